@@ -1,0 +1,455 @@
+/**
+ * The scoring model: one documented, deterministic set of pure functions behind
+ *  - the `scores` array of Company Identification (one element per product),
+ *  - the person-level `scores` of Lead Scoring and Firmographics and of Lead Scoring.
+ *
+ * No I/O and no clock: the caller passes everything, including `now`. Every score is an integer 0–100
+ * and every label comes from the spec's enum. The numbers below are the model; `README.md` beside this
+ * file explains them with a worked example, and `model.test.ts` asserts that example to the digit.
+ */
+import type { EngagementRow, HotAccount, IntentRow, Product } from '../../data/sources/schema.ts';
+
+// ---------------------------------------------------------------------------------------------------
+// Labels
+
+export const BUYING_STAGES = ['Target', 'Awareness', 'Consideration', 'Decision', 'Purchase'] as const;
+export type BuyingStage = (typeof BUYING_STAGES)[number];
+
+export const PROFILE_FITS = ['Weak', 'Moderate', 'Strong'] as const;
+export type ProfileFit = (typeof PROFILE_FITS)[number];
+
+export const CONTACT_GRADES = ['D', 'C', 'B', 'A'] as const;
+export type ContactGrade = (typeof CONTACT_GRADES)[number];
+
+/** Lowest score (inclusive) of each buying stage above `Target`. */
+export const BUYING_STAGE_THRESHOLDS = Object.freeze({ Awareness: 20, Consideration: 40, Decision: 60, Purchase: 80 } as const);
+/** Lowest score (inclusive) of `Strong` and `Moderate`; used by profile fit and contact profile fit. */
+export const PROFILE_FIT_THRESHOLDS = Object.freeze({ Strong: 70, Moderate: 40 } as const);
+/** Lowest score (inclusive) of grades A, B, C; below C is D. */
+export const CONTACT_GRADE_THRESHOLDS = Object.freeze({ A: 75, B: 50, C: 25 } as const);
+
+// ---------------------------------------------------------------------------------------------------
+// Company intent (third-party intent signals)
+
+/** A signal's weight halves every this many days of age. */
+export const INTENT_HALF_LIFE_DAYS = 30;
+/** Signals older than this many days (or dated after `now`) are ignored. */
+export const INTENT_WINDOW_DAYS = 90;
+/** Saturation constant k: score = 100·(1 − exp(−Σ weight·strength / k)). */
+export const INTENT_SATURATION = 100;
+
+// ---------------------------------------------------------------------------------------------------
+// Company profile (ideal-customer-profile fit)
+
+export const PROFILE_WEIGHTS = Object.freeze({ industry: 40, employee_range: 25, revenue_range: 20, region: 15 } as const);
+/** Share of a range dimension's weight earned by a range one step away from an ICP range. */
+export const ADJACENT_RANGE_CREDIT = 0.5;
+
+/** Ordered employee ranges (adjacency = neighbours in this list). */
+export const EMPLOYEE_RANGES = Object.freeze([
+  '1-9', '10-49', '50-199', '200-499', '500-999', '1,000-4,999', '5,000-9,999', '10,000+',
+] as const);
+/** Ordered revenue ranges (adjacency = neighbours in this list). */
+export const REVENUE_RANGES = Object.freeze([
+  '$1M-$10M', '$10M-$50M', '$50M-$100M', '$100M-$250M', '$250M-$500M', '$500M-$1B', '$1B-$10B', '$10B+',
+] as const);
+
+// ---------------------------------------------------------------------------------------------------
+// Contact profile (persona fit of the person's title)
+
+/** Title levels, most senior first; one step in this list earns `ADJACENT_LEVEL_CREDIT`. */
+export const TITLE_LEVELS = Object.freeze(['C-Level', 'VP', 'Director', 'Manager', 'Staff'] as const);
+export const CONTACT_PROFILE_WEIGHTS = Object.freeze({ level: 50, function: 50 } as const);
+export const ADJACENT_LEVEL_CREDIT = 0.5;
+/** Spellings accepted for the levels (compared after lower-casing and dropping non-alphanumerics). */
+export const TITLE_LEVEL_ALIASES: Readonly<Record<string, (typeof TITLE_LEVELS)[number]>> = Object.freeze({
+  clevel: 'C-Level', csuite: 'C-Level', cxo: 'C-Level', executive: 'C-Level',
+  vp: 'VP', vicepresident: 'VP', svp: 'VP', evp: 'VP',
+  director: 'Director',
+  manager: 'Manager',
+  staff: 'Staff', individualcontributor: 'Staff', nonmanager: 'Staff',
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Contact intent (first-party engagement)
+
+/** Points per unit of `count`, before recency decay. Unknown activities score 0. */
+export const ENGAGEMENT_WEIGHTS = Object.freeze({
+  meeting: 40, form_fill: 25, webinar: 15, email_click: 5, page_view: 2, email_open: 1,
+} as const);
+export const CONTACT_INTENT_HALF_LIFE_DAYS = 14;
+export const CONTACT_INTENT_WINDOW_DAYS = 90;
+/** Saturation constant k: score = 100·(1 − exp(−Σ weight·count·decay / k)). */
+export const CONTACT_INTENT_SATURATION = 40;
+
+const DAY_MS = 86_400_000;
+
+// ---------------------------------------------------------------------------------------------------
+// Inputs (typed structurally so that catalog rows, API objects and test fixtures all fit)
+
+export type IntentSignal = Pick<IntentRow, 'topic' | 'strength' | 'observed_at'>;
+export type Engagement = Pick<EngagementRow, 'activity' | 'count' | 'observed_at'>;
+/** The firmographics the profile score reads; a missing or blank field is unknown (matches nothing). */
+export interface CompanyProfileInput {
+  industry?: string;
+  employee_range?: string;
+  revenue_range?: string;
+  region?: string;
+  country_iso_code?: string;
+}
+/** Output of the title classifier (`server/people/title-classifier.ts`), or any object of that shape. */
+export interface TitleClassification {
+  titleLevel: string;
+  titleFunction: string;
+}
+export type ScoringProduct = Pick<Product, 'name' | 'display_name' | 'icp' | 'intent_topics' | 'persona'>;
+export type Persona = Product['persona'];
+
+// ---------------------------------------------------------------------------------------------------
+// Small shared pieces
+
+/**
+ * Case-, space- and punctuation-insensitive key used for every string comparison of the model: NFKC,
+ * lower case, keep only letters, digits, `$` and `+` (so `1,000-4,999` = `1000 - 4999`, `C-Level` = `c level`).
+ */
+const key = (s: string | undefined | null): string =>
+  (s ?? '').normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}$+]/gu, '');
+
+const toScore = (x: number): number => Math.min(100, Math.max(0, Math.round(x)));
+
+const saturate = (points: number, k: number): number => toScore(100 * (1 - Math.exp(-points / k)));
+
+/** Sum in ascending order so that the result does not depend on input order (float addition is not associative). */
+const sumAscending = (xs: number[]): number => [...xs].sort((a, b) => a - b).reduce((s, x) => s + x, 0);
+
+const ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Milliseconds since the epoch of an ISO date or date-time; a time without a zone is UTC. NaN if unreadable. */
+export function parseObservedAt(s: string): number {
+  const m = ISO.exec(s.trim());
+  if (!m) return Number.NaN;
+  const [, date, time, zone] = m;
+  const [y, mo, d] = date.split('-').map(Number);
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return Number.NaN; // e.g. 2026-02-30
+  const offset = zone === undefined || /^z$/i.test(zone) ? 'Z' : zone.replace(/^([+-]\d{2}):?(\d{2})$/, '$1:$2');
+  return Date.parse(`${date}T${time ?? '00:00'}${offset}`);
+}
+
+function assertNow(now: Date): number {
+  const t = now.getTime();
+  if (!Number.isFinite(t)) throw new RangeError('scoring: `now` is an invalid Date');
+  return t;
+}
+
+/** Age in days (fractional) of an observation at `nowMs`; NaN if the date is unreadable. */
+const ageInDays = (observedAt: string, nowMs: number): number => (nowMs - parseObservedAt(observedAt)) / DAY_MS;
+
+/** 0.5^(age/halfLife) for 0 ≤ age ≤ window, else 0 (future, too old, or unreadable date). */
+const decay = (ageDays: number, halfLifeDays: number, windowDays: number): number =>
+  ageDays >= 0 && ageDays <= windowDays ? Math.pow(0.5, ageDays / halfLifeDays) : 0;
+
+/** Recency weight of an observation: 0.5^(age/halfLife) inside the window, 0 in the future, beyond it or if unreadable. */
+export function recencyWeight(observedAt: string, now: Date, halfLifeDays: number, windowDays: number): number {
+  return decay(ageInDays(observedAt, assertNow(now)), halfLifeDays, windowDays);
+}
+
+const lowestFirst = <L extends string>(score: number, thresholds: ReadonlyArray<readonly [L, number]>, lowest: L): L => {
+  let label = lowest;
+  for (const [l, min] of thresholds) if (score >= min) label = l;
+  return label;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Company intent
+
+export interface IntentContribution {
+  topic: string;
+  strength: number;
+  ageDays: number;
+  weight: number;
+  points: number;
+}
+export interface IntentBreakdown {
+  contributions: IntentContribution[];
+  points: number;
+  score: number;
+}
+
+/** Every counted signal with its age, recency weight and points, the total and the score. */
+export function explainIntent(signals: readonly IntentSignal[], product: Pick<ScoringProduct, 'intent_topics'>, now: Date): IntentBreakdown {
+  const t = assertNow(now);
+  const topics = new Set(product.intent_topics.map(key));
+  const contributions: IntentContribution[] = [];
+  for (const s of signals) {
+    // An empty topic list means "no restriction", like an empty ICP dimension.
+    if (topics.size > 0 && !topics.has(key(s.topic))) continue;
+    const strength = Math.min(100, Math.max(0, Number(s.strength)));
+    const ageDays = ageInDays(s.observed_at, t);
+    const weight = decay(ageDays, INTENT_HALF_LIFE_DAYS, INTENT_WINDOW_DAYS);
+    if (Number.isNaN(strength) || weight === 0) continue;
+    contributions.push({ topic: s.topic, strength, ageDays, weight, points: weight * strength });
+  }
+  const points = sumAscending(contributions.map((c) => c.points));
+  return { contributions, points, score: saturate(points, INTENT_SATURATION) };
+}
+
+/** 0–100 from the account's intent signals on the product's topics, recency-weighted and saturating. */
+export function intentScore(signals: readonly IntentSignal[], product: Pick<ScoringProduct, 'intent_topics'>, now: Date): number {
+  return explainIntent(signals, product, now).score;
+}
+
+export function buyingStage(intentScore: number): BuyingStage {
+  const t = BUYING_STAGE_THRESHOLDS;
+  return lowestFirst(intentScore, [['Awareness', t.Awareness], ['Consideration', t.Consideration], ['Decision', t.Decision], ['Purchase', t.Purchase]], 'Target');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Company profile
+
+export interface ProfileBreakdown {
+  industry: number;
+  employee_range: number;
+  revenue_range: number;
+  region: number;
+  points: number;
+  score: number;
+}
+
+/** Credit 0–1 of an ordered range against the ICP list: 1 exact, ADJACENT_RANGE_CREDIT one step away. */
+function rangeCredit(value: string | undefined, wanted: readonly string[], order: readonly string[]): number {
+  if (wanted.length === 0) return 1;
+  const v = key(value);
+  if (v === '') return 0;
+  const wantedKeys = wanted.map(key);
+  if (wantedKeys.includes(v)) return 1;
+  const orderKeys = order.map(key);
+  const i = orderKeys.indexOf(v);
+  if (i < 0) return 0; // unknown spelling: exact match only
+  return wantedKeys.some((w) => {
+    const j = orderKeys.indexOf(w);
+    return j >= 0 && Math.abs(i - j) === 1;
+  })
+    ? ADJACENT_RANGE_CREDIT
+    : 0;
+}
+
+function listCredit(values: ReadonlyArray<string | undefined>, wanted: readonly string[]): number {
+  if (wanted.length === 0) return 1;
+  const w = new Set(wanted.map(key));
+  return values.some((v) => key(v) !== '' && w.has(key(v))) ? 1 : 0;
+}
+
+/** Points per ICP dimension, their sum and the rounded score. */
+export function explainProfile(company: CompanyProfileInput, product: Pick<ScoringProduct, 'icp'>): ProfileBreakdown {
+  const { icp } = product;
+  const W = PROFILE_WEIGHTS;
+  const industry = W.industry * listCredit([company.industry], icp.industries);
+  const employee_range = W.employee_range * rangeCredit(company.employee_range, icp.employee_ranges, EMPLOYEE_RANGES);
+  const revenue_range = W.revenue_range * rangeCredit(company.revenue_range, icp.revenue_ranges, REVENUE_RANGES);
+  // The region dimension matches the company's region or its ISO country code (ICPs list either).
+  const region = W.region * listCredit([company.region, company.country_iso_code], icp.regions);
+  const points = industry + employee_range + revenue_range + region;
+  return { industry, employee_range, revenue_range, region, points, score: toScore(points) };
+}
+
+/** 0–100 ideal-customer-profile fit; an empty ICP dimension counts as a full match. */
+export function profileScore(company: CompanyProfileInput, product: Pick<ScoringProduct, 'icp'>): number {
+  return explainProfile(company, product).score;
+}
+
+export function profileFit(score: number): ProfileFit {
+  const t = PROFILE_FIT_THRESHOLDS;
+  return lowestFirst(score, [['Moderate', t.Moderate], ['Strong', t.Strong]], 'Weak');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Contact profile
+
+export interface ContactProfileBreakdown {
+  level: number;
+  function: number;
+  points: number;
+  score: number;
+}
+
+/** The canonical level (`C-Level` … `Staff`) of a spelling, or undefined. */
+export function canonicalLevel(level: string | undefined | null): (typeof TITLE_LEVELS)[number] | undefined {
+  return TITLE_LEVEL_ALIASES[key(level)];
+}
+
+function levelCredit(level: string | undefined, wanted: readonly string[]): number {
+  if (wanted.length === 0) return 1;
+  const v = key(level);
+  if (v === '') return 0;
+  if (wanted.some((w) => key(w) === v)) return 1;
+  const c = canonicalLevel(level);
+  if (c === undefined) return 0;
+  const i = TITLE_LEVELS.indexOf(c);
+  let best = 0;
+  for (const w of wanted) {
+    const cw = canonicalLevel(w);
+    if (cw === undefined) continue;
+    const d = Math.abs(i - TITLE_LEVELS.indexOf(cw));
+    if (d === 0) return 1;
+    if (d === 1) best = ADJACENT_LEVEL_CREDIT;
+  }
+  return best;
+}
+
+/** Level and function points, their sum and the rounded score. A missing title matches only empty persona lists. */
+export function explainContactProfile(title: Partial<TitleClassification> | null | undefined, persona: Persona): ContactProfileBreakdown {
+  const W = CONTACT_PROFILE_WEIGHTS;
+  const level = W.level * levelCredit(title?.titleLevel, persona.levels);
+  const fn = W.function * listCredit([title?.titleFunction], persona.functions);
+  const points = level + fn;
+  return { level, function: fn, points, score: toScore(points) };
+}
+
+export function contactProfileScore(title: Partial<TitleClassification> | null | undefined, persona: Persona): number {
+  return explainContactProfile(title, persona).score;
+}
+
+export function contactProfileFit(score: number): ProfileFit {
+  return profileFit(score);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Contact intent
+
+export interface EngagementContribution {
+  activity: string;
+  count: number;
+  ageDays: number;
+  weight: number;
+  points: number;
+}
+export interface ContactIntentBreakdown {
+  contributions: EngagementContribution[];
+  points: number;
+  score: number;
+}
+
+/** Weight of an activity name (`Form Fill`, `form-fill` and `form_fill` are the same); 0 if unknown. */
+export function activityWeight(activity: string): number {
+  const k = activity.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return Object.hasOwn(ENGAGEMENT_WEIGHTS, k) ? ENGAGEMENT_WEIGHTS[k as keyof typeof ENGAGEMENT_WEIGHTS] : 0;
+}
+
+export function explainContactIntent(engagement: readonly Engagement[], now: Date): ContactIntentBreakdown {
+  const t = assertNow(now);
+  const contributions: EngagementContribution[] = [];
+  for (const e of engagement) {
+    const count = Math.max(0, Number(e.count));
+    const unit = activityWeight(e.activity);
+    const ageDays = ageInDays(e.observed_at, t);
+    const weight = decay(ageDays, CONTACT_INTENT_HALF_LIFE_DAYS, CONTACT_INTENT_WINDOW_DAYS);
+    if (Number.isNaN(count) || count === 0 || unit === 0 || weight === 0) continue;
+    contributions.push({ activity: e.activity, count, ageDays, weight, points: unit * count * weight });
+  }
+  const points = sumAscending(contributions.map((c) => c.points));
+  return { contributions, points, score: saturate(points, CONTACT_INTENT_SATURATION) };
+}
+
+/** 0–100 from the person's first-party engagement, recency-weighted and saturating. No engagement → 0. */
+export function contactIntentScore(engagement: readonly Engagement[], now: Date): number {
+  return explainContactIntent(engagement, now).score;
+}
+
+export function contactGrade(score: number): ContactGrade {
+  const t = CONTACT_GRADE_THRESHOLDS;
+  return lowestFirst(score, [['C', t.C], ['B', t.B], ['A', t.A]], 'D');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Composers: exactly the spec's shapes
+
+export interface CompanyScore {
+  is_svcqa: boolean;
+  product: string;
+  product_display_name: string;
+  intent_score: number;
+  buying_stage: BuyingStage;
+  profile_score: number;
+  profile_fit: ProfileFit;
+}
+
+export interface PersonScore {
+  product: string;
+  company_intent_score: number;
+  company_buying_stage: BuyingStage;
+  company_profile_score: number;
+  company_profile_fit: ProfileFit;
+  contact_intent_score: number;
+  contact_grade: ContactGrade;
+  contact_profile_score: number;
+  contact_profile_fit: ProfileFit;
+}
+
+/** Hot-account flag for one product: the account is hot and its product list is empty or names this product. */
+export function isHotForProduct(hotAccount: Pick<HotAccount, 'products'> | null | undefined, productName: string): boolean {
+  if (!hotAccount) return false;
+  return hotAccount.products.length === 0 || hotAccount.products.some((p) => key(p) === key(productName));
+}
+
+/**
+ * The Company Identification `scores` array, one element per product, in product order.
+ * `signals` are this account's intent signals; `hotAccount` is this account's hot-account entry, if any.
+ */
+export function companyScores(input: {
+  company: CompanyProfileInput;
+  signals: readonly IntentSignal[];
+  products: readonly ScoringProduct[];
+  hotAccount?: Pick<HotAccount, 'products'> | null;
+  now: Date;
+}): CompanyScore[] {
+  const { company, signals, products, hotAccount, now } = input;
+  assertNow(now);
+  return products.map((p) => {
+    const intent = intentScore(signals, p, now);
+    const profile = profileScore(company, p);
+    return {
+      is_svcqa: isHotForProduct(hotAccount, p.name),
+      product: p.name,
+      product_display_name: p.display_name,
+      intent_score: intent,
+      buying_stage: buyingStage(intent),
+      profile_score: profile,
+      profile_fit: profileFit(profile),
+    };
+  });
+}
+
+/**
+ * The person-level `scores` array, one element per product. With no company (unknown person or company)
+ * the company scores are 0 / Target / 0 / Weak; the contact scores still come from the title and engagement.
+ */
+export function personScores(input: {
+  company: CompanyProfileInput | null | undefined;
+  signals: readonly IntentSignal[];
+  products: readonly ScoringProduct[];
+  title: Partial<TitleClassification> | null | undefined;
+  engagement: readonly Engagement[];
+  now: Date;
+}): PersonScore[] {
+  const { company, signals, products, title, engagement, now } = input;
+  assertNow(now);
+  const contactIntent = contactIntentScore(engagement, now);
+  const grade = contactGrade(contactIntent);
+  return products.map((p) => {
+    const intent = company ? intentScore(signals, p, now) : 0;
+    const profile = company ? profileScore(company, p) : 0;
+    const contactProfile = contactProfileScore(title, p.persona);
+    return {
+      product: p.name,
+      company_intent_score: intent,
+      company_buying_stage: buyingStage(intent),
+      company_profile_score: profile,
+      company_profile_fit: profileFit(profile),
+      contact_intent_score: contactIntent,
+      contact_grade: grade,
+      contact_profile_score: contactProfile,
+      contact_profile_fit: contactProfileFit(contactProfile),
+    };
+  });
+}
