@@ -1,0 +1,225 @@
+/**
+ * `data build --in DIR --out DIR`: turns a sources folder into what a server node serves:
+ *   networks.mmdb  IPv4 network index (our MMDB writer) → { kind, confidence, company_id?, country?, state?, city? }
+ *   catalog.db     read-only SQLite: companies, domains, people, intent, engagement, verified sample addresses
+ * Both are written to temp files, fsynced and renamed into place, so a running server never sees half a file.
+ */
+import { closeSync, existsSync, readFileSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Address4 } from 'ip-address';
+import { Reader } from 'maxmind';
+import { CATALOG_DDL, CATALOG_FILE, CATALOG_INDEXES, CATALOG_VERSION, NETWORKS_FILE } from '../catalog/schema.ts';
+import { linkedinKey, normaliseDomain } from '../catalog/keys.ts';
+import { MmdbWriter } from '../mmdb/writer.ts';
+import { readCsv, readOptionalCsv, sourcePath, SourceError } from '../sources/read.ts';
+import {
+  COMPANY_COLUMNS,
+  CompanyRow,
+  DomainRow,
+  EngagementRow,
+  IntentRow,
+  NetworkRow,
+  PERSON_COLUMNS,
+  PersonRow,
+  SOURCE_FILES,
+} from '../sources/schema.ts';
+import type { NetworkRecord } from './network-record.ts';
+
+export interface BuildSummary {
+  out: string;
+  companies: number;
+  networks: number;
+  domains: number;
+  people: number;
+  intent: number;
+  engagement: number;
+  samples: number;
+  bytes: { networks: number; catalog: number };
+  ms: number;
+}
+
+const SAMPLE_LIMIT: Record<string, number> = { company: 2000 };
+const OTHER_KIND_SAMPLE_LIMIT = 20;
+/** Documentation range (RFC 5737): the generator never allocates it, so it is our "no network" sample. */
+const NO_NETWORK_SAMPLE = '203.0.113.77';
+
+export async function buildDataset(opts: { in: string; out: string }): Promise<BuildSummary> {
+  const started = Date.now();
+  for (const key of ['companies', 'networks'] as const) {
+    if (!existsSync(sourcePath(opts.in, key))) throw new SourceError(`${sourcePath(opts.in, key)}: missing (a sources folder needs ${SOURCE_FILES.companies} and ${SOURCE_FILES.networks})`);
+  }
+  mkdirSync(opts.out, { recursive: true });
+  const tmpCatalog = join(opts.out, `${CATALOG_FILE}.tmp-${process.pid}`);
+  rmSync(tmpCatalog, { force: true });
+  const db = new Database(tmpCatalog);
+  // A throwaway file being bulk-loaded: durability per statement buys nothing; we fsync once at the end.
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.exec(CATALOG_DDL);
+
+  try {
+    const companyIds = new Set<string>();
+    const companies = await loadCompanies(db, opts.in, companyIds);
+    const { count: networks, candidates } = await writeNetworks(opts.in, opts.out, companyIds);
+    const domains = await loadDomains(db, opts.in, companyIds);
+    const people = await loadRows(db, opts.in, 'people', PersonRow, `INSERT INTO people (${PERSON_COLUMNS.join(', ')}, email_lc, linkedin_key) VALUES (${PERSON_COLUMNS.map((c) => '@' + c).join(', ')}, @email_lc, @linkedin_key)`, (r) => ({ ...r, email_lc: r.email.trim().toLowerCase(), linkedin_key: r.linkedin_url ? linkedinKey(r.linkedin_url) : '' }));
+    const intent = await loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (@company_id, @topic, @strength, @observed_at)', (r) => r);
+    const engagement = await loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (@people_id, @activity, @count, @observed_at)', (r) => r);
+    const samples = writeSamples(db, join(opts.out, NETWORKS_FILE), candidates);
+    db.exec(CATALOG_INDEXES);
+    const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
+    meta.run('version', String(CATALOG_VERSION));
+    meta.run('built_at', new Date().toISOString());
+    meta.run('source', opts.in);
+    db.close();
+    fsyncFile(tmpCatalog);
+    renameSync(tmpCatalog, join(opts.out, CATALOG_FILE));
+    return {
+      out: opts.out,
+      companies,
+      networks,
+      domains,
+      people,
+      intent,
+      engagement,
+      samples,
+      bytes: { networks: statSync(join(opts.out, NETWORKS_FILE)).size, catalog: statSync(join(opts.out, CATALOG_FILE)).size },
+      ms: Date.now() - started,
+    };
+  } catch (e) {
+    if (db.open) db.close();
+    rmSync(tmpCatalog, { force: true });
+    throw e;
+  }
+}
+
+/** True when the built output is missing or older than any source file (for `npm start`). */
+export function isStale(inDir: string, outDir: string): boolean {
+  const outs = [join(outDir, NETWORKS_FILE), join(outDir, CATALOG_FILE)];
+  if (!outs.every(existsSync)) return true;
+  const built = Math.min(...outs.map((f) => statSync(f).mtimeMs));
+  return Object.values(SOURCE_FILES).some((f) => existsSync(join(inDir, f)) && statSync(join(inDir, f)).mtimeMs > built);
+}
+
+async function loadCompanies(db: Database.Database, dir: string, ids: Set<string>): Promise<number> {
+  const insert = db.prepare(`INSERT INTO companies (${COMPANY_COLUMNS.join(', ')}) VALUES (${COMPANY_COLUMNS.map((c) => '@' + c).join(', ')})`);
+  const primary = db.prepare('INSERT OR IGNORE INTO domains VALUES (?, ?, 1)');
+  return inBatches(db, readCsv(sourcePath(dir, 'companies'), CompanyRow), (row) => {
+    if (ids.has(row.company_id)) throw new SourceError(`${sourcePath(dir, 'companies')}: duplicate company_id ${row.company_id}`);
+    ids.add(row.company_id);
+    insert.run(row);
+    primary.run(normaliseDomain(row.domain), row.company_id);
+  });
+}
+
+async function loadDomains(db: Database.Database, dir: string, ids: Set<string>): Promise<number> {
+  const insert = db.prepare('INSERT OR IGNORE INTO domains VALUES (?, ?, 0)');
+  return inBatches(db, readOptionalCsv(dir, SOURCE_FILES.domains, DomainRow), (row) => {
+    if (!ids.has(row.company_id)) throw new SourceError(`${SOURCE_FILES.domains}: unknown company_id ${row.company_id} for ${row.domain}`);
+    insert.run(normaliseDomain(row.domain), row.company_id);
+  });
+}
+
+async function loadRows<T>(db: Database.Database, dir: string, key: 'people' | 'intent' | 'engagement', schema: import('zod').ZodType<T>, sql: string, map: (r: T) => object): Promise<number> {
+  const insert = db.prepare(sql);
+  return inBatches(db, readOptionalCsv(dir, SOURCE_FILES[key], schema), (row) => void insert.run(map(row)));
+}
+
+/** Inserts inside transactions of 10k rows: one transaction per row would be ~100× slower. */
+async function inBatches<T>(db: Database.Database, rows: AsyncIterable<T>, each: (row: T) => void): Promise<number> {
+  let n = 0;
+  db.exec('BEGIN');
+  for await (const row of rows) {
+    each(row);
+    if (++n % 10_000 === 0) db.exec('COMMIT; BEGIN');
+  }
+  db.exec('COMMIT');
+  return n;
+}
+
+interface Candidate { network: string; kind: string; company_id: string; }
+
+async function writeNetworks(dir: string, out: string, companyIds: Set<string>): Promise<{ count: number; candidates: Candidate[] }> {
+  const writer = new MmdbWriter({
+    ipVersion: 4,
+    databaseType: 'svc-networks',
+    description: { en: 'svc network index: IPv4 network → company id, network kind, confidence, geo' },
+    languages: ['en'],
+  });
+  const perKind = new Map<string, number>();
+  const candidates: Candidate[] = [];
+  let count = 0;
+  const file = sourcePath(dir, 'networks');
+  for await (const row of readCsv(file, NetworkRow)) {
+    count++;
+    if (row.kind === 'company' && !companyIds.has(row.company_id)) {
+      throw new SourceError(`${file}: row ${count + 1}: unknown company_id ${row.company_id}`);
+    }
+    const record: NetworkRecord = { kind: row.kind, confidence: row.confidence };
+    if (row.company_id) record.company_id = row.company_id;
+    if (row.country) record.country = row.country;
+    if (row.state) record.state = row.state;
+    if (row.city) record.city = row.city;
+    try {
+      writer.insert(row.network, record);
+    } catch (e) {
+      throw new SourceError(`${file}: row ${count + 1}: ${(e as Error).message}`);
+    }
+    const seen = perKind.get(row.kind) ?? 0;
+    if (seen < (SAMPLE_LIMIT[row.kind] ?? OTHER_KIND_SAMPLE_LIMIT)) {
+      perKind.set(row.kind, seen + 1);
+      candidates.push({ network: row.network, kind: row.kind, company_id: row.company_id });
+    }
+  }
+  await writer.writeFile(join(out, NETWORKS_FILE));
+  return { count, candidates };
+}
+
+/**
+ * Keeps the candidate addresses that really resolve to their network's kind/company in the built file
+ * (a nested more specific network may own an address), plus one address that resolves to nothing.
+ */
+function writeSamples(db: Database.Database, mmdbFile: string, candidates: Candidate[]): number {
+  const reader = new Reader(readFileSync(mmdbFile)) as unknown as { get(ip: string): NetworkRecord | null };
+  const insert = db.prepare('INSERT OR IGNORE INTO network_samples VALUES (?, ?, ?, ?)');
+  let n = 0;
+  db.exec('BEGIN');
+  for (const c of candidates) {
+    for (const ip of probeAddresses(c.network)) {
+      const hit = reader.get(ip);
+      if (hit && hit.kind === c.kind && (hit.company_id ?? '') === c.company_id) {
+        n += insert.run(ip, c.kind, c.company_id, c.network).changes;
+        break;
+      }
+    }
+  }
+  if (reader.get(NO_NETWORK_SAMPLE) === null) n += insert.run(NO_NETWORK_SAMPLE, 'none', '', '').changes;
+  db.exec('COMMIT');
+  return n;
+}
+
+/** First, middle and last address of a CIDR or an inclusive range. */
+function probeAddresses(network: string): string[] {
+  let first: bigint;
+  let last: bigint;
+  if (network.includes('-')) {
+    const [a, b] = network.split('-').map((s) => new Address4(s.trim()));
+    first = a.bigInt();
+    last = b.bigInt();
+  } else {
+    const net = new Address4(network);
+    first = net.startAddress().bigInt();
+    last = net.endAddress().bigInt();
+  }
+  return [...new Set([first + 1n <= last ? first + 1n : first, (first + last) / 2n, last])].map((v) => Address4.fromBigInt(v).correctForm());
+}
+
+function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

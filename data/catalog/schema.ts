@@ -1,0 +1,35 @@
+/**
+ * The catalog: a read-only SQLite file written by `data build` and opened by every server node.
+ * SQLite (not a JSON blob) so a million-company catalog opens instantly, costs no heap, and answers
+ * lookups by company id, domain, email and people id through indexes.
+ */
+import { COMPANY_COLUMNS, PERSON_COLUMNS } from '../sources/schema.ts';
+
+export const CATALOG_FILE = 'catalog.db';
+export const NETWORKS_FILE = 'networks.mmdb';
+export const CATALOG_VERSION = 1;
+
+const cols = (names: readonly string[], pk: string) =>
+  names.map((c) => (c === pk ? `${c} TEXT PRIMARY KEY` : `${c} TEXT NOT NULL DEFAULT ''`)).join(', ');
+
+export const CATALOG_DDL = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE companies (${cols(COMPANY_COLUMNS, 'company_id')}) WITHOUT ROWID;
+CREATE TABLE domains (domain TEXT NOT NULL, company_id TEXT NOT NULL, is_primary INTEGER NOT NULL,
+  PRIMARY KEY (domain, company_id)) WITHOUT ROWID;
+CREATE TABLE people (${cols(PERSON_COLUMNS, 'people_id')}, email_lc TEXT NOT NULL DEFAULT '', linkedin_key TEXT NOT NULL DEFAULT '');
+CREATE TABLE intent (company_id TEXT NOT NULL, topic TEXT NOT NULL, strength REAL NOT NULL, observed_at TEXT NOT NULL);
+CREATE TABLE engagement (people_id TEXT NOT NULL, activity TEXT NOT NULL, count INTEGER NOT NULL, observed_at TEXT NOT NULL);
+-- Addresses verified against the built networks.mmdb to resolve to the given kind/company: demo visitors, tests.
+CREATE TABLE network_samples (ip TEXT PRIMARY KEY, kind TEXT NOT NULL, company_id TEXT NOT NULL, network TEXT NOT NULL);
+`;
+
+/** Indexes are created after the bulk load: building them once is much faster than maintaining them per row. */
+export const CATALOG_INDEXES = `
+CREATE INDEX people_email ON people (email_lc);
+CREATE INDEX people_linkedin ON people (linkedin_key);
+CREATE INDEX people_company ON people (company_id);
+CREATE INDEX intent_company ON intent (company_id);
+CREATE INDEX engagement_people ON engagement (people_id);
+`;
+

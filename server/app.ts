@@ -1,0 +1,43 @@
+/**
+ * The HTTP application: one Express 5 app for the APIs, the tag, the demo site and (later) the console.
+ * Route modules mount themselves; cross-cutting concerns (errors, CORS, body limits) live here once.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import express, { Router } from 'express';
+import type { Config } from './config.ts';
+import { trustProxySetting } from './config.ts';
+import type { Dataset } from './data/dataset.ts';
+import { mountDemo } from './demo/visitors.ts';
+import { errorHandler, notFoundHandler } from './http/errors.ts';
+import type { Logger } from './http/logger.ts';
+import { mountIdentification } from './identification/route.ts';
+import type { StateStore } from './state/store.ts';
+import { mountTagAssets } from './tag/assets.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: StateStore;
+  dataset: Dataset;
+  log: Logger;
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxySetting(deps.config.SVC_TRUST_PROXY));
+  app.set('etag', false);
+
+  const api = Router();
+  mountIdentification(api, deps);
+  mountTagAssets(api, deps);
+  if (deps.config.SVC_DEMO) mountDemo(api, deps);
+  app.use(api);
+
+  const demoSite = resolve(join(deps.config.SVC_DIST, 'demo-site'));
+  if (existsSync(demoSite)) app.use(express.static(demoSite, { index: 'index.html', maxAge: 0 }));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.log));
+  return app;
+}

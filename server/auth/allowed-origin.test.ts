@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { isHostAllowed, normaliseAllowedDomain, requestHost } from './allowed-origin.ts';
+
+describe('requestHost', () => {
+  it('prefers Origin and falls back to Referer', () => {
+    expect(requestHost('https://www.example.com', 'https://other.test/page')).toBe('www.example.com');
+    expect(requestHost(undefined, 'https://shop.example.com:8443/cart?x=1')).toBe('shop.example.com');
+  });
+  it('ignores the opaque "null" origin and unparsable headers', () => {
+    expect(requestHost('null', 'http://localhost:3000/')).toBe('localhost');
+    expect(requestHost('not a url', undefined)).toBeNull();
+    expect(requestHost(undefined, undefined)).toBeNull();
+  });
+});
+
+describe('isHostAllowed', () => {
+  it('matches an exact host, case-insensitively, whatever the port', () => {
+    expect(isHostAllowed('www.example.com', ['WWW.Example.com'])).toBe(true);
+    expect(isHostAllowed(requestHost('http://localhost:5173', undefined), ['localhost'])).toBe(true);
+    expect(isHostAllowed('example.com', ['www.example.com'])).toBe(false);
+  });
+  it('matches any subdomain with *. but not the apex or look-alikes', () => {
+    expect(isHostAllowed('a.b.example.com', ['*.example.com'])).toBe(true);
+    expect(isHostAllowed('example.com', ['*.example.com'])).toBe(false);
+    expect(isHostAllowed('evilexample.com', ['*.example.com'])).toBe(false);
+    expect(isHostAllowed('example.com.evil.test', ['example.com', '*.example.com'])).toBe(false);
+  });
+  it('accepts entries written as URLs or with ports', () => {
+    expect(normaliseAllowedDomain('https://Example.com/path')).toBe('example.com');
+    expect(normaliseAllowedDomain('localhost:8080')).toBe('localhost');
+    expect(isHostAllowed('example.com', ['https://example.com/'])).toBe(true);
+  });
+  it('refuses a request that names no page', () => {
+    expect(isHostAllowed(null, ['localhost'])).toBe(false);
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * Who is calling: a token (`Authorization: Token <40 alphanumerics>`) or, on the identification route only,
+ * a public web tag id. Resolves to the customer and the settings that shape the answer.
+ */
+import type { Request } from 'express';
+import type { ApiGroup } from '../../data/sources/schema.ts';
+import { HttpError } from '../http/errors.ts';
+import type { CustomerRecord, StateStore, TagRecord, TokenRecord } from '../state/store.ts';
+import { isHostAllowed, requestHost } from './allowed-origin.ts';
+import { isEntitled } from './entitlements.ts';
+import { TOKEN_PATTERN } from './token-secret.ts';
+
+export interface Caller {
+  customer: CustomerRecord;
+  token: TokenRecord | null;
+  tag: TagRecord | null;
+  settings: { scores: boolean; segment_names: boolean };
+  /** The page origin allowed to read the answer (tag or domain-restricted token), for CORS. */
+  corsOrigin: string | null;
+}
+
+/** The secret from `Authorization: Token <secret>`; 401 for any other shape. */
+export function tokenFromHeader(header: string | undefined): string {
+  if (!header) throw new HttpError(401, 'missing Authorization header: send "Authorization: Token <API_TOKEN>"');
+  const m = /^Token\s+(\S+)\s*$/i.exec(header);
+  if (!m || !TOKEN_PATTERN.test(m[1])) throw new HttpError(401, 'invalid API token: expected "Authorization: Token <40 alphanumeric characters>"');
+  return m[1];
+}
+
+export async function authenticateToken(store: StateStore, req: Request, group: ApiGroup): Promise<Caller> {
+  const token = await store.authenticateToken(tokenFromHeader(req.get('authorization')));
+  if (!token) throw new HttpError(401, 'invalid API token: unknown, rotated or deactivated');
+  const customer = await store.getCustomer(token.customer_id);
+  if (!customer) throw new HttpError(401, 'invalid API token: its customer no longer exists');
+  if (token.api_group !== group) throw new HttpError(403, `this token belongs to the ${token.api_group} API group and cannot call the ${group} API`);
+  if (!isEntitled(customer.packages, group)) throw new HttpError(403, `the customer's packages no longer cover the ${group} API`);
+  let corsOrigin: string | null = null;
+  if (token.allowed_domains.length > 0) {
+    corsOrigin = checkOrigin(req, token.allowed_domains, 'token');
+  }
+  return { customer, token, tag: null, settings: { scores: token.scores, segment_names: token.segment_names }, corsOrigin };
+}
+
+export async function authenticateTag(store: StateStore, req: Request, tagId: string): Promise<Caller> {
+  const tag = await store.getTag(tagId);
+  if (!tag) throw new HttpError(401, `unknown web tag ${JSON.stringify(tagId.slice(0, 64))}`);
+  const corsOrigin = checkOrigin(req, tag.allowed_domains, 'web tag');
+  const customer = await store.getCustomer(tag.customer_id);
+  if (!customer) throw new HttpError(401, 'unknown web tag: its customer no longer exists');
+  if (!isEntitled(customer.packages, 'identification')) throw new HttpError(403, "the customer's packages no longer cover the identification API");
+  return { customer, token: null, tag, settings: { scores: tag.scores, segment_names: tag.segment_names }, corsOrigin };
+}
+
+/** 403 unless the page (Origin, else Referer) is on an allowed domain; returns the Origin to echo in CORS. */
+function checkOrigin(req: Request, allowed: readonly string[], what: string): string | null {
+  const origin = req.get('origin');
+  const host = requestHost(origin, req.get('referer'));
+  if (!host) throw new HttpError(403, `this ${what} is restricted to its allowed domains and the request names no page (Origin or Referer)`);
+  if (!isHostAllowed(host, allowed)) throw new HttpError(403, `${host} is not an allowed domain of this ${what}`);
+  return origin && origin !== 'null' ? origin : null;
+}

@@ -1,0 +1,207 @@
+/** The CLI's commands: each parses its options, calls the module that does the work, and prints. */
+import { resolve } from 'node:path';
+import { API_GROUPS, ApiGroup, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
+import { readCustomersFile } from '../../data/sources/read.ts';
+import { buildDataset, isStale } from '../../data/build/build.ts';
+import { generateSources } from '../../data/generate/generate.ts';
+import { renderSnippet } from '../../tag/snippet.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { startServer } from '../serve.ts';
+import { openStateStore } from '../state/open-store.ts';
+import type { StateStore, TokenRecord } from '../state/store.ts';
+import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
+
+type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+
+export interface Command {
+  usage: string;
+  summary: string;
+  help?: string;
+  options: Options;
+  run(values: Record<string, unknown>, positionals: string[], json: boolean): Promise<number | void>;
+}
+
+async function withStore<T>(fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = openStateStore(config);
+  try {
+    return await fn(store, config);
+  } finally {
+    await store.close();
+  }
+}
+
+function tokenLine(t: TokenRecord): string {
+  const flags = [t.status, t.scores && 'scores', t.segment_names && 'segment-names', t.allowed_domains.length && `domains=${t.allowed_domains.join(',')}`].filter(Boolean).join(' ');
+  return `${t.id}  ${t.customer_id}  ${t.api_group.padEnd(26)} ${t.prefix}…  ${t.name}  (${flags}, ${t.rate_limit}/min)`;
+}
+
+export const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: 'serve [--port N] [--host H] [--data DIR] [--state FILE] [--demo]',
+    summary: 'start the HTTP server (API, tag, demo site)',
+    options: { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, state: { type: 'string' }, demo: { type: 'boolean' } },
+    async run(v, _p, json) {
+      const config = loadConfig(process.env, {
+        PORT: v.port as string | undefined,
+        HOST: v.host as string | undefined,
+        SVC_DATA: v.data as string | undefined,
+        SVC_STATE: v.state as string | undefined,
+        SVC_DEMO: v.demo ? '1' : undefined,
+      });
+      const running = await startServer(config);
+      if (json) emit(true, { url: running.url, port: running.port }, () => '');
+      const stop = async () => {
+        await running.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      await new Promise(() => {});
+    },
+  },
+
+  'data generate': {
+    usage: 'data generate --out DIR [--companies N] [--seed S]',
+    summary: 'write deterministic sample sources (same seed → byte-identical files)',
+    options: { out: { type: 'string' }, companies: { type: 'string' }, seed: { type: 'string' } },
+    async run(v, _p, json) {
+      const summary = await generateSources({ out: requireOption(v, 'out'), companies: intOption(v, 'companies', 2000)!, seed: (v.seed as string | undefined) ?? '1' });
+      emit(json, summary, () => `generated ${JSON.stringify(summary)}`);
+    },
+  },
+
+  'data build': {
+    usage: 'data build --in DIR --out DIR [--if-stale]',
+    summary: 'build networks.mmdb and catalog.db from a sources folder (atomic replace)',
+    options: { in: { type: 'string' }, out: { type: 'string' }, 'if-stale': { type: 'boolean' } },
+    async run(v, _p, json) {
+      const input = requireOption(v, 'in');
+      const out = requireOption(v, 'out');
+      if (v['if-stale'] && !isStale(input, out)) {
+        emit(json, { out, skipped: true }, () => `${out} is up to date`);
+        return;
+      }
+      const summary = await buildDataset({ in: input, out });
+      emit(json, summary, () => `built ${resolve(out)}: ${summary.networks} networks, ${summary.companies} companies, ${summary.people} people in ${summary.ms} ms`);
+    },
+  },
+
+  'customer create': {
+    usage: 'customer create --id ID --name NAME --packages LIST [--identification-credits N] [--enrichment-credits N]',
+    summary: `create or update a customer (packages: ${PACKAGES.join(', ')})`,
+    options: { id: { type: 'string' }, name: { type: 'string' }, packages: { type: 'string', multiple: true }, 'identification-credits': { type: 'string' }, 'enrichment-credits': { type: 'string' } },
+    async run(v, _p, json) {
+      const seed = CustomerSeed.parse({
+        id: requireOption(v, 'id'),
+        name: requireOption(v, 'name'),
+        packages: listOption(v.packages),
+        identification_credits: intOption(v, 'identification-credits', 0),
+        enrichment_credits: intOption(v, 'enrichment-credits', 0),
+      });
+      const customer = await withStore((store) => store.importCustomer(seed));
+      emit(json, customer, () => `customer ${customer.id} (${customer.name}): ${customer.packages.join(', ') || 'no packages'}`);
+    },
+  },
+
+  'customer import': {
+    usage: 'customer import FILE',
+    summary: 'create or update the customers of a customers.json file (with products, segments, tags)',
+    options: {},
+    async run(_v, positionals, json) {
+      const file = positionals[0];
+      if (!file) throw new UsageError('FILE is required');
+      const { customers } = readCustomersFile(file);
+      const imported = await withStore(async (store) => {
+        const out = [];
+        for (const c of customers) out.push(await store.importCustomer(c));
+        return out;
+      });
+      emit(json, { imported: imported.map((c) => c.id) }, () => `imported ${imported.map((c) => c.id).join(', ')}`);
+    },
+  },
+
+  'token create': {
+    usage: 'token create --customer ID --group GROUP --name NAME [--integration X]... [--allowed-domain D]... [--scores] [--segment-names] [--rate-limit N]',
+    summary: `create an API token; the secret is shown once (groups: ${API_GROUPS.join(', ')})`,
+    options: {
+      customer: { type: 'string' }, group: { type: 'string' }, name: { type: 'string' }, integration: { type: 'string', multiple: true },
+      'allowed-domain': { type: 'string', multiple: true }, scores: { type: 'boolean' }, 'segment-names': { type: 'boolean' }, 'rate-limit': { type: 'string' },
+    },
+    async run(v, _p, json) {
+      const group = ApiGroup.safeParse(requireOption(v, 'group'));
+      if (!group.success) throw new UsageError(`--group must be one of ${API_GROUPS.join(', ')}`);
+      const { record, secret } = await withStore((store) =>
+        store.createToken({
+          customer_id: requireOption(v, 'customer'),
+          api_group: group.data,
+          name: requireOption(v, 'name'),
+          integrations: listOption(v.integration),
+          allowed_domains: listOption(v['allowed-domain']),
+          scores: Boolean(v.scores),
+          segment_names: Boolean(v['segment-names']),
+          rate_limit: intOption(v, 'rate-limit', 100),
+        }),
+      );
+      emit(json, { ...record, token: secret }, () => `${tokenLine(record)}\n\nToken (shown once, store it now): ${secret}`);
+    },
+  },
+
+  'token list': {
+    usage: 'token list [--customer ID]',
+    summary: 'list tokens (never their secrets)',
+    options: { customer: { type: 'string' } },
+    async run(v, _p, json) {
+      const tokens = await withStore((store) => store.listTokens(v.customer as string | undefined));
+      emit(json, tokens, () => (tokens.length ? tokens.map(tokenLine).join('\n') : 'no tokens'));
+    },
+  },
+
+  ...Object.fromEntries(
+    (['deactivate', 'activate', 'delete', 'rotate'] as const).map((action): [string, Command] => [
+      `token ${action}`,
+      {
+        usage: `token ${action} ID`,
+        summary: { deactivate: 'stop a token from working (reversible)', activate: 'let a deactivated token work again', delete: 'delete a token for good', rotate: 'replace the secret of a token; the new one is shown once' }[action],
+        options: {},
+        async run(_v, positionals, json) {
+          const id = positionals[0];
+          if (!id) throw new UsageError('ID is required');
+          await withStore(async (store) => {
+            if (action === 'delete') {
+              await store.deleteToken(id);
+              emit(json, { id, deleted: true }, () => `deleted ${id}`);
+            } else if (action === 'rotate') {
+              const { record, secret } = await store.rotateToken(id);
+              emit(json, { ...record, token: secret }, () => `${tokenLine(record)}\n\nNew token (shown once): ${secret}`);
+            } else {
+              const record = await store.setTokenStatus(id, action === 'activate' ? 'active' : 'inactive');
+              emit(json, record, () => tokenLine(record));
+            }
+          });
+        },
+      },
+    ]),
+  ),
+
+  'tag create': {
+    usage: 'tag create --customer ID --allowed-domain D... [--scores] [--segment-names] [--tag-id ID] [--endpoint URL]',
+    summary: 'create a web tag and print the snippet to paste into the site',
+    help: '\n--endpoint is where the site loads the tag and API from (default: SVC_PUBLIC_URL, else http://localhost:$PORT).\n',
+    options: { customer: { type: 'string' }, 'allowed-domain': { type: 'string', multiple: true }, scores: { type: 'boolean' }, 'segment-names': { type: 'boolean' }, 'tag-id': { type: 'string' }, endpoint: { type: 'string' } },
+    async run(v, _p, json) {
+      const tag = await withStore((store) =>
+        store.createTag({
+          customer_id: requireOption(v, 'customer'),
+          tag_id: v['tag-id'] as string | undefined,
+          allowed_domains: listOption(v['allowed-domain']),
+          scores: Boolean(v.scores),
+          segment_names: Boolean(v['segment-names']),
+        }),
+      );
+      const endpoint = (v.endpoint as string | undefined) ?? process.env.SVC_PUBLIC_URL ?? `http://localhost:${loadConfig().PORT}`;
+      const snippet = renderSnippet({ tagId: tag.tag_id, endpoint });
+      emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')}\n\nPaste into every page, in <head>:\n\n${snippet}`);
+    },
+  },
+};

@@ -1,0 +1,45 @@
+/**
+ * Server configuration from the environment (flags of `serve` mirror these). One zod schema is the
+ * validation, the type and the list of settings; README "Configuration" documents the same names.
+ */
+import { z } from 'zod';
+
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  SVC_DATA: z.string().default('var/data'),
+  SVC_STATE: z.string().default('var/svc.db'),
+  SVC_REDIS_URL: z.string().optional(),
+  /** Express "trust proxy" value: unset = trust nothing (the socket address is the visitor). */
+  SVC_TRUST_PROXY: z.string().optional(),
+  /** Demo mode: seeds the demo customer and honours `test_ip` from the demo page. Never on outside `npm start`. */
+  SVC_DEMO: flag,
+  /** Sources the demo customer is seeded from. */
+  SVC_SEED: z.string().default('data/sample/customers.json'),
+  /** Where built static assets (tag bundle, demo site, console) live. */
+  SVC_DIST: z.string().default('dist'),
+  SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, string>> = {}): Config {
+  const parsed = ConfigSchema.safeParse({ ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`configuration: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+/** Express's trust-proxy setting from SVC_TRUST_PROXY: `true`, a hop count, or a list of addresses/names. */
+export function trustProxySetting(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

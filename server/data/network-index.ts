@@ -1,0 +1,20 @@
+/** IPv4 → network record, over a networks.mmdb written by `data build` and read with the `maxmind` package. */
+import { readFileSync } from 'node:fs';
+import { Reader } from 'maxmind';
+import type { NetworkRecord } from '../../data/build/network-record.ts';
+
+export interface NetworkIndex {
+  /** `ip` must be a normalised dotted quad (see visitor-ip.ts). Results are shared: treat them as read-only. */
+  lookup(ip: string): NetworkRecord | null;
+}
+
+export function openNetworkIndex(file: string): NetworkIndex {
+  const reader = openMmdb(readFileSync(file));
+  if (reader.metadata.ipVersion !== 4) throw new Error(`${file}: expected an IPv4 network index, found ip_version ${reader.metadata.ipVersion}`);
+  return { lookup: (ip) => reader.get(ip) };
+}
+
+/** The `maxmind` Reader's generic type is bound to MaxMind's own record shapes; ours is typed here instead. */
+export function openMmdb(buffer: Buffer): { get(ip: string): NetworkRecord | null; metadata: { ipVersion: number } } {
+  return new Reader(buffer) as unknown as { get(ip: string): NetworkRecord | null; metadata: { ipVersion: number } };
+}

@@ -1,0 +1,49 @@
+/** Errors a caller can hit, always answered as the spec's `{"status":"error","message":…}`. */
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { ZodError } from 'zod';
+import { StateError } from '../state/store.ts';
+import type { Logger } from './logger.ts';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function sendError(res: Response, status: number, message: string): void {
+  res.status(status).json({ status: 'error', message });
+}
+
+export const notFoundHandler: RequestHandler = (req, res) => {
+  sendError(res, 404, `no such route: ${req.method} ${req.path}`);
+};
+
+/** Last middleware: maps every thrown thing to a status; only the unexpected is a 500 (and is logged). */
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) return;
+    if (err instanceof HttpError) {
+      res.set(err.headers);
+      return sendError(res, err.status, err.message);
+    }
+    if (err instanceof StateError) return sendError(res, err.status, err.message);
+    if (err instanceof ZodError) {
+      const issue = err.issues[0];
+      return sendError(res, 422, `${issue?.path.join('.') || 'request'}: ${issue?.message}`);
+    }
+    // body-parser errors carry their own status (400 malformed, 413 too large, 415 charset …).
+    const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const type = (err as { type?: string }).type;
+      const message =
+        type === 'entity.too.large' ? 'request body too large' : type === 'entity.parse.failed' ? 'request body is not valid for its Content-Type' : (err as Error).message;
+      return sendError(res, status, message);
+    }
+    log.error(`${req.method} ${req.originalUrl}: ${(err as Error)?.stack ?? String(err)}`);
+    sendError(res, 500, 'internal server error');
+  };
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { CustomerRecord } from '../state/store.ts';
+import { CustomerSeed } from '../../data/sources/schema.ts';
+import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { COMMENTS, identify, type IdentifyInput } from './identify.ts';
+import { IdentificationResponse } from './schema.ts';
+
+const customer = CustomerRecord.parse({ ...CustomerSeed.parse(TEST_CUSTOMER), created_at: '2026-01-01T00:00:00Z' });
+const now = new Date('2026-11-01T00:00:00Z');
+const companyNet = { kind: 'company', company_id: '900001', confidence: 'Very High', country: 'United States', state: 'California', city: 'Oakland' };
+
+function run(over: Partial<IdentifyInput>) {
+  const out = identify({ ip: '23.1.2.3', network: companyNet, company: ACME_SOFTWARE, signals: [], customer, settings: { scores: true, segment_names: true }, isBot: false, now, ...over });
+  IdentificationResponse.parse(out); // every field of the spec's tables, with its type
+  return out;
+}
+
+describe('identify', () => {
+  it('answers Match with firmographics, geo of the network, segments and scores', () => {
+    const out = run({ signals: [{ company_id: '900001', topic: 'customer data platform', strength: 80, observed_at: '2026-10-25' }] });
+    expect(out.company.company_match).toBe('Match');
+    expect(out.company.additional_comment).toBe(COMMENTS.match);
+    expect(out.company).toMatchObject({ companyId: '900001', name: 'Northwind Analytics', geoIP_city: 'Oakland', is_svcqa: true, is_blacklisted: false });
+    expect(out.company.industry_v2).toEqual([{ industry: 'Software', subindustry: 'Business Intelligence Software' }]);
+    expect(out.segments).toEqual({ ids: [101], names: ['Enterprise Software'], list: [{ name: 'Enterprise Software', id: 101 }] });
+    expect(out.confidence).toBe('Very High');
+    expect(out.scores).toHaveLength(1);
+    expect(out.scores[0]).toMatchObject({ product: 'cdp', product_display_name: 'Customer Data Platform', is_svcqa: true });
+    expect(out.scores[0].intent_score).toBeGreaterThan(0);
+  });
+
+  it('leaves scores out unless enabled and hides segment names unless allowed', () => {
+    const out = run({ settings: { scores: false, segment_names: false } });
+    expect(out.scores).toEqual([]);
+    expect(out.segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+  });
+
+  it('flags excluded accounts as blacklisted', () => {
+    const out = run({ network: { ...companyNet, company_id: '900002' }, company: BLUEPEAK_MANUFACTURING });
+    expect(out.company.is_blacklisted).toBe(true);
+    expect(out.company.is_svcqa).toBe(false);
+    expect(out.segments.ids).toEqual([102]);
+  });
+
+  it.each(['isp', 'hosting', 'bot'])('answers Non-actionable Match for a %s network, blank company, geo kept', (kind) => {
+    const out = run({ network: { kind, confidence: 'High', country: 'Germany', state: '', city: 'Berlin' }, company: null });
+    expect(out.company.company_match).toBe('Non-actionable Match');
+    expect(out.company.additional_comment).toMatch(/^No valid B2B use case/);
+    expect(out.company.name).toBe('');
+    expect(out.company.geoIP_city).toBe('Berlin');
+    expect(out.scores).toEqual([]);
+    expect(out.segments).toEqual({ ids: [], names: [], list: [] });
+  });
+
+  it('answers Non-actionable Match for a bot user agent even on a company network', () => {
+    const out = run({ isBot: true });
+    expect(out.company.company_match).toBe('Non-actionable Match');
+    expect(out.company.additional_comment).toContain('bot');
+    expect(out.company.companyId).toBe('');
+  });
+
+  it('answers No Match with every company variable blank for an unknown or invalid address', () => {
+    for (const over of [{ network: null, company: null }, { ip: null, network: null, company: null }]) {
+      const out = run(over);
+      expect(out.company.company_match).toBe('No Match');
+      expect(out.company.additional_comment).toBe(COMMENTS.noMatch);
+      for (const [k, v] of Object.entries(out.company)) {
+        if (k === 'company_match' || k === 'additional_comment') continue;
+        expect(v === '' || v === false || (Array.isArray(v) && v.length === 0), k).toBe(true);
+      }
+      expect(out.scores).toEqual([]);
+    }
+  });
+});

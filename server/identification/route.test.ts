@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
+import { IdentificationResponse } from './schema.ts';
+
+let srv: TestServer;
+let token: string;
+const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+beforeAll(async () => {
+  srv = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback' } });
+  token = (await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm' })).secret;
+});
+afterAll(() => srv?.close());
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(srv.url + path, { headers: { 'user-agent': BROWSER_UA, ...headers } });
+const asToken = (ip: string, headers: Record<string, string> = {}) => get(`/v3/company/details?ip=${encodeURIComponent(ip)}`, { authorization: `Token ${token}`, ...headers });
+
+describe('GET /v3/company/details in tag mode', () => {
+  it('answers an allowed origin with CORS for that origin only', async () => {
+    const res = await get('/v3/company/details?tag=acme-tag', { origin: 'http://localhost:3000', 'x-forwarded-for': IPS.northwind });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    expect(res.headers.get('vary')).toMatch(/Origin/);
+    const body = IdentificationResponse.parse(await res.json());
+    expect(body.company).toMatchObject({ company_match: 'Match', companyId: '900001', name: 'Northwind Analytics', is_svcqa: true });
+    expect(body.segments.names).toEqual(['Enterprise Software']);
+    expect(body.scores[0]?.product).toBe('cdp');
+  });
+
+  it('accepts subdomains of a *. entry and falls back to the Referer', async () => {
+    expect((await get('/v3/company/details?tag=acme-tag', { origin: 'https://www.shop.acme.test' })).status).toBe(200);
+    const viaReferer = await get('/v3/company/details?tag=acme-tag', { referer: 'https://blog.acme.test/post/1' });
+    expect(viaReferer.status).toBe(200);
+    expect(viaReferer.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it.each([
+    ['a foreign origin', { origin: 'https://evil.example' }],
+    ['the apex of a *. entry', { origin: 'https://acme.test' }],
+    ['a look-alike host', { origin: 'https://localhost.evil.example' }],
+    ['no Origin and no Referer', {}],
+  ])('refuses %s with 403 and no CORS allow header', async (_name, headers) => {
+    const res = await get('/v3/company/details?tag=acme-tag', headers as Record<string, string>);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await res.json()).toMatchObject({ status: 'error', message: expect.any(String) });
+  });
+
+  it('refuses an unknown tag and a request with neither tag nor token with 401', async () => {
+    expect((await get('/v3/company/details?tag=nope-nope', { origin: 'http://localhost' })).status).toBe(401);
+    const bare = await get('/v3/company/details');
+    expect(bare.status).toBe(401);
+    expect(await bare.json()).toEqual({ status: 'error', message: expect.stringMatching(/Authorization/) });
+  });
+
+  it('ignores test_ip outside demo mode', async () => {
+    const res = await get(`/v3/company/details?tag=acme-tag&test_ip=${IPS.northwind}`, { origin: 'http://localhost' });
+    expect((await res.json()).company.company_match).toBe('No Match');
+  });
+});
+
+describe('GET /v3/company/details in token mode', () => {
+  it('looks up ?ip= with scores off and segment names hidden by default', async () => {
+    const res = await asToken(IPS.northwind);
+    expect(res.status).toBe(200);
+    const body = IdentificationResponse.parse(await res.json());
+    expect(body.company.company_match).toBe('Match');
+    expect(body.confidence).toBe('Very High');
+    expect(body.scores).toEqual([]);
+    expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+  });
+
+  it('resolves a nested range inside an ISP network to the company (most specific wins)', async () => {
+    const body = await (await asToken(IPS.northwindBranch)).json();
+    expect(body.company).toMatchObject({ company_match: 'Match', companyId: '900001', geoIP_city: 'New York' });
+    expect(body.confidence).toBe('Moderate');
+  });
+
+  it('marks excluded accounts', async () => {
+    const body = await (await asToken(IPS.bluepeak)).json();
+    expect(body.company).toMatchObject({ company_match: 'Match', is_blacklisted: true, is_svcqa: false });
+  });
+
+  it.each([
+    ['isp', IPS.isp, 'Ashburn'],
+    ['hosting', IPS.hosting, 'The Dalles'],
+    ['bot', IPS.bot, ''],
+  ])('answers Non-actionable Match for a %s network', async (_kind, ip, city) => {
+    const body = IdentificationResponse.parse(await (await asToken(ip)).json());
+    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', name: '', geoIP_city: city });
+  });
+
+  it('answers Non-actionable Match for a bot user agent', async () => {
+    const body = await (await asToken(IPS.northwind, { 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' })).json();
+    expect(body.company.company_match).toBe('Non-actionable Match');
+  });
+
+  it('unwraps IPv4-mapped IPv6', async () => {
+    expect((await (await asToken(`::ffff:${IPS.northwind}`)).json()).company.companyId).toBe('900001');
+  });
+
+  it.each(['2001:db8::1', 'garbage', '999.1.1.1', IPS.nowhere])('answers 200 No Match with blank company variables for %s', async (ip) => {
+    const res = await asToken(ip);
+    expect(res.status).toBe(200);
+    const body = IdentificationResponse.parse(await res.json());
+    expect(body.company).toMatchObject({ company_match: 'No Match', companyId: '', name: '', geoIP_country: '' });
+  });
+
+  it('uses the socket address, not X-Forwarded-For, unless the proxy is trusted', async () => {
+    const other = await startTestServer();
+    try {
+      const t = (await other.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'x' })).secret;
+      const res = await fetch(other.url + '/v3/company/details', { headers: { authorization: `Token ${t}`, 'x-forwarded-for': IPS.northwind, 'user-agent': BROWSER_UA } });
+      expect((await res.json()).company.company_match).toBe('No Match');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it.each([
+    ['a missing header', undefined],
+    ['a malformed header', 'Bearer abc'],
+    ['a short token', 'Token abc123'],
+    ['an unknown token', `Token ${'A'.repeat(40)}`],
+  ])('refuses %s with 401', async (_n, authorization) => {
+    const res = await get(`/v3/company/details?ip=${IPS.northwind}`, authorization ? { authorization } : {});
+    expect(res.status).toBe(401);
+    expect((await res.json()).status).toBe('error');
+  });
+
+  it('refuses a deactivated token with 401 and a token of another group with 403', async () => {
+    const { record, secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'old' });
+    await srv.store.setTokenStatus(record.id, 'inactive');
+    expect((await get('/v3/company/details', { authorization: `Token ${secret}` })).status).toBe(401);
+    const other = await srv.store.createToken({ customer_id: 'acme', api_group: 'company-firmographics', name: 'crm' });
+    expect((await get('/v3/company/details', { authorization: `Token ${other.secret}` })).status).toBe(403);
+  });
+});
+
+describe('the rest of the app', () => {
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await get('/nope');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ status: 'error' });
+  });
+});

@@ -1,0 +1,86 @@
+/** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
+import type { Request, Response, Router } from 'express';
+import { isbot } from 'isbot';
+import { authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
+import type { Dataset } from '../data/dataset.ts';
+import { HttpError } from '../http/errors.ts';
+import { toIPv4 } from '../http/visitor-ip.ts';
+import type { StateStore } from '../state/store.ts';
+import { identify } from './identify.ts';
+import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
+
+export interface IdentificationDeps {
+  config: Config;
+  store: StateStore;
+  dataset: Dataset;
+}
+
+export function mountIdentification(router: Router, deps: IdentificationDeps): void {
+  router.options('/v3/company/details', preflight);
+  router.get('/v3/company/details', async (req, res) => {
+    res.vary('Origin');
+    let caller: Caller;
+    const query = parseQuery(req);
+    if (req.get('authorization') !== undefined || !query.tag) {
+      caller = await authenticateToken(deps.store, req, 'identification');
+    } else {
+      caller = await authenticateTag(deps.store, req, query.tag);
+    }
+    if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
+    const answer = lookup(deps, caller, visitorAddress(deps.config, req, caller, query), req.get('user-agent'));
+    res.set('Cache-Control', 'private, no-store');
+    res.json(answer);
+  });
+}
+
+function parseQuery(req: Request) {
+  const parsed = IdentificationQuery.safeParse(req.query);
+  if (!parsed.success) throw new HttpError(400, 'query parameters tag, ip and test_ip must each be given at most once');
+  return parsed.data;
+}
+
+/**
+ * Token mode may name the address (`?ip=`, server-side lookups); tag mode is always the visitor itself,
+ * except in demo mode where the demo page's visitor switcher asks as a sample address (`test_ip`).
+ */
+function visitorAddress(config: Config, req: Request, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
+  if (caller.token && query.ip !== undefined) return toIPv4(query.ip);
+  if (caller.tag && config.SVC_DEMO && query.test_ip !== undefined) return toIPv4(query.test_ip);
+  return toIPv4(req.ip);
+}
+
+function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): IdentificationResponse {
+  const { index, catalog } = deps.dataset.current;
+  const network = ip ? index.lookup(ip) : null;
+  const company = network?.kind === 'company' && network.company_id ? catalog.company(network.company_id) : null;
+  return identify({
+    ip,
+    network,
+    company,
+    signals: company && caller.settings.scores ? catalog.intent(company.company_id) : [],
+    customer: caller.customer,
+    settings: caller.settings,
+    isBot: userAgent !== undefined && isbot(userAgent),
+    now: new Date(),
+  });
+}
+
+/**
+ * Tag requests are simple CORS requests and need no preflight; a domain-restricted token used from a
+ * browser sends Authorization, which does. The preflight cannot see the token, so it only permits the
+ * header; the real request is then checked against the token's allowed domains.
+ */
+function preflight(req: Request, res: Response): void {
+  const origin = req.get('origin');
+  res.vary('Origin');
+  if (origin) {
+    res.set({
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Methods': 'GET',
+      'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
+      'Access-Control-Max-Age': '600',
+    });
+  }
+  res.status(204).end();
+}

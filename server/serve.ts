@@ -1,0 +1,59 @@
+/** Starting a server node: state store, data, (demo seed), HTTP listener, graceful shutdown. */
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { readCustomersFile } from '../data/sources/read.ts';
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { Dataset } from './data/dataset.ts';
+import { createLogger, type Logger } from './http/logger.ts';
+import { openStateStore } from './state/open-store.ts';
+import type { StateStore } from './state/store.ts';
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  port: number;
+  store: StateStore;
+  dataset: Dataset;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG)): Promise<RunningServer> {
+  const dataset = new Dataset(config.SVC_DATA);
+  const store = openStateStore(config);
+  if (config.SVC_DEMO) await seedDemo(store, config.SVC_SEED, log);
+  const app = createApp({ config, store, dataset, log });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  // Keep-alive longer than common proxies' idle timeout, so a proxy never reuses a socket we just closed.
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
+  log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
+  return {
+    server,
+    url,
+    port,
+    store,
+    dataset,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await store.close();
+      dataset.close();
+    },
+  };
+}
+
+async function seedDemo(store: StateStore, seedFile: string, log: Logger): Promise<void> {
+  if (!existsSync(seedFile)) {
+    log.error(`demo mode: ${seedFile} not found, no demo customer seeded`);
+    return;
+  }
+  for (const customer of readCustomersFile(seedFile).customers) await store.importCustomer(customer);
+  log.info(`demo mode: seeded customers from ${seedFile}`);
+}

@@ -1,0 +1,201 @@
+/** The embedded state store: one SQLite file (WAL), safe for several processes on one machine. */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { CustomerSeed } from '../../data/sources/schema.ts';
+import { isEntitled } from '../auth/entitlements.ts';
+import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
+import { CustomerRecord, NewTag, NewToken, StateError, TagRecord, TokenRecord, type StateStore } from './store.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS customers (
+  id TEXT PRIMARY KEY, name TEXT NOT NULL, packages TEXT NOT NULL,
+  identification_credits INTEGER NOT NULL, enrichment_credits INTEGER NOT NULL, contract_start TEXT NOT NULL,
+  config TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (
+  id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), api_group TEXT NOT NULL,
+  name TEXT NOT NULL, prefix TEXT NOT NULL, secret_hash TEXT NOT NULL UNIQUE, integrations TEXT NOT NULL,
+  allowed_domains TEXT NOT NULL, scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, rate_limit INTEGER NOT NULL,
+  status TEXT NOT NULL, created_at TEXT NOT NULL, last_used_at TEXT, rotated_at TEXT);
+CREATE INDEX IF NOT EXISTS tokens_customer ON tokens (customer_id);
+CREATE TABLE IF NOT EXISTS tags (
+  tag_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), allowed_domains TEXT NOT NULL,
+  scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL);
+`;
+
+type Row = Record<string, unknown>;
+const now = () => new Date().toISOString();
+
+export class SqliteStateStore implements StateStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(SCHEMA);
+  }
+
+  async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
+    const seed = CustomerSeed.parse(input);
+    const config = JSON.stringify({
+      products: seed.products,
+      segments: seed.segments,
+      excluded_accounts: seed.excluded_accounts,
+      hot_accounts: seed.hot_accounts,
+    });
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)
+           ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
+             identification_credits = excluded.identification_credits, enrichment_credits = excluded.enrichment_credits,
+             contract_start = excluded.contract_start, config = excluded.config`,
+        )
+        .run({ ...seed, packages: JSON.stringify(seed.packages), config, created_at: now() });
+      for (const tag of seed.tags) {
+        const existing = this.db.prepare('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
+        if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 409);
+        this.db
+          .prepare(
+            `INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
+               allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names`,
+          )
+          .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now());
+      }
+    })();
+    return (await this.getCustomer(seed.id))!;
+  }
+
+  async getCustomer(id: string): Promise<CustomerRecord | null> {
+    const row = this.db.prepare('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
+    return row ? toCustomer(row) : null;
+  }
+
+  async listCustomers(): Promise<CustomerRecord[]> {
+    return (this.db.prepare('SELECT * FROM customers ORDER BY id').all() as Row[]).map(toCustomer);
+  }
+
+  async createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }> {
+    const t = NewToken.parse(input);
+    const customer = await this.requireCustomer(t.customer_id);
+    if (!isEntitled(customer.packages, t.api_group)) {
+      throw new StateError(`customer ${customer.id} has no package that covers the ${t.api_group} API group (packages: ${customer.packages.join(', ') || 'none'})`, 403);
+    }
+    if (t.allowed_domains.length > 0 && t.api_group !== 'identification') {
+      throw new StateError('allowed domains exist only for identification tokens: the other APIs are server-to-server');
+    }
+    const secret = generateSecret();
+    const id = 'tok_' + randomBytes(8).toString('hex');
+    this.db
+      .prepare(
+        `INSERT INTO tokens (id, customer_id, api_group, name, prefix, secret_hash, integrations, allowed_domains, scores,
+           segment_names, rate_limit, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
+      )
+      .run(id, t.customer_id, t.api_group, t.name, displayPrefix(secret), hashSecret(secret), JSON.stringify(t.integrations),
+        JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, t.rate_limit, now());
+    return { record: (await this.getToken(id))!, secret };
+  }
+
+  async authenticateToken(secret: string): Promise<TokenRecord | null> {
+    // Looked up by hash through a unique index: the comparison is on the hash, never on the secret.
+    const row = this.db.prepare('SELECT * FROM tokens WHERE secret_hash = ?').get(hashSecret(secret)) as Row | undefined;
+    if (!row || row.status !== 'active') return null;
+    this.db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(now(), row.id);
+    return toToken(row);
+  }
+
+  async getToken(id: string): Promise<TokenRecord | null> {
+    const row = this.db.prepare('SELECT * FROM tokens WHERE id = ?').get(id) as Row | undefined;
+    return row ? toToken(row) : null;
+  }
+
+  async listTokens(customerId?: string): Promise<TokenRecord[]> {
+    const rows = customerId
+      ? this.db.prepare('SELECT * FROM tokens WHERE customer_id = ? ORDER BY created_at, id').all(customerId)
+      : this.db.prepare('SELECT * FROM tokens ORDER BY customer_id, created_at, id').all();
+    return (rows as Row[]).map(toToken);
+  }
+
+  async setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord> {
+    if (this.db.prepare('UPDATE tokens SET status = ? WHERE id = ?').run(status, id).changes === 0) throw notFound(id);
+    return (await this.getToken(id))!;
+  }
+
+  async rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }> {
+    const secret = generateSecret();
+    const changes = this.db
+      .prepare('UPDATE tokens SET secret_hash = ?, prefix = ?, rotated_at = ? WHERE id = ?')
+      .run(hashSecret(secret), displayPrefix(secret), now(), id).changes;
+    if (changes === 0) throw notFound(id);
+    return { record: (await this.getToken(id))!, secret };
+  }
+
+  async deleteToken(id: string): Promise<void> {
+    if (this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes === 0) throw notFound(id);
+  }
+
+  async createTag(input: NewTag): Promise<TagRecord> {
+    const t = NewTag.parse(input);
+    const customer = await this.requireCustomer(t.customer_id);
+    if (!isEntitled(customer.packages, 'identification')) {
+      throw new StateError(`customer ${customer.id} has no package that covers the identification API (web tags need platform)`, 403);
+    }
+    const tagId = t.tag_id ?? 'tag_' + randomBytes(9).toString('base64url');
+    try {
+      this.db.prepare('INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?)').run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now());
+    } catch (e) {
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StateError(`tag ${tagId} already exists`, 409);
+      throw e;
+    }
+    return (await this.getTag(tagId))!;
+  }
+
+  async getTag(tagId: string): Promise<TagRecord | null> {
+    const row = this.db.prepare('SELECT * FROM tags WHERE tag_id = ?').get(tagId) as Row | undefined;
+    return row ? toTag(row) : null;
+  }
+
+  async listTags(customerId?: string): Promise<TagRecord[]> {
+    const rows = customerId
+      ? this.db.prepare('SELECT * FROM tags WHERE customer_id = ? ORDER BY tag_id').all(customerId)
+      : this.db.prepare('SELECT * FROM tags ORDER BY tag_id').all();
+    return (rows as Row[]).map(toTag);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  private async requireCustomer(id: string): Promise<CustomerRecord> {
+    const customer = await this.getCustomer(id);
+    if (!customer) throw new StateError(`unknown customer ${id}`, 404);
+    return customer;
+  }
+}
+
+function notFound(id: string): StateError {
+  return new StateError(`unknown token ${id}`, 404);
+}
+
+function toCustomer(row: Row): CustomerRecord {
+  const config = JSON.parse(row.config as string);
+  return CustomerRecord.parse({ ...row, packages: JSON.parse(row.packages as string), ...config });
+}
+
+function toToken(row: Row): TokenRecord {
+  return TokenRecord.parse({
+    ...row,
+    integrations: JSON.parse(row.integrations as string),
+    allowed_domains: JSON.parse(row.allowed_domains as string),
+    scores: row.scores === 1,
+    segment_names: row.segment_names === 1,
+  });
+}
+
+function toTag(row: Row): TagRecord {
+  return TagRecord.parse({ ...row, allowed_domains: JSON.parse(row.allowed_domains as string), scores: row.scores === 1, segment_names: row.segment_names === 1 });
+}

@@ -1,0 +1,106 @@
+/**
+ * The state store: customers, tokens, web tags (and, with the credits and rate-limit issue, the credit
+ * ledger and counters). One interface, two implementations: embedded SQLite (default) and Redis (several
+ * nodes). Methods are async so both fit.
+ */
+import { z } from 'zod';
+import { ApiGroup, CustomerSeed, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
+
+export const CustomerRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  packages: z.array(Package),
+  identification_credits: z.number().int(),
+  enrichment_credits: z.number().int(),
+  contract_start: z.string(),
+  products: z.array(Product),
+  segments: z.array(Segment),
+  excluded_accounts: z.array(z.string()),
+  hot_accounts: z.array(HotAccount),
+  created_at: z.string(),
+});
+export type CustomerRecord = z.infer<typeof CustomerRecord>;
+
+export const TOKEN_STATUSES = ['active', 'inactive'] as const;
+
+export const TokenRecord = z.object({
+  id: z.string(),
+  customer_id: z.string(),
+  api_group: ApiGroup,
+  name: z.string(),
+  /** First characters of the secret, for recognising a token in lists; not enough to use it. */
+  prefix: z.string(),
+  integrations: z.array(z.string()),
+  allowed_domains: z.array(z.string()),
+  scores: z.boolean(),
+  segment_names: z.boolean(),
+  rate_limit: z.number().int().positive(),
+  status: z.enum(TOKEN_STATUSES),
+  created_at: z.string(),
+  last_used_at: z.string().nullable(),
+  rotated_at: z.string().nullable(),
+});
+export type TokenRecord = z.infer<typeof TokenRecord>;
+
+export const NewToken = z.object({
+  customer_id: z.string().min(1),
+  api_group: ApiGroup,
+  name: z.string().trim().min(1, 'a token needs a name (name it after its integration)').max(100),
+  integrations: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
+  allowed_domains: z.array(z.string().trim().min(1).max(253)).max(100).default([]),
+  scores: z.boolean().default(false),
+  segment_names: z.boolean().default(false),
+  rate_limit: z.number().int().positive().max(1_000_000).default(100),
+});
+export type NewToken = z.input<typeof NewToken>;
+
+export const TagRecord = z.object({
+  tag_id: z.string(),
+  customer_id: z.string(),
+  allowed_domains: z.array(z.string()),
+  scores: z.boolean(),
+  segment_names: z.boolean(),
+  created_at: z.string(),
+});
+export type TagRecord = z.infer<typeof TagRecord>;
+
+export const NewTag = z.object({
+  customer_id: z.string().min(1),
+  tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/).optional(),
+  allowed_domains: z.array(z.string().trim().min(1).max(253)).min(1, 'a web tag needs at least one allowed domain'),
+  scores: z.boolean().default(false),
+  segment_names: z.boolean().default(false),
+});
+export type NewTag = z.input<typeof NewTag>;
+
+/** A request the caller can fix (unknown customer, package not bought …): the CLI and admin API show the message. */
+export class StateError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 403 | 404 | 409 = 400,
+  ) {
+    super(message);
+  }
+}
+
+export interface StateStore {
+  /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
+  importCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
+  getCustomer(id: string): Promise<CustomerRecord | null>;
+  listCustomers(): Promise<CustomerRecord[]>;
+
+  createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }>;
+  /** The active token whose secret this is, or null; records the use. */
+  authenticateToken(secret: string): Promise<TokenRecord | null>;
+  getToken(id: string): Promise<TokenRecord | null>;
+  listTokens(customerId?: string): Promise<TokenRecord[]>;
+  setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord>;
+  rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }>;
+  deleteToken(id: string): Promise<void>;
+
+  createTag(input: NewTag): Promise<TagRecord>;
+  getTag(tagId: string): Promise<TagRecord | null>;
+  listTags(customerId?: string): Promise<TagRecord[]>;
+
+  close(): Promise<void>;
+}

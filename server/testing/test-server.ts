@@ -1,0 +1,60 @@
+/**
+ * A real server for integration tests: fixture sources built with `data build` into a temp folder, a temp
+ * SQLite state, real HTTP on an ephemeral port.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { buildDataset } from '../../data/build/build.ts';
+import { COMPANY_COLUMNS, NETWORK_COLUMNS, type CompanyRow, type CustomerSeed } from '../../data/sources/schema.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { createLogger } from '../http/logger.ts';
+import { startServer, type RunningServer } from '../serve.ts';
+import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from './fixtures.ts';
+
+/** Addresses of the fixture networks: what tests ask about. */
+export const IPS = {
+  northwind: '23.10.1.20', // 23.10.1.0/24, company 900001 (Enterprise Software, hot)
+  northwindBranch: '23.10.200.50', // inside ISP 23.10.0.0/16 but in the company's nested range
+  bluepeak: '51.20.0.5', // company 900002 (excluded, EMEA Manufacturing)
+  isp: '23.10.7.7', // ISP 23.10.0.0/16
+  hosting: '34.5.6.7',
+  bot: '66.249.66.1',
+  nowhere: '203.0.113.9',
+} as const;
+
+const NETWORKS = [
+  { network: '23.10.0.0/16', kind: 'isp', company_id: '', confidence: 'High', country: 'United States', state: 'Virginia', city: 'Ashburn' },
+  { network: '23.10.1.0/24', kind: 'company', company_id: '900001', confidence: 'Very High', country: 'United States', state: 'California', city: 'San Francisco' },
+  { network: '23.10.200.10-23.10.200.99', kind: 'company', company_id: '900001', confidence: 'Moderate', country: 'United States', state: 'New York', city: 'New York' },
+  { network: '51.20.0.0/24', kind: 'company', company_id: '900002', confidence: 'High', country: 'Germany', state: 'Bavaria', city: 'Munich' },
+  { network: '34.5.0.0/16', kind: 'hosting', company_id: '', confidence: 'High', country: 'United States', state: 'Oregon', city: 'The Dalles' },
+  { network: '66.249.64.0/19', kind: 'bot', company_id: '', confidence: 'Very High', country: 'United States', state: '', city: '' },
+];
+
+export interface TestServer extends RunningServer {
+  dir: string;
+}
+
+export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>> } = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const sources = join(dir, 'sources');
+  const data = join(dir, 'data');
+  mkdirSync(sources, { recursive: true });
+  writeFileSync(join(sources, 'companies.csv'), stringify(opts.companies ?? [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING], { header: true, columns: COMPANY_COLUMNS as string[] }));
+  writeFileSync(join(sources, 'networks.csv'), stringify(NETWORKS, { header: true, columns: [...NETWORK_COLUMNS] }));
+  writeFileSync(join(sources, 'intent.csv'), 'company_id,topic,strength,observed_at\n900001,customer data platform,80,2026-10-20\n');
+  await buildDataset({ in: sources, out: data });
+  const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', ...opts.env });
+  const running = await startServer(config, createLogger('error'));
+  for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
+  return {
+    ...running,
+    dir,
+    async close() {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
