@@ -11,6 +11,7 @@ import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import type { Logger } from './http/logger.ts';
+import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
 import type { StateStore } from './state/store.ts';
 import { mountTagAssets } from './tag/assets.ts';
@@ -29,7 +30,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
 
   const api = Router();
-  mountIdentification(api, deps);
+  const pipeline = createPipeline(deps.store);
+  mountIdentification(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
   if (deps.config.SVC_DEMO) mountDemo(api, deps);
   app.use(api);

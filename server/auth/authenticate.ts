@@ -17,6 +17,8 @@ export interface Caller {
   settings: { scores: boolean; segment_names: boolean };
   /** The page origin allowed to read the answer (tag or domain-restricted token), for CORS. */
   corsOrigin: string | null;
+  /** The partner calling on the customer's behalf (X-svc-CustomID), for usage records. */
+  partner: string | null;
 }
 
 /** The secret from `Authorization: Token <secret>`; 401 for any other shape. */
@@ -38,7 +40,7 @@ export async function authenticateToken(store: StateStore, req: Request, group: 
   if (token.allowed_domains.length > 0) {
     corsOrigin = checkOrigin(req, token.allowed_domains, 'token');
   }
-  return { customer, token, tag: null, settings: { scores: token.scores, segment_names: token.segment_names }, corsOrigin };
+  return { customer, token, tag: null, settings: { scores: token.scores, segment_names: token.segment_names }, corsOrigin, partner: null };
 }
 
 export async function authenticateTag(store: StateStore, req: Request, tagId: string): Promise<Caller> {
@@ -48,7 +50,7 @@ export async function authenticateTag(store: StateStore, req: Request, tagId: st
   const customer = await store.getCustomer(tag.customer_id);
   if (!customer) throw new HttpError(401, 'unknown web tag: its customer no longer exists');
   if (!isEntitled(customer.packages, 'identification')) throw new HttpError(403, "the customer's packages no longer cover the identification API");
-  return { customer, token: null, tag, settings: { scores: tag.scores, segment_names: tag.segment_names }, corsOrigin };
+  return { customer, token: null, tag, settings: { scores: tag.scores, segment_names: tag.segment_names }, corsOrigin, partner: null };
 }
 
 /** 403 unless the page (Origin, else Referer) is on an allowed domain; returns the Origin to echo in CORS. */

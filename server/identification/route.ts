@@ -2,6 +2,7 @@
 import type { Request, Response, Router } from 'express';
 import { isbot } from 'isbot';
 import { authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
+import { apiRoute, type Pipeline } from '../http/api-route.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { HttpError } from '../http/errors.ts';
@@ -14,24 +15,30 @@ export interface IdentificationDeps {
   config: Config;
   store: StateStore;
   dataset: Dataset;
+  pipeline: Pipeline;
 }
 
 export function mountIdentification(router: Router, deps: IdentificationDeps): void {
   router.options('/v3/company/details', preflight);
-  router.get('/v3/company/details', async (req, res) => {
-    res.vary('Origin');
-    let caller: Caller;
-    const query = parseQuery(req);
-    if (req.get('authorization') !== undefined || !query.tag) {
-      caller = await authenticateToken(deps.store, req, 'identification');
-    } else {
-      caller = await authenticateTag(deps.store, req, query.tag);
-    }
-    if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
-    const answer = lookup(deps, caller, visitorAddress(deps.config, req, caller, query), req.get('user-agent'));
-    res.set('Cache-Control', 'private, no-store');
-    res.json(answer);
-  });
+  router.get(
+    '/v3/company/details',
+    apiRoute(
+      deps.pipeline,
+      async (req, res) => {
+        res.vary('Origin');
+        const tag = typeof req.query.tag === 'string' ? req.query.tag : undefined;
+        // Tag mode is the tokenless browser path; an Authorization header always means token mode.
+        return req.get('authorization') === undefined && tag ? authenticateTag(deps.store, req, tag) : authenticateToken(deps.store, req, 'identification');
+      },
+      (req, caller) => {
+        const query = parseQuery(req);
+        const ip = visitorAddress(deps.config, req, caller, query);
+        const body = lookup(deps, caller, ip, req.get('user-agent'));
+        // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
+        return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
+      },
+    ),
+  );
 }
 
 function parseQuery(req: Request) {

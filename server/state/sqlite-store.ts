@@ -6,7 +6,11 @@ import Database from 'better-sqlite3';
 import { CustomerSeed } from '../../data/sources/schema.ts';
 import { isEntitled } from '../auth/entitlements.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
-import { CustomerRecord, NewTag, NewToken, StateError, TagRecord, TokenRecord, type StateStore } from './store.ts';
+import type { CreditPool } from '../credits/rules.ts';
+import {
+  CustomerRecord, NewTag, NewToken, StateError, TagRecord, TokenRecord,
+  type ChargeOutcome, type ChargeRequest, type CreditBalance, type RateLimitHit, type StateStore, type UsageRow,
+} from './store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS customers (
@@ -22,6 +26,14 @@ CREATE INDEX IF NOT EXISTS tokens_customer ON tokens (customer_id);
 CREATE TABLE IF NOT EXISTS tags (
   tag_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), allowed_domains TEXT NOT NULL,
   scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS credit_usage (
+  customer_id TEXT NOT NULL, pool TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL,
+  PRIMARY KEY (customer_id, pool, period)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS charges (
+  id INTEGER PRIMARY KEY, customer_id TEXT NOT NULL, api TEXT NOT NULL, pool TEXT NOT NULL, record TEXT NOT NULL,
+  month TEXT NOT NULL, period TEXT NOT NULL, dedupe_key TEXT UNIQUE, token_id TEXT, partner TEXT, at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS charges_customer ON charges (customer_id, api, month);
+CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 type Row = Record<string, unknown>;
@@ -36,7 +48,59 @@ export class SqliteStateStore implements StateStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
+    // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last transactions.
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
+    this.chargeTx = this.db.transaction((r: ChargeRequest): ChargeOutcome => {
+      const usedRow = this.db.prepare('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
+      const used = usedRow?.used ?? 0;
+      if (r.dedupe_key !== null && this.db.prepare('SELECT 1 FROM charges WHERE dedupe_key = ?').get(r.dedupe_key)) {
+        return { outcome: 'free', remaining: Math.max(0, r.quota - used) };
+      }
+      if (used + 1 > r.quota) return { outcome: 'exhausted', remaining: 0 };
+      this.db
+        .prepare('INSERT INTO credit_usage VALUES (?, ?, ?, 1) ON CONFLICT (customer_id, pool, period) DO UPDATE SET used = used + 1')
+        .run(r.customer_id, r.pool, r.period);
+      this.db
+        .prepare('INSERT INTO charges (customer_id, api, pool, record, month, period, dedupe_key, token_id, partner, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(r.customer_id, r.api, r.pool, r.record, r.month, r.period, r.dedupe_key, r.token_id, r.partner, r.at);
+      return { outcome: 'charged', remaining: r.quota - used - 1 };
+    });
+    this.rateTx = this.db.transaction((key: string, limit: number, windowMs: number, nowMs: number): RateLimitHit => {
+      const windowStart = nowMs - (nowMs % windowMs);
+      const row = this.db.prepare('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
+      const count = row && row.window_start === windowStart ? row.count + 1 : 1;
+      this.db.prepare('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, windowStart, count);
+      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs: windowStart + windowMs - nowMs };
+    });
+  }
+
+  private readonly chargeTx: (r: ChargeRequest) => ChargeOutcome;
+  private readonly rateTx: (key: string, limit: number, windowMs: number, nowMs: number) => RateLimitHit;
+
+  async charge(req: ChargeRequest): Promise<ChargeOutcome> {
+    // IMMEDIATE takes the write lock before reading the balance, so concurrent processes serialise here
+    // and can neither overspend nor double-charge.
+    return (this.chargeTx as unknown as { immediate(r: ChargeRequest): ChargeOutcome }).immediate(req);
+  }
+
+  async usage(customerId: string): Promise<UsageRow[]> {
+    return this.db
+      .prepare(
+        `SELECT pool, api, month, COUNT(*) AS charges, COUNT(partner) AS partner_charges FROM charges
+         WHERE customer_id = ? GROUP BY pool, api, month ORDER BY month, pool, api`,
+      )
+      .all(customerId) as UsageRow[];
+  }
+
+  async balance(customerId: string, pool: CreditPool, period: string, quota: number): Promise<CreditBalance> {
+    const row = this.db.prepare('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(customerId, pool, period) as { used: number } | undefined;
+    const used = row?.used ?? 0;
+    return { pool, period, quota, used, remaining: Math.max(0, quota - used) };
+  }
+
+  async hitRateLimit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitHit> {
+    return (this.rateTx as unknown as { immediate(...a: unknown[]): RateLimitHit }).immediate(key, limit, windowMs, nowMs);
   }
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ApiGroup, CustomerSeed, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
+import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
 
 export const CustomerRecord = z.object({
   id: z.string(),
@@ -83,6 +84,49 @@ export class StateError extends Error {
   }
 }
 
+export interface ChargeRequest {
+  customer_id: string;
+  api: ChargeableApi;
+  pool: CreditPool;
+  record: string;
+  /** Quota period (contract year) the charge counts in, and its quota. */
+  period: string;
+  quota: number;
+  /** Charges sharing a non-null key are made once (enrichment: API, record, month). */
+  dedupe_key: string | null;
+  month: string;
+  token_id: string | null;
+  partner: string | null;
+  at: string;
+}
+
+/** `charged`: a credit was spent; `free`: already paid this month; `exhausted`: nothing spent, answer 402. */
+export type ChargeOutcome = { outcome: 'charged' | 'free'; remaining: number } | { outcome: 'exhausted'; remaining: 0 };
+
+export interface RateLimitHit {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
+export interface UsageRow {
+  pool: CreditPool;
+  api: string;
+  month: string;
+  charges: number;
+  partner_charges: number;
+}
+
+export interface CreditBalance {
+  pool: CreditPool;
+  period: string;
+  quota: number;
+  used: number;
+  remaining: number;
+}
+
 export interface StateStore {
   /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
   importCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
@@ -101,6 +145,13 @@ export interface StateStore {
   createTag(input: NewTag): Promise<TagRecord>;
   getTag(tagId: string): Promise<TagRecord | null>;
   listTags(customerId?: string): Promise<TagRecord[]>;
+
+  /** Atomically: skip if already charged under the dedupe key, refuse if the quota is spent, else record. */
+  charge(req: ChargeRequest): Promise<ChargeOutcome>;
+  usage(customerId: string): Promise<UsageRow[]>;
+  balance(customerId: string, pool: CreditPool, period: string, quota: number): Promise<CreditBalance>;
+  /** Counts one request against `key` in a fixed window; atomic across processes sharing the store. */
+  hitRateLimit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitHit>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,42 @@
+/**
+ * The one pipeline every API route runs, in the documented order of checks:
+ *   authentication (401) → group / package / domain (403) → rate limit (429) → input (400/422)
+ *   → lookup → credit (402) → 200 / 404.
+ * A route supplies how its caller is authenticated and a handler that validates input and looks up;
+ * the handler names the record its answer exports, and the pipeline charges for it.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import type { Caller } from '../auth/authenticate.ts';
+import type { ChargeableApi } from '../credits/rules.ts';
+
+export interface ApiResult {
+  status: 200 | 404;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** The record this answer exports, when it is chargeable (spec "Credits"). */
+  charge?: { api: ChargeableApi; record: string };
+}
+
+export interface Pipeline {
+  /** Throws HttpError(429) with Retry-After/RateLimit-* headers when over the limit; sets RateLimit-* otherwise. */
+  rateLimit(caller: Caller, req: Request, res: Response): Promise<void>;
+  /** Throws HttpError(402) when the customer has no credit left for this charge. */
+  charge(caller: Caller, charge: NonNullable<ApiResult['charge']>, res: Response): Promise<void>;
+}
+
+export function apiRoute(
+  pipeline: Pipeline,
+  authenticate: (req: Request, res: Response) => Promise<Caller>,
+  handler: (req: Request, caller: Caller) => Promise<ApiResult> | ApiResult,
+): RequestHandler {
+  return async (req, res) => {
+    const caller = await authenticate(req, res);
+    if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
+    await pipeline.rateLimit(caller, req, res);
+    const result = await handler(req, caller);
+    if (result.charge && result.status === 200) await pipeline.charge(caller, result.charge, res);
+    res.set('Cache-Control', 'private, no-store');
+    if (result.headers) res.set(result.headers);
+    res.status(result.status).json(result.body);
+  };
+}

@@ -1,0 +1,74 @@
+/** The pipeline's rate-limit and credit steps, backed by the state store (shared by every node). */
+import type { Request, Response } from 'express';
+import type { Caller } from '../auth/authenticate.ts';
+import { chargeMonth, dedupeKey, poolOf, quotaPeriod } from '../credits/rules.ts';
+import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
+import type { StateStore } from '../state/store.ts';
+import type { Pipeline } from './api-route.ts';
+import { HttpError } from './errors.ts';
+
+const POOL_NAMES = { identification: 'Company Identification API credits', enrichment: 'Enrichment APIs credits' } as const;
+
+/**
+ * Fails closed: if the store cannot count or charge, the request gets 503 rather than unmetered data —
+ * an outage of the store must not turn into free, unlimited use.
+ */
+async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw new HttpError(503, `${what} is unavailable, retry shortly`, { 'Retry-After': '1' });
+  }
+}
+
+export function createPipeline(store: StateStore, now: () => Date = () => new Date()): Pipeline {
+  return {
+    async rateLimit(caller: Caller, req: Request, res: Response) {
+      const keys = limitKeys(caller, req.ip ?? '');
+      let reported = false;
+      for (const { key, limit } of keys) {
+        const hit = await guarded('rate limiting', () => store.hitRateLimit(key, limit, WINDOW_MS, now().getTime()));
+        const headers = {
+          'RateLimit-Limit': String(hit.limit),
+          'RateLimit-Remaining': String(hit.remaining),
+          'RateLimit-Reset': String(Math.ceil(hit.resetMs / 1000)),
+        };
+        if (!reported) {
+          res.set(headers);
+          reported = true;
+        }
+        if (!hit.allowed) {
+          throw new HttpError(429, `rate limit exceeded: ${hit.limit} requests per minute; retry in ${headers['RateLimit-Reset']} s`, {
+            ...headers,
+            'Retry-After': headers['RateLimit-Reset'],
+          });
+        }
+      }
+    },
+
+    async charge(caller, { api, record }) {
+      const at = now();
+      const pool = poolOf(api);
+      const quota = pool === 'identification' ? caller.customer.identification_credits : caller.customer.enrichment_credits;
+      const result = await guarded('credit accounting', () =>
+        store.charge({
+          customer_id: caller.customer.id,
+          api,
+          pool,
+          record,
+          period: quotaPeriod(caller.customer.contract_start, at),
+          quota,
+          dedupe_key: dedupeKey(api, record, at),
+          month: chargeMonth(at),
+          token_id: caller.token?.id ?? null,
+          partner: caller.partner,
+          at: at.toISOString(),
+        }),
+      );
+      if (result.outcome === 'exhausted') {
+        throw new HttpError(402, `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
+      }
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * Rate-limit policy (spec "Limits": 100 requests per minute by default), pure: which counters a request
+ * counts against. Windows are fixed minutes, so a counter is one atomic increment in SQLite or Redis; the
+ * cost is that a client may burst up to twice its limit across a minute boundary.
+ *   token: per token, its own limit (default 100/min, adjustable per token).
+ *   web tag: per (tag, visitor IP) TAG_PER_VISITOR_LIMIT/min — generous because whole offices share one
+ *     NAT address — and a per-tag ceiling of TAG_CEILING/min across all visitors.
+ */
+import type { Caller } from '../auth/authenticate.ts';
+
+export const WINDOW_MS = 60_000;
+export const DEFAULT_TOKEN_LIMIT = 100;
+export const TAG_PER_VISITOR_LIMIT = 300;
+export const TAG_CEILING = 6_000;
+
+export interface LimitKey {
+  key: string;
+  limit: number;
+}
+
+/** Counters to hit, the one reported in RateLimit-* headers first. */
+export function limitKeys(caller: Caller, visitorIp: string): LimitKey[] {
+  if (caller.token) return [{ key: `token:${caller.token.id}`, limit: caller.token.rate_limit }];
+  if (caller.tag) {
+    return [
+      { key: `tag:${caller.tag.tag_id}:ip:${visitorIp}`, limit: TAG_PER_VISITOR_LIMIT },
+      { key: `tag:${caller.tag.tag_id}`, limit: TAG_CEILING },
+    ];
+  }
+  return [];
+}
