@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { evaluate } from './rules.ts';
+import { isp, matched, noMatch } from '../test/fixtures.ts';
+
+const m = matched();
+
+describe('evaluate: keywords', () => {
+  it.each([
+    ['match', m, true],
+    ['match', isp(), false],
+    ['match', noMatch(), false],
+    ['no match', m, false],
+    ['no match', isp(), true],
+    ['no match', noMatch(), true],
+    ['NO   MATCH', isp(), true],
+    ['Match', m, true],
+    ['not match', m, false],
+    ['not no match', m, true],
+    ['match', null, false],
+    ['no match', null, true],
+  ] as const)('%s', (rule, data, want) => expect(evaluate(rule, data)).toBe(want));
+});
+
+describe('evaluate: comparisons on a matched answer', () => {
+  it.each([
+    ['segment = "Enterprise Software"', true],
+    ["segment = 'enterprise software'", true],
+    ['segment = Enterprise Software', true],
+    ['segment = 12', true],
+    ['segments = 15', true],
+    ['segment = 13', false],
+    ['segment = "Mid-Market"', false],
+    ['segment != "Mid-Market"', true],
+    ['segment != "Enterprise Software"', false],
+    ['industry = Software', true],
+    ['industry=software', true],
+    ['industry = "Software"', true],
+    ['company.industry = Software', true],
+    ['industry = Hardware', false],
+    ['industry != Hardware', true],
+    ['country = US', true],
+    ['country = "United States"', true],
+    ['country = DE', false],
+    ['country != DE', true],
+    ['employee_range = "1,000 - 4,999"', true],
+    ['revenue_range = "$250M - $500M"', true],
+    ['employee_count >= 1000', true],
+    ['employee_count < 1000', false],
+    ['city = "San Francisco"', true],
+    ['company_match = Match', true],
+    ['confidence >= High', true],
+    ['confidence > High', false],
+    ['confidence >= Very High', false],
+    ['confidence >= "Very High"', false],
+    ['confidence <= Moderate', false],
+    ['confidence = high', true],
+    ['confidence >= Moderate', true],
+    ['confidence < Very High', true],
+    ['buying_stage >= Consideration', true],
+    ['buying_stage >= Purchase', false],
+    ['buying_stage = Awareness', true],
+    ['buying_stage < Consideration', true],
+    ['cdp.buying_stage >= Consideration', true],
+    ['cdp.buying_stage = Decision', true],
+    ['cdp.buying_stage < Consideration', false],
+    ['CDP.buying_stage >= decision', true],
+    ['web analytics.buying_stage = Awareness', false],
+    ['crm.buying_stage >= Target', false],
+    ['profile_fit = Strong', true],
+    ['profile_fit >= Moderate', true],
+    ['cdp.profile_fit = Moderate', false],
+    ['intent_score >= 80', true],
+    ['intent_score > 90', false],
+    ['cdp.intent_score = 82', true],
+    ['is_svcqa = true', true],
+    ['company.is_svcqa = true', true],
+    ['is_blacklisted = false', true],
+  ] as const)('%s', (rule, want) => expect(evaluate(rule, m)).toBe(want));
+});
+
+describe('evaluate: and / or', () => {
+  it.each([
+    ['match and industry = Software', true],
+    ['match and industry = Hardware', false],
+    ['match AND country = US AND confidence >= High', true],
+    ['industry = Hardware or country = US', true],
+    ['industry = Hardware or country = DE', false],
+    // and binds tighter: false or (true and true)
+    ['industry = Hardware or match and country = US', true],
+    // (true or false) and false would be false; but and binds tighter: true or (false and false)
+    ['match or industry = Hardware and country = DE', true],
+    ['no match or segment = "Enterprise Software"', true],
+    ['segment = "Research and Development" or match', true],
+    ['segment = "A or B" and match', false],
+    ['not industry = Hardware and match', true],
+    ['confidence >= Very High or buying_stage >= Decision', true],
+  ] as const)('%s', (rule, want) => expect(evaluate(rule, m)).toBe(want));
+
+  it('evaluates against a non-match answer', () => {
+    const data = isp();
+    expect(evaluate('no match and confidence = Low', data)).toBe(true);
+    expect(evaluate('segment = "Enterprise Software"', data)).toBe(false);
+    expect(evaluate('segment != "Enterprise Software"', data)).toBe(true);
+    expect(evaluate('buying_stage >= Target', data)).toBe(false);
+    expect(evaluate('confidence >= High', noMatch())).toBe(false);
+  });
+
+  it('treats missing sections as no values', () => {
+    const data = { company: { company_match: 'Match' as const } };
+    expect(evaluate('segment = 1', data)).toBe(false);
+    expect(evaluate('buying_stage >= Target', data)).toBe(false);
+    expect(evaluate('industry = Software', data)).toBe(false);
+    expect(evaluate('match', data)).toBe(true);
+  });
+});
+
+describe('evaluate: malformed rules are false and never throw', () => {
+  it.each([
+    '',
+    '   ',
+    'and',
+    'or',
+    'match and',
+    'and match',
+    'match or',
+    'match or or match',
+    'match and and match',
+    'industry',
+    'industry =',
+    'industry = ',
+    '= Software',
+    'industry == = Software',
+    'industry => Software',
+    'industry ! Software',
+    'industry ~ Software',
+    'segment = "Enterprise Software',
+    "segment = 'Enterprise Software",
+    'segment = "Enterprise" "Software"',
+    'segment = "Enterprise" Software',
+    '(match)',
+    'match)',
+    'no',
+    'no matches',
+    'match match',
+    'not',
+    'industry = Software extra = 1',
+    'segment = Enterprise=Software',
+    // a malformed term poisons the whole rule, even when another term would be true
+    'match or industry =',
+    'industry = Software or )',
+  ])('%j', (rule) => {
+    expect(() => evaluate(rule, m)).not.toThrow();
+    expect(evaluate(rule, m)).toBe(false);
+    expect(evaluate(rule, null)).toBe(false);
+  });
+
+  it('survives odd inputs', () => {
+    expect(evaluate(undefined as unknown as string, m)).toBe(false);
+    expect(evaluate(42 as unknown as string, m)).toBe(false);
+    expect(evaluate('constructor = x', m)).toBe(false);
+    expect(evaluate('confidence >= constructor', m)).toBe(false);
+    expect(evaluate('__proto__.x = 1', m)).toBe(false);
+    expect(evaluate('match', { company: null } as never)).toBe(false);
+    expect(evaluate('industry = x', {} as never)).toBe(false);
+  });
+});
