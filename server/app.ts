@@ -5,6 +5,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express, { Router } from 'express';
+import type { AdminAuth } from './admin/credentials.ts';
+import { mountAdmin } from './admin/routes.ts';
 import type { Config } from './config.ts';
 import { trustProxySetting } from './config.ts';
 import type { Dataset } from './data/dataset.ts';
@@ -21,6 +23,7 @@ export interface AppDeps {
   store: StateStore;
   dataset: Dataset;
   log: Logger;
+  adminAuth: AdminAuth;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -33,6 +36,7 @@ export function createApp(deps: AppDeps): express.Express {
   const pipeline = createPipeline(deps.store);
   mountIdentification(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
+  mountAdmin(api, deps);
   if (deps.config.SVC_DEMO) mountDemo(api, deps);
   app.use(api);
 

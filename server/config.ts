@@ -23,6 +23,8 @@ export const ConfigSchema = z.object({
   SVC_SEED: z.string().default('data/sample/customers.json'),
   /** Where built static assets (tag bundle, demo site, console) live. */
   SVC_DIST: z.string().default('dist'),
+  /** Admin API / console credential; when unset one is generated at first start and printed once. */
+  SVC_ADMIN_TOKEN: z.string().min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters').optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
 });
 export type Config = z.infer<typeof ConfigSchema>;

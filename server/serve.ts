@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readCustomersFile } from '../data/sources/read.ts';
+import { setupAdminAuth } from './admin/credentials.ts';
 import { createApp } from './app.ts';
+import { provisionCustomer } from './customers/provision.ts';
 import type { Config } from './config.ts';
 import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
@@ -23,7 +25,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const dataset = new Dataset(config.SVC_DATA);
   const store = openStateStore(config);
   if (config.SVC_DEMO) await seedDemo(store, config.SVC_SEED, log);
-  const app = createApp({ config, store, dataset, log });
+  const { auth: adminAuth, generated } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
+  if (generated) {
+    // Printed once, on the first start with this state: only its hash is kept.
+    process.stderr.write(`\nAdmin token for the admin API and console (shown once, store it now): ${generated}\n\n`);
+  }
+  const app = createApp({ config, store, dataset, log, adminAuth });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
@@ -54,6 +61,6 @@ async function seedDemo(store: StateStore, seedFile: string, log: Logger): Promi
     log.error(`demo mode: ${seedFile} not found, no demo customer seeded`);
     return;
   }
-  for (const customer of readCustomersFile(seedFile).customers) await store.importCustomer(customer);
+  for (const customer of readCustomersFile(seedFile).customers) await provisionCustomer(store, customer);
   log.info(`demo mode: seeded customers from ${seedFile}`);
 }

@@ -8,7 +8,7 @@ import { HttpError } from '../http/errors.ts';
 import type { CustomerRecord, StateStore, TagRecord, TokenRecord } from '../state/store.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
 import { isEntitled } from './entitlements.ts';
-import { TOKEN_PATTERN } from './token-secret.ts';
+import { hashesEqual, hashSecret, TOKEN_PATTERN } from './token-secret.ts';
 
 export interface Caller {
   customer: CustomerRecord;
@@ -30,8 +30,16 @@ export function tokenFromHeader(header: string | undefined): string {
 }
 
 export async function authenticateToken(store: StateStore, req: Request, group: ApiGroup): Promise<Caller> {
-  const token = await store.authenticateToken(tokenFromHeader(req.get('authorization')));
+  const presented = tokenFromHeader(req.get('authorization'));
+  const partnerHeader = req.get('x-svc-customid');
+  if (partnerHeader !== undefined) return authenticatePartner(store, req, group, presented, partnerHeader);
+  const token = await store.authenticateToken(presented);
   if (!token) throw new HttpError(401, 'invalid API token: unknown, rotated or deactivated');
+  return authorise(store, req, group, token, null);
+}
+
+/** Group, package and domain checks (403) for an authenticated token. */
+async function authorise(store: StateStore, req: Request, group: ApiGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
   const customer = await store.getCustomer(token.customer_id);
   if (!customer) throw new HttpError(401, 'invalid API token: its customer no longer exists');
   if (token.api_group !== group) throw new HttpError(403, `this token belongs to the ${token.api_group} API group and cannot call the ${group} API`);
@@ -40,7 +48,40 @@ export async function authenticateToken(store: StateStore, req: Request, group: 
   if (token.allowed_domains.length > 0) {
     corsOrigin = checkOrigin(req, token.allowed_domains, 'token');
   }
-  return { customer, token, tag: null, settings: { scores: token.scores, segment_names: token.segment_names }, corsOrigin, partner: null };
+  return { customer, token, tag: null, settings: { scores: token.scores, segment_names: token.segment_names }, corsOrigin, partner };
+}
+
+/**
+ * Partners (spec "Authentication" 5) authenticate with their own token and add X-svc-CustomID:
+ *   <partner>-<customer>-<customer_api_token>: on behalf of a customer; the embedded customer token must
+ *     be valid for this route, and that customer is served and charged (the partner is recorded);
+ *   <partner>-<partner_api_token>: the partner's own data; the embedded token must be the presented one.
+ * <partner> is the partner account's id or name, <customer> the customer's (case-insensitive). Anything
+ * else is 401, so a malformed header never silently falls back to the partner's own account.
+ */
+async function authenticatePartner(store: StateStore, req: Request, group: ApiGroup, presented: string, header: string): Promise<Caller> {
+  const bad = (why: string) => new HttpError(401, `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
+  const m = /^(.+)-([A-Za-z0-9]{40})$/.exec(header.trim());
+  if (!m) throw bad('it does not end with -<40 alphanumeric token>');
+  const [, names, embedded] = m;
+  const partnerToken = await store.authenticateToken(presented);
+  if (!partnerToken) throw new HttpError(401, 'invalid API token: unknown, rotated or deactivated');
+  const partner = await store.getCustomer(partnerToken.customer_id);
+  if (!partner) throw new HttpError(401, 'invalid API token: its customer no longer exists');
+  const is = (name: string, c: CustomerRecord) => name.toLowerCase() === c.id.toLowerCase() || name.toLowerCase() === c.name.toLowerCase();
+
+  if (hashesEqual(hashSecret(embedded), hashSecret(presented))) {
+    if (!is(names, partner)) throw bad(`"${names.slice(0, 64)}" is not the partner that owns this token`);
+    return authorise(store, req, group, partnerToken, partner.id);
+  }
+  const customerToken = await store.authenticateToken(embedded);
+  if (!customerToken) throw bad('the embedded customer token is unknown, rotated or deactivated');
+  const customer = await store.getCustomer(customerToken.customer_id);
+  const named =
+    customer &&
+    [customer.id, customer.name].some((n) => names.toLowerCase().endsWith('-' + n.toLowerCase()) && is(names.slice(0, names.length - n.length - 1), partner));
+  if (!customer || !named) throw bad(`it must name the partner (${partner.id}) and the customer that owns the embedded token`);
+  return authorise(store, req, group, customerToken, partner.id);
 }
 
 export async function authenticateTag(store: StateStore, req: Request, tagId: string): Promise<Caller> {

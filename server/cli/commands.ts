@@ -6,6 +6,9 @@ import { buildDataset, isStale } from '../../data/build/build.ts';
 import { generateSources } from '../../data/generate/generate.ts';
 import { renderSnippet } from '../../tag/snippet.ts';
 import { loadConfig, type Config } from '../config.ts';
+import { withAdvice } from '../auth/rotation.ts';
+import { creditReport } from '../credits/report.ts';
+import { provisionCustomer } from '../customers/provision.ts';
 import { startServer } from '../serve.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
@@ -99,8 +102,10 @@ export const COMMANDS: Record<string, Command> = {
         identification_credits: intOption(v, 'identification-credits', 0),
         enrichment_credits: intOption(v, 'enrichment-credits', 0),
       });
-      const customer = await withStore((store) => store.importCustomer(seed));
-      emit(json, customer, () => `customer ${customer.id} (${customer.name}): ${customer.packages.join(', ') || 'no packages'}`);
+      const { customer, leadScoringToken } = await withStore((store) => provisionCustomer(store, seed));
+      emit(json, { ...customer, lead_scoring_token: leadScoringToken ?? null }, () =>
+        `customer ${customer.id} (${customer.name}): ${customer.packages.join(', ') || 'no packages'}` +
+        (leadScoringToken ? `\n\nLead Scoring token ${leadScoringToken.id} generated (shown once): ${leadScoringToken.token}` : ''));
     },
   },
 
@@ -114,10 +119,12 @@ export const COMMANDS: Record<string, Command> = {
       const { customers } = readCustomersFile(file);
       const imported = await withStore(async (store) => {
         const out = [];
-        for (const c of customers) out.push(await store.importCustomer(c));
+        for (const c of customers) out.push(await provisionCustomer(store, c));
         return out;
       });
-      emit(json, { imported: imported.map((c) => c.id) }, () => `imported ${imported.map((c) => c.id).join(', ')}`);
+      const generated = imported.filter((p) => p.leadScoringToken).map((p) => ({ customer: p.customer.id, ...p.leadScoringToken! }));
+      emit(json, { imported: imported.map((p) => p.customer.id), lead_scoring_tokens: generated }, () =>
+        `imported ${imported.map((p) => p.customer.id).join(', ')}` + generated.map((g) => `\nLead Scoring token for ${g.customer} (shown once): ${g.token}`).join(''));
     },
   },
 
@@ -152,8 +159,8 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'list tokens (never their secrets)',
     options: { customer: { type: 'string' } },
     async run(v, _p, json) {
-      const tokens = await withStore((store) => store.listTokens(v.customer as string | undefined));
-      emit(json, tokens, () => (tokens.length ? tokens.map(tokenLine).join('\n') : 'no tokens'));
+      const tokens = (await withStore((store) => store.listTokens(v.customer as string | undefined))).map((t) => withAdvice(t));
+      emit(json, tokens, () => (tokens.length ? tokens.map((t) => tokenLine(t) + (t.needs_rotation ? `\n    ! ${t.reasons.join('; ')}` : '')).join('\n') : 'no tokens'));
     },
   },
 
@@ -183,6 +190,28 @@ export const COMMANDS: Record<string, Command> = {
       },
     ]),
   ),
+
+  'credits show': {
+    usage: 'credits show --customer ID',
+    summary: 'credit balances for the current contract year and usage per API and month',
+    options: { customer: { type: 'string' } },
+    async run(v, _p, json) {
+      const report = await withStore(async (store) => {
+        const id = requireOption(v, 'customer');
+        const customer = await store.getCustomer(id);
+        if (!customer) throw new UsageError(`unknown customer ${id}`);
+        return creditReport(store, customer);
+      });
+      emit(json, report, () =>
+        [
+          `customer ${report.customer} (contract from ${report.contract_start})`,
+          ...report.balances.map((b) => `  ${b.pool.padEnd(15)} ${b.period}: ${b.used} used of ${b.quota}, ${b.remaining} left`),
+          'usage (month, pool, api, charges, of which by partners):',
+          ...(report.usage.length ? report.usage.map((u) => `  ${u.month}  ${u.pool.padEnd(15)} ${u.api.padEnd(28)} ${u.charges}  (${u.partner_charges})`) : ['  none']),
+        ].join('\n'),
+      );
+    },
+  },
 
   'tag create': {
     usage: 'tag create --customer ID --allowed-domain D... [--scores] [--segment-names] [--tag-id ID] [--endpoint URL]',

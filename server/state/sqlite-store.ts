@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS charges (
   id INTEGER PRIMARY KEY, customer_id TEXT NOT NULL, api TEXT NOT NULL, pool TEXT NOT NULL, record TEXT NOT NULL,
   month TEXT NOT NULL, period TEXT NOT NULL, dedupe_key TEXT UNIQUE, token_id TEXT, partner TEXT, at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS charges_customer ON charges (customer_id, api, month);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
@@ -228,6 +229,15 @@ export class SqliteStateStore implements StateStore {
       ? this.db.prepare('SELECT * FROM tags WHERE customer_id = ? ORDER BY tag_id').all(customerId)
       : this.db.prepare('SELECT * FROM tags ORDER BY tag_id').all();
     return (rows as Row[]).map(toTag);
+  }
+
+  async getSetting(key: string): Promise<string | null> {
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value ?? null;
+  }
+
+  async setSettingIfAbsent(key: string, value: string): Promise<boolean> {
+    return this.db.prepare('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1;
   }
 
   async close(): Promise<void> {

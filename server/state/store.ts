@@ -153,5 +153,10 @@ export interface StateStore {
   /** Counts one request against `key` in a fixed window; atomic across processes sharing the store. */
   hitRateLimit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitHit>;
 
+  /** Small server settings (e.g. the admin credential's hash). */
+  getSetting(key: string): Promise<string | null>;
+  /** Sets the value unless the key exists; true when this call set it (first writer wins across nodes). */
+  setSettingIfAbsent(key: string, value: string): Promise<boolean>;
+
   close(): Promise<void>;
 }

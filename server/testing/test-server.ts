@@ -33,6 +33,8 @@ const NETWORKS = [
   { network: '66.249.64.0/19', kind: 'bot', company_id: '', confidence: 'Very High', country: 'United States', state: '', city: '' },
 ];
 
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
 export interface TestServer extends RunningServer {
   dir: string;
 }
@@ -46,7 +48,7 @@ export async function startTestServer(opts: { customers?: CustomerSeed[]; compan
   writeFileSync(join(sources, 'networks.csv'), stringify(NETWORKS, { header: true, columns: [...NETWORK_COLUMNS] }));
   writeFileSync(join(sources, 'intent.csv'), 'company_id,topic,strength,observed_at\n900001,customer data platform,80,2026-10-20\n');
   await buildDataset({ in: sources, out: data });
-  const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', ...opts.env });
+  const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...opts.env });
   const running = await startServer(config, createLogger('error'));
   for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
   return {

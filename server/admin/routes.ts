@@ -1,0 +1,96 @@
+/**
+ * Admin REST API under /admin/api (the console and operators use it): customers, tokens, tags, credits.
+ *
+ * Authentication: `Authorization: Bearer <admin token>`. CSRF: browsers never attach this header on their
+ * own (no cookies are used), and state-changing requests must be JSON and, when they carry an Origin,
+ * come from this server's own origin — so a foreign page can neither forge nor replay a request.
+ */
+import express, { type Request, type RequestHandler, type Router } from 'express';
+import { CustomerSeed } from '../../data/sources/schema.ts';
+import { withAdvice } from '../auth/rotation.ts';
+import { creditReport } from '../credits/report.ts';
+import { provisionCustomer } from '../customers/provision.ts';
+import { HttpError } from '../http/errors.ts';
+import { NewTag, NewToken, type StateStore } from '../state/store.ts';
+import type { AdminAuth } from './credentials.ts';
+
+export interface AdminDeps {
+  store: StateStore;
+  adminAuth: AdminAuth;
+}
+
+
+export function mountAdmin(router: Router, deps: AdminDeps): void {
+  const admin = express.Router();
+  admin.use(guard(deps.adminAuth));
+  admin.use(express.json({ limit: '64kb' }));
+  const { store } = deps;
+
+  admin.get('/customers', async (_req, res) => void res.json(await store.listCustomers()));
+  admin.post('/customers', async (req, res) => {
+    const provisioned = await provisionCustomer(store, CustomerSeed.parse(req.body));
+    res.status(201).json({ ...provisioned.customer, lead_scoring_token: provisioned.leadScoringToken ?? null });
+  });
+  admin.get('/customers/:id', async (req, res) => void res.json(await customerOr404(store, req.params.id)));
+  admin.get('/customers/:id/credits', async (req, res) => void res.json(await creditReport(store, await customerOr404(store, req.params.id))));
+
+  admin.get('/tokens', async (req, res) => {
+    const customer = typeof req.query.customer === 'string' ? req.query.customer : undefined;
+    res.json((await store.listTokens(customer)).map((t) => withAdvice(t)));
+  });
+  admin.post('/tokens', async (req, res) => {
+    const { record, secret } = await store.createToken(NewToken.parse(req.body));
+    res.status(201).json({ ...withAdvice(record), token: secret });
+  });
+  admin.get('/tokens/:id', async (req, res) => {
+    const t = await store.getToken(req.params.id);
+    if (!t) throw new HttpError(404, `unknown token ${req.params.id}`);
+    res.json(withAdvice(t));
+  });
+  admin.post('/tokens/:id/deactivate', async (req, res) => void res.json(withAdvice(await store.setTokenStatus(req.params.id, 'inactive'))));
+  admin.post('/tokens/:id/activate', async (req, res) => void res.json(withAdvice(await store.setTokenStatus(req.params.id, 'active'))));
+  admin.post('/tokens/:id/rotate', async (req, res) => {
+    const { record, secret } = await store.rotateToken(req.params.id);
+    res.json({ ...withAdvice(record), token: secret });
+  });
+  admin.delete('/tokens/:id', async (req, res) => {
+    await store.deleteToken(req.params.id);
+    res.status(204).end();
+  });
+
+  admin.get('/tags', async (req, res) => void res.json(await store.listTags(typeof req.query.customer === 'string' ? req.query.customer : undefined)));
+  admin.post('/tags', async (req, res) => void res.status(201).json(await store.createTag(NewTag.parse(req.body))));
+
+  router.use('/admin/api', admin);
+}
+
+async function customerOr404(store: StateStore, id: string) {
+  const c = await store.getCustomer(id);
+  if (!c) throw new HttpError(404, `unknown customer ${id}`);
+  return c;
+}
+
+function guard(auth: AdminAuth): RequestHandler {
+  return (req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    const m = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
+    if (!m || !auth.verify(m[1])) {
+      throw new HttpError(401, 'admin API: send "Authorization: Bearer <admin token>" (SVC_ADMIN_TOKEN, or the token printed at first start)', { 'WWW-Authenticate': 'Bearer' });
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (!sameOrigin(req)) throw new HttpError(403, 'admin API: cross-origin requests are refused');
+      if (req.method !== 'DELETE' && !req.is('application/json')) throw new HttpError(415, 'admin API: send JSON (Content-Type: application/json)');
+    }
+    next();
+  };
+}
+
+function sameOrigin(req: Request): boolean {
+  const origin = req.get('origin');
+  if (!origin) return true; // not a browser cross-site request: servers and CLIs send none
+  try {
+    return new URL(origin).host === req.get('host');
+  } catch {
+    return false;
+  }
+}
