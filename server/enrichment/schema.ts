@@ -1,0 +1,113 @@
+/**
+ * Request and response shapes of the company-level enrichment routes (spec endpoints 2–5). Each body
+ * schema is the validation, the TypeScript type and the parameter documentation of its route.
+ * All parameters are strings (form fields or JSON string values), trimmed; unknown fields are ignored.
+ * Lengths: email ≤ 254, domain ≤ 253, every other field ≤ 500 characters (longer → 422).
+ */
+import { z } from 'zod';
+import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../scoring/model.ts';
+import { MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, blankIssue, requireAll, text } from './request-body.ts';
+
+/**
+ * Lead attributes every route accepts. `country`, `company` and `industry` disambiguate when a domain
+ * maps to several companies (they never identify a company on their own); `title` gives titleLevel,
+ * titleFunction and the contact profile score when the email matches no known person; `website` is the
+ * company domain tried when the email identifies no company (free-mail or unknown domain);
+ * `role`, `firstname`, `lastname`, `leadsource` are accepted and not used.
+ */
+const leadFields = {
+  email: text(MAX_EMAIL_LENGTH),
+  country: text(),
+  company: text(),
+  industry: text(),
+  title: text(),
+  role: text(),
+  firstname: text(),
+  lastname: text(),
+  leadsource: text(),
+  website: text(MAX_DOMAIN_LENGTH),
+};
+
+/** POST /v1/enrichment/company (Company Firmographics v3): `email` or `domain` (email first, domain as fallback). */
+export const FirmographicsV3Body = z.object({ ...leadFields, domain: text(MAX_DOMAIN_LENGTH) }).superRefine((b, ctx) => {
+  if (b.email === '' && b.domain === '') blankIssue(ctx, 'email', 'email is mandatory and cannot be blank (or send domain)');
+});
+export type FirmographicsV3Body = z.infer<typeof FirmographicsV3Body>;
+
+/** POST /v2/people/enrichment (Company Firmographics v2): `email` required. */
+export const FirmographicsV2Body = z.object(leadFields).superRefine(requireAll('email'));
+export type FirmographicsV2Body = z.infer<typeof FirmographicsV2Body>;
+
+/** POST /v2/people/full (Lead Scoring and Firmographics): `email` required; `country` recommended (optional). */
+export const CombinedBody = z.object(leadFields).superRefine(requireAll('email'));
+export type CombinedBody = z.infer<typeof CombinedBody>;
+
+/** POST /v2/people/score (Lead Scoring): `email` and `country` required. */
+export const LeadScoringBody = z.object(leadFields).superRefine(requireAll('email', 'country'));
+export type LeadScoringBody = z.infer<typeof LeadScoringBody>;
+
+/** Any of the lead bodies above: what the company resolution reads. */
+export type LeadBody = z.infer<z.ZodObject<typeof leadFields>> & { domain?: string };
+
+// ---------------------------------------------------------------------------------------------------
+// Responses (the spec's payload samples: camelCase company fields, all strings)
+
+export const EnrichedCompanyV2 = z
+  .object({
+    domain: z.string(),
+    name: z.string(),
+    region: z.string(),
+    country: z.string(),
+    countryISOCode: z.string(),
+    state: z.string(),
+    city: z.string(),
+    streetAddress: z.string(),
+    postalCode: z.string(),
+    companyPhone: z.string(),
+    industry: z.string(),
+    employeeRange: z.string(),
+    revenueRange: z.string(),
+    employeeCount: z.string(),
+    annualRevenue: z.string(),
+    titleLevel: z.string(),
+    titleFunction: z.string(),
+    sicdescription: z.string(),
+    siccode: z.string(),
+    naicscode: z.string(),
+    naicsdescription: z.string(),
+  })
+  .strict();
+export type EnrichedCompanyV2 = z.infer<typeof EnrichedCompanyV2>;
+
+/** v3 and combined: the v2 fields plus `companyId` (first, as in the samples). */
+export const EnrichedCompanyV3 = z.object({ companyId: z.string(), ...EnrichedCompanyV2.shape }).strict();
+export type EnrichedCompanyV3 = z.infer<typeof EnrichedCompanyV3>;
+
+export const SegmentsObject = z.object({ ids: z.array(z.number()), names: z.array(z.string()), list: z.array(z.object({ name: z.string(), id: z.number() })) }).strict();
+
+const score = z.number().int().min(0).max(100);
+export const PersonScore = z
+  .object({
+    product: z.string(),
+    company_intent_score: score,
+    company_buying_stage: z.enum(BUYING_STAGES),
+    company_profile_score: score,
+    company_profile_fit: z.enum(PROFILE_FITS),
+    contact_intent_score: score,
+    contact_grade: z.enum(CONTACT_GRADES),
+    contact_profile_score: score,
+    contact_profile_fit: z.enum(PROFILE_FITS),
+  })
+  .strict();
+
+export const FirmographicsV3Response = z.object({ company: EnrichedCompanyV3, segments: SegmentsObject }).strict();
+export const FirmographicsV2Response = z.object({ company: EnrichedCompanyV2, segments: SegmentsObject }).strict();
+export const CombinedResponse = z.object({ company: EnrichedCompanyV3, scores: z.array(PersonScore), segments: SegmentsObject }).strict();
+export const LeadScoringResponse = z.object({ scores: z.array(PersonScore) }).strict();
+
+/** 404 bodies: the spec's error object plus the route's data, every field blank. */
+const notFound = { status: z.literal('error'), message: z.string() };
+export const FirmographicsV3NotFound = FirmographicsV3Response.extend(notFound);
+export const FirmographicsV2NotFound = FirmographicsV2Response.extend(notFound);
+export const CombinedNotFound = CombinedResponse.extend(notFound);
+export const LeadScoringNotFound = LeadScoringResponse.extend(notFound);
