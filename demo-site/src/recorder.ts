@@ -1,0 +1,28 @@
+/**
+ * Inlined into <head> before the snippet: records what the tag emits (svc:ready, svc:error, dataLayer
+ * pushes) from the very first moment, so the event log shows events that fired before app.js loaded.
+ * Demo-only instrumentation, not part of what a customer pastes.
+ */
+import type { DemoLogEntry } from './log.ts';
+
+declare global {
+  interface Window {
+    __svcDemoLog?: DemoLogEntry[];
+  }
+}
+
+const w = window;
+const log: DemoLogEntry[] = (w.__svcDemoLog = []);
+const add = (type: DemoLogEntry['type'], detail: unknown) => {
+  log.push({ type, detail, at: Math.round(performance.now()) });
+  document.dispatchEvent(new CustomEvent('svcdemo:log'));
+};
+document.addEventListener('svc:ready', (e) => add('svc:ready', e.detail));
+document.addEventListener('svc:error', (e) => add('svc:error', e.detail));
+// GTM's convention: declare the array, never replace it. The tag pushes into this one.
+const dataLayer = (w.dataLayer = w.dataLayer || []);
+const push = dataLayer.push;
+dataLayer.push = function (...items: unknown[]) {
+  items.forEach((item) => add('dataLayer.push', item));
+  return push.apply(dataLayer, items);
+};
