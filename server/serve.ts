@@ -22,7 +22,12 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG)): Promise<RunningServer> {
-  const dataset = new Dataset(config.SVC_DATA);
+  const dataset = new Dataset(config.SVC_DATA, (r) =>
+    r.ok ? log.info(`data reloaded from ${config.SVC_DATA}`) : log.error(`data reload failed, still serving the previous data: ${r.error.message}`),
+  );
+  dataset.watch();
+  const onHup = () => dataset.reload();
+  process.on('SIGHUP', onHup);
   const store = openStateStore(config);
   if (config.SVC_DEMO) await seedDemo(store, config.SVC_SEED, log);
   const { auth: adminAuth, generated } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
@@ -46,6 +51,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     store,
     dataset,
     async close() {
+      process.off('SIGHUP', onHup);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Address4 } from 'ip-address';
 import { Reader } from 'maxmind';
-import { CATALOG_DDL, CATALOG_FILE, CATALOG_INDEXES, CATALOG_VERSION, NETWORKS_FILE } from '../catalog/schema.ts';
+import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_INDEXES, CATALOG_VERSION, NETWORKS_FILE } from '../catalog/schema.ts';
+import { writeFileAtomic } from '../mmdb/atomic-file.ts';
 import { linkedinKey, normaliseDomain } from '../catalog/keys.ts';
 import { MmdbWriter } from '../mmdb/writer.ts';
 import { readCsv, readOptionalCsv, sourcePath, SourceError } from '../sources/read.ts';
@@ -75,7 +76,7 @@ export async function buildDataset(opts: { in: string; out: string }): Promise<B
     db.close();
     fsyncFile(tmpCatalog);
     renameSync(tmpCatalog, join(opts.out, CATALOG_FILE));
-    return {
+    const summary: BuildSummary = {
       out: opts.out,
       companies,
       networks,
@@ -87,6 +88,8 @@ export async function buildDataset(opts: { in: string; out: string }): Promise<B
       bytes: { networks: statSync(join(opts.out, NETWORKS_FILE)).size, catalog: statSync(join(opts.out, CATALOG_FILE)).size },
       ms: Date.now() - started,
     };
+    await writeFileAtomic(join(opts.out, BUILD_MANIFEST), Buffer.from(JSON.stringify({ ...summary, built_at: new Date().toISOString() }, null, 2) + '\n'));
+    return summary;
   } catch (e) {
     if (db.open) db.close();
     rmSync(tmpCatalog, { force: true });

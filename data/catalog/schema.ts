@@ -7,6 +7,8 @@ import { COMPANY_COLUMNS, PERSON_COLUMNS } from '../sources/schema.ts';
 
 export const CATALOG_FILE = 'catalog.db';
 export const NETWORKS_FILE = 'networks.mmdb';
+/** Written last by `data build`: servers reload when it changes, so they never pair an old index with a new catalog. */
+export const BUILD_MANIFEST = 'build.json';
 export const CATALOG_VERSION = 1;
 
 const cols = (names: readonly string[], pk: string) =>

@@ -11,6 +11,8 @@ export interface Catalog {
   personById(id: string): PersonRow | null;
   personByEmail(email: string): PersonRow | null;
   personByLinkedin(url: string): PersonRow | null;
+  /** People of these companies, ordered by people_id (text order), streamed (People Search). */
+  peopleOfCompanies(companyIds: readonly string[]): IterableIterator<PersonRow>;
   intent(companyId: string): IntentRow[];
   engagement(peopleId: string): EngagementRow[];
   samples(): NetworkSample[];
@@ -25,6 +27,7 @@ export function openCatalog(file: string): Catalog {
     personById: db.prepare('SELECT * FROM people WHERE people_id = ?'),
     personByEmail: db.prepare('SELECT * FROM people WHERE email_lc = ? ORDER BY people_id LIMIT 1'),
     personByLinkedin: db.prepare('SELECT * FROM people WHERE linkedin_key = ? ORDER BY people_id LIMIT 1'),
+    peopleOfCompanies: db.prepare('SELECT * FROM people WHERE company_id IN (SELECT value FROM json_each(?)) ORDER BY people_id'),
     intent: db.prepare('SELECT company_id, topic, strength, observed_at FROM intent WHERE company_id = ?'),
     engagement: db.prepare('SELECT people_id, activity, count, observed_at FROM engagement WHERE people_id = ?'),
     samples: db.prepare('SELECT * FROM network_samples ORDER BY rowid'),
@@ -35,6 +38,7 @@ export function openCatalog(file: string): Catalog {
     personById: (id) => (q.personById.get(id) as PersonRow | undefined) ?? null,
     personByEmail: (email) => (q.personByEmail.get(email.trim().toLowerCase()) as PersonRow | undefined) ?? null,
     personByLinkedin: (url) => (q.personByLinkedin.get(linkedinKey(url)) as PersonRow | undefined) ?? null,
+    peopleOfCompanies: (ids) => q.peopleOfCompanies.iterate(JSON.stringify(ids)) as IterableIterator<PersonRow>,
     intent: (id) => q.intent.all(id) as IntentRow[],
     engagement: (id) => q.engagement.all(id) as EngagementRow[],
     samples: () => q.samples.all() as NetworkSample[],

@@ -1,11 +1,15 @@
 /**
  * The read-only data a node serves: the network index and the catalog, opened together from one folder.
- * Handlers take `dataset.current` once per request, so a reload (swap) never mixes old and new data
- * inside one answer and in-flight requests finish on what they started with.
+ * Handlers take `dataset.current` once per request, so a reload never mixes old and new data inside one
+ * answer, and in-flight requests finish on the snapshot they started with.
+ *
+ * Reload (SIGHUP, or a change of build.json — `data build` writes it last, after both data files are in
+ * place): open the new files, swap `current`, close the old snapshot after a grace period. A reload that
+ * fails (missing or corrupt files) keeps serving the old data and reports the error.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { CATALOG_FILE, NETWORKS_FILE } from '../../data/catalog/schema.ts';
+import { BUILD_MANIFEST, CATALOG_FILE, NETWORKS_FILE } from '../../data/catalog/schema.ts';
 import { openCatalog, type Catalog } from './catalog.ts';
 import { openNetworkIndex, type NetworkIndex } from './network-index.ts';
 
@@ -15,10 +19,21 @@ export interface DataSnapshot {
   loadedAt: Date;
 }
 
+/** Long enough for any request that took the old snapshot to finish with it. */
+const CLOSE_GRACE_MS = 30_000;
+const WATCH_DEBOUNCE_MS = 150;
+
 export class Dataset {
   current: DataSnapshot;
+  private watcher: FSWatcher | null = null;
+  private debounce: NodeJS.Timeout | null = null;
+  private readonly retiring = new Set<NodeJS.Timeout>();
+  private readonly retired = new Set<DataSnapshot>();
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly onReload: (result: { ok: true } | { ok: false; error: Error }) => void = () => {},
+  ) {
     this.current = Dataset.open(dir);
   }
 
@@ -28,10 +43,54 @@ export class Dataset {
         throw new Error(`${join(dir, f)} not found: build the data first (npm run svc -- data build --in data/sample --out ${dir})`);
       }
     }
-    return { index: openNetworkIndex(join(dir, NETWORKS_FILE)), catalog: openCatalog(join(dir, CATALOG_FILE)), loadedAt: new Date() };
+    const catalog = openCatalog(join(dir, CATALOG_FILE));
+    try {
+      return { index: openNetworkIndex(join(dir, NETWORKS_FILE)), catalog, loadedAt: new Date() };
+    } catch (e) {
+      catalog.close();
+      throw e;
+    }
+  }
+
+  /** Opens the folder's files again and swaps them in; the old snapshot is closed after a grace period. */
+  reload(): boolean {
+    let next: DataSnapshot;
+    try {
+      next = Dataset.open(this.dir);
+    } catch (e) {
+      this.onReload({ ok: false, error: e as Error });
+      return false;
+    }
+    const old = this.current;
+    this.current = next;
+    this.retired.add(old);
+    const timer = setTimeout(() => {
+      this.retiring.delete(timer);
+      this.retired.delete(old);
+      old.catalog.close();
+    }, CLOSE_GRACE_MS);
+    timer.unref();
+    this.retiring.add(timer);
+    this.onReload({ ok: true });
+    return true;
+  }
+
+  /** Reloads when `data build` finishes writing into the folder (build.json replaced). */
+  watch(): void {
+    if (this.watcher) return;
+    this.watcher = watch(this.dir, { persistent: false }, (_event, file) => {
+      if (file !== BUILD_MANIFEST) return;
+      if (this.debounce) clearTimeout(this.debounce);
+      this.debounce = setTimeout(() => this.reload(), WATCH_DEBOUNCE_MS);
+      this.debounce.unref();
+    });
   }
 
   close(): void {
+    this.watcher?.close();
+    if (this.debounce) clearTimeout(this.debounce);
+    for (const t of this.retiring) clearTimeout(t);
+    for (const s of this.retired) s.catalog.close();
     this.current.catalog.close();
   }
 }

@@ -37,16 +37,22 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export interface TestServer extends RunningServer {
   dir: string;
+  /** Rewrites the fixture sources with these companies and runs `data build` into the served folder. */
+  rebuild(companies: CompanyRow[]): Promise<void>;
+}
+
+export function writeFixtureSources(sources: string, companies: CompanyRow[] = [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING]): void {
+  mkdirSync(sources, { recursive: true });
+  writeFileSync(join(sources, 'companies.csv'), stringify(companies, { header: true, columns: COMPANY_COLUMNS as string[] }));
+  writeFileSync(join(sources, 'networks.csv'), stringify(NETWORKS, { header: true, columns: [...NETWORK_COLUMNS] }));
+  writeFileSync(join(sources, 'intent.csv'), 'company_id,topic,strength,observed_at\n900001,customer data platform,80,2026-10-20\n');
 }
 
 export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>> } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const sources = join(dir, 'sources');
   const data = join(dir, 'data');
-  mkdirSync(sources, { recursive: true });
-  writeFileSync(join(sources, 'companies.csv'), stringify(opts.companies ?? [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING], { header: true, columns: COMPANY_COLUMNS as string[] }));
-  writeFileSync(join(sources, 'networks.csv'), stringify(NETWORKS, { header: true, columns: [...NETWORK_COLUMNS] }));
-  writeFileSync(join(sources, 'intent.csv'), 'company_id,topic,strength,observed_at\n900001,customer data platform,80,2026-10-20\n');
+  writeFixtureSources(sources, opts.companies);
   await buildDataset({ in: sources, out: data });
   const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...opts.env });
   const running = await startServer(config, createLogger('error'));
@@ -54,6 +60,10 @@ export async function startTestServer(opts: { customers?: CustomerSeed[]; compan
   return {
     ...running,
     dir,
+    async rebuild(companies) {
+      writeFixtureSources(sources, companies);
+      await buildDataset({ in: sources, out: data });
+    },
     async close() {
       await running.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,111 @@
+/**
+ * Pure decisions: the status, body and charge of each company-level enrichment route, given what the
+ * catalog knows about the lead. The route module does the lookups; everything here is unit-tested.
+ *
+ *   v3 / v2 firmographics  200 { company, segments }                charge company id (per API)
+ *   combined (full)        200 { company, scores, segments }        charge company id
+ *   Lead Scoring           200 { scores }                           never charged
+ *   404 (invalid email, or no company for the firmographics/combined routes): the spec's error object
+ *   `{ status: "error", message }` plus the route's data with every field blank.
+ */
+import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
+import type { ApiResult } from '../http/api-route.ts';
+import { personScores, type TitleClassification } from '../scoring/model.ts';
+import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
+import type { CustomerRecord } from '../state/store.ts';
+import { companyV2, companyV3 } from './company-payload.ts';
+import type { CompanyResolution } from './resolve-company.ts';
+
+export const MESSAGES = {
+  invalidEmail: 'the email address is not valid: no data found',
+  noData: 'No data found. If you think this is a mistake, please contact support.',
+} as const;
+
+/** RFC 9745 `Deprecation` (the date v3 became the current Company Firmographics version) and its successor. */
+export const V2_DEPRECATION_HEADERS = {
+  Deprecation: '@1735689600', // 2025-01-01T00:00:00Z
+  Link: '</v1/enrichment/company>; rel="successor-version"',
+} as const;
+
+/** What the route looked up for one request. */
+export interface LeadFacts {
+  resolution: CompanyResolution;
+  /** The title the answer classifies: the known person's, else the request's (see `leadTitle`). */
+  title: TitleClassification;
+  /** Intent signals of the resolved company ([] when none). */
+  signals: readonly Pick<IntentRow, 'topic' | 'strength' | 'observed_at'>[];
+  /** Engagement of the known person ([] when the email matches no person). */
+  engagement: readonly Pick<EngagementRow, 'activity' | 'count' | 'observed_at'>[];
+}
+
+export interface AnswerContext {
+  customer: Pick<CustomerRecord, 'segments' | 'products' | 'packages'>;
+  settings: { segment_names: boolean };
+  now: Date;
+}
+
+/** The title to classify: the known person's catalog title when there is one, else the request's `title`. */
+export function leadTitle(person: Pick<PersonRow, 'title'> | null, requestTitle: string): string {
+  return person?.title.trim() ? person.title : requestTitle;
+}
+
+const found = (r: CompanyResolution): CompanyRow | null => (r.outcome === 'found' ? r.company : null);
+const notFoundMessage = (r: CompanyResolution) => (r.outcome === 'invalid-email' ? MESSAGES.invalidEmail : MESSAGES.noData);
+
+function segments(company: CompanyRow | null, ctx: AnswerContext) {
+  return segmentsPayload(matchingSegments(ctx.customer.segments, company), ctx.settings.segment_names);
+}
+
+/** Company Firmographics v3 (`/v1/enrichment/company`) and v2 (`/v2/people/enrichment`). */
+export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx: AnswerContext): ApiResult {
+  const company = found(facts.resolution);
+  const headers = version === 'v2' ? { ...V2_DEPRECATION_HEADERS } : undefined;
+  const payload = (c: CompanyRow | null) => ({
+    company: version === 'v3' ? companyV3(c, facts.title) : companyV2(c, facts.title),
+    segments: segments(c, ctx),
+  });
+  if (!company) return { status: 404, headers, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null) } };
+  return {
+    status: 200,
+    headers,
+    body: payload(company),
+    charge: { api: version === 'v3' ? 'company-firmographics-v3' : 'company-firmographics-v2', record: company.company_id },
+  };
+}
+
+/** Lead Scoring and Firmographics (`/v2/people/full`): scores only with the customer's `advanced` package. */
+export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult {
+  const company = found(facts.resolution);
+  if (!company) {
+    return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), company: companyV3(null, facts.title), scores: [], segments: segments(null, ctx) } };
+  }
+  return {
+    status: 200,
+    body: {
+      company: companyV3(company, facts.title),
+      scores: ctx.customer.packages.includes('advanced') ? scoresFor(company, facts, ctx) : [],
+      segments: segments(company, ctx),
+    },
+    charge: { api: 'lead-scoring-firmographics', record: company.company_id },
+  };
+}
+
+/**
+ * Lead Scoring (`/v2/people/score`): 404 only for a malformed email. An email identifying no company
+ * still gets contact scores (title, engagement) with company scores 0 / Target / 0 / Weak. Never charged.
+ */
+export function leadScoringAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult {
+  if (facts.resolution.outcome === 'invalid-email') return { status: 404, body: { status: 'error', message: MESSAGES.invalidEmail, scores: [] } };
+  return { status: 200, body: { scores: scoresFor(found(facts.resolution), facts, ctx) } };
+}
+
+function scoresFor(company: CompanyRow | null, facts: LeadFacts, ctx: AnswerContext) {
+  return personScores({
+    company,
+    signals: company ? facts.signals : [],
+    products: ctx.customer.products,
+    title: facts.title,
+    engagement: facts.engagement,
+    now: ctx.now,
+  });
+}
