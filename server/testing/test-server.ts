@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { buildDataset } from '../../data/build/build.ts';
-import { COMPANY_COLUMNS, NETWORK_COLUMNS, type CompanyRow, type CustomerSeed } from '../../data/sources/schema.ts';
+import { COMPANY_COLUMNS, DOMAIN_COLUMNS, ENGAGEMENT_COLUMNS, NETWORK_COLUMNS, PERSON_COLUMNS, type CompanyRow, type CustomerSeed, type DomainRow, type EngagementRow, type PersonRow } from '../../data/sources/schema.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { createLogger } from '../http/logger.ts';
 import { startServer, type RunningServer } from '../serve.ts';
@@ -48,11 +48,25 @@ export function writeFixtureSources(sources: string, companies: CompanyRow[] = [
   writeFileSync(join(sources, 'intent.csv'), 'company_id,topic,strength,observed_at\n900001,customer data platform,80,2026-10-20\n');
 }
 
-export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>> } = {}): Promise<TestServer> {
+/** Optional sources beyond the fixture companies and networks (people-level APIs): written only when given. */
+export interface ExtraSources {
+  people?: PersonRow[];
+  domains?: DomainRow[];
+  engagement?: EngagementRow[];
+}
+
+function writeExtraSources(sources: string, extra: ExtraSources): void {
+  if (extra.people) writeFileSync(join(sources, 'people.csv'), stringify(extra.people, { header: true, columns: PERSON_COLUMNS as string[] }));
+  if (extra.domains) writeFileSync(join(sources, 'domains.csv'), stringify(extra.domains, { header: true, columns: [...DOMAIN_COLUMNS] }));
+  if (extra.engagement) writeFileSync(join(sources, 'engagement.csv'), stringify(extra.engagement, { header: true, columns: [...ENGAGEMENT_COLUMNS] }));
+}
+
+export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>> } & ExtraSources = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const sources = join(dir, 'sources');
   const data = join(dir, 'data');
   writeFixtureSources(sources, opts.companies);
+  writeExtraSources(sources, opts);
   await buildDataset({ in: sources, out: data });
   const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...opts.env });
   const running = await startServer(config, createLogger('error'));
