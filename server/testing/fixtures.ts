@@ -1,5 +1,5 @@
 /** Small hand-written fixtures shared by unit and integration tests. */
-import type { CompanyRow, CustomerSeed } from '../../data/sources/schema.ts';
+import type { CompanyRow, CustomerSeed, DomainRow, EngagementRow, PersonRow } from '../../data/sources/schema.ts';
 
 export const ACME_SOFTWARE: CompanyRow = {
   company_id: '900001', name: 'Northwind Analytics', domain: 'northwind.example', industry: 'Software', subindustry: 'Business Intelligence Software',
@@ -25,3 +25,28 @@ export const TEST_CUSTOMER: CustomerSeed = {
   hot_accounts: [{ company_id: '900001', products: [] }],
   tags: [{ tag_id: 'acme-tag', allowed_domains: ['localhost', '*.acme.test'], scores: true, segment_names: true }],
 };
+
+// ---------------------------------------------------------------------------------------------------
+// People-level fixtures (enrichment, scoring, people APIs). Pass them to startTestServer as needed.
+
+/** A second company sharing northwind.example (through domains.csv): what disambiguation tells apart. */
+export const NORTHWIND_EUROPE: CompanyRow = {
+  ...ACME_SOFTWARE, company_id: '900003', name: 'Northwind Analytics Europe Ltd', domain: 'northwind.co.uk', industry: 'IT Consulting', subindustry: 'IT Services',
+  country: 'United Kingdom', country_iso_code: 'GB', region: 'EMEA', state: 'England', state_code: 'ENG', city: 'London', address: '10 Fleet St', zip: 'EC4Y 1AA',
+  phone: '+44 20 5550 0100', employee_count: '150', employee_range: '50-199', annual_revenue: '30000000', revenue_range: '$10M-$50M',
+};
+
+/** domains.csv rows: northwind.example also belongs to Northwind Europe (the primary owner stays 900001). */
+export const SHARED_DOMAINS: DomainRow[] = [{ domain: 'northwind.example', company_id: '900003' }];
+
+export const FIXTURE_PEOPLE: PersonRow[] = [
+  { people_id: 'P1001', email: 'Jane.Doe@northwind.example', first_name: 'Jane', last_name: 'Doe', title: 'VP of Marketing', company_id: '900001', country: 'United States', state: 'California', city: 'San Francisco', phone: '+1 415 555 0101', mobile: '+1 415 555 0199', linkedin_url: 'https://www.linkedin.com/in/janedoe' },
+  { people_id: 'P1002', email: 'max.mustermann@bluepeak.example', first_name: 'Max', last_name: 'Mustermann', title: 'Chief Technology Officer', company_id: '900002', country: 'Germany', state: 'Bavaria', city: 'Munich', phone: '+49 89 5550 0102', mobile: '', linkedin_url: 'https://linkedin.com/in/max-mustermann/' },
+  { people_id: 'P1003', email: 'sam.lee@northwind.example', first_name: 'Sam', last_name: 'Lee', title: 'Software Engineer', company_id: '900001', country: 'United States', state: 'New York', city: 'New York', phone: '', mobile: '', linkedin_url: '' },
+  // A known person with a free-mail address: the person record (not the domain) names the company.
+  { people_id: 'P1004', email: 'ada.freelance@gmail.com', first_name: 'Ada', last_name: 'Free', title: 'Director of Sales', company_id: '900002', country: 'Germany', state: 'Berlin', city: 'Berlin', phone: '', mobile: '+49 170 5550 0104', linkedin_url: '' },
+  { people_id: 'P1005', email: 'oliver.brown@northwind.co.uk', first_name: 'Oliver', last_name: 'Brown', title: 'Marketing Manager', company_id: '900003', country: 'United Kingdom', state: 'England', city: 'London', phone: '+44 20 5550 0105', mobile: '', linkedin_url: '' },
+];
+
+/** Engagement of Jane Doe observed at `now` (scores decay with age, so tests pass the date). */
+export const freshEngagement = (now: Date): EngagementRow[] => [{ people_id: 'P1001', activity: 'meeting', count: 3, observed_at: now.toISOString().slice(0, 10) }];
