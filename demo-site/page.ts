@@ -29,6 +29,7 @@ export function renderPage({ snippet, segmentName, recorderJs, css }: PageParts)
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Acme Analytics: the customer data platform for B2B teams</title>
 <meta name="description" content="Acme Analytics unifies product, marketing and sales data into one live profile per account.">
 <style>${css}</style>
