@@ -21,7 +21,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG)): Promise<RunningServer> {
+export interface StartOptions {
+  /** Seed demo customers and set up the admin credential; false in cluster workers (the primary did it). */
+  initialise?: boolean;
+}
+
+export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG), opts: StartOptions = {}): Promise<RunningServer> {
   const dataset = new Dataset(config.SVC_DATA, (r) =>
     r.ok ? log.info(`data reloaded from ${config.SVC_DATA}`) : log.error(`data reload failed, still serving the previous data: ${r.error.message}`),
   );
@@ -29,12 +34,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
   const store = openStateStore(config);
-  if (config.SVC_DEMO) await seedDemo(store, config.SVC_SEED, log);
-  const { auth: adminAuth, generated } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  if (generated) {
-    // Printed once, on the first start with this state: only its hash is kept.
-    process.stderr.write(`\nAdmin token for the admin API and console (shown once, store it now): ${generated}\n\n`);
-  }
+  if (opts.initialise !== false) await initialiseState(store, config, log);
+  const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const app = createApp({ config, store, dataset, log, adminAuth });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -60,6 +61,16 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       dataset.close();
     },
   };
+}
+
+/** One-time work before serving: demo seed and the admin credential (printed once when generated). */
+export async function initialiseState(store: StateStore, config: Config, log: Logger): Promise<void> {
+  if (config.SVC_DEMO) await seedDemo(store, config.SVC_SEED, log);
+  const { generated } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
+  if (generated) {
+    // Printed once, on the first start with this state: only its hash is kept.
+    process.stderr.write(`\nAdmin token for the admin API (shown once, store it now): ${generated}\n\n`);
+  }
 }
 
 async function seedDemo(store: StateStore, seedFile: string, log: Logger): Promise<void> {

@@ -180,6 +180,8 @@ export const TagSeed = z.object({
   allowed_domains: z.array(z.string().min(1)).min(1),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
+  /** Per-tag bundle settings (see TagSettings in server/state/store.ts); validated when imported. */
+  settings: z.record(z.string(), z.unknown()).default({}),
 });
 export type TagSeed = z.infer<typeof TagSeed>;
 

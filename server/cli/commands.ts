@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../config.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { provisionCustomer } from '../customers/provision.ts';
+import { serveCluster } from '../cluster.ts';
 import { startServer } from '../serve.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
@@ -41,9 +42,9 @@ function tokenLine(t: TokenRecord): string {
 
 export const COMMANDS: Record<string, Command> = {
   serve: {
-    usage: 'serve [--port N] [--host H] [--data DIR] [--state FILE] [--demo]',
-    summary: 'start the HTTP server (API, tag, demo site)',
-    options: { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, state: { type: 'string' }, demo: { type: 'boolean' } },
+    usage: 'serve [--port N] [--host H] [--data DIR] [--state FILE] [--demo] [--workers N]',
+    summary: 'start the HTTP server (API, tag, demo site); --workers N runs N processes',
+    options: { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, state: { type: 'string' }, demo: { type: 'boolean' }, workers: { type: 'string' } },
     async run(v, _p, json) {
       const config = loadConfig(process.env, {
         PORT: v.port as string | undefined,
@@ -52,6 +53,11 @@ export const COMMANDS: Record<string, Command> = {
         SVC_STATE: v.state as string | undefined,
         SVC_DEMO: v.demo ? '1' : undefined,
       });
+      const workers = intOption(v, 'workers', 1)!;
+      if (workers > 1) {
+        await serveCluster(config, workers);
+        await new Promise(() => {});
+      }
       const running = await startServer(config);
       if (json) emit(true, { url: running.url, port: running.port }, () => '');
       const stop = async () => {

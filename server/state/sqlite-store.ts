@@ -8,7 +8,7 @@ import { isEntitled } from '../auth/entitlements.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import {
-  CustomerRecord, NewTag, NewToken, StateError, TagRecord, TokenRecord,
+  CustomerRecord, NewTag, NewToken, StateError, TagRecord, TagSettings, TokenRecord,
   type ChargeOutcome, type ChargeRequest, type CreditBalance, type RateLimitHit, type StateStore, type UsageRow,
 } from './store.ts';
 
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS tokens (
 CREATE INDEX IF NOT EXISTS tokens_customer ON tokens (customer_id);
 CREATE TABLE IF NOT EXISTS tags (
   tag_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), allowed_domains TEXT NOT NULL,
-  scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL);
+  scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}');
 CREATE TABLE IF NOT EXISTS credit_usage (
   customer_id TEXT NOT NULL, pool TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL,
   PRIMARY KEY (customer_id, pool, period)) WITHOUT ROWID;
@@ -126,10 +126,11 @@ export class SqliteStateStore implements StateStore {
         if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 409);
         this.db
           .prepare(
-            `INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
-               allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names`,
+            `INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
+               allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
+               settings = excluded.settings`,
           )
-          .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now());
+          .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings)));
       }
     })();
     return (await this.getCustomer(seed.id))!;
@@ -211,7 +212,7 @@ export class SqliteStateStore implements StateStore {
     }
     const tagId = t.tag_id ?? 'tag_' + randomBytes(9).toString('base64url');
     try {
-      this.db.prepare('INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?)').run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now());
+      this.db.prepare('INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?)').run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings));
     } catch (e) {
       if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StateError(`tag ${tagId} already exists`, 409);
       throw e;
@@ -222,6 +223,14 @@ export class SqliteStateStore implements StateStore {
   async getTag(tagId: string): Promise<TagRecord | null> {
     const row = this.db.prepare('SELECT * FROM tags WHERE tag_id = ?').get(tagId) as Row | undefined;
     return row ? toTag(row) : null;
+  }
+
+  async updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord> {
+    const valid = TagSettings.parse(settings);
+    if (this.db.prepare('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes === 0) {
+      throw new StateError(`unknown tag ${tagId}`, 404);
+    }
+    return (await this.getTag(tagId))!;
   }
 
   async listTags(customerId?: string): Promise<TagRecord[]> {
@@ -271,5 +280,11 @@ function toToken(row: Row): TokenRecord {
 }
 
 function toTag(row: Row): TagRecord {
-  return TagRecord.parse({ ...row, allowed_domains: JSON.parse(row.allowed_domains as string), scores: row.scores === 1, segment_names: row.segment_names === 1 });
+  return TagRecord.parse({
+    ...row,
+    allowed_domains: JSON.parse(row.allowed_domains as string),
+    scores: row.scores === 1,
+    segment_names: row.segment_names === 1,
+    settings: JSON.parse(row.settings as string),
+  });
 }

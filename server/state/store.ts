@@ -55,12 +55,31 @@ export const NewToken = z.object({
 });
 export type NewToken = z.input<typeof NewToken>;
 
+/**
+ * Per-tag settings the server inlines into `/tag/v1/<tagId>.js`, so changing one never needs a page edit.
+ * Absent keys keep the bundle's defaults.
+ */
+export const TagSettings = z
+  .object({
+    /** Which answer fields go to dataLayer (address and phone are excluded by default). */
+    fields: z.array(z.string().min(1).max(64)).max(64).optional(),
+    min_confidence: z.enum(['Very High', 'High', 'Moderate', 'Low']).optional(),
+    cache_ttl_ms: z.number().int().min(0).max(30 * 86_400_000).optional(),
+    consent_default: z.enum(['granted', 'denied', 'pending']).optional(),
+    anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
+    /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
+    honor_gpc: z.boolean().optional(),
+  })
+  .strict();
+export type TagSettings = z.infer<typeof TagSettings>;
+
 export const TagRecord = z.object({
   tag_id: z.string(),
   customer_id: z.string(),
   allowed_domains: z.array(z.string()),
   scores: z.boolean(),
   segment_names: z.boolean(),
+  settings: TagSettings,
   created_at: z.string(),
 });
 export type TagRecord = z.infer<typeof TagRecord>;
@@ -71,6 +90,7 @@ export const NewTag = z.object({
   allowed_domains: z.array(z.string().trim().min(1).max(253)).min(1, 'a web tag needs at least one allowed domain'),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
+  settings: TagSettings.default({}),
 });
 export type NewTag = z.input<typeof NewTag>;
 
@@ -144,6 +164,7 @@ export interface StateStore {
 
   createTag(input: NewTag): Promise<TagRecord>;
   getTag(tagId: string): Promise<TagRecord | null>;
+  updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
   listTags(customerId?: string): Promise<TagRecord[]>;
 
   /** Atomically: skip if already charged under the dedupe key, refuse if the quota is spent, else record. */

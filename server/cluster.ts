@@ -1,0 +1,49 @@
+/**
+ * `serve --workers N`: N processes (node:cluster) share the listening socket and the state store, so
+ * credits and rate limits stay exact across workers (every count and charge is a transaction in the
+ * shared SQLite file). The primary does the one-time initialisation, restarts crashed workers, and
+ * forwards SIGHUP (data reload) to them.
+ */
+import cluster from 'node:cluster';
+import type { Config } from './config.ts';
+import { createLogger } from './http/logger.ts';
+import { initialiseState, startServer } from './serve.ts';
+import { openStateStore } from './state/open-store.ts';
+
+export async function serveCluster(config: Config, workers: number): Promise<void> {
+  const log = createLogger(config.SVC_LOG);
+  if (cluster.isPrimary) {
+    const store = openStateStore(config);
+    await initialiseState(store, config, log);
+    await store.close();
+    let stopping = false;
+    for (let i = 0; i < workers; i++) cluster.fork();
+    cluster.on('exit', (worker, code, signal) => {
+      if (stopping) return;
+      log.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+      cluster.fork();
+    });
+    process.on('SIGHUP', () => {
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
+    });
+    const stop = () => {
+      stopping = true;
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+      setTimeout(() => process.exit(0), 5000).unref();
+      cluster.on('exit', () => {
+        if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    log.info(`primary ${process.pid}: ${workers} workers on port ${config.PORT}`);
+    return;
+  }
+  const running = await startServer(config, log, { initialise: false });
+  const stop = async () => {
+    await running.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
