@@ -11,10 +11,12 @@ import type { Config } from './config.ts';
 import { trustProxySetting } from './config.ts';
 import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
+import { mountEnrichment } from './enrichment/route.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import type { Logger } from './http/logger.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
+import { mountPeople } from './people/route.ts';
 import type { StateStore } from './state/store.ts';
 import { mountTagAssets } from './tag/assets.ts';
 
@@ -35,6 +37,8 @@ export function createApp(deps: AppDeps): express.Express {
   const api = Router();
   const pipeline = createPipeline(deps.store);
   mountIdentification(api, { ...deps, pipeline });
+  mountEnrichment(api, { ...deps, pipeline });
+  mountPeople(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
   mountAdmin(api, deps);
   if (deps.config.SVC_DEMO) mountDemo(api, deps);
