@@ -55,7 +55,7 @@ describe('enrichment credits', () => {
 
   it('People Enrichment charges the people id once a month', async () => {
     const t = await token('other', 'people-enrichment');
-    for (const body of [{ people_id: 'P1002' }, { email: 'max.mustermann@bluepeak.example' }, { linkedin_url: 'linkedin.com/in/max-mustermann' }]) {
+    for (const body of [{ people_id: 'P1002' }, { email: 'max.mustermann@bluepeak.example' }, { linkedin_url: 'linkedin.com/in/max-mustermann' }] as Record<string, string>[]) {
       expect((await post('/v2/enrichment/people', t, body)).status).toBe(200);
     }
     expect(await usage('other')).toEqual([{ api: 'people-enrichment', charges: 1 }]);

@@ -127,7 +127,7 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
   });
 
   it('400 when email and domain are both blank', async () => {
-    for (const body of [{}, { email: '', domain: '  ' }, { country: 'US' }]) {
+    for (const body of [{}, { email: '', domain: '  ' }, { country: 'US' }] as Body[]) {
       const res = await v3(body);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/email is mandatory and cannot be blank/) });
@@ -143,7 +143,7 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
   });
 
   it('404 "no data found" with blank data for an unknown or malformed domain', async () => {
-    for (const body of [{ email: 'x@unknown.example' }, { domain: 'unknown.example' }, { domain: 'not a domain' }]) {
+    for (const body of [{ email: 'x@unknown.example' }, { domain: 'unknown.example' }, { domain: 'not a domain' }] as Body[]) {
       const res = await v3(body);
       expect(res.status).toBe(404);
       expect(FirmographicsV3NotFound.parse(res.body).company.companyId).toBe('');
