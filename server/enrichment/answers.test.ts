@@ -47,17 +47,18 @@ describe('firmographicsAnswer', () => {
     expect(r.status).toBe(200);
     expect(FirmographicsV3Response.parse(r.body).segments).toEqual({ ids: [101], names: ['Enterprise Software'], list: [{ name: 'Enterprise Software', id: 101 }] });
     expect(r.charge).toEqual({ api: 'company-firmographics-v3', record: '900001' });
-    expect(r.headers).toBeUndefined();
   });
   it('hides segment names unless the token may see them', () => {
     const r = firmographicsAnswer('v3', found, { ...ctx, settings: { segment_names: false } });
     expect((r.body as { segments: unknown }).segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
   });
-  it('v2: the v2 field set, its own charge and the deprecation headers', () => {
+  it('v2: the v2 field set and its own charge', () => {
     const r = firmographicsAnswer('v2', found, ctx);
     FirmographicsV2Response.parse(r.body);
     expect(r.charge).toEqual({ api: 'company-firmographics-v2', record: '900001' });
-    expect(r.headers).toEqual(V2_DEPRECATION_HEADERS);
+  });
+  it('v2 deprecation headers: an RFC 9745 date and the successor link', () => {
+    expect(V2_DEPRECATION_HEADERS).toEqual({ Deprecation: expect.stringMatching(/^@\d+$/), Link: '</v1/enrichment/company>; rel="successor-version"' });
   });
   it('404 with blank data: invalid email and no data found', () => {
     const a = firmographicsAnswer('v3', invalid, ctx);
@@ -66,7 +67,6 @@ describe('firmographicsAnswer', () => {
     expect(FirmographicsV3NotFound.parse(a.body)).toMatchObject({ status: 'error', message: MESSAGES.invalidEmail, segments: { ids: [], names: [], list: [] } });
     const b = firmographicsAnswer('v2', unknown, ctx);
     expect(FirmographicsV2NotFound.parse(b.body).message).toMatch(/no data found.*contact support/i);
-    expect(b.headers).toEqual(V2_DEPRECATION_HEADERS);
   });
 });
 

@@ -21,7 +21,10 @@ export const MESSAGES = {
   noData: 'No data found. If you think this is a mistake, please contact support.',
 } as const;
 
-/** RFC 9745 `Deprecation` (the date v3 became the current Company Firmographics version) and its successor. */
+/**
+ * RFC 9745 `Deprecation` (the date v3 became the current Company Firmographics version) and RFC 8288
+ * `Link` to the successor, set by the v2 route on every answer (errors included).
+ */
 export const V2_DEPRECATION_HEADERS = {
   Deprecation: '@1735689600', // 2025-01-01T00:00:00Z
   Link: '</v1/enrichment/company>; rel="successor-version"',
@@ -59,15 +62,13 @@ function segments(company: CompanyRow | null, ctx: AnswerContext) {
 /** Company Firmographics v3 (`/v1/enrichment/company`) and v2 (`/v2/people/enrichment`). */
 export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx: AnswerContext): ApiResult {
   const company = found(facts.resolution);
-  const headers = version === 'v2' ? { ...V2_DEPRECATION_HEADERS } : undefined;
   const payload = (c: CompanyRow | null) => ({
     company: version === 'v3' ? companyV3(c, facts.title) : companyV2(c, facts.title),
     segments: segments(c, ctx),
   });
-  if (!company) return { status: 404, headers, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null) } };
+  if (!company) return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null) } };
   return {
     status: 200,
-    headers,
     body: payload(company),
     charge: { api: version === 'v3' ? 'company-firmographics-v3' : 'company-firmographics-v2', record: company.company_id },
   };

@@ -74,11 +74,13 @@ export function searchPeople(
   const first = (paging.page - 1) * paging.page_size;
   const profiles: PeopleProfile[] = [];
   let total = 0;
+  const byTitle = filters.job_titles.length > 0;
   for (const p of people) {
     if (!locationMatches(p, filters.locations)) continue;
-    const classification = classify(p.title);
-    if (!jobTitleMatches(p.title, classification, filters.job_titles)) continue;
-    if (total >= first && profiles.length < paging.page_size) profiles.push(profileOf(p, classification));
+    // Titles are classified only when a filter needs it or the profile is on the page.
+    const classification = byTitle ? classify(p.title) : null;
+    if (classification && !jobTitleMatches(p.title, classification, filters.job_titles)) continue;
+    if (total >= first && profiles.length < paging.page_size) profiles.push(profileOf(p, classification ?? classify(p.title)));
     total++;
   }
   return { total, profiles };
