@@ -20,9 +20,10 @@ describe('credit rules', () => {
   });
   it('dedupes enrichment per (API, record, month) and never identification', () => {
     const now = new Date('2026-11-10T00:00:00Z');
-    expect(dedupeKey('identification', '1.2.3.4', now)).toBeNull();
-    expect(dedupeKey('company-firmographics-v3', '42', now)).toBe('company-firmographics-v3|42|2026-11');
-    expect(dedupeKey('company-firmographics-v3', '42', now)).not.toBe(dedupeKey('lead-scoring-firmographics', '42', now));
-    expect(dedupeKey('people-enrichment', 'P1', now)).not.toBe(dedupeKey('people-enrichment', 'P1', new Date('2026-12-01T00:00:00Z')));
+    expect(dedupeKey('c1', 'identification', '1.2.3.4', now)).toBeNull();
+    expect(dedupeKey('c1', 'company-firmographics-v3', '42', now)).toBe('c1|company-firmographics-v3|42|2026-11');
+    expect(dedupeKey('c1', 'company-firmographics-v3', '42', now)).not.toBe(dedupeKey('c1', 'lead-scoring-firmographics', '42', now));
+    expect(dedupeKey('c1', 'company-firmographics-v3', '42', now)).not.toBe(dedupeKey('c2', 'company-firmographics-v3', '42', now));
+    expect(dedupeKey('c1', 'people-enrichment', 'P1', now)).not.toBe(dedupeKey('c1', 'people-enrichment', 'P1', new Date('2026-12-01T00:00:00Z')));
   });
 });

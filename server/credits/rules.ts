@@ -39,7 +39,10 @@ export function quotaPeriod(contractStart: string, now: Date): string {
   return `year-${contractYear(contractStart, now)}`;
 }
 
-/** Enrichment charges are deduplicated by this key; identification charges never are. */
-export function dedupeKey(api: ChargeableApi, record: string, now: Date): string | null {
-  return poolOf(api) === 'enrichment' ? `${api}|${record}|${chargeMonth(now)}` : null;
+/**
+ * Enrichment charges are deduplicated by this key — per customer: one customer's export never makes a
+ * record free for another; identification charges never are.
+ */
+export function dedupeKey(customerId: string, api: ChargeableApi, record: string, now: Date): string | null {
+  return poolOf(api) === 'enrichment' ? `${customerId}|${api}|${record}|${chargeMonth(now)}` : null;
 }

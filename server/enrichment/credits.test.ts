@@ -64,7 +64,7 @@ describe('enrichment credits', () => {
   // Known defect of the credit ledger (server/credits/rules.ts `dedupeKey`, server/state): the dedupe
   // key is `api|record|month` without the customer, so one customer's export makes the same record free
   // for every other customer that month. Remove `.fails` once the key includes the customer id.
-  it.fails("another customer's export does not make a record free", async () => {
+  it("another customer's export does not make a record free", async () => {
     const first = await token('other', 'company-firmographics');
     expect((await post('/v1/enrichment/company', first, { email: 'x@northwind.example' })).status).toBe(200);
     const broke = await token('no-credit', 'company-firmographics');

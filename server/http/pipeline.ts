@@ -59,7 +59,7 @@ export function createPipeline(store: StateStore, now: () => Date = () => new Da
           record,
           period: quotaPeriod(caller.customer.contract_start, at),
           quota,
-          dedupe_key: dedupeKey(api, record, at),
+          dedupe_key: dedupeKey(caller.customer.id, api, record, at),
           month: chargeMonth(at),
           token_id: caller.token?.id ?? null,
           partner: caller.partner,
