@@ -181,7 +181,7 @@ export const TagSeed = z.object({
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
   /** Per-tag bundle settings (see TagSettings in server/state/store.ts); validated when imported. */
-  settings: z.record(z.string(), z.unknown()).default({}),
+  settings: z.record(z.string(), z.unknown()).optional(),
 });
 export type TagSeed = z.infer<typeof TagSeed>;
 

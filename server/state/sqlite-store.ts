@@ -130,7 +130,7 @@ export class SqliteStateStore implements StateStore {
                allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
                settings = excluded.settings`,
           )
-          .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings)));
+          .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings ?? {})));
       }
     })();
     return (await this.getCustomer(seed.id))!;

@@ -23,7 +23,7 @@ export const TEST_CUSTOMER: CustomerSeed = {
   ],
   excluded_accounts: ['900002'],
   hot_accounts: [{ company_id: '900001', products: [] }],
-  tags: [{ tag_id: 'acme-tag', allowed_domains: ['localhost', '*.acme.test'], scores: true, segment_names: true, settings: {} }],
+  tags: [{ tag_id: 'acme-tag', allowed_domains: ['localhost', '*.acme.test'], scores: true, segment_names: true }],
 };
 
 // ---------------------------------------------------------------------------------------------------
