@@ -2,15 +2,10 @@
 import { resolve } from 'node:path';
 import { API_GROUPS, ApiGroup, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
-import { buildDataset, isStale } from '../../data/build/build.ts';
-import { generateSources } from '../../data/generate/generate.ts';
-import { renderSnippet } from '../../tag/snippet.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { provisionCustomer } from '../customers/provision.ts';
-import { serveCluster } from '../cluster.ts';
-import { startServer } from '../serve.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
@@ -55,9 +50,11 @@ export const COMMANDS: Record<string, Command> = {
       });
       const workers = intOption(v, 'workers', 1)!;
       if (workers > 1) {
+        const { serveCluster } = await import('../cluster.ts');
         await serveCluster(config, workers);
         await new Promise(() => {});
       }
+      const { startServer } = await import('../serve.ts');
       const running = await startServer(config);
       if (json) emit(true, { url: running.url, port: running.port }, () => '');
       const stop = async () => {
@@ -75,6 +72,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'write deterministic sample sources (same seed → byte-identical files)',
     options: { out: { type: 'string' }, companies: { type: 'string' }, seed: { type: 'string' } },
     async run(v, _p, json) {
+      const { generateSources } = await import('../../data/generate/generate.ts');
       const summary = await generateSources({ out: requireOption(v, 'out'), companies: intOption(v, 'companies', 2000)!, seed: (v.seed as string | undefined) ?? '1' });
       emit(json, summary, () => `generated ${JSON.stringify(summary)}`);
     },
@@ -85,6 +83,8 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'build networks.mmdb and catalog.db from a sources folder (atomic replace)',
     options: { in: { type: 'string' }, out: { type: 'string' }, 'if-stale': { type: 'boolean' } },
     async run(v, _p, json) {
+      // Loaded on use: each command pulls in only the modules it needs, so the CLI starts fast.
+      const { buildDataset, isStale } = await import('../../data/build/build.ts');
       const input = requireOption(v, 'in');
       const out = requireOption(v, 'out');
       if (v['if-stale'] && !isStale(input, out)) {
@@ -235,6 +235,7 @@ export const COMMANDS: Record<string, Command> = {
         }),
       );
       const endpoint = (v.endpoint as string | undefined) ?? process.env.SVC_PUBLIC_URL ?? `http://localhost:${loadConfig().PORT}`;
+      const { renderSnippet } = await import('../../tag/snippet.ts');
       const snippet = renderSnippet({ tagId: tag.tag_id, endpoint });
       emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')}\n\nPaste into every page, in <head>:\n\n${snippet}`);
     },

@@ -14,7 +14,7 @@ const HELP = `svc — account-and-lead data service
 Usage: npm run svc --silent -- <command> [options] [--json]
 
 ${Object.values(COMMANDS)
-  .map((c) => `  ${c.usage.padEnd(64)} ${c.summary}`)
+  .map((c) => `  ${c.usage}\n      ${c.summary}`)
   .join('\n')}
 
 Every command takes --json (print one JSON value) and --help.
