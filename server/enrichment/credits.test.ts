@@ -11,7 +11,7 @@ const seed = (id: string, enrichment_credits: number): CustomerSeed => ({ ...TES
 
 let srv: TestServer;
 beforeAll(async () => {
-  srv = await startTestServer({ companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING], people: FIXTURE_PEOPLE, customers: [seed('one-credit', 1), seed('no-credit', 0), seed('other', 1000)] });
+  srv = await startTestServer({ companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING], people: FIXTURE_PEOPLE, customers: [seed('one-credit', 1), seed('no-credit', 0), seed('other', 1000), seed('burst', 1000)] });
 });
 afterAll(() => srv?.close());
 
@@ -69,5 +69,12 @@ describe('enrichment credits', () => {
     expect((await post('/v1/enrichment/company', first, { email: 'x@northwind.example' })).status).toBe(200);
     const broke = await token('no-credit', 'company-firmographics');
     expect((await post('/v1/enrichment/company', broke, { email: 'x@northwind.example' })).status).toBe(402);
+  });
+
+  it('charges a record once under hundreds of concurrent exports (no double charge)', async () => {
+    const t = (await srv.store.createToken({ customer_id: 'burst', api_group: 'company-firmographics', name: 'burst', rate_limit: 100_000 })).secret;
+    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => post('/v1/enrichment/company', t, { email: `lead${i}@northwind.example` }).then((r) => r.status)));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(await usage('burst')).toEqual([{ api: 'company-firmographics-v3', charges: 1 }]);
   });
 });

@@ -137,6 +137,30 @@ describe('GET /v3/company/details in token mode', () => {
   });
 });
 
+describe('tokens restricted to allowed domains, and packages removed later', () => {
+  it('accepts a domain-restricted identification token only from its origins, with CORS for them', async () => {
+    const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'site', allowed_domains: ['*.acme.test'] });
+    const ok = await get(`/v3/company/details?ip=${IPS.northwind}`, { authorization: `Token ${secret}`, origin: 'https://www.acme.test' });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://www.acme.test');
+    const foreign = await get('/v3/company/details', { authorization: `Token ${secret}`, origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await get('/v3/company/details', { authorization: `Token ${secret}` })).status).toBe(403);
+  });
+
+  it('answers 403 once the package that covered a token is removed', async () => {
+    const { TEST_CUSTOMER } = await import('../testing/fixtures.ts');
+    await srv.store.importCustomer({ ...TEST_CUSTOMER, id: 'shrinking', name: 'Shrinking', tags: [] });
+    const { secret } = await srv.store.createToken({ customer_id: 'shrinking', api_group: 'identification', name: 'x' });
+    expect((await get('/v3/company/details', { authorization: `Token ${secret}` })).status).toBe(200);
+    await srv.store.importCustomer({ ...TEST_CUSTOMER, id: 'shrinking', name: 'Shrinking', packages: ['sales-intelligence'], tags: [] });
+    const res = await get('/v3/company/details', { authorization: `Token ${secret}` });
+    expect(res.status).toBe(403);
+    expect((await res.json()).message).toMatch(/packages no longer cover/);
+  });
+});
+
 describe('the rest of the app', () => {
   it('answers unknown routes with a JSON 404', async () => {
     const res = await get('/nope');
