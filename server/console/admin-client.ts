@@ -1,0 +1,82 @@
+/**
+ * The console's only way to the server: the admin REST API under /admin/api, with the admin token as a
+ * Bearer header, JSON bodies, and every error turned into an `AdminApiError` carrying the server's
+ * `{status:'error', message}` text (so the UI can show it, and a 401 can send the user to sign-in).
+ */
+import type { RotationAdvice } from '../auth/rotation.ts';
+import type { CreditReport } from '../credits/report.ts';
+import type { CustomerRecord, NewToken, TokenRecord } from '../state/store.ts';
+
+export type AdminToken = TokenRecord & RotationAdvice;
+/** A token as answered by create and rotate: the only time its secret is seen. */
+export type TokenWithSecret = AdminToken & { token: string };
+
+export class AdminApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface AdminClient {
+  customers(): Promise<CustomerRecord[]>;
+  credits(customerId: string): Promise<CreditReport>;
+  tokens(customerId: string): Promise<AdminToken[]>;
+  createToken(body: NewToken): Promise<TokenWithSecret>;
+  setTokenActive(id: string, active: boolean): Promise<AdminToken>;
+  rotateToken(id: string): Promise<TokenWithSecret>;
+  deleteToken(id: string): Promise<void>;
+}
+
+/** The message to show for a failed answer: the server's own when it sent one. */
+export async function errorMessage(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { message?: unknown };
+    if (typeof body?.message === 'string' && body.message) return body.message;
+  } catch {
+    // not JSON (a proxy's error page …): fall through to the status line
+  }
+  return `the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+}
+
+export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/admin/api'): AdminClient {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${adminToken}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetchImpl(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    } catch (e) {
+      throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
+    }
+    if (!res.ok) throw new AdminApiError(res.status, await errorMessage(res));
+    return (res.status === 204 ? undefined : await res.json()) as T;
+  }
+  const id = encodeURIComponent;
+  return {
+    customers: () => call('GET', '/customers'),
+    credits: (customerId) => call('GET', `/customers/${id(customerId)}/credits`),
+    tokens: (customerId) => call('GET', `/tokens?customer=${id(customerId)}`),
+    createToken: (body) => call('POST', '/tokens', body),
+    setTokenActive: (tokenId, active) => call('POST', `/tokens/${id(tokenId)}/${active ? 'activate' : 'deactivate'}`, {}),
+    rotateToken: (tokenId) => call('POST', `/tokens/${id(tokenId)}/rotate`, {}),
+    deleteToken: (tokenId) => call('DELETE', `/tokens/${id(tokenId)}`),
+  };
+}
+
+/** The same client, calling `onUnauthorized` with the server's message whenever an answer is 401 (then rethrowing). */
+export function onUnauthorized(client: AdminClient, handler: (message: string) => void): AdminClient {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(client) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    guarded[name] = (...args: unknown[]) =>
+      method(...args).catch((e: unknown) => {
+        if (e instanceof AdminApiError && e.status === 401) handler(e.message);
+        throw e;
+      });
+  }
+  return guarded as unknown as AdminClient;
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { displayPrefix, formatCount, formatDateTime, formatMonth } from './format.ts';
+
+describe('formatDateTime', () => {
+  it('prints UTC minutes whatever the machine zone', () => {
+    expect(formatDateTime('2026-03-04T05:06:07.890Z')).toBe('2026-03-04 05:06 UTC');
+    expect(formatDateTime('2026-12-31T23:59:59+02:00')).toBe('2026-12-31 21:59 UTC');
+  });
+  it('prints the fallback for a missing or invalid date', () => {
+    expect(formatDateTime(null)).toBe('—');
+    expect(formatDateTime(undefined, 'never')).toBe('never');
+    expect(formatDateTime('', 'never')).toBe('never');
+    expect(formatDateTime('not a date')).toBe('—');
+  });
+});
+
+describe('formatMonth', () => {
+  it('names the month', () => {
+    expect(formatMonth('2026-01')).toBe('Jan 2026');
+    expect(formatMonth('2025-12')).toBe('Dec 2025');
+  });
+  it('leaves anything else as it came', () => {
+    expect(formatMonth('2026-13')).toBe('2026-13');
+    expect(formatMonth('soon')).toBe('soon');
+  });
+});
+
+describe('formatCount and displayPrefix', () => {
+  it('groups thousands', () => {
+    expect(formatCount(0)).toBe('0');
+    expect(formatCount(100000)).toBe('100,000');
+  });
+  it('shows the stored prefix with an ellipsis, nothing more', () => {
+    expect(displayPrefix('abcd')).toBe('abcd…');
+  });
+});

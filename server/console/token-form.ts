@@ -1,0 +1,57 @@
+/**
+ * The create-token form as data: its fields as typed, and the admin API body they become. Checks only
+ * what a person can fix before sending (a name, a sane rate limit); the server validates everything.
+ */
+import type { ApiGroup } from '../../data/sources/schema.ts';
+import type { NewToken } from '../state/store.ts';
+import { groupUsesDomains } from './groups.ts';
+
+export interface TokenFormFields {
+  api_group: ApiGroup | '';
+  name: string;
+  /** Comma- or newline-separated. */
+  integrations: string;
+  /** Comma-, space- or newline-separated; only sent for identification tokens. */
+  allowed_domains: string;
+  scores: boolean;
+  segment_names: boolean;
+  rate_limit: string;
+}
+
+export const DEFAULT_RATE_LIMIT = 100;
+export const MAX_RATE_LIMIT = 1_000_000;
+
+export function emptyTokenForm(group: ApiGroup | '' = ''): TokenFormFields {
+  return { api_group: group, name: '', integrations: '', allowed_domains: '', scores: false, segment_names: false, rate_limit: String(DEFAULT_RATE_LIMIT) };
+}
+
+/** Trimmed, non-blank, de-duplicated items of a list typed into one field. */
+export function splitList(text: string, separators: RegExp = /[,\n]/): string[] {
+  return [...new Set(text.split(separators).map((s) => s.trim()).filter(Boolean))];
+}
+
+export type TokenFormResult = { ok: true; body: NewToken } | { ok: false; field: keyof TokenFormFields; message: string };
+
+export function tokenRequestBody(customerId: string, f: TokenFormFields): TokenFormResult {
+  if (!f.api_group) return { ok: false, field: 'api_group', message: 'Choose an API group.' };
+  const name = f.name.trim();
+  if (!name) return { ok: false, field: 'name', message: 'A token needs a name (name it after its integration).' };
+  const rateText = f.rate_limit.trim();
+  const rate = rateText === '' ? DEFAULT_RATE_LIMIT : Number(rateText);
+  if (!Number.isInteger(rate) || rate < 1 || rate > MAX_RATE_LIMIT) {
+    return { ok: false, field: 'rate_limit', message: `Rate limit: a whole number of requests per minute from 1 to ${MAX_RATE_LIMIT.toLocaleString('en-US')}.` };
+  }
+  return {
+    ok: true,
+    body: {
+      customer_id: customerId,
+      api_group: f.api_group,
+      name,
+      integrations: splitList(f.integrations),
+      allowed_domains: groupUsesDomains(f.api_group) ? splitList(f.allowed_domains, /[,\s]+/) : [],
+      scores: f.scores,
+      segment_names: f.segment_names,
+      rate_limit: rate,
+    },
+  };
+}
