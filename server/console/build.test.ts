@@ -1,0 +1,32 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildConsole, renderIndex } from './build.ts';
+
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+describe('console build', () => {
+  it('index.html has no inline script or style (strict CSP) and loads its files relatively', () => {
+    const html = renderIndex();
+    expect(html).toContain('<script src="app.js" defer></script>');
+    expect(html).toContain('<link rel="stylesheet" href="console.css">');
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+    expect(html).not.toMatch(/https?:\/\//); // no CDN
+  });
+
+  it('writes index.html, app.js and console.css; the bundle needs no eval and carries no zod', async () => {
+    const outDir = await mkdtemp(join(tmpdir(), 'console-build-'));
+    dirs.push(outDir);
+    const { bytes } = await buildConsole({ outDir });
+    expect(Object.keys(bytes).sort()).toEqual(['app.js', 'console.css', 'index.html']);
+    const js = await readFile(join(outDir, 'app.js'), 'utf8');
+    expect(js).not.toMatch(/\beval\(|new Function\(/);
+    expect(js).not.toContain('ZodError');
+    expect(js).toContain('/admin/api');
+    expect(bytes['app.js']).toBeLessThan(60_000);
+    expect(await readFile(join(outDir, 'console.css'), 'utf8')).not.toMatch(/@import|url\(\s*["']?https?:/);
+  });
+});

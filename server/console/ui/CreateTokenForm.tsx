@@ -1,0 +1,136 @@
+/**
+ * Create a token for the customer. The group list only offers groups the customer's packages cover
+ * (`creatableGroups`); allowed domains appear only for identification. On 201 the parent shows the secret.
+ */
+import { useState } from 'preact/hooks';
+import type { ApiGroup } from '../../../data/sources/schema.ts';
+import type { CustomerRecord } from '../../state/store.ts';
+import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
+import { creatableGroups, GROUP_LABELS, groupUsesDomains } from '../groups.ts';
+import { emptyTokenForm, MAX_RATE_LIMIT, tokenRequestBody, type TokenFormFields } from '../token-form.ts';
+
+export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient; customer: CustomerRecord; onCreated(t: TokenWithSecret): void }) {
+  const groups = creatableGroups(customer.packages);
+  const [form, setForm] = useState<TokenFormFields>(() => emptyTokenForm(groups[0] ?? ''));
+  const [invalid, setInvalid] = useState<{ field: keyof TokenFormFields; message: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const set = <K extends keyof TokenFormFields>(key: K, value: TokenFormFields[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    if (invalid?.field === key) setInvalid(null);
+  };
+  const text = (key: 'name' | 'integrations' | 'allowed_domains' | 'rate_limit') => ({
+    id: `new-token-${key}`,
+    value: form[key],
+    onInput: (e: Event) => set(key, (e.currentTarget as HTMLInputElement).value),
+    'aria-invalid': invalid?.field === key ? true : undefined,
+    'aria-describedby': invalid?.field === key ? 'new-token-invalid' : `new-token-${key}-hint`,
+  });
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const result = tokenRequestBody(customer.id, form);
+    if (!result.ok) {
+      setInvalid({ field: result.field, message: result.message });
+      document.getElementById(`new-token-${result.field}`)?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      const created = await api.createToken(result.body);
+      setForm(emptyTokenForm(form.api_group));
+      setInvalid(null);
+      onCreated(created);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!groups.length) {
+    return (
+      <section aria-labelledby="create-title">
+        <h2 id="create-title">Create a token</h2>
+        <p class="muted">This customer’s packages cover no API group: add a package before creating tokens.</p>
+      </section>
+    );
+  }
+
+  return (
+    <section aria-labelledby="create-title">
+      <h2 id="create-title">Create a token</h2>
+      <form class="card token-form" onSubmit={submit} noValidate data-testid="create-token-form">
+        <div class="field">
+          <label for="new-token-api_group">API group</label>
+          <select id="new-token-api_group" value={form.api_group} onChange={(e) => set('api_group', (e.currentTarget as HTMLSelectElement).value as ApiGroup)}>
+            {groups.map((g) => (
+              <option key={g} value={g}>
+                {g} — {GROUP_LABELS[g]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="new-token-name">
+            Name <span class="muted">(required)</span>
+          </label>
+          <input type="text" required maxLength={100} autoComplete="off" {...text('name')} />
+          <p class="hint" id="new-token-name-hint">
+            Name it after the integration that will use it.
+          </p>
+        </div>
+        <div class="field">
+          <label for="new-token-integrations">Integrations</label>
+          <input type="text" autoComplete="off" placeholder="hubspot, salesforce" {...text('integrations')} />
+          <p class="hint" id="new-token-integrations-hint">
+            Comma-separated.
+          </p>
+        </div>
+        {form.api_group && groupUsesDomains(form.api_group) && (
+          <div class="field">
+            <label for="new-token-allowed_domains">Allowed domains</label>
+            <input type="text" autoComplete="off" placeholder="www.example.com, *.example.com" {...text('allowed_domains')} />
+            <p class="hint" id="new-token-allowed_domains-hint">
+              Only for client-side use: the token is then accepted only from these origins. Leave empty for server-side use.
+            </p>
+          </div>
+        )}
+        <div class="field">
+          <label for="new-token-rate_limit">Rate limit (requests per minute)</label>
+          <input type="number" min={1} max={MAX_RATE_LIMIT} step={1} inputMode="numeric" {...text('rate_limit')} />
+          <p class="hint" id="new-token-rate_limit-hint">
+            Default 100.
+          </p>
+        </div>
+        <fieldset class="field checks">
+          <legend>Answers include</legend>
+          <label>
+            <input type="checkbox" checked={form.scores} onChange={(e) => set('scores', (e.currentTarget as HTMLInputElement).checked)} /> Scores
+          </label>
+          <label>
+            <input type="checkbox" checked={form.segment_names} onChange={(e) => set('segment_names', (e.currentTarget as HTMLInputElement).checked)} /> Segment
+            names
+          </label>
+        </fieldset>
+        {invalid && (
+          <p id="new-token-invalid" class="error" role="alert">
+            {invalid.message}
+          </p>
+        )}
+        {error && (
+          <p class="error" role="alert" data-testid="create-error">
+            Not created: {error}
+          </p>
+        )}
+        <div class="form-actions">
+          <button type="submit" class="btn" disabled={busy}>
+            {busy ? 'Creating…' : 'Create token'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

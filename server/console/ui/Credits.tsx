@@ -1,0 +1,97 @@
+/** Credit balances per pool (current contract year) and usage per API and month. */
+import type { AdminClient } from '../admin-client.ts';
+import { formatCount, formatMonth } from '../format.ts';
+import { usageTable } from '../usage.ts';
+import { useLoad } from './use-load.ts';
+
+export function Credits({ api, customerId }: { api: AdminClient; customerId: string }) {
+  const report = useLoad(() => api.credits(customerId), [api, customerId]);
+  const usage = report.data ? usageTable(report.data.usage) : null;
+  return (
+    <section aria-labelledby="credits-title" data-testid="credits">
+      <h2 id="credits-title">Credits</h2>
+      {report.error && (
+        <p class="error" role="alert">
+          Could not load the credits: {report.error}
+        </p>
+      )}
+      {!report.data && !report.error && <p class="muted">Loading credits…</p>}
+      {report.data && usage && (
+        <div class="credits">
+          <div class="table-wrap">
+            <table>
+              <caption>Balances this contract year</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Pool</th>
+                  <th scope="col">Contract year from</th>
+                  <th scope="col" class="num">Quota</th>
+                  <th scope="col" class="num">Used</th>
+                  <th scope="col" class="num">Remaining</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.data.balances.map((b) => (
+                  <tr key={b.pool}>
+                    <th scope="row">{b.pool}</th>
+                    <td>{b.period}</td>
+                    <td class="num">{formatCount(b.quota)}</td>
+                    <td class="num">{formatCount(b.used)}</td>
+                    <td class="num">
+                      {formatCount(b.remaining)}
+                      {b.quota > 0 && b.remaining <= b.quota / 10 && <span class="badge badge-warn">low</span>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div class="table-wrap">
+            <table data-testid="usage-table">
+              <caption>Charges per API and month</caption>
+              {usage.rows.length === 0 ? (
+                <tbody>
+                  <tr>
+                    <td class="muted">No charges yet.</td>
+                  </tr>
+                </tbody>
+              ) : (
+                <>
+                  <thead>
+                    <tr>
+                      <th scope="col">API</th>
+                      {usage.months.map((m) => (
+                        <th scope="col" class="num" key={m}>
+                          {formatMonth(m)}
+                        </th>
+                      ))}
+                      <th scope="col" class="num">
+                        Total
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {usage.rows.map((r) => (
+                      <tr key={`${r.pool}/${r.api}`}>
+                        <th scope="row">
+                          {r.api} <span class="muted">({r.pool})</span>
+                        </th>
+                        {r.charges.map((c, i) => (
+                          <td class="num" key={usage.months[i]}>
+                            {formatCount(c)}
+                            {r.partnerCharges[i] > 0 && <span class="muted"> ({formatCount(r.partnerCharges[i])} via partners)</span>}
+                          </td>
+                        ))}
+                        <td class="num">{formatCount(r.total)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </>
+              )}
+            </table>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

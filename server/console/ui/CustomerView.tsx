@@ -1,0 +1,73 @@
+/**
+ * One customer: packages, credits, the create-token form and the tokens table. Owns the one-time secret
+ * dialog: the secret is held in state only while the dialog is open and dropped when it closes.
+ */
+import { useState } from 'preact/hooks';
+import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
+import type { CustomerRecord } from '../../state/store.ts';
+import { CreateTokenForm } from './CreateTokenForm.tsx';
+import { Credits } from './Credits.tsx';
+import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
+import { TokensTable } from './TokensTable.tsx';
+import { useLoad } from './use-load.ts';
+
+export function CustomerView({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
+  const tokens = useLoad(() => api.tokens(customer.id), [api, customer.id]);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
+  const [notice, setNotice] = useState('');
+
+  const show = (title: string, t: TokenWithSecret) => {
+    setSecret({ title, name: t.name, value: t.token });
+    tokens.reload();
+  };
+
+  return (
+    <div class="customer">
+      <section class="customer-head" aria-labelledby="customer-name">
+        <h2 id="customer-name">{customer.name}</h2>
+        <p class="muted">
+          id <code>{customer.id}</code> · contract from {customer.contract_start}
+        </p>
+        <ul class="chips" aria-label="Packages">
+          {customer.packages.length ? customer.packages.map((p) => <li key={p}>{p}</li>) : <li class="chip-empty">no packages</li>}
+        </ul>
+      </section>
+
+      <Credits api={api} customerId={customer.id} />
+
+      <CreateTokenForm api={api} customer={customer} onCreated={(t) => show(`Token “${t.name}” created`, t)} />
+
+      <section aria-labelledby="tokens-title">
+        <div class="section-head">
+          <h2 id="tokens-title">Tokens</h2>
+          <button type="button" class="btn btn-quiet" onClick={tokens.reload}>
+            Refresh
+          </button>
+        </div>
+        <p class="sr-only" role="status">
+          {notice}
+        </p>
+        {tokens.error && (
+          <p class="error" role="alert">
+            Could not load the tokens: {tokens.error}
+          </p>
+        )}
+        {tokens.data ? (
+          <TokensTable
+            api={api}
+            tokens={tokens.data}
+            onChanged={(message) => {
+              setNotice(message);
+              tokens.reload();
+            }}
+            onRotated={(t) => show(`Token “${t.name}” rotated`, t)}
+          />
+        ) : (
+          !tokens.error && <p class="muted">Loading tokens…</p>
+        )}
+      </section>
+
+      {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * Shows a token secret once, in a modal <dialog>, with a copy button. Closing it (button or Escape)
+ * unmounts it, so the secret leaves the page; the parent drops it from state in `onClose`.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+export interface ShownSecret {
+  title: string;
+  name: string;
+  value: string;
+}
+
+async function copyText(text: string, node: HTMLElement | null): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No async clipboard (insecure context, permission): copy the selected text the old way.
+    if (!node) return false;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const sel = getSelection();
+    sel?.removeAllRanges();
+    sel?.addRange(range);
+    try {
+      return document.execCommand('copy');
+    } catch {
+      return false;
+    }
+  }
+}
+
+export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose(): void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const code = useRef<HTMLElement>(null);
+  const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
+
+  useEffect(() => {
+    const d = dialog.current!;
+    if (!d.open) d.showModal();
+    const closed = () => onClose();
+    d.addEventListener('close', closed);
+    return () => {
+      d.removeEventListener('close', closed);
+      if (d.open) d.close();
+    };
+  }, []);
+
+  return (
+    <dialog ref={dialog} class="secret-dialog" aria-labelledby="secret-title" aria-describedby="secret-note" data-testid="secret-dialog">
+      <h2 id="secret-title">{secret.title}</h2>
+      <p id="secret-note" class="warning">
+        <strong>Copy this secret now: you will not see it again.</strong> Only a hash is stored; if it is lost, rotate the token.
+      </p>
+      <div class="secret-row">
+        <code ref={code} class="secret" data-testid="secret-value" aria-label={`Secret of ${secret.name}`}>
+          {secret.value}
+        </code>
+        <button type="button" class="btn" onClick={async () => setCopied((await copyText(secret.value, code.current)) ? 'copied' : 'failed')}>
+          Copy
+        </button>
+      </div>
+      <p role="status" class={copied === 'failed' ? 'error' : 'ok'}>
+        {copied === 'copied' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Could not copy: select the secret and copy it by hand.' : ''}
+      </p>
+      <div class="dialog-actions">
+        <button type="button" class="btn btn-quiet" onClick={() => dialog.current?.close()}>
+          I have stored it, close
+        </button>
+      </div>
+    </dialog>
+  );
+}

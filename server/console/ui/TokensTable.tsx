@@ -1,0 +1,161 @@
+/**
+ * The customer's tokens (never secrets: only the display prefix) with their settings, dates, rotation
+ * advice and row actions. Rotate and delete ask for confirmation in the row; errors stay in the row.
+ */
+import { useState } from 'preact/hooks';
+import type { AdminClient, AdminToken, TokenWithSecret } from '../admin-client.ts';
+import { displayPrefix, formatDateTime } from '../format.ts';
+
+interface TableProps {
+  api: AdminClient;
+  tokens: AdminToken[];
+  /** After a change that needs no secret shown (status, delete): an announcement for screen readers. */
+  onChanged(message: string): void;
+  onRotated(t: TokenWithSecret): void;
+}
+
+export function TokensTable({ api, tokens, onChanged, onRotated }: TableProps) {
+  if (!tokens.length) return <p class="muted">No tokens yet.</p>;
+  return (
+    <div class="table-wrap" role="region" aria-labelledby="tokens-title" tabIndex={0}>
+      <table class="tokens" data-testid="tokens-table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">API group</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Integrations</th>
+            <th scope="col">Allowed domains</th>
+            <th scope="col">Answers</th>
+            <th scope="col" class="num">
+              Rate limit
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col">Dates</th>
+            <th scope="col">Advice</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((t) => (
+            <TokenRow key={t.id} api={api} token={t} onChanged={onChanged} onRotated={onRotated} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const list = (items: string[]) => (items.length ? items.join(', ') : <span class="muted">—</span>);
+
+function TokenRow({ api, token: t, onChanged, onRotated }: { api: AdminClient; token: AdminToken } & Pick<TableProps, 'onChanged' | 'onRotated'>) {
+  const [confirming, setConfirming] = useState<'rotate' | 'delete' | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const errorId = `token-error-${t.id}`;
+
+  const run = async (what: string, action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      setConfirming(null);
+    } catch (e) {
+      setError(`${what} failed: ${(e as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const toggle = () =>
+    run(t.status === 'active' ? 'Deactivate' : 'Activate', async () => {
+      const r = await api.setTokenActive(t.id, t.status !== 'active');
+      onChanged(`Token ${r.name} is now ${r.status}.`);
+    });
+  const rotate = () => run('Rotate', async () => onRotated(await api.rotateToken(t.id)));
+  const remove = () =>
+    run('Delete', async () => {
+      await api.deleteToken(t.id);
+      onChanged(`Token ${t.name} deleted.`);
+    });
+
+  return (
+    <tr data-testid="token-row" data-token-id={t.id} data-status={t.status}>
+      <th scope="row">{t.name}</th>
+      <td>{t.api_group}</td>
+      <td>
+        <code data-testid="token-prefix">{displayPrefix(t.prefix)}</code>
+      </td>
+      <td>{list(t.integrations)}</td>
+      <td>{list(t.allowed_domains)}</td>
+      <td>
+        <span class={t.scores ? '' : 'muted'}>scores {t.scores ? 'on' : 'off'}</span>
+        <br />
+        <span class={t.segment_names ? '' : 'muted'}>segment names {t.segment_names ? 'on' : 'off'}</span>
+      </td>
+      <td class="num">{t.rate_limit}/min</td>
+      <td>
+        <span class={`badge ${t.status === 'active' ? 'badge-ok' : 'badge-off'}`} data-testid="token-status">
+          {t.status}
+        </span>
+      </td>
+      <td class="dates">
+        <dl>
+          <dt>created</dt>
+          <dd>{formatDateTime(t.created_at)}</dd>
+          <dt>last used</dt>
+          <dd>{formatDateTime(t.last_used_at, 'never')}</dd>
+          <dt>rotated</dt>
+          <dd>{formatDateTime(t.rotated_at, 'never')}</dd>
+        </dl>
+      </td>
+      <td>
+        {t.needs_rotation ? (
+          <div class="advice" data-testid="rotation-advice">
+            <span class="badge badge-warn">⚠ Rotate</span>
+            <ul>
+              {t.reasons.map((r) => (
+                <li key={r}>{r}</li>
+              ))}
+            </ul>
+          </div>
+        ) : (
+          <span class="muted">—</span>
+        )}
+      </td>
+      <td class="actions">
+        {confirming ? (
+          <div class="confirm" role="group" aria-label={`Confirm ${confirming} of ${t.name}`}>
+            <p>
+              {confirming === 'rotate'
+                ? 'Rotate? The current secret stops working at once.'
+                : 'Delete this token? Integrations using it stop working; this cannot be undone.'}
+            </p>
+            <button type="button" class="btn btn-danger" disabled={busy} onClick={confirming === 'rotate' ? rotate : remove} aria-describedby={error ? errorId : undefined}>
+              {confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
+            </button>{' '}
+            <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+        ) : (
+          <div class="row-actions">
+            <button type="button" class="btn btn-quiet" disabled={busy} onClick={toggle} aria-label={`${t.status === 'active' ? 'Deactivate' : 'Activate'} ${t.name}`}>
+              {t.status === 'active' ? 'Deactivate' : 'Activate'}
+            </button>
+            <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming('rotate')} aria-label={`Rotate ${t.name}`}>
+              Rotate
+            </button>
+            <button type="button" class="btn btn-quiet btn-danger-quiet" disabled={busy} onClick={() => setConfirming('delete')} aria-label={`Delete ${t.name}`}>
+              Delete
+            </button>
+          </div>
+        )}
+        {error && (
+          <p id={errorId} class="error" role="alert" data-testid="row-error">
+            {error}
+          </p>
+        )}
+      </td>
+    </tr>
+  );
+}
