@@ -58,7 +58,13 @@ describe('renderPage', () => {
   it('has the snippet pasted in <head>, untouched, before the body', () => {
     const head = html.slice(0, html.indexOf('</head>'));
     expect(head).toContain(snippet.trim());
-    expect(html).toContain('<script async src="/tag/v1/svc.js"></script>');
+    expect(html).toContain('<script async src="/tag/v1/demo-web-tag.js"></script>');
+  });
+
+  it('has a form the tag fills, hiding the company field it filled', () => {
+    expect(html).toMatch(/<form [^>]*data-testid="demo-form" data-svc-fill[ >]/);
+    expect(html).toMatch(/<label data-svc-hide-when-filled[^>]*>Company <input name="company"/);
+    expect(attr(html, 'cta-demo', 'data-svc-attr')).toBe('title:Book a demo for {company.name|your team}; data-account:{company.domain|}');
   });
 
   it('gives browser tests stable hooks', () => {
@@ -123,7 +129,10 @@ describe('visitor switcher helpers', () => {
 
   it('summarises log entries', () => {
     expect(summarise({ type: 'svc:error', detail: { status: 403, message: 'origin not allowed' }, at: 1 })).toBe('HTTP 403: origin not allowed');
-    expect(summarise({ type: 'svc:error', detail: { status: 0, message: 'Failed to fetch' }, at: 1 })).toBe('HTTP network error: Failed to fetch');
+    expect(summarise({ type: 'svc:error', detail: { status: 0, message: 'Failed to fetch' }, at: 1 })).toBe('no answer: Failed to fetch');
+    expect(summarise({ type: 'svc:error', detail: { status: 0, message: 'gpc' }, at: 1 })).toBe('no answer: gpc');
+    expect(summarise({ type: 'svc:personalized', detail: { elements: [{}, {}] }, at: 1 })).toBe('2 elements');
+    expect(summarise({ type: 'svc:ready', detail: { data: { company: { company_match: 'Match', name: 'Globex' } }, cached: false, hidden: 240 }, at: 1 })).toBe('Globex, hidden 240 ms');
     expect(
       summarise({ type: 'svc:ready', detail: { data: { company: { company_match: 'Match', name: 'Globex' } }, cached: true }, at: 1 }),
     ).toBe('Globex (from cache, no request)');

@@ -135,7 +135,15 @@ ${snippet.trim()}
   <div class="wrap">
     <h2 data-svc-text="Ready to see what Acme does for {company.name|your team}?">Ready to see what Acme does for your team?</h2>
     <p data-svc-hide="match">New to Acme? Take the three-minute product tour, no sign-up needed.</p>
-    <a class="btn" href="#contact">Book a demo</a>
+    <!-- Form fill: the tag fills the company fields it knows (never what the visitor typed) and hides the company field it filled. -->
+    <form class="demo-form" id="demo-form" data-testid="demo-form" data-svc-fill action="#contact">
+      <label>Work email <input name="email" type="email" autocomplete="email" placeholder="you@company.com"></label>
+      <label data-svc-hide-when-filled data-testid="company-field">Company <input name="company" autocomplete="organization"></label>
+      <label>Industry <input name="industry" data-testid="industry-input"></label>
+      <label>Employees <input name="NumberOfEmployees" data-testid="employees-input"></label>
+      <input type="hidden" name="website" data-testid="website-input">
+      <button class="btn" type="submit" data-testid="cta-demo" data-svc-attr="title:Book a demo for {company.name|your team}; data-account:{company.domain|}">Book a demo</button>
+    </form>
   </div>
 </section>
 </main>

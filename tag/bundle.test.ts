@@ -1,30 +1,18 @@
 /**
  * The built bundle, run in a bare VM context against a hand-made minimal page (node environment: no DOM).
- * Covers the orchestration the pure modules' tests cannot: queue replay, the one request, cache, events,
- * dataLayer, personalisation, errors, double inclusion. Real browsers are covered by e2e/.
+ * Covers the orchestration the pure modules' tests cannot: queue replay, the one request, cache, storage
+ * failure, consent, opt-out, GPC, minimum confidence, dataLayer fields, events, errors, server settings,
+ * double inclusion, debug logging. Personalisation in a real DOM is covered by e2e/tag-*.spec.ts.
  */
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { bundleTag } from './build.ts';
+import { bundleTag, PLACEHOLDER } from './build.ts';
 import { isp, matched } from './test/fixtures.ts';
-import type { Svc, SvcCommand } from './src/types.ts';
+import type { Svc, SvcCommand, SvcData } from './src/types.ts';
 
 let js = '';
 beforeAll(async () => {
   js = await bundleTag();
-});
-
-interface FakeElement {
-  attrs: Record<string, string>;
-  textContent: string;
-  hidden: boolean;
-  getAttribute(name: string): string | null;
-}
-const element = (attrs: Record<string, string>, textContent = '', hidden = false): FakeElement => ({
-  attrs,
-  textContent,
-  hidden,
-  getAttribute: (n) => (n in attrs ? attrs[n] : null),
 });
 
 interface PageOptions {
@@ -32,17 +20,18 @@ interface PageOptions {
   scriptSrc?: string | null;
   queue?: unknown;
   storage?: Storage | (() => never);
-  fetch?: ReturnType<typeof ok>;
-  elements?: FakeElement[];
+  fetch?: ReturnType<typeof respond>;
   dataLayer?: unknown[];
-  readyState?: string;
+  gpc?: boolean;
+  /** The per-tag bundle's inlined settings. */
+  settings?: object;
 }
 
 function memoryStorage(): Storage {
   const m = new Map<string, string>();
   return {
     getItem: (k: string) => m.get(k) ?? null,
-    setItem: (k: string, v: string) => void m.set(k, v),
+    setItem: (k: string, v: string) => void m.set(k, String(v)),
     removeItem: (k: string) => void m.delete(k),
     clear: () => m.clear(),
     key: (i: number) => [...m.keys()][i] ?? null,
@@ -52,219 +41,286 @@ function memoryStorage(): Storage {
   };
 }
 
-const ok = (body: unknown = matched()) =>
-  vi.fn(async (_url: string, _init?: RequestInit): Promise<Response> => new Response(JSON.stringify(body), { status: 200 }));
+const respond = (body: unknown = matched(), status = 200) =>
+  vi.fn(async (_url: string, _init?: RequestInit): Promise<Response> =>
+    new Response(typeof body === 'string' ? body : JSON.stringify(body), { status }),
+  );
 
 function page(o: PageOptions = {}) {
-  const events: { type: string; detail: unknown }[] = [];
+  const events: { type: string; detail: any }[] = [];
   const doc = new EventTarget() as EventTarget & Record<string, unknown>;
-  const elements = o.elements ?? [];
   doc.currentScript = o.scriptSrc === null ? null : { src: o.scriptSrc ?? 'https://svc.example.com/tag/v1/svc.js' };
-  doc.readyState = o.readyState ?? 'interactive';
-  doc.querySelectorAll = (sel: string) =>
-    elements.filter((el) => sel.split(',').some((s) => s.slice(1, -1) in el.attrs));
-  for (const type of ['svc:ready', 'svc:error']) {
+  doc.querySelectorAll = () => [];
+  for (const type of ['svc:ready', 'svc:error', 'svc:personalized']) {
     doc.addEventListener(type, (e) => events.push({ type, detail: (e as CustomEvent).detail }));
   }
   const win: Record<string, unknown> = { svc: o.queue };
   if (o.dataLayer) win.dataLayer = o.dataLayer;
   const storage = o.storage ?? memoryStorage();
-  Object.defineProperty(win, 'localStorage', {
-    get: () => (typeof storage === 'function' ? storage() : storage),
-  });
-  const fetchMock = o.fetch ?? ok();
-  const errors: unknown[] = [];
+  const fetchMock = o.fetch ?? respond();
+  const errors: unknown[][] = [];
+  const logs: unknown[][] = [];
   const context = vm.createContext({
     window: win,
     document: doc,
     location: new URL(o.url ?? 'https://www.acme.example/pricing'),
+    navigator: { globalPrivacyControl: o.gpc },
+    performance: { now: () => 50 },
     fetch: fetchMock,
-    URL,
     URLSearchParams,
     CustomEvent,
-    console: { error: (...a: unknown[]) => errors.push(a) },
+    MutationObserver: class {
+      observe() {}
+    },
+    setTimeout: () => 0,
+    console: { error: (...a: unknown[]) => errors.push(a), log: (...a: unknown[]) => logs.push(a) },
   });
-  const run = () => vm.runInContext(js, context);
+  Object.defineProperty(context, 'localStorage', {
+    get: () => (typeof storage === 'function' ? storage() : storage),
+  });
+  const source = o.settings ? js.replace(PLACEHOLDER, JSON.stringify(o.settings)) : js;
   return {
     win,
-    doc,
     events,
     errors,
+    logs,
     fetch: fetchMock,
     storage,
-    run,
+    run: () => vm.runInContext(source, context),
     get svc() {
       return win.svc as Svc;
     },
     dataLayer: () => win.dataLayer as Record<string, unknown>[] | undefined,
+    settle: () => vi.waitFor(() => expect(events.filter((e) => e.type !== 'svc:personalized').length).toBeGreaterThan(0)),
   };
 }
 
 const queue = (...c: SvcCommand[]) => c as unknown[];
+const init = (o: object = {}) => queue(['init', { tag: 't1', ...o }]);
 
 describe('bundle', () => {
   it('replays the queue and sends ONE simple request at once', async () => {
     const p = page({ queue: queue(['init', { tag: 'acme-web-1', endpoint: 'https://api.svc.example' }]) });
     p.run();
     expect(p.fetch).toHaveBeenCalledTimes(1); // synchronously: not after load
-    expect(p.fetch.mock.calls[0]).toEqual([
-      'https://api.svc.example/v3/company/details?tag=acme-web-1',
-      { credentials: 'omit' },
-    ]);
-    await vi.waitFor(() => expect(p.events).toHaveLength(1));
-    expect(p.events[0]).toEqual({ type: 'svc:ready', detail: { data: matched(), cached: false } });
+    expect(p.fetch.mock.calls[0]).toEqual(['https://api.svc.example/v3/company/details?tag=acme-web-1', { credentials: 'omit' }]);
+    await p.settle();
+    expect(p.events).toEqual([{ type: 'svc:ready', detail: { data: matched(), cached: false, hidden: 0 } }]);
     expect(p.svc.data).toEqual(matched());
     expect(typeof p.svc.push).toBe('function');
-    expect(typeof p.svc.on).toBe('function');
-    expect(typeof p.svc.ready).toBe('function');
   });
 
-  it("uses its own script's origin without an endpoint, and forwards svc_test_ip", () => {
+  it('asks where the bundle came from (first-party proxy path kept), and forwards svc_test_ip', () => {
     const p = page({
       url: 'https://www.acme.example/?utm_source=x&svc_test_ip=198.51.100.7',
-      scriptSrc: 'http://localhost:8080/tag/v1/svc.js',
-      queue: queue(['init', { tag: 'demo-web-tag' }]),
+      scriptSrc: 'https://www.acme.example/svc/tag/v1/demo-web-tag.js',
+      queue: init({ tag: 'demo-web-tag' }),
     });
     p.run();
-    expect(p.fetch.mock.calls[0][0]).toBe(
-      'http://localhost:8080/v3/company/details?tag=demo-web-tag&test_ip=198.51.100.7',
-    );
+    expect(p.fetch.mock.calls[0][0]).toBe('https://www.acme.example/svc/v3/company/details?tag=demo-web-tag&test_ip=198.51.100.7');
+    const q = page({ scriptSrc: null, queue: queue(['setEndpoint', 'https://first.party.example/x'], ['setTag', 't9']) });
+    q.run();
+    expect(q.fetch.mock.calls[0][0]).toBe('https://first.party.example/x/v3/company/details?tag=t9');
+    const r = page({ scriptSrc: null, queue: init() });
+    r.run();
+    expect(r.fetch.mock.calls[0][0]).toBe('https://www.acme.example/v3/company/details?tag=t1');
   });
 
-  it('falls back to the page origin without document.currentScript', () => {
-    const p = page({ scriptSrc: null, queue: queue(['init', { tag: 't1' }]) });
-    p.run();
-    expect(p.fetch.mock.calls[0][0]).toBe('https://www.acme.example/v3/company/details?tag=t1');
-  });
-
-  it('serves the second page view from the cache without a request', async () => {
+  it('makes one request per cache TTL per visitor', async () => {
     const storage = memoryStorage();
-    const first = page({ storage, queue: queue(['init', { tag: 't1' }]) });
+    const first = page({ storage, queue: init() });
     first.run();
-    await vi.waitFor(() => expect(first.events).toHaveLength(1));
-    const second = page({ storage, queue: queue(['init', { tag: 't1' }]) });
+    await first.settle();
+    const second = page({ storage, queue: init() });
     second.run();
     expect(second.fetch).not.toHaveBeenCalled();
-    expect(second.events).toEqual([{ type: 'svc:ready', detail: { data: matched(), cached: true } }]);
-    // another test IP is another visitor: not served from this entry
-    const third = page({ storage, url: 'https://www.acme.example/?svc_test_ip=1.2.3.4', queue: queue(['init', { tag: 't1' }]) });
+    expect(second.events).toEqual([{ type: 'svc:ready', detail: { data: matched(), cached: true, hidden: 0 } }]);
+    // another test IP is another visitor
+    const third = page({ storage, url: 'https://www.acme.example/?svc_test_ip=1.2.3.4', queue: init() });
     third.run();
     expect(third.fetch).toHaveBeenCalledTimes(1);
-    // cacheTtl 0: always asks
-    const fourth = page({ storage, queue: queue(['init', { tag: 't1', cacheTtl: 0 }]) });
+    // a TTL shorter than the entry's age: asks again
+    const entry = JSON.parse(storage.getItem('svc:t1')!);
+    storage.setItem('svc:t1', JSON.stringify({ ...entry, t: entry.t - 60_000 }));
+    const fourth = page({ storage, queue: queue(['setCacheTTL', 30_000], ['init', { tag: 't1' }]) });
     fourth.run();
     expect(fourth.fetch).toHaveBeenCalledTimes(1);
+    // TTL 0: always asks and stores nothing
+    const mem = memoryStorage();
+    const fifth = page({ storage: mem, queue: init({ cacheTTL: 0 }) });
+    fifth.run();
+    await fifth.settle();
+    expect(fifth.fetch).toHaveBeenCalledTimes(1);
+    expect(mem.length).toBe(0);
   });
 
-  it('works with storage that throws', async () => {
+  it('works with storage that throws (memory for this page view)', async () => {
     const p = page({
       storage: () => {
         throw new Error('SecurityError');
       },
-      queue: queue(['init', { tag: 't1' }]),
+      queue: init(),
     });
     p.run();
-    await vi.waitFor(() => expect(p.events).toHaveLength(1));
+    await p.settle();
+    expect(p.events[0].type).toBe('svc:ready');
     expect(p.errors).toEqual([]);
+    p.svc.push(['optOut', true]); // persisted in memory
+    expect(p.events.at(-1)).toEqual({ type: 'svc:error', detail: { status: 0, message: 'opted out' } });
   });
 
-  it('pushes to an existing dataLayer without replacing it, or creates one', async () => {
+  it('pushes to an existing dataLayer without replacing it, or creates one; setFields picks the fields', async () => {
     const dataLayer: unknown[] = [{ event: 'gtm.js' }];
-    const p = page({ dataLayer, queue: queue(['init', { tag: 't1' }]) });
+    const p = page({ dataLayer, queue: init() });
     p.run();
-    await vi.waitFor(() => expect(p.events).toHaveLength(1));
+    await p.settle();
     expect(p.dataLayer()).toBe(dataLayer);
     expect(dataLayer).toHaveLength(2);
-    expect(dataLayer[1]).toMatchObject({ event: 'svc_company_details_loaded', svc_company_name: 'Globex Corporation' });
+    expect(dataLayer[1]).toMatchObject({ event: 'svc_company_details_loaded', svc_company_name: 'Globex Corporation', svc_cdp_buying_stage: 'Decision' });
+    expect(JSON.stringify(dataLayer[1])).not.toMatch(/svc_(address|zip|phone|geoip)/);
 
-    const q = page({ fetch: ok(isp()), queue: queue(['init', { tag: 't1' }]) });
+    const f = page({ queue: queue(['setFields', ['name', 'phone']], ['init', { tag: 't1' }]) });
+    f.run();
+    await f.settle();
+    expect(f.dataLayer()).toEqual([
+      { event: 'svc_company_details_loaded', svc_company_match: 'Match', svc_company_name: 'Globex Corporation', svc_phone: '+1 415 555 0100' },
+    ]);
+
+    const q = page({ fetch: respond(isp()), queue: init() });
     q.run();
-    await vi.waitFor(() => expect(q.events).toHaveLength(1));
+    await q.settle();
     expect(q.dataLayer()).toEqual([{ event: 'svc_company_not_identified', svc_company_match: 'Non-actionable Match' }]);
   });
 
-  it('personalises text and visibility', async () => {
-    const title = element({ 'data-svc-text': 'Acme for {company.name|teams like yours}' }, 'Acme for teams like yours');
-    const plain = element({ 'data-svc-text': 'company.name' }, 'your company');
-    const keep = element({ 'data-svc-text': 'company.nope' }, 'default');
-    const html = element({ 'data-svc-text': '<img src=x onerror=alert(1)>{company.name}' }, '');
-    const seg = element({ 'data-svc-show': 'segment = "Enterprise Software"' }, '', true);
-    const other = element({ 'data-svc-show': 'segment = "Retail"' }, '', true);
-    const broken = element({ 'data-svc-show': 'segment = "Retail' }, '', true);
-    const generic = element({ 'data-svc-hide': 'match' });
-    const both = element({ 'data-svc-show': 'match', 'data-svc-hide': 'confidence >= High' }, '', true);
-    const p = page({ elements: [title, plain, keep, html, seg, other, broken, generic, both], queue: queue(['init', { tag: 't' }]) });
+  it('treats an answer below the minimum confidence as no match', async () => {
+    const p = page({ queue: queue(['setMinConfidence', 'Very High'], ['init', { tag: 't1' }]) });
     p.run();
-    await vi.waitFor(() => expect(p.events).toHaveLength(1));
-    expect(title.textContent).toBe('Acme for Globex Corporation');
-    expect(plain.textContent).toBe('Globex Corporation');
-    expect(keep.textContent).toBe('default');
-    expect(html.textContent).toBe('<img src=x onerror=alert(1)>Globex Corporation'); // text, not markup
-    expect([seg.hidden, other.hidden, broken.hidden, generic.hidden, both.hidden]).toEqual([false, true, true, true, true]);
+    await p.settle();
+    expect(p.svc.data).toEqual({ company: { company_match: 'No Match' } });
+    expect(p.dataLayer()).toEqual([{ event: 'svc_company_not_identified', svc_company_match: 'No Match' }]);
+    const q = page({ queue: init({ minConfidence: 'High' }) });
+    q.run();
+    await q.settle();
+    expect(q.svc.data).toEqual(matched());
   });
 
-  it('reports errors as svc:error and leaves default content', async () => {
-    const seg = element({ 'data-svc-show': 'match' }, '', true);
-    const title = element({ 'data-svc-text': 'Hi {company.name|there}' }, 'Default');
-    const denied = vi.fn(
-      async () => new Response(JSON.stringify({ status: 'error', message: 'origin not allowed for this tag' }), { status: 403 }),
-    );
-    const p = page({ fetch: denied, elements: [seg, title], queue: queue(['init', { tag: 't' }]) });
-    const onError = vi.fn();
+  it('reports errors as svc:error and keeps no data', async () => {
+    const denied = respond({ status: 'error', message: 'origin not allowed for this tag' }, 403);
+    const p = page({ fetch: denied, queue: init() });
     p.run();
-    p.svc.on('error', onError);
-    await vi.waitFor(() => expect(p.events).toHaveLength(1));
-    expect(p.events[0]).toEqual({ type: 'svc:error', detail: { status: 403, message: 'origin not allowed for this tag' } });
-    expect(onError).toHaveBeenCalledWith({ status: 403, message: 'origin not allowed for this tag' });
+    await p.settle();
+    expect(p.events).toEqual([{ type: 'svc:error', detail: { status: 403, message: 'origin not allowed for this tag' } }]);
     expect(p.svc.data).toBeNull();
     expect(p.dataLayer()).toBeUndefined();
-    expect([seg.hidden, title.textContent]).toEqual([true, 'Default']);
 
     const offline = page({
       fetch: vi.fn(async () => {
         throw new TypeError('Failed to fetch');
       }),
-      queue: queue(['init', { tag: 't' }]),
+      queue: init(),
     });
     offline.run();
-    await vi.waitFor(() => expect(offline.events).toHaveLength(1));
+    await offline.settle();
     expect(offline.events[0]).toEqual({ type: 'svc:error', detail: { status: 0, message: 'Failed to fetch' } });
+
+    const proxy = page({ fetch: respond('<html>Bad gateway</html>', 502), queue: init() });
+    proxy.run();
+    await proxy.settle();
+    expect(proxy.events[0]).toMatchObject({ type: 'svc:error', detail: { status: 502 } });
   });
 
-  it('runs commands pushed later, ignores unknown ones and survives throwing callbacks', async () => {
+  it('holds the lookup while consent is pending, asks once granted, never when denied', async () => {
+    const p = page({ queue: queue(['init', { tag: 't1' }], ['consent', 'pending']) });
+    p.run();
+    expect(p.fetch).not.toHaveBeenCalled(); // the order of queued commands does not matter
+    expect(p.events).toEqual([]);
+    p.svc.push(['consent', 'granted']);
+    expect(p.fetch).toHaveBeenCalledTimes(1);
+    await p.settle();
+
+    const d = page({ queue: init({ consent: 'denied' }) });
+    d.run();
+    expect(d.fetch).not.toHaveBeenCalled();
+    expect(d.events).toEqual([{ type: 'svc:error', detail: { status: 0, message: 'consent denied' } }]);
+  });
+
+  it('persists opt-out: no lookup, the cached answer dropped, until opted in again', async () => {
+    const storage = memoryStorage();
+    const p = page({ storage, queue: init() });
+    p.run();
+    await p.settle();
+    p.svc.push(['optOut', true]);
+    expect(p.svc.data).toBeNull();
+    expect(storage.getItem('svc:optout')).toBe('1');
+    expect(storage.getItem('svc:t1')).toBe('');
+    const next = page({ storage, queue: init() });
+    next.run();
+    expect(next.fetch).not.toHaveBeenCalled();
+    expect(next.events).toEqual([{ type: 'svc:error', detail: { status: 0, message: 'opted out' } }]);
+    next.svc.push(['optOut', false]);
+    expect(next.fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('honours Global Privacy Control unless told not to', () => {
+    const p = page({ gpc: true, queue: init() });
+    p.run();
+    expect(p.fetch).not.toHaveBeenCalled();
+    expect(p.events).toEqual([{ type: 'svc:error', detail: { status: 0, message: 'gpc' } }]);
+    const q = page({ gpc: true, queue: init({ gpc: false }) });
+    q.run();
+    expect(q.fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('applies the server-managed settings first; the page commands win', async () => {
+    const p = page({ settings: { tag: 'server-tag', fields: ['name'], minConfidence: 'Low' }, queue: undefined });
+    p.run();
+    expect(p.fetch.mock.calls[0][0]).toContain('tag=server-tag');
+    await p.settle();
+    expect(p.dataLayer()).toEqual([{ event: 'svc_company_details_loaded', svc_company_match: 'Match', svc_company_name: 'Globex Corporation' }]);
+    const q = page({ settings: { tag: 'server-tag', consent: 'pending' }, queue: queue(['consent', 'granted']) });
+    q.run();
+    expect(q.fetch).toHaveBeenCalledTimes(1);
+    const r = page({ settings: { tag: 'server-tag', consent: 'pending' } });
+    r.run();
+    expect(r.fetch).not.toHaveBeenCalled();
+  });
+
+  it('ignores unknown commands (logged in debug mode), never throws, survives throwing callbacks', async () => {
     const queued = vi.fn();
     const p = page({
+      url: 'https://www.acme.example/?svc_debug=1',
       queue: queue(['onReady', queued], ['nope' as never, 1] as never, ['init', { tag: 't1' }]),
     });
     expect(() => p.run()).not.toThrow();
+    expect(p.logs).toContainEqual(['[svc]', 'unknown command', 'nope']);
     await vi.waitFor(() => expect(queued).toHaveBeenCalledTimes(1));
-    expect(queued).toHaveBeenCalledWith({ data: matched(), cached: false });
+    expect(queued).toHaveBeenCalledWith({ data: matched(), cached: false, hidden: 0 });
+    expect(p.logs.length).toBeGreaterThan(1); // the decisions
 
     // late subscribers get the data at once
     const late = vi.fn();
-    p.svc.ready(late);
-    expect(late).toHaveBeenCalledWith({ data: matched(), cached: false });
+    p.svc.push(['onReady', late]);
+    expect(late).toHaveBeenCalledWith({ data: matched(), cached: false, hidden: 0 });
 
-    // garbage and unknown commands are ignored, never thrown
-    expect(() => p.svc.push(['toString' as never] as never, ['hasOwnProperty' as never] as never, [] as never)).not.toThrow();
-    expect(() => p.svc.push(null as never)).not.toThrow();
-    expect(() => p.svc.on('ready', null as never)).not.toThrow();
+    for (const garbage of [['toString'], ['hasOwnProperty'], ['data'], ['push'], [], null, 42]) {
+      expect(() => p.svc.push(garbage as never)).not.toThrow();
+    }
+    p.svc.push(['onReady', () => { throw new Error('customer bug'); }]);
+    expect(p.errors.some((e) => String(e[1]).includes('customer bug'))).toBe(true);
 
-    // a throwing subscriber is reported and does not stop the others
-    const every = vi.fn();
-    p.svc.on('ready', () => {
-      throw new Error('customer bug');
-    });
-    p.svc.on('ready', every);
+    const quiet = page({ queue: queue(['nope' as never] as never) });
+    quiet.run();
+    expect(quiet.logs).toEqual([]);
+  });
+
+  it('asks for another tag on setTag, and not again for the same one', async () => {
+    const p = page({ queue: init() });
+    p.run();
+    await p.settle();
     p.svc.push(['setTag', 't2']);
     expect(p.fetch).toHaveBeenCalledTimes(2);
     expect(p.fetch.mock.calls[1][0]).toContain('tag=t2');
-    await vi.waitFor(() => expect(every).toHaveBeenCalledTimes(1));
-    expect(p.errors.some((e) => String((e as unknown[])[1]).includes('customer bug'))).toBe(true);
-    expect(queued).toHaveBeenCalledTimes(1); // ready/onReady call back once
-
-    // the same tag again: no new request
-    p.svc.push(['init', { tag: 't2' }]);
+    p.svc.push(['init', { tag: 't2' }], ['personalize']);
     expect(p.fetch).toHaveBeenCalledTimes(2);
   });
 
@@ -278,23 +334,26 @@ describe('bundle', () => {
   });
 
   it('is harmless when included twice', async () => {
-    const p = page({ queue: queue(['init', { tag: 't1' }]) });
+    const p = page({ queue: init() });
     p.run();
     const live = p.svc;
     p.run();
     expect(p.svc).toBe(live);
     expect(p.fetch).toHaveBeenCalledTimes(1);
-    await vi.waitFor(() => expect(p.events).toHaveLength(1));
+    await p.settle();
+    expect(p.events).toHaveLength(1);
   });
 
-  it('re-applies personalisation at DOMContentLoaded for elements parsed later', async () => {
-    const elements: FakeElement[] = [];
-    const p = page({ elements, readyState: 'loading', queue: queue(['init', { tag: 't1' }]) });
+  it("reports the snippet's hidden time in svc:ready", async () => {
+    const q = init() as unknown[] & { r?: () => number };
+    const reveal = vi.fn(() => 321);
+    q.r = reveal;
+    const p = page({ queue: q });
     p.run();
-    await vi.waitFor(() => expect(p.events).toHaveLength(1));
-    const late = element({ 'data-svc-text': 'company.name' }, 'x');
-    elements.push(late);
-    p.doc.dispatchEvent(new Event('DOMContentLoaded'));
-    expect(late.textContent).toBe('Globex Corporation');
+    await p.settle();
+    expect(reveal).toHaveBeenCalled();
+    expect((p.events[0].detail as { hidden: number }).hidden).toBe(321);
+    const data: SvcData = p.svc.data!;
+    expect(data.company.name).toBe('Globex Corporation');
   });
 });

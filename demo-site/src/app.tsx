@@ -71,9 +71,9 @@ function VisitorSwitcher() {
 }
 
 function Status({ data, log }: { data: SvcData | null; log: DemoLogEntry[] }) {
-  const last = log.filter((e) => e.type !== 'dataLayer.push').at(-1);
+  const last = log.filter((e) => e.type === 'svc:ready' || e.type === 'svc:error').at(-1);
   let text = 'Waiting for the tag…';
-  if (last?.type === 'svc:error') text = `Error: ${summarise(last)} (default content kept)`;
+  if (last?.type === 'svc:error') text = `${summarise(last)} (default content kept)`;
   else if (last?.type === 'svc:ready' && data) {
     const cached = (last.detail as { cached?: boolean }).cached;
     text = `${data.company.company_match}${data.confidence ? ` · ${data.confidence} confidence` : ''} · ${

@@ -1,6 +1,6 @@
 /** One line of the demo's event log (shared by the inline recorder and the app). */
 export interface DemoLogEntry {
-  type: 'svc:ready' | 'svc:error' | 'dataLayer.push';
+  type: 'svc:ready' | 'svc:error' | 'svc:personalized' | 'dataLayer.push';
   detail: unknown;
   /** Milliseconds since navigation start. */
   at: number;
@@ -12,8 +12,12 @@ export function summarise(entry: DemoLogEntry): string {
   if (entry.type === 'svc:ready') {
     const c = d.data?.company ?? {};
     const who = c.company_match === 'Match' ? c.name : c.company_match;
-    return `${who || 'answer'}${d.cached ? ' (from cache, no request)' : ''}`;
+    return `${who || 'answer'}${d.cached ? ' (from cache, no request)' : ''}${d.hidden ? `, hidden ${d.hidden} ms` : ''}`;
   }
-  if (entry.type === 'svc:error') return `HTTP ${d.status || 'network error'}: ${d.message ?? ''}`;
+  if (entry.type === 'svc:error') return d.status ? `HTTP ${d.status}: ${d.message ?? ''}` : `no answer: ${d.message ?? ''}`;
+  if (entry.type === 'svc:personalized') {
+    const n = Array.isArray(d.elements) ? d.elements.length : 0;
+    return `${n} element${n === 1 ? '' : 's'}`;
+  }
   return String(d.event ?? JSON.stringify(d));
 }

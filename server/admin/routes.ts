@@ -11,7 +11,7 @@ import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { provisionCustomer } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
-import { NewTag, NewToken, type StateStore } from '../state/store.ts';
+import { NewTag, NewToken, TagSettings, type StateStore } from '../state/store.ts';
 import type { AdminAuth } from './credentials.ts';
 
 export interface AdminDeps {
@@ -60,6 +60,11 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
 
   admin.get('/tags', async (req, res) => void res.json(await store.listTags(typeof req.query.customer === 'string' ? req.query.customer : undefined)));
   admin.post('/tags', async (req, res) => void res.status(201).json(await store.createTag(NewTag.parse(req.body))));
+  // Server-managed tag settings, inlined into /tag/v1/<tagId>.js (the whole object: absent keys = bundle defaults).
+  admin.patch('/tags/:id/settings', async (req, res) => {
+    if (!(await store.getTag(req.params.id))) throw new HttpError(404, `unknown tag ${req.params.id}`);
+    res.json(await store.updateTagSettings(req.params.id, TagSettings.parse(req.body)));
+  });
 
   router.use('/admin/api', admin);
 }

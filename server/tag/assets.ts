@@ -1,35 +1,97 @@
-/** Serves the built web tag bundle at /tag/v1/svc.js (built by `npm run build:tag` into dist/tag). */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+/**
+ * Serves the web tag (built by `npm run build:tag` into dist/tag):
+ *
+ * - `GET /tag/v1/svc.js`: the generic bundle (configured only by the page's commands);
+ * - `GET /tag/v1/<tagId>.js`: the same bundle with that tag's id and server-managed settings inlined
+ *   (`TagSettings`: fields, min_confidence, cache_ttl_ms, consent_default, anti_flicker_timeout_ms,
+ *   honor_gpc), so changing a setting never needs a page edit. The build leaves one placeholder string in
+ *   the bundle; it is replaced by a JSON object of `init` options (the page's own commands run after it
+ *   and win). Unknown tag: 404 with a JavaScript comment (a <script> that loads it does nothing, and the
+ *   snippet's fail-safe reveals the page).
+ *
+ * Both: `Cache-Control: public, max-age=300` plus an ETag of the bytes (`If-None-Match` → 304), so pages
+ * pick up fixes and settings within minutes and revalidate cheaply.
+ */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Config } from '../config.ts';
 import { sendError } from '../http/errors.ts';
+import type { StateStore, TagSettings } from '../state/store.ts';
+import { scriptJson } from '../../tag/snippet.ts';
+import type { SvcInitOptions } from '../../tag/src/types.ts';
 
-export function mountTagAssets(router: Router, deps: { config: Config }): void {
+/** The string the build leaves in the bundle, quoted as esbuild prints it. */
+export const SETTINGS_PLACEHOLDER = '"__SVC_SETTINGS__"';
+
+const TAG_FILE = /^([A-Za-z0-9_-]{1,64})\.js$/;
+
+/** A tag's server settings as the bundle's `init` options (absent settings keep the bundle's defaults). */
+export function initOptions(tagId: string, s: TagSettings): SvcInitOptions {
+  return {
+    tag: tagId,
+    fields: s.fields,
+    minConfidence: s.min_confidence,
+    cacheTTL: s.cache_ttl_ms,
+    consent: s.consent_default,
+    timeout: s.anti_flicker_timeout_ms,
+    gpc: s.honor_gpc,
+  };
+}
+
+/** The bundle with `options` inlined in place of the placeholder. */
+export function inlineSettings(bundle: string, options: SvcInitOptions): string {
+  const at = bundle.indexOf(SETTINGS_PLACEHOLDER);
+  if (at < 0) throw new Error('the tag bundle has no settings placeholder: rebuild it with npm run build:tag');
+  return bundle.slice(0, at) + scriptJson(options) + bundle.slice(at + SETTINGS_PLACEHOLDER.length);
+}
+
+const etagOf = (body: Buffer | string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+
+function sendScript(req: Request, res: Response, body: Buffer | string, etag: string): void {
+  res.set({
+    'Content-Type': 'application/javascript; charset=utf-8',
+    'Cache-Control': 'public, max-age=300',
+    ETag: etag,
+    'Access-Control-Allow-Origin': '*',
+    'Cross-Origin-Resource-Policy': 'cross-origin',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  if (req.get('if-none-match') === etag) return void res.status(304).end();
+  res.send(body);
+}
+
+export function mountTagAssets(router: Router, deps: { config: Config; store: StateStore }): void {
   const file = join(deps.config.SVC_DIST, 'tag', 'svc.js');
-  let cached: { mtime: number; body: Buffer; etag: string } | null = null;
+  let cached: { mtime: number; body: Buffer; text: string; etag: string } | null = null;
   const load = () => {
     if (!existsSync(file)) return null;
     const mtime = statSync(file).mtimeMs;
     if (!cached || cached.mtime !== mtime) {
       const body = readFileSync(file);
-      cached = { mtime, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+      cached = { mtime, body, text: body.toString('utf8'), etag: etagOf(body) };
     }
     return cached;
   };
+
   router.get('/tag/v1/svc.js', (req, res) => {
     const asset = load();
     if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag');
-    res.set({
-      'Content-Type': 'application/javascript; charset=utf-8',
-      // Short max-age plus ETag: pages get fixes within minutes and revalidate cheaply.
-      'Cache-Control': 'public, max-age=300',
-      ETag: asset.etag,
-      'Access-Control-Allow-Origin': '*',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
-    });
-    if (req.get('if-none-match') === asset.etag) return void res.status(304).end();
-    res.send(asset.body);
+    sendScript(req, res, asset.body, asset.etag);
+  });
+
+  router.get('/tag/v1/:file', async (req, res, next) => {
+    const m = TAG_FILE.exec(req.params.file);
+    if (!m) return next();
+    const asset = load();
+    if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag');
+    const tag = await deps.store.getTag(m[1]);
+    if (!tag) {
+      res.status(404).set({ 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+      return void res.send(`/* svc: unknown tag ${JSON.stringify(m[1]).replace(/\*\//g, '*\\/')} */\n`);
+    }
+    const body = inlineSettings(asset.text, initOptions(tag.tag_id, tag.settings));
+    sendScript(req, res, body, etagOf(body));
   });
 }

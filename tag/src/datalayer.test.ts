@@ -45,24 +45,48 @@ describe('flatten', () => {
     }
   });
 
-  it('never carries address, zip, phone or the visitor location', () => {
+  it('by default never carries address, zip, phone or the visitor location', () => {
     const o = flatten(matched());
     const text = JSON.stringify(o);
     for (const leak of ['1 Market Street', '94105', '555 0100', 'Oakland']) expect(text).not.toContain(leak);
     expect(Object.keys(o).filter((k) => /address|zip|phone|geoip/i.test(k))).toEqual([]);
   });
 
+  it('pushes only the fields asked for (setFields), address included if asked', () => {
+    expect(flatten(matched(), ['name', 'industry', 'address', 'geoIP_city'])).toEqual({
+      event: 'svc_company_details_loaded',
+      svc_company_match: 'Match',
+      svc_company_name: 'Globex Corporation',
+      svc_industry: 'Software',
+      svc_address: '1 Market Street',
+      svc_geoip_city: 'Oakland',
+    });
+    expect(flatten(matched(), ['segments'])).toEqual({
+      event: 'svc_company_details_loaded',
+      svc_company_match: 'Match',
+      svc_segment_ids: '12,15',
+      svc_segment_names: 'Enterprise Software,North America',
+    });
+    expect(Object.keys(flatten(matched(), ['scores']))).toContain('svc_cdp_buying_stage');
+    expect(flatten(matched(), [])).toEqual({ event: 'svc_company_details_loaded', svc_company_match: 'Match' });
+  });
+
   it('blanks absent fields so a later push overwrites an earlier one', () => {
-    const o = flatten({ company: { company_match: 'Match', name: 'Tiny Co' } });
-    expect(o.svc_company_name).toBe('Tiny Co');
-    expect(o.svc_industry).toBe('');
-    expect(o.svc_confidence).toBe('');
-    expect(o.svc_segment_ids).toBe('');
+    const o = flatten({ company: { company_match: 'Match', name: 'Tiny Co', industry: null } }, ['name', 'industry', 'confidence', 'segments']);
+    expect(o).toEqual({
+      event: 'svc_company_details_loaded',
+      svc_company_match: 'Match',
+      svc_company_name: 'Tiny Co',
+      svc_industry: '',
+      svc_confidence: '',
+      svc_segment_ids: '',
+      svc_segment_names: '',
+    });
   });
 
   it('reports anything but Match as not identified, with nothing else', () => {
     expect(flatten(isp())).toEqual({ event: 'svc_company_not_identified', svc_company_match: 'Non-actionable Match' });
-    expect(flatten(noMatch())).toEqual({ event: 'svc_company_not_identified', svc_company_match: 'No Match' });
+    expect(flatten(noMatch(), ['name'])).toEqual({ event: 'svc_company_not_identified', svc_company_match: 'No Match' });
     expect(flatten({} as never)).toEqual({ event: 'svc_company_not_identified', svc_company_match: 'No Match' });
   });
 });

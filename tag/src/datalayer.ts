@@ -2,50 +2,46 @@
  * The object pushed to GTM's `window.dataLayer` for an answer. Flat, every key `svc_` + snake_case,
  * values as the API gives them ("" when absent, so a later push overwrites an earlier one in GTM's model).
  *
- * Allow-list only: address, zip, phone (company contact data) and the visitor's geoIP location never
- * reach the dataLayer, which every marketing pixel on the page can read.
+ * Which fields go out is a list (`setFields`, `fields` in the tag's server settings); the default leaves
+ * out address, zip, phone (company contact data) and the visitor's geoIP location: every marketing pixel
+ * on the page can read the dataLayer. Entries are company field names as in the answer, plus
+ * `confidence`, `segments` and `scores`. Key names: `companyId` → `svc_company_id`, `name` →
+ * `svc_company_name`, `domain` → `svc_company_domain`, any other field F → `svc_` + F in lower case
+ * (`geoIP_city` → `svc_geoip_city`); `segments` → `svc_segment_ids` ("12,15") and `svc_segment_names`
+ * ("A,B"); `scores` → per product P (lower-case, non-alphanumerics as `_`) `svc_P_buying_stage`,
+ * `svc_P_intent_score`, `svc_P_profile_fit`, `svc_P_profile_score`, `svc_P_is_svcqa`.
  *
- * Match:     { event: 'svc_company_details_loaded', svc_company_match, svc_company_id, svc_company_name,
- *              svc_company_domain, svc_industry, svc_employee_range, svc_employee_count, svc_revenue_range,
- *              svc_annual_revenue, svc_country, svc_country_iso_code, svc_region, svc_state, svc_city,
- *              svc_sic, svc_naics, svc_is_blacklisted, svc_is_svcqa, svc_confidence,
- *              svc_segment_ids ("12,15"), svc_segment_names ("A,B"),
- *              and per scored product P (lower-case, non-alphanumerics as _):
- *              svc_P_buying_stage, svc_P_intent_score, svc_P_profile_fit, svc_P_profile_score, svc_P_is_svcqa }
+ * Match:     { event: 'svc_company_details_loaded', svc_company_match: 'Match', …the fields }
  * Otherwise: { event: 'svc_company_not_identified', svc_company_match }
  */
-import type { SvcData, SvcScore } from './types.ts';
+import type { SvcData } from './types.ts';
 
 export type DataLayerEntry = Record<string, string | number | boolean>;
+type Bag = Record<string, any>;
 
-const COMPANY =
-  'company_match companyId:company_id name:company_name domain:company_domain industry employee_range ' +
-  'employee_count revenue_range annual_revenue country country_iso_code region state city sic naics ' +
-  'is_blacklisted is_svcqa';
-const SCORE = 'buying_stage intent_score profile_fit profile_score is_svcqa';
+/** What the default leaves out: contact data, the visitor's location, and the nested industry_v2. */
+export const PRIVATE = /address|zip|phone|geoip|_v2/i;
 
-type Bag = Record<string, unknown>;
-
-const copy = (o: DataLayerEntry, prefix: string, from: Bag, keys: string) =>
-  keys.split(' ').forEach((f) => {
-    const [k, n] = f.split(':');
-    const v = from[k];
-    o[prefix + (n || k)] = v == null ? '' : (v as string);
-  });
-
-export function flatten(data: SvcData): DataLayerEntry {
-  const c = (data.company || {}) as unknown as Bag;
-  const s = data.segments || {};
-  if (c.company_match != 'Match') {
-    return { event: 'svc_company_not_identified', svc_company_match: (c.company_match as string) || 'No Match' };
-  }
-  const o: DataLayerEntry = { event: 'svc_company_details_loaded' };
-  copy(o, 'svc_', c, COMPANY);
-  o.svc_confidence = data.confidence || '';
-  o.svc_segment_ids = (s.ids || []).join(',');
-  o.svc_segment_names = (s.names || []).join(',');
-  (data.scores || []).forEach((x: SvcScore) =>
-    copy(o, 'svc_' + String(x.product).toLowerCase().replace(/\W+/g, '_') + '_', x as unknown as Bag, SCORE),
-  );
+/**
+ * `fields` default: every company field of the answer but the PRIVATE ones, then `confidence`,
+ * `segments` and `scores`.
+ */
+export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry {
+  const c: Bag = data.company || {}, m = c.company_match, match = m == 'Match';
+  const o: Bag = { event: match ? 'svc_company_details_loaded' : 'svc_company_not_identified', svc_company_match: m || 'No Match' };
+  const put = (k: string, v: unknown) => (o['svc_' + k.replace(/\W+/g, '_').toLowerCase()] = v ?? '');
+  if (match)
+    (fields || Object.keys(c).filter((k) => !PRIVATE.test(k)).concat('confidence', 'segments', 'scores')).forEach((f) =>
+      f == 'segments'
+        ? ['ids', 'names'].forEach((k) => put('segment_' + k, (data.segments as Bag)?.[k]?.join()))
+        : f == 'scores'
+          ? data.scores?.forEach((x: Bag) => {
+              for (const k in x) if (!/^product/.test(k)) put(x.product + '_' + k, x[k]);
+            })
+          : put(
+              f == 'companyId' ? 'company_id' : /^(name|domain)$/.test(f) ? 'company_' + f : f,
+              f == 'confidence' ? data.confidence : c[f],
+            ),
+    );
   return o;
 }

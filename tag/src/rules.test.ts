@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate } from './rules.ts';
+import { evaluate, rank } from './rules.ts';
 import { isp, matched, noMatch } from '../test/fixtures.ts';
 
 const m = matched();
@@ -14,8 +14,6 @@ describe('evaluate: keywords', () => {
     ['no match', noMatch(), true],
     ['NO   MATCH', isp(), true],
     ['Match', m, true],
-    ['not match', m, false],
-    ['not no match', m, true],
     ['match', null, false],
     ['no match', null, true],
   ] as const)('%s', (rule, data, want) => expect(evaluate(rule, data)).toBe(want));
@@ -27,7 +25,7 @@ describe('evaluate: comparisons on a matched answer', () => {
     ["segment = 'enterprise software'", true],
     ['segment = Enterprise Software', true],
     ['segment = 12', true],
-    ['segments = 15', true],
+    ['segment = 15', true],
     ['segment = 13', false],
     ['segment = "Mid-Market"', false],
     ['segment != "Mid-Market"', true],
@@ -38,10 +36,10 @@ describe('evaluate: comparisons on a matched answer', () => {
     ['company.industry = Software', true],
     ['industry = Hardware', false],
     ['industry != Hardware', true],
-    ['country = US', true],
+    ['country_iso_code = US', true],
     ['country = "United States"', true],
-    ['country = DE', false],
-    ['country != DE', true],
+    ['country = Germany', false],
+    ['country != Germany', true],
     ['employee_range = "1,000 - 4,999"', true],
     ['revenue_range = "$250M - $500M"', true],
     ['employee_count >= 1000', true],
@@ -82,17 +80,17 @@ describe('evaluate: and / or', () => {
   it.each([
     ['match and industry = Software', true],
     ['match and industry = Hardware', false],
-    ['match AND country = US AND confidence >= High', true],
-    ['industry = Hardware or country = US', true],
-    ['industry = Hardware or country = DE', false],
+    ['match AND country_iso_code = US AND confidence >= High', true],
+    ['industry = Hardware or country_iso_code = US', true],
+    ['industry = Hardware or country_iso_code = DE', false],
     // and binds tighter: false or (true and true)
-    ['industry = Hardware or match and country = US', true],
+    ['industry = Hardware or match and country_iso_code = US', true],
     // (true or false) and false would be false; but and binds tighter: true or (false and false)
-    ['match or industry = Hardware and country = DE', true],
+    ['match or industry = Hardware and country_iso_code = DE', true],
     ['no match or segment = "Enterprise Software"', true],
     ['segment = "Research and Development" or match', true],
     ['segment = "A or B" and match', false],
-    ['not industry = Hardware and match', true],
+    ['industry != Hardware and match', true],
     ['confidence >= Very High or buying_stage >= Decision', true],
   ] as const)('%s', (rule, want) => expect(evaluate(rule, m)).toBe(want));
 
@@ -143,6 +141,8 @@ describe('evaluate: malformed rules are false and never throw', () => {
     'no matches',
     'match match',
     'not',
+    'not match',
+    'segments = 15',
     'industry = Software extra = 1',
     'segment = Enterprise=Software',
     // a malformed term poisons the whole rule, even when another term would be true
@@ -162,5 +162,27 @@ describe('evaluate: malformed rules are false and never throw', () => {
     expect(evaluate('__proto__.x = 1', m)).toBe(false);
     expect(evaluate('match', { company: null } as never)).toBe(false);
     expect(evaluate('industry = x', {} as never)).toBe(false);
+  });
+});
+
+describe('evaluate: scores and products', () => {
+  it('compares a score field across products, or for the product before the dot', () => {
+    const data = matched();
+    data.company.is_svcqa = false;
+    expect(evaluate('is_svcqa = true', data)).toBe(true); // the cdp product is hot
+    expect(evaluate('cdp.is_svcqa = true', data)).toBe(true);
+    expect(evaluate('crm.is_svcqa = true', data)).toBe(false);
+    expect(evaluate('company.is_svcqa = true', data)).toBe(false);
+    expect(evaluate('profile_score >= 90', data)).toBe(true);
+    expect(evaluate('cdp.profile_score >= 92', data)).toBe(false);
+    expect(evaluate('intent_score < 40', data)).toBe(true); // Web Analytics: 35
+  });
+
+  it('ranks the scales', () => {
+    expect(rank('Very High')).toBeGreaterThan(rank('High'));
+    expect(rank('Strong')).toBeGreaterThan(rank('moderate'));
+    expect(rank('Purchase')).toBeGreaterThan(rank('Decision'));
+    expect(rank('12')).toBe(12);
+    for (const v of ['', ' ', null, undefined, 'constructor', 'abc']) expect(rank(v)).toBeNaN();
   });
 });

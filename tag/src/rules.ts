@@ -30,9 +30,10 @@
  * `cdp.buying_stage >= Consideration and profile_fit = Strong`, `not country = US`.
  */
 import { get } from './template.ts';
-import type { SvcData, SvcScore } from './types.ts';
+import type { SvcData } from './types.ts';
 
 type Data = SvcData | null | undefined;
+type Any = any;
 
 const RANK: Record<string, number> = {
   low: 1, moderate: 2, high: 3, 'very high': 4,
@@ -40,61 +41,49 @@ const RANK: Record<string, number> = {
   target: 1, awareness: 2, consideration: 3, decision: 4, purchase: 5,
 };
 
-const lc = (v: unknown): string => (v == null ? '' : String(v).toLowerCase());
+const lc = (v: unknown): string => ((v ?? '') + '').toLowerCase();
 
-const rank = (v: string): number => {
-  const r = RANK[v];
-  return typeof r == 'number' ? r : v.trim() && isFinite(+v) ? +v : NaN;
+/** The position of a value on its scale (confidence, profile fit, buying stage), or the number; else NaN. */
+export const rank = (v: unknown): number => {
+  const s = lc(v), r = RANK[s];
+  return r > 0 ? r : s.trim() ? +s : NaN; // (r > 0: not an inherited property such as "constructor")
 };
 
-const isMatch = (d: Data) => !!d && !!d.company && d.company.company_match == 'Match';
+/**
+ * The values a rule field has in an answer: segment ids and names; country name and ISO code; else the
+ * value at the path (as in templates) and, from each score (or the product named before the dot), the
+ * score field of that name.
+ */
+const values = (d: Data, f: string): unknown[] => {
+  const s: Any = d?.segments || {}, [, product, k] = /(?:(.*)\.)?(.*)/.exec(f)!;
+  return /^segment$/i.test(f)
+    ? (s.ids || []).concat(s.names || [])
+    : [get(d, f), ...(d?.scores || []).map((x: Any) => (!product || lc(x.product) == lc(product) ? x[k] : null))];
+};
 
-/** The values a rule field has in an answer (lists for segments and scores). */
-function values(d: Data, field: string): unknown[] {
-  if (!d) return [];
-  const c = d.company || ({} as SvcData['company']), s = d.segments || {}, f = lc(field);
-  const m = /^(?:(.+)\.)?(buying_stage|profile_fit|intent_score|profile_score|is_svcqa)$/.exec(f);
-  return /^segments?$/.test(f)
-    ? (s.ids || ([] as unknown[])).concat(s.names || [])
-    : f == 'country'
-      ? [c.country, c.country_iso_code]
-      : m && m[1] != 'company'
-        ? (d.scores || [])
-            .filter((x: SvcScore) => !m[1] || lc(x.product) == m[1])
-            .map((x: SvcScore) => (x as unknown as Record<string, unknown>)[m[2]])
-        : [get(d, field)];
-}
-
-function compare(op: string, actual: string, value: string): boolean {
-  if (op[0] == '=') return actual == value;
-  const a = rank(actual), b = rank(value);
-  return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : a <= b;
-}
-
-const OR = /\s+or\s+/i, AND = /\s+and\s+/i;
-// [1] not, [2] no (match), [3] field, [4] op, [5] index of a quoted value, [6] bare value
-const TERM = /^\s*(not\s+)?(?:(no\s+)?match|([\w.-]+)\s*(==?|!=|[<>]=?)\s*(?:\0(\d+)\0|([^\0"'=<>!]*[^\s\0"'=<>!])))\s*$/i;
+// [1] no (match), [2] field, [3] op, [4] index of a quoted value, [5] bare value
+const TERM = /^\s*(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0=<>!]*[^\s\0=<>!])))\s*$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule. Never throws. */
 export function evaluate(rule: string, d: Data): boolean {
   try {
     const quoted: string[] = [];
-    return String(rule)
-      .replace(/"([^"]*)"|'([^']*)'/g, (_, a?: string, b?: string) => '\0' + (quoted.push(a || b || '') - 1) + '\0')
-      .split(OR)
+    return rule
+      .replace(/(["'])(.*?)\1/g, (_, q, v: string) => '\0' + quoted.push(v))
+      .split(/\s+or\s+/i)
       .map((any) =>
-        any.split(AND).map((term) => {
-          const m = TERM.exec(term);
-          if (!m) throw 0; // malformed: the whole rule is false
-          const ne = m[4] == '!=', value = lc(m[5] ? quoted[+m[5]] : m[6]);
-          const v = m[3]
-            ? values(d, m[3]).some((x) => compare(ne ? '=' : m[4], lc(x), value)) != ne
-            : isMatch(d) != !!m[2];
-          return v != !!m[1];
+        any.split(/\s+and\s+/i).map((term) => {
+          const m = TERM.exec(term)!, op = m[3], ne = op == '!=', value = lc(m[4] ? quoted[m[4] as Any - 1] : m[5]);
+          return m[2]
+            ? values(d, m[2]).some((x) => {
+                const a = rank(x), b = rank(value);
+                return ne || op[0] == '=' ? lc(x) == value : op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : a <= b;
+              }) != ne
+            : (d?.company?.company_match == 'Match') != !!m[1];
         }),
       )
       .some((all) => all.every(Boolean));
   } catch {
-    return false;
+    return false; // malformed (no TERM match), or not a string
   }
 }

@@ -1,93 +1,170 @@
 /**
- * Bundle entry (IIFE, es2017, no dependencies). Replays the `window.svc` command queue, then replaces it
- * with the live object: `data`, `push`, `on`, `ready` (types in ./types.ts).
+ * Bundle entry (IIFE, no dependencies). Replays the `window.svc` command queue, then replaces it with the
+ * live object `{ data, push }` (types in ./types.ts); later `push` calls run at once.
  *
- * Flow: `init` / `setTag` → cache (per tag and test IP) or ONE simple CORS GET
- * `<endpoint>/v3/company/details?tag=<tag>[&test_ip=<svc_test_ip>]` → `svc.data`, personalisation,
- * `dataLayer` push, `svc:ready` (or `svc:error` with `{ status, message }`; default content stays).
+ * Flow: server-managed settings (inlined into `/tag/v1/<tagId>.js`) → queued commands → one decision:
+ * opted out / Global Privacy Control / consent denied → no lookup (`svc:error` status 0), consent
+ * pending → wait, else the cache (per tag and test IP) or ONE simple CORS GET
+ * `<endpoint>/v3/company/details?tag=<tag>[&test_ip=<svc_test_ip>]` → minimum confidence → `svc.data`,
+ * personalisation, anti-flicker reveal, `dataLayer` push, `svc:ready` (or `svc:error`). Elements added
+ * later (MutationObserver) and history navigations are personalised from the same answer.
  *
- * Commands live in one table; a later issue adds optOut / consent / SPA page views / form fill as entries.
- * Every entry point is wrapped: nothing is thrown into the host page.
+ * Written for its size (see tag/README.md, "Size"): every entry point is wrapped, so nothing is thrown
+ * into the host page.
  */
-import { cacheKey, cacheRead, cacheWrite, DAY, safeStorage } from './cache.ts';
 import { flatten } from './datalayer.ts';
-import { emitter, guard } from './events.ts';
 import { personalise } from './personalise.ts';
-import { detailsUrl, fetchDetails, testIp } from './request.ts';
-import type { Svc, SvcCommand, SvcData, SvcErrorDetail, SvcInitOptions, SvcReadyDetail } from './types.ts';
+import { rank } from './rules.ts';
+import type { Svc, SvcCommand, SvcData, SvcInitOptions, SvcReadyDetail } from './types.ts';
 
-guard((w: Window, d: Document) => {
-  const queue = w.svc;
-  if (queue && !Array.isArray(queue)) return; // bundle included twice: the first one is live
-  const script = d.currentScript as HTMLScriptElement | null;
-  const origin = script && script.src ? new URL(script.src).origin : location.origin;
-  const kv = safeStorage(() => w.localStorage);
-  const events = emitter(d);
-  const cfg: SvcInitOptions = { tag: '', endpoint: '', cacheTtl: DAY };
-  let current = ''; // cache key of the answer being fetched or shown
-  let last: SvcReadyDetail | null = null;
+type Any = any;
 
-  const deliver = (data: SvcData, cached: boolean) => {
-    api.data = data;
-    last = { data, cached };
-    guard(personalise)(d, data);
-    guard(() => (w.dataLayer = w.dataLayer || []).push(flatten(data)))();
-    events.emit('ready', last);
+const report = (e: unknown) => console.error('[svc]', e);
+/** `f` wrapped: an exception is reported, never thrown into the page. */
+const safe =
+  (f: Function) =>
+  (...a: Any[]) => {
+    try {
+      return f(...a);
+    } catch (e) {
+      report(e);
+    }
+  };
+
+const start = (w: Any, d: Document, server: SvcInitOptions | string) => {
+  const queue: SvcCommand[] | undefined = w.svc;
+  if (queue && !Array.isArray(queue)) return; // included twice: the first bundle is live
+  const P = new URLSearchParams(location.search);
+  const ip = P.get('svc_test_ip');
+  const src = (d.currentScript as HTMLScriptElement | null)?.src;
+  const mem: Record<string, string> = {};
+  const cfg: SvcInitOptions & Any = {
+    endpoint: src ? src.split('/tag/v1/')[0] : location.origin,
+    cacheTTL: 864e5,
+    timeout: 1e3,
+    debug: P.has('svc_debug'),
+  };
+  let started: unknown;
+  let current: string | undefined; // what the page shows: a cache key, or why there is no lookup
+  let last: SvcReadyDetail | null;
+  let seen: WeakSet<Element>;
+  let view: string | undefined; // the URL of the current view
+
+  const log = (...a: unknown[]) => cfg.debug && console.log('[svc]', ...a);
+  /** localStorage, falling back to memory when it throws (blocked, private mode, quota). */
+  const kv = (k: string, v?: string) => {
+    try {
+      return v == null ? localStorage.getItem(k) : localStorage.setItem(k, v);
+    } catch {
+      return v == null ? mem[k] : (mem[k] = v);
+    }
+  };
+  const cacheKey = () => 'svc:' + cfg.tag + (ip ? ':' + ip : '');
+
+  /** Personalises the page; a new URL (history navigation) is a new view for `svc:personalized`. */
+  const apply = () => {
+    const url = location.href.split('#')[0];
+    if (view != url) (view = url), (seen = new WeakSet());
+    const elements = last && personalise(last.data, seen, log);
+    if (elements?.length) emit('personalized', { elements });
+  };
+
+  const emit = (name: string, detail: unknown) => d.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
+
+  /** The snippet's reveal: shows the elements it hid (once) and returns how long they were hidden, in ms. */
+  const reveal = (): number => (queue as Any)?.r?.() | 0;
+
+  const deliver = (raw: SvcData, cached: boolean) => {
+    const low = rank(raw.confidence) < rank(cfg.minConfidence);
+    const data = (api.data = low ? { company: { company_match: 'No Match' } } : raw);
+    log(raw, cached, low && 'low');
+    view = '';
+    last = { data, cached } as SvcReadyDetail;
+    apply();
+    last.hidden = reveal();
+    (w.dataLayer ||= []).push(flatten(data, cfg.fields));
+    emit('ready', last);
+  };
+
+  const fail = (status: number, message: string) => {
+    api.data = last = null;
+    log(status, message);
+    reveal();
+    emit('error', { status, message });
   };
 
   const load = () => {
-    const tag = cfg.tag;
-    const ip = testIp(location.search), key = cacheKey(tag!, ip), ttl = +cfg.cacheTtl!;
-    if (!tag || key == current) return;
-    current = key;
-    const hit = cacheRead(kv, key, Date.now(), ttl);
-    if (hit) return deliver(hit, true);
-    fetchDetails(detailsUrl(cfg.endpoint || origin, tag, ip)).then(
-      guard((data: SvcData) => {
+    const ttl = cfg.cacheTTL;
+    const key = kv('svc:optout')
+      ? 'opted out'
+      : cfg.gpc !== false && navigator.globalPrivacyControl
+        ? 'gpc'
+        : cfg.consent && cfg.consent != 'granted'
+          ? 'consent ' + cfg.consent
+          : cacheKey();
+    if (!started || !cfg.tag || key == current) return;
+    log((current = key));
+    if (key[3] != ':') return key == 'consent pending' || fail(0, key);
+    try {
+      const e = JSON.parse(kv(key) as string), age = Date.now() - e.t; // (NaN if absent: not fresh)
+      if (age < ttl) return deliver(e.d, true);
+    } catch {}
+    let status = 0;
+    fetch(cfg.endpoint + '/v3/company/details?tag=' + cfg.tag + (ip ? '&test_ip=' + ip : ''), { credentials: 'omit' })
+      .then((r) => ((status = r.status), r.json()))
+      .catch((e) => ({ message: e.message }))
+      .then((body) => {
         if (key != current) return;
-        cacheWrite(kv, key, data, Date.now(), ttl);
-        deliver(data, false);
-      }),
-      guard((e: SvcErrorDetail) => {
-        if (key != current) return;
-        current = '';
-        api.data = last = null;
-        events.emit('error', { status: +e.status || 0, message: String(e.message || e) });
-      }),
-    );
+        if (status == 200 && body?.company) {
+          if (ttl > 0) kv(key, JSON.stringify({ t: Date.now(), d: body }));
+          deliver(body, false);
+        } else {
+          current = '';
+          fail(status, body?.message || 'HTTP ' + status);
+        }
+      })
+      .catch(report);
   };
 
-  const ready = (cb: (detail: SvcReadyDetail) => void) => {
-    if (last) return guard(cb)(last);
-    events.on('ready', cb, true);
-  };
-
-  const commands: Record<string, (...args: any[]) => void> = {
+  const commands: Record<string, Function> = {
     init(o: SvcInitOptions) {
-      for (const k in o) (cfg as Record<string, unknown>)[k] = (o as Record<string, unknown>)[k];
+      Object.assign(cfg, o);
       load();
     },
-    setTag(tag: string) {
-      cfg.tag = tag;
+    onReady: (cb: Function) => ((cb = safe(cb)), last ? cb(last) : d.addEventListener('svc:ready', (e) => cb((e as CustomEvent).detail), { once: true })),
+    optOut(v: boolean) {
+      kv('svc:optout', v ? '1' : '');
+      if (v) kv(cacheKey(), '');
       load();
     },
-    onReady: ready,
+    personalize() {
+      view = '';
+      apply();
+    },
   };
-
-  const run = guard((c: SvcCommand) => {
-    const f = commands.hasOwnProperty(c[0]) && commands[c[0]];
-    if (f) f.apply(null, c.slice(1));
+  // Setters: `setCacheTTL(ms)` is `init({ cacheTTL: ms })`, `consent(state)` is `init({ consent: state })` …
+  for (const c of 'setTag setEndpoint setCacheTTL setMinConfidence setFields consent debug'.split(' '))
+    commands[c] = (v: unknown) => commands.init({ [c.replace(/^set./, (x) => x[3].toLowerCase())]: v });
+  const run = safe((c: SvcCommand) => {
+    commands.hasOwnProperty(c[0]) ? commands[c[0]](...c.slice(1)) : log('unknown command', c[0]);
   });
+  const api: Svc = (w.svc = { data: null, push: (...c: SvcCommand[]) => c.forEach(run) });
 
-  const api: Svc = {
-    data: null,
-    push: (...c) => c.forEach(run),
-    on: guard(events.on) as Svc['on'],
-    ready: guard(ready),
-  };
+  // The unreplaced placeholder is a string (its [0] is "_"); a tag's settings are an object.
+  (server as Any)[0] || commands.init(server);
+  queue?.forEach(run);
+  started = 1;
+  load();
+  // Anti-flicker: the snippet hid the marked elements; reveal at the timeout (from navigation start)
+  // (the snippet's own timer covers a bundle that never runs).
+  setTimeout(reveal, cfg.timeout - performance.now());
+  // Single-page apps: elements added later are personalised from the same answer.
+  new MutationObserver(safe(apply)).observe(d, { childList: true, subtree: true, characterData: true });
+};
 
-  w.svc = api;
-  (queue || []).forEach(run);
-  // Elements parsed after the answer arrived get personalised once the document is complete.
-  d.addEventListener('DOMContentLoaded', guard(() => last && personalise(d, last.data)));
-})(window, document);
+try {
+  // /tag/v1/<tagId>.js: the server replaces this string with the tag's settings (a JSON object).
+  start(window, document, '__SVC_SETTINGS__');
+} catch (e) {
+  report(e);
+}

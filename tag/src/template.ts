@@ -12,35 +12,24 @@ import type { SvcData } from './types.ts';
 
 type Data = SvcData | null | undefined;
 
-function walk(v: unknown, path: string): unknown {
-  path.split('.').forEach((k) => (v = v == null ? v : (v as Record<string, unknown>)[k]));
-  return v;
-}
+const walk = (v: any, path: string): unknown => (path.split('.').forEach((k) => (v = v?.[k])), v);
 
-/** The value at `path` from the top of the answer, else from `company`. */
-export const get = (data: Data, path: string): unknown => {
-  const v = walk(data, path);
-  return v === undefined && data ? walk(data.company, path) : v;
-};
+/** The value at `path` from the top of the answer, else (absent or null there) from `company`. */
+export const get = (data: Data, path: string): unknown => walk(data, path) ?? walk(data?.company, path);
 
 /** The display text of the value at `path`, or "" (absent, null, object or function). */
 export function lookup(data: Data, path: string): string {
   let v = get(data, path);
   if (Array.isArray(v)) v = v.join(', ');
-  return v == null || typeof v == 'object' || typeof v == 'function' ? '' : String(v);
+  return /^[bns]/.test(typeof v) ? v + '' : ''; // boolean, number, string (JSON has no symbols)
 }
 
 /** Renders a `data-svc-text` value; null means "leave the element's default text". */
 export function render(template: string, data: Data): string | null {
-  let ok = true;
-  const out = (template.indexOf('{') < 0 ? '{' + template + '}' : template).replace(
+  let ok = 1;
+  const out = (template.includes('{') ? template : '{' + template + '}').replace(
     /\{\s*([^{}|]*?)\s*(?:\|([^{}]*))?\}/g,
-    (_, path: string, fallback?: string) => {
-      const v = lookup(data, path);
-      if (v || fallback != null) return v || fallback!;
-      ok = false;
-      return '';
-    },
+    (_, path: string, fallback?: string) => lookup(data, path) || (fallback ?? ((ok = 0), '')),
   );
   return ok ? out : null;
 }

@@ -3,13 +3,15 @@
  * "Company Identification"), the commands of the `window.svc` queue, the live `window.svc` object and
  * the DOM events it dispatches on `document`.
  *
- * Types only: nothing here ends up in the bundle.
+ * Types only: nothing here ends up in the bundle. Front-end code imports them with
+ * `import type { Svc, SvcData } from '<path>/tag/src/types.ts'` (or `dist/tag/types.d.ts` style copies).
  */
 
 export type Confidence = 'Very High' | 'High' | 'Moderate' | 'Low';
 export type CompanyMatch = 'Match' | 'Non-actionable Match' | 'No Match';
 export type BuyingStage = 'Purchase' | 'Decision' | 'Consideration' | 'Awareness' | 'Target';
 export type ProfileFit = 'Strong' | 'Moderate' | 'Weak';
+export type ConsentState = 'granted' | 'denied' | 'pending';
 
 /** Key `company`. Absent values come back as null or "" (blank for an invalid IP or no match). */
 export interface SvcCompany {
@@ -62,7 +64,10 @@ export interface SvcSegments {
   list?: { id: number; name?: string }[];
 }
 
-/** The 200 answer of `GET /v3/company/details`, stored on `window.svc.data`. */
+/**
+ * The 200 answer of `GET /v3/company/details`, stored on `window.svc.data`. An answer below the minimum
+ * confidence is replaced by `{ company: { company_match: 'No Match' }, confidence }`.
+ */
 export interface SvcData {
   company: SvcCompany;
   scores?: SvcScore[] | null;
@@ -70,50 +75,100 @@ export interface SvcData {
   confidence?: Confidence | '' | null;
 }
 
-/** Options of the `init` command. */
+/**
+ * Options of the `init` command (and of the per-tag bundle's server-managed settings, which are applied
+ * first; the page's commands override them).
+ */
 export interface SvcInitOptions {
   /** Public tag id (required before anything is requested). */
   tag?: string;
-  /** API origin, e.g. `https://svc.example.com`; default: the origin the bundle was loaded from. */
+  /**
+   * Base URL of the API, e.g. `https://svc.example.com` or a first-party proxy path
+   * `https://www.customer.com/svc`; default: where the bundle was loaded from (its URL up to `/tag/v1/`).
+   */
   endpoint?: string;
   /** Lifetime of the cached answer in milliseconds; default 24 h; 0 disables the cache. */
-  cacheTtl?: number;
+  cacheTTL?: number;
+  /** Answers below this confidence are treated as no match. Default: none. */
+  minConfidence?: Confidence | '';
+  /** Answer fields pushed to `dataLayer` (see the README); default all but address, zip, phone and geoIP. */
+  fields?: string[];
+  /** Consent state; default `granted`. `pending` holds the lookup until `granted`. */
+  consent?: ConsentState;
+  /** Anti-flicker timeout in ms since the snippet ran; default 1000. */
+  timeout?: number;
+  /** Honour Global Privacy Control (no lookup when `navigator.globalPrivacyControl`); default true. */
+  gpc?: boolean;
+  /** Log each decision to the console (also `?svc_debug=1`). */
+  debug?: boolean;
 }
 
-/** `detail` of `svc:ready`, and the argument of `ready`/`on('ready')` callbacks. */
+/** `detail` of `svc:ready`, and the argument of `ready`/`onReady`/`on('ready')` callbacks. */
 export interface SvcReadyDetail {
   data: SvcData;
   /** True when the answer came from the local cache (no request was made). */
   cached: boolean;
+  /** Milliseconds the anti-flicker rule kept personalised elements hidden (0 without the snippet's rule). */
+  hidden: number;
 }
 
-/** `detail` of `svc:error`, and the argument of `on('error')` callbacks. `status` 0: network error. */
+/**
+ * `detail` of `svc:error`, and the argument of `on('error')` callbacks. `status` is the HTTP status, or 0
+ * when no answer came: a network error (browser's message), or no lookup by choice, with `message`
+ * `opted out`, `global privacy control` or `consent denied`.
+ */
 export interface SvcErrorDetail {
   status: number;
   message: string;
 }
 
+/** One personalised element, as reported by `svc:personalized`. The rule attributes it carries are copied. */
+export interface SvcPersonalizedElement {
+  element: Element;
+  /** Whether the element is visible (not `hidden`) after personalisation. */
+  shown: boolean;
+  /** `data-svc-show`, `data-svc-hide`, `data-svc-text`, `data-svc-attr`, `data-svc-fill` when present. */
+  show?: string;
+  hide?: string;
+  text?: string;
+  attr?: string;
+  fill?: string;
+}
+
+/**
+ * `detail` of `svc:personalized`: the elements personalised by this pass (each element once per page
+ * view: a history navigation starts a new view; elements added later come in later events).
+ */
+export interface SvcPersonalizedDetail {
+  elements: SvcPersonalizedElement[];
+}
+
 export interface SvcEventMap {
   ready: SvcReadyDetail;
   error: SvcErrorDetail;
+  personalized: SvcPersonalizedDetail;
 }
 
 /** Commands accepted by `window.svc.push` (before and after the bundle loads). Unknown ones are ignored. */
 export type SvcCommand =
   | ['init', SvcInitOptions]
   | ['setTag', string]
-  | ['onReady', (detail: SvcReadyDetail) => void];
+  | ['setEndpoint', string]
+  | ['onReady', (detail: SvcReadyDetail) => void]
+  | ['optOut', boolean]
+  | ['consent', ConsentState]
+  | ['setCacheTTL', number]
+  | ['setMinConfidence', Confidence | '']
+  | ['setFields', string[]]
+  | ['personalize']
+  | ['debug', boolean];
 
 /** `window.svc` once the bundle has run. */
 export interface Svc {
-  /** The last answer, or null before it arrives (and after an error). */
+  /** The last answer, or null before it arrives (and after an error or when no lookup is made). */
   data: SvcData | null;
-  /** Runs commands at once. */
+  /** Runs commands at once (before the bundle runs, `window.svc` is an array and `push` queues them). */
   push(...commands: SvcCommand[]): void;
-  /** Subscribes to every later `ready` / `error`. */
-  on<K extends keyof SvcEventMap>(event: K, callback: (detail: SvcEventMap[K]) => void): void;
-  /** Calls back once with the data: at once if it is already there, else on the next `ready`. */
-  ready(callback: (detail: SvcReadyDetail) => void): void;
 }
 
 declare global {
@@ -122,8 +177,13 @@ declare global {
     svc?: Svc | SvcCommand[];
     dataLayer?: unknown[];
   }
+  interface Navigator {
+    /** Global Privacy Control (https://globalprivacycontrol.org). */
+    globalPrivacyControl?: boolean;
+  }
   interface DocumentEventMap {
     'svc:ready': CustomEvent<SvcReadyDetail>;
     'svc:error': CustomEvent<SvcErrorDetail>;
+    'svc:personalized': CustomEvent<SvcPersonalizedDetail>;
   }
 }

@@ -1,0 +1,88 @@
+/** The tag bundle over HTTP: /tag/v1/svc.js and /tag/v1/<tagId>.js with the tag's settings inlined. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import vm from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTag, PLACEHOLDER } from '../../tag/build.ts';
+import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { initOptions, inlineSettings } from './assets.ts';
+
+let srv: TestServer;
+const dist = mkdtempSync(join(tmpdir(), 'svc-dist-'));
+beforeAll(async () => {
+  await buildTag(join(dist, 'tag'));
+  srv = await startTestServer({ env: { SVC_DIST: dist } });
+});
+afterAll(async () => {
+  await srv?.close();
+  rmSync(dist, { recursive: true, force: true });
+});
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${srv.url}${path}`, { headers });
+
+/** The settings object the bundle was given: the argument in place of the placeholder. */
+const inlined = (js: string) => {
+  const m = /\}\)\(window,document,(\{.*?\})\)/.exec(js) ?? /\(window,document,(\{[^]*?\})\)\}catch/.exec(js);
+  return m ? JSON.parse(m[1]) : null;
+};
+
+describe('GET /tag/v1/svc.js', () => {
+  it('serves the generic bundle, cacheable, with an ETag and 304 on revalidation', async () => {
+    const res = await get('/tag/v1/svc.js');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const etag = res.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    expect(await res.text()).toContain(PLACEHOLDER);
+    expect((await get('/tag/v1/svc.js', { 'if-none-match': etag })).status).toBe(304);
+  });
+});
+
+describe('GET /tag/v1/<tagId>.js', () => {
+  it("inlines the tag's id and settings; a change on the server changes the bytes and the ETag", async () => {
+    await srv.store.updateTagSettings('acme-tag', {});
+    const first = await get('/tag/v1/acme-tag.js');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(first.headers.get('access-control-allow-origin')).toBe('*');
+    const js = await first.text();
+    expect(js).not.toContain(PLACEHOLDER);
+    expect(inlined(js)).toEqual({ tag: 'acme-tag' });
+    const etag = first.headers.get('etag')!;
+    expect((await get('/tag/v1/acme-tag.js', { 'if-none-match': etag })).status).toBe(304);
+
+    await srv.store.updateTagSettings('acme-tag', {
+      fields: ['name'], min_confidence: 'High', cache_ttl_ms: 60_000, consent_default: 'pending', anti_flicker_timeout_ms: 400, honor_gpc: false,
+    });
+    const second = await get('/tag/v1/acme-tag.js', { 'if-none-match': etag });
+    expect(second.status).toBe(200);
+    expect(second.headers.get('etag')).not.toBe(etag);
+    expect(inlined(await second.text())).toEqual({
+      tag: 'acme-tag', fields: ['name'], minConfidence: 'High', cacheTTL: 60_000, consent: 'pending', timeout: 400, gpc: false,
+    });
+  });
+
+  it('answers an unknown tag with 404 and a harmless JavaScript comment', async () => {
+    const res = await get('/tag/v1/no-such-tag.js');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/javascript/);
+    const body = await res.text();
+    expect(body).toBe('/* svc: unknown tag "no-such-tag" */\n');
+    expect(() => new vm.Script(body)).not.toThrow();
+    expect((await get('/tag/v1/bad%20id.js')).status).toBe(404);
+  });
+});
+
+describe('inlineSettings', () => {
+  it('escapes what could end a script or a line', () => {
+    const js = inlineSettings(`x(${PLACEHOLDER})`, { tag: 't', fields: ['</script><b>', 'a\u2028b'] });
+    expect(js).toBe('x({"tag":"t","fields":["\\u003c/script>\\u003cb>","a\\u2028b"]})');
+    expect(() => inlineSettings('x()', {})).toThrow(/placeholder/);
+  });
+
+  it('maps the settings to init options and leaves absent ones to the bundle defaults', () => {
+    expect(JSON.parse(JSON.stringify(initOptions('t', {})))).toEqual({ tag: 't' });
+  });
+});
