@@ -9,6 +9,7 @@ import type { AdminAuth } from './admin/credentials.ts';
 import { mountAdmin } from './admin/routes.ts';
 import type { Config } from './config.ts';
 import { trustProxySetting } from './config.ts';
+import { mountConsole } from './console/serve.ts';
 import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
 import { mountEnrichment } from './enrichment/route.ts';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const demoSite = resolve(join(deps.config.SVC_DIST, 'demo-site'));
   if (existsSync(demoSite)) app.use(express.static(demoSite, { index: 'index.html', maxAge: 0 }));
+  mountConsole(app, deps.config.SVC_DIST); // /console/: the token-management console (dist/console), strict CSP
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));

@@ -1,7 +1,7 @@
 /**
  * Builds the token-management console into dist/console: index.html (no inline script or style, so it
  * runs under the strict CSP `serve.ts` sends), app.js (Preact, bundled and minified by esbuild) and
- * console.css. Called by `npm run build`; `tsx server/console/build.ts` runs it alone.
+ * console.css (and a favicon). Called by `npm run build`; `tsx server/console/build.ts` runs it alone.
  */
 import { build } from 'esbuild';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -11,6 +11,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
 
+/** A file, not a `data:` URL: the CSP (`default-src 'self'`) allows images from this origin only. */
+export const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M8 1l7 7-7 7-7-7z" fill="#3f33d6"/></svg>\n';
+
 /** The page shell: relative asset URLs (served under /console/), a mount point, a no-JS note. */
 export function renderIndex(): string {
   return `<!doctype html>
@@ -19,7 +22,7 @@ export function renderIndex(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
+<link rel="icon" href="favicon.svg" type="image/svg+xml">
 <title>Tokens · svc console</title>
 <link rel="stylesheet" href="console.css">
 <script src="app.js" defer></script>
@@ -57,7 +60,7 @@ export async function buildConsole(options: ConsoleBuildOptions = {}): Promise<{
     }),
     build({ entryPoints: [join(HERE, 'ui/console.css')], bundle: true, minify, write: false, logLevel: 'silent' }),
   ]);
-  const files = { 'index.html': renderIndex(), 'app.js': js.outputFiles[0].text, 'console.css': css.outputFiles[0].text };
+  const files = { 'index.html': renderIndex(), 'app.js': js.outputFiles[0].text, 'console.css': css.outputFiles[0].text, 'favicon.svg': FAVICON };
   await mkdir(outDir, { recursive: true });
   await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(outDir, name), text)));
   return { outDir, bytes: Object.fromEntries(Object.entries(files).map(([n, t]) => [n, Buffer.byteLength(t)])) };

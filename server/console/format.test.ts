@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayPrefix, formatCount, formatDateTime, formatMonth } from './format.ts';
+import { contractYearRange, displayPrefix, formatCount, formatDateTime, formatMonth } from './format.ts';
 
 describe('formatDateTime', () => {
   it('prints UTC minutes whatever the machine zone', () => {
@@ -32,5 +32,17 @@ describe('formatCount and displayPrefix', () => {
   });
   it('shows the stored prefix with an ellipsis, nothing more', () => {
     expect(displayPrefix('abcd')).toBe('abcd…');
+  });
+});
+
+describe('contractYearRange', () => {
+  it('turns the server period into the dates it covers', () => {
+    expect(contractYearRange('year-0', '2026-01-01')).toBe('2026-01-01 to 2026-12-31');
+    expect(contractYearRange('year-1', '2026-03-01')).toBe('2027-03-01 to 2028-02-29');
+    expect(contractYearRange('year-2', '2025-07-15')).toBe('2027-07-15 to 2028-07-14');
+  });
+  it('leaves an unknown period or start as it came', () => {
+    expect(contractYearRange('2026', '2026-01-01')).toBe('2026');
+    expect(contractYearRange('year-0', 'someday')).toBe('year-0');
   });
 });

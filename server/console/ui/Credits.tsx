@@ -1,6 +1,6 @@
 /** Credit balances per pool (current contract year) and usage per API and month. */
 import type { AdminClient } from '../admin-client.ts';
-import { formatCount, formatMonth } from '../format.ts';
+import { contractYearRange, formatCount, formatMonth } from '../format.ts';
 import { usageTable } from '../usage.ts';
 import { useLoad } from './use-load.ts';
 
@@ -20,11 +20,13 @@ export function Credits({ api, customerId }: { api: AdminClient; customerId: str
         <div class="credits">
           <div class="table-wrap">
             <table>
-              <caption>Balances this contract year</caption>
+              <caption>
+                Balances this contract year
+                {report.data.balances[0] && <span class="muted"> ({contractYearRange(report.data.balances[0].period, report.data.contract_start)})</span>}
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">Pool</th>
-                  <th scope="col">Contract year from</th>
                   <th scope="col" class="num">Quota</th>
                   <th scope="col" class="num">Used</th>
                   <th scope="col" class="num">Remaining</th>
@@ -34,7 +36,6 @@ export function Credits({ api, customerId }: { api: AdminClient; customerId: str
                 {report.data.balances.map((b) => (
                   <tr key={b.pool}>
                     <th scope="row">{b.pool}</th>
-                    <td>{b.period}</td>
                     <td class="num">{formatCount(b.quota)}</td>
                     <td class="num">{formatCount(b.used)}</td>
                     <td class="num">

@@ -87,7 +87,7 @@ function TokenRow({ api, token: t, onChanged, onRotated }: { api: AdminClient; t
       </td>
       <td>{list(t.integrations)}</td>
       <td>{list(t.allowed_domains)}</td>
-      <td>
+      <td class="answers">
         <span class={t.scores ? '' : 'muted'}>scores {t.scores ? 'on' : 'off'}</span>
         <br />
         <span class={t.segment_names ? '' : 'muted'}>segment names {t.segment_names ? 'on' : 'off'}</span>
