@@ -14,6 +14,7 @@ export const COMMENTS = {
   noMatch: 'No company name or domain was found for this IP address.',
   nonActionable: (what: string) =>
     `No valid B2B use case: the IP address matched ${what}, not a company name or domain.`,
+  botAgent: 'No valid B2B use case: the request came from a bot user agent, not a company name or domain.',
 } as const;
 
 const NON_ACTIONABLE_WHAT: Record<string, string> = {
@@ -47,8 +48,8 @@ export function identify(input: IdentifyInput): IdentificationResponse {
   }
   const confidence = network.confidence as Confidence;
   if (input.isBot || network.kind !== 'company' || !company) {
-    const what = input.isBot ? 'a bot user agent' : (NON_ACTIONABLE_WHAT[network.kind] ?? `a ${network.kind} network`);
-    return { company: blankCompany('Non-actionable Match', COMMENTS.nonActionable(what), geo), scores: [], segments: segmentsPayload([], settings.segment_names), confidence };
+    const comment = input.isBot ? COMMENTS.botAgent : COMMENTS.nonActionable(NON_ACTIONABLE_WHAT[network.kind] ?? `a ${network.kind} network`);
+    return { company: blankCompany('Non-actionable Match', comment, geo), scores: [], segments: segmentsPayload([], settings.segment_names), confidence };
   }
 
   const hot = customer.hot_accounts.find((h) => h.company_id === company.company_id);
