@@ -41,7 +41,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf var/e2e && npx tsx server/cli/main.ts data build --in data/sample --out var/e2e/data && npx tsx server/cli/main.ts serve`,
+    command: `rm -rf var/e2e && node --import tsx server/cli/main.ts data build --in data/sample --out var/e2e/data && node --import tsx server/cli/main.ts serve`,
     url: `${BASE_URL}/tag/v1/svc.js`,
     reuseExistingServer: false,
     timeout: 120_000,
