@@ -42,7 +42,7 @@ describe('svc CLI', () => {
     const tag = JSON.parse((await svc('tag', 'create', '--customer', 'globex', '--allowed-domain', 'www.globex.example', '--endpoint', 'https://svc.example', '--json')).out);
     expect(tag.tagId).toMatch(/^tag_/);
     expect(tag.snippet).toContain(tag.tagId);
-    expect(tag.snippet).toContain('https://svc.example/tag/v1/svc.js');
+    expect(tag.snippet).toContain(`https://svc.example/tag/v1/${tag.tagId}.js`);
 
     const rotated = JSON.parse((await svc('token', 'rotate', token.id, '--json')).out);
     expect(rotated.token).not.toBe(token.token);
