@@ -1,0 +1,196 @@
+/**
+ * Endpoint benchmarks: autocannon (50 connections, 3 s warm-up, 10 s measured in 3 interleaved slices)
+ * against the real server (`svc serve`, one process) and, in the same run and process setup, against a
+ * bare Express 5 route and a raw `node:http` server answering the same bytes (bench/servers/). Data: generated sources built once
+ * and cached (20,000 companies ≈ 100,000 networks by default); state: a fresh SQLite file per server.
+ *
+ *   npm run bench -- identification [--companies N] [--duration S] [--workers N]
+ *       GET /v3/company/details in token mode (?ip=, realistic IP mix) and in tag mode (allowed Origin,
+ *       visitor address from X-Forwarded-For through a trusted loopback proxy)
+ *   npm run bench -- enrichment [--companies N] [--duration S]
+ *       POST /v1/enrichment/company (firmographics) and POST /v2/people/full (combined), lead email mix
+ *   npm run bench -- workers [--duration S]
+ *       identification in token mode, `serve --workers 1` against `serve --workers 2`
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { emailMix, enrichmentRequests, ensureBenchData, identificationRequests, ipMix, seedBenchState, type BenchData, type BenchState } from './bench-data.ts';
+import { describeLoad, loadInterleaved, startProcess, type LoadRequest, type LoadResult, type RunningProcess } from './http-load.ts';
+import { fmt, record } from './results.ts';
+
+const CLI = 'server/cli/main.ts';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+function options(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { companies: { type: 'string' }, duration: { type: 'string' }, workers: { type: 'string' }, connections: { type: 'string' } },
+  });
+  return {
+    companies: Number(values.companies ?? 20_000),
+    duration: Number(values.duration ?? 10),
+    workers: Number(values.workers ?? 0),
+    connections: Number(values.connections ?? 50),
+  };
+}
+
+type Options = ReturnType<typeof options>;
+
+async function prepare(opts: Options, name: string): Promise<{ data: BenchData; state: BenchState; work: string }> {
+  const data = await ensureBenchData(opts.companies);
+  const work = join(tmpdir(), 'svc-bench', `run-${name}-${process.pid}`);
+  mkdirSync(work, { recursive: true });
+  const state = await seedBenchState(data, join(work, 'state.db'));
+  return { data, state, work };
+}
+
+/** The real server, as `npm run svc -- serve [--workers N]` runs it. */
+export function startApp(data: BenchData, state: BenchState, workers = 0): Promise<RunningProcess> {
+  return startProcess(CLI, workers > 0 ? ['serve', '--workers', String(workers)] : ['serve'], {
+    SVC_DATA: data.data,
+    SVC_STATE: state.file,
+    SVC_LOG: 'error',
+    SVC_TRUST_PROXY: 'loopback',
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+  }, '/health-of-bench');
+}
+
+async function startBaselines(work: string, bodies: Record<string, unknown>): Promise<{ bare: () => Promise<RunningProcess>; raw: () => Promise<RunningProcess> }> {
+  const file = join(work, 'bodies.json');
+  writeFileSync(file, JSON.stringify(bodies));
+  return {
+    bare: () => startProcess('bench/servers/bare-express.ts', [], { BENCH_BODIES: file }, '/'),
+    raw: () => startProcess('bench/servers/raw-http.ts', [], { BENCH_BODIES: file }, '/'),
+  };
+}
+
+/** Starts the servers, loads them interleaved (bench/http-load.ts), stops them. */
+async function measure(servers: Record<string, () => Promise<RunningProcess>>, runs: [name: string, server: string, requests: LoadRequest[]][], opts: Options): Promise<Map<string, LoadResult>> {
+  const running = new Map<string, RunningProcess>();
+  try {
+    for (const [name, start] of Object.entries(servers)) running.set(name, await start());
+    const results = await loadInterleaved(
+      runs.map(([name, server, requests]) => ({ name, url: running.get(server)!.url, requests })),
+      { duration: opts.duration, connections: opts.connections },
+    );
+    for (const [name, r] of results) console.log(`   ${name.padEnd(34)} ${describeLoad(r)}`);
+    return results;
+  } finally {
+    for (const p of running.values()) await p.stop();
+  }
+}
+
+/** One real answer and the mean body size over the first requests of a mix. */
+async function sampleBodies(url: string, requests: LoadRequest[], n = 200): Promise<{ sample: unknown; meanBytes: number; statuses: Record<number, number> }> {
+  let bytes = 0;
+  let sample: unknown;
+  let best = 0;
+  const statuses: Record<number, number> = {};
+  for (const r of requests.slice(0, n)) {
+    const res = await fetch(url + r.path, { method: r.method ?? 'GET', headers: r.headers, body: r.body });
+    const text = await res.text();
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    bytes += Buffer.byteLength(text);
+    // The baseline answers the largest 200 body of the mix (a Match, usually): never flatter ourselves.
+    if (res.status === 200 && text.length > best) {
+      best = text.length;
+      sample = JSON.parse(text);
+    }
+  }
+  return { sample, meanBytes: bytes / Math.min(n, requests.length), statuses };
+}
+
+const ratio = (a: LoadResult, b: LoadResult) => a.rps / b.rps;
+
+export async function benchIdentification(args: string[]): Promise<void> {
+  const opts = options(args);
+  const { data, state, work } = await prepare(opts, 'identification');
+  const ips = ipMix(data);
+  const token = identificationRequests(state, ips, 'token');
+  const tag = identificationRequests(state, ips, 'tag');
+
+  const probe = await startApp(data, state);
+  const tokenBodies = await sampleBodies(probe.url, token);
+  const tagBodies = await sampleBodies(probe.url, tag);
+  await probe.stop();
+  const fixedBytes = Buffer.byteLength(JSON.stringify(tokenBodies.sample));
+  console.log(`identification: ${ips.length} addresses; token-mode bodies ${tokenBodies.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(tokenBodies.statuses)}), tag-mode ${tagBodies.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(tagBodies.statuses)}); baselines answer ${fixedBytes} B`);
+
+  const baselines = await startBaselines(work, { 'GET /v3/company/details': tokenBodies.sample });
+  const results = await measure(
+    { app: () => startApp(data, state, opts.workers), bare: baselines.bare, raw: baselines.raw },
+    [['app, token mode', 'app', token], ['app, tag mode', 'app', tag], ['bare Express route', 'bare', token], ['raw node:http', 'raw', token]],
+    opts,
+  );
+  const bare = results.get('bare Express route')!;
+  const raw = results.get('raw node:http')!;
+
+  const workers = opts.workers > 0 ? `, serve --workers ${opts.workers}` : '';
+  for (const mode of ['token', 'tag'] as const) {
+    const r = results.get(`app, ${mode} mode`)!;
+    record({
+      benchmark: `identification endpoint, ${mode} mode (GET /v3/company/details, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies${workers})`,
+      figures: `app ${describeLoad(r)}; bare Express ${describeLoad(bare)}; raw node:http ${describeLoad(raw)}; bodies ${(mode === 'token' ? tokenBodies : tagBodies).meanBytes.toFixed(0)} B mean, baselines ${fixedBytes} B`,
+      ratio: `app/bare Express ${fmt.x(ratio(r, bare))}, app/raw node:http ${fmt.x(ratio(r, raw))}, bare/raw ${fmt.x(ratio(bare, raw))}`,
+    });
+  }
+}
+
+export async function benchEnrichment(args: string[]): Promise<void> {
+  const opts = options(args);
+  const { data, state, work } = await prepare(opts, 'enrichment');
+  const emails = emailMix(data);
+  const routes = [
+    ['firmographics', '/v1/enrichment/company', state.tokens.firmographics],
+    ['combined', '/v2/people/full', state.tokens.combined],
+  ] as const;
+  const requests = new Map(routes.map(([name, path, token]) => [name, enrichmentRequests(token, path, emails)]));
+
+  const probe = await startApp(data, state);
+  const bodies: Record<string, unknown> = {};
+  const sizes = new Map<string, number>();
+  for (const [name, path] of routes) {
+    const s = await sampleBodies(probe.url, requests.get(name)!);
+    bodies[`POST ${path}`] = s.sample;
+    sizes.set(name, s.meanBytes);
+    console.log(`${name}: bodies ${s.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(s.statuses)}); baseline answers ${Buffer.byteLength(JSON.stringify(s.sample))} B`);
+  }
+  await probe.stop();
+
+  const baselines = await startBaselines(work, bodies);
+  const results = await measure(
+    { app: () => startApp(data, state), bare: baselines.bare, raw: baselines.raw },
+    (['app', 'bare', 'raw'] as const).flatMap((server) => routes.map(([name]) => [`${server}, ${name}`, server, requests.get(name)!] as [string, string, LoadRequest[]])),
+    opts,
+  );
+  for (const [name, path] of routes) {
+    const a = results.get(`app, ${name}`)!;
+    const b = results.get(`bare, ${name}`)!;
+    const r = results.get(`raw, ${name}`)!;
+    record({
+      benchmark: `enrichment endpoint, ${name} (POST ${path}, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies)`,
+      figures: `app ${describeLoad(a)}; bare Express ${describeLoad(b)}; raw node:http ${describeLoad(r)}; bodies ${sizes.get(name)!.toFixed(0)} B mean`,
+      ratio: `app/bare Express ${fmt.x(ratio(a, b))}, app/raw node:http ${fmt.x(ratio(a, r))}`,
+    });
+  }
+}
+
+export async function benchWorkers(args: string[]): Promise<void> {
+  const opts = options(args);
+  const { data, state } = await prepare(opts, 'workers');
+  const token = identificationRequests(state, ipMix(data), 'token');
+  const results = await measure(
+    { one: () => startApp(data, state, 1), two: () => startApp(data, state, 2) },
+    [['serve --workers 1', 'one', token], ['serve --workers 2', 'two', token]],
+    opts,
+  );
+  const one = results.get('serve --workers 1')!;
+  const two = results.get('serve --workers 2')!;
+  record({
+    benchmark: `workers: identification token mode, serve --workers 2 vs 1 (${opts.connections} connections, ${opts.duration} s; load generator on the same machine)`,
+    figures: `1 worker ${describeLoad(one)}; 2 workers ${describeLoad(two)}`,
+    ratio: `2 workers/1 worker ${fmt.x(ratio(two, one))}`,
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * HTTP load for the endpoint benchmarks: servers run as child processes started the same way
+ * (`node --import tsx <script>`, one process each, same env), autocannon runs in this process.
+ * On a 2-core machine that is one core for the server and one for the load generator.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { fmt } from './results.ts';
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+export interface LoadRequest {
+  method?: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  /** Mean response body bytes (from bytes read / responses, headers included). */
+  bytesPerResponse: number;
+}
+
+export interface RunningProcess {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `node --import tsx <script> ...args` with PORT set and waits until `readyPath` answers.
+ * `nodeArgs` go before the script (e.g. --cpu-prof). Its stderr is kept for errors; stdout is dropped.
+ */
+export async function startProcess(script: string, args: string[], env: Record<string, string>, readyPath = '/', nodeArgs: string[] = []): Promise<RunningProcess> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}:\n${stderr}`);
+    try {
+      await fetch(url + readyPath);
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`${script} did not answer on ${url} within 60 s:\n${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface LoadOptions {
+  connections?: number;
+  /** Seconds measured. */
+  duration?: number;
+  /** Seconds of unmeasured load first (JIT, caches). */
+  warmup?: number;
+}
+
+export const LOAD_DEFAULTS = { connections: 50, duration: 10, warmup: 3 };
+
+export async function load(url: string, requests: LoadRequest[], opts: LoadOptions = {}): Promise<LoadResult> {
+  const { connections, duration, warmup } = { ...LOAD_DEFAULTS, ...opts };
+  const reqs = toAutocannon(requests);
+  if (warmup > 0) await run(url, reqs, connections, warmup);
+  return summarise([await run(url, reqs, connections, duration)]);
+}
+
+export interface LoadTarget {
+  name: string;
+  url: string;
+  requests: LoadRequest[];
+}
+
+/**
+ * Loads every target in turn, `rounds` times, `duration / rounds` seconds each (after one warm-up slice
+ * each): on a shared machine, load from elsewhere then weighs on every target alike, so the ratios
+ * between targets hold even when the absolute figures drift. Per target: req/s over all its slices,
+ * median of the slices' p50 and p99.
+ */
+export async function loadInterleaved(targets: LoadTarget[], opts: LoadOptions & { rounds?: number } = {}): Promise<Map<string, LoadResult>> {
+  const { connections, duration, warmup } = { ...LOAD_DEFAULTS, ...opts };
+  const rounds = opts.rounds ?? 3;
+  const slices = new Map<string, autocannon.Result[]>(targets.map((t) => [t.name, []]));
+  const reqs = new Map(targets.map((t) => [t.name, toAutocannon(t.requests)]));
+  if (warmup > 0) for (const t of targets) await run(t.url, reqs.get(t.name)!, connections, warmup);
+  for (let round = 0; round < rounds; round++) {
+    for (const t of targets) slices.get(t.name)!.push(await run(t.url, reqs.get(t.name)!, connections, duration / rounds));
+  }
+  return new Map([...slices].map(([name, results]) => [name, summarise(results)]));
+}
+
+function toAutocannon(requests: LoadRequest[]): autocannon.Request[] {
+  return requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, headers: r.headers, body: r.body }));
+}
+
+function summarise(results: autocannon.Result[]): LoadResult {
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const total = results.reduce((n, r) => n + r.requests.total, 0);
+  const seconds = results.reduce((n, r) => n + r.duration, 0);
+  return {
+    rps: total / seconds,
+    p50: med(results.map((r) => r.latency.p50)),
+    p99: med(results.map((r) => r.latency.p99)),
+    total,
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    errors: results.reduce((n, r) => n + r.errors + r.timeouts, 0),
+    bytesPerResponse: total > 0 ? results.reduce((n, r) => n + r.throughput.total, 0) / total : 0,
+  };
+}
+
+function run(url: string, requests: autocannon.Request[], connections: number, duration: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections, duration, requests, pipelining: 1 }, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+export function describeLoad(r: LoadResult): string {
+  const bad = r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : '';
+  return `${fmt.rate(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${bad}`;
+}

@@ -1,0 +1,26 @@
+/**
+ * `npm run bench` runs every benchmark; `npm run bench -- <name> [options]` runs one.
+ * Each prints its figures and a ratio against a baseline measured in the same run, and appends a row to
+ * bench/RESULTS.md. Nothing here passes or fails on time.
+ */
+import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
+import { benchLookup } from './lookup.ts';
+import { setCommand } from './results.ts';
+
+const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
+  lookup: benchLookup,
+  identification: benchIdentification,
+  enrichment: benchEnrichment,
+  workers: benchWorkers,
+};
+
+const [name, ...args] = process.argv.slice(2);
+if (name !== undefined && !(name in BENCHMARKS)) {
+  console.error(`unknown benchmark ${JSON.stringify(name)}; one of: ${Object.keys(BENCHMARKS).join(', ')}`);
+  process.exit(2);
+}
+const selected = name === undefined ? Object.keys(BENCHMARKS) : [name];
+for (const n of selected) {
+  setCommand(`npm run bench -- ${[n, ...(name === undefined ? [] : args)].join(' ')}`);
+  await BENCHMARKS[n](name === undefined ? [] : args);
+}
