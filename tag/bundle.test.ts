@@ -211,6 +211,7 @@ describe('bundle', () => {
     await p.settle();
     expect(p.events).toEqual([{ type: 'svc:error', detail: { status: 403, message: 'origin not allowed for this tag' } }]);
     expect(p.svc.data).toBeNull();
+    expect(p.svc.error).toEqual({ status: 403, message: 'origin not allowed for this tag' }); // for late subscribers
     expect(p.dataLayer()).toBeUndefined();
 
     const offline = page({

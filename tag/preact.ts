@@ -11,7 +11,8 @@
  *   }
  *
  * It works whether the bundle has loaded or not: it reads `window.svc.data` when the bundle is live and
- * listens to `svc:ready` / `svc:error` on `document`. `svcPush` queues commands the same way.
+ * listens to `svc:ready` / `svc:error` on `document`; a component mounted later starts from
+ * `window.svc.data` / `window.svc.error`. `svcPush` queues commands the same way.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Svc, SvcCommand, SvcData, SvcErrorDetail, SvcReadyDetail } from './src/types.ts';
@@ -36,8 +37,10 @@ const live = (): Svc | null => {
 
 /** The current state as the tag has it (for the first render). */
 export function currentSvcState(): SvcState {
-  const data = live()?.data ?? null;
-  return { status: data ? 'ready' : 'loading', data, cached: false, error: null };
+  const s = live();
+  if (s?.data) return { status: 'ready', data: s.data, cached: false, error: null };
+  if (s?.error) return { status: 'error', data: null, cached: false, error: s.error };
+  return { status: 'loading', data: null, cached: false, error: null };
 }
 
 /** Pushes commands to the tag: queued before the bundle loads, run at once afterwards. */
@@ -55,7 +58,8 @@ export function useSvc(): SvcState {
     const onError = (e: CustomEvent<SvcErrorDetail>) => setState({ status: 'error', data: null, cached: false, error: e.detail });
     document.addEventListener('svc:ready', onReady);
     document.addEventListener('svc:error', onError);
-    // The answer may have arrived between the first render and this effect.
+    // The answer (or an error) may have come between the first render and this effect.
+    setState(currentSvcState);
     svcPush(['onReady', ready]);
     return () => {
       document.removeEventListener('svc:ready', onReady);

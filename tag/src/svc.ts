@@ -90,7 +90,7 @@ const start = (w: Any, d: Document, server: SvcInitOptions | string) => {
     api.data = last = null;
     log(status, message);
     reveal();
-    emit('error', { status, message });
+    emit('error', ((api as Any).error = { status, message }));
   };
 
   const load = () => {

@@ -167,6 +167,8 @@ export type SvcCommand =
 export interface Svc {
   /** The last answer, or null before it arrives (and after an error or when no lookup is made). */
   data: SvcData | null;
+  /** The last `svc:error` detail (absent before any; `data` is null after it). */
+  error?: SvcErrorDetail;
   /** Runs commands at once (before the bundle runs, `window.svc` is an array and `push` queues them). */
   push(...commands: SvcCommand[]): void;
 }

@@ -1,0 +1,111 @@
+/**
+ * Helpers of the web tag's browser tests (e2e/tag-*.spec.ts): test pages served on the real server's
+ * origin (so the tag's allowed-domain check passes), the sample visitors, request counting, events.
+ * Every page loads the minified bundle from the real server (`/tag/v1/demo-web-tag.js`).
+ */
+import { expect, type APIRequestContext, type Page, type Route } from '@playwright/test';
+import { renderSnippet, type SnippetOptions } from '../tag/snippet.ts';
+
+export const TAG = 'demo-web-tag';
+export const ORIGIN = `http://localhost:${process.env.SVC_E2E_PORT ?? 18080}`;
+export const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+export interface Visitor {
+  label: string;
+  ip: string;
+  kind: string;
+  company?: string;
+}
+
+export async function visitors(request: APIRequestContext): Promise<Visitor[]> {
+  const res = await request.get('/demo/api/visitors');
+  expect(res.ok()).toBe(true);
+  return (await res.json()).visitors;
+}
+
+export function pick(list: Visitor[], pred: (v: Visitor) => boolean, what: string): Visitor {
+  const v = list.find(pred);
+  if (!v) throw new Error(`the sample data has no ${what} visitor: ${JSON.stringify(list)}`);
+  return v;
+}
+
+/** The answer the tag gets for a test IP (asked like the tag does: from the demo page's origin). */
+export async function answerFor(request: APIRequestContext, ip: string): Promise<any> {
+  const res = await request.get(`/v3/company/details?tag=${TAG}&test_ip=${ip}`, { headers: { origin: ORIGIN, 'user-agent': UA } });
+  expect(res.status()).toBe(200);
+  return res.json();
+}
+
+export interface TestPage {
+  /** Markup of <body>. */
+  body: string;
+  /** Extra markup in <head> after the snippet (e.g. a script queueing commands). */
+  head?: string;
+  /** Snippet options (default: the demo tag, same origin). False: no snippet. */
+  snippet?: Partial<SnippetOptions> | false;
+  /** Response headers (e.g. Content-Security-Policy). */
+  headers?: Record<string, string>;
+}
+
+export const html = ({ body, head = '', snippet = {} }: TestPage): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>tag test</title>` +
+  (snippet === false ? '' : renderSnippet({ tagId: TAG, ...snippet })) +
+  `${head}</head><body>${body}</body></html>`;
+
+/**
+ * Serves `page` at `ORIGIN + path` (a path the real server does not have), leaving every other request
+ * (the bundle, the API) to the real server. Returns the URL.
+ */
+export async function serve(page: Page, path: string, content: TestPage, origin = ORIGIN): Promise<string> {
+  const url = origin + path;
+  await page.route(url.split('?')[0] + '*', (route: Route) =>
+    route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', headers: content.headers, body: html(content) }),
+  );
+  return url;
+}
+
+/** Counts identification requests (the one request the tag makes). */
+export function countRequests(page: Page): () => string[] {
+  const urls: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/v3/company/details')) urls.push(r.url());
+  });
+  return () => urls;
+}
+
+/** Records svc:* events and dataLayer pushes from the very start of every document. */
+export async function recordEvents(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.__events = [];
+    for (const type of ['svc:ready', 'svc:error', 'svc:personalized']) {
+      document.addEventListener(type, (e) => {
+        const d = (e as CustomEvent).detail;
+        w.__events.push({
+          type,
+          at: performance.now(),
+          detail: type === 'svc:personalized' ? { elements: d.elements.map((x: any) => ({ ...x, element: x.element.id || x.element.tagName })) } : d,
+        });
+      });
+    }
+  });
+}
+
+export const events = (page: Page, type?: string): Promise<{ type: string; at: number; detail: any }[]> =>
+  page.evaluate((t) => ((window as any).__events ?? []).filter((e: any) => !t || e.type === t), type);
+
+export const waitForEvent = (page: Page, type: string, n = 1) => expect.poll(async () => (await events(page, type)).length).toBeGreaterThanOrEqual(n);
+
+export const dataLayer = (page: Page): Promise<Record<string, unknown>[]> =>
+  page.evaluate(() => ((window as any).dataLayer ?? []).filter((e: any) => typeof e?.event === 'string' && e.event.startsWith('svc_')));
+
+/** Delays the identification answer by `ms` (the real server still answers). */
+export async function delayApi(page: Page, ms: number): Promise<void> {
+  await page.route('**/v3/company/details*', async (route) => {
+    await new Promise((r) => setTimeout(r, ms));
+    await route.continue();
+  });
+}
+
+/** Computed visibility of the element with this id. */
+export const visibility = (page: Page, id: string) => page.evaluate((i) => getComputedStyle(document.getElementById(i)!).visibility, id);
