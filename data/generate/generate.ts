@@ -24,7 +24,7 @@ import { CompanyFactory, type Company } from './companies.ts';
 import { CsvWriter } from './csv-writer.ts';
 import { ANCHORS, customersFile, DEMO_CUSTOMER_ID, type AnchorRole } from './customers.ts';
 import { NetworkPlanner, type DemoNetwork } from './networks.ts';
-import { inlinePeople, workerPeople } from './people-pipeline.ts';
+import { inlinePeople, type PeoplePipeline, workerPeople } from './people-pipeline.ts';
 import { encodePeopleJob } from './people-stream.ts';
 import { Rng } from './random.ts';
 
@@ -108,9 +108,11 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
   const all = Object.values(writers);
   const peopleOpts = { seed, salt: planRng.uint32() };
   const peopleFiles = { peopleFile: file('people'), engagementFile: file('engagement') };
-  const people = (opts.parallel ?? companies >= PARALLEL_FROM) ? workerPeople(peopleOpts, peopleFiles) : inlinePeople(peopleOpts, peopleFiles);
+  let people: PeoplePipeline | undefined;
 
   try {
+    people = (opts.parallel ?? companies >= PARALLEL_FROM) ? workerPeople(peopleOpts, peopleFiles) : inlinePeople(peopleOpts, peopleFiles);
+
     // Anchors sit among the first companies (early rows: what `data build` samples for the demo).
     const slots = planRng.shuffle(Array.from({ length: Math.min(companies, 40) }, (_, i) => i));
     const anchorAt = new Map<number, number>();
@@ -182,7 +184,7 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
     };
   } catch (e) {
     for (const w of all) w.destroy();
-    people.abort();
+    people?.abort();
     throw e;
   }
 }

@@ -3,8 +3,13 @@
  *
  * sfc32 (Chris Doty-Humphrey's "small fast counting" generator) seeded from a 128-bit cyrb128 hash of the
  * seed text. Only 32-bit integer arithmetic (`Math.imul`, shifts) decides the sequence, so the same seed gives
- * the same numbers on every platform and Node version: no `Math.random`, no clock. Floats are derived as
- * `uint32 / 2^32`, which is exact. The seed is compared as text: `1` and `"1"` are the same seed.
+ * the same numbers on every platform: no `Math.random`, no clock. Floats are derived as `uint32 / 2^32`,
+ * which is exact; `logUniform` adds `Math.pow`, which V8 computes with its own portable code (not the C
+ * library's). The seed is compared as text: `1` and `"1"` are the same seed.
+ *
+ * Written here rather than taken from a library: none of the project's dependencies offers a seeded
+ * generator (pure-rand only comes with the dev dependency fast-check), and both algorithms are a dozen
+ * lines of well-known public-domain code.
  */
 
 /** cyrb128: a fast 128-bit string hash (public domain, bryc); four 32-bit words. */
