@@ -35,13 +35,80 @@ CREATE TABLE IF NOT EXISTS charges (
 CREATE INDEX IF NOT EXISTS charges_customer ON charges (customer_id, api, month);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS auth_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+INSERT OR IGNORE INTO auth_version VALUES (1, 0);
 `;
 
 type Row = Record<string, unknown>;
 const now = () => new Date().toISOString();
 
+/** `last_used_at` is a "recently used" indicator: written at most once a minute per token and process. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+/** Entries per lookup cache; past it the cache starts over (unknown secrets or tag ids cannot grow it). */
+const AUTH_CACHE_LIMIT = 10_000;
+
+/**
+ * The records every API request reads (token by secret hash, its customer, a web tag) are cached per
+ * process, parsed and frozen. Exact across processes: every change to customers, tokens or tags bumps
+ * `auth_version` in the same transaction, and each cached read first checks that number (one indexed
+ * read instead of a row read, JSON parsing and zod validation) — a token deactivated or rotated by any
+ * process is refused by every process on its next request.
+ */
+class AuthCache {
+  version = -1;
+  readonly tokens = new Map<string, TokenRecord | null>();
+  readonly customers = new Map<string, CustomerRecord | null>();
+  readonly tags = new Map<string, TagRecord | null>();
+
+  /** Forgets everything when the store's version moved on. */
+  sync(version: number): void {
+    if (version === this.version) return;
+    this.version = version;
+    this.tokens.clear();
+    this.customers.clear();
+    this.tags.clear();
+  }
+
+  static put<K, V>(map: Map<K, V>, key: K, value: V): V {
+    if (map.size >= AUTH_CACHE_LIMIT) map.clear();
+    map.set(key, value);
+    return value;
+  }
+}
+
 export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly auth = new AuthCache();
+
+  /** A prepared statement, prepared once per connection (preparing costs more than most of our queries). */
+  private sql(source: string): Database.Statement {
+    let st = this.statements.get(source);
+    if (st === undefined) {
+      st = this.db.prepare(source);
+      this.statements.set(source, st);
+    }
+    return st;
+  }
+
+  /** Brings the auth cache up to date with changes made by any process. */
+  private syncAuth(): void {
+    this.auth.sync((this.sql('SELECT version FROM auth_version WHERE id = 1').get() as { version: number }).version);
+  }
+
+  /** Marks a change to customers, tokens or tags; call inside the changing transaction. */
+  private bumpAuth(): void {
+    this.sql('UPDATE auth_version SET version = version + 1 WHERE id = 1').run();
+  }
+
+  /** Runs a change to customers, tokens or tags in one transaction with the version bump. */
+  private authChange<T>(fn: () => T): T {
+    return this.db.transaction(() => {
+      const out = fn();
+      this.bumpAuth();
+      return out;
+    })();
+  }
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -53,25 +120,23 @@ export class SqliteStateStore implements StateStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     this.chargeTx = this.db.transaction((r: ChargeRequest): ChargeOutcome => {
-      const usedRow = this.db.prepare('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
+      const usedRow = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
       const used = usedRow?.used ?? 0;
-      if (r.dedupe_key !== null && this.db.prepare('SELECT 1 FROM charges WHERE dedupe_key = ?').get(r.dedupe_key)) {
+      if (r.dedupe_key !== null && this.sql('SELECT 1 FROM charges WHERE dedupe_key = ?').get(r.dedupe_key)) {
         return { outcome: 'free', remaining: Math.max(0, r.quota - used) };
       }
       if (used + 1 > r.quota) return { outcome: 'exhausted', remaining: 0 };
-      this.db
-        .prepare('INSERT INTO credit_usage VALUES (?, ?, ?, 1) ON CONFLICT (customer_id, pool, period) DO UPDATE SET used = used + 1')
+      this.sql('INSERT INTO credit_usage VALUES (?, ?, ?, 1) ON CONFLICT (customer_id, pool, period) DO UPDATE SET used = used + 1')
         .run(r.customer_id, r.pool, r.period);
-      this.db
-        .prepare('INSERT INTO charges (customer_id, api, pool, record, month, period, dedupe_key, token_id, partner, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      this.sql('INSERT INTO charges (customer_id, api, pool, record, month, period, dedupe_key, token_id, partner, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
         .run(r.customer_id, r.api, r.pool, r.record, r.month, r.period, r.dedupe_key, r.token_id, r.partner, r.at);
       return { outcome: 'charged', remaining: r.quota - used - 1 };
     });
     this.rateTx = this.db.transaction((key: string, limit: number, windowMs: number, nowMs: number): RateLimitHit => {
       const windowStart = nowMs - (nowMs % windowMs);
-      const row = this.db.prepare('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
+      const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
       const count = row && row.window_start === windowStart ? row.count + 1 : 1;
-      this.db.prepare('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, windowStart, count);
+      this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, windowStart, count);
       return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs: windowStart + windowMs - nowMs };
     });
   }
@@ -86,8 +151,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async usage(customerId: string): Promise<UsageRow[]> {
-    return this.db
-      .prepare(
+    return this.sql(
         `SELECT pool, api, month, COUNT(*) AS charges, COUNT(partner) AS partner_charges FROM charges
          WHERE customer_id = ? GROUP BY pool, api, month ORDER BY month, pool, api`,
       )
@@ -95,7 +159,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async balance(customerId: string, pool: CreditPool, period: string, quota: number): Promise<CreditBalance> {
-    const row = this.db.prepare('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(customerId, pool, period) as { used: number } | undefined;
+    const row = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(customerId, pool, period) as { used: number } | undefined;
     const used = row?.used ?? 0;
     return { pool, period, quota, used, remaining: Math.max(0, quota - used) };
   }
@@ -113,8 +177,7 @@ export class SqliteStateStore implements StateStore {
       hot_accounts: seed.hot_accounts,
     });
     this.db.transaction(() => {
-      this.db
-        .prepare(
+      this.sql(
           `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)
            ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
              identification_credits = excluded.identification_credits, enrichment_credits = excluded.enrichment_credits,
@@ -122,27 +185,30 @@ export class SqliteStateStore implements StateStore {
         )
         .run({ ...seed, packages: JSON.stringify(seed.packages), config, created_at: now() });
       for (const tag of seed.tags) {
-        const existing = this.db.prepare('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
+        const existing = this.sql('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
         if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 409);
-        this.db
-          .prepare(
+        this.sql(
             `INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
                allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
                settings = excluded.settings`,
           )
           .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings ?? {})));
       }
+      this.bumpAuth();
     })();
     return (await this.getCustomer(seed.id))!;
   }
 
   async getCustomer(id: string): Promise<CustomerRecord | null> {
-    const row = this.db.prepare('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
-    return row ? toCustomer(row) : null;
+    this.syncAuth();
+    const cached = this.auth.customers.get(id);
+    if (cached !== undefined) return cached;
+    const row = this.sql('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
+    return AuthCache.put(this.auth.customers, id, row ? deepFreeze(toCustomer(row)) : null);
   }
 
   async listCustomers(): Promise<CustomerRecord[]> {
-    return (this.db.prepare('SELECT * FROM customers ORDER BY id').all() as Row[]).map(toCustomer);
+    return (this.sql('SELECT * FROM customers ORDER BY id').all() as Row[]).map(toCustomer);
   }
 
   async createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }> {
@@ -156,52 +222,63 @@ export class SqliteStateStore implements StateStore {
     }
     const secret = generateSecret();
     const id = 'tok_' + randomBytes(8).toString('hex');
-    this.db
-      .prepare(
+    this.authChange(() =>
+      this.sql(
         `INSERT INTO tokens (id, customer_id, api_group, name, prefix, secret_hash, integrations, allowed_domains, scores,
            segment_names, rate_limit, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
-      )
-      .run(id, t.customer_id, t.api_group, t.name, displayPrefix(secret), hashSecret(secret), JSON.stringify(t.integrations),
-        JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, t.rate_limit, now());
+      ).run(id, t.customer_id, t.api_group, t.name, displayPrefix(secret), hashSecret(secret), JSON.stringify(t.integrations),
+        JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, t.rate_limit, now()),
+    );
     return { record: (await this.getToken(id))!, secret };
   }
 
   async authenticateToken(secret: string): Promise<TokenRecord | null> {
-    // Looked up by hash through a unique index: the comparison is on the hash, never on the secret.
-    const row = this.db.prepare('SELECT * FROM tokens WHERE secret_hash = ?').get(hashSecret(secret)) as Row | undefined;
-    if (!row || row.status !== 'active') return null;
-    this.db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(now(), row.id);
-    return toToken(row);
+    // Looked up by hash (through a unique index, or the cache keyed by it): never by the secret itself.
+    const hash = hashSecret(secret);
+    this.syncAuth();
+    let token = this.auth.tokens.get(hash);
+    if (token === undefined) {
+      const row = this.sql('SELECT * FROM tokens WHERE secret_hash = ?').get(hash) as Row | undefined;
+      token = AuthCache.put(this.auth.tokens, hash, row && row.status === 'active' ? deepFreeze(toToken(row)) : null);
+    }
+    if (token === null) return null;
+    const at = new Date();
+    if (token.last_used_at === null || at.getTime() - Date.parse(token.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+      // Not an auth change (no version bump): other processes keep their copy and write theirs within a minute.
+      this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at.toISOString(), token.id);
+      token = AuthCache.put(this.auth.tokens, hash, Object.freeze({ ...token, last_used_at: at.toISOString() }));
+    }
+    return token;
   }
 
   async getToken(id: string): Promise<TokenRecord | null> {
-    const row = this.db.prepare('SELECT * FROM tokens WHERE id = ?').get(id) as Row | undefined;
+    const row = this.sql('SELECT * FROM tokens WHERE id = ?').get(id) as Row | undefined;
     return row ? toToken(row) : null;
   }
 
   async listTokens(customerId?: string): Promise<TokenRecord[]> {
     const rows = customerId
-      ? this.db.prepare('SELECT * FROM tokens WHERE customer_id = ? ORDER BY created_at, id').all(customerId)
-      : this.db.prepare('SELECT * FROM tokens ORDER BY customer_id, created_at, id').all();
+      ? this.sql('SELECT * FROM tokens WHERE customer_id = ? ORDER BY created_at, id').all(customerId)
+      : this.sql('SELECT * FROM tokens ORDER BY customer_id, created_at, id').all();
     return (rows as Row[]).map(toToken);
   }
 
   async setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord> {
-    if (this.db.prepare('UPDATE tokens SET status = ? WHERE id = ?').run(status, id).changes === 0) throw notFound(id);
+    if (this.authChange(() => this.sql('UPDATE tokens SET status = ? WHERE id = ?').run(status, id).changes) === 0) throw notFound(id);
     return (await this.getToken(id))!;
   }
 
   async rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }> {
     const secret = generateSecret();
-    const changes = this.db
-      .prepare('UPDATE tokens SET secret_hash = ?, prefix = ?, rotated_at = ? WHERE id = ?')
-      .run(hashSecret(secret), displayPrefix(secret), now(), id).changes;
+    const changes = this.authChange(
+      () => this.sql('UPDATE tokens SET secret_hash = ?, prefix = ?, rotated_at = ? WHERE id = ?').run(hashSecret(secret), displayPrefix(secret), now(), id).changes,
+    );
     if (changes === 0) throw notFound(id);
     return { record: (await this.getToken(id))!, secret };
   }
 
   async deleteToken(id: string): Promise<void> {
-    if (this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes === 0) throw notFound(id);
+    if (this.authChange(() => this.sql('DELETE FROM tokens WHERE id = ?').run(id).changes) === 0) throw notFound(id);
   }
 
   async createTag(input: NewTag): Promise<TagRecord> {
@@ -212,7 +289,9 @@ export class SqliteStateStore implements StateStore {
     }
     const tagId = t.tag_id ?? 'tag_' + randomBytes(9).toString('base64url');
     try {
-      this.db.prepare('INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?)').run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings));
+      this.authChange(() =>
+        this.sql('INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?)').run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings)),
+      );
     } catch (e) {
       if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StateError(`tag ${tagId} already exists`, 409);
       throw e;
@@ -221,13 +300,16 @@ export class SqliteStateStore implements StateStore {
   }
 
   async getTag(tagId: string): Promise<TagRecord | null> {
-    const row = this.db.prepare('SELECT * FROM tags WHERE tag_id = ?').get(tagId) as Row | undefined;
-    return row ? toTag(row) : null;
+    this.syncAuth();
+    const cached = this.auth.tags.get(tagId);
+    if (cached !== undefined) return cached;
+    const row = this.sql('SELECT * FROM tags WHERE tag_id = ?').get(tagId) as Row | undefined;
+    return AuthCache.put(this.auth.tags, tagId, row ? deepFreeze(toTag(row)) : null);
   }
 
   async updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord> {
     const valid = TagSettings.parse(settings);
-    if (this.db.prepare('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes === 0) {
+    if (this.authChange(() => this.sql('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes) === 0) {
       throw new StateError(`unknown tag ${tagId}`, 404);
     }
     return (await this.getTag(tagId))!;
@@ -235,18 +317,18 @@ export class SqliteStateStore implements StateStore {
 
   async listTags(customerId?: string): Promise<TagRecord[]> {
     const rows = customerId
-      ? this.db.prepare('SELECT * FROM tags WHERE customer_id = ? ORDER BY tag_id').all(customerId)
-      : this.db.prepare('SELECT * FROM tags ORDER BY tag_id').all();
+      ? this.sql('SELECT * FROM tags WHERE customer_id = ? ORDER BY tag_id').all(customerId)
+      : this.sql('SELECT * FROM tags ORDER BY tag_id').all();
     return (rows as Row[]).map(toTag);
   }
 
   async getSetting(key: string): Promise<string | null> {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.sql('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
     return row?.value ?? null;
   }
 
   async setSettingIfAbsent(key: string, value: string): Promise<boolean> {
-    return this.db.prepare('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1;
+    return this.sql('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1;
   }
 
   async close(): Promise<void> {
@@ -258,6 +340,15 @@ export class SqliteStateStore implements StateStore {
     if (!customer) throw new StateError(`unknown customer ${id}`, 404);
     return customer;
   }
+}
+
+/** Cached records are shared between requests: frozen, so a caller that tried to change one would throw. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 function notFound(id: string): StateError {
