@@ -3,6 +3,7 @@
  * Route modules mount themselves; cross-cutting concerns (errors, CORS, body limits) live here once.
  */
 import { existsSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { join, resolve } from 'node:path';
 import express, { Router } from 'express';
 import type { AdminAuth } from './admin/credentials.ts';
@@ -14,6 +15,7 @@ import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
 import { mountEnrichment } from './enrichment/route.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
+import { fastLane, type FastRoutes } from './http/fast-lane.ts';
 import type { Logger } from './http/logger.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
@@ -30,6 +32,19 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): express.Express {
+  return assemble(deps).app;
+}
+
+/**
+ * What the HTTP server runs: the app, with `GET /v3/company/details` (every page view of every tag) in
+ * the fast lane ahead of Express's router (server/http/fast-lane.ts) — same handler, same error handler.
+ */
+export function createRequestListener(deps: AppDeps): RequestListener {
+  const { app, fast } = assemble(deps);
+  return fastLane(app, fast, errorHandler(deps.log));
+}
+
+function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(deps.config.SVC_TRUST_PROXY));
@@ -37,12 +52,13 @@ export function createApp(deps: AppDeps): express.Express {
 
   const api = Router();
   const pipeline = createPipeline(deps.store);
-  mountIdentification(api, { ...deps, pipeline });
+  const identification = mountIdentification(api, { ...deps, pipeline });
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
   mountAdmin(api, deps);
   if (deps.config.SVC_DEMO) mountDemo(api, deps);
+  // Nothing app-level may run before `api`: the fast lane answers GET /v3/company/details without it.
   app.use(api);
 
   const demoSite = resolve(join(deps.config.SVC_DIST, 'demo-site'));
@@ -51,5 +67,5 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
-  return app;
+  return { app, fast: new Map([['/v3/company/details', identification]]) };
 }

@@ -1,10 +1,10 @@
 /** Starting a server node: state store, data, (demo seed), HTTP listener, graceful shutdown. */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { setupAdminAuth } from './admin/credentials.ts';
-import { createApp } from './app.ts';
+import { createRequestListener } from './app.ts';
 import { provisionCustomer } from './customers/provision.ts';
 import type { Config } from './config.ts';
 import { Dataset } from './data/dataset.ts';
@@ -36,9 +36,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = openStateStore(config);
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const app = createApp({ config, store, dataset, log, adminAuth });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   // Keep-alive longer than common proxies' idle timeout, so a proxy never reuses a socket we just closed.
   server.keepAliveTimeout = 65_000;

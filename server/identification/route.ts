@@ -1,5 +1,5 @@
 /** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import { isbot } from 'isbot';
 import { authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
 import { apiRoute, type Pipeline } from '../http/api-route.ts';
@@ -18,27 +18,27 @@ export interface IdentificationDeps {
   pipeline: Pipeline;
 }
 
-export function mountIdentification(router: Router, deps: IdentificationDeps): void {
+/** Mounts the route; returns its GET handler, which server/app.ts also runs in the fast lane. */
+export function mountIdentification(router: Router, deps: IdentificationDeps): RequestHandler {
   router.options('/v3/company/details', preflight);
-  router.get(
-    '/v3/company/details',
-    apiRoute(
-      deps.pipeline,
-      async (req, res) => {
-        res.vary('Origin');
-        const tag = typeof req.query.tag === 'string' ? req.query.tag : undefined;
-        // Tag mode is the tokenless browser path; an Authorization header always means token mode.
-        return req.get('authorization') === undefined && tag ? authenticateTag(deps.store, req, tag) : authenticateToken(deps.store, req, 'identification');
-      },
-      (req, caller) => {
-        const query = parseQuery(req);
-        const ip = visitorAddress(deps.config, req, caller, query);
-        const body = lookup(deps, caller, ip, req.get('user-agent'));
-        // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
-        return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
-      },
-    ),
+  const handler = apiRoute(
+    deps.pipeline,
+    async (req, res) => {
+      res.vary('Origin');
+      const tag = typeof req.query.tag === 'string' ? req.query.tag : undefined;
+      // Tag mode is the tokenless browser path; an Authorization header always means token mode.
+      return req.get('authorization') === undefined && tag ? authenticateTag(deps.store, req, tag) : authenticateToken(deps.store, req, 'identification');
+    },
+    (req, caller) => {
+      const query = parseQuery(req);
+      const ip = visitorAddress(deps.config, req, caller, query);
+      const body = lookup(deps, caller, ip, req.get('user-agent'));
+      // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
+      return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
+    },
   );
+  router.get('/v3/company/details', handler);
+  return handler;
 }
 
 function parseQuery(req: Request) {
