@@ -276,6 +276,23 @@ test('?svc_debug=1 logs each decision; unknown commands are reported there and i
   await expect.poll(() => logs).toContain('[svc] unknown command nope');
 });
 
+test('the generic bundle, configured live: commands pushed after it loaded run at once', async ({ page }) => {
+  const requests = countRequests(page);
+  const url = await serve(page, '/t/generic', { body: BODY + '<script src="/tag/v1/svc.js"></script>', snippet: false });
+  await page.goto(`${url}?svc_test_ip=${company.ip}`);
+  expect(await page.evaluate(() => typeof (window as any).svc.push)).toBe('function');
+  expect(requests()).toEqual([]); // no tag yet: nothing asked
+  await page.evaluate((tag) => {
+    const svc = (window as any).svc;
+    svc.push(['onReady', (d: any) => ((window as any).__ready = d.data.company.name)]);
+    svc.push(['setTag', tag]);
+  }, TAG);
+  await waitForEvent(page, 'svc:ready');
+  expect(await page.evaluate(() => (window as any).__ready)).toBe(answer.company.name);
+  await expect(page.locator('#title')).toHaveText(`Hello ${answer.company.name}`);
+  expect(requests()).toHaveLength(1);
+});
+
 test('in demo mode ?svc_test_ip= asks as that address (the server honours it only there)', async ({ page }) => {
   const requests = countRequests(page);
   const url = await serve(page, '/t/testip', { body: BODY });
