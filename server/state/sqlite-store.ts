@@ -40,6 +40,12 @@ INSERT OR IGNORE INTO auth_version VALUES (1, 0);
 `;
 
 type Row = Record<string, unknown>;
+/** A queued metering operation (charge or rate-limit hit). */
+interface Metered {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
 const now = () => new Date().toISOString();
 
 /** `last_used_at` is a "recently used" indicator: written at most once a minute per token and process. */
@@ -91,14 +97,28 @@ export class SqliteStateStore implements StateStore {
     return st;
   }
 
-  /** Brings the auth cache up to date with changes made by any process. */
+  /**
+   * Brings the auth cache up to date with changes made by any process: reads the version once per
+   * event-loop turn. Requests handled in one turn are concurrent with a change another process commits
+   * during that turn, so answering them from the state before it is a valid order; the next turn sees it.
+   * Changes made through this store take effect at once (bumpAuth).
+   */
   private syncAuth(): void {
+    if (this.authChecked) return;
     this.auth.sync((this.sql('SELECT version FROM auth_version WHERE id = 1').get() as { version: number }).version);
+    this.authChecked = true;
+    setImmediate(this.endAuthTurn);
   }
+
+  private authChecked = false;
+  private readonly endAuthTurn = () => {
+    this.authChecked = false;
+  };
 
   /** Marks a change to customers, tokens or tags; call inside the changing transaction. */
   private bumpAuth(): void {
     this.sql('UPDATE auth_version SET version = version + 1 WHERE id = 1').run();
+    this.authChecked = false;
   }
 
   /** Runs a change to customers, tokens or tags in one transaction with the version bump. */
@@ -119,7 +139,7 @@ export class SqliteStateStore implements StateStore {
     // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last transactions.
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
-    this.chargeTx = this.db.transaction((r: ChargeRequest): ChargeOutcome => {
+    this.chargeOne = (r: ChargeRequest): ChargeOutcome => {
       const usedRow = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
       const used = usedRow?.used ?? 0;
       if (r.dedupe_key !== null && this.sql('SELECT 1 FROM charges WHERE dedupe_key = ?').get(r.dedupe_key)) {
@@ -131,23 +151,57 @@ export class SqliteStateStore implements StateStore {
       this.sql('INSERT INTO charges (customer_id, api, pool, record, month, period, dedupe_key, token_id, partner, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
         .run(r.customer_id, r.api, r.pool, r.record, r.month, r.period, r.dedupe_key, r.token_id, r.partner, r.at);
       return { outcome: 'charged', remaining: r.quota - used - 1 };
-    });
-    this.rateTx = this.db.transaction((key: string, limit: number, windowMs: number, nowMs: number): RateLimitHit => {
+    };
+    this.rateHit = (key: string, limit: number, windowMs: number, nowMs: number): RateLimitHit => {
       const windowStart = nowMs - (nowMs % windowMs);
       const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
       const count = row && row.window_start === windowStart ? row.count + 1 : 1;
       this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, windowStart, count);
       return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs: windowStart + windowMs - nowMs };
+    };
+    const batch = this.db.transaction((ops: Metered[]) => ops.map((op) => op.run()));
+    this.runBatch = (ops) => (batch as unknown as { immediate(ops: Metered[]): unknown[] }).immediate(ops);
+  }
+
+  /** One charge (read balance, dedupe, record); runs inside a metering transaction. */
+  private readonly chargeOne: (r: ChargeRequest) => ChargeOutcome;
+  /** One rate-limit hit; runs inside a metering transaction. */
+  private readonly rateHit: (key: string, limit: number, windowMs: number, nowMs: number) => RateLimitHit;
+  private readonly runBatch: (ops: Metered[]) => unknown[];
+  private metering: Metered[] = [];
+
+  /**
+   * Charges and rate-limit hits are write transactions: committing one costs more than the work in it
+   * (lock, WAL append, unlock). They are queued and committed together, in arrival order, in one
+   * BEGIN IMMEDIATE transaction at the end of the current event-loop turn — every request that reached
+   * its metering step in that turn shares the commit. Exactness is unchanged: IMMEDIATE takes the write
+   * lock before anything is read, so processes (workers) serialise whole batches, and inside a batch each
+   * operation sees the ones before it; nobody can overspend, double-charge or slip past a limit. If the
+   * commit fails, every operation of the batch fails (the pipeline answers 503: fail closed).
+   */
+  private meter<T>(run: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.metering.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      if (this.metering.length === 1) setImmediate(() => this.flushMetering());
     });
   }
 
-  private readonly chargeTx: (r: ChargeRequest) => ChargeOutcome;
-  private readonly rateTx: (key: string, limit: number, windowMs: number, nowMs: number) => RateLimitHit;
+  private flushMetering(): void {
+    const ops = this.metering;
+    if (ops.length === 0) return;
+    this.metering = [];
+    let results: unknown[];
+    try {
+      results = this.runBatch(ops);
+    } catch (e) {
+      for (const op of ops) op.reject(e);
+      return;
+    }
+    for (let i = 0; i < ops.length; i++) ops[i].resolve(results[i]);
+  }
 
   async charge(req: ChargeRequest): Promise<ChargeOutcome> {
-    // IMMEDIATE takes the write lock before reading the balance, so concurrent processes serialise here
-    // and can neither overspend nor double-charge.
-    return (this.chargeTx as unknown as { immediate(r: ChargeRequest): ChargeOutcome }).immediate(req);
+    return this.meter(() => this.chargeOne(req));
   }
 
   async usage(customerId: string): Promise<UsageRow[]> {
@@ -165,7 +219,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async hitRateLimit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitHit> {
-    return (this.rateTx as unknown as { immediate(...a: unknown[]): RateLimitHit }).immediate(key, limit, windowMs, nowMs);
+    return this.meter(() => this.rateHit(key, limit, windowMs, nowMs));
   }
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
@@ -332,6 +386,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
+    this.flushMetering();
     this.db.close();
   }
 
