@@ -32,16 +32,42 @@ export function openCatalog(file: string): Catalog {
     engagement: db.prepare('SELECT people_id, activity, count, observed_at FROM engagement WHERE people_id = ?'),
     samples: db.prepare('SELECT * FROM network_samples ORDER BY rowid'),
   };
+  // The identification route reads the company and its intent signals on every Match: kept per snapshot
+  // (the file is read-only), frozen because they are shared, bounded so memory stays flat.
+  const companies = new BoundedCache<CompanyRow | null>();
+  const intents = new BoundedCache<IntentRow[]>();
   return {
-    company: (id) => (q.company.get(id) as CompanyRow | undefined) ?? null,
+    company: (id) => {
+      const hit = companies.get(id);
+      return hit !== undefined ? hit : companies.set(id, freeze((q.company.get(id) as CompanyRow | undefined) ?? null));
+    },
     companiesByDomain: (domain) => q.byDomain.all(normaliseDomain(domain)) as CompanyRow[],
     personById: (id) => (q.personById.get(id) as PersonRow | undefined) ?? null,
     personByEmail: (email) => (q.personByEmail.get(email.trim().toLowerCase()) as PersonRow | undefined) ?? null,
     personByLinkedin: (url) => (q.personByLinkedin.get(linkedinKey(url)) as PersonRow | undefined) ?? null,
     peopleOfCompanies: (ids) => q.peopleOfCompanies.iterate(JSON.stringify(ids)) as IterableIterator<PersonRow>,
-    intent: (id) => q.intent.all(id) as IntentRow[],
+    intent: (id) => intents.get(id) ?? intents.set(id, freeze((q.intent.all(id) as IntentRow[]).map(freeze))),
     engagement: (id) => q.engagement.all(id) as EngagementRow[],
     samples: () => q.samples.all() as NetworkSample[],
     close: () => db.close(),
   };
+}
+
+/** Entries kept per cache; past it the cache starts over (a map's clear is cheaper than LRU bookkeeping). */
+const CACHE_LIMIT = 50_000;
+
+class BoundedCache<V> {
+  private readonly map = new Map<string, V>();
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, value: V): V {
+    if (this.map.size >= CACHE_LIMIT) this.map.clear();
+    this.map.set(key, value);
+    return value;
+  }
+}
+
+function freeze<T>(value: T): T {
+  return value === null ? value : Object.freeze(value);
 }
