@@ -4,7 +4,7 @@
  * credits and limits high enough that a benchmark measures answers, not refusals), its tokens and tags,
  * and realistic request mixes drawn from the built data.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,8 +27,12 @@ export interface BenchData {
   data: string;
 }
 
-export async function ensureBenchData(companies = 20_000, seed = '1'): Promise<BenchData> {
-  const dir = join(tmpdir(), 'svc-bench', `data-${companies}-${seed}`);
+/**
+ * `loopback`: also map 127.0.0.0/8 to a company network, for browser benchmarks whose visitor can only be
+ * the loopback address (a browser cannot send X-Forwarded-For cross-origin without a preflight).
+ */
+export async function ensureBenchData(companies = 20_000, seed = '1', opts: { loopback?: boolean } = {}): Promise<BenchData> {
+  const dir = join(tmpdir(), 'svc-bench', `data-${companies}-${seed}${opts.loopback ? '-loopback' : ''}`);
   const sources = join(dir, 'sources');
   const data = join(dir, 'data');
   if (!existsSync(join(data, BUILD_MANIFEST))) {
@@ -36,6 +40,10 @@ export async function ensureBenchData(companies = 20_000, seed = '1'): Promise<B
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     await generateSources({ out: sources, companies, seed });
+    if (opts.loopback) {
+      const first = readFileSync(join(sources, 'companies.csv'), 'utf8').split('\n')[1].split(',')[0];
+      appendFileSync(join(sources, 'networks.csv'), `127.0.0.0/8,company,${first},Very High,United States,California,San Francisco\n`);
+    }
     await buildDataset({ in: sources, out: data });
     console.log(`bench data: ${companies.toLocaleString('en-US')} companies generated and built in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);
   }

@@ -6,12 +6,14 @@
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchLookup } from './lookup.ts';
 import { setCommand } from './results.ts';
+import { benchTag } from './tag.ts';
 
 const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   lookup: benchLookup,
   identification: benchIdentification,
   enrichment: benchEnrichment,
   workers: benchWorkers,
+  tag: benchTag,
 };
 
 const [name, ...args] = process.argv.slice(2);
