@@ -8,7 +8,7 @@
  * It prints the sizes and exits non-zero when a gzip budget is exceeded.
  *
  * Size choices (each measured): es2021 syntax (optional chaining, `??`, `||=` kept as is: every browser
- * of the last four years), no "use strict" prologue (the code needs no strict-mode semantics), no legal
+ * released since 2020: Chrome 85, Firefox 79, Safari 14), no "use strict" prologue (the code needs no strict-mode semantics), no legal
  * comments, UTF-8 output.
  */
 import { build, type BuildOptions } from 'esbuild';

@@ -4,7 +4,7 @@
  * the DOM events it dispatches on `document`.
  *
  * Types only: nothing here ends up in the bundle. Front-end code imports them with
- * `import type { Svc, SvcData } from '<path>/tag/src/types.ts'` (or `dist/tag/types.d.ts` style copies).
+ * `import type { Svc, SvcData } from '<path>/tag/src/types.ts'` (the build copies this file to dist/tag/svc.d.ts).
  */
 
 export type Confidence = 'Very High' | 'High' | 'Moderate' | 'Low';
