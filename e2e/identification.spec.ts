@@ -49,6 +49,38 @@ test('a visitor from a sample company in the segment sees the personalised hero,
   expect(requests()).toBe(1);
 });
 
+test('window.svc exposes data, push, on and a ready that also fires for late subscribers', async ({ page }) => {
+  const v = visitor((x) => x.label.startsWith('In segment'), 'in-segment company');
+  await page.addInitScript(() => {
+    const w = window as unknown as { svc: unknown[]; early: unknown[] };
+    w.early = [];
+    (w.svc = w.svc || []).push(['onReady', (d: { data: { company: { name: string } } }) => w.early.push(d.data.company.name)]);
+  });
+  await page.goto(`/?svc_test_ip=${v.ip}`);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { early: unknown[] }).early)).toEqual([v.company]);
+  const late = await page.evaluate(
+    () =>
+      new Promise<{ name: string; keys: string[] }>((resolve) => {
+        const svc = (window as unknown as { svc: { ready(cb: (d: { data: { company: { name: string } } }) => void): void } }).svc;
+        svc.ready((d) => resolve({ name: d.data.company.name, keys: Object.keys(svc).sort() }));
+      }),
+  );
+  expect(late.name).toBe(v.company);
+  expect(late.keys).toEqual(expect.arrayContaining(['data', 'on', 'push', 'ready']));
+  // on(): every later event, e.g. a re-personalisation after new content.
+  const personalized = await page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        const svc = (window as unknown as { svc: { on(e: string, cb: (d: { elements: unknown[] }) => void): void } }).svc;
+        svc.on('personalized', (d) => resolve(d.elements.length));
+        const p = document.createElement('p');
+        p.setAttribute('data-svc-text', 'company.name');
+        document.body.append(p);
+      }),
+  );
+  expect(personalized).toBeGreaterThan(0);
+});
+
 test('a visitor from an ISP network sees the default content and the not-identified event', async ({ page }) => {
   const v = visitor((x) => x.kind === 'isp', 'ISP');
   await page.goto(`/?svc_test_ip=${v.ip}`);

@@ -70,6 +70,8 @@ const start = (w: Any, d: Document, server: SvcInitOptions | string) => {
   };
 
   const emit = (name: string, detail: unknown) => d.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
+  /** `svc.on(event, cb)`: every later `svc:<event>` detail to `cb` (once: only the next). */
+  const on = (name: string, cb: Function, once?: boolean) => ((cb = safe(cb)), d.addEventListener('svc:' + name, (e) => cb((e as CustomEvent).detail), { once }));
 
   /** The snippet's reveal: shows the elements it hid (once) and returns how long they were hidden, in ms. */
   const reveal = (): number => (queue as Any)?.r?.() | 0;
@@ -131,7 +133,7 @@ const start = (w: Any, d: Document, server: SvcInitOptions | string) => {
       Object.assign(cfg, o);
       load();
     },
-    onReady: (cb: Function) => ((cb = safe(cb)), last ? cb(last) : d.addEventListener('svc:ready', (e) => cb((e as CustomEvent).detail), { once: true })),
+    onReady: (cb: Function) => (last ? safe(cb)(last) : on('ready', cb, true)),
     optOut(v: boolean) {
       kv('svc:optout', v ? '1' : '');
       if (v) kv(cacheKey(), '');
@@ -146,9 +148,14 @@ const start = (w: Any, d: Document, server: SvcInitOptions | string) => {
   for (const c of 'setTag setEndpoint setCacheTTL setMinConfidence setFields consent debug'.split(' '))
     commands[c] = (v: unknown) => commands.init({ [c.replace(/^set./, (x) => x[3].toLowerCase())]: v });
   const run = safe((c: SvcCommand) => {
-    commands.hasOwnProperty(c[0]) ? commands[c[0]](...c.slice(1)) : log('unknown command', c[0]);
+    c[0] in commands ? commands[c[0]](...c.slice(1)) : log('unknown command', c[0]);
   });
-  const api: Svc = (w.svc = { data: null, push: (...c: SvcCommand[]) => c.forEach(run) });
+  const api: Svc = (w.svc = {
+    data: null,
+    push: (...c: SvcCommand[]) => c.forEach(run),
+    on,
+    ready: commands.onReady as Svc['ready'],
+  });
 
   // The unreplaced placeholder is a string (its [0] is "_"); a tag's settings are an object.
   (server as Any)[0] || commands.init(server);

@@ -171,6 +171,10 @@ export interface Svc {
   error?: SvcErrorDetail;
   /** Runs commands at once (before the bundle runs, `window.svc` is an array and `push` queues them). */
   push(...commands: SvcCommand[]): void;
+  /** Calls `cb` with the detail of every later `svc:<event>` (`ready`, `error`, `personalized`). */
+  on<K extends 'ready' | 'error' | 'personalized'>(event: K, cb: (detail: DocumentEventMap[`svc:${K}`]['detail']) => void): void;
+  /** Calls `cb` once with the `svc:ready` detail: at once when the answer is already there (late subscribers). */
+  ready(cb: (detail: SvcReadyDetail) => void): void;
 }
 
 declare global {
