@@ -74,7 +74,10 @@ afterAll(async () => {
 
 function workers(): string[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(primary.pid)], { encoding: 'utf8' }).split('\n').filter((l) => l.trim());
+    // Only node worker processes: the TypeScript loader may start helper processes (esbuild) of its own.
+    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(primary.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes('main.ts') && !l.includes('esbuild'));
   } catch {
     return [];
   }
