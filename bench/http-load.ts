@@ -74,7 +74,7 @@ export async function startProcess(script: string, args: string[], env: Record<s
         child.kill('SIGKILL');
         throw new Error(`${script} did not answer on ${url} within 60 s:\n${stderr}`);
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 25));
     }
   }
   return {

@@ -24,9 +24,9 @@ import { formatIPv4, MmdbReader, parseIPv4 } from '../server/data/mmdb-reader.ts
 import { fmt, median, record } from './results.ts';
 
 const DEFAULT_SIZES = [10_000, 1_000_000, 5_000_000];
-const SAMPLE = 100_000;
+const SAMPLE = 50_000;
 const BATCH = 1_000;
-const ROUNDS = 5;
+const ROUNDS = 4;
 /** Bump when the synthetic generator changes: cached files are keyed by it. */
 const SYNTHETIC_VERSION = 1;
 

@@ -3,6 +3,7 @@
  * Each prints its figures and a ratio against a baseline measured in the same run, and appends a row to
  * bench/RESULTS.md. Nothing here passes or fails on time.
  */
+import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchLookup } from './lookup.ts';
 import { setCommand } from './results.ts';
@@ -14,6 +15,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   enrichment: benchEnrichment,
   workers: benchWorkers,
   tag: benchTag,
+  build: benchBuild,
 };
 
 const [name, ...args] = process.argv.slice(2);
