@@ -72,7 +72,8 @@ async function measure(servers: Record<string, () => Promise<RunningProcess>>, r
   try {
     for (const [name, start] of Object.entries(servers)) running.set(name, await start());
     const results = await loadInterleaved(
-      runs.map(([name, server, requests]) => ({ name, url: running.get(server)!.url, requests })),
+      // CPU per response only for single-process servers (a cluster's work is in its workers).
+      runs.map(([name, server, requests]) => ({ name, url: running.get(server)!.url, requests, pid: opts.workers > 0 || server === 'one' || server === 'two' ? undefined : running.get(server)!.pid })),
       { duration: opts.duration, connections: opts.connections },
     );
     for (const [name, r] of results) console.log(`   ${name.padEnd(34)} ${describeLoad(r)}`);
@@ -137,7 +138,7 @@ export async function benchIdentification(args: string[]): Promise<void> {
     record({
       benchmark: `identification endpoint, ${mode} mode (GET /v3/company/details, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies${workers})`,
       figures: `app ${describeLoad(r)}; bare Express ${describeLoad(bare)}; raw node:http ${describeLoad(raw)}; bodies ${(mode === 'token' ? tokenBodies : tagBodies).meanBytes.toFixed(0)} B mean, baselines ${fixedBytes} B`,
-      ratio: `app/bare Express ${fmt.x(ratio(r, bare))}, app/raw node:http ${fmt.x(ratio(r, raw))}, bare/raw ${fmt.x(ratio(bare, raw))}`,
+      ratio: `app/bare Express ${fmt.x(ratio(r, bare))}, app/raw node:http ${fmt.x(ratio(r, raw))}, bare/raw ${fmt.x(ratio(bare, raw))}; server CPU per response app/bare ${fmt.x(r.cpuUsPerResponse / bare.cpuUsPerResponse)}`,
     });
   }
 }
@@ -176,7 +177,7 @@ export async function benchEnrichment(args: string[]): Promise<void> {
     record({
       benchmark: `enrichment endpoint, ${name} (POST ${path}, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies)`,
       figures: `app ${describeLoad(a)}; bare Express ${describeLoad(b)}; raw node:http ${describeLoad(r)}; bodies ${sizes.get(name)!.toFixed(0)} B mean`,
-      ratio: `app/bare Express ${fmt.x(ratio(a, b))}, app/raw node:http ${fmt.x(ratio(a, r))}`,
+      ratio: `app/bare Express ${fmt.x(ratio(a, b))}, app/raw node:http ${fmt.x(ratio(a, r))}; server CPU per response app/bare ${fmt.x(a.cpuUsPerResponse / b.cpuUsPerResponse)}`,
     });
   }
 }

@@ -4,6 +4,7 @@
  * On a 2-core machine that is one core for the server and one for the load generator.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -27,6 +28,11 @@ export interface LoadResult {
   errors: number;
   /** Mean response body bytes (from bytes read / responses, headers included). */
   bytesPerResponse: number;
+  /**
+   * CPU time the server process spent per response, µs (user + system, from /proc; NaN when unknown).
+   * Unlike req/s it does not depend on whether the load generator kept the server busy.
+   */
+  cpuUsPerResponse: number;
 }
 
 export interface RunningProcess {
@@ -112,7 +118,20 @@ export interface LoadTarget {
   name: string;
   url: string;
   requests: LoadRequest[];
+  /** The server process, for its CPU time per response (single-process servers). */
+  pid?: number;
 }
+
+/** CPU seconds (user + system) a process has used so far, or NaN (no /proc). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = 100;
 
 /**
  * Loads every target in turn, `rounds` times, `duration / rounds` seconds each (after one warm-up slice
@@ -124,12 +143,22 @@ export async function loadInterleaved(targets: LoadTarget[], opts: LoadOptions &
   const { connections, duration, warmup } = { ...LOAD_DEFAULTS, ...opts };
   const rounds = opts.rounds ?? 3;
   const slices = new Map<string, autocannon.Result[]>(targets.map((t) => [t.name, []]));
+  const cpu = new Map<string, number>(targets.map((t) => [t.name, 0]));
   const reqs = new Map(targets.map((t) => [t.name, toAutocannon(t.requests)]));
   if (warmup > 0) for (const t of targets) await run(t.url, reqs.get(t.name)!, connections, warmup);
   for (let round = 0; round < rounds; round++) {
-    for (const t of targets) slices.get(t.name)!.push(await run(t.url, reqs.get(t.name)!, connections, duration / rounds));
+    for (const t of targets) {
+      const before = t.pid ? cpuSeconds(t.pid) : NaN;
+      slices.get(t.name)!.push(await run(t.url, reqs.get(t.name)!, connections, duration / rounds));
+      cpu.set(t.name, cpu.get(t.name)! + (t.pid ? cpuSeconds(t.pid) - before : NaN));
+    }
   }
-  return new Map([...slices].map(([name, results]) => [name, summarise(results)]));
+  return new Map(
+    [...slices].map(([name, results]) => {
+      const r = summarise(results);
+      return [name, { ...r, cpuUsPerResponse: (cpu.get(name)! * 1e6) / r.total }];
+    }),
+  );
 }
 
 function toAutocannon(requests: LoadRequest[]): autocannon.Request[] {
@@ -148,6 +177,7 @@ function summarise(results: autocannon.Result[]): LoadResult {
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
     errors: results.reduce((n, r) => n + r.errors + r.timeouts, 0),
     bytesPerResponse: total > 0 ? results.reduce((n, r) => n + r.throughput.total, 0) / total : 0,
+    cpuUsPerResponse: NaN,
   };
 }
 
@@ -159,5 +189,6 @@ function run(url: string, requests: autocannon.Request[], connections: number, d
 
 export function describeLoad(r: LoadResult): string {
   const bad = r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : '';
-  return `${fmt.rate(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${bad}`;
+  const cpu = Number.isFinite(r.cpuUsPerResponse) ? `, server CPU ${r.cpuUsPerResponse.toFixed(0)} µs/response` : '';
+  return `${fmt.rate(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${cpu}${bad}`;
 }
