@@ -26,25 +26,24 @@ export function createPipeline(store: StateStore, now: () => Date = () => new Da
   return {
     async rateLimit(caller: Caller, req: Request, res: Response) {
       const keys = limitKeys(caller, req.ip ?? '');
-      let reported = false;
-      for (const { key, limit } of keys) {
-        const hit = await guarded('rate limiting', () => store.hitRateLimit(key, limit, WINDOW_MS, now().getTime()));
+      const t = now().getTime();
+      // All counters of a request are hit together, so they share one metering transaction.
+      const hits = await guarded('rate limiting', () => Promise.all(keys.map(({ key, limit }) => store.hitRateLimit(key, limit, WINDOW_MS, t))));
+      hits.forEach((hit, i) => {
         const headers = {
           'RateLimit-Limit': String(hit.limit),
           'RateLimit-Remaining': String(hit.remaining),
           'RateLimit-Reset': String(Math.ceil(hit.resetMs / 1000)),
         };
-        if (!reported) {
-          res.set(headers);
-          reported = true;
-        }
+        // The first counter (the caller's own) is the one reported on every answer.
+        if (i === 0) res.set(headers);
         if (!hit.allowed) {
           throw new HttpError(429, `rate limit exceeded: ${hit.limit} requests per minute; retry in ${headers['RateLimit-Reset']} s`, {
             ...headers,
             'Retry-After': headers['RateLimit-Reset'],
           });
         }
-      }
+      });
     },
 
     async charge(caller, { api, record }) {
