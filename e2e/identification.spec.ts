@@ -3,35 +3,20 @@
  * server, demo mode, committed sample data) → window.svc, personalisation, events, dataLayer.
  */
 import { expect, test, type Page } from '@playwright/test';
-
-interface Visitor { label: string; ip: string; kind: string; company?: string }
+import { countRequests, pick, visitors as sampleVisitors, type Visitor } from './helpers.ts';
 
 let visitors: Visitor[];
 test.beforeAll(async ({ request }) => {
-  const res = await request.get('/demo/api/visitors');
-  expect(res.ok()).toBe(true);
-  visitors = (await res.json()).visitors;
+  visitors = await sampleVisitors(request);
 });
 
-const visitor = (pred: (v: Visitor) => boolean, what: string) => {
-  const v = visitors.find(pred);
-  if (!v) throw new Error(`the sample data has no ${what} visitor: ${JSON.stringify(visitors)}`);
-  return v;
-};
-
-function countIdentificationRequests(page: Page): () => number {
-  let n = 0;
-  page.on('request', (r) => {
-    if (r.url().includes('/v3/company/details')) n++;
-  });
-  return () => n;
-}
+const visitor = (pred: (v: Visitor) => boolean, what: string) => pick(visitors, pred, what);
 
 const dataLayerEvents = (page: Page) => page.evaluate(() => ((window as unknown as { dataLayer?: Record<string, unknown>[] }).dataLayer ?? []).filter((e) => typeof e.event === 'string' && e.event.startsWith('svc_')));
 
 test('a visitor from a sample company in the segment sees the personalised hero, the segment section and the dataLayer event', async ({ page }) => {
   const v = visitor((x) => x.label.startsWith('In segment'), 'in-segment company');
-  const requests = countIdentificationRequests(page);
+  const requests = countRequests(page);
   await page.goto(`/?svc_test_ip=${v.ip}`);
   await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${v.company} can trust`);
   await expect(page.getByTestId('segment-section')).toBeVisible();
@@ -40,13 +25,13 @@ test('a visitor from a sample company in the segment sees the personalised hero,
   expect(events).toContainEqual(expect.objectContaining({ event: 'svc_company_details_loaded', svc_company_name: v.company }));
   // Address and phone never reach the dataLayer.
   expect(JSON.stringify(events)).not.toMatch(/svc_(address|phone|zip)"/);
-  expect(requests()).toBe(1);
+  expect(requests()).toHaveLength(1);
 
   // A reload is served from the tag's cache: no second request, no second credit.
   await page.reload();
   await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${v.company} can trust`);
   await expect(page.getByTestId('segment-section')).toBeVisible();
-  expect(requests()).toBe(1);
+  expect(requests()).toHaveLength(1);
 });
 
 test('window.svc exposes data, push, on and a ready that also fires for late subscribers', async ({ page }) => {

@@ -4,7 +4,7 @@
  * snippet's own timer when the bundle never runs; the hidden time is measured and reported.
  */
 import { expect, test } from '@playwright/test';
-import { answerFor, countRequests, delayApi, events, pick, recordEvents, serve, visibility, visitors, waitForEvent, type Visitor } from './tag-helpers.ts';
+import { answerFor, countRequests, delayApi, events, pick, recordEvents, serve, visibility, visitors, waitForEvent, type Visitor } from './helpers.ts';
 
 let company: Visitor;
 let name: string;

@@ -5,7 +5,7 @@
  * debug logging, unknown commands.
  */
 import { expect, test } from '@playwright/test';
-import { answerFor, countRequests, dataLayer, events, ORIGIN, pick, recordEvents, serve, TAG, visitors, waitForEvent, type Visitor } from './tag-helpers.ts';
+import { answerFor, countRequests, dataLayer, events, ORIGIN, pick, recordEvents, serve, TAG, visitors, waitForEvent, type Visitor, failOnPageErrors } from './helpers.ts';
 
 const SCALE = ['Low', 'Moderate', 'High', 'Very High'];
 let company: Visitor;
@@ -30,15 +30,8 @@ test.beforeAll(async ({ request }) => {
 const BODY = `<h1 id="title" data-svc-text="Hello {company.name|there}">Hello there</h1>
   <p id="welcome" data-svc-show="match" hidden>Welcome back</p>`;
 
-test.beforeEach(async ({ page }) => {
-  await recordEvents(page);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  (page as any).__errors = errors;
-});
-test.afterEach(async ({ page }) => {
-  expect((page as any).__errors).toEqual([]); // never throws into the host page
-});
+test.beforeEach(({ page }) => recordEvents(page));
+failOnPageErrors();
 
 test('asks as soon as it runs, long before the load event', async ({ page }) => {
   // A slow image holds the load event back by 1.5 s.

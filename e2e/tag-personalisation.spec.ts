@@ -4,7 +4,7 @@
  * history navigations) and the svc:personalized exposure event.
  */
 import { expect, test } from '@playwright/test';
-import { answerFor, countRequests, delayApi, events, pick, recordEvents, serve, visitors, waitForEvent, type Visitor } from './tag-helpers.ts';
+import { answerFor, countRequests, delayApi, events, pick, recordEvents, serve, visitors, waitForEvent, type Visitor, failOnPageErrors } from './helpers.ts';
 
 let company: Visitor;
 let isp: Visitor;
@@ -16,15 +16,8 @@ test.beforeAll(async ({ request }) => {
   answer = await answerFor(request, company.ip);
 });
 
-test.beforeEach(async ({ page }) => {
-  await recordEvents(page);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  (page as any).__errors = errors;
-});
-test.afterEach(async ({ page }) => {
-  expect((page as any).__errors).toEqual([]); // never throws into the host page
-});
+test.beforeEach(({ page }) => recordEvents(page));
+failOnPageErrors();
 
 const q = (s: string) => JSON.stringify(String(s)).replace(/'/g, '&#39;');
 

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { expect, test } from '@playwright/test';
-import { answerFor, ORIGIN, pick, serve, visitors, type Visitor } from './tag-helpers.ts';
+import { answerFor, ORIGIN, pick, serve, visitors, type Visitor } from './helpers.ts';
 
 let app = '';
 let company: Visitor;

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { answerFor, countRequests, dataLayer, events, html, ORIGIN, pick, recordEvents, serve, TAG, visitors, waitForEvent, type Visitor } from './tag-helpers.ts';
+import { answerFor, countRequests, dataLayer, events, html, ORIGIN, pick, recordEvents, serve, TAG, visitors, waitForEvent, type Visitor } from './helpers.ts';
 
 const ADMIN = 'e2e-admin-token-0123456789';
 const TSX = join(process.cwd(), 'node_modules/tsx/dist/cli.mjs');

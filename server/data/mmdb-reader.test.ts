@@ -7,12 +7,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { Address4 } from 'ip-address';
+import { pathToFileURL } from 'node:url';
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
+import { REFERENCE_DIR } from '../../data/mmdb/test-support.ts';
 import { MmdbWriter } from '../../data/mmdb/writer.ts';
 import { formatIPv4, MmdbError, MmdbReader, parseIPv4 } from './mmdb-reader.ts';
 
-const TEST_DATA = new URL('../../../shared/reference/maxmind-db/test-data/', import.meta.url);
+const TEST_DATA = pathToFileURL(`${REFERENCE_DIR}test-data/`);
 /** Files that are broken on purpose (the readers' error paths differ; they are not "answers"). */
 const BROKEN = /Broken|Invalid|broken/;
 

@@ -7,7 +7,6 @@
  * benchmark, and what `data build` uses to verify its samples.
  */
 import { readFileSync } from 'node:fs';
-import { Reader } from 'maxmind';
 import type { NetworkRecord } from '../../data/build/network-record.ts';
 import { MmdbReader } from './mmdb-reader.ts';
 
@@ -20,9 +19,4 @@ export function openNetworkIndex(file: string): NetworkIndex {
   const reader = new MmdbReader<NetworkRecord>(readFileSync(file));
   if (reader.metadata.ipVersion !== 4) throw new Error(`${file}: expected an IPv4 network index, found ip_version ${reader.metadata.ipVersion}`);
   return { lookup: (ip) => reader.get(ip) };
-}
-
-/** The `maxmind` Reader's generic type is bound to MaxMind's own record shapes; ours is typed here instead. */
-export function openMmdb(buffer: Buffer): { get(ip: string): NetworkRecord | null; metadata: { ipVersion: number } } {
-  return new Reader(buffer) as unknown as { get(ip: string): NetworkRecord | null; metadata: { ipVersion: number } };
 }

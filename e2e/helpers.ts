@@ -1,9 +1,9 @@
 /**
- * Helpers of the web tag's browser tests (e2e/tag-*.spec.ts): test pages served on the real server's
- * origin (so the tag's allowed-domain check passes), the sample visitors, request counting, events.
+ * Helpers of the browser tests: test pages served on the real server's origin (so the tag's
+ * allowed-domain check passes), the sample visitors, request counting, events, page-error guard.
  * Every page loads the minified bundle from the real server (`/tag/v1/demo-web-tag.js`).
  */
-import { expect, type APIRequestContext, type Page, type Route } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page, type Route } from '@playwright/test';
 import { renderSnippet, type SnippetOptions } from '../tag/snippet.ts';
 
 export const TAG = 'demo-web-tag';
@@ -109,3 +109,16 @@ export async function delayApi(page: Page, ms: number): Promise<void> {
 
 /** Computed visibility of the element with this id. */
 export const visibility = (page: Page, id: string) => page.evaluate((i) => getComputedStyle(document.getElementById(i)!).visibility, id);
+
+/** Registers hooks that fail a test when its page throws: the tag must never throw into the host page. */
+export function failOnPageErrors(): void {
+  const errors = new WeakMap<Page, string[]>();
+  test.beforeEach(async ({ page }) => {
+    const list: string[] = [];
+    errors.set(page, list);
+    page.on('pageerror', (e) => list.push(e.message));
+  });
+  test.afterEach(async ({ page }) => {
+    expect(errors.get(page)).toEqual([]);
+  });
+}
