@@ -26,6 +26,10 @@ export const ConfigSchema = z.object({
   /** Admin API / console credential; when unset one is generated at first start and printed once. */
   SVC_ADMIN_TOKEN: z.string().min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters').optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+  /** Raw page views as NDJSON: `<dir>/<customer>/<YYYY-MM-DD>.ndjson`. */
+  SVC_EVENTS_DIR: z.string().default('var/events'),
+  /** Days of NDJSON page-view files kept; older day files are deleted. */
+  SVC_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -11,6 +11,8 @@ import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
+import { openVisitRecorder } from './visits/open-recorder.ts';
+import type { PageViewRecorder } from './visits/recorder.ts';
 
 export interface RunningServer {
   server: Server;
@@ -18,6 +20,8 @@ export interface RunningServer {
   port: number;
   store: StateStore;
   dataset: Dataset;
+  /** Page views: register listeners with `recorder.onPageView` (webhooks). */
+  recorder: PageViewRecorder;
   close(): Promise<void>;
 }
 
@@ -36,7 +40,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = openStateStore(config);
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth }));
+  const recorder = openVisitRecorder(config, log);
+  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {
@@ -55,12 +60,14 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     port,
     store,
     dataset,
+    recorder,
     async close() {
       process.off('SIGHUP', onHup);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await recorder.close();
       await store.close();
       dataset.close();
     },
