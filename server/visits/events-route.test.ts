@@ -156,6 +156,17 @@ describe('POST /v1/events (page views from the tag)', () => {
     expect(await nothingRecorded()).toEqual([]);
   });
 
+  it('feeds first-party intent: after reading the pricing page the account’s identification intent score is higher', async () => {
+    const intent = async () => {
+      const res = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { origin: ORIGIN, 'user-agent': CHROME_UA, 'x-forwarded-for': IPS.bluepeak } });
+      return (await res.json()).scores[0].intent_score as number;
+    };
+    const before = await intent();
+    expect((await beacon(pageview('/pricing', 'tab-session-9'), { ip: IPS.bluepeak })).status).toBe(204);
+    await settle(1);
+    expect(await intent()).toBeGreaterThan(before);
+  });
+
   it('remembers the origins the tag was seen on, from page views and from lookups', async () => {
     expect((await beacon(pageview('/'), { origin: 'https://shop.acme.test' })).status).toBe(204);
     const lookup = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { origin: 'http://localhost:5173', 'user-agent': CHROME_UA } });
