@@ -86,6 +86,12 @@ export function buildReport(input: {
 
 export const CSV_COLUMNS = ['company_id', 'name', 'domain', 'page_views', 'sessions', 'first_seen', 'last_seen', 'top_pages', 'segment_ids', 'hot_account', 'excluded'] as const;
 
+/**
+ * A cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading `'`: names come
+ * from third-party data and the file is opened by marketers in Excel (OWASP "CSV injection").
+ */
+export const spreadsheetSafe = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
+
 /** One row per account; top pages as `path (views)` joined by `; `, segment ids by `;`. */
 export function reportCsv(report: VisitsReport): string {
   return stringify(
@@ -98,6 +104,6 @@ export function reportCsv(report: VisitsReport): string {
       hot_account: String(a.hot_account),
       excluded: String(a.excluded),
     })),
-    { header: true, columns: [...CSV_COLUMNS] },
+    { header: true, columns: [...CSV_COLUMNS], cast: { string: spreadsheetSafe } },
   );
 }
