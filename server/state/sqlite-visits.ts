@@ -41,8 +41,9 @@ export class SqliteVisitStore implements VisitStore {
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
+    // Busy timeout first: the main store's connection (or another worker's) may hold the lock at start.
     this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
 
