@@ -167,6 +167,12 @@ describe('POST /v1/events (page views from the tag)', () => {
     expect(await intent()).toBeGreaterThan(before);
   });
 
+  it('records nothing for a tag whose settings turn page views off (still 204)', async () => {
+    await srv.store.createTag({ customer_id: 'acme', tag_id: 'quiet-tag', allowed_domains: ['*.acme.test'], settings: { features: { page_views: false } } });
+    expect((await beacon(pageview('/'), { tag: 'quiet-tag' })).status).toBe(204);
+    expect(await nothingRecorded()).toEqual([]);
+  });
+
   it('remembers the origins the tag was seen on, from page views and from lookups', async () => {
     expect((await beacon(pageview('/'), { origin: 'https://shop.acme.test' })).status).toBe(204);
     const lookup = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { origin: 'http://localhost:5173', 'user-agent': CHROME_UA } });

@@ -4,6 +4,7 @@
  * 403 page not on an allowed domain (no CORS header then) → 429 the tag's rate limits (page views and
  * lookups of a tag share its counters) → 400 bad body / 413 over BEACON_LIMIT_BYTES. Then 204 at once;
  * the visitor's company is resolved and the view recorded after the answer has gone. Never charged.
+ * A tag whose settings turn page views off (`features.page_views: false`) records nothing.
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { isbot } from 'isbot';
@@ -49,6 +50,8 @@ export function mountEvents(router: Router, deps: EventsDeps): void {
 
     const tag = caller.tag!;
     deps.recorder.tagSeen(tag.tag_id, origin, at);
+    // The tag's setting turned page views off: a beacon from a page still holding an older bundle is dropped.
+    if (tag.settings.features?.page_views === false) return;
     setImmediate(() => {
       deps.recorder
         .record({
