@@ -8,8 +8,8 @@ import type { Dataset } from '../data/dataset.ts';
 import { HttpError } from '../http/errors.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { StateStore } from '../state/store.ts';
-import { FIRST_PARTY_WINDOW_DAYS, type PageViewSummary } from '../scoring/model.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
+import { recentPageViews } from '../visits/recent-page-views.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
@@ -81,12 +81,6 @@ async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | nul
     isBot: userAgent !== undefined && isbot(userAgent),
     now,
   });
-}
-
-/** The account's page views on this customer's site inside the first-party window (scoring input). */
-function recentPageViews(recorder: PageViewRecorder, customerId: string, companyId: string, now: Date): Promise<PageViewSummary[]> {
-  const from = new Date(now.getTime() - FIRST_PARTY_WINDOW_DAYS * 86_400_000).toISOString().slice(0, 10);
-  return recorder.visits.accountPages(customerId, companyId, from, now.toISOString().slice(0, 10));
 }
 
 /**

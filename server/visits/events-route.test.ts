@@ -167,6 +167,23 @@ describe('POST /v1/events (page views from the tag)', () => {
     expect(await intent()).toBeGreaterThan(before);
   });
 
+  it('feeds first-party intent into Lead Scoring too (company intent of /v2/people/score)', async () => {
+    const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'lead-scoring', name: 'crm scoring' });
+    const score = async () => {
+      const res = await fetch(`${srv.url}/v2/people/score`, {
+        method: 'POST',
+        headers: { authorization: `Token ${secret}`, 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'python-requests/2.31.0' },
+        body: 'email=jane.doe%40northwind.example&country=US',
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()).scores[0].company_intent_score as number;
+    };
+    const before = await score();
+    expect((await beacon(pageview('/pricing/enterprise', 'tab-session-10'))).status).toBe(204);
+    await settle(1);
+    expect(await score()).toBeGreaterThan(before);
+  });
+
   it('records nothing for a tag whose settings turn page views off (still 204)', async () => {
     await srv.store.createTag({ customer_id: 'acme', tag_id: 'quiet-tag', allowed_domains: ['*.acme.test'], settings: { features: { page_views: false } } });
     expect((await beacon(pageview('/'), { tag: 'quiet-tag' })).status).toBe(204);
