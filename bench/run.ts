@@ -5,6 +5,7 @@
  */
 import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
+import { benchEvents } from './events.ts';
 import { benchLookup } from './lookup.ts';
 import { setCommand } from './results.ts';
 import { benchTag } from './tag.ts';
@@ -14,6 +15,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   identification: benchIdentification,
   enrichment: benchEnrichment,
   workers: benchWorkers,
+  events: benchEvents,
   tag: benchTag,
   build: benchBuild,
 };
