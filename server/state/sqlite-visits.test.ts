@@ -80,6 +80,16 @@ describe('SqliteVisitStore', () => {
     expect(await store.tagSightings([])).toEqual([]);
   });
 
+  it('keeps session ids only a day deep: a session seen again days later counts as a new session of that day', async () => {
+    await store.recordPageView(view({ day: '2026-11-18', at: '2026-11-18T10:00:00.000Z' }));
+    await store.recordPageView(view({ day: '2026-11-20' }));
+    await store.recordPageView(view({ day: '2026-11-20', path: '/x' }));
+    const db = new (await import('better-sqlite3')).default(file, { readonly: true });
+    expect(db.prepare('SELECT day FROM visit_sessions').all()).toEqual([{ day: '2026-11-20' }]);
+    db.close();
+    expect((await store.accountVisits('acme', '2026-11-18', '2026-11-20'))[0]).toMatchObject({ page_views: 3, sessions: 2 });
+  });
+
   it('daysBetween lists inclusive UTC days across month ends', () => {
     expect(daysBetween('2026-02-27', '2026-03-01')).toEqual(['2026-02-27', '2026-02-28', '2026-03-01']);
     expect(daysBetween('2026-03-02', '2026-03-01')).toEqual([]);

@@ -37,6 +37,9 @@ export class SqliteVisitStore implements VisitStore {
   private readonly db: Database.Database;
   private readonly record: (view: PageViewCount) => boolean;
   private readonly sight: (tagId: string, origin: string, at: string) => void;
+  private readonly pruneSessions: Database.Statement;
+  /** The day this process last dropped session ids of earlier days. */
+  private sessionsPrunedFor = '';
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -47,6 +50,8 @@ export class SqliteVisitStore implements VisitStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
 
+    // Session ids only deduplicate within their day: older ones are dropped, so the table stays one day deep.
+    this.pruneSessions = this.db.prepare('DELETE FROM visit_sessions WHERE day < ?');
     const q = {
       anonymous: this.db.prepare(
         `INSERT INTO visit_anonymous VALUES (?, ?, 1) ON CONFLICT (customer_id, day) DO UPDATE SET page_views = page_views + 1`,
@@ -96,6 +101,11 @@ export class SqliteVisitStore implements VisitStore {
   }
 
   async recordPageView(view: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
+    if (view.day > this.sessionsPrunedFor) {
+      this.sessionsPrunedFor = view.day;
+      // Yesterday's ids are kept: views of a late request may still arrive for that day.
+      this.pruneSessions.run(new Date(Date.parse(`${view.day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
+    }
     return { first_of_day_for_account: this.record(view) };
   }
 
