@@ -1,0 +1,113 @@
+/**
+ * Overlaps between sources. PRECEDENCE: for every address, among the networks of all network sources
+ * (GeoIP2 Enterprise, GeoIP2 ISP, GeoLite2 ASN, ASN range CSV) that contain it,
+ *   1. the more specific network wins (fewer addresses), then
+ *   2. the higher-priority source: Enterprise > ISP > ASN mmdb > ASN CSV.
+ * It is the MMDB writer's overlap rule (../mmdb/overlap.ts: fewest addresses, then the later insertion),
+ * reused by inserting the sources lowest priority first. Within one MaxMind file networks never overlap;
+ * overlapping rows of one CSV follow the same rule (later row wins a tie).
+ *
+ * Domain and City databases are not competing networks but attributes laid over the winners: `overlay`
+ * splits each run where the overlay's networks begin and end.
+ */
+import { NetworkTable, resolveOverlaps } from '../mmdb/overlap.ts';
+
+export const NETWORK_SOURCES = ['asn-csv', 'asn-mmdb', 'geoip2-isp', 'geoip2-enterprise'] as const; // lowest priority first
+export type NetworkSource = (typeof NETWORK_SOURCES)[number];
+
+/** Disjoint inclusive address runs in address order, each with a value id. Columnar: millions of runs. */
+export class RunList {
+  first = new Float64Array(1024);
+  last = new Float64Array(1024);
+  value = new Int32Array(1024);
+  length = 0;
+
+  /** Appends a run; merges it into the previous one when adjacent with the same value. */
+  push(first: number, last: number, value: number): void {
+    const n = this.length;
+    if (n > 0 && this.value[n - 1] === value && this.last[n - 1] + 1 === first) {
+      this.last[n - 1] = last;
+      return;
+    }
+    if (n === this.value.length) {
+      const grow = <A extends Float64Array | Int32Array>(a: A): A => {
+        const b = new (a.constructor as new (n: number) => A)(n * 2);
+        b.set(a);
+        return b;
+      };
+      this.first = grow(this.first);
+      this.last = grow(this.last);
+      this.value = grow(this.value);
+    }
+    this.first[n] = first;
+    this.last[n] = last;
+    this.value[n] = value;
+    this.length = n + 1;
+  }
+}
+
+/** Collects networks of the sources (add them lowest priority first) and resolves them into runs. */
+export class PrecedenceTable {
+  private readonly table = new NetworkTable(1, 4096);
+
+  add(first: number, last: number, value: number): void {
+    this.table.addV4(first, last, value);
+  }
+
+  get size(): number {
+    return this.table.count;
+  }
+
+  resolve(): RunList {
+    const runs = new RunList();
+    resolveOverlaps(this.table, (bounds, startOff, endOff, value) => runs.push(bounds[startOff], bounds[endOff] - 1, value));
+    return runs;
+  }
+}
+
+/**
+ * Splits `base` where `over`'s runs begin and end; `pair(baseValue, overValue)` (overValue -1 where no
+ * overlay run covers the piece) gives each piece its value. Addresses outside `base` stay uncovered.
+ */
+export function overlay(base: RunList, over: RunList, pair: (baseValue: number, overValue: number) => number): RunList {
+  const out = new RunList();
+  let j = 0;
+  for (let i = 0; i < base.length; i++) {
+    let pos = base.first[i];
+    const end = base.last[i];
+    const v = base.value[i];
+    while (j < over.length && over.last[j] < pos) j++;
+    let k = j;
+    while (pos <= end) {
+      if (k >= over.length || over.first[k] > end) {
+        out.push(pos, end, pair(v, -1));
+        break;
+      }
+      if (over.first[k] > pos) {
+        out.push(pos, over.first[k] - 1, pair(v, -1));
+        pos = over.first[k];
+      }
+      const pieceEnd = Math.min(end, over.last[k]);
+      out.push(pos, pieceEnd, pair(v, over.value[k]));
+      pos = pieceEnd + 1;
+      if (over.last[k] <= end) k++;
+    }
+  }
+  return out;
+}
+
+/** Interns values to dense ids (for the run lists' value column). */
+export class Interner<T> {
+  readonly values: T[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(key: string, make: () => T): number {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(make());
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+}
