@@ -22,7 +22,8 @@ export function normaliseOrganization(name: string): string {
     .trim()
     .split(' ')
     .filter(Boolean);
-  while (words.length > 1 && LEGAL_SUFFIXES.has(words[words.length - 1])) words.pop();
+  // "… GmbH & Co. KG": the `and` of a legal form goes with it.
+  while (words.length > 1 && (LEGAL_SUFFIXES.has(words[words.length - 1]) || words[words.length - 1] === 'and')) words.pop();
   if (words.length > 1 && words[0] === 'the') words.shift();
   return words.join(' ');
 }
