@@ -21,7 +21,7 @@ import { asnFacts, DATABASE_TYPES, enterpriseFacts, geoOf, ispFacts, type AsnRec
 import { networkText } from './ipv4.ts';
 import { readMapping } from './mapping.ts';
 import { ipv4Networks, openMmdb } from './mmdb-networks.ts';
-import { Interner, overlay, PrecedenceTable, RunList, type NetworkSource } from './precedence.ts';
+import { fillGaps, Interner, overlay, PrecedenceTable, RunList, type NetworkSource } from './precedence.ts';
 import { CoverageCounter, IMPORT_REPORT_FILE, type CoverageReport } from './report.ts';
 import { CONFIDENCE_BY_RULE, indexFirmographics, joinCompany, type JoinRule } from './resolve.ts';
 import { kindForUserType } from './user-type.ts';
@@ -42,11 +42,16 @@ export interface ImportOptions {
 /** Confidence of networks whose kind (isp, hosting, bot …) comes straight from the source's user_type. */
 const KIND_CONFIDENCE: Confidence = 'High';
 
-interface Resolved {
+interface Resolution {
   /** null: nothing is written for these addresses. */
   kind: string | null;
   companyDomain: string;
   confidence: Confidence;
+  /** How the company was found (null for kinds taken from user_type). */
+  rule: JoinRule | null;
+  facts: NetworkFacts;
+  domain: string;
+  /** The network's own geo (Enterprise); the City db fills in when null. */
   geo: Geo | null;
 }
 
@@ -107,20 +112,18 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
     sources[source] = { file, networks: table.size - before };
     progress.end();
   }
-  progress.phase('precedence');
-  let runs = table.resolve();
-  progress.end();
-
-  // 3. Domains laid over the winners.
+  // 3. Domains, laid over the winners.
   const domains = new Interner<string>();
   const domainRuns = readers.domain ? attributeRuns(readers.domain, (r) => (r.domain ? domains.id(r.domain, () => r.domain!) : -1)) : new RunList();
   if (readers.domain) sources['geoip2-domain'] = { file: opts.geoip2Domain!, networks: domainRuns.length };
   const pairs = new Interner<{ fact: number; domain: string }>();
-  runs = overlay(runs, domainRuns, (fact, d) => pairs.id(`${fact},${d}`, () => ({ fact, domain: d >= 0 ? domains.values[d] : facts.values[fact].domain })));
+  const withDomains = (runs: RunList): RunList =>
+    overlay(runs, domainRuns, (fact, d) => pairs.id(`${fact},${d}`, () => ({ fact, domain: d >= 0 ? domains.values[d] : facts.values[fact].domain })));
 
-  // 4. Kind and company per (network, domain).
-  const counter = new CoverageCounter();
-  const resolved = pairs.values.map(({ fact, domain }): Resolved & { rule: JoinRule | null; facts: NetworkFacts; domain: string } => {
+  // 4. Kind and company per (network, domain), memoised per pair.
+  const resolved: Resolution[] = [];
+  const resolution = (pair: number): Resolution => (resolved[pair] ??= resolvePair(pairs.values[pair]));
+  const resolvePair = ({ fact, domain }: { fact: number; domain: string }): Resolution => {
     const f = facts.values[fact];
     const kind = kindForUserType(f.userType, mapping.user_type);
     const base = { facts: f, domain, geo: f.geo };
@@ -134,7 +137,32 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
       return { ...base, kind: 'company', companyDomain: join.domain, confidence: CONFIDENCE_BY_RULE[join.rule], rule: join.rule };
     }
     return { ...base, kind: 'company', companyDomain: join.company.domain, confidence: CONFIDENCE_BY_RULE[join.rule], rule: join.rule };
-  });
+  };
+
+  // Precedence, with one refinement: a network that says nothing usable wherever it wins (no kind, no
+  // company: an ISP or ASN organization nobody has firmographics for) gives way to the networks beneath
+  // it, so a more specific fallback range cannot hide Enterprise's user_type. Repeated until stable
+  // (each round can only expose networks of lower layers); the silent ones still fill what is left, so
+  // the report lists them as unmatched.
+  progress.phase('precedence');
+  const silent = new Set<number>();
+  let runs: RunList;
+  for (;;) {
+    runs = withDomains(table.resolve((fact) => !silent.has(fact)));
+    const speaks = new Set<number>();
+    const won = new Set<number>();
+    for (let i = 0; i < runs.length; i++) {
+      const pair = runs.value[i];
+      won.add(pairs.values[pair].fact);
+      if (resolution(pair).kind !== null) speaks.add(pairs.values[pair].fact);
+    }
+    const before = silent.size;
+    for (const fact of won) if (!speaks.has(fact)) silent.add(fact);
+    if (silent.size === before) break;
+  }
+  if (silent.size > 0) runs = fillGaps(runs, withDomains(table.resolve((fact) => silent.has(fact))));
+  for (let i = 0; i < runs.length; i++) resolution(runs.value[i]);
+  progress.end();
 
   // 5. City geo laid over the result.
   const geos = new Interner<Geo>();
@@ -148,8 +176,9 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
   const finals = new Interner<{ resolved: number; geo: Geo | null }>();
   runs = overlay(runs, cityRuns, (r, g) => finals.id(`${r},${g}`, () => ({ resolved: r, geo: resolved[r].geo ?? (g >= 0 ? geos.values[g] : null) })));
 
+  const counter = new CoverageCounter();
   // 6. Rows: adjacent runs that write the same row (and count the same way) merge into one network.
-  const rows = new Interner<{ cells: string[] | null; addressesOf: Resolved & { rule: JoinRule | null; facts: NetworkFacts; domain: string }; company: CompanyRow | null }>();
+  const rows = new Interner<{ cells: string[] | null; addressesOf: Resolution; company: CompanyRow | null }>();
   const out = new RunList();
   for (let i = 0; i < runs.length; i++) {
     const { resolved: r, geo } = finals.values[runs.value[i]];

@@ -48,21 +48,58 @@ export class RunList {
 
 /** Collects networks of the sources (add them lowest priority first) and resolves them into runs. */
 export class PrecedenceTable {
-  private readonly table = new NetworkTable(1, 4096);
+  private first = new Float64Array(4096);
+  private last = new Float64Array(4096);
+  private value = new Int32Array(4096);
+  size = 0;
 
   add(first: number, last: number, value: number): void {
-    this.table.addV4(first, last, value);
+    if (this.size === this.value.length) {
+      const grow = <A extends Float64Array | Int32Array>(a: A): A => {
+        const b = new (a.constructor as new (n: number) => A)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.first = grow(this.first);
+      this.last = grow(this.last);
+      this.value = grow(this.value);
+    }
+    this.first[this.size] = first;
+    this.last[this.size] = last;
+    this.value[this.size++] = value;
   }
 
-  get size(): number {
-    return this.table.count;
-  }
-
-  resolve(): RunList {
+  /** The winners among the networks whose value `include` accepts (default: all). */
+  resolve(include: (value: number) => boolean = () => true): RunList {
+    const table = new NetworkTable(1, 4096);
+    for (let i = 0; i < this.size; i++) if (include(this.value[i])) table.addV4(this.first[i], this.last[i], this.value[i]);
     const runs = new RunList();
-    resolveOverlaps(this.table, (bounds, startOff, endOff, value) => runs.push(bounds[startOff], bounds[endOff] - 1, value));
+    resolveOverlaps(table, (bounds, startOff, endOff, value) => runs.push(bounds[startOff], bounds[endOff] - 1, value));
     return runs;
   }
+}
+
+/** `primary`'s runs, and `secondary`'s where `primary` has none (both in address order). */
+export function fillGaps(primary: RunList, secondary: RunList): RunList {
+  const out = new RunList();
+  let j = 0;
+  let pos = 0; // first address not yet decided
+  const gap = (until: number): void => {
+    // secondary's pieces inside [pos, until)
+    while (j < secondary.length && secondary.last[j] < pos) j++;
+    for (let k = j; k < secondary.length && secondary.first[k] < until; k++) {
+      const a = Math.max(pos, secondary.first[k]);
+      const b = Math.min(until - 1, secondary.last[k]);
+      if (a <= b) out.push(a, b, secondary.value[k]);
+    }
+  };
+  for (let i = 0; i < primary.length; i++) {
+    gap(primary.first[i]);
+    out.push(primary.first[i], primary.last[i], primary.value[i]);
+    pos = primary.last[i] + 1;
+  }
+  gap(2 ** 32);
+  return out;
 }
 
 /**
