@@ -25,7 +25,7 @@ import {
 } from '../sources/schema.ts';
 import { writeNetworkIndex, writeNetworkIndexInWorker, type Candidate } from './network-index.ts';
 import type { NetworkRecord } from './network-record.ts';
-import { SILENT, type Progress } from '../progress.ts';
+import { estimateRows, SILENT, type Progress } from '../progress.ts';
 
 export interface BuildSummary {
   out: string;
@@ -72,21 +72,22 @@ export async function buildDataset(opts: { in: string; out: string; /** Default:
   worker?.result.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
   try {
     const companyIds = new Set<string>();
-    const phase = <T>(name: string, work: (tick: (n: number) => void) => Promise<T>): Promise<T> => {
-      progress.phase(name);
+    const phase = <T>(name: string, work: (tick: (n: number) => void) => Promise<T>, file?: keyof typeof SOURCE_FILES): Promise<T> => {
+      progress.phase(name, file ? estimateRows(sourcePath(opts.in, file)) : undefined);
       return work((n) => progress.update(n)).finally(() => progress.end());
     };
-    const companies = await phase('companies', (tick) => loadCompanies(db, opts.in, companyIds, tick));
-    const inline = worker ? null : await phase('networks', () => writeNetworkIndex(opts.in, opts.out, companyIds));
-    const domains = await phase('domains', (tick) => loadDomains(db, opts.in, companyIds, tick));
+    const companies = await phase('companies', (tick) => loadCompanies(db, opts.in, companyIds, tick), 'companies');
+    const inline = worker ? null : await phase('networks', (tick) => writeNetworkIndex(opts.in, opts.out, companyIds, tick), 'networks');
+    const domains = await phase('domains', (tick) => loadDomains(db, opts.in, companyIds, tick), 'domains');
     const people = await phase('people', (tick) => loadRows(db, opts.in, 'people', PersonRow, `INSERT INTO people (${PERSON_COLUMNS.join(', ')}, email_lc, linkedin_key) VALUES (${PERSON_COLUMNS.map(() => '?').join(', ')}, ?, ?)`, (r) => [
       ...PERSON_COLUMNS.map((c) => r[c]),
       r.email.trim().toLowerCase(),
       r.linkedin_url ? linkedinKey(r.linkedin_url) : '',
-    ], tick));
-    const intent = await phase('intent', (tick) => loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at], tick));
-    const engagement = await phase('engagement', (tick) => loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (?, ?, ?, ?)', (r) => [r.people_id, r.activity, r.count, r.observed_at], tick));
+    ], tick), 'people');
+    const intent = await phase('intent', (tick) => loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at], tick), 'intent');
+    const engagement = await phase('engagement', (tick) => loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (?, ?, ?, ?)', (r) => [r.people_id, r.activity, r.count, r.observed_at], tick), 'engagement');
     await phase('indexes', async () => db.exec(CATALOG_INDEXES));
+    // The worker started with the build; what is left of it shows as its own phase.
     const { count: networks, candidates } = inline ?? (await phase('networks', () => worker!.result));
     const samples = writeSamples(db, join(opts.out, NETWORKS_FILE), candidates);
     const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');

@@ -160,7 +160,7 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
     progress.update(companies);
     progress.end();
     planner.finish();
-    progress.phase('people');
+    progress.phase('finishing'); // people.csv and engagement.csv drain from their pipeline
     const [counts] = await Promise.all([people.close(), ...all.map((w) => w.close())]);
     progress.end();
 
