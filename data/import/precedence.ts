@@ -5,7 +5,8 @@
  *   2. the higher-priority source: Enterprise > ISP > ASN mmdb > ASN CSV.
  * It is the MMDB writer's overlap rule (../mmdb/overlap.ts: fewest addresses, then the later insertion),
  * reused by inserting the sources lowest priority first. Within one MaxMind file networks never overlap;
- * overlapping rows of one CSV follow the same rule (later row wins a tie).
+ * overlapping rows of one CSV follow the same rule (later row wins a tie). import.ts refines it: a
+ * network that says nothing wherever it wins (no kind, no company) gives way to those beneath it.
  *
  * Domain and City databases are not competing networks but attributes laid over the winners: `overlay`
  * splits each run where the overlay's networks begin and end.
