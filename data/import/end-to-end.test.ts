@@ -24,13 +24,14 @@ let server: ChildProcess;
 let url: string;
 let token: string;
 let importReport: { by_kind: Record<string, { networks: number }> };
+let buildReport: { networks: number; report: { by_kind: Record<string, { networks: number }>; company_addresses: { share: number }; unmatched_organizations: { organization: string }[] } };
 
 beforeAll(async () => {
   importReport = JSON.parse(
     await svc('data', 'import', '--out', join(dir, 'sources'), '--geoip2-enterprise', MAXMIND_TEST_DB.enterprise, '--geoip2-isp', MAXMIND_TEST_DB.isp, '--geoip2-domain', MAXMIND_TEST_DB.domain,
       '--asn-mmdb', MAXMIND_TEST_DB.asn, '--city', MAXMIND_TEST_DB.city, '--firmographics', FIRMOGRAPHICS_FIXTURE, '--json'),
   );
-  await svc('data', 'build', '--in', join(dir, 'sources'), '--out', join(dir, 'data'), '--json');
+  buildReport = JSON.parse(await svc('data', 'build', '--in', join(dir, 'sources'), '--out', join(dir, 'data'), '--report', '--json'));
   await svc('customer', 'create', '--id', 'byod', '--name', 'BYOD Inc', '--packages', 'platform', '--identification-credits', '100', '--json');
   token = JSON.parse(await svc('token', 'create', '--customer', 'byod', '--group', 'identification', '--name', 'crm', '--json')).token;
   server = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -88,5 +89,23 @@ describe('bring your own data: import → build → serve → /v3/company/detail
     expect(body.company.company_match).toBe('No Match');
     expect(body.confidence).toBe('Low');
     expect(importReport.by_kind.company.networks).toBe(3);
+  });
+});
+
+describe('the commands an operator types', () => {
+  it('data build --report --json adds the coverage report to the build summary', () => {
+    expect(buildReport.networks).toBeGreaterThan(0);
+    expect(buildReport.report.by_kind).toEqual(importReport.by_kind);
+    expect(buildReport.report.company_addresses.share).toBe(1);
+    expect(buildReport.report.unmatched_organizations[0].organization).toBe('DoD Network Information Center');
+  });
+
+  it('a bad firmographics row: exit 2, one JSON error naming the row and the field, nothing half-written', async () => {
+    const bad = join(dir, 'bad.csv');
+    (await import('node:fs')).writeFileSync(bad, 'domain,name,employee_count\nok.example,OK,5\nbad.example,Bad,many\n');
+    const failed = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'data', 'import', '--out', join(dir, 'bad-out'), '--asn-mmdb', MAXMIND_TEST_DB.asn, '--firmographics', bad, '--json'], { env }).catch((e) => e);
+    expect(failed.code).toBe(2);
+    expect(JSON.parse(failed.stdout)).toEqual({ status: 'error', message: expect.stringMatching(/bad\.csv: row 2: employee_count: a whole number/) });
+    expect((await import('node:fs')).existsSync(join(dir, 'bad-out', 'networks.csv'))).toBe(false);
   });
 });
