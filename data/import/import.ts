@@ -21,7 +21,7 @@ import { asnFacts, DATABASE_TYPES, enterpriseFacts, geoOf, ispFacts, type AsnRec
 import { networkText } from './ipv4.ts';
 import { readMapping } from './mapping.ts';
 import { ipv4Networks, openMmdb } from './mmdb-networks.ts';
-import { fillGaps, Interner, overlay, PrecedenceTable, RunList, type NetworkSource } from './precedence.ts';
+import { fillGaps, Interner, overlay, pairKey, PrecedenceTable, RunList, type NetworkSource } from './precedence.ts';
 import { CoverageCounter, IMPORT_REPORT_FILE, type CoverageReport } from './report.ts';
 import { CONFIDENCE_BY_RULE, indexFirmographics, joinCompany, type JoinRule } from './resolve.ts';
 import { kindForUserType } from './user-type.ts';
@@ -118,7 +118,7 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
   if (readers.domain) sources['geoip2-domain'] = { file: opts.geoip2Domain!, networks: domainRuns.length };
   const pairs = new Interner<{ fact: number; domain: string }>();
   const withDomains = (runs: RunList): RunList =>
-    overlay(runs, domainRuns, (fact, d) => pairs.id(`${fact},${d}`, () => ({ fact, domain: d >= 0 ? domains.values[d] : facts.values[fact].domain })));
+    overlay(runs, domainRuns, (fact, d) => pairs.id(pairKey(fact, d, domains.values.length), () => ({ fact, domain: d >= 0 ? domains.values[d] : facts.values[fact].domain })));
 
   // 4. Kind and company per (network, domain), memoised per pair.
   const resolved: Resolution[] = [];
@@ -174,20 +174,22 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
     : new RunList();
   if (readers.city) sources.city = { file: opts.city!, networks: cityRuns.length };
   const finals = new Interner<{ resolved: number; geo: Geo | null }>();
-  runs = overlay(runs, cityRuns, (r, g) => finals.id(`${r},${g}`, () => ({ resolved: r, geo: resolved[r].geo ?? (g >= 0 ? geos.values[g] : null) })));
+  runs = overlay(runs, cityRuns, (r, g) => finals.id(pairKey(r, g, geos.values.length), () => ({ resolved: r, geo: resolved[r].geo ?? (g >= 0 ? geos.values[g] : null) })));
 
   const counter = new CoverageCounter();
   // 6. Rows: adjacent runs that write the same row (and count the same way) merge into one network.
   const rows = new Interner<{ cells: string[] | null; addressesOf: Resolution; company: CompanyRow | null }>();
   const out = new RunList();
-  for (let i = 0; i < runs.length; i++) {
-    const { resolved: r, geo } = finals.values[runs.value[i]];
+  const rowOfFinal: number[] = [];
+  const rowOf = (final: number): number => {
+    const { resolved: r, geo } = finals.values[final];
     const res = resolved[r];
     const company = res.kind === 'company' ? companies.get(res.companyDomain)! : null;
     const cells = res.kind === null ? null : [res.kind, company?.company_id ?? '', res.confidence, geo?.country ?? '', geo?.state ?? '', geo?.city ?? ''];
     const key = cells ? `w\u0000${res.rule ?? ''}\u0000${cells.join('\u0000')}` : `n\u0000${res.rule}\u0000${res.facts.organization}\u0000${res.domain}\u0000${res.facts.userType}`;
-    out.push(runs.first[i], runs.last[i], rows.id(key, () => ({ cells, addressesOf: res, company })));
-  }
+    return rows.id(key, () => ({ cells, addressesOf: res, company }));
+  };
+  for (let i = 0; i < runs.length; i++) out.push(runs.first[i], runs.last[i], (rowOfFinal[runs.value[i]] ??= rowOf(runs.value[i])));
 
   mkdirSync(opts.out, { recursive: true });
   const networks = new CsvWriter(join(opts.out, SOURCE_FILES.networks), NETWORK_COLUMNS);

@@ -137,9 +137,10 @@ export function overlay(base: RunList, over: RunList, pair: (baseValue: number, 
 /** Interns values to dense ids (for the run lists' value column). */
 export class Interner<T> {
   readonly values: T[] = [];
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new Map<string | number, number>();
 
-  id(key: string, make: () => T): number {
+  /** Numeric keys where possible (pairs of ids: `pairKey`): a million string keys cost more in GC than the rest of the step. */
+  id(key: string | number, make: () => T): number {
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.values.length;
@@ -148,4 +149,9 @@ export class Interner<T> {
     }
     return id;
   }
+}
+
+/** One number for a pair of ids, 0 ≤ a and −1 ≤ b < bCount: exact while a × (bCount + 1) < 2^53. */
+export function pairKey(a: number, b: number, bCount: number): number {
+  return a * (bCount + 1) + (b + 1);
 }
