@@ -115,6 +115,23 @@ describe('data import: precedence, fallbacks and the mapping file', () => {
     expect(report.sources['asn-csv']).toEqual({ file: asn, networks: 3 });
   });
 
+  it('a network without a user_type joins through the Domain db only to a firmographics company, never to a made-up one', async () => {
+    const asn = join(dir, 'verizon.csv');
+    writeFileSync(asn, '71.160.223.0,71.160.223.255,701,Verizon Online\n');
+    const without = join(dir, 'verizon-without');
+    const report = await importSources({ out: without, asnCsv: asn, geoip2Domain: MAXMIND_TEST_DB.domain, firmographics: FIRMOGRAPHICS_FIXTURE });
+    expect(csv<NetworkRow>(join(without, 'networks.csv'))).toEqual([]);
+    expect(report.unmatched_organizations).toEqual([{ organization: 'Verizon Online', domain: 'verizon.net', user_type: '', networks: 1, addresses: 256 }]);
+
+    const firmographics = join(dir, 'with-verizon.csv');
+    writeFileSync(firmographics, 'domain,name,industry\nverizon.net,Verizon Communications Inc.,Telecommunications\n');
+    const withIt = join(dir, 'verizon-with');
+    await importSources({ out: withIt, asnCsv: asn, geoip2Domain: MAXMIND_TEST_DB.domain, firmographics });
+    expect(csv<NetworkRow>(join(withIt, 'networks.csv'))).toEqual([
+      { network: '71.160.223.0/24', kind: 'company', company_id: 'verizon.net', confidence: 'High', country: '', state: '', city: '' },
+    ]);
+  });
+
   it('the mapping file overrides the user_type table', async () => {
     const out = join(dir, 'mapped');
     const mapping = join(dir, 'mapping.json');
