@@ -134,11 +134,20 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
     counter.network(kind, b[e] - b[s], kind === 'company' ? { id: company_id, firmographics: firmographic.has(company_id) } : undefined);
   });
   const file = join(dir, IMPORT_REPORT_FILE);
-  const imported = existsSync(file) ? CoverageReport.safeParse(JSON.parse(readFileSync(file, 'utf8'))) : null;
+  const imported = existsSync(file) ? CoverageReport.safeParse(parseJson(readFileSync(file, 'utf8'))) : null;
   return counter.finish(
     { total, withFirmographics: firmographic.size },
     imported?.success ? { joins: imported.data.joins, unmatched_organizations: imported.data.unmatched_organizations, sources: imported.data.sources } : { joins: {} },
   );
+}
+
+/** A damaged import-report.json only loses the import's part of the report. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function bounds(network: string): [number, number] {
