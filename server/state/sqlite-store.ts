@@ -22,11 +22,13 @@ interface Metered {
 }
 const now = () => new Date().toISOString();
 
-/** How long a locked write may block the event loop before it gives up for this attempt (SQLite busy wait). */
-const BUSY_WAIT_MS = 5;
-/** How long a metering batch keeps retrying a locked file (off the event loop) before answering 503. */
-const METER_RETRY_MS = 400;
-const METER_RETRY_EVERY_MS = 20;
+/**
+ * SQLite's own busy wait is a sleep on the event loop (everything would stall behind a lock another
+ * process holds), so it is off while serving; a locked write is retried on a timer instead, with a
+ * growing delay, for at most LOCK_DEADLINE_MS before it answers 503.
+ */
+const LOCK_DEADLINE_MS = 400;
+const retryDelay = (attempt: number) => Math.min(2 ** attempt, 25);
 /** How often expired rate-limit rows are swept (inside a metering batch). */
 const RATE_SWEEP_EVERY_MS = 10_000;
 
@@ -84,14 +86,31 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** Runs a change to customers, tokens or tags in one transaction with the version bump. */
-  private authChange<T>(fn: () => T): T {
-    return this.write(() =>
+  private authChange<T>(fn: () => T): Promise<T> {
+    return this.writeRetrying(() =>
       this.db.transaction(() => {
         const out = fn();
         this.bumpAuth();
         return out;
       }).immediate(),
     );
+  }
+
+  /**
+   * A write that waits for a lock held by another process without blocking the event loop: SQLite is
+   * told not to wait (busy_timeout 0), and a busy attempt is retried on a timer until LOCK_DEADLINE_MS,
+   * then fails with StoreUnavailableError (503 + Retry-After).
+   */
+  private async writeRetrying<T>(fn: () => T): Promise<T> {
+    const start = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.write(fn);
+      } catch (e) {
+        if (!(e instanceof StoreUnavailableError && isBusy(e.cause)) || Date.now() - start >= LOCK_DEADLINE_MS || this.closing) throw e;
+      }
+      await new Promise((r) => setTimeout(r, retryDelay(attempt)));
+    }
   }
 
   /**
@@ -145,13 +164,13 @@ export class SqliteStateStore implements StateStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    // Opening (and migrating) may wait for another process; serving never waits more than BUSY_WAIT_MS.
+    // Opening (and migrating) may wait for another process; serving never waits on the event loop.
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last transactions.
     this.db.pragma('synchronous = NORMAL');
     migrate(this.db);
-    this.db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
+    this.db.pragma('busy_timeout = 0');
     this.identity = file === ':memory:' ? null : (({ dev, ino }) => ({ dev, ino }))(statSync(file));
     this.chargeOne = (r: ChargeRequest): ChargeOutcome => {
       const usedRow = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
@@ -207,8 +226,8 @@ export class SqliteStateStore implements StateStore {
    * its metering step in that turn shares the commit. Exactness is unchanged: IMMEDIATE takes the write
    * lock before anything is read, so processes (workers) serialise whole batches, and inside a batch each
    * operation sees the ones before it; nobody can overspend, double-charge or slip past a limit.
-   * A locked file (another process holding the write lock) blocks the loop for at most BUSY_WAIT_MS per
-   * attempt; the batch is retried off the loop for METER_RETRY_MS, then every operation fails with
+   * A locked file (another process holding the write lock, or a busy worker) never blocks the loop: the
+   * batch is retried on a timer for LOCK_DEADLINE_MS, then every operation fails with
    * StoreUnavailableError (the pipeline answers 503: fail closed).
    */
   private meter<T>(run: () => T): Promise<T> {
@@ -222,10 +241,10 @@ export class SqliteStateStore implements StateStore {
     const ops = this.metering;
     if (ops.length === 0) return;
     this.metering = [];
-    this.commitBatch(ops, Date.now());
+    this.commitBatch(ops, Date.now(), 0);
   }
 
-  private commitBatch(ops: Metered[], firstTry: number): void {
+  private commitBatch(ops: Metered[], firstTry: number, attempt: number): void {
     let results: unknown[];
     try {
       results = this.write(() => {
@@ -238,8 +257,8 @@ export class SqliteStateStore implements StateStore {
       });
     } catch (e) {
       const cause = (e as { cause?: unknown }).cause;
-      if (e instanceof StoreUnavailableError && isBusy(cause) && Date.now() - firstTry < METER_RETRY_MS && !this.closing) {
-        setTimeout(() => this.commitBatch(ops, firstTry), METER_RETRY_EVERY_MS);
+      if (e instanceof StoreUnavailableError && isBusy(cause) && Date.now() - firstTry < LOCK_DEADLINE_MS && !this.closing) {
+        setTimeout(() => this.commitBatch(ops, firstTry, attempt + 1), retryDelay(attempt));
         return;
       }
       for (const op of ops) op.reject(e);
@@ -280,7 +299,7 @@ export class SqliteStateStore implements StateStore {
       excluded_accounts: seed.excluded_accounts,
       hot_accounts: seed.hot_accounts,
     });
-    this.authChange(() => {
+    await this.authChange(() => {
       this.sql(
           `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)
            ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
@@ -321,7 +340,7 @@ export class SqliteStateStore implements StateStore {
     checkTokenGrant(customer, t);
     const secret = generateSecret();
     const id = newTokenId();
-    this.authChange(() =>
+    await this.authChange(() =>
       this.sql(
         `INSERT INTO tokens (id, customer_id, api_group, name, prefix, secret_hash, integrations, allowed_domains, scores,
            segment_names, rate_limit, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
@@ -345,7 +364,7 @@ export class SqliteStateStore implements StateStore {
     if (token.last_used_at === null || at.getTime() - Date.parse(token.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       // Not an auth change (no version bump): other processes keep their copy and write theirs within a minute.
       const id = token.id;
-      this.write(() => this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at.toISOString(), id));
+      await this.writeRetrying(() => this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at.toISOString(), id));
       token = AuthCache.put(this.auth.tokens, hash, Object.freeze({ ...token, last_used_at: at.toISOString() }));
     }
     return token;
@@ -366,13 +385,13 @@ export class SqliteStateStore implements StateStore {
   }
 
   async setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord> {
-    if (this.authChange(() => this.sql('UPDATE tokens SET status = ? WHERE id = ?').run(status, id).changes) === 0) throw notFound(id);
+    if (await this.authChange(() => this.sql('UPDATE tokens SET status = ? WHERE id = ?').run(status, id).changes) === 0) throw notFound(id);
     return (await this.getToken(id))!;
   }
 
   async rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }> {
     const secret = generateSecret();
-    const changes = this.authChange(
+    const changes = await this.authChange(
       () => this.sql('UPDATE tokens SET secret_hash = ?, prefix = ?, rotated_at = ? WHERE id = ?').run(hashSecret(secret), displayPrefix(secret), now(), id).changes,
     );
     if (changes === 0) throw notFound(id);
@@ -380,7 +399,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async deleteToken(id: string): Promise<void> {
-    if (this.authChange(() => this.sql('DELETE FROM tokens WHERE id = ?').run(id).changes) === 0) throw notFound(id);
+    if (await this.authChange(() => this.sql('DELETE FROM tokens WHERE id = ?').run(id).changes) === 0) throw notFound(id);
   }
 
   async createTag(input: NewTag): Promise<TagRecord> {
@@ -389,7 +408,7 @@ export class SqliteStateStore implements StateStore {
     checkTagGrant(customer);
     const tagId = t.tag_id ?? newTagId();
     try {
-      this.authChange(() =>
+      await this.authChange(() =>
         this.sql('INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?)')
           .run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings)),
       );
@@ -410,7 +429,7 @@ export class SqliteStateStore implements StateStore {
 
   async updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord> {
     const valid = TagSettings.parse(settings);
-    if (this.authChange(() => this.sql('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes) === 0) {
+    if (await this.authChange(() => this.sql('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes) === 0) {
       throw new StateError(`unknown tag ${tagId}`, 'not_found');
     }
     return (await this.getTag(tagId))!;
@@ -431,7 +450,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async setSettingIfAbsent(key: string, value: string): Promise<boolean> {
-    return this.write(() => this.sql('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1);
+    return this.writeRetrying(() => this.sql('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1);
   }
 
   async *exportState(): AsyncIterable<StateEntry> {
@@ -455,7 +474,7 @@ export class SqliteStateStore implements StateStore {
     if ((await this.listCustomers()).length > 0) throw new StateError('the target state already holds customers: import into an empty state', 'conflict');
     const all: StateEntry[] = [];
     for await (const e of entries) all.push(StateEntry.parse(e));
-    this.authChange(() => {
+    await this.authChange(() => {
       for (const e of all) {
         switch (e.type) {
           case 'customer': {
