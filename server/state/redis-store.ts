@@ -148,6 +148,21 @@ export class RedisStateStore implements StateStore {
     return store;
   }
 
+  /** Live nodes last seen in Redis (how rate limits are split while it is unreachable). */
+  get liveNodes(): number {
+    return this.outage.nodes;
+  }
+
+  /** Registers this node now (it does every 5 s on its own). */
+  heartbeatNow(): Promise<void> {
+    return this.heartbeat();
+  }
+
+  /** Whether Redis is reachable right now (otherwise the outage paths answer). */
+  get connected(): boolean {
+    return this.client.isReady;
+  }
+
   private unavailable(e: unknown): StoreUnavailableError {
     if (e instanceof StoreUnavailableError) return e;
     return new StoreUnavailableError(`Redis is unavailable: ${(e as Error)?.message ?? e}`, 1, { cause: e });
@@ -322,7 +337,7 @@ export class RedisStateStore implements StateStore {
    */
   drainJournal(): Promise<void> {
     if (this.draining || this.closed || !this.client.isReady) return this.draining ?? Promise.resolve();
-    this.draining = (async () => {
+    const run = async () => {
       try {
         const journals = this.outage.takeJournal();
         let total = 0;
@@ -351,10 +366,12 @@ export class RedisStateStore implements StateStore {
         if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`);
       } catch (e) {
         this.log(`journal replay interrupted (${(e as Error).message}); retrying when Redis is reachable`);
-      } finally {
-        this.draining = null;
       }
-    })();
+    };
+    // Cleared after the assignment (a run with nothing to do finishes synchronously).
+    this.draining = run().finally(() => {
+      this.draining = null;
+    });
     return this.draining;
   }
 
