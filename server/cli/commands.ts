@@ -9,6 +9,7 @@ import { provisionCustomer } from '../customers/provision.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
+import { STATE_COMMANDS } from './state-commands.ts';
 
 type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -240,4 +241,5 @@ export const COMMANDS: Record<string, Command> = {
       emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')}\n\nPaste into every page, in <head>:\n\n${snippet}`);
     },
   },
+  ...STATE_COMMANDS,
 };

@@ -726,6 +726,8 @@ export class RedisStateStore implements StateStore {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
     await this.draining;
+    // No longer a live node (a CLI call must not count as one for long).
+    await this.client.zRem(keys.nodes, this.nodeId).catch(() => {});
     // Let the last batch's replies arrive before the connection goes.
     await new Promise((r) => setImmediate(r));
     for (const c of [this.sub, this.client]) {
