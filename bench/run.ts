@@ -6,6 +6,7 @@
 import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchEvents } from './events.ts';
+import { benchImport } from './import.ts';
 import { benchLookup } from './lookup.ts';
 import { setCommand } from './results.ts';
 import { benchTag } from './tag.ts';
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   events: benchEvents,
   tag: benchTag,
   build: benchBuild,
+  import: benchImport,
 };
 
 const [name, ...args] = process.argv.slice(2);
