@@ -40,7 +40,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = await openStateStore(config, (m) => log.error(m));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const recorder = openVisitRecorder(config, log);
+  const recorder = await openVisitRecorder(config, log);
   const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
