@@ -32,7 +32,7 @@ export function mountIdentification(router: Router, deps: IdentificationDeps): R
     (req, caller) => {
       const query = parseQuery(req);
       const ip = visitorAddress(deps.config, req, caller, query);
-      const body = lookup(deps, caller, ip, req.get('user-agent'));
+      const body = lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
       // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
       return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
     },
@@ -52,9 +52,34 @@ function parseQuery(req: Request) {
  * except in demo mode where the demo page's visitor switcher asks as a sample address (`test_ip`).
  */
 function visitorAddress(config: Config, req: Request, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
-  if (caller.token && query.ip !== undefined) return toIPv4(query.ip);
+  if (isServerSideLookup(caller, query)) {
+    // A token with allowed domains sits in page source: whoever copies it could look up any address
+    // and spend the customer's credits, so it answers only for the visitor's own address.
+    if (caller.token && caller.token.allowed_domains.length > 0) {
+      throw new HttpError(403, 'this token is restricted to allowed domains and answers only for the visitor\'s own address: ?ip= needs a token without allowed domains');
+    }
+    return toIPv4(query.ip);
+  }
   if (caller.tag && config.SVC_DEMO && query.test_ip !== undefined) return toIPv4(query.test_ip);
   return toIPv4(req.ip);
+}
+
+/** Token mode with `?ip=`: a server (CRM, integration) asks about someone else's address. */
+function isServerSideLookup(caller: Caller, query: { ip?: string }): query is { ip: string } {
+  return caller.token !== null && query.ip !== undefined;
+}
+
+/** The header a server-side caller may use to pass on the visitor's own User-Agent, when it has one. */
+export const VISITOR_USER_AGENT_HEADER = 'X-svc-Visitor-User-Agent';
+
+/**
+ * The User-Agent bot detection classifies. On a server-side lookup (`?ip=`) the request's own User-Agent
+ * is the integrator's (curl, python-requests, Java, Salesforce …), never the visitor's: only a visitor
+ * User-Agent passed explicitly in X-svc-Visitor-User-Agent is classified. Otherwise (tag mode, token mode
+ * without `?ip=`) the caller is the visitor, and its User-Agent is classified.
+ */
+function visitorUserAgent(req: Request, caller: Caller, query: { ip?: string }): string | undefined {
+  return isServerSideLookup(caller, query) ? req.get(VISITOR_USER_AGENT_HEADER) : req.get('user-agent');
 }
 
 function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): IdentificationResponse {
@@ -68,7 +93,7 @@ function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, use
     signals: company && caller.settings.scores ? catalog.intent(company.company_id) : [],
     customer: caller.customer,
     settings: caller.settings,
-    isBot: userAgent !== undefined && isbot(userAgent),
+    isBot: userAgent !== undefined && userAgent.trim() !== '' && isbot(userAgent),
     now: new Date(),
   });
 }
