@@ -81,10 +81,10 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
       expect(body.company).toEqual({
         companyId: '900001', domain: 'northwind.example', name: 'Northwind Analytics', region: 'North America', country: 'United States', countryISOCode: 'US',
         state: 'California', city: 'San Francisco', streetAddress: '1 Market St', postalCode: '94105', companyPhone: '+1 415 555 0100', industry: 'Software',
-        employeeRange: '1,000-4,999', revenueRange: '$100M-$250M', employeeCount: '1200', annualRevenue: '180000000', titleLevel: '', titleFunction: '',
-        sicdescription: 'Prepackaged Software', siccode: '7372', naicscode: '511210', naicsdescription: 'Software Publishers',
+        employeeRange: '1,000-4,999', revenueRange: '$100M-$250M', employeeCount: '1200', annualRevenue: '180000000', titleLevel: null, titleFunction: null,
+        sicdescription: 'Prepackaged Software', siccode: '7372', naicscode: '511210', naicsdescription: 'Software Publishers', is_blacklisted: false,
       });
-      expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+      expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: null, id: 101 }] });
       expect(res.headers.get('deprecation')).toBeNull();
     }
   });
@@ -92,6 +92,16 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
   it('shows segment names when the token allows them', async () => {
     const res = await post('/v1/enrichment/company', await token('acme', 'company-firmographics', { segment_names: true }), { email: 'x@northwind.example' });
     expect(res.body.segments.names).toEqual(['Enterprise Software']);
+  });
+
+  it('flags an account the customer excluded with is_blacklisted, in every answer that carries a company', async () => {
+    const body = { email: 'max.mustermann@bluepeak.example', country: 'Germany' };
+    expect((await v3(body)).body.company).toMatchObject({ companyId: '900002', is_blacklisted: true });
+    const asV2 = await post('/v2/people/enrichment', await token('acme', 'company-firmographics'), body);
+    expect(asV2.body.company).toMatchObject({ name: 'Bluepeak Fertigung GmbH', is_blacklisted: true });
+    const combined = await post('/v2/people/full', await token('acme', 'lead-scoring-firmographics'), body);
+    expect(CombinedResponse.parse(combined.body).company).toMatchObject({ companyId: '900002', is_blacklisted: true });
+    expect((await v3({ email: 'someone@northwind.example' })).body.company.is_blacklisted).toBe(false);
   });
 
   it('200 by domain alone, and domain as the fallback when the email identifies nothing', async () => {
@@ -139,14 +149,14 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
     expect(res.status).toBe(404);
     const body = FirmographicsV3NotFound.parse(res.body);
     expect(body).toMatchObject({ status: 'error', message: expect.stringMatching(/not valid/), segments: { ids: [], names: [], list: [] } });
-    expect(Object.values(body.company).every((v) => v === '')).toBe(true);
+    expect(Object.values(body.company).every((v) => v === null)).toBe(true);
   });
 
   it('404 "no data found" with blank data for an unknown or malformed domain', async () => {
     for (const body of [{ email: 'x@unknown.example' }, { domain: 'unknown.example' }, { domain: 'not a domain' }] as Body[]) {
       const res = await v3(body);
       expect(res.status).toBe(404);
-      expect(FirmographicsV3NotFound.parse(res.body).company.companyId).toBe('');
+      expect(FirmographicsV3NotFound.parse(res.body).company.companyId).toBeNull();
     }
   });
 
@@ -243,7 +253,7 @@ describe('POST /v2/people/enrichment (Company Firmographics v2, deprecated)', ()
     for (const email of ['x@unknown.example', 'not-an-email']) {
       const res = await v2({ email });
       expect(res.status).toBe(404);
-      expect(FirmographicsV2NotFound.parse(res.body).company.name).toBe('');
+      expect(FirmographicsV2NotFound.parse(res.body).company.name).toBeNull();
     }
   });
 
@@ -284,7 +294,7 @@ describe('POST /v2/people/full (Lead Scoring and Firmographics)', () => {
     for (const email of ['x@unknown.example', 'bad email']) {
       const res = await full({ email });
       expect(res.status).toBe(404);
-      expect(CombinedNotFound.parse(res.body)).toMatchObject({ scores: [], company: { companyId: '' } });
+      expect(CombinedNotFound.parse(res.body)).toMatchObject({ scores: [], company: { companyId: null } });
     }
     expect((await full({ email: 'x@northwind.example', industry: 'i'.repeat(501) })).status).toBe(422);
   });

@@ -67,7 +67,7 @@ describe('GET /v3/company/details in token mode', () => {
     expect(body.company.company_match).toBe('Match');
     expect(body.confidence).toBe('Very High');
     expect(body.scores).toEqual([]);
-    expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+    expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: null, id: 101 }] });
   });
 
   it('resolves a nested range inside an ISP network to the company (most specific wins)', async () => {
@@ -84,16 +84,16 @@ describe('GET /v3/company/details in token mode', () => {
   it.each([
     ['isp', IPS.isp, 'Ashburn'],
     ['hosting', IPS.hosting, 'The Dalles'],
-    ['bot', IPS.bot, ''],
+    ['bot', IPS.bot, null],
   ])('answers Non-actionable Match for a %s network', async (_kind, ip, city) => {
     const body = IdentificationResponse.parse(await (await asToken(ip)).json());
-    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', name: '', geoIP_city: city });
+    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', name: null, geoIP_city: city });
   });
 
   it('answers Non-actionable Match for a bot visitor User-Agent passed in X-svc-Visitor-User-Agent', async () => {
     const res = await asToken(IPS.northwind, { 'user-agent': 'curl/8.5.0', 'x-svc-visitor-user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
     const body = IdentificationResponse.parse(await res.json());
-    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', companyId: '', name: '' });
+    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', companyId: null, name: null });
     // A browser visitor User-Agent in the header is a real visitor: Match.
     const browser = await (await asToken(IPS.northwind, { 'user-agent': 'curl/8.5.0', 'x-svc-visitor-user-agent': BROWSER_UA })).json();
     expect(browser.company.company_match).toBe('Match');
@@ -117,7 +117,8 @@ describe('GET /v3/company/details in token mode', () => {
     const res = await asToken(ip);
     expect(res.status).toBe(200);
     const body = IdentificationResponse.parse(await res.json());
-    expect(body.company).toMatchObject({ company_match: 'No Match', companyId: '', name: '', geoIP_country: '' });
+    expect(body.company).toMatchObject({ company_match: 'No Match', companyId: null, name: null, geoIP_country: null });
+    expect(JSON.stringify(body)).not.toContain('""');
   });
 
   it('uses the socket address, not X-Forwarded-For, unless the proxy is trusted', async () => {

@@ -65,8 +65,8 @@ describe('POST /v2/enrichment/people (People Enrichment)', () => {
       const res = await enrich(body);
       expect(res.status).toBe(404);
       const parsed = PeopleEnrichmentNotFound.parse(res.body);
-      expect(parsed.person.people_id).toBe('');
-      expect(parsed.company.companyId).toBe('');
+      expect(parsed.person.people_id).toBeNull();
+      expect(parsed.company.companyId).toBeNull();
     }
   });
 

@@ -4,6 +4,7 @@
  * nodes). Methods are async so both fit.
  */
 import { z } from 'zod';
+import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { ApiGroup, CustomerSeed, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
 import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
 
@@ -51,7 +52,7 @@ export const NewToken = z.object({
   allowed_domains: z.array(z.string().trim().min(1).max(253)).max(100).default([]),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
-  rate_limit: z.number().int().positive().max(1_000_000).default(100),
+  rate_limit: z.number().int().positive().max(1_000_000).default(DEFAULT_TOKEN_LIMIT),
 });
 export type NewToken = z.input<typeof NewToken>;
 
