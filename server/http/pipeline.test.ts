@@ -42,6 +42,19 @@ describe('identification credits', () => {
     expect((await call(secret, `?ip=${IPS.northwind}`)).status).toBe(402);
     expect(await srv.store.usage('broke')).toEqual([]);
   });
+
+  it('never charges HEAD /v3/company/details (it carries no answer), even at zero balance', async () => {
+    for (const customer of ['acme', 'broke']) {
+      const secret = await tokenFor(customer);
+      const before = await srv.store.usage(customer);
+      for (const query of [`?ip=${IPS.northwind}`, '']) {
+        const res = await fetch(`${srv.url}/v3/company/details${query}`, { method: 'HEAD', headers: { authorization: `Token ${secret}`, 'user-agent': UA, 'x-forwarded-for': IPS.northwind } });
+        expect(res.status).toBe(200);
+        expect(await res.text()).toBe('');
+      }
+      expect(await srv.store.usage(customer)).toEqual(before);
+    }
+  });
 });
 
 describe('rate limits', () => {
