@@ -122,4 +122,40 @@ describe('partners (X-svc-CustomID)', () => {
     expect(res.status).toBe(401);
     expect((await res.json()).message).toMatch(/X-svc-CustomID|token/);
   });
+
+  it('never echoes a token in a 4xx message, whatever the caller put where', async () => {
+    const partner = await tokenFor('partnerco');
+    const customer = await tokenFor('tiny');
+    const secrets = [partner, customer];
+    const headers = [
+      `${partner}-${partner}`,
+      `${customer}-${partner}`,
+      `partnerco-${customer}-${partner}`,
+      `${partner.slice(0, 30)}-${partner}`,
+      `tiny-${partner}-${customer}`,
+      `x-${customer}x`,
+      customer,
+    ];
+    const seen: string[] = [];
+    for (const h of headers) {
+      const res = await call(partner, `?ip=${IPS.isp}`, { 'x-svc-customid': h });
+      expect(res.status, h).toBe(401);
+      seen.push((await res.json()).message);
+    }
+    // Tokens sent in other places: a path, a tag id, a malformed Authorization header.
+    for (const [path, headers] of [
+      [`/v1/${customer}`, {}],
+      [`/v3/company/details?tag=${customer}`, { origin: 'http://localhost' }],
+      ['/v3/company/details', { authorization: `Token ${partner}x` }],
+      [`/v3/company/details/${partner}`, { authorization: `Token ${partner}` }],
+    ] as const) {
+      const res = await fetch(srv.url + path, { headers: { 'user-agent': UA, ...headers } });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      seen.push((await res.json()).message);
+    }
+    for (const message of seen) for (const secret of secrets) {
+      expect(message).not.toContain(secret);
+      expect(message).not.toContain(secret.slice(0, 20));
+    }
+  });
 });
