@@ -230,6 +230,45 @@ describe('tokens restricted to allowed domains, and packages removed later', () 
   });
 });
 
+describe('CORS preflight (OPTIONS /v3/company/details)', () => {
+  const preflight = (path: string, origin?: string) =>
+    fetch(srv.url + path, { method: 'OPTIONS', headers: { ...(origin ? { origin } : {}), 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+
+  it('allows an origin of a domain-restricted identification token, with the headers it needs', async () => {
+    await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'preflight', allowed_domains: ['app.preflight.test'] });
+    const res = await preflight('/v3/company/details', 'https://app.preflight.test');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.preflight.test');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(res.headers.get('vary')).toMatch(/Origin/);
+  });
+
+  it('allows an origin of the tag named in the URL', async () => {
+    const res = await preflight('/v3/company/details?tag=acme-tag', 'https://www.shop.acme.test');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://www.shop.acme.test');
+  });
+
+  it.each([
+    ['a foreign origin', '/v3/company/details', 'https://evil.example'],
+    ['a foreign origin naming a tag', '/v3/company/details?tag=acme-tag', 'https://evil.example'],
+    ['an origin of another tag only', '/v3/company/details?tag=nope-nope', 'https://www.shop.acme.test'],
+    ['no Origin', '/v3/company/details', undefined],
+  ])('refuses %s: 403 and no CORS allow header', async (_n, path, origin) => {
+    const res = await preflight(path, origin);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await res.json()).status).toBe('error');
+  });
+
+  it('stops allowing an origin once its token is deactivated', async () => {
+    const { record } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'gone', allowed_domains: ['gone.preflight.test'] });
+    expect((await preflight('/v3/company/details', 'https://gone.preflight.test')).status).toBe(204);
+    await srv.store.setTokenStatus(record.id, 'inactive');
+    expect((await preflight('/v3/company/details', 'https://gone.preflight.test')).headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
 describe('the rest of the app', () => {
   it('answers unknown routes with a JSON 404', async () => {
     const res = await get('/nope');

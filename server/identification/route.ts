@@ -1,6 +1,7 @@
 /** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { isbot } from 'isbot';
+import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import { authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
 import { apiRoute, type Pipeline } from '../http/api-route.ts';
 import type { Config } from '../config.ts';
@@ -20,7 +21,7 @@ export interface IdentificationDeps {
 
 /** Mounts the route; returns its GET handler, which server/app.ts also runs in the fast lane. */
 export function mountIdentification(router: Router, deps: IdentificationDeps): RequestHandler {
-  router.options('/v3/company/details', preflight);
+  router.options('/v3/company/details', (req, res) => preflight(deps.store, req, res));
   const handler = apiRoute(
     deps.pipeline,
     async (req, res) => {
@@ -99,20 +100,36 @@ function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, use
 }
 
 /**
- * Tag requests are simple CORS requests and need no preflight; a domain-restricted token used from a
- * browser sends Authorization, which does. The preflight cannot see the token, so it only permits the
- * header; the real request is then checked against the token's allowed domains.
+ * CORS preflight. Tag requests are simple CORS requests and need none; a domain-restricted token used
+ * from a browser sends Authorization, which does. The preflight carries no credentials, so it cannot
+ * know the token: the page's origin is allowed when the tag named in the URL (`?tag=`) allows it, or
+ * when an active domain-restricted identification token allows it; the real request is then checked
+ * against its own token's allowed domains. Any other origin gets 403 and no CORS allow header.
+ * (Listing tokens per preflight is cheap at our token counts, and browsers cache an allowed preflight
+ * for Access-Control-Max-Age.)
  */
-function preflight(req: Request, res: Response): void {
-  const origin = req.get('origin');
+async function preflight(store: StateStore, req: Request, res: Response): Promise<void> {
   res.vary('Origin');
-  if (origin) {
-    res.set({
-      'Access-Control-Allow-Origin': origin,
-      'Access-Control-Allow-Methods': 'GET',
-      'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
-      'Access-Control-Max-Age': '600',
-    });
+  const origin = req.get('origin');
+  const host = requestHost(origin, undefined);
+  if (!origin || !host) throw new HttpError(403, 'CORS preflight without a usable Origin');
+  if (!(await originAllowed(store, host, typeof req.query.tag === 'string' ? req.query.tag : undefined))) {
+    throw new HttpError(403, `${host} is not an allowed domain of any web tag or token for this API`);
   }
+  res.set({
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Methods': 'GET',
+    'Access-Control-Allow-Headers': `Authorization, SvcCookie, ${VISITOR_USER_AGENT_HEADER}`,
+    'Access-Control-Max-Age': '600',
+  });
   res.status(204).end();
+}
+
+async function originAllowed(store: StateStore, host: string, tagId: string | undefined): Promise<boolean> {
+  if (tagId !== undefined) {
+    const tag = await store.getTag(tagId);
+    return tag !== null && isHostAllowed(host, tag.allowed_domains);
+  }
+  const tokens = await store.listTokens();
+  return tokens.some((t) => t.status === 'active' && t.api_group === 'identification' && t.allowed_domains.length > 0 && isHostAllowed(host, t.allowed_domains));
 }
