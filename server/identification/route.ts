@@ -119,7 +119,7 @@ async function preflight(store: StateStore, req: Request, res: Response): Promis
   res.set({
     'Access-Control-Allow-Origin': origin,
     'Access-Control-Allow-Methods': 'GET',
-    'Access-Control-Allow-Headers': `Authorization, SvcCookie, ${VISITOR_USER_AGENT_HEADER}`,
+    'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
     'Access-Control-Max-Age': '600',
   });
   res.status(204).end();
