@@ -4,7 +4,7 @@
  * nodes). Methods are async so both fit.
  */
 import { z } from 'zod';
-import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
+import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { ApiGroup, CustomerSeed, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
 import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
 
@@ -64,7 +64,7 @@ export const TagSettings = z
   .object({
     /** Which answer fields go to dataLayer (address and phone are excluded by default). */
     fields: z.array(z.string().min(1).max(64)).max(64).optional(),
-    min_confidence: z.enum(['Very High', 'High', 'Moderate', 'Low']).optional(),
+    min_confidence: z.enum(CONFIDENCES).optional(),
     cache_ttl_ms: z.number().int().min(0).max(30 * 86_400_000).optional(),
     consent_default: z.enum(['granted', 'denied', 'pending']).optional(),
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
