@@ -247,6 +247,8 @@ describe('CORS preflight (OPTIONS /v3/company/details)', () => {
     const res = await preflight('/v3/company/details?tag=acme-tag', 'https://www.shop.acme.test');
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://www.shop.acme.test');
+    // No tag named: an origin some web tag allows.
+    expect((await preflight('/v3/company/details', 'https://www.shop.acme.test')).headers.get('access-control-allow-origin')).toBe('https://www.shop.acme.test');
   });
 
   it.each([

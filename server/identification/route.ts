@@ -103,7 +103,7 @@ function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, use
  * CORS preflight. Tag requests are simple CORS requests and need none; a domain-restricted token used
  * from a browser sends Authorization, which does. The preflight carries no credentials, so it cannot
  * know the token: the page's origin is allowed when the tag named in the URL (`?tag=`) allows it, or
- * when an active domain-restricted identification token allows it; the real request is then checked
+ * (no tag named) when an active domain-restricted identification token or a web tag allows it; the real request is then checked
  * against its own token's allowed domains. Any other origin gets 403 and no CORS allow header.
  * (Listing tokens per preflight is cheap at our token counts, and browsers cache an allowed preflight
  * for Access-Control-Max-Age.)
@@ -131,5 +131,6 @@ async function originAllowed(store: StateStore, host: string, tagId: string | un
     return tag !== null && isHostAllowed(host, tag.allowed_domains);
   }
   const tokens = await store.listTokens();
-  return tokens.some((t) => t.status === 'active' && t.api_group === 'identification' && t.allowed_domains.length > 0 && isHostAllowed(host, t.allowed_domains));
+  if (tokens.some((t) => t.status === 'active' && t.api_group === 'identification' && t.allowed_domains.length > 0 && isHostAllowed(host, t.allowed_domains))) return true;
+  return (await store.listTags()).some((t) => isHostAllowed(host, t.allowed_domains));
 }
