@@ -8,13 +8,13 @@ import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { HttpError } from '../http/errors.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
 export interface IdentificationDeps {
   config: Config;
-  store: StateStore;
+  store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
 }
@@ -108,7 +108,7 @@ function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, use
  * (Listing tokens per preflight is cheap at our token counts, and browsers cache an allowed preflight
  * for Access-Control-Max-Age.)
  */
-async function preflight(store: StateStore, req: Request, res: Response): Promise<void> {
+async function preflight(store: AccessRecords, req: Request, res: Response): Promise<void> {
   res.vary('Origin');
   const origin = req.get('origin');
   const host = requestHost(origin, undefined);
@@ -125,7 +125,7 @@ async function preflight(store: StateStore, req: Request, res: Response): Promis
   res.status(204).end();
 }
 
-async function originAllowed(store: StateStore, host: string, tagId: string | undefined): Promise<boolean> {
+async function originAllowed(store: AccessRecords, host: string, tagId: string | undefined): Promise<boolean> {
   if (tagId !== undefined) {
     const tag = await store.getTag(tagId);
     return tag !== null && isHostAllowed(host, tag.allowed_domains);
