@@ -72,7 +72,12 @@ export class RedisVisitStore implements VisitStore {
   private constructor(private readonly client: RedisClientType) {}
 
   static async open(url: string): Promise<RedisVisitStore> {
-    const client = createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) } }) as RedisClientType;
+    const client = createClient({
+      url,
+      // While Redis is down commands fail at once (a lookup must not wait on its page-view input).
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
+    }) as RedisClientType;
     // Errors surface on the commands (the recorder logs a view it could not count); no unhandled event.
     client.on('error', () => {});
     await client.connect();

@@ -50,6 +50,8 @@ export interface PageViewRecorder {
   tagSeen(tagId: string, origin: string | null, at?: Date): void;
   readonly visits: VisitStore;
   readonly events: EventLog;
+  /** Logs a failure of page-view work that must not fail the request it happened in. */
+  reportError(error: unknown): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
   return {
     visits: deps.visits,
     events: deps.events,
+    reportError: (e) => onError(e instanceof Error ? e : new Error(String(e))),
 
     async record(input) {
       const at = input.at.toISOString();
