@@ -17,13 +17,13 @@ import type { Pipeline } from '../http/api-route.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Logger } from '../http/logger.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import { BEACON_LIMIT_BYTES, cleanPath, parseBeacon, referrerHost } from './beacon.ts';
 import type { PageViewRecorder } from './recorder.ts';
 
 export interface EventsDeps {
   config: Config;
-  store: StateStore;
+  store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
   recorder: PageViewRecorder;
@@ -113,7 +113,7 @@ function pageOrigin(req: Request): string | null {
  * A beacon never needs a preflight, but a client posting `application/json` from a page does; it is
  * allowed exactly when the tag's allowed domains allow the page.
  */
-async function preflight(store: StateStore, req: Request, res: Response): Promise<void> {
+async function preflight(store: AccessRecords, req: Request, res: Response): Promise<void> {
   res.vary('Origin');
   const origin = req.get('origin');
   const tag = typeof req.query.tag === 'string' ? await store.getTag(req.query.tag) : null;
