@@ -4,6 +4,7 @@
  * nodes). Methods are async so both fit.
  */
 import { z } from 'zod';
+import { TagFeatures } from '../../tag/features.ts';
 import { ApiGroup, CustomerSeed, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
 import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
 
@@ -69,6 +70,8 @@ export const TagSettings = z
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
     /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
     honor_gpc: z.boolean().optional(),
+    /** Which bundle variant /tag/v1/<tagId>.js serves (tag/features.ts; absent keys are on). */
+    features: TagFeatures.optional(),
   })
   .strict();
 export type TagSettings = z.infer<typeof TagSettings>;
