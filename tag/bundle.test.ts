@@ -56,6 +56,7 @@ function page(o: PageOptions = {}) {
   doc.currentScript = o.scriptSrc === null ? null : { src: o.scriptSrc ?? 'https://svc.example.com/tag/v1/svc.js' };
   doc.querySelectorAll = () => [];
   doc.referrer = 'https://news.example/article?id=1';
+  doc.readyState = 'complete';
   for (const type of ['svc:ready', 'svc:error', 'svc:personalized']) {
     doc.addEventListener(type, (e) => events.push({ type, detail: (e as CustomEvent).detail }));
   }

@@ -6,7 +6,6 @@
  * see the change, and `input` and `change` (bubbling) tell form libraries. `data-svc-hide-when-filled`
  * on the control or an ancestor hides that element when the tag filled the control.
  */
-import { expose, type Exposure } from './exposure.ts';
 import { fillPath } from './fill.ts';
 import { lookup } from './template.ts';
 import type { SvcData } from './types.ts';
@@ -30,13 +29,13 @@ function fillControl(control: FormControl, path: string, data: SvcData, debug?: 
   debug?.('fill', control, path);
 }
 
-export function fillForms(doc: Document, data: SvcData, exposure: Exposure, debug?: DebugLog): void {
-  for (const element of doc.querySelectorAll<HTMLElement>('[data-svc-fill]')) {
-    const path = element.dataset.svcFill!;
-    if (path) fillControl(element as FormControl, path, data, debug);
-    else
-      for (const control of element.querySelectorAll<FormControl>('input,select,textarea'))
-        fillControl(control, fillPath(control.name || control.id), data, debug);
-    expose(exposure, element);
-  }
+export const FILLED = '[data-svc-fill]';
+
+/** `element` carries `data-svc-fill` (or nothing happens). */
+export function fillForm(element: HTMLElement, data: SvcData, debug?: DebugLog): void {
+  const path = element.dataset.svcFill;
+  if (path) fillControl(element as FormControl, path, data, debug);
+  else if (path != null)
+    for (const control of element.querySelectorAll<FormControl>('input,select,textarea'))
+      fillControl(control, fillPath(control.name || control.id), data, debug);
 }

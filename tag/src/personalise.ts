@@ -11,7 +11,6 @@
  *
  * Idempotent: it runs again for elements added later (single-page apps) without undoing anything.
  */
-import { expose, type Exposure } from './exposure.ts';
 import { evaluate } from './rules.ts';
 import { render } from './template.ts';
 import type { SvcData } from './types.ts';
@@ -24,23 +23,20 @@ const SCRIPT_URL = /^\s*javascript:/i;
 
 export const PERSONALISED = '[data-svc-text],[data-svc-show],[data-svc-hide],[data-svc-attr]';
 
-export function personalise(doc: Document, data: SvcData, exposure: Exposure, debug?: DebugLog): void {
-  for (const element of doc.querySelectorAll<HTMLElement>(PERSONALISED)) {
-    const { svcText: text, svcShow: show, svcHide: hide, svcAttr: attributes } = element.dataset;
-    if (text != null) {
-      const rendered = render(text, data);
-      if (rendered != null && element.textContent !== rendered) element.textContent = rendered;
-    }
-    if (show != null || hide != null) {
-      const shown = (show == null || evaluate(show, data)) && (hide == null || !evaluate(hide, data));
-      element.hidden = !shown;
-      debug?.(element, show, hide, shown);
-    }
-    for (const pair of attributes?.split(';') ?? []) {
-      const [, name, template] = ATTRIBUTE.exec(pair) ?? [];
-      const value = name && render(template.trim(), data);
-      if (value && !SCRIPT_URL.test(value)) element.setAttribute(name, value);
-    }
-    expose(exposure, element);
+export function personalise(element: HTMLElement, data: SvcData, debug?: DebugLog): void {
+  const { svcText: text, svcShow: show, svcHide: hide, svcAttr: attributes } = element.dataset;
+  if (text != null) {
+    const rendered = render(text, data);
+    if (rendered != null && element.textContent !== rendered) element.textContent = rendered;
+  }
+  if (show != null || hide != null) {
+    const shown = (show == null || evaluate(show, data)) && (hide == null || !evaluate(hide, data));
+    element.hidden = !shown;
+    debug?.(element, show, hide, shown);
+  }
+  for (const pair of attributes?.split(';') ?? []) {
+    const [, name, template] = ATTRIBUTE.exec(pair) ?? [];
+    const value = name && render(template.trim(), data);
+    if (value && !SCRIPT_URL.test(value)) element.setAttribute(name, value);
   }
 }

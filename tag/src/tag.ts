@@ -15,12 +15,12 @@
 import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
 import { emit, guarded, listen } from './events.ts';
-import { newView, type Exposure } from './exposure.ts';
-import { fillForms } from './form-fill.ts';
+import { exposureOf } from './exposure.ts';
+import { FILLED, fillForm } from './form-fill.ts';
 import { onNavigation } from './history.ts';
 import { requestIdentification, serviceUrl } from './identify.ts';
 import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
-import { personalise } from './personalise.ts';
+import { PERSONALISED, personalise } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
@@ -63,9 +63,10 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   let ready: SvcReadyDetail | null = null;
   /** The URL of the current view, and the elements `svc:personalized` reported in it. */
   let view = '';
-  let seen = newView();
+  let seen = new WeakSet<Element>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
+  let waitingForLoad = false;
 
   /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
   const reveal = (): number => queue?.r?.() ?? 0;
@@ -78,12 +79,17 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       const url = location.href.split('#')[0];
       if (url != view) {
         view = url;
-        seen = newView();
+        seen = new WeakSet();
       }
-      const exposure: Exposure = { seen, elements: [] };
-      if (SVC_FEATURES.personalisation) personalise(doc, ready.data, exposure, SVC_FEATURES.debug ? debug : undefined);
-      if (SVC_FEATURES.form_fill) fillForms(doc, ready.data, exposure, SVC_FEATURES.debug ? debug : undefined);
-      if (exposure.elements.length) emit(doc, 'personalized', { elements: exposure.elements });
+      const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
+      const elements = [];
+      for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
+        if (SVC_FEATURES.personalisation) personalise(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
+        if (SVC_FEATURES.form_fill) fillForm(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
+        if (!seen.has(element)) elements.push(exposureOf(element));
+        seen.add(element);
+      }
+      if (elements.length) emit(doc, 'personalized', { elements });
     }
   };
 
@@ -135,7 +141,11 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   /** Reports the current page view once per path, with the same permission as the lookup. */
   const countPageView = (tag: string): void => {
-    if (SVC_FEATURES.page_views && config.pageViews !== false && !currentRefusal()) {
+    if (SVC_FEATURES.page_views && doc.readyState != 'complete') {
+      // After the load event: the beacon never competes with (or delays) the page's own resources.
+      if (!waitingForLoad) win.addEventListener('load', guarded(() => config.tag && countPageView(config.tag)), { once: true });
+      waitingForLoad = true;
+    } else if (SVC_FEATURES.page_views && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
