@@ -8,8 +8,8 @@
  * - dist/tag/preact.js: the `useSvc()` hook (tag/preact.ts) as ESM, preact external — not in svc.js;
  * - dist/tag/svc.d.ts: the public types (tag/src/types.ts);
  * - dist/tag/size.json: raw and gzip (zlib level 9) sizes of every variant and of a snippet.
- * It prints the sizes and exits non-zero when a gzip budget is exceeded: core (no feature) 2,000 B,
- * any variant 3,500 B, snippet 600 B.
+ * It prints the sizes and what exceeds a gzip budget (core, no feature: 2,000 B; any variant 3,500 B;
+ * snippet 600 B); tag/build.test.ts fails on it.
  *
  * Size choices (each measured): es2021 syntax (optional chaining, `??`, `||=` kept as is: every browser
  * released since 2020: Chrome 85, Firefox 79, Safari 14), no "use strict" prologue (the code needs no
@@ -132,10 +132,9 @@ async function main() {
   line('snippet', sizes.snippet, BUDGETS.snippet);
   console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts and size.json`);
   const over = overBudget(sizes);
-  if (over.length) {
-    console.error(`over budget: ${over.join(', ')}`);
-    process.exitCode = 1;
-  }
+  // Reported, and enforced by tag/build.test.ts; the build itself still succeeds so the rest of
+  // `npm run build` (demo site, console) and the browser tests can run.
+  if (over.length) console.error(`OVER BUDGET (tag/build.test.ts fails): ${over.join(', ')}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
