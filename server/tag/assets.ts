@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Request, Response, Router } from 'express';
 import type { Config } from '../config.ts';
 import { sendError } from '../http/errors.ts';
-import type { StateStore, TagSettings } from '../state/store.ts';
+import type { AccessRecords, TagSettings } from '../state/store.ts';
 import { resolveFeatures, variantName } from '../../tag/features.ts';
 import { scriptJson } from '../../tag/snippet.ts';
 import type { SvcInitOptions } from '../../tag/src/types.ts';
@@ -71,7 +71,7 @@ interface Asset {
   etag: string;
 }
 
-export function mountTagAssets(router: Router, deps: { config: Config; store: StateStore }): void {
+export function mountTagAssets(router: Router, deps: { config: Config; store: AccessRecords }): void {
   const dir = join(deps.config.SVC_DIST, 'tag');
   // Read once, again only when the build replaced the file (mtime).
   const cache = new Map<string, Asset>();
