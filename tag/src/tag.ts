@@ -24,7 +24,7 @@ import { PERSONALISED, personalise } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
-import type { Svc, SvcCommand, SvcData, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
+import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const OPT_OUT_KEY = 'svc:optout';
@@ -203,7 +203,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   const svc: Svc = {
     data: null,
     push: (...commands) => commands.forEach(run),
-    on: (name, callback) => listen(doc, name, callback as never),
+    // (DocumentEventMap's `svc:<name>` detail is SvcEventMap[name]: types.ts declares both)
+    on: (name, callback) => listen(doc, name, callback as (detail: SvcEventMap[typeof name]) => void),
     ready: onReady,
   };
   win.svc = svc;
