@@ -9,7 +9,7 @@ describe('create-tag form', () => {
       ok: true,
       body: {
         customer_id: 'acme', allowed_domains: ['www.acme.test', '*.acme.test', 'localhost'], scores: true, segment_names: false,
-        settings: { features: { personalisation: true, form_fill: false, spa: false, page_views: true } },
+        settings: { features: { personalisation: true, form_fill: true, spa: true, page_views: true, debug: false } },
         rate_limit: 1200, visitor_rate_limit: 300,
       },
     });

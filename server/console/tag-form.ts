@@ -11,13 +11,18 @@ import type { NewTag, TagSettings } from '../state/store.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { splitList } from './token-form.ts';
 
-export const TAG_FEATURES = ['personalisation', 'form_fill', 'spa', 'page_views'] as const;
-export type TagFeature = (typeof TAG_FEATURES)[number];
+// Type-only: tag/features.ts builds a zod schema, which must stay out of the console bundle.
+import type { FeatureName } from '../../tag/features.ts';
+
+/** The tag's compile-time features (tag/features.ts FEATURE_NAMES); in a tag's settings an absent key is on. */
+export const TAG_FEATURES: readonly FeatureName[] = ['personalisation', 'form_fill', 'spa', 'page_views', 'debug'];
+export type TagFeature = FeatureName;
 export const FEATURE_LABELS: Record<TagFeature, string> = {
   personalisation: 'Personalisation (data-svc-* rules)',
   form_fill: 'Form fill',
   spa: 'Single-page app navigations',
   page_views: 'Page views (Visitors report)',
+  debug: 'Debug logging (?svc_debug=1)',
 };
 export const MAX_TAG_LIMIT = 1_000_000;
 /** NewTag's bound on one allowed domain (a DNS name's length). */
@@ -37,7 +42,8 @@ export function emptyTagForm(): TagFormFields {
     allowed_domains: '',
     scores: false,
     segment_names: false,
-    features: { personalisation: true, form_fill: false, spa: false, page_views: true },
+    // Every feature as the server defaults them, except debug logging, which a live site does not need.
+    features: { personalisation: true, form_fill: true, spa: true, page_views: true, debug: false },
     rate_limit: String(TAG_CEILING),
     visitor_rate_limit: String(TAG_PER_VISITOR_LIMIT),
   };

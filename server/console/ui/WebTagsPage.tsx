@@ -63,7 +63,7 @@ function TagCard({ tag, sightings }: { tag: TagWithLimits; sightings: TagSightin
   const code = useRef<HTMLElement>(null);
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
   const features = tag.settings.features ?? {};
-  const on = TAG_FEATURES.filter((f) => features[f]);
+  const on = TAG_FEATURES.filter((f) => features[f] !== false); // absent = on (tag/features.ts)
   return (
     <li class="card tag-card" data-testid={`tag-${tag.tag_id}`}>
       <div class="section-head">
@@ -78,7 +78,7 @@ function TagCard({ tag, sightings }: { tag: TagWithLimits; sightings: TagSightin
         <dt>Answers include</dt>
         <dd>{[tag.scores && 'scores', tag.segment_names && 'segment names'].filter(Boolean).join(', ') || 'firmographics only'}</dd>
         <dt>Features</dt>
-        <dd>{on.length ? on.map((f) => FEATURE_LABELS[f]).join(', ') : 'bundle defaults'}</dd>
+        <dd>{on.length ? on.map((f) => FEATURE_LABELS[f]).join(', ') : 'core only (identification, events, dataLayer)'}</dd>
         <dt>Limits</dt>
         <dd>
           {tag.rate_limit ?? 'default'} per minute for the tag, {tag.visitor_rate_limit ?? 'default'} per visitor address
