@@ -3,12 +3,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { isEntitled } from '../auth/entitlements.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import {
-  CustomerRecord, NewTag, NewToken, StateError, TagRecord, TagSettings, TokenRecord,
+  CustomerRecord, NewTag, NewToken, StateError, TagPatch, TagRecord, TagSettings, TokenRecord,
   type ChargeOutcome, type ChargeRequest, type CreditBalance, type RateLimitHit, type StateStore, type UsageRow,
 } from './store.ts';
 
@@ -25,7 +26,8 @@ CREATE TABLE IF NOT EXISTS tokens (
 CREATE INDEX IF NOT EXISTS tokens_customer ON tokens (customer_id);
 CREATE TABLE IF NOT EXISTS tags (
   tag_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), allowed_domains TEXT NOT NULL,
-  scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}');
+  scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}',
+  rate_limit INTEGER NOT NULL DEFAULT ${TAG_CEILING}, visitor_rate_limit INTEGER NOT NULL DEFAULT ${TAG_PER_VISITOR_LIMIT}, demo INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS credit_usage (
   customer_id TEXT NOT NULL, pool TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL,
   PRIMARY KEY (customer_id, pool, period)) WITHOUT ROWID;
@@ -139,6 +141,7 @@ export class SqliteStateStore implements StateStore {
     // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last transactions.
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
+    this.addTagLimitColumns();
     this.chargeOne = (r: ChargeRequest): ChargeOutcome => {
       const usedRow = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
       const used = usedRow?.used ?? 0;
@@ -161,6 +164,20 @@ export class SqliteStateStore implements StateStore {
     };
     const batch = this.db.transaction((ops: Metered[]) => ops.map((op) => op.run()));
     this.runBatch = (ops) => (batch as unknown as { immediate(ops: Metered[]): unknown[] }).immediate(ops);
+  }
+
+  /**
+   * A state file from before per-tag limits has a tags table without their columns (CREATE TABLE IF NOT
+   * EXISTS leaves an existing table alone): add them, with the defaults every tag had until then.
+   */
+  private addTagLimitColumns(): void {
+    const have = new Set((this.db.prepare('PRAGMA table_info(tags)').all() as { name: string }[]).map((c) => c.name));
+    const wanted: [string, string][] = [
+      ['rate_limit', `INTEGER NOT NULL DEFAULT ${TAG_CEILING}`],
+      ['visitor_rate_limit', `INTEGER NOT NULL DEFAULT ${TAG_PER_VISITOR_LIMIT}`],
+      ['demo', 'INTEGER NOT NULL DEFAULT 0'],
+    ];
+    for (const [name, type] of wanted) if (!have.has(name)) this.db.exec(`ALTER TABLE tags ADD COLUMN ${name} ${type}`);
   }
 
   /** One charge (read balance, dedupe, record); runs inside a metering transaction. */
@@ -224,33 +241,61 @@ export class SqliteStateStore implements StateStore {
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
     const seed = CustomerSeed.parse(input);
-    const config = JSON.stringify({
-      products: seed.products,
-      segments: seed.segments,
-      excluded_accounts: seed.excluded_accounts,
-      hot_accounts: seed.hot_accounts,
-    });
+    this.db.transaction(() => this.writeCustomer(seed, 'upsert'))();
+    return (await this.getCustomer(seed.id))!;
+  }
+
+  async createCustomer(input: CustomerSeed): Promise<CustomerRecord> {
+    const seed = CustomerSeed.parse(input);
     this.db.transaction(() => {
-      this.sql(
-          `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)
-           ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
-             identification_credits = excluded.identification_credits, enrichment_credits = excluded.enrichment_credits,
-             contract_start = excluded.contract_start, config = excluded.config`,
-        )
-        .run({ ...seed, packages: JSON.stringify(seed.packages), config, created_at: now() });
-      for (const tag of seed.tags) {
-        const existing = this.sql('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
-        if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 409);
-        this.sql(
-            `INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
-               allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
-               settings = excluded.settings`,
-          )
-          .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings ?? {})));
+      if (this.sql('SELECT 1 FROM customers WHERE id = ?').get(seed.id)) {
+        throw new StateError(`customer ${seed.id} already exists: change it with customer update (PATCH /admin/api/customers/${seed.id})`, 409);
       }
-      this.bumpAuth();
+      this.writeCustomer(seed, 'insert');
     })();
     return (await this.getCustomer(seed.id))!;
+  }
+
+  async updateCustomer(id: string, input: CustomerPatch): Promise<CustomerRecord> {
+    const patch = CustomerPatch.parse(input);
+    this.db.transaction(() => {
+      const row = this.sql('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
+      if (!row) throw new StateError(`unknown customer ${id}`, 404);
+      const current = toCustomer(row);
+      const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+      this.sql(
+        `UPDATE customers SET name = @name, packages = @packages, identification_credits = @identification_credits,
+           enrichment_credits = @enrichment_credits, contract_start = @contract_start, config = @config WHERE id = @id`,
+      ).run({ ...next, id, packages: JSON.stringify(next.packages), config: customerConfig(next) });
+      this.bumpAuth();
+    })();
+    return (await this.getCustomer(id))!;
+  }
+
+  /** Writes a customer and upserts the tags of its seed; runs inside a transaction. */
+  private writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): void {
+    this.sql(
+        `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)` +
+        (mode === 'upsert'
+          ? ` ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
+             identification_credits = excluded.identification_credits, enrichment_credits = excluded.enrichment_credits,
+             contract_start = excluded.contract_start, config = excluded.config`
+          : ''),
+      )
+      .run({ ...seed, packages: JSON.stringify(seed.packages), config: customerConfig(seed), created_at: now() });
+    for (const tag of seed.tags) {
+      const existing = this.sql('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
+      if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 409);
+      this.sql(
+          `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings, rate_limit, visitor_rate_limit, demo)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
+             allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
+             settings = excluded.settings, rate_limit = excluded.rate_limit, visitor_rate_limit = excluded.visitor_rate_limit, demo = excluded.demo`,
+        )
+        .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings ?? {})),
+          tag.rate_limit ?? TAG_CEILING, tag.visitor_rate_limit ?? TAG_PER_VISITOR_LIMIT, +(tag.demo ?? false));
+    }
+    this.bumpAuth();
   }
 
   async getCustomer(id: string): Promise<CustomerRecord | null> {
@@ -344,7 +389,10 @@ export class SqliteStateStore implements StateStore {
     const tagId = t.tag_id ?? 'tag_' + randomBytes(9).toString('base64url');
     try {
       this.authChange(() =>
-        this.sql('INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?)').run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings)),
+        this.sql(
+          `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings, rate_limit, visitor_rate_limit, demo)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings), t.rate_limit, t.visitor_rate_limit, +t.demo),
       );
     } catch (e) {
       if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StateError(`tag ${tagId} already exists`, 409);
@@ -366,6 +414,23 @@ export class SqliteStateStore implements StateStore {
     if (this.authChange(() => this.sql('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes) === 0) {
       throw new StateError(`unknown tag ${tagId}`, 404);
     }
+    return (await this.getTag(tagId))!;
+  }
+
+  async updateTag(tagId: string, input: TagPatch): Promise<TagRecord> {
+    const patch = TagPatch.parse(input);
+    const columns: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      columns[k] = typeof v === 'boolean' ? +v : typeof v === 'object' ? JSON.stringify(v) : v;
+    }
+    const names = Object.keys(columns);
+    const changes = this.authChange(() =>
+      names.length === 0
+        ? (this.sql('SELECT 1 FROM tags WHERE tag_id = ?').get(tagId) ? 1 : 0)
+        : this.db.prepare(`UPDATE tags SET ${names.map((n) => `${n} = @${n}`).join(', ')} WHERE tag_id = @tag_id`).run({ ...columns, tag_id: tagId }).changes,
+    );
+    if (changes === 0) throw new StateError(`unknown tag ${tagId}`, 404);
     return (await this.getTag(tagId))!;
   }
 
@@ -425,9 +490,14 @@ function toToken(row: Row): TokenRecord {
   });
 }
 
+function customerConfig(c: Pick<CustomerSeed, 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts'>): string {
+  return JSON.stringify({ products: c.products, segments: c.segments, excluded_accounts: c.excluded_accounts, hot_accounts: c.hot_accounts });
+}
+
 function toTag(row: Row): TagRecord {
   return TagRecord.parse({
     ...row,
+    demo: row.demo === 1,
     allowed_domains: JSON.parse(row.allowed_domains as string),
     scores: row.scores === 1,
     segment_names: row.segment_names === 1,

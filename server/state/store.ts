@@ -4,7 +4,9 @@
  * nodes). Methods are async so both fit.
  */
 import { z } from 'zod';
-import { ApiGroup, CustomerSeed, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
+import { ApiGroup, CustomerPatch, CustomerSeed, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
+import { AllowedDomains } from '../auth/allowed-domain.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
 
 export const CustomerRecord = z.object({
@@ -48,7 +50,7 @@ export const NewToken = z.object({
   api_group: ApiGroup,
   name: z.string().trim().min(1, 'a token needs a name (name it after its integration)').max(100),
   integrations: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
-  allowed_domains: z.array(z.string().trim().min(1).max(253)).max(100).default([]),
+  allowed_domains: AllowedDomains.default([]),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
   rate_limit: z.number().int().positive().max(1_000_000).default(100),
@@ -79,6 +81,12 @@ export const TagRecord = z.object({
   allowed_domains: z.array(z.string()),
   scores: z.boolean(),
   segment_names: z.boolean(),
+  /** Requests per minute across all visitors of the tag (default TAG_CEILING). */
+  rate_limit: z.number().int().positive(),
+  /** Requests per minute per visitor IP (default TAG_PER_VISITOR_LIMIT). */
+  visitor_rate_limit: z.number().int().positive(),
+  /** Demo tags honour `test_ip` in demo mode; customer tags never do. */
+  demo: z.boolean(),
   settings: TagSettings,
   created_at: z.string(),
 });
@@ -87,12 +95,30 @@ export type TagRecord = z.infer<typeof TagRecord>;
 export const NewTag = z.object({
   customer_id: z.string().min(1),
   tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/).optional(),
-  allowed_domains: z.array(z.string().trim().min(1).max(253)).min(1, 'a web tag needs at least one allowed domain'),
+  allowed_domains: AllowedDomains.pipe(z.array(z.string()).min(1, 'a web tag needs at least one allowed domain')),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
+  rate_limit: TagRateLimit.default(TAG_CEILING),
+  visitor_rate_limit: TagRateLimit.default(TAG_PER_VISITOR_LIMIT),
+  demo: z.boolean().default(false),
   settings: TagSettings.default({}),
 });
 export type NewTag = z.input<typeof NewTag>;
+
+/** A change to a tag (PATCH /admin/api/tags/:tagId): only the fields given are touched. */
+export const TagPatch = z
+  .object({
+    allowed_domains: NewTag.shape.allowed_domains,
+    scores: z.boolean(),
+    segment_names: z.boolean(),
+    rate_limit: TagRateLimit,
+    visitor_rate_limit: TagRateLimit,
+    demo: z.boolean(),
+    settings: TagSettings,
+  })
+  .partial()
+  .strict();
+export type TagPatch = z.input<typeof TagPatch>;
 
 /** A request the caller can fix (unknown customer, package not bought …): the CLI and admin API show the message. */
 export class StateError extends Error {
@@ -150,6 +176,10 @@ export interface CreditBalance {
 export interface StateStore {
   /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
   importCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
+  /** Creates a customer (and the tags of the seed); an existing id is a StateError 409 and changes nothing. */
+  createCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
+  /** Changes only the fields given; StateError 404 for an unknown id. */
+  updateCustomer(id: string, patch: CustomerPatch): Promise<CustomerRecord>;
   getCustomer(id: string): Promise<CustomerRecord | null>;
   listCustomers(): Promise<CustomerRecord[]>;
 
@@ -165,6 +195,8 @@ export interface StateStore {
   createTag(input: NewTag): Promise<TagRecord>;
   getTag(tagId: string): Promise<TagRecord | null>;
   updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
+  /** Changes only the fields given; StateError 404 for an unknown tag. */
+  updateTag(tagId: string, patch: TagPatch): Promise<TagRecord>;
   listTags(customerId?: string): Promise<TagRecord[]>;
 
   /** Atomically: skip if already charged under the dedupe key, refuse if the quota is spent, else record. */
