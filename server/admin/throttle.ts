@@ -1,6 +1,6 @@
 /**
- * Failed admin credentials, counted per client address: past MAX_FAILURES in a fixed minute, every admin
- * request from that address is refused (429 + Retry-After) until the minute ends — refused even with the
+ * Failed admin credentials, counted per client address: past MAX_FAILURES within a minute of its first
+ * failure, every admin request from that address is refused (429 + Retry-After) until that minute ends — refused even with the
  * right credential, so a guesser learns nothing while blocked.
  *
  * Kept in process memory rather than in the state store: it needs a read without a write (is this address
@@ -34,7 +34,8 @@ export class FailureThrottle {
       return;
     }
     if (this.windows.size >= MAX_TRACKED) this.windows.delete(this.windows.keys().next().value!);
-    this.windows.set(address, { start: nowMs - (nowMs % this.windowMs), failures: 1 });
+    // The window opens at the first failure (not on a clock minute), so a burst is never split in two.
+    this.windows.set(address, { start: nowMs, failures: 1 });
   }
 
   private current(address: string, nowMs: number) {
