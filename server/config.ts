@@ -26,6 +26,11 @@ export const ConfigSchema = z.object({
   /** Admin API / console credential; when unset one is generated at first start and printed once. */
   SVC_ADMIN_TOKEN: z.string().min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters').optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+  /**
+   * On SIGTERM/SIGINT: how long in-flight requests may take to finish before the remaining connections
+   * are closed and the process exits anyway (milliseconds).
+   */
+  SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

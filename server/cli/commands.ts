@@ -68,6 +68,7 @@ export const COMMANDS: Record<string, Command> = {
   serve: {
     usage: 'serve [--port N] [--host H] [--data DIR] [--state FILE] [--demo] [--workers N]',
     summary: 'start the HTTP server (API, tag, demo site); --workers N runs N processes',
+    help: '\nSIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within SVC_SHUTDOWN_TIMEOUT_MS (default 10000).\n',
     options: { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, state: { type: 'string' }, demo: { type: 'boolean' }, workers: { type: 'string' } },
     async run(v, _p, json) {
       const config = loadConfig(process.env, {
@@ -83,15 +84,12 @@ export const COMMANDS: Record<string, Command> = {
         await serveCluster(config, workers);
         await new Promise(() => {});
       }
-      const { startServer } = await import('../serve.ts');
-      const running = await startServer(config);
+      const { exitOnSignals, startServer } = await import('../serve.ts');
+      const { createLogger } = await import('../http/logger.ts');
+      const log = createLogger(config.SVC_LOG);
+      const running = await startServer(config, log);
       if (json) emit(true, { url: running.url, port: running.port }, () => '');
-      const stop = async () => {
-        await running.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      exitOnSignals(() => running.close(), config.SVC_SHUTDOWN_TIMEOUT_MS, log);
       await new Promise(() => {});
     },
   },
