@@ -21,7 +21,12 @@ beforeAll(async () => {
   writeFixtureSources(join(dir, 'sources'));
   await buildDataset({ in: join(dir, 'sources'), out: join(dir, 'data') });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const started: ChildProcess[] = [];
+afterAll(() => {
+  // A failed run must not leave a server behind (the primary's workers exit with it).
+  for (const p of started) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -38,6 +43,7 @@ async function serve(name: string, extraArgs: string[], deadlineMs: number): Pro
     env: { ...process.env, SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, `${name}.db`), SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SVC_SHUTDOWN_TIMEOUT_MS: String(deadlineMs), SVC_LOG: 'error' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.push(proc);
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => proc.once('exit', (code) => resolve({ code, at: Date.now() })));
   let err = '';
   proc.stderr!.on('data', (d) => (err += d));
