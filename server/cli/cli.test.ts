@@ -11,9 +11,14 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function svc(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return svcWith({}, ...args);
+}
+
+async function svcWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
-      env: { ...process.env, SVC_STATE: join(dir, 'svc.db') },
+      env: { ...process.env, SVC_STATE: join(dir, 'svc.db'), ...env },
+      timeout: 60_000,
     });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
@@ -123,5 +128,12 @@ describe('svc CLI', { timeout: 240_000 }, () => {
     expect(badDomain.err).toContain('"*.example"');
     writeFileSync(file, JSON.stringify({ customers: [customer] }));
     expect(JSON.parse((await svc('customer', 'import', file, '--json')).out).imported).toEqual(['fileco']);
+  });
+
+  it('serve refuses to start with a short admin token, with a clear message and no stack trace', async () => {
+    const res = await svcWith({ SVC_ADMIN_TOKEN: 'admin-secret', PORT: '0' }, 'serve');
+    expect(res.code).toBe(2);
+    expect(res.err).toMatch(/SVC_ADMIN_TOKEN must be at least 20 characters/);
+    expect(res.err).not.toMatch(/\n\s+at /);
   });
 });
