@@ -6,7 +6,7 @@
  * CSV files have a header row; extra columns are allowed (and ignored). Blank CSV cells are "".
  */
 import { z } from 'zod';
-import { AllowedDomains } from '../../server/auth/allowed-domain.ts';
+import { RequiredAllowedDomains } from '../../server/auth/allowed-domain.ts';
 
 const blank = z.string().default('');
 
@@ -184,7 +184,7 @@ export const ContractStart = z.iso.date('contract_start must be a real date (YYY
 
 export const TagSeed = z.object({
   tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/),
-  allowed_domains: AllowedDomains.pipe(z.array(z.string()).min(1, 'a web tag needs at least one allowed domain')),
+  allowed_domains: RequiredAllowedDomains,
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
   /** Absent: TAG_CEILING (server/limits/policy.ts). */

@@ -63,25 +63,37 @@ export function parseAllowedDomain(entry: string): AllowedDomainResult {
 }
 
 // The zod forms are built by functions called with a pure annotation, so a bundle that uses only
-// parseAllowedDomain (the console) drops them, and zod with them.
+// parseAllowedDomain (the console) drops them, and zod with them. They refine and overwrite rather than
+// transform, so the schemas stay describable as JSON Schema (a list of strings) for API docs.
 
 /** zod form of one entry: validates and yields the stored form. */
 export const AllowedDomain = /* @__PURE__ */ allowedDomainSchema();
 
 /** A list of entries, de-duplicated after normalisation (`Example.com` and `example.com` are one entry). */
-export const AllowedDomains = /* @__PURE__ */ allowedDomainsSchema();
+export const AllowedDomains = /* @__PURE__ */ allowedDomainsSchema(0);
+
+/** The same with at least one entry (web tags). */
+export const RequiredAllowedDomains = /* @__PURE__ */ allowedDomainsSchema(1);
 
 function allowedDomainSchema() {
-  return z.string().transform((entry, ctx) => {
-    const r = parseAllowedDomain(entry);
-    if (r.ok) return r.value;
-    ctx.addIssue({ code: 'custom', message: r.message });
-    return z.NEVER;
-  });
+  return z
+    .string()
+    .superRefine((entry, ctx) => {
+      const r = parseAllowedDomain(entry);
+      if (!r.ok) ctx.addIssue({ code: 'custom', message: r.message });
+    })
+    .overwrite((entry) => {
+      const r = parseAllowedDomain(entry);
+      return r.ok ? r.value : entry;
+    });
 }
 
-function allowedDomainsSchema() {
-  return z.array(allowedDomainSchema()).max(100).transform((list) => [...new Set(list)]);
+function allowedDomainsSchema(min: number) {
+  return z
+    .array(allowedDomainSchema())
+    .min(min, 'a web tag needs at least one allowed domain')
+    .max(100)
+    .overwrite((list) => [...new Set(list)]);
 }
 
 /** Validates a list typed by a person; the first refused entry's message, or the stored forms. */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ApiGroup, CustomerPatch, CustomerSeed, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
-import { AllowedDomains } from '../auth/allowed-domain.ts';
+import { AllowedDomains, RequiredAllowedDomains } from '../auth/allowed-domain.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
 
@@ -95,7 +95,7 @@ export type TagRecord = z.infer<typeof TagRecord>;
 export const NewTag = z.object({
   customer_id: z.string().min(1),
   tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/).optional(),
-  allowed_domains: AllowedDomains.pipe(z.array(z.string()).min(1, 'a web tag needs at least one allowed domain')),
+  allowed_domains: RequiredAllowedDomains,
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
   rate_limit: TagRateLimit.default(TAG_CEILING),
