@@ -7,10 +7,11 @@
  */
 import { z } from 'zod';
 import { RequiredAllowedDomains } from '../../server/auth/allowed-domain.ts';
+import { CONFIDENCES } from './vocabulary.ts';
 
 const blank = z.string().default('');
 
-export const CONFIDENCES = ['Very High', 'High', 'Moderate', 'Low'] as const;
+export { CONFIDENCES };
 export const Confidence = z.enum(CONFIDENCES);
 export type Confidence = z.infer<typeof Confidence>;
 

@@ -11,12 +11,12 @@ import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
-import { NewTag, NewToken, TagPatch, TagSettings, type StateStore } from '../state/store.ts';
+import { NewTag, NewToken, TagPatch, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
 import type { AdminAuth } from './credentials.ts';
 import { FailureThrottle } from './throttle.ts';
 
 export interface AdminDeps {
-  store: StateStore;
+  store: AccessRecords & UsageReports;
   adminAuth: AdminAuth;
 }
 
@@ -81,7 +81,7 @@ function provisionedBody(p: Provisioned) {
   return { ...p.customer, lead_scoring_token: p.leadScoringToken ?? null };
 }
 
-async function customerOr404(store: StateStore, id: string) {
+async function customerOr404(store: AccessRecords, id: string) {
   const c = await store.getCustomer(id);
   if (!c) throw new HttpError(404, `unknown customer ${id}`);
   return c;

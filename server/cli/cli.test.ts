@@ -27,7 +27,7 @@ async function svcWith(env: Record<string, string>, ...args: string[]): Promise<
   }
 }
 
-// Every step is a real process (a couple of seconds each on a busy machine): generous timeouts.
+// Each case starts several real CLI processes (tsx, a second or more each on a loaded 2-core machine).
 describe('svc CLI', { timeout: 240_000 }, () => {
   it('creates a customer, a token shown once, a tag with its snippet, and lists tokens without secrets', async () => {
     const customer = JSON.parse((await svc('customer', 'create', '--id', 'globex', '--name', 'Globex', '--packages', 'platform,advanced', '--identification-credits', '10', '--json')).out);

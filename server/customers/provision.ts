@@ -8,7 +8,7 @@
  *   import — the seed/replace path of `customer import FILE` and demo seeding: the file is the truth.
  */
 import type { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
-import type { CustomerRecord, StateStore } from '../state/store.ts';
+import type { AccessRecords, CustomerRecord } from '../state/store.ts';
 
 export const LEAD_SCORING_TOKEN_NAME = 'lead-scoring (generated)';
 
@@ -19,21 +19,21 @@ export interface Provisioned {
 }
 
 /** Creates or replaces the customer (and upserts the tags of the seed). */
-export async function provisionCustomer(store: StateStore, seed: CustomerSeed): Promise<Provisioned> {
+export async function provisionCustomer(store: AccessRecords, seed: CustomerSeed): Promise<Provisioned> {
   return withLeadScoringToken(store, await store.importCustomer(seed));
 }
 
 /** Creates a new customer; StateError 409 when the id exists. */
-export async function createCustomer(store: StateStore, seed: CustomerSeed): Promise<Provisioned> {
+export async function createCustomer(store: AccessRecords, seed: CustomerSeed): Promise<Provisioned> {
   return withLeadScoringToken(store, await store.createCustomer(seed));
 }
 
 /** Changes only the fields given; StateError 404 for an unknown id. */
-export async function updateCustomer(store: StateStore, id: string, patch: CustomerPatch): Promise<Provisioned> {
+export async function updateCustomer(store: AccessRecords, id: string, patch: CustomerPatch): Promise<Provisioned> {
   return withLeadScoringToken(store, await store.updateCustomer(id, patch));
 }
 
-async function withLeadScoringToken(store: StateStore, customer: CustomerRecord): Promise<Provisioned> {
+async function withLeadScoringToken(store: AccessRecords, customer: CustomerRecord): Promise<Provisioned> {
   if (!customer.packages.includes('advanced')) return { customer };
   const existing = (await store.listTokens(customer.id)).some((t) => t.api_group === 'lead-scoring');
   if (existing) return { customer };

@@ -1,13 +1,18 @@
 /**
- * The state store: customers, tokens, web tags (and, with the credits and rate-limit issue, the credit
- * ledger and counters). One interface, two implementations: embedded SQLite (default) and Redis (several
- * nodes). Methods are async so both fit.
+ * The state store: records (zod, below) and the interfaces by concern — access records (`access.ts`),
+ * metering and usage reports (`metering.ts`), export/import (`transfer.ts`). Two backends implement them
+ * all: embedded SQLite (default, `sqlite-store.ts`) and Redis for many nodes (`redis-store.ts`). Methods
+ * are async so both fit; errors are domain errors (`errors.ts`).
  */
 import { z } from 'zod';
-import { ApiGroup, CustomerPatch, CustomerSeed, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
+import { TagFeatures } from '../../tag/features.ts';
+import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
+import { ApiGroup, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
 import { AllowedDomains, RequiredAllowedDomains } from '../auth/allowed-domain.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
+import type { AccessRecords } from './access.ts';
+import type { Metering, UsageReports } from './metering.ts';
+import type { StateTransfer } from './transfer.ts';
 
 export const CustomerRecord = z.object({
   id: z.string(),
@@ -53,7 +58,7 @@ export const NewToken = z.object({
   allowed_domains: AllowedDomains.default([]),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
-  rate_limit: z.number().int().positive().max(1_000_000).default(100),
+  rate_limit: z.number().int().positive().max(1_000_000).default(DEFAULT_TOKEN_LIMIT),
 });
 export type NewToken = z.input<typeof NewToken>;
 
@@ -65,12 +70,14 @@ export const TagSettings = z
   .object({
     /** Which answer fields go to dataLayer (address and phone are excluded by default). */
     fields: z.array(z.string().min(1).max(64)).max(64).optional(),
-    min_confidence: z.enum(['Very High', 'High', 'Moderate', 'Low']).optional(),
+    min_confidence: z.enum(CONFIDENCES).optional(),
     cache_ttl_ms: z.number().int().min(0).max(30 * 86_400_000).optional(),
     consent_default: z.enum(['granted', 'denied', 'pending']).optional(),
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
     /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
     honor_gpc: z.boolean().optional(),
+    /** Which bundle variant /tag/v1/<tagId>.js serves (tag/features.ts; absent keys are on). */
+    features: TagFeatures.optional(),
   })
   .strict();
 export type TagSettings = z.infer<typeof TagSettings>;
@@ -81,12 +88,14 @@ export const TagRecord = z.object({
   allowed_domains: z.array(z.string()),
   scores: z.boolean(),
   segment_names: z.boolean(),
+  // Defaults here too: records written before these fields existed (Redis hashes, export files) read as
+  // the fixed limits every tag had then, and as no demo tag.
   /** Requests per minute across all visitors of the tag (default TAG_CEILING). */
-  rate_limit: z.number().int().positive(),
+  rate_limit: z.number().int().positive().default(TAG_CEILING),
   /** Requests per minute per visitor IP (default TAG_PER_VISITOR_LIMIT). */
-  visitor_rate_limit: z.number().int().positive(),
+  visitor_rate_limit: z.number().int().positive().default(TAG_PER_VISITOR_LIMIT),
   /** Demo tags honour `test_ip` in demo mode; customer tags never do. */
-  demo: z.boolean(),
+  demo: z.boolean().default(false),
   settings: TagSettings,
   created_at: z.string(),
 });
@@ -120,96 +129,15 @@ export const TagPatch = z
   .strict();
 export type TagPatch = z.input<typeof TagPatch>;
 
-/** A request the caller can fix (unknown customer, package not bought …): the CLI and admin API show the message. */
-export class StateError extends Error {
-  constructor(
-    message: string,
-    readonly status: 400 | 403 | 404 | 409 = 400,
-  ) {
-    super(message);
-  }
-}
+export { StateError, StoreUnavailableError, type StateErrorKind } from './errors.ts';
+export type { AccessRecords } from './access.ts';
+export type { ChargeOutcome, ChargeRequest, CreditBalance, Metering, RateCounter, RateLimitHit, RateLimitRequest, UsageReports, UsageRow } from './metering.ts';
 
-export interface ChargeRequest {
-  customer_id: string;
-  api: ChargeableApi;
-  pool: CreditPool;
-  record: string;
-  /** Quota period (contract year) the charge counts in, and its quota. */
-  period: string;
-  quota: number;
-  /** Charges sharing a non-null key are made once (enrichment: API, record, month). */
-  dedupe_key: string | null;
-  month: string;
-  token_id: string | null;
-  partner: string | null;
-  at: string;
-}
-
-/** `charged`: a credit was spent; `free`: already paid this month; `exhausted`: nothing spent, answer 402. */
-export type ChargeOutcome = { outcome: 'charged' | 'free'; remaining: number } | { outcome: 'exhausted'; remaining: 0 };
-
-export interface RateLimitHit {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Milliseconds until the window resets. */
-  resetMs: number;
-}
-
-export interface UsageRow {
-  pool: CreditPool;
-  api: string;
-  month: string;
-  charges: number;
-  partner_charges: number;
-}
-
-export interface CreditBalance {
-  pool: CreditPool;
-  period: string;
-  quota: number;
-  used: number;
-  remaining: number;
-}
-
-export interface StateStore {
-  /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
-  importCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
-  /** Creates a customer (and the tags of the seed); an existing id is a StateError 409 and changes nothing. */
-  createCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
-  /** Changes only the fields given; StateError 404 for an unknown id. */
-  updateCustomer(id: string, patch: CustomerPatch): Promise<CustomerRecord>;
-  getCustomer(id: string): Promise<CustomerRecord | null>;
-  listCustomers(): Promise<CustomerRecord[]>;
-
-  createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }>;
-  /** The active token whose secret this is, or null; records the use. */
-  authenticateToken(secret: string): Promise<TokenRecord | null>;
-  getToken(id: string): Promise<TokenRecord | null>;
-  listTokens(customerId?: string): Promise<TokenRecord[]>;
-  setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord>;
-  rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }>;
-  deleteToken(id: string): Promise<void>;
-
-  createTag(input: NewTag): Promise<TagRecord>;
-  getTag(tagId: string): Promise<TagRecord | null>;
-  updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
-  /** Changes only the fields given; StateError 404 for an unknown tag. */
-  updateTag(tagId: string, patch: TagPatch): Promise<TagRecord>;
-  listTags(customerId?: string): Promise<TagRecord[]>;
-
-  /** Atomically: skip if already charged under the dedupe key, refuse if the quota is spent, else record. */
-  charge(req: ChargeRequest): Promise<ChargeOutcome>;
-  usage(customerId: string): Promise<UsageRow[]>;
-  balance(customerId: string, pool: CreditPool, period: string, quota: number): Promise<CreditBalance>;
-  /** Counts one request against `key` in a fixed window; atomic across processes sharing the store. */
-  hitRateLimit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitHit>;
-
-  /** Small server settings (e.g. the admin credential's hash). */
-  getSetting(key: string): Promise<string | null>;
-  /** Sets the value unless the key exists; true when this call set it (first writer wins across nodes). */
-  setSettingIfAbsent(key: string, value: string): Promise<boolean>;
-
+/**
+ * A whole backend: access records, metering and usage reports. Callers depend on the smallest of these
+ * they need (the pipeline on `Metering`, authentication on `AccessRecords` …); only start-up and the CLI
+ * hold the whole store.
+ */
+export interface StateStore extends AccessRecords, Metering, UsageReports, StateTransfer {
   close(): Promise<void>;
 }

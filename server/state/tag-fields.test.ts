@@ -33,12 +33,12 @@ it('imports the demo flag and limits of customers.json tags, and create/update k
   const store = new SqliteStateStore(join(dir, 'new.db'));
   await store.importCustomer({ ...TEST_CUSTOMER, tags: [{ tag_id: 'demo-tag', allowed_domains: ['localhost'], scores: true, segment_names: true, demo: true, visitor_rate_limit: 10 }] });
   expect(await store.getTag('demo-tag')).toMatchObject({ demo: true, visitor_rate_limit: 10, rate_limit: 6000 });
-  await expect(store.createCustomer({ ...TEST_CUSTOMER, name: 'Other' })).rejects.toMatchObject({ status: 409 });
+  await expect(store.createCustomer({ ...TEST_CUSTOMER, name: 'Other' })).rejects.toMatchObject({ kind: 'conflict' });
   expect((await store.getCustomer('acme'))!.name).toBe(TEST_CUSTOMER.name);
-  await expect(store.updateCustomer('nobody', { name: 'X' })).rejects.toMatchObject({ status: 404 });
+  await expect(store.updateCustomer('nobody', { name: 'X' })).rejects.toMatchObject({ kind: 'not_found' });
   const updated = await store.updateCustomer('acme', { enrichment_credits: 3 });
   expect(updated).toMatchObject({ name: TEST_CUSTOMER.name, enrichment_credits: 3, identification_credits: TEST_CUSTOMER.identification_credits });
   expect(await store.updateTag('demo-tag', {})).toMatchObject({ demo: true });
-  await expect(store.updateTag('nope-nope', {})).rejects.toMatchObject({ status: 404 });
+  await expect(store.updateTag('nope-nope', {})).rejects.toMatchObject({ kind: 'not_found' });
   await store.close();
 });
