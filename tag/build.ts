@@ -13,8 +13,8 @@
  *
  * Size choices (each measured): es2021 syntax (optional chaining, `??`, `||=` kept as is: every browser
  * released since 2020: Chrome 85, Firefox 79, Safari 14), no "use strict" prologue (the code needs no
- * strict-mode semantics), no legal comments, UTF-8 output. The source is written for readers; the
- * minifier does the squeezing.
+ * strict-mode semantics), no legal comments, UTF-8 output, then terser (about 130 B gzip less on the
+ * full bundle, 80 B on the core). The source is written for readers; the minifiers do the squeezing.
  */
 import { build, type BuildOptions } from 'esbuild';
 import { minify } from 'terser';
