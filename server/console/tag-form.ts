@@ -1,14 +1,15 @@
 /**
  * The create-tag form as data: its fields as typed and the admin API body they become, checked by the
- * API's rules for allowed domains (`NewTag` in server/state/store.ts: at least one, each non-blank and at
- * most 253 characters; tag-form.test.ts holds the two in step) so a person learns which field to fix before
- * sending; the server still validates everything and its 422 message is shown as it comes. The schema
- * itself is not imported: zod would multiply the console bundle's size.
+ * API's rules for allowed domains (at least one; the syntax check of server/auth/allowed-domain.ts that
+ * `NewTag` uses; tag-form.test.ts holds the two in step) so a person learns which field to fix before
+ * sending; the server still validates everything and its 422 message is shown as it comes. The NewTag
+ * schema itself is not imported: zod would multiply the console bundle's size.
  * The tag's limits (`rate_limit`, `visitor_rate_limit`) are top-level tag fields; the feature toggles
  * (which bundle variant the tag serves) live in its settings.
  */
 import type { NewTag, TagSettings } from '../state/store.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
+import { parseAllowedDomains } from '../auth/allowed-domain.ts';
 import { splitList } from './token-form.ts';
 
 // Type-only: tag/features.ts builds a zod schema, which must stay out of the console bundle.
@@ -25,8 +26,6 @@ export const FEATURE_LABELS: Record<TagFeature, string> = {
   debug: 'Debug logging (?svc_debug=1)',
 };
 export const MAX_TAG_LIMIT = 1_000_000;
-/** NewTag's bound on one allowed domain (a DNS name's length). */
-export const MAX_DOMAIN_LENGTH = 253;
 
 export interface TagFormFields {
   allowed_domains: string;
@@ -68,7 +67,8 @@ export function tagRequestBody(customerId: string, f: TagFormFields): TagFormRes
   const settings: TagSettings = { features: { ...f.features } };
   const body = { customer_id: customerId, allowed_domains: splitList(f.allowed_domains, /[,\s]+/), scores: f.scores, segment_names: f.segment_names, settings };
   if (body.allowed_domains.length === 0) return { ok: false, field: 'allowed_domains', message: 'Allowed domains: a web tag needs at least one allowed domain.' };
-  const tooLong = body.allowed_domains.find((d) => d.length > MAX_DOMAIN_LENGTH);
-  if (tooLong) return { ok: false, field: 'allowed_domains', message: `Allowed domains: ${tooLong.slice(0, 40)}… is longer than ${MAX_DOMAIN_LENGTH} characters.` };
-  return { ok: true, body: { ...body, rate_limit, visitor_rate_limit } };
+  // The API's own syntax check (server/auth/allowed-domain.ts), which the console bundle can carry.
+  const domains = parseAllowedDomains(body.allowed_domains);
+  if (!domains.ok) return { ok: false, field: 'allowed_domains', message: `Allowed domains: ${domains.message}` };
+  return { ok: true, body: { ...body, allowed_domains: domains.value, rate_limit, visitor_rate_limit } };
 }

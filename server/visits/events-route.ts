@@ -9,7 +9,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { isbot } from 'isbot';
 import type { CompanyRow } from '../../data/sources/schema.ts';
-import { authenticateTag } from '../auth/authenticate.ts';
+import { authenticateTag, type Caller } from '../auth/authenticate.ts';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
@@ -43,7 +43,7 @@ export function mountEvents(router: Router, deps: EventsDeps): void {
     const parsed = parseBeacon(await bodyText(req, res));
     if (!parsed.ok) throw new HttpError(400, parsed.message);
     const at = new Date();
-    const ip = visitorAddress(deps.config, req);
+    const ip = visitorAddress(deps.config, req, caller);
     const bot = isbot(req.get('user-agent') ?? '');
     const origin = pageOrigin(req);
     res.set('Cache-Control', 'no-store').status(204).end();
@@ -80,10 +80,10 @@ async function bodyText(req: Request, res: Response): Promise<string> {
   return typeof req.body === 'string' ? req.body : '';
 }
 
-/** As identification in tag mode: the visitor itself; in demo mode the demo page may name a sample address. */
-function visitorAddress(config: Config, req: Request): string | null {
+/** As identification in tag mode: the visitor itself; a demo tag in demo mode may name a sample address. */
+function visitorAddress(config: Config, req: Request, caller: Caller): string | null {
   const testIp = req.query.test_ip;
-  if (config.SVC_DEMO && typeof testIp === 'string') return toIPv4(testIp);
+  if (caller.tag?.demo && config.SVC_DEMO && typeof testIp === 'string') return toIPv4(testIp);
   return toIPv4(req.ip);
 }
 
