@@ -67,8 +67,9 @@ test('lists tags with snippet and installed origins; creates a tag; a page view 
   // A page on an allowed domain sends a page view: after a refresh the tag shows as installed there.
   const shop = await page.context().newPage();
   // Served by the real server (*.test resolves to this machine): a fulfilled page would be a "public"
-  // page, and Chrome's Private Network Access blocks its requests to localhost.
-  await shop.goto(`http://shop.e2e.test:${new URL(ORIGIN).port}/`);
+  // page, and Chrome's Private Network Access blocks its requests to localhost. A path without a page
+  // (404 JSON): the demo site's own CSP would refuse a beacon to another origin.
+  await shop.goto(`http://shop.e2e.test:${new URL(ORIGIN).port}/e2e-no-such-page`);
   expect(
     await shop.evaluate(
       ({ origin, tagId }) => navigator.sendBeacon(`${origin}/v1/events?tag=${tagId}`, JSON.stringify({ type: 'pageview', path: '/pricing', session: 'e2e-web-tags-1' })),
