@@ -107,5 +107,5 @@ describe('the commands an operator types', () => {
     expect(failed.code).toBe(2);
     expect(JSON.parse(failed.stdout)).toEqual({ status: 'error', message: expect.stringMatching(/bad\.csv: row 2: employee_count: a whole number/) });
     expect((await import('node:fs')).existsSync(join(dir, 'bad-out', 'networks.csv'))).toBe(false);
-  });
+  }, 90_000); // a CLI process: slow to start on a busy machine
 });
