@@ -9,6 +9,7 @@ import { provisionCustomer } from '../customers/provision.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
+import { STATE_COMMANDS } from './state-commands.ts';
 
 type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -22,7 +23,7 @@ export interface Command {
 
 async function withStore<T>(fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openStateStore(config);
+  const store = await openStateStore(config);
   try {
     return await fn(store, config);
   } finally {
@@ -280,4 +281,5 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')}\n\nPaste into every page, in <head>:\n\n${snippet}`);
     },
   },
+  ...STATE_COMMANDS,
 };
