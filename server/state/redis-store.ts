@@ -16,7 +16,7 @@
 import { createClient, type RedisClientType } from '@redis/client';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
@@ -25,7 +25,7 @@ import { StateError, StoreUnavailableError } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { OutageMeter, type JournaledCharge } from './outage.ts';
 import { METER_SCRIPT } from './redis-scripts.ts';
-import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
+import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
 /** Key names; `{cust:<id>}` is the hash tag that keeps one customer's keys in one slot. */
@@ -401,7 +401,28 @@ export class RedisStateStore implements StateStore {
   // Access records
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
-    const seed = CustomerSeed.parse(input);
+    return this.writeCustomer(CustomerSeed.parse(input), 'upsert');
+  }
+
+  async createCustomer(input: CustomerSeed): Promise<CustomerRecord> {
+    return this.writeCustomer(CustomerSeed.parse(input), 'insert');
+  }
+
+  async updateCustomer(id: string, input: CustomerPatch): Promise<CustomerRecord> {
+    const patch = CustomerPatch.parse(input);
+    return this.io(async () => {
+      // An admin operation, rare: a plain read-modify-write (the last of two concurrent updates wins).
+      const raw = await this.client.get(keys.customer(id));
+      if (!raw) throw new StateError(`unknown customer ${id}`, 'not_found');
+      const record = CustomerRecord.parse({ ...JSON.parse(raw), ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) });
+      await this.client.set(keys.customer(id), JSON.stringify(record));
+      await this.bumpAuth();
+      return deepFreeze(record);
+    });
+  }
+
+  /** `insert`: SET NX on the customer key is the existence check (first writer wins across nodes). */
+  private async writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): Promise<CustomerRecord> {
     return this.io(async () => {
       for (const tag of seed.tags) {
         const owner = await this.client.hGet(keys.tagOwner, tag.tag_id);
@@ -412,6 +433,9 @@ export class RedisStateStore implements StateStore {
         ...seed,
         created_at: existing ? (JSON.parse(existing) as CustomerRecord).created_at : now(),
       });
+      if (mode === 'insert' && (existing || !(await this.client.set(keys.customer(seed.id), JSON.stringify(record), { NX: true })))) {
+        throw new StateError(`customer ${seed.id} already exists: change it with customer update (PATCH /admin/api/customers/${seed.id})`, 'conflict');
+      }
       const m = this.client.multi().set(keys.customer(seed.id), JSON.stringify(record));
       for (const tag of seed.tags) {
         const prior = await this.client.hGetAll(keys.tag(seed.id, tag.tag_id));
@@ -421,6 +445,9 @@ export class RedisStateStore implements StateStore {
           allowed_domains: tag.allowed_domains,
           scores: tag.scores,
           segment_names: tag.segment_names,
+          rate_limit: tag.rate_limit,
+          visitor_rate_limit: tag.visitor_rate_limit,
+          demo: tag.demo,
           settings: TagSettings.parse(tag.settings ?? {}),
           created_at: prior.created_at ? JSON.parse(prior.created_at) : now(),
         });
@@ -619,6 +646,21 @@ export class RedisStateStore implements StateStore {
       await this.client.hSet(keys.tag(owner, tagId), 'settings', JSON.stringify(valid));
       await this.bumpAuth();
     });
+    return (await this.readTag(owner, tagId))!;
+  }
+
+  async updateTag(tagId: string, input: TagPatch): Promise<TagRecord> {
+    const patch = TagPatch.parse(input);
+    const owner = await this.io(() => this.client.hGet(keys.tagOwner, tagId));
+    if (!owner) throw new StateError(`unknown tag ${tagId}`, 'not_found');
+    const fields = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    if (Object.keys(fields).length > 0) {
+      await this.io(async () => {
+        // The hash stores each field as JSON (toHash): only the given fields are written.
+        await this.client.hSet(keys.tag(owner, tagId), toHash(fields));
+        await this.bumpAuth();
+      });
+    }
     return (await this.readTag(owner, tagId))!;
   }
 
