@@ -91,7 +91,7 @@ console.log(`
 cluster ready: ${cluster.url}  (nginx → ${cluster.nodes.map((n) => n.url).join(', ')})
   state        ${state === 'redis' ? `${cluster.redisUrl} (AOF in ${dir}/redis)` : cluster.stateFile}
   admin token  ${cluster.adminToken}
-  logs         ${dir}/node-N/node.log, ${dir}/redis.log, ${dir}/nginx/error.log
+  logs         ${dir}/node-N/node.log, ${dir}/redis.log, ${dir}/nginx/{access,error}.log
 Ctrl-C stops nginx, the nodes, then Redis.`);
 
 let stopping = false;

@@ -152,7 +152,7 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
   const nginxConf = join(nginxPrefix, 'nginx.conf');
   writeFileSync(
     nginxConf,
-    renderNginxConfig({ listen: host === '0.0.0.0' ? port : `${host}:${port}`, nodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), prefix: nginxPrefix, workerProcesses: o.nginxWorkers ?? 1 }),
+    renderNginxConfig({ listen: host === '0.0.0.0' ? port : `${host}:${port}`, nodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), prefix: nginxPrefix, workerProcesses: o.nginxWorkers ?? 1, accessLog: join(nginxPrefix, 'access.log') }),
   );
   const nginx = new ManagedProcess({
     name: 'nginx',

@@ -45,7 +45,7 @@ export function renderNginxConfig(o: NginxOptions): string {
   const maxFails = o.maxFails ?? 1;
   const failTimeout = o.failTimeout ?? '5s';
   const servers = o.nodes.map((n) => `        server ${n.host}:${n.port} max_fails=${maxFails} fail_timeout=${failTimeout};`).join('\n');
-  const accessLog = o.accessLog ? `access_log ${o.accessLog} combined;` : 'access_log off;';
+  const accessLog = o.accessLog ? `access_log ${o.accessLog} svc;` : 'access_log off;';
   return `# svc: nginx in front of ${o.nodes.length} svc node(s). Rendered by deploy/nginx-config.ts.
 # Runs in the foreground (under systemd or a supervisor) with its own prefix for pid, temp folders and logs:
 #   nginx -p ${p} -e ${p}/error.log -c <this file>
@@ -59,6 +59,10 @@ events {
 }
 
 http {
+    # Which node answered (a retried request lists every node tried: "a, b" and their statuses) and the
+    # request id the nodes saw, so a charge can be traced to its request.
+    log_format svc '$remote_addr [$time_iso8601] "$request" $status $body_bytes_sent $request_time '
+                   'upstream=$upstream_addr upstream_status=$upstream_status request_id=$request_id';
     ${accessLog}
     client_body_temp_path ${p}/temp/client_body;
     proxy_temp_path ${p}/temp/proxy;
