@@ -85,6 +85,8 @@ export function nodeEnvironment(c: { state: StateBackend; redisUrl: string; stat
     // SQLite mode: one shared file. Redis mode: the node's own folder (nothing shared lives there).
     SVC_STATE: c.state === 'sqlite' ? c.stateFile : join(node.dir, 'svc.db'),
     SVC_REDIS_URL: c.state === 'redis' ? c.redisUrl : undefined,
+    // Charges made while Redis is unreachable are journaled on the node's own disk, one journal per node.
+    SVC_JOURNAL_DIR: join(node.dir, 'journal'),
     // nginx runs on this machine and sets X-Forwarded-For to the visitor's address.
     SVC_TRUST_PROXY: 'loopback',
     SVC_ADMIN_TOKEN: c.adminToken,
