@@ -80,9 +80,27 @@ if (!data) {
   execFileSync(process.execPath, ['--import', 'tsx', resolve(ROOT, 'server/cli/main.ts'), 'data', 'build', '--in', resolve(ROOT, 'data/sample'), '--out', data, '--if-stale'], { stdio: 'inherit', cwd: ROOT });
 }
 
+// Ctrl-C while starting: exit, and the children started so far are killed on the way out (processes.ts).
+let cluster: Awaited<ReturnType<typeof startLocalCluster>> | null = null;
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  if (!cluster) {
+    process.stderr.write(`\ncluster: ${signal} while starting: killing what was started\n`);
+    process.exit(130);
+  }
+  console.log(`\ncluster: ${signal}: stopping nginx, nodes, redis-server …`);
+  await cluster.stop();
+  console.log('cluster: stopped');
+  process.exit(0);
+};
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
 const echo = (line: string) => process.stderr.write(line + '\n');
 console.log(`cluster: starting redis-server, ${nodes} node(s) (${state} state) and nginx in ${dir} …`);
-const cluster = await startLocalCluster({ nodes, port, host: values.host ?? '0.0.0.0', dir, data, state, demo: !values['no-demo'], echo }).catch((e: Error) => {
+cluster = await startLocalCluster({ nodes, port, host: values.host ?? '0.0.0.0', dir, data, state, demo: !values['no-demo'], echo }).catch((e: Error) => {
   process.stderr.write(`cluster: ${e.message}\n`);
   process.exit(1);
 });
@@ -93,18 +111,6 @@ cluster ready: ${cluster.url}  (nginx → ${cluster.nodes.map((n) => n.url).join
   admin token  ${cluster.adminToken}
   logs         ${dir}/node-N/node.log, ${dir}/redis.log, ${dir}/nginx/{access,error}.log
 Ctrl-C stops nginx, the nodes, then Redis.`);
-
-let stopping = false;
-const shutdown = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  console.log(`\ncluster: ${signal}: stopping nginx, nodes, redis-server …`);
-  await cluster.stop();
-  console.log('cluster: stopped');
-  process.exit(0);
-};
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 // A crashed child is reported (the others keep serving: that is what the cluster is for).
 for (const p of [cluster.redis, cluster.nginx, ...cluster.nodes.map((n) => n.process)]) {
