@@ -88,6 +88,18 @@ describe(`local cluster: 3 nodes behind nginx (${STATE} state)`, () => {
     expect(await c.used('tagged')).toMatchObject({ identification: 1 });
   });
 
+  it("nginx's retry of a request one node already answered (same X-Request-Id, another node) is not charged again", async () => {
+    await c.customer({ id: 'retried', packages: ['platform'], identification_credits: 10 });
+    const token = await c.token('retried', 'identification');
+    // What nginx sends to the next node after the first died having charged: the same request id.
+    const attempt = (node: number, id: string) =>
+      fetch(`${c.nodes[node].url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${token}`, 'user-agent': BROWSER_UA, 'x-request-id': id } });
+    const statuses = [];
+    for (const [node, id] of [[0, 'a'.repeat(32)], [1, 'a'.repeat(32)], [2, 'a'.repeat(32)], [2, 'b'.repeat(32)]] as const) statuses.push((await attempt(node, id)).status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    expect(await c.used('retried')).toMatchObject({ identification: 2 });
+  });
+
   it('a node killed mid-load: nginx sends new requests to the others and credits stay exact', async () => {
     await c.customer({ id: 'steady', packages: ['platform'], identification_credits: 100_000 });
     const token = await c.token('steady', 'identification');
