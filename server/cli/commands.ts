@@ -22,7 +22,7 @@ export interface Command {
 
 async function withStore<T>(fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openStateStore(config);
+  const store = await openStateStore(config);
   try {
     return await fn(store, config);
   } finally {
