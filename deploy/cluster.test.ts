@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IPS } from '../server/testing/test-server.ts';
 import { awayFromWindowEdge, BROWSER_UA, getFrom, lookup, LOOPBACK_VISITOR, startTestCluster, type TestCluster } from './testing/cluster-fixture.ts';
 
-const STATE = 'sqlite' as const;
+const STATE = 'redis' as const;
 let c: TestCluster;
 
 beforeAll(async () => {
