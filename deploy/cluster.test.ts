@@ -4,16 +4,19 @@
  * limits stay exact across nodes, re-exports are free across nodes, the visitor's address survives the
  * hop, and a node killed mid-load costs neither an answer nor a credit. One cluster for the whole file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPS } from '../server/testing/test-server.ts';
 import { awayFromWindowEdge, BROWSER_UA, getFrom, lookup, LOOPBACK_VISITOR, startTestCluster, type TestCluster } from './testing/cluster-fixture.ts';
+
+// Real processes on a shared, busy machine: generous time per test.
+vi.setConfig({ testTimeout: 180_000 });
 
 const STATE = 'redis' as const;
 let c: TestCluster;
 
 beforeAll(async () => {
   c = await startTestCluster({ nodes: 3, state: STATE });
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   await c?.close();
 }, 60_000);

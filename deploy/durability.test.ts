@@ -4,15 +4,18 @@
  * right after the last answer redis-server is killed with SIGKILL (a crash, no final fsync), restarted
  * from its AOF, and the ledger and balances equal exactly what the clients were told.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { IPS } from '../server/testing/test-server.ts';
 import { lookup, startTestCluster, type TestCluster } from './testing/cluster-fixture.ts';
+
+// Real processes on a shared, busy machine: generous time per test.
+vi.setConfig({ testTimeout: 180_000 });
 
 let c: TestCluster;
 
 beforeAll(async () => {
   c = await startTestCluster({ nodes: 2, state: 'redis' });
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   await c?.close();
 }, 60_000);

@@ -172,7 +172,8 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
   const startNode = async (i: number) => {
     const n = nodes[i];
     n.process.start();
-    await n.process.waitUntil(`an answer on ${n.url}`, () => nodeReady(n.url));
+    // Generous: on a busy machine a node's start (TypeScript loader, data open) can take a while.
+    await n.process.waitUntil(`an answer on ${n.url}`, () => nodeReady(n.url), 120_000);
   };
   const stop = async () => {
     await nginx.stop('SIGQUIT');
