@@ -535,7 +535,7 @@ export class RedisStateStore implements StateStore {
     for (const c of customers) {
       const ids = await this.io(() => this.client.sMembers(keys.tokens(c)));
       const records = (await Promise.all(ids.map((id) => this.readToken(c, id)))).flatMap((t) => (t ? [t.record] : []));
-      records.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+      records.sort(byCreation);
       out.push(...records);
     }
     return out;
@@ -648,10 +648,9 @@ export class RedisStateStore implements StateStore {
     for (const record of customers) yield { type: 'customer', record };
     for (const c of customers) {
       const ids = await this.io(() => this.client.sMembers(keys.tokens(c.id)));
-      for (const id of ids.sort()) {
-        const t = await this.readToken(c.id, id);
-        if (t) yield { type: 'token', record: t.record, secret_hash: t.secret_hash };
-      }
+      const tokens = (await Promise.all(ids.map((id) => this.readToken(c.id, id)))).flatMap((t) => (t ? [t] : []));
+      tokens.sort((a, b) => byCreation(a.record, b.record));
+      for (const t of tokens) yield { type: 'token', record: t.record, secret_hash: t.secret_hash };
     }
     for (const record of await this.listTags()) yield { type: 'tag', record };
     const settings = await this.io(() => this.client.hGetAll(keys.settings));
@@ -744,6 +743,12 @@ export class RedisStateStore implements StateStore {
     if (!customer) throw new StateError(`unknown customer ${id}`, 'not_found');
     return customer;
   }
+}
+
+/** Tokens in creation order (then id), as SQLite lists them. */
+function byCreation(a: TokenRecord, b: TokenRecord): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 /** The ledger entry of a charge: the fields export and usage reports need, in a fixed order. */
