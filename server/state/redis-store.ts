@@ -104,12 +104,18 @@ export class RedisStateStore implements StateStore {
   }
 
   static async open(opts: RedisStoreOptions): Promise<RedisStateStore> {
+    // At start an unreachable Redis is an error (the operator sees it at once); once running, the node
+    // keeps reconnecting (at most a second apart) and serves on the outage paths meanwhile.
+    let starting = true;
     const make = () =>
       createClient({
         url: opts.url,
         // While Redis is down commands fail at once (the outage paths answer) instead of queueing.
         disableOfflineQueue: true,
-        socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
+        socket: {
+          connectTimeout: 2_000,
+          reconnectStrategy: (retries, cause) => (starting ? new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000)),
+        },
         pingInterval: 5_000,
       }) as RedisClientType;
     const client = make();
@@ -133,8 +139,15 @@ export class RedisStateStore implements StateStore {
       void store.drainJournal();
     });
     sub.on('ready', () => store.auth.sync(-1));
-    await client.connect();
-    await sub.connect();
+    try {
+      await client.connect();
+      await sub.connect();
+    } catch (e) {
+      client.destroy();
+      sub.destroy();
+      throw e;
+    }
+    starting = false;
     await sub.subscribe(keys.authChannel, (message) => store.auth.sync(Number(message)));
     store.auth.sync(Number((await client.get(keys.authVersion)) ?? 0));
     store.timers.push(
@@ -742,6 +755,17 @@ export class RedisStateStore implements StateStore {
     const customer = await this.getCustomer(id);
     if (!customer) throw new StateError(`unknown customer ${id}`, 'not_found');
     return customer;
+  }
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'SVC_REDIS_URL';
   }
 }
 
