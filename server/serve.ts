@@ -48,7 +48,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
-  log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
+  log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_REDIS_URL ? 'on Redis' : config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
   return {
     server,
     url,

@@ -104,12 +104,18 @@ export class RedisStateStore implements StateStore {
   }
 
   static async open(opts: RedisStoreOptions): Promise<RedisStateStore> {
+    // At start an unreachable Redis is an error (the operator sees it at once); once running, the node
+    // keeps reconnecting (at most a second apart) and serves on the outage paths meanwhile.
+    let starting = true;
     const make = () =>
       createClient({
         url: opts.url,
         // While Redis is down commands fail at once (the outage paths answer) instead of queueing.
         disableOfflineQueue: true,
-        socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
+        socket: {
+          connectTimeout: 2_000,
+          reconnectStrategy: (retries, cause) => (starting ? new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000)),
+        },
         pingInterval: 5_000,
       }) as RedisClientType;
     const client = make();
@@ -133,8 +139,15 @@ export class RedisStateStore implements StateStore {
       void store.drainJournal();
     });
     sub.on('ready', () => store.auth.sync(-1));
-    await client.connect();
-    await sub.connect();
+    try {
+      await client.connect();
+      await sub.connect();
+    } catch (e) {
+      client.destroy();
+      sub.destroy();
+      throw e;
+    }
+    starting = false;
     await sub.subscribe(keys.authChannel, (message) => store.auth.sync(Number(message)));
     store.auth.sync(Number((await client.get(keys.authVersion)) ?? 0));
     store.timers.push(
@@ -535,7 +548,7 @@ export class RedisStateStore implements StateStore {
     for (const c of customers) {
       const ids = await this.io(() => this.client.sMembers(keys.tokens(c)));
       const records = (await Promise.all(ids.map((id) => this.readToken(c, id)))).flatMap((t) => (t ? [t.record] : []));
-      records.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+      records.sort(byCreation);
       out.push(...records);
     }
     return out;
@@ -648,10 +661,9 @@ export class RedisStateStore implements StateStore {
     for (const record of customers) yield { type: 'customer', record };
     for (const c of customers) {
       const ids = await this.io(() => this.client.sMembers(keys.tokens(c.id)));
-      for (const id of ids.sort()) {
-        const t = await this.readToken(c.id, id);
-        if (t) yield { type: 'token', record: t.record, secret_hash: t.secret_hash };
-      }
+      const tokens = (await Promise.all(ids.map((id) => this.readToken(c.id, id)))).flatMap((t) => (t ? [t] : []));
+      tokens.sort((a, b) => byCreation(a.record, b.record));
+      for (const t of tokens) yield { type: 'token', record: t.record, secret_hash: t.secret_hash };
     }
     for (const record of await this.listTags()) yield { type: 'tag', record };
     const settings = await this.io(() => this.client.hGetAll(keys.settings));
@@ -726,6 +738,8 @@ export class RedisStateStore implements StateStore {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
     await this.draining;
+    // No longer a live node (a CLI call must not count as one for long).
+    await this.client.zRem(keys.nodes, this.nodeId).catch(() => {});
     // Let the last batch's replies arrive before the connection goes.
     await new Promise((r) => setImmediate(r));
     for (const c of [this.sub, this.client]) {
@@ -742,6 +756,23 @@ export class RedisStateStore implements StateStore {
     if (!customer) throw new StateError(`unknown customer ${id}`, 'not_found');
     return customer;
   }
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'SVC_REDIS_URL';
+  }
+}
+
+/** Tokens in creation order (then id), as SQLite lists them. */
+function byCreation(a: TokenRecord, b: TokenRecord): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 /** The ledger entry of a charge: the fields export and usage reports need, in a fixed order. */

@@ -465,7 +465,7 @@ export class SqliteStateStore implements StateStore {
     for (const row of this.io(() => this.sql('SELECT * FROM credit_usage ORDER BY customer_id, pool, period').all()) as Row[]) {
       yield StateEntry.parse({ type: 'credit_usage', ...row });
     }
-    for (const row of this.io(() => this.sql('SELECT * FROM charges ORDER BY id').iterate()) as Iterable<Row>) {
+    for (const row of this.io(() => this.sql('SELECT * FROM charges ORDER BY customer_id, id').iterate()) as Iterable<Row>) {
       yield { type: 'charge', charge: LedgerEntry.parse(row) };
     }
   }
