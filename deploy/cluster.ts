@@ -23,7 +23,8 @@ options:
   --dir DIR          where the cluster keeps its files (default var/cluster; kept between runs: the AOF
                      brings the state back)
   --data DIR         built data folder (default var/data, built from data/sample when stale)
-  --state redis|sqlite  shared state: Redis (default) or one SQLite file shared by the nodes (same machine only)
+  --state redis|sqlite  shared state: Redis (default) or one SQLite file shared by the nodes (same machine
+                     only; no redis-server then)
   --no-demo          do not seed the demo customer (demo mode is on by default, as under npm start)
   --help             this text
 
@@ -99,7 +100,7 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 const echo = (line: string) => process.stderr.write(line + '\n');
-console.log(`cluster: starting redis-server, ${nodes} node(s) (${state} state) and nginx in ${dir} …`);
+console.log(`cluster: starting ${state === 'redis' ? 'redis-server, ' : ''}${nodes} node(s) (${state} state) and nginx in ${dir} …`);
 cluster = await startLocalCluster({ nodes, port, host: values.host ?? '0.0.0.0', dir, data, state, demo: !values['no-demo'], echo }).catch((e: Error) => {
   process.stderr.write(`cluster: ${e.message}\n`);
   process.exit(1);

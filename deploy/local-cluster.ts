@@ -58,7 +58,7 @@ export interface LocalCluster {
   url: string;
   port: number;
   state: StateBackend;
-  /** `redis://127.0.0.1:<port>` (also set for the SQLite mode: Redis runs, unused). */
+  /** `redis://127.0.0.1:<port>` (SQLite mode: redis-server is not started). */
   redisUrl: string;
   redisPort: number;
   /** SQLite mode: the shared state file. */
@@ -183,7 +183,7 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
   };
 
   try {
-    await startRedis();
+    if (state === 'redis') await startRedis();
     // The first node creates the schema and seeds; then the others start together.
     await startNode(0);
     await Promise.all(nodes.slice(1).map((n) => startNode(n.index)));
