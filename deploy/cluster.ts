@@ -110,11 +110,11 @@ console.log(`
 cluster ready: ${cluster.url}  (nginx → ${cluster.nodes.map((n) => n.url).join(', ')})
   state        ${state === 'redis' ? `${cluster.redisUrl} (AOF in ${dir}/redis)` : cluster.stateFile}
   admin token  ${cluster.adminToken}
-  logs         ${dir}/node-N/node.log, ${dir}/redis.log, ${dir}/nginx/{access,error}.log
-Ctrl-C stops nginx, the nodes, then Redis.`);
+  logs         ${dir}/node-N/node.log,${state === 'redis' ? ` ${dir}/redis.log,` : ''} ${dir}/nginx/{access,error}.log
+Ctrl-C stops nginx, the nodes${state === 'redis' ? ', then Redis' : ''}.`);
 
 // A crashed child is reported (the others keep serving: that is what the cluster is for).
-for (const p of [cluster.redis, cluster.nginx, ...cluster.nodes.map((n) => n.process)]) {
+for (const p of [...(state === 'redis' ? [cluster.redis] : []), cluster.nginx, ...cluster.nodes.map((n) => n.process)]) {
   void p.waitForExit().then((code) => {
     if (!stopping) process.stderr.write(`cluster: ${p.spec.name} exited (${code ?? 'signal'}); see its log\n`);
   });
