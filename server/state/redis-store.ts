@@ -420,12 +420,10 @@ export class RedisStateStore implements StateStore {
         const owner = await this.client.hGet(keys.tagOwner, tag.tag_id);
         if (owner && owner !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
       }
-      const existing = await this.client.get(keys.customer(seed.id));
-      const record = CustomerRecord.parse({
-        ...seed,
-        created_at: existing ? (JSON.parse(existing) as CustomerRecord).created_at : now(),
-      });
-      const m = this.client.multi().set(keys.customer(seed.id), JSON.stringify(record));
+      const existing = await this.client.hGet(keys.customer(seed.id), 'created_at');
+      const record = CustomerRecord.parse({ ...seed, created_at: existing ? JSON.parse(existing) : now() });
+      // A hash of JSON fields: a later change to some fields is one HSET, never read-modify-write.
+      const m = this.client.multi().del(keys.customer(seed.id)).hSet(keys.customer(seed.id), toHash(record));
       for (const tag of seed.tags) {
         const prior = await this.client.hGetAll(keys.tag(seed.id, tag.tag_id));
         const t = TagRecord.parse({
@@ -447,12 +445,16 @@ export class RedisStateStore implements StateStore {
     });
   }
 
+  private async readCustomer(id: string): Promise<CustomerRecord | null> {
+    const h = await this.io(() => this.client.hGetAll(keys.customer(id)));
+    return h.id ? deepFreeze(CustomerRecord.parse(fromHash(h))) : null;
+  }
+
   async getCustomer(id: string): Promise<CustomerRecord | null> {
     const cached = this.auth.customers.get(id);
     if (cached !== undefined) return cached;
     const version = this.auth.version;
-    const raw = await this.io(() => this.client.get(keys.customer(id)));
-    const record = raw ? deepFreeze(CustomerRecord.parse(JSON.parse(raw))) : null;
+    const record = await this.readCustomer(id);
     // A change that landed while this read was in flight must not be cached over.
     if (this.auth.version === version) AuthCache.put(this.auth.customers, id, record);
     return record;
@@ -462,8 +464,8 @@ export class RedisStateStore implements StateStore {
     const ids = (await this.io(() => this.client.sMembers(keys.customers))).sort();
     const out: CustomerRecord[] = [];
     for (const id of ids) {
-      const raw = await this.io(() => this.client.get(keys.customer(id)));
-      if (raw) out.push(CustomerRecord.parse(JSON.parse(raw)));
+      const record = await this.readCustomer(id);
+      if (record) out.push(record);
     }
     return out;
   }
@@ -696,7 +698,7 @@ export class RedisStateStore implements StateStore {
         n++;
         switch (e.type) {
           case 'customer':
-            await this.client.set(keys.customer(e.record.id), JSON.stringify(e.record));
+            await this.client.hSet(keys.customer(e.record.id), toHash(e.record));
             await this.client.sAdd(keys.customers, e.record.id);
             break;
           case 'token': {

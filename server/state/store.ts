@@ -5,6 +5,7 @@
  * are async so both fit; errors are domain errors (`errors.ts`).
  */
 import { z } from 'zod';
+import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { ApiGroup, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
 import type { AccessRecords } from './access.ts';
 import type { Metering, UsageReports } from './metering.ts';
@@ -54,7 +55,7 @@ export const NewToken = z.object({
   allowed_domains: z.array(z.string().trim().min(1).max(253)).max(100).default([]),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
-  rate_limit: z.number().int().positive().max(1_000_000).default(100),
+  rate_limit: z.number().int().positive().max(1_000_000).default(DEFAULT_TOKEN_LIMIT),
 });
 export type NewToken = z.input<typeof NewToken>;
 
@@ -66,7 +67,7 @@ export const TagSettings = z
   .object({
     /** Which answer fields go to dataLayer (address and phone are excluded by default). */
     fields: z.array(z.string().min(1).max(64)).max(64).optional(),
-    min_confidence: z.enum(['Very High', 'High', 'Moderate', 'Low']).optional(),
+    min_confidence: z.enum(CONFIDENCES).optional(),
     cache_ttl_ms: z.number().int().min(0).max(30 * 86_400_000).optional(),
     consent_default: z.enum(['granted', 'denied', 'pending']).optional(),
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
