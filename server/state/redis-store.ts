@@ -19,6 +19,7 @@ import { hostname } from 'node:os';
 import { CustomerSeed } from '../../data/sources/schema.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
 import { StateError, StoreUnavailableError } from './errors.ts';
@@ -83,6 +84,9 @@ type Hash = Record<string, string>;
 const toHash = (record: Record<string, unknown>): Hash => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, JSON.stringify(v)]));
 const fromHash = (h: Hash): Record<string, unknown> => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, JSON.parse(v)]));
 const now = () => new Date().toISOString();
+const definedOnly = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/** What a tag written before per-tag limits and demo tags had (TagRecord keeps only the fields it knows). */
+const TAG_DEFAULTS = { rate_limit: TAG_CEILING, visitor_rate_limit: TAG_PER_VISITOR_LIMIT, demo: false };
 
 export class RedisStateStore implements StateStore {
   private readonly auth = new AuthCache();
@@ -427,11 +431,9 @@ export class RedisStateStore implements StateStore {
       for (const tag of seed.tags) {
         const prior = await this.client.hGetAll(keys.tag(seed.id, tag.tag_id));
         const t = TagRecord.parse({
-          tag_id: tag.tag_id,
+          ...TAG_DEFAULTS,
+          ...definedOnly(tag),
           customer_id: seed.id,
-          allowed_domains: tag.allowed_domains,
-          scores: tag.scores,
-          segment_names: tag.segment_names,
           settings: TagSettings.parse(tag.settings ?? {}),
           created_at: prior.created_at ? JSON.parse(prior.created_at) : now(),
         });
@@ -612,7 +614,8 @@ export class RedisStateStore implements StateStore {
 
   private async readTag(customerId: string, tagId: string): Promise<TagRecord | null> {
     const h = await this.io(() => this.client.hGetAll(keys.tag(customerId, tagId)));
-    return h.tag_id ? TagRecord.parse(fromHash(h)) : null;
+    // Fields added to tags later read as their defaults on tags written before them.
+    return h.tag_id ? TagRecord.parse({ ...TAG_DEFAULTS, ...fromHash(h) }) : null;
   }
 
   async getTag(tagId: string): Promise<TagRecord | null> {
