@@ -22,7 +22,7 @@ import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError } from './errors.ts';
+import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { OutageMeter, type JournaledCharge } from './outage.ts';
 import { METER_SCRIPT } from './redis-scripts.ts';
@@ -68,7 +68,7 @@ export interface RedisStoreOptions {
   journalDir: string;
   /** Credits per customer and node while Redis is unreachable. */
   outageAllowance: number;
-  log?: (message: string) => void;
+  log?: StateLog;
 }
 
 interface MeterOp {
@@ -91,7 +91,7 @@ const TAG_DEFAULTS = { rate_limit: TAG_CEILING, visitor_rate_limit: TAG_PER_VISI
 export class RedisStateStore implements StateStore {
   private readonly auth = new AuthCache();
   private readonly outage: OutageMeter;
-  private readonly log: (message: string) => void;
+  private readonly log: StateLog;
   private readonly nodeId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   private readonly timers: NodeJS.Timeout[] = [];
   private batch: MeterOp[] = [];
@@ -137,7 +137,7 @@ export class RedisStateStore implements StateStore {
     client.on('ready', () => {
       if (down) {
         down = false;
-        store.log('Redis is back');
+        store.log('Redis is back', 'info');
       }
       store.auth.sync(-1);
       void store.drainJournal();
@@ -380,7 +380,7 @@ export class RedisStateStore implements StateStore {
           total += charges.length;
         }
         if (!this.outage.hasJournal) this.outage.resetAllowance();
-        if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`);
+        if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`, 'info');
       } catch (e) {
         this.log(`journal replay interrupted (${(e as Error).message}); retrying when Redis is reachable`);
       }

@@ -7,7 +7,7 @@ import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.
 import type { CreditPool } from '../credits/rules.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError } from './errors.ts';
+import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { migrate } from './sqlite-schema.ts';
 import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
@@ -34,7 +34,7 @@ const RATE_SWEEP_EVERY_MS = 10_000;
 
 export interface SqliteStoreOptions {
   /** Where operational problems are reported (state file replaced, writes refused). */
-  log?: (message: string) => void;
+  log?: StateLog;
 }
 
 const isBusy = (e: unknown) => {
@@ -46,7 +46,7 @@ export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly auth = new AuthCache();
-  private readonly log: (message: string) => void;
+  private readonly log: StateLog;
   /** The state file's identity at open (device, inode): writes stop if the path no longer names it. */
   private readonly identity: { dev: number; ino: number } | null;
   private replaced: string | null = null;
