@@ -5,6 +5,7 @@
  * are async so both fit; errors are domain errors (`errors.ts`).
  */
 import { z } from 'zod';
+import { TagFeatures } from '../../tag/features.ts';
 import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { ApiGroup, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
 import type { AccessRecords } from './access.ts';
@@ -73,6 +74,8 @@ export const TagSettings = z
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
     /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
     honor_gpc: z.boolean().optional(),
+    /** Which bundle variant /tag/v1/<tagId>.js serves (tag/features.ts; absent keys are on). */
+    features: TagFeatures.optional(),
   })
   .strict();
 export type TagSettings = z.infer<typeof TagSettings>;

@@ -105,8 +105,10 @@ export interface SvcInitOptions {
   timeout?: number;
   /** Honour Global Privacy Control (no lookup when `navigator.globalPrivacyControl`); default true. */
   gpc?: boolean;
-  /** Log each decision to the console (also `?svc_debug=1`). */
+  /** Log each decision to the console (also `?svc_debug=1`; bundles with the `debug` feature only). */
   debug?: boolean;
+  /** Report page views (bundles with the `page_views` feature; default true, with the visitor's permission only). */
+  pageViews?: boolean;
 }
 
 /** `detail` of `svc:ready`, and the argument of `ready`/`onReady`/`on('ready')` callbacks. */
@@ -168,6 +170,9 @@ export type SvcCommand =
   | ['setFields', string[]]
   | ['personalize']
   | ['debug', boolean];
+
+/** `window.svc` before the bundle runs: the snippet's queue, with its anti-flicker reveal `r()` (hidden ms). */
+export type SvcQueue = SvcCommand[] & { r?: () => number };
 
 /** `window.svc` once the bundle has run. */
 export interface Svc {
