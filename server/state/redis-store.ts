@@ -16,7 +16,7 @@
 import { createClient, type RedisClientType } from '@redis/client';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
@@ -26,7 +26,7 @@ import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { OutageMeter, type JournaledCharge } from './outage.ts';
 import { METER_SCRIPT } from './redis-scripts.ts';
-import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
+import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
 /** Key names; `{cust:<id>}` is the hash tag that keeps one customer's keys in one slot. */
@@ -418,13 +418,37 @@ export class RedisStateStore implements StateStore {
   // Access records
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
-    const seed = CustomerSeed.parse(input);
+    return this.writeCustomer(CustomerSeed.parse(input), 'upsert');
+  }
+
+  async createCustomer(input: CustomerSeed): Promise<CustomerRecord> {
+    return this.writeCustomer(CustomerSeed.parse(input), 'insert');
+  }
+
+  async updateCustomer(id: string, input: CustomerPatch): Promise<CustomerRecord> {
+    const fields = definedOnly(CustomerPatch.parse(input));
+    return this.io(async () => {
+      if (!(await this.client.exists(keys.customer(id)))) throw new StateError(`unknown customer ${id}`, 'not_found');
+      // Only the given fields are written (one HSET): a concurrent change to other fields is kept.
+      if (Object.keys(fields).length > 0) {
+        await this.client.hSet(keys.customer(id), toHash(fields));
+        await this.bumpAuth();
+      }
+      return (await this.readCustomer(id))!;
+    });
+  }
+
+  /** `insert`: HSETNX of the customer's id is the existence check (first writer wins across nodes). */
+  private async writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): Promise<CustomerRecord> {
     return this.io(async () => {
       for (const tag of seed.tags) {
         const owner = await this.client.hGet(keys.tagOwner, tag.tag_id);
         if (owner && owner !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
       }
       const existing = await this.client.hGet(keys.customer(seed.id), 'created_at');
+      if (mode === 'insert' && (existing || !(await this.client.hSetNX(keys.customer(seed.id), 'id', JSON.stringify(seed.id))))) {
+        throw new StateError(`customer ${seed.id} already exists: change it with customer update (PATCH /admin/api/customers/${seed.id})`, 'conflict');
+      }
       const record = CustomerRecord.parse({ ...seed, created_at: existing ? JSON.parse(existing) : now() });
       // A hash of JSON fields: a later change to some fields is one HSET, never read-modify-write.
       const m = this.client.multi().del(keys.customer(seed.id)).hSet(keys.customer(seed.id), toHash(record));
@@ -637,6 +661,21 @@ export class RedisStateStore implements StateStore {
       await this.client.hSet(keys.tag(owner, tagId), 'settings', JSON.stringify(valid));
       await this.bumpAuth();
     });
+    return (await this.readTag(owner, tagId))!;
+  }
+
+  async updateTag(tagId: string, input: TagPatch): Promise<TagRecord> {
+    const patch = TagPatch.parse(input);
+    const owner = await this.io(() => this.client.hGet(keys.tagOwner, tagId));
+    if (!owner) throw new StateError(`unknown tag ${tagId}`, 'not_found');
+    const fields = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    if (Object.keys(fields).length > 0) {
+      await this.io(async () => {
+        // The hash stores each field as JSON (toHash): only the given fields are written.
+        await this.client.hSet(keys.tag(owner, tagId), toHash(fields));
+        await this.bumpAuth();
+      });
+    }
     return (await this.readTag(owner, tagId))!;
   }
 
