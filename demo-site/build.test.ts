@@ -10,7 +10,7 @@ import { renderSnippet } from '../tag/snippet.ts';
 import { evaluate } from '../tag/src/rules.ts';
 import { buildDemoSite } from './build.ts';
 import { summarise } from './src/log.ts';
-import { esc, renderPage } from './page.ts';
+import { esc, NONCE_PLACEHOLDER, renderPage } from './page.ts';
 import { DEFAULT_SEGMENT, demoSegmentName, segmentRule } from './segment.ts';
 import { fetchVisitors, withTestIp } from './src/visitors.ts';
 
@@ -151,7 +151,9 @@ describe('buildDemoSite', async () => {
     await buildDemoSite({ outDir: join(dir, 'out'), customersFile });
     const html = await readFile(join(dir, 'out/index.html'), 'utf8');
     const app = await readFile(join(dir, 'out/app.js'), 'utf8');
-    expect(html).toContain(renderSnippet({ tagId: 'demo-web-tag' }).trim());
+    expect(html).toContain(renderSnippet({ tagId: 'demo-web-tag', nonce: NONCE_PLACEHOLDER }).trim());
+    // Every inline script and style carries the nonce placeholder the server fills in (strict CSP).
+    expect(html.match(/<(script|style)(?![^>]*\bsrc=)[^>]*>/g)!.every((t) => t.includes(`nonce="${NONCE_PLACEHOLDER}"`))).toBe(true);
     expect(attr(html, 'segment-section', 'data-svc-show')).toBe('segment = "Mid-Market SaaS"');
     expect(app).toContain('svc-data-panel');
     expect(app).toContain('svc-event-log');

@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { renderSnippet } from '../tag/snippet.ts';
-import { renderPage } from './page.ts';
+import { NONCE_PLACEHOLDER, renderPage } from './page.ts';
 import { DEFAULT_SEGMENT, DEMO_TAG_ID, demoSegmentName } from './segment.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,7 +56,8 @@ export async function buildDemoSite(options: DemoBuildOptions = {}): Promise<voi
     bundle('src/recorder.ts', 'iife', true),
     readFile(join(HERE, 'src/styles.css'), 'utf8'),
   ]);
-  const html = renderPage({ snippet: renderSnippet({ tagId: DEMO_TAG_ID }), segmentName, recorderJs: recorderJs.trim(), css });
+  // Inline scripts and style carry a nonce placeholder: the server serves the page under a strict CSP.
+  const html = renderPage({ snippet: renderSnippet({ tagId: DEMO_TAG_ID, nonce: NONCE_PLACEHOLDER }), segmentName, recorderJs: recorderJs.trim(), css, nonce: NONCE_PLACEHOLDER });
   await mkdir(outDir, { recursive: true });
   await Promise.all([writeFile(join(outDir, 'index.html'), html), writeFile(join(outDir, 'app.js'), app)]);
 }

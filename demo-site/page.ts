@@ -13,7 +13,15 @@ export interface PageParts {
   /** Inline script that records tag events before app.js loads. */
   recorderJs: string;
   css: string;
+  /** CSP nonce for the inline <style> and <script> (the snippet carries its own); the server fills it in per answer. */
+  nonce?: string;
 }
+
+/**
+ * Written into the built page where each answer's CSP nonce goes: the server (server/demo/site.ts)
+ * replaces it with a fresh random value per response, so the page's inline scripts run under a strict CSP.
+ */
+export const NONCE_PLACEHOLDER = '__SVC_CSP_NONCE__';
 
 /** Escapes text for HTML text and double- or single-quoted attribute values. */
 export const esc = (s: string): string =>
@@ -22,8 +30,9 @@ export const esc = (s: string): string =>
 /** Escapes a value for a single-quoted attribute, keeping double quotes readable (as a marketer writes them). */
 const escSingle = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;');
 
-export function renderPage({ snippet, segmentName, recorderJs, css }: PageParts): string {
+export function renderPage({ snippet, segmentName, recorderJs, css, nonce }: PageParts): string {
   const segment = esc(segmentName);
+  const n = nonce ? ` nonce="${esc(nonce)}"` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -32,9 +41,9 @@ export function renderPage({ snippet, segmentName, recorderJs, css }: PageParts)
 <link rel="icon" href="data:,">
 <title>Acme Analytics: the customer data platform for B2B teams</title>
 <meta name="description" content="Acme Analytics unifies product, marketing and sales data into one live profile per account.">
-<style>${css}</style>
+<style${n}>${css}</style>
 <!-- Demo instrumentation (not part of the snippet): records tag events for the panel below. -->
-<script>${recorderJs.replace(/<\/script/gi, '<\\/script')}</script>
+<script${n}>${recorderJs.replace(/<\/script/gi, '<\\/script')}</script>
 <!-- Web tag: pasted by the marketer -->
 ${snippet.trim()}
 <!-- End web tag -->

@@ -2,15 +2,14 @@
  * The HTTP application: one Express 5 app for the APIs, the tag, the demo site and (later) the console.
  * Route modules mount themselves; cross-cutting concerns (errors, CORS, body limits) live here once.
  */
-import { existsSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
-import { join, resolve } from 'node:path';
 import express, { Router } from 'express';
 import type { AdminAuth } from './admin/credentials.ts';
 import { mountAdmin } from './admin/routes.ts';
 import type { Config } from './config.ts';
 import { trustProxySetting } from './config.ts';
 import { mountConsole } from './console/serve.ts';
+import { mountDemoSite } from './demo/site.ts';
 import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
 import { mountEnrichment } from './enrichment/route.ts';
@@ -62,8 +61,7 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   // Nothing app-level may run before `api`: the fast lane answers GET /v3/company/details without it.
   app.use(api);
 
-  const demoSite = resolve(join(deps.config.SVC_DIST, 'demo-site'));
-  if (existsSync(demoSite)) app.use(express.static(demoSite, { index: 'index.html', maxAge: 0 }));
+  mountDemoSite(app, deps.config.SVC_DIST); // the demo page at /: CSP with a per-answer nonce, X-Frame-Options
   mountConsole(app, deps.config.SVC_DIST); // /console/: the token-management console (dist/console), strict CSP
 
   app.use(methodNotAllowed(api)); // a known route with another method: 405 + Allow, not 404

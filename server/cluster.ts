@@ -7,13 +7,13 @@
 import cluster from 'node:cluster';
 import type { Config } from './config.ts';
 import { createLogger } from './http/logger.ts';
-import { initialiseState, startServer } from './serve.ts';
+import { exitOnSignals, initialiseState, startServer } from './serve.ts';
 import { openStateStore } from './state/open-store.ts';
 
 export async function serveCluster(config: Config, workers: number): Promise<void> {
   const log = createLogger(config.SVC_LOG);
   if (cluster.isPrimary) {
-    const store = await openStateStore(config, (m) => log.error(m));
+    const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
     await initialiseState(store, config, log);
     await store.close();
     let stopping = false;
@@ -29,7 +29,8 @@ export async function serveCluster(config: Config, workers: number): Promise<voi
     const stop = () => {
       stopping = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-      setTimeout(() => process.exit(0), 5000).unref();
+      // Workers drain within SVC_SHUTDOWN_TIMEOUT_MS; this is only a backstop for a stuck one.
+      setTimeout(() => process.exit(0), config.SVC_SHUTDOWN_TIMEOUT_MS + 3_000).unref();
       cluster.on('exit', () => {
         if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
       });
@@ -40,10 +41,5 @@ export async function serveCluster(config: Config, workers: number): Promise<voi
     return;
   }
   const running = await startServer(config, log, { initialise: false });
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  exitOnSignals(() => running.close(), config.SVC_SHUTDOWN_TIMEOUT_MS, log);
 }

@@ -29,16 +29,27 @@ export const ConfigSchema = z.object({
   /** Where built static assets (tag bundle, demo site, console) live. */
   SVC_DIST: z.string().default('dist'),
   /** Admin API / console credential; when unset one is generated at first start and printed once. */
-  SVC_ADMIN_TOKEN: z.string().min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters').optional(),
+  SVC_ADMIN_TOKEN: z
+    .string()
+    .min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters (a short admin token can be guessed): use a long random value, or unset it to have one generated')
+    .optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+  /**
+   * On SIGTERM/SIGINT: how long in-flight requests may take to finish before the remaining connections
+   * are closed and the process exits anyway (milliseconds).
+   */
+  SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** A setting the operator has to fix: the CLI prints the message alone (no stack) and refuses to start. */
+export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, string>> = {}): Config {
   const parsed = ConfigSchema.safeParse({ ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`configuration: ${issue?.path.join('.')}: ${issue?.message}`);
+    throw new ConfigError(`configuration: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   return parsed.data;
 }

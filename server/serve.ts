@@ -1,4 +1,4 @@
-/** Starting a server node: state store, data, (demo seed), HTTP listener, graceful shutdown. */
+/** Starting a server node: state store, data, (demo seed), HTTP listener, graceful shutdown with a deadline. */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
@@ -18,7 +18,12 @@ export interface RunningServer {
   port: number;
   store: StateStore;
   dataset: Dataset;
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish (their keep-alive connections close after the
+   * answer; idle ones at once), and after `deadlineMs` (default SVC_SHUTDOWN_TIMEOUT_MS) closes whatever
+   * connections remain; then closes the state store and the data.
+   */
+  close(deadlineMs?: number): Promise<void>;
 }
 
 export interface StartOptions {
@@ -33,7 +38,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   dataset.watch();
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
-  const store = await openStateStore(config, (m) => log.error(m));
+  const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth }));
@@ -55,16 +60,58 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     port,
     store,
     dataset,
-    async close() {
+    async close(deadlineMs = config.SVC_SHUTDOWN_TIMEOUT_MS) {
       process.off('SIGHUP', onHup);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await drain(server, deadlineMs, log);
       await store.close();
       dataset.close();
     },
   };
+}
+
+/** How often connections that fell idle during a drain are closed (a keep-alive client may sit idle on one). */
+const IDLE_SWEEP_MS = 100;
+
+async function drain(server: Server, deadlineMs: number, log: Logger): Promise<void> {
+  // Answers given while draining end their connection, so a keep-alive client cannot hold one open.
+  server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+  const deadline = setTimeout(() => {
+    log.error(`shutdown: requests still running after ${deadlineMs} ms, closing their connections`);
+    server.closeAllConnections();
+  }, deadlineMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(deadline);
+  }
+}
+
+/**
+ * SIGTERM and SIGINT stop the node gracefully: `close` drains within its deadline, then the process exits.
+ * Later signals are ignored (Ctrl-C reaches cluster workers both directly and through the primary); a
+ * close that hangs past the deadline (a stuck store) exits anyway.
+ */
+export function exitOnSignals(close: () => Promise<void>, deadlineMs: number, log: Logger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: shutting down (deadline ${deadlineMs} ms)`);
+    setTimeout(() => process.exit(1), deadlineMs + 2_000).unref();
+    close().then(
+      () => process.exit(0),
+      (e) => {
+        log.error(`shutdown: ${(e as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 /** One-time work before serving: demo seed and the admin credential (printed once when generated). */

@@ -107,7 +107,7 @@ export function customersFile(anchorIds: readonly (string | undefined)[]): Custo
         segments: DEMO_SEGMENTS,
         excluded_accounts: ids('excluded').map((x) => x.id),
         hot_accounts: ids('hot').map((x) => ({ company_id: x.id, products: x.anchor.hotProducts ?? [] })),
-        tags: [{ tag_id: DEMO_TAG_ID, allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true }],
+        tags: [{ tag_id: DEMO_TAG_ID, allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true, demo: true }],
       },
       {
         id: SECOND_CUSTOMER_ID,

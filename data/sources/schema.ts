@@ -6,6 +6,7 @@
  * CSV files have a header row; extra columns are allowed (and ignored). Blank CSV cells are "".
  */
 import { z } from 'zod';
+import { RequiredAllowedDomains } from '../../server/auth/allowed-domain.ts';
 import { CONFIDENCES } from './vocabulary.ts';
 
 const blank = z.string().default('');
@@ -176,11 +177,23 @@ export const HotAccount = z.object({
 });
 export type HotAccount = z.infer<typeof HotAccount>;
 
+/** Requests per minute of one web tag, all visitors together / per visitor IP (see server/limits/policy.ts). */
+export const TagRateLimit = z.number().int().positive().max(10_000_000);
+
+/** A real calendar date: `2026-02-30` and `2026-13-01` are refused (zod checks month lengths and leap years). */
+export const ContractStart = z.iso.date('contract_start must be a real date (YYYY-MM-DD)');
+
 export const TagSeed = z.object({
   tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/),
-  allowed_domains: z.array(z.string().min(1)).min(1),
+  allowed_domains: RequiredAllowedDomains,
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
+  /** Absent: TAG_CEILING (server/limits/policy.ts). */
+  rate_limit: TagRateLimit.optional(),
+  /** Absent: TAG_PER_VISITOR_LIMIT. */
+  visitor_rate_limit: TagRateLimit.optional(),
+  /** A demo tag honours `test_ip` in demo mode (the demo page's visitor switcher); no customer tag does. Absent: false. */
+  demo: z.boolean().optional(),
   /** Per-tag bundle settings (see TagSettings in server/state/store.ts); validated when imported. */
   settings: z.record(z.string(), z.unknown()).optional(),
 });
@@ -192,8 +205,8 @@ export const CustomerSeed = z.object({
   packages: z.array(Package).default([]),
   identification_credits: z.number().int().min(0).default(0),
   enrichment_credits: z.number().int().min(0).default(0),
-  /** Start of the contract; identification quotas run per contract year from here. */
-  contract_start: isoDate.default('2026-01-01'),
+  /** Start of the contract, a calendar date; identification quotas run per contract year from here. */
+  contract_start: ContractStart.default('2026-01-01'),
   products: z.array(Product).default([]),
   segments: z.array(Segment).default([]),
   excluded_accounts: z.array(z.string()).default([]),
@@ -201,6 +214,20 @@ export const CustomerSeed = z.object({
   tags: z.array(TagSeed).default([]),
 });
 export type CustomerSeed = z.infer<typeof CustomerSeed>;
+
+/**
+ * A change to a customer: only the fields given are touched (`customer update`, PATCH /admin/api/customers/:id).
+ * Its id is fixed and its web tags have their own commands, so neither is here.
+ */
+export const CustomerPatch = z
+  .object(Object.fromEntries(
+    (['name', 'packages', 'identification_credits', 'enrichment_credits', 'contract_start', 'products', 'segments', 'excluded_accounts', 'hot_accounts'] as const)
+      .map((k) => { const f = CustomerSeed.shape[k]; return [k, ('unwrap' in f && f.def.type === 'default' ? f.unwrap() : f).optional()]; }),
+  ) as { [K in PatchKey]: z.ZodOptional<Unwrapped<(typeof CustomerSeed.shape)[K]>> })
+  .strict();
+type PatchKey = 'name' | 'packages' | 'identification_credits' | 'enrichment_credits' | 'contract_start' | 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts';
+type Unwrapped<T> = T extends z.ZodDefault<infer I> ? I : T;
+export type CustomerPatch = z.infer<typeof CustomerPatch>;
 
 export const CustomersFile = z.object({ customers: z.array(CustomerSeed) });
 export type CustomersFile = z.infer<typeof CustomersFile>;

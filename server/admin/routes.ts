@@ -6,13 +6,14 @@
  * come from this server's own origin — so a foreign page can neither forge nor replay a request.
  */
 import express, { type Request, type RequestHandler, type Router } from 'express';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
-import { provisionCustomer } from '../customers/provision.ts';
+import { createCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
-import { NewTag, NewToken, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
+import { NewTag, NewToken, TagPatch, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
 import type { AdminAuth } from './credentials.ts';
+import { FailureThrottle } from './throttle.ts';
 
 export interface AdminDeps {
   store: AccessRecords & UsageReports;
@@ -22,16 +23,16 @@ export interface AdminDeps {
 
 export function mountAdmin(router: Router, deps: AdminDeps): void {
   const admin = express.Router();
-  admin.use(guard(deps.adminAuth));
+  admin.use(guard(deps.adminAuth, new FailureThrottle()));
   admin.use(express.json({ limit: '64kb' }));
   const { store } = deps;
 
   admin.get('/customers', async (_req, res) => void res.json(await store.listCustomers()));
-  admin.post('/customers', async (req, res) => {
-    const provisioned = await provisionCustomer(store, CustomerSeed.parse(req.body));
-    res.status(201).json({ ...provisioned.customer, lead_scoring_token: provisioned.leadScoringToken ?? null });
-  });
+  // Create only: an existing id is a 409 and changes nothing (customers.json import is the replace path).
+  admin.post('/customers', async (req, res) => void res.status(201).json(provisionedBody(await createCustomer(store, CustomerSeed.parse(req.body)))));
   admin.get('/customers/:id', async (req, res) => void res.json(await customerOr404(store, req.params.id)));
+  // Only the fields given change; the answer is the whole customer.
+  admin.patch('/customers/:id', async (req, res) => void res.json(provisionedBody(await updateCustomer(store, req.params.id, CustomerPatch.parse(req.body)))));
   admin.get('/customers/:id/credits', async (req, res) => void res.json(await creditReport(store, await customerOr404(store, req.params.id))));
 
   admin.get('/tokens', async (req, res) => {
@@ -60,6 +61,13 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
 
   admin.get('/tags', async (req, res) => void res.json(await store.listTags(typeof req.query.customer === 'string' ? req.query.customer : undefined)));
   admin.post('/tags', async (req, res) => void res.status(201).json(await store.createTag(NewTag.parse(req.body))));
+  admin.get('/tags/:tagId', async (req, res) => {
+    const tag = await store.getTag(req.params.tagId);
+    if (!tag) throw new HttpError(404, `unknown tag ${req.params.tagId}`);
+    res.json(tag);
+  });
+  // Only the fields given change (allowed domains, limits, scores, segment names, demo, settings).
+  admin.patch('/tags/:tagId', async (req, res) => void res.json(await store.updateTag(req.params.tagId, TagPatch.parse(req.body))));
   // Server-managed tag settings, inlined into /tag/v1/<tagId>.js (the whole object: absent keys = bundle defaults).
   admin.patch('/tags/:id/settings', async (req, res) => {
     if (!(await store.getTag(req.params.id))) throw new HttpError(404, `unknown tag ${req.params.id}`);
@@ -69,17 +77,29 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   router.use('/admin/api', admin);
 }
 
+function provisionedBody(p: Provisioned) {
+  return { ...p.customer, lead_scoring_token: p.leadScoringToken ?? null };
+}
+
 async function customerOr404(store: AccessRecords, id: string) {
   const c = await store.getCustomer(id);
   if (!c) throw new HttpError(404, `unknown customer ${id}`);
   return c;
 }
 
-function guard(auth: AdminAuth): RequestHandler {
+function guard(auth: AdminAuth, throttle: FailureThrottle): RequestHandler {
   return (req, res, next) => {
     res.set('Cache-Control', 'no-store');
-    const m = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
+    const address = req.ip ?? req.socket.remoteAddress ?? '';
+    const wait = throttle.blockedFor(address, Date.now());
+    if (wait > 0) {
+      throw new HttpError(429, 'admin API: too many failed credentials from this address, try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
+    }
+    const presented = req.get('authorization');
+    const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
     if (!m || !auth.verify(m[1])) {
+      // Only a presented credential is a guess; a request without one (a first visit) is not counted.
+      if (presented) throttle.recordFailure(address, Date.now());
       throw new HttpError(401, 'admin API: send "Authorization: Bearer <admin token>" (SVC_ADMIN_TOKEN, or the token printed at first start)', { 'WWW-Authenticate': 'Bearer' });
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -1,6 +1,6 @@
 /** The CLI as users run it: a real process, a real SQLite file, --json output parsed. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,9 +11,14 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function svc(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return svcWith({}, ...args);
+}
+
+async function svcWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
-      env: { ...process.env, SVC_STATE: join(dir, 'svc.db') },
+      env: { ...process.env, SVC_STATE: join(dir, 'svc.db'), ...env },
+      timeout: 60_000,
     });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
@@ -23,7 +28,7 @@ async function svc(...args: string[]): Promise<{ code: number; out: string; err:
 }
 
 // Each case starts several real CLI processes (tsx, a second or more each on a loaded 2-core machine).
-describe('svc CLI', { timeout: 180_000 }, () => {
+describe('svc CLI', { timeout: 240_000 }, () => {
   it('creates a customer, a token shown once, a tag with its snippet, and lists tokens without secrets', async () => {
     const customer = JSON.parse((await svc('customer', 'create', '--id', 'globex', '--name', 'Globex', '--packages', 'platform,advanced', '--identification-credits', '10', '--json')).out);
     expect(customer).toMatchObject({ id: 'globex', packages: ['platform', 'advanced'], identification_credits: 10 });
@@ -66,5 +71,69 @@ describe('svc CLI', { timeout: 180_000 }, () => {
     const help = await svc('--help');
     expect(help.code).toBe(0);
     expect(help.out).toContain('data generate --out DIR');
+  });
+
+  it('customer create refuses an existing id (exit 2, nothing changed); customer update changes only the options given', async () => {
+    const created = await svc('customer', 'create', '--id', 'initech', '--name', 'Initech', '--packages', 'platform', '--identification-credits', '500', '--contract-start', '2026-03-01', '--json');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.out)).toMatchObject({ id: 'initech', identification_credits: 500, contract_start: '2026-03-01' });
+
+    const again = await svc('customer', 'create', '--id', 'initech', '--name', 'Initech Again', '--packages', 'platform');
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/customer initech already exists/);
+    const againJson = await svc('customer', 'create', '--id', 'initech', '--name', 'Initech Again', '--json');
+    expect(JSON.parse(againJson.out)).toEqual({ status: 'error', message: expect.stringMatching(/already exists/) });
+
+    const updated = JSON.parse((await svc('customer', 'update', 'initech', '--enrichment-credits', '40', '--json')).out);
+    expect(updated).toMatchObject({ name: 'Initech', packages: ['platform'], identification_credits: 500, enrichment_credits: 40, contract_start: '2026-03-01' });
+    const renamed = await svc('customer', 'update', 'initech', '--name', 'Initech Corp');
+    expect(renamed.code).toBe(0);
+    expect(renamed.out).toMatch(/Initech Corp/);
+
+    expect((await svc('customer', 'update', 'nobody', '--name', 'X')).code).toBe(2);
+    expect((await svc('customer', 'update', 'initech')).code).toBe(2);
+    const badUpdate = await svc('customer', 'update', 'initech', '--contract-start', '2026-02-30');
+    expect(badUpdate.code).toBe(2);
+    expect(badUpdate.err).toMatch(/contract_start/);
+    expect((await svc('customer', 'create', '--id', 'baddate', '--name', 'Bad', '--contract-start', '2026-13-01')).code).toBe(2);
+    const shown = JSON.parse((await svc('credits', 'show', '--customer', 'initech', '--json')).out);
+    expect(shown.contract_start).toBe('2026-03-01');
+    expect((await svc('customer', 'create', '--help')).out).toMatch(/customer update/);
+  });
+
+  it('tag create takes per-tag limits and refuses allowed domains that are not a host, naming the entry', async () => {
+    const tag = JSON.parse((await svc('tag', 'create', '--customer', 'initech', '--allowed-domain', 'www.initech.example', '--allowed-domain', 'bücher.example', '--rate-limit', '20000', '--visitor-rate-limit', '600', '--json')).out);
+    expect(tag).toMatchObject({ rate_limit: 20_000, visitor_rate_limit: 600, allowed_domains: ['www.initech.example', 'xn--bcher-kva.example'] });
+    const plain = JSON.parse((await svc('tag', 'create', '--customer', 'initech', '--allowed-domain', 'initech.example', '--json')).out);
+    expect(plain).toMatchObject({ rate_limit: 6000, visitor_rate_limit: 300 });
+    for (const bad of ['*.com', 'a.com, b.com', 'https://initech.example']) {
+      const res = await svc('tag', 'create', '--customer', 'initech', '--allowed-domain', bad);
+      expect(res.code, bad).toBe(2);
+      expect(res.err).toContain(`"${bad}"`);
+    }
+    const token = await svc('token', 'create', '--customer', 'initech', '--group', 'identification', '--name', 'site', '--allowed-domain', 'initech.example:8080');
+    expect(token.code).toBe(2);
+    expect(token.err).toContain('"initech.example:8080"');
+    expect((await svc('tag', 'create', '--customer', 'initech', '--allowed-domain', 'initech.example', '--rate-limit', '0')).code).toBe(2);
+  });
+
+  it('customer import validates customers.json: real contract dates and allowed-domain syntax', async () => {
+    const file = join(dir, 'customers.json');
+    const customer = { id: 'fileco', name: 'File Co', packages: ['platform'], contract_start: '2026-04-01', tags: [{ tag_id: 'fileco-tag', allowed_domains: ['fileco.example'] }] };
+    writeFileSync(file, JSON.stringify({ customers: [{ ...customer, contract_start: '2026-02-30' }] }));
+    expect((await svc('customer', 'import', file)).code).not.toBe(0);
+    writeFileSync(file, JSON.stringify({ customers: [{ ...customer, tags: [{ tag_id: 'fileco-tag', allowed_domains: ['*.example'] }] }] }));
+    const badDomain = await svc('customer', 'import', file);
+    expect(badDomain.code).not.toBe(0);
+    expect(badDomain.err).toContain('"*.example"');
+    writeFileSync(file, JSON.stringify({ customers: [customer] }));
+    expect(JSON.parse((await svc('customer', 'import', file, '--json')).out).imported).toEqual(['fileco']);
+  });
+
+  it('serve refuses to start with a short admin token, with a clear message and no stack trace', async () => {
+    const res = await svcWith({ SVC_ADMIN_TOKEN: 'admin-secret', PORT: '0' }, 'serve');
+    expect(res.code).toBe(2);
+    expect(res.err).toMatch(/SVC_ADMIN_TOKEN must be at least 20 characters/);
+    expect(res.err).not.toMatch(/\n\s+at /);
   });
 });

@@ -1,12 +1,13 @@
 /** The CLI's commands: each parses its options, calls the module that does the work, and prints. */
 import { resolve } from 'node:path';
-import { API_GROUPS, ApiGroup, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
+import { API_GROUPS, ApiGroup, CustomerPatch, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
 import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
-import { provisionCustomer } from '../customers/provision.ts';
+import { createCustomer, provisionCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
@@ -32,6 +33,34 @@ async function withStore<T>(fn: (store: StateStore, config: Config) => Promise<T
   }
 }
 
+/** Options shared by `customer create` and `customer update`. */
+const CUSTOMER_OPTIONS: Options = {
+  name: { type: 'string' }, packages: { type: 'string', multiple: true }, 'identification-credits': { type: 'string' },
+  'enrichment-credits': { type: 'string' }, 'contract-start': { type: 'string' },
+};
+
+/** The customer fields given on the command line (absent options stay absent). */
+function customerFields(v: Record<string, unknown>) {
+  return {
+    name: v.name as string | undefined,
+    packages: v.packages === undefined ? undefined : listOption(v.packages),
+    identification_credits: intOption(v, 'identification-credits'),
+    enrichment_credits: intOption(v, 'enrichment-credits'),
+    contract_start: v['contract-start'] as string | undefined,
+  };
+}
+
+function emitCustomer(json: boolean, verb: string, { customer, leadScoringToken }: Provisioned): void {
+  emit(json, { ...customer, lead_scoring_token: leadScoringToken ?? null }, () =>
+    `customer ${customer.id} (${customer.name}) ${verb}: ${customer.packages.join(', ') || 'no packages'}; credits ${customer.identification_credits} identification, ${customer.enrichment_credits} enrichment; contract from ${customer.contract_start}` +
+    (leadScoringToken ? `\n\nLead Scoring token ${leadScoringToken.id} generated (shown once): ${leadScoringToken.token}` : ''));
+}
+
+/** Allowed domains as given, one per --allowed-domain: a comma-separated list is an invalid entry, not a list. */
+function domainsOption(v: unknown): string[] {
+  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
+}
+
 function tokenLine(t: TokenRecord): string {
   const flags = [t.status, t.scores && 'scores', t.segment_names && 'segment-names', t.allowed_domains.length && `domains=${t.allowed_domains.join(',')}`].filter(Boolean).join(' ');
   return `${t.id}  ${t.customer_id}  ${t.api_group.padEnd(26)} ${t.prefix}…  ${t.name}  (${flags}, ${t.rate_limit}/min)`;
@@ -41,6 +70,7 @@ export const COMMANDS: Record<string, Command> = {
   serve: {
     usage: 'serve [--port N] [--host H] [--data DIR] [--state FILE] [--demo] [--workers N]',
     summary: 'start the HTTP server (API, tag, demo site); --workers N runs N processes',
+    help: '\nSIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within SVC_SHUTDOWN_TIMEOUT_MS (default 10000).\n',
     options: { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, state: { type: 'string' }, demo: { type: 'boolean' }, workers: { type: 'string' } },
     async run(v, _p, json) {
       const config = loadConfig(process.env, {
@@ -56,15 +86,12 @@ export const COMMANDS: Record<string, Command> = {
         await serveCluster(config, workers);
         await new Promise(() => {});
       }
-      const { startServer } = await import('../serve.ts');
-      const running = await startServer(config);
+      const { exitOnSignals, startServer } = await import('../serve.ts');
+      const { createLogger } = await import('../http/logger.ts');
+      const log = createLogger(config.SVC_LOG);
+      const running = await startServer(config, log);
       if (json) emit(true, { url: running.url, port: running.port }, () => '');
-      const stop = async () => {
-        await running.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      exitOnSignals(() => running.close(), config.SVC_SHUTDOWN_TIMEOUT_MS, log);
       await new Promise(() => {});
     },
   },
@@ -139,27 +166,37 @@ Field mappings and the user_type table: README.md, "Bring your own data".
   },
 
   'customer create': {
-    usage: 'customer create --id ID --name NAME --packages LIST [--identification-credits N] [--enrichment-credits N]',
-    summary: `create or update a customer (packages: ${PACKAGES.join(', ')})`,
-    options: { id: { type: 'string' }, name: { type: 'string' }, packages: { type: 'string', multiple: true }, 'identification-credits': { type: 'string' }, 'enrichment-credits': { type: 'string' } },
+    usage: 'customer create --id ID --name NAME --packages LIST [--identification-credits N] [--enrichment-credits N] [--contract-start YYYY-MM-DD]',
+    summary: `create a new customer; an existing id is an error and changes nothing (packages: ${PACKAGES.join(', ')})`,
+    help: '\nTo change a customer use `customer update ID`; `customer import FILE` replaces customers from a file.\n',
+    options: { id: { type: 'string' }, ...CUSTOMER_OPTIONS },
     async run(v, _p, json) {
+      const given = customerFields(v);
       const seed = CustomerSeed.parse({
+        ...Object.fromEntries(Object.entries(given).filter(([, x]) => x !== undefined)),
         id: requireOption(v, 'id'),
         name: requireOption(v, 'name'),
-        packages: listOption(v.packages),
-        identification_credits: intOption(v, 'identification-credits', 0),
-        enrichment_credits: intOption(v, 'enrichment-credits', 0),
       });
-      const { customer, leadScoringToken } = await withStore((store) => provisionCustomer(store, seed));
-      emit(json, { ...customer, lead_scoring_token: leadScoringToken ?? null }, () =>
-        `customer ${customer.id} (${customer.name}): ${customer.packages.join(', ') || 'no packages'}` +
-        (leadScoringToken ? `\n\nLead Scoring token ${leadScoringToken.id} generated (shown once): ${leadScoringToken.token}` : ''));
+      emitCustomer(json, 'created', await withStore((store) => createCustomer(store, seed)));
+    },
+  },
+
+  'customer update': {
+    usage: 'customer update ID [--name NAME] [--packages LIST] [--identification-credits N] [--enrichment-credits N] [--contract-start YYYY-MM-DD]',
+    summary: 'change a customer: only the options given are changed (products, segments and tags are kept)',
+    options: CUSTOMER_OPTIONS,
+    async run(v, positionals, json) {
+      const id = positionals[0];
+      if (!id) throw new UsageError('ID is required');
+      const patch = CustomerPatch.parse(Object.fromEntries(Object.entries(customerFields(v)).filter(([, x]) => x !== undefined)));
+      if (Object.keys(patch).length === 0) throw new UsageError('nothing to change: give at least one option');
+      emitCustomer(json, 'updated', await withStore((store) => updateCustomer(store, id, patch)));
     },
   },
 
   'customer import': {
     usage: 'customer import FILE',
-    summary: 'create or update the customers of a customers.json file (with products, segments, tags)',
+    summary: 'seed or replace the customers of a customers.json file (with products, segments, tags): the file is the truth',
     options: {},
     async run(_v, positionals, json) {
       const file = positionals[0];
@@ -192,7 +229,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           api_group: group.data,
           name: requireOption(v, 'name'),
           integrations: listOption(v.integration),
-          allowed_domains: listOption(v['allowed-domain']),
+          allowed_domains: domainsOption(v['allowed-domain']),
           scores: Boolean(v.scores),
           segment_names: Boolean(v['segment-names']),
           rate_limit: intOption(v, 'rate-limit', DEFAULT_TOKEN_LIMIT),
@@ -262,24 +299,32 @@ Field mappings and the user_type table: README.md, "Bring your own data".
   },
 
   'tag create': {
-    usage: 'tag create --customer ID --allowed-domain D... [--scores] [--segment-names] [--tag-id ID] [--endpoint URL]',
+    usage: 'tag create --customer ID --allowed-domain D... [--scores] [--segment-names] [--rate-limit N] [--visitor-rate-limit N] [--tag-id ID] [--endpoint URL]',
     summary: 'create a web tag and print the snippet to paste into the site',
-    help: '\n--endpoint is where the site loads the tag and API from (default: SVC_PUBLIC_URL, else http://localhost:$PORT).\n',
-    options: { customer: { type: 'string' }, 'allowed-domain': { type: 'string', multiple: true }, scores: { type: 'boolean' }, 'segment-names': { type: 'boolean' }, 'tag-id': { type: 'string' }, endpoint: { type: 'string' } },
+    help:
+      '\n--allowed-domain: one host per flag (www.example.com, localhost, 127.0.0.1, or *.example.com for its subdomains).' +
+      `\n--rate-limit: requests per minute for the whole tag (default ${TAG_CEILING}); --visitor-rate-limit: per visitor IP (default ${TAG_PER_VISITOR_LIMIT}).` +
+      '\n--endpoint is where the site loads the tag and API from (default: SVC_PUBLIC_URL, else http://localhost:$PORT).\n',
+    options: {
+      customer: { type: 'string' }, 'allowed-domain': { type: 'string', multiple: true }, scores: { type: 'boolean' }, 'segment-names': { type: 'boolean' },
+      'rate-limit': { type: 'string' }, 'visitor-rate-limit': { type: 'string' }, 'tag-id': { type: 'string' }, endpoint: { type: 'string' },
+    },
     async run(v, _p, json) {
       const tag = await withStore((store) =>
         store.createTag({
           customer_id: requireOption(v, 'customer'),
           tag_id: v['tag-id'] as string | undefined,
-          allowed_domains: listOption(v['allowed-domain']),
+          allowed_domains: domainsOption(v['allowed-domain']),
           scores: Boolean(v.scores),
           segment_names: Boolean(v['segment-names']),
+          rate_limit: intOption(v, 'rate-limit'),
+          visitor_rate_limit: intOption(v, 'visitor-rate-limit'),
         }),
       );
       const endpoint = (v.endpoint as string | undefined) ?? process.env.SVC_PUBLIC_URL ?? `http://localhost:${loadConfig().PORT}`;
       const { renderSnippet } = await import('../../tag/snippet.ts');
       const snippet = renderSnippet({ tagId: tag.tag_id, endpoint });
-      emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')}\n\nPaste into every page, in <head>:\n\n${snippet}`);
+      emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')} (${tag.rate_limit}/min, ${tag.visitor_rate_limit}/min per visitor)\n\nPaste into every page, in <head>:\n\n${snippet}`);
     },
   },
   ...STATE_COMMANDS,

@@ -5,6 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ZodError } from 'zod';
 import { SourceError } from '../../data/sources/read.ts';
+import { ConfigError } from '../config.ts';
 import { StateError } from '../state/store.ts';
 import { COMMANDS, type Command } from './commands.ts';
 import { UsageError } from './output.ts';
@@ -45,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({ args: rest, options: { ...command.options, json: { type: 'boolean' } } as ParseArgsConfig['options'], allowPositionals: true, strict: true });
     return (await command.run(values as Record<string, unknown>, positionals, json)) ?? 0;
   } catch (e) {
-    const known = e instanceof UsageError || e instanceof StateError || e instanceof SourceError || e instanceof ZodError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const known = e instanceof UsageError || e instanceof StateError || e instanceof ConfigError || e instanceof SourceError || e instanceof ZodError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     const message = e instanceof ZodError ? e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : (e as Error).message;
     if (json) process.stdout.write(JSON.stringify({ status: 'error', message }) + '\n');
     process.stderr.write(`svc ${key}: ${message}\n${e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? `usage: ${command.usage}\n` : ''}`);

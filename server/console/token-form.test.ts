@@ -36,6 +36,20 @@ describe('tokenRequestBody', () => {
     });
   });
 
+  it('checks each allowed domain with the shared syntax rules, naming the bad entry, and stores punycode', () => {
+    for (const bad of ['*.com', '*', 'https://www.example.com', 'example.com:8080', 'example.com/shop']) {
+      expect(tokenRequestBody('demo', form({ api_group: 'identification', allowed_domains: `ok.example, ${bad}` }))).toMatchObject({
+        ok: false,
+        field: 'allowed_domains',
+        message: expect.stringContaining(`"${bad}"`),
+      });
+    }
+    expect(tokenRequestBody('demo', form({ api_group: 'identification', allowed_domains: 'Bücher.example localhost 127.0.0.1' }))).toMatchObject({
+      ok: true,
+      body: { allowed_domains: ['xn--bcher-kva.example', 'localhost', '127.0.0.1'] },
+    });
+  });
+
   it('names the field a person has to fix', () => {
     expect(tokenRequestBody('demo', form({ name: '   ' }))).toMatchObject({ ok: false, field: 'name', message: expect.stringMatching(/needs a name/) });
     expect(tokenRequestBody('demo', form({ api_group: '' }))).toMatchObject({ ok: false, field: 'api_group' });

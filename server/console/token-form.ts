@@ -1,7 +1,9 @@
 /**
  * The create-token form as data: its fields as typed, and the admin API body they become. Checks only
- * what a person can fix before sending (a name, a sane rate limit); the server validates everything.
+ * what a person can fix before sending (a name, a sane rate limit, the allowed-domain syntax); the server
+ * validates everything again.
  */
+import { parseAllowedDomains } from '../auth/allowed-domain.ts';
 import type { ApiGroup } from '../../data/sources/schema.ts';
 import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import type { NewToken } from '../state/store.ts';
@@ -43,6 +45,9 @@ export function tokenRequestBody(customerId: string, f: TokenFormFields): TokenF
   if (!Number.isInteger(rate) || rate < 1 || rate > MAX_RATE_LIMIT) {
     return { ok: false, field: 'rate_limit', message: `Rate limit: a whole number of requests per minute from 1 to ${MAX_RATE_LIMIT.toLocaleString('en-US')}.` };
   }
+  // The field takes several domains separated by commas, spaces or new lines; each is checked on its own.
+  const domains = groupUsesDomains(f.api_group) ? parseAllowedDomains(splitList(f.allowed_domains, /[,\s]+/)) : { ok: true as const, value: [] };
+  if (!domains.ok) return { ok: false, field: 'allowed_domains', message: domains.message.replace(/^allowed domain/, 'Allowed domain') + '.' };
   return {
     ok: true,
     body: {
@@ -50,7 +55,7 @@ export function tokenRequestBody(customerId: string, f: TokenFormFields): TokenF
       api_group: f.api_group,
       name,
       integrations: splitList(f.integrations),
-      allowed_domains: groupUsesDomains(f.api_group) ? splitList(f.allowed_domains, /[,\s]+/) : [],
+      allowed_domains: domains.value,
       scores: f.scores,
       segment_names: f.segment_names,
       rate_limit: rate,

@@ -1,9 +1,14 @@
 /**
- * Creating or updating a customer, with what follows from its packages: the Lead Scoring token is
- * generated automatically (spec "Authentication" 4) the first time a customer has `advanced`.
+ * Creating, changing or importing a customer, with what follows from its packages: the Lead Scoring token
+ * is generated automatically (spec "Authentication" 4) the first time a customer has `advanced`.
+ *
+ * Three explicit paths, so a typo can never wipe a customer:
+ *   create — a new id only (an existing one is a 409 and changes nothing);
+ *   update — only the fields given;
+ *   import — the seed/replace path of `customer import FILE` and demo seeding: the file is the truth.
  */
-import type { CustomerSeed } from '../../data/sources/schema.ts';
-import type { CustomerRecord, AccessRecords } from '../state/store.ts';
+import type { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import type { AccessRecords, CustomerRecord } from '../state/store.ts';
 
 export const LEAD_SCORING_TOKEN_NAME = 'lead-scoring (generated)';
 
@@ -13,8 +18,22 @@ export interface Provisioned {
   leadScoringToken?: { id: string; token: string };
 }
 
+/** Creates or replaces the customer (and upserts the tags of the seed). */
 export async function provisionCustomer(store: AccessRecords, seed: CustomerSeed): Promise<Provisioned> {
-  const customer = await store.importCustomer(seed);
+  return withLeadScoringToken(store, await store.importCustomer(seed));
+}
+
+/** Creates a new customer; StateError 409 when the id exists. */
+export async function createCustomer(store: AccessRecords, seed: CustomerSeed): Promise<Provisioned> {
+  return withLeadScoringToken(store, await store.createCustomer(seed));
+}
+
+/** Changes only the fields given; StateError 404 for an unknown id. */
+export async function updateCustomer(store: AccessRecords, id: string, patch: CustomerPatch): Promise<Provisioned> {
+  return withLeadScoringToken(store, await store.updateCustomer(id, patch));
+}
+
+async function withLeadScoringToken(store: AccessRecords, customer: CustomerRecord): Promise<Provisioned> {
   if (!customer.packages.includes('advanced')) return { customer };
   const existing = (await store.listTokens(customer.id)).some((t) => t.api_group === 'lead-scoring');
   if (existing) return { customer };

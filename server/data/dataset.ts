@@ -6,9 +6,13 @@
  * Reload (SIGHUP, or a change of build.json — `data build` writes it last, after both data files are in
  * place): open the new files, swap `current`, close the old snapshot after a grace period. A reload that
  * fails (missing or corrupt files) keeps serving the old data and reports the error.
+ *
+ * A watch follows the folder's inode: if the folder is deleted (or replaced) and created again, the old
+ * watch sees nothing more. So the folder's identity is also checked every FOLDER_CHECK_MS; when a new
+ * folder appears at the path, the watch moves to it, and if a build already finished there it is loaded.
  */
-import { existsSync, watch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, join } from 'node:path';
 import { BUILD_MANIFEST, CATALOG_FILE, NETWORKS_FILE } from '../../data/catalog/schema.ts';
 import { openCatalog, type Catalog } from './catalog.ts';
 import { openNetworkIndex, type NetworkIndex } from './network-index.ts';
@@ -22,10 +26,25 @@ export interface DataSnapshot {
 /** Long enough for any request that took the old snapshot to finish with it. */
 const CLOSE_GRACE_MS = 30_000;
 const WATCH_DEBOUNCE_MS = 150;
+const FOLDER_CHECK_MS = 1_000;
+
+/** The folder's identity (device and inode), or null when it is missing. */
+function folderIdentity(dir: string): string | null {
+  try {
+    const st = statSync(dir);
+    return st.isDirectory() ? `${st.dev}:${st.ino}` : null;
+  } catch {
+    return null;
+  }
+}
 
 export class Dataset {
   current: DataSnapshot;
   private watcher: FSWatcher | null = null;
+  private watching = false;
+  /** Identity of the folder the watch is on (null: missing, waiting for it to come back). */
+  private watchedFolder: string | null = null;
+  private folderCheck: NodeJS.Timeout | null = null;
   private debounce: NodeJS.Timeout | null = null;
   private readonly retiring = new Set<NodeJS.Timeout>();
   private readonly retired = new Set<DataSnapshot>();
@@ -75,18 +94,59 @@ export class Dataset {
     return true;
   }
 
-  /** Reloads when `data build` finishes writing into the folder (build.json replaced). */
+  /** Reloads when `data build` finishes writing into the folder (build.json replaced), even a new folder. */
   watch(): void {
-    if (this.watcher) return;
-    this.watcher = watch(this.dir, { persistent: false }, (_event, file) => {
-      if (file !== BUILD_MANIFEST) return;
-      if (this.debounce) clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => this.reload(), WATCH_DEBOUNCE_MS);
-      this.debounce.unref();
-    });
+    if (this.watching) return;
+    this.watching = true;
+    this.watchFolder();
+    this.folderCheck = setInterval(() => this.checkFolder(), FOLDER_CHECK_MS);
+    this.folderCheck.unref();
+  }
+
+  private watchFolder(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.watchedFolder = folderIdentity(this.dir);
+    if (this.watchedFolder === null) return;
+    try {
+      this.watcher = watch(this.dir, { persistent: false }, (_event, file) => {
+        // build.json deleted (the folder being emptied) is no new build: nothing to load.
+        if (file === BUILD_MANIFEST) {
+          if (existsSync(join(this.dir, BUILD_MANIFEST))) this.scheduleReload();
+        }
+        // Linux reports the watched folder's own deletion as a rename of its name: the watch is dead now
+        // (forget its identity, so a new folder is picked up even if it reuses the inode number).
+        else if (file === basename(this.dir)) this.forgetFolder();
+      });
+      // The folder going away is reported as an error on some platforms: the periodic check takes over.
+      this.watcher.on('error', () => this.forgetFolder());
+    } catch {
+      this.watchedFolder = null; // gone between the stat and the watch: the next check retries
+    }
+  }
+
+  private forgetFolder(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.watchedFolder = null;
+  }
+
+  /** Moves the watch to a folder that replaced the watched one (or came back), loading a finished build. */
+  private checkFolder(): void {
+    const now = folderIdentity(this.dir);
+    if (now === this.watchedFolder) return;
+    this.watchFolder();
+    if (now !== null && existsSync(join(this.dir, BUILD_MANIFEST))) this.scheduleReload();
+  }
+
+  private scheduleReload(): void {
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => this.reload(), WATCH_DEBOUNCE_MS);
+    this.debounce.unref();
   }
 
   close(): void {
+    if (this.folderCheck) clearInterval(this.folderCheck);
     this.watcher?.close();
     if (this.debounce) clearTimeout(this.debounce);
     for (const t of this.retiring) clearTimeout(t);

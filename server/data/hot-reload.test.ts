@@ -53,3 +53,22 @@ it('reloads on SIGHUP and keeps the old data when the new files are broken', asy
   expect(broken.current).toBe(snapshot);
   broken.close();
 });
+
+it('keeps watching when the data folder is deleted and created again', async () => {
+  const { rmSync } = await import('node:fs');
+  rmSync(srv.dataset.dir, { recursive: true, force: true });
+  // Still serving the data it has open while the folder is gone.
+  expect((await ask()).status).toBe(200);
+  await new Promise((r) => setTimeout(r, 1_500));
+  await srv.rebuild([{ ...ACME_SOFTWARE, name: 'Northwind After Delete' }, BLUEPEAK_MANUFACTURING]);
+  const deadline = Date.now() + 20_000;
+  let name = '';
+  while (Date.now() < deadline && (name = (await ask()).name) !== 'Northwind After Delete') await new Promise((r) => setTimeout(r, 100));
+  expect(name).toBe('Northwind After Delete');
+
+  // And the new folder is watched like the first one: a second build there is picked up too.
+  await srv.rebuild([{ ...ACME_SOFTWARE, name: 'Northwind Second Build' }, BLUEPEAK_MANUFACTURING]);
+  const again = Date.now() + 20_000;
+  while (Date.now() < again && (name = (await ask()).name) !== 'Northwind Second Build') await new Promise((r) => setTimeout(r, 100));
+  expect(name).toBe('Northwind Second Build');
+}, 60_000);

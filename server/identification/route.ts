@@ -50,7 +50,7 @@ function parseQuery(req: Request) {
 
 /**
  * Token mode may name the address (`?ip=`, server-side lookups); tag mode is always the visitor itself,
- * except in demo mode where the demo page's visitor switcher asks as a sample address (`test_ip`).
+ * except for a demo tag in demo mode, where the demo page's visitor switcher asks as a sample address (`test_ip`).
  */
 function visitorAddress(config: Config, req: Request, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
   if (isServerSideLookup(caller, query)) {
@@ -61,7 +61,8 @@ function visitorAddress(config: Config, req: Request, caller: Caller, query: { i
     }
     return toIPv4(query.ip);
   }
-  if (caller.tag && config.SVC_DEMO && query.test_ip !== undefined) return toIPv4(query.test_ip);
+  // Only a tag marked `demo` (the seeded demo tag), never a customer's tag that happens to run on a demo server.
+  if (caller.tag?.demo && config.SVC_DEMO && query.test_ip !== undefined) return toIPv4(query.test_ip);
   return toIPv4(req.ip);
 }
 

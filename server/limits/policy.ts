@@ -3,8 +3,10 @@
  * counts against. Windows are fixed minutes, so a counter is one atomic increment in SQLite or Redis; the
  * cost is that a client may burst up to twice its limit across a minute boundary.
  *   token: per token, its own limit (default 100/min, adjustable per token).
- *   web tag: per (tag, visitor IP) TAG_PER_VISITOR_LIMIT/min — generous because whole offices share one
- *     NAT address — and a per-tag ceiling of TAG_CEILING/min across all visitors.
+ *   web tag: per (tag, visitor IP) the tag's `visitor_rate_limit`/min (default TAG_PER_VISITOR_LIMIT —
+ *     generous because whole offices share one NAT address) and a per-tag ceiling of the tag's
+ *     `rate_limit`/min across all visitors (default TAG_CEILING). Both are settings of the tag, so a large
+ *     site's peak traffic or a load test can be allowed without a code change.
  */
 import type { Caller } from '../auth/authenticate.ts';
 
@@ -23,8 +25,8 @@ export function limitKeys(caller: Caller, visitorIp: string): LimitKey[] {
   if (caller.token) return [{ key: `token:${caller.token.id}`, limit: caller.token.rate_limit }];
   if (caller.tag) {
     return [
-      { key: `tag:${caller.tag.tag_id}:ip:${visitorIp}`, limit: TAG_PER_VISITOR_LIMIT },
-      { key: `tag:${caller.tag.tag_id}`, limit: TAG_CEILING },
+      { key: `tag:${caller.tag.tag_id}:ip:${visitorIp}`, limit: caller.tag.visitor_rate_limit },
+      { key: `tag:${caller.tag.tag_id}`, limit: caller.tag.rate_limit },
     ];
   }
   return [];

@@ -3,12 +3,16 @@
  * request reads these (cached per node; a change reaches every node within a second); only the admin
  * API and the CLI write them.
  */
-import type { CustomerSeed } from '../../data/sources/schema.ts';
-import type { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord } from './store.ts';
+import type { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 
 export interface AccessRecords {
   /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
   importCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
+  /** Creates a customer (and the tags of the seed); an existing id is a StateError 409 and changes nothing. */
+  createCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
+  /** Changes only the fields given; StateError 404 for an unknown id. */
+  updateCustomer(id: string, patch: CustomerPatch): Promise<CustomerRecord>;
   getCustomer(id: string): Promise<CustomerRecord | null>;
   listCustomers(): Promise<CustomerRecord[]>;
 
@@ -24,6 +28,8 @@ export interface AccessRecords {
   createTag(input: NewTag): Promise<TagRecord>;
   getTag(tagId: string): Promise<TagRecord | null>;
   updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
+  /** Changes only the fields given; StateError 404 for an unknown tag. */
+  updateTag(tagId: string, patch: TagPatch): Promise<TagRecord>;
   listTags(customerId?: string): Promise<TagRecord[]>;
 
   /** Small server settings (e.g. the admin credential's hash). */

@@ -16,16 +16,17 @@
 import { createClient, type RedisClientType } from '@redis/client';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError } from './errors.ts';
+import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { OutageMeter, type JournaledCharge } from './outage.ts';
 import { METER_SCRIPT } from './redis-scripts.ts';
-import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
+import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
 /** Key names; `{cust:<id>}` is the hash tag that keeps one customer's keys in one slot. */
@@ -67,7 +68,7 @@ export interface RedisStoreOptions {
   journalDir: string;
   /** Credits per customer and node while Redis is unreachable. */
   outageAllowance: number;
-  log?: (message: string) => void;
+  log?: StateLog;
 }
 
 interface MeterOp {
@@ -83,11 +84,14 @@ type Hash = Record<string, string>;
 const toHash = (record: Record<string, unknown>): Hash => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, JSON.stringify(v)]));
 const fromHash = (h: Hash): Record<string, unknown> => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, JSON.parse(v)]));
 const now = () => new Date().toISOString();
+const definedOnly = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/** What a tag written before per-tag limits and demo tags had (TagRecord keeps only the fields it knows). */
+const TAG_DEFAULTS = { rate_limit: TAG_CEILING, visitor_rate_limit: TAG_PER_VISITOR_LIMIT, demo: false };
 
 export class RedisStateStore implements StateStore {
   private readonly auth = new AuthCache();
   private readonly outage: OutageMeter;
-  private readonly log: (message: string) => void;
+  private readonly log: StateLog;
   private readonly nodeId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   private readonly timers: NodeJS.Timeout[] = [];
   private batch: MeterOp[] = [];
@@ -133,7 +137,7 @@ export class RedisStateStore implements StateStore {
     client.on('ready', () => {
       if (down) {
         down = false;
-        store.log('Redis is back');
+        store.log('Redis is back', 'info');
       }
       store.auth.sync(-1);
       void store.drainJournal();
@@ -376,7 +380,7 @@ export class RedisStateStore implements StateStore {
           total += charges.length;
         }
         if (!this.outage.hasJournal) this.outage.resetAllowance();
-        if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`);
+        if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`, 'info');
       } catch (e) {
         this.log(`journal replay interrupted (${(e as Error).message}); retrying when Redis is reachable`);
       }
@@ -414,24 +418,46 @@ export class RedisStateStore implements StateStore {
   // Access records
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
-    const seed = CustomerSeed.parse(input);
+    return this.writeCustomer(CustomerSeed.parse(input), 'upsert');
+  }
+
+  async createCustomer(input: CustomerSeed): Promise<CustomerRecord> {
+    return this.writeCustomer(CustomerSeed.parse(input), 'insert');
+  }
+
+  async updateCustomer(id: string, input: CustomerPatch): Promise<CustomerRecord> {
+    const fields = definedOnly(CustomerPatch.parse(input));
+    return this.io(async () => {
+      if (!(await this.client.exists(keys.customer(id)))) throw new StateError(`unknown customer ${id}`, 'not_found');
+      // Only the given fields are written (one HSET): a concurrent change to other fields is kept.
+      if (Object.keys(fields).length > 0) {
+        await this.client.hSet(keys.customer(id), toHash(fields));
+        await this.bumpAuth();
+      }
+      return (await this.readCustomer(id))!;
+    });
+  }
+
+  /** `insert`: HSETNX of the customer's id is the existence check (first writer wins across nodes). */
+  private async writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): Promise<CustomerRecord> {
     return this.io(async () => {
       for (const tag of seed.tags) {
         const owner = await this.client.hGet(keys.tagOwner, tag.tag_id);
         if (owner && owner !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
       }
       const existing = await this.client.hGet(keys.customer(seed.id), 'created_at');
+      if (mode === 'insert' && (existing || !(await this.client.hSetNX(keys.customer(seed.id), 'id', JSON.stringify(seed.id))))) {
+        throw new StateError(`customer ${seed.id} already exists: change it with customer update (PATCH /admin/api/customers/${seed.id})`, 'conflict');
+      }
       const record = CustomerRecord.parse({ ...seed, created_at: existing ? JSON.parse(existing) : now() });
       // A hash of JSON fields: a later change to some fields is one HSET, never read-modify-write.
       const m = this.client.multi().del(keys.customer(seed.id)).hSet(keys.customer(seed.id), toHash(record));
       for (const tag of seed.tags) {
         const prior = await this.client.hGetAll(keys.tag(seed.id, tag.tag_id));
         const t = TagRecord.parse({
-          tag_id: tag.tag_id,
+          ...TAG_DEFAULTS,
+          ...definedOnly(tag),
           customer_id: seed.id,
-          allowed_domains: tag.allowed_domains,
-          scores: tag.scores,
-          segment_names: tag.segment_names,
           settings: TagSettings.parse(tag.settings ?? {}),
           created_at: prior.created_at ? JSON.parse(prior.created_at) : now(),
         });
@@ -612,7 +638,8 @@ export class RedisStateStore implements StateStore {
 
   private async readTag(customerId: string, tagId: string): Promise<TagRecord | null> {
     const h = await this.io(() => this.client.hGetAll(keys.tag(customerId, tagId)));
-    return h.tag_id ? TagRecord.parse(fromHash(h)) : null;
+    // Fields added to tags later read as their defaults on tags written before them.
+    return h.tag_id ? TagRecord.parse({ ...TAG_DEFAULTS, ...fromHash(h) }) : null;
   }
 
   async getTag(tagId: string): Promise<TagRecord | null> {
@@ -634,6 +661,21 @@ export class RedisStateStore implements StateStore {
       await this.client.hSet(keys.tag(owner, tagId), 'settings', JSON.stringify(valid));
       await this.bumpAuth();
     });
+    return (await this.readTag(owner, tagId))!;
+  }
+
+  async updateTag(tagId: string, input: TagPatch): Promise<TagRecord> {
+    const patch = TagPatch.parse(input);
+    const owner = await this.io(() => this.client.hGet(keys.tagOwner, tagId));
+    if (!owner) throw new StateError(`unknown tag ${tagId}`, 'not_found');
+    const fields = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    if (Object.keys(fields).length > 0) {
+      await this.io(async () => {
+        // The hash stores each field as JSON (toHash): only the given fields are written.
+        await this.client.hSet(keys.tag(owner, tagId), toHash(fields));
+        await this.bumpAuth();
+      });
+    }
     return (await this.readTag(owner, tagId))!;
   }
 

@@ -4,6 +4,7 @@
  * an older version gains new tables and columns (a file from a newer version is refused, not guessed at).
  */
 import type Database from 'better-sqlite3';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 
 /** The first schema (version 1): what files created before versioning hold, less later additions. */
 const V1 = `
@@ -41,6 +42,12 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
       CREATE TABLE IF NOT EXISTS auth_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
       INSERT OR IGNORE INTO auth_version VALUES (1, 0);
       CREATE INDEX IF NOT EXISTS rate_limits_window ON rate_limits (window_start);`);
+  },
+  // 3: per-tag limits (the fixed values every tag had until then) and the demo-tag flag.
+  (db) => {
+    addColumn(db, 'tags', 'rate_limit', `INTEGER NOT NULL DEFAULT ${TAG_CEILING}`);
+    addColumn(db, 'tags', 'visitor_rate_limit', `INTEGER NOT NULL DEFAULT ${TAG_PER_VISITOR_LIMIT}`);
+    addColumn(db, 'tags', 'demo', 'INTEGER NOT NULL DEFAULT 0');
   },
 ];
 

@@ -2,15 +2,16 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError } from './errors.ts';
+import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { migrate } from './sqlite-schema.ts';
-import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
+import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
 type Row = Record<string, unknown>;
@@ -34,7 +35,7 @@ const RATE_SWEEP_EVERY_MS = 10_000;
 
 export interface SqliteStoreOptions {
   /** Where operational problems are reported (state file replaced, writes refused). */
-  log?: (message: string) => void;
+  log?: StateLog;
 }
 
 const isBusy = (e: unknown) => {
@@ -46,7 +47,7 @@ export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly auth = new AuthCache();
-  private readonly log: (message: string) => void;
+  private readonly log: StateLog;
   /** The state file's identity at open (device, inode): writes stop if the path no longer names it. */
   private readonly identity: { dev: number; ino: number } | null;
   private replaced: string | null = null;
@@ -293,33 +294,58 @@ export class SqliteStateStore implements StateStore {
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
     const seed = CustomerSeed.parse(input);
-    const config = JSON.stringify({
-      products: seed.products,
-      segments: seed.segments,
-      excluded_accounts: seed.excluded_accounts,
-      hot_accounts: seed.hot_accounts,
-    });
+    await this.authChange(() => this.writeCustomer(seed, 'upsert'));
+    return (await this.getCustomer(seed.id))!;
+  }
+
+  async createCustomer(input: CustomerSeed): Promise<CustomerRecord> {
+    const seed = CustomerSeed.parse(input);
     await this.authChange(() => {
-      this.sql(
-          `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)
-           ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
-             identification_credits = excluded.identification_credits, enrichment_credits = excluded.enrichment_credits,
-             contract_start = excluded.contract_start, config = excluded.config`,
-        )
-        .run({ ...seed, packages: JSON.stringify(seed.packages), config, created_at: now() });
-      for (const tag of seed.tags) {
-        const existing = this.sql('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
-        if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
-        this.sql(
-            `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (tag_id) DO UPDATE SET
-               allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
-               settings = excluded.settings`,
-          )
-          .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings ?? {})));
+      if (this.sql('SELECT 1 FROM customers WHERE id = ?').get(seed.id)) {
+        throw new StateError(`customer ${seed.id} already exists: change it with customer update (PATCH /admin/api/customers/${seed.id})`, 'conflict');
       }
+      this.writeCustomer(seed, 'insert');
     });
     return (await this.getCustomer(seed.id))!;
+  }
+
+  async updateCustomer(id: string, input: CustomerPatch): Promise<CustomerRecord> {
+    const patch = CustomerPatch.parse(input);
+    await this.authChange(() => {
+      const row = this.sql('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
+      if (!row) throw new StateError(`unknown customer ${id}`, 'not_found');
+      const next = { ...toCustomer(row), ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+      this.sql(
+        `UPDATE customers SET name = @name, packages = @packages, identification_credits = @identification_credits,
+           enrichment_credits = @enrichment_credits, contract_start = @contract_start, config = @config WHERE id = @id`,
+      ).run({ ...next, id, packages: JSON.stringify(next.packages), config: customerConfig(next) });
+    });
+    return (await this.getCustomer(id))!;
+  }
+
+  /** Writes a customer and upserts the tags of its seed; runs inside an auth change. */
+  private writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): void {
+    this.sql(
+        `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)` +
+        (mode === 'upsert'
+          ? ` ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
+             identification_credits = excluded.identification_credits, enrichment_credits = excluded.enrichment_credits,
+             contract_start = excluded.contract_start, config = excluded.config`
+          : ''),
+      )
+      .run({ ...seed, packages: JSON.stringify(seed.packages), config: customerConfig(seed), created_at: now() });
+    for (const tag of seed.tags) {
+      const existing = this.sql('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
+      if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
+      this.sql(
+          `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings, rate_limit, visitor_rate_limit, demo)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
+             allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
+             settings = excluded.settings, rate_limit = excluded.rate_limit, visitor_rate_limit = excluded.visitor_rate_limit, demo = excluded.demo`,
+        )
+        .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings ?? {})),
+          tag.rate_limit ?? TAG_CEILING, tag.visitor_rate_limit ?? TAG_PER_VISITOR_LIMIT, +(tag.demo ?? false));
+    }
   }
 
   async getCustomer(id: string): Promise<CustomerRecord | null> {
@@ -409,8 +435,10 @@ export class SqliteStateStore implements StateStore {
     const tagId = t.tag_id ?? newTagId();
     try {
       await this.authChange(() =>
-        this.sql('INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?)')
-          .run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings)),
+        this.sql(
+          `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings, rate_limit, visitor_rate_limit, demo)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings), t.rate_limit, t.visitor_rate_limit, +t.demo),
       );
     } catch (e) {
       if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StateError(`tag ${tagId} already exists`, 'conflict');
@@ -432,6 +460,24 @@ export class SqliteStateStore implements StateStore {
     if (await this.authChange(() => this.sql('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes) === 0) {
       throw new StateError(`unknown tag ${tagId}`, 'not_found');
     }
+    return (await this.getTag(tagId))!;
+  }
+
+  async updateTag(tagId: string, input: TagPatch): Promise<TagRecord> {
+    const patch = TagPatch.parse(input);
+    const columns: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      columns[k] = typeof v === 'boolean' ? +v : typeof v === 'object' ? JSON.stringify(v) : v;
+    }
+    // Column names come from TagPatch's strict keys, never from the caller.
+    const names = Object.keys(columns);
+    const changes = await this.authChange(() =>
+      names.length === 0
+        ? (this.sql('SELECT 1 FROM tags WHERE tag_id = ?').get(tagId) ? 1 : 0)
+        : this.db.prepare(`UPDATE tags SET ${names.map((n) => `${n} = @${n}`).join(', ')} WHERE tag_id = @tag_id`).run({ ...columns, tag_id: tagId }).changes,
+    );
+    if (changes === 0) throw new StateError(`unknown tag ${tagId}`, 'not_found');
     return (await this.getTag(tagId))!;
   }
 
@@ -495,8 +541,11 @@ export class SqliteStateStore implements StateStore {
           }
           case 'tag': {
             const t = e.record;
-            this.sql('INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?)')
-              .run(t.tag_id, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, t.created_at, JSON.stringify(t.settings));
+            this.sql(
+              `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings, rate_limit, visitor_rate_limit, demo)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            ).run(t.tag_id, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, t.created_at, JSON.stringify(t.settings),
+              t.rate_limit, t.visitor_rate_limit, +t.demo);
             break;
           }
           case 'setting':
@@ -547,9 +596,14 @@ function toToken(row: Row): TokenRecord {
   });
 }
 
+function customerConfig(c: Pick<CustomerSeed, 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts'>): string {
+  return JSON.stringify({ products: c.products, segments: c.segments, excluded_accounts: c.excluded_accounts, hot_accounts: c.hot_accounts });
+}
+
 function toTag(row: Row): TagRecord {
   return TagRecord.parse({
     ...row,
+    demo: row.demo === 1,
     allowed_domains: JSON.parse(row.allowed_domains as string),
     scores: row.scores === 1,
     segment_names: row.segment_names === 1,

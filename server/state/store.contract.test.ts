@@ -40,6 +40,31 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
   afterEach(async () => fx.reset());
 
   describe('access records', () => {
+    it('createCustomer refuses an existing id and changes nothing; updateCustomer touches only the given fields', async () => {
+      const before = await a.getCustomer('acme');
+      await expect(a.createCustomer({ ...TEST_CUSTOMER, name: 'Replaced', identification_credits: 0, products: [], tags: [] })).rejects.toMatchObject({ kind: 'conflict' });
+      expect(await a.getCustomer('acme')).toEqual(before);
+      const created = await a.createCustomer({ ...TEST_CUSTOMER, id: 'fresh', name: 'Fresh', tags: [] });
+      expect(created).toMatchObject({ id: 'fresh', name: 'Fresh' });
+      const updated = await a.updateCustomer('acme', { identification_credits: 7, contract_start: '2026-06-01' });
+      expect(updated).toMatchObject({ name: TEST_CUSTOMER.name, identification_credits: 7, contract_start: '2026-06-01', enrichment_credits: TEST_CUSTOMER.enrichment_credits });
+      expect(updated.products).toEqual(before!.products);
+      await expect.poll(async () => (await b.getCustomer('acme'))?.identification_credits, soon).toBe(7);
+      await expect(a.updateCustomer('nobody', { name: 'X' })).rejects.toMatchObject({ kind: 'not_found' });
+    });
+
+    it('keeps per-tag limits and the demo flag, and updateTag changes only the given fields', async () => {
+      expect(await a.getTag('acme-tag')).toMatchObject({ rate_limit: 6000, visitor_rate_limit: 300, demo: false });
+      const tag = await a.createTag({ customer_id: 'acme', tag_id: 'acme-big', allowed_domains: ['Bücher.example'], rate_limit: 90_000, visitor_rate_limit: 900, demo: true });
+      expect(tag).toMatchObject({ allowed_domains: ['xn--bcher-kva.example'], rate_limit: 90_000, visitor_rate_limit: 900, demo: true });
+      const patched = await a.updateTag('acme-big', { visitor_rate_limit: 1200, scores: true });
+      expect(patched).toMatchObject({ rate_limit: 90_000, visitor_rate_limit: 1200, scores: true, demo: true, allowed_domains: ['xn--bcher-kva.example'] });
+      await expect.poll(async () => (await b.getTag('acme-big'))?.visitor_rate_limit, soon).toBe(1200);
+      await expect(a.updateTag('no-such-tag', { scores: true })).rejects.toMatchObject({ kind: 'not_found' });
+      await a.importCustomer({ ...TEST_CUSTOMER, tags: [{ ...TEST_CUSTOMER.tags[0], demo: true, rate_limit: 50 }] });
+      expect(await a.getTag('acme-tag')).toMatchObject({ demo: true, rate_limit: 50, visitor_rate_limit: 300 });
+    });
+
     it('authenticates active tokens only, and rotation invalidates the old secret', async () => {
       const { record, secret } = await a.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm' });
       expect((await a.authenticateToken(secret))?.id).toBe(record.id);
@@ -59,6 +84,8 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
 
     it('lists tokens without secrets or hashes, in creation order', async () => {
       await a.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm', integrations: ['salesforce'] });
+      // Creation times are milliseconds: the second token is made in a later one.
+      await new Promise((r) => setTimeout(r, 5));
       await a.createToken({ customer_id: 'acme', api_group: 'lead-scoring', name: 'second' });
       const [t, u] = await a.listTokens('acme');
       expect(Object.keys(t)).not.toContain('secret_hash');

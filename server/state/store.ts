@@ -7,7 +7,9 @@
 import { z } from 'zod';
 import { TagFeatures } from '../../tag/features.ts';
 import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
-import { ApiGroup, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
+import { ApiGroup, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
+import { AllowedDomains, RequiredAllowedDomains } from '../auth/allowed-domain.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { AccessRecords } from './access.ts';
 import type { Metering, UsageReports } from './metering.ts';
 import type { StateTransfer } from './transfer.ts';
@@ -53,7 +55,7 @@ export const NewToken = z.object({
   api_group: ApiGroup,
   name: z.string().trim().min(1, 'a token needs a name (name it after its integration)').max(100),
   integrations: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
-  allowed_domains: z.array(z.string().trim().min(1).max(253)).max(100).default([]),
+  allowed_domains: AllowedDomains.default([]),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
   rate_limit: z.number().int().positive().max(1_000_000).default(DEFAULT_TOKEN_LIMIT),
@@ -86,6 +88,14 @@ export const TagRecord = z.object({
   allowed_domains: z.array(z.string()),
   scores: z.boolean(),
   segment_names: z.boolean(),
+  // Defaults here too: records written before these fields existed (Redis hashes, export files) read as
+  // the fixed limits every tag had then, and as no demo tag.
+  /** Requests per minute across all visitors of the tag (default TAG_CEILING). */
+  rate_limit: z.number().int().positive().default(TAG_CEILING),
+  /** Requests per minute per visitor IP (default TAG_PER_VISITOR_LIMIT). */
+  visitor_rate_limit: z.number().int().positive().default(TAG_PER_VISITOR_LIMIT),
+  /** Demo tags honour `test_ip` in demo mode; customer tags never do. */
+  demo: z.boolean().default(false),
   settings: TagSettings,
   created_at: z.string(),
 });
@@ -94,12 +104,30 @@ export type TagRecord = z.infer<typeof TagRecord>;
 export const NewTag = z.object({
   customer_id: z.string().min(1),
   tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/).optional(),
-  allowed_domains: z.array(z.string().trim().min(1).max(253)).min(1, 'a web tag needs at least one allowed domain'),
+  allowed_domains: RequiredAllowedDomains,
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
+  rate_limit: TagRateLimit.default(TAG_CEILING),
+  visitor_rate_limit: TagRateLimit.default(TAG_PER_VISITOR_LIMIT),
+  demo: z.boolean().default(false),
   settings: TagSettings.default({}),
 });
 export type NewTag = z.input<typeof NewTag>;
+
+/** A change to a tag (PATCH /admin/api/tags/:tagId): only the fields given are touched. */
+export const TagPatch = z
+  .object({
+    allowed_domains: NewTag.shape.allowed_domains,
+    scores: z.boolean(),
+    segment_names: z.boolean(),
+    rate_limit: TagRateLimit,
+    visitor_rate_limit: TagRateLimit,
+    demo: z.boolean(),
+    settings: TagSettings,
+  })
+  .partial()
+  .strict();
+export type TagPatch = z.input<typeof TagPatch>;
 
 export { StateError, StoreUnavailableError, type StateErrorKind } from './errors.ts';
 export type { AccessRecords } from './access.ts';
