@@ -13,10 +13,11 @@
  *
  * Size choices (each measured): es2021 syntax (optional chaining, `??`, `||=` kept as is: every browser
  * released since 2020: Chrome 85, Firefox 79, Safari 14), no "use strict" prologue (the code needs no
- * strict-mode semantics), no legal comments, UTF-8 output. The source is written for readers; the
- * minifier does the squeezing.
+ * strict-mode semantics), no legal comments, UTF-8 output, then terser (about 130 B gzip less on the
+ * full bundle, 80 B on the core). The source is written for readers; the minifiers do the squeezing.
  */
 import { build, type BuildOptions } from 'esbuild';
+import { minify } from 'terser';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -72,9 +73,29 @@ const featureDefines = (features: FeatureSet): Record<string, string> =>
 /** The minified bundle's source text, with `features` compiled in (default: every feature). */
 export async function bundleTag(features: FeatureSet = DEFAULT_FEATURES): Promise<string> {
   const result = await build({ ...COMMON, entryPoints: [join(ROOT, 'tag/src/svc.ts')], format: 'iife', define: featureDefines(features) });
-  const js = result.outputFiles![0].text;
+  const js = await compress(result.outputFiles![0].text);
   if (js.split(PLACEHOLDER).length !== 2) throw new Error(`the bundle must contain ${PLACEHOLDER} exactly once`);
   return js;
+}
+
+/** An undeclared global terser cannot evaluate: it stands for the placeholder while terser works. */
+const OPAQUE_SETTINGS = '__SVC_SETTINGS__';
+
+/**
+ * esbuild's output squeezed further by terser (safe options, two passes: inlining, joined
+ * declarations, shorter conditionals). Terser would see that the placeholder string is no object and
+ * drop the code that applies the server's settings, so it works on an opaque global in its place.
+ */
+async function compress(js: string): Promise<string> {
+  const [before, after, ...more] = js.split(PLACEHOLDER);
+  if (after === undefined || more.length) return js; // the caller reports the missing placeholder
+  const { code } = await minify(before + OPAQUE_SETTINGS + after, {
+    ecma: 2020,
+    toplevel: true,
+    compress: { passes: 2 },
+    format: { ecma: 2020 },
+  });
+  return code!.replace(OPAQUE_SETTINGS, PLACEHOLDER);
 }
 
 /** The Preact hook as ESM with preact external. */
@@ -110,6 +131,30 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
   return sizes;
 }
 
+/**
+ * The variants that do not fit the 3,500 B budget yet — issue 12 stays open on it (tag/README.md, "Known
+ * gap"). Each may not grow past the gzip size measured when it was listed, and must leave this list as
+ * soon as it fits; every other variant, the core and the snippet must meet BUDGETS. So the build fails on
+ * any new excess or growth, and the list can only shrink.
+ */
+export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
+  'personalisation-form_fill-spa-page_views-debug': 3888,
+  'personalisation-form_fill-spa-page_views': 3819,
+  'personalisation-form_fill-page_views-debug': 3791,
+  'personalisation-form_fill-page_views': 3722,
+  'personalisation-spa-page_views-debug': 3542,
+};
+
+/** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */
+export function budgetViolations(sizes: TagSizes): string[] {
+  const over = new Set(overBudget(sizes));
+  const problems = [...over]
+    .filter((name) => KNOWN_OVER_BUDGET[name] === undefined || (sizes.variants[name]?.gzip ?? 0) > KNOWN_OVER_BUDGET[name]!)
+    .map((name) => (KNOWN_OVER_BUDGET[name] === undefined ? `${name} is over budget` : `${name} grew past ${KNOWN_OVER_BUDGET[name]} B`));
+  for (const name of Object.keys(KNOWN_OVER_BUDGET)) if (!over.has(name)) problems.push(`${name} fits now: remove it from KNOWN_OVER_BUDGET`);
+  return problems;
+}
+
 /** What exceeds its budget: variant names (core over its own budget, any over the `bundle` one), and `snippet`. */
 export function overBudget(sizes: TagSizes): string[] {
   const core = variantName(CORE_FEATURES);
@@ -132,9 +177,12 @@ async function main() {
   line('snippet', sizes.snippet, BUDGETS.snippet);
   console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts and size.json`);
   const over = overBudget(sizes);
-  // Reported, and enforced by tag/build.test.ts; the build itself still succeeds so the rest of
-  // `npm run build` (demo site, console) and the browser tests can run.
-  if (over.length) console.error(`OVER BUDGET (tag/build.test.ts fails): ${over.join(', ')}`);
+  if (over.length) console.error(`over budget (known gap, may not grow: tag/build.ts KNOWN_OVER_BUDGET): ${over.join(', ')}`);
+  const violations = budgetViolations(sizes);
+  if (violations.length) {
+    console.error(`SIZE BUDGET FAILED: ${violations.join('; ')}`);
+    process.exitCode = 1;
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
