@@ -7,6 +7,7 @@ import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchImport } from './import.ts';
 import { benchLookup } from './lookup.ts';
+import { benchNodes } from './nodes.ts';
 import { setCommand } from './results.ts';
 import { benchTag } from './tag.ts';
 
@@ -17,6 +18,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   workers: benchWorkers,
   tag: benchTag,
   build: benchBuild,
+  nodes: benchNodes,
   import: benchImport,
 };
 
