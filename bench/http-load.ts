@@ -120,6 +120,8 @@ export interface LoadTarget {
   requests: LoadRequest[];
   /** The server process, for its CPU time per response (single-process servers). */
   pid?: number;
+  /** Several server processes (nodes of a cluster): their CPU time is summed. */
+  pids?: number[];
 }
 
 /** CPU seconds (user + system) a process has used so far, or NaN (no /proc). */
@@ -148,9 +150,11 @@ export async function loadInterleaved(targets: LoadTarget[], opts: LoadOptions &
   if (warmup > 0) for (const t of targets) await run(t.url, reqs.get(t.name)!, connections, warmup);
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
-      const before = t.pid ? cpuSeconds(t.pid) : NaN;
+      const pids = t.pids ?? (t.pid ? [t.pid] : []);
+      const used = () => (pids.length > 0 ? pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) : NaN);
+      const before = used();
       slices.get(t.name)!.push(await run(t.url, reqs.get(t.name)!, connections, duration / rounds));
-      cpu.set(t.name, cpu.get(t.name)! + (t.pid ? cpuSeconds(t.pid) - before : NaN));
+      cpu.set(t.name, cpu.get(t.name)! + used() - before);
     }
   }
   return new Map(

@@ -8,6 +8,7 @@ import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.
 import { benchEvents } from './events.ts';
 import { benchImport } from './import.ts';
 import { benchLookup } from './lookup.ts';
+import { benchNodes } from './nodes.ts';
 import { setCommand } from './results.ts';
 import { benchTag } from './tag.ts';
 
@@ -19,6 +20,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   events: benchEvents,
   tag: benchTag,
   build: benchBuild,
+  nodes: benchNodes,
   import: benchImport,
 };
 

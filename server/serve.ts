@@ -42,7 +42,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   dataset.watch();
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
-  const store = await openStateStore(config, (m) => log.error(m));
+  const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const recorder = await openVisitRecorder(config, log);
@@ -58,7 +58,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
-  log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
+  log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_REDIS_URL ? 'on Redis' : config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
   return {
     server,
     url,

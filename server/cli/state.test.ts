@@ -38,7 +38,9 @@ it('moves all state from SQLite to Redis and back without losing anything', asyn
   await first.setSettingIfAbsent('admin_token_hash', 'abc');
   const base = { customer_id: 'acme', period: 'year-0', quota: 100, month: '2026-11', token_id: null, at: '2026-11-10T00:00:00.000Z' } as const;
   await first.charge({ ...base, api: 'identification', pool: 'identification', record: '23.10.1.20', dedupe_key: null, partner: null });
+  await first.charge({ ...base, customer_id: 'globex', api: 'identification', pool: 'identification', record: '23.10.1.21', dedupe_key: null, partner: null });
   await first.charge({ ...base, api: 'company-firmographics-v3', pool: 'enrichment', record: '900001', dedupe_key: 'acme|company-firmographics-v3|900001|2026-11', partner: 'p1' });
+  await first.createToken({ customer_id: 'acme', api_group: 'lead-scoring', name: 'later' });
   await first.close();
 
   const sqlite = { SVC_STATE: join(dir, 'first.db') };

@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../state/errors.ts';
 import type { Metering } from '../state/metering.ts';
 import type { Pipeline } from './api-route.ts';
 import { HttpError } from './errors.ts';
+import { retryChargeKey, trustedRequestId } from './request-id.ts';
 
 const POOL_NAMES = { identification: 'Company Identification API credits', enrichment: 'Enrichment APIs credits' } as const;
 
@@ -56,8 +57,10 @@ export function createPipeline(metering: Metering, now: () => Date = () => new D
       });
     },
 
-    async charge(caller, { api, record }) {
+    async charge(caller, { api, record }, res) {
       const at = now();
+      // A proxy's retry of an identification request that one node already charged is not charged again.
+      const requestId = res.req ? trustedRequestId(res.req) : null;
       const pool = poolOf(api);
       const quota = pool === 'identification' ? caller.customer.identification_credits : caller.customer.enrichment_credits;
       const result = await guarded('credit accounting', () =>
@@ -68,7 +71,7 @@ export function createPipeline(metering: Metering, now: () => Date = () => new D
           record,
           period: quotaPeriod(caller.customer.contract_start, at),
           quota,
-          dedupe_key: dedupeKey(caller.customer.id, api, record, at),
+          dedupe_key: dedupeKey(caller.customer.id, api, record, at) ?? (requestId ? retryChargeKey(caller.customer.id, requestId) : null),
           month: chargeMonth(at),
           token_id: caller.token?.id ?? null,
           partner: caller.partner,

@@ -29,3 +29,6 @@ export class StoreUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/** Where a store reports operational events (Redis lost and back, journal drained, state file replaced). */
+export type StateLog = (message: string, level?: 'info' | 'error') => void;

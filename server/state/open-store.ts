@@ -1,11 +1,12 @@
 /** Chooses the state store from configuration: SQLite by default, Redis when SVC_REDIS_URL is set. */
 import type { Config } from '../config.ts';
+import type { StateLog } from './errors.ts';
 import { SqliteStateStore } from './sqlite-store.ts';
 import type { StateStore } from './store.ts';
 
 export async function openStateStore(
   config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_JOURNAL_DIR' | 'SVC_OUTAGE_ALLOWANCE'>,
-  log?: (message: string) => void,
+  log?: StateLog,
 ): Promise<StateStore> {
   if (config.SVC_REDIS_URL) {
     // Loaded only when used: the embedded default (and every CLI call on it) does not pay for the client.

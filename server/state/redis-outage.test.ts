@@ -101,3 +101,9 @@ it('keeps identification answering on a bounded allowance, fails the rest closed
   await a.createToken({ customer_id: 'acme', api_group: 'identification', name: 'after' });
   expect((await a.balance('acme', 'identification', 'year-0', 1000)).used).toBe(3 + 2 * ALLOWANCE + 1);
 }, 60_000);
+
+it('refuses to start on an unreachable Redis with a clear message (no secret in it)', async () => {
+  const { freePort } = await import('../testing/redis-server.ts');
+  const port = await freePort();
+  await expect(openRedisStore(`redis://:hunter2@127.0.0.1:${port}`, join(dir, 'c'))).rejects.toThrow(new RegExp(`cannot reach Redis at redis://:\\*\\*\\*@127.0.0.1:${port}`));
+});

@@ -19,9 +19,10 @@ import { hostname } from 'node:os';
 import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError } from './errors.ts';
+import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { OutageMeter, type JournaledCharge } from './outage.ts';
 import { METER_SCRIPT } from './redis-scripts.ts';
@@ -67,7 +68,7 @@ export interface RedisStoreOptions {
   journalDir: string;
   /** Credits per customer and node while Redis is unreachable. */
   outageAllowance: number;
-  log?: (message: string) => void;
+  log?: StateLog;
 }
 
 interface MeterOp {
@@ -83,11 +84,14 @@ type Hash = Record<string, string>;
 const toHash = (record: Record<string, unknown>): Hash => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, JSON.stringify(v)]));
 const fromHash = (h: Hash): Record<string, unknown> => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, JSON.parse(v)]));
 const now = () => new Date().toISOString();
+const definedOnly = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/** What a tag written before per-tag limits and demo tags had (TagRecord keeps only the fields it knows). */
+const TAG_DEFAULTS = { rate_limit: TAG_CEILING, visitor_rate_limit: TAG_PER_VISITOR_LIMIT, demo: false };
 
 export class RedisStateStore implements StateStore {
   private readonly auth = new AuthCache();
   private readonly outage: OutageMeter;
-  private readonly log: (message: string) => void;
+  private readonly log: StateLog;
   private readonly nodeId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   private readonly timers: NodeJS.Timeout[] = [];
   private batch: MeterOp[] = [];
@@ -104,12 +108,18 @@ export class RedisStateStore implements StateStore {
   }
 
   static async open(opts: RedisStoreOptions): Promise<RedisStateStore> {
+    // At start an unreachable Redis is an error (the operator sees it at once); once running, the node
+    // keeps reconnecting (at most a second apart) and serves on the outage paths meanwhile.
+    let starting = true;
     const make = () =>
       createClient({
         url: opts.url,
         // While Redis is down commands fail at once (the outage paths answer) instead of queueing.
         disableOfflineQueue: true,
-        socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
+        socket: {
+          connectTimeout: 2_000,
+          reconnectStrategy: (retries, cause) => (starting ? new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000)),
+        },
         pingInterval: 5_000,
       }) as RedisClientType;
     const client = make();
@@ -127,14 +137,21 @@ export class RedisStateStore implements StateStore {
     client.on('ready', () => {
       if (down) {
         down = false;
-        store.log('Redis is back');
+        store.log('Redis is back', 'info');
       }
       store.auth.sync(-1);
       void store.drainJournal();
     });
     sub.on('ready', () => store.auth.sync(-1));
-    await client.connect();
-    await sub.connect();
+    try {
+      await client.connect();
+      await sub.connect();
+    } catch (e) {
+      client.destroy();
+      sub.destroy();
+      throw e;
+    }
+    starting = false;
     await sub.subscribe(keys.authChannel, (message) => store.auth.sync(Number(message)));
     store.auth.sync(Number((await client.get(keys.authVersion)) ?? 0));
     store.timers.push(
@@ -363,7 +380,7 @@ export class RedisStateStore implements StateStore {
           total += charges.length;
         }
         if (!this.outage.hasJournal) this.outage.resetAllowance();
-        if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`);
+        if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`, 'info');
       } catch (e) {
         this.log(`journal replay interrupted (${(e as Error).message}); retrying when Redis is reachable`);
       }
@@ -409,45 +426,38 @@ export class RedisStateStore implements StateStore {
   }
 
   async updateCustomer(id: string, input: CustomerPatch): Promise<CustomerRecord> {
-    const patch = CustomerPatch.parse(input);
+    const fields = definedOnly(CustomerPatch.parse(input));
     return this.io(async () => {
-      // An admin operation, rare: a plain read-modify-write (the last of two concurrent updates wins).
-      const raw = await this.client.get(keys.customer(id));
-      if (!raw) throw new StateError(`unknown customer ${id}`, 'not_found');
-      const record = CustomerRecord.parse({ ...JSON.parse(raw), ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) });
-      await this.client.set(keys.customer(id), JSON.stringify(record));
-      await this.bumpAuth();
-      return deepFreeze(record);
+      if (!(await this.client.exists(keys.customer(id)))) throw new StateError(`unknown customer ${id}`, 'not_found');
+      // Only the given fields are written (one HSET): a concurrent change to other fields is kept.
+      if (Object.keys(fields).length > 0) {
+        await this.client.hSet(keys.customer(id), toHash(fields));
+        await this.bumpAuth();
+      }
+      return (await this.readCustomer(id))!;
     });
   }
 
-  /** `insert`: SET NX on the customer key is the existence check (first writer wins across nodes). */
+  /** `insert`: HSETNX of the customer's id is the existence check (first writer wins across nodes). */
   private async writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): Promise<CustomerRecord> {
     return this.io(async () => {
       for (const tag of seed.tags) {
         const owner = await this.client.hGet(keys.tagOwner, tag.tag_id);
         if (owner && owner !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
       }
-      const existing = await this.client.get(keys.customer(seed.id));
-      const record = CustomerRecord.parse({
-        ...seed,
-        created_at: existing ? (JSON.parse(existing) as CustomerRecord).created_at : now(),
-      });
-      if (mode === 'insert' && (existing || !(await this.client.set(keys.customer(seed.id), JSON.stringify(record), { NX: true })))) {
+      const existing = await this.client.hGet(keys.customer(seed.id), 'created_at');
+      if (mode === 'insert' && (existing || !(await this.client.hSetNX(keys.customer(seed.id), 'id', JSON.stringify(seed.id))))) {
         throw new StateError(`customer ${seed.id} already exists: change it with customer update (PATCH /admin/api/customers/${seed.id})`, 'conflict');
       }
-      const m = this.client.multi().set(keys.customer(seed.id), JSON.stringify(record));
+      const record = CustomerRecord.parse({ ...seed, created_at: existing ? JSON.parse(existing) : now() });
+      // A hash of JSON fields: a later change to some fields is one HSET, never read-modify-write.
+      const m = this.client.multi().del(keys.customer(seed.id)).hSet(keys.customer(seed.id), toHash(record));
       for (const tag of seed.tags) {
         const prior = await this.client.hGetAll(keys.tag(seed.id, tag.tag_id));
         const t = TagRecord.parse({
-          tag_id: tag.tag_id,
+          ...TAG_DEFAULTS,
+          ...definedOnly(tag),
           customer_id: seed.id,
-          allowed_domains: tag.allowed_domains,
-          scores: tag.scores,
-          segment_names: tag.segment_names,
-          rate_limit: tag.rate_limit,
-          visitor_rate_limit: tag.visitor_rate_limit,
-          demo: tag.demo,
           settings: TagSettings.parse(tag.settings ?? {}),
           created_at: prior.created_at ? JSON.parse(prior.created_at) : now(),
         });
@@ -461,12 +471,16 @@ export class RedisStateStore implements StateStore {
     });
   }
 
+  private async readCustomer(id: string): Promise<CustomerRecord | null> {
+    const h = await this.io(() => this.client.hGetAll(keys.customer(id)));
+    return h.id ? deepFreeze(CustomerRecord.parse(fromHash(h))) : null;
+  }
+
   async getCustomer(id: string): Promise<CustomerRecord | null> {
     const cached = this.auth.customers.get(id);
     if (cached !== undefined) return cached;
     const version = this.auth.version;
-    const raw = await this.io(() => this.client.get(keys.customer(id)));
-    const record = raw ? deepFreeze(CustomerRecord.parse(JSON.parse(raw))) : null;
+    const record = await this.readCustomer(id);
     // A change that landed while this read was in flight must not be cached over.
     if (this.auth.version === version) AuthCache.put(this.auth.customers, id, record);
     return record;
@@ -476,8 +490,8 @@ export class RedisStateStore implements StateStore {
     const ids = (await this.io(() => this.client.sMembers(keys.customers))).sort();
     const out: CustomerRecord[] = [];
     for (const id of ids) {
-      const raw = await this.io(() => this.client.get(keys.customer(id)));
-      if (raw) out.push(CustomerRecord.parse(JSON.parse(raw)));
+      const record = await this.readCustomer(id);
+      if (record) out.push(record);
     }
     return out;
   }
@@ -562,7 +576,7 @@ export class RedisStateStore implements StateStore {
     for (const c of customers) {
       const ids = await this.io(() => this.client.sMembers(keys.tokens(c)));
       const records = (await Promise.all(ids.map((id) => this.readToken(c, id)))).flatMap((t) => (t ? [t.record] : []));
-      records.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+      records.sort(byCreation);
       out.push(...records);
     }
     return out;
@@ -624,7 +638,8 @@ export class RedisStateStore implements StateStore {
 
   private async readTag(customerId: string, tagId: string): Promise<TagRecord | null> {
     const h = await this.io(() => this.client.hGetAll(keys.tag(customerId, tagId)));
-    return h.tag_id ? TagRecord.parse(fromHash(h)) : null;
+    // Fields added to tags later read as their defaults on tags written before them.
+    return h.tag_id ? TagRecord.parse({ ...TAG_DEFAULTS, ...fromHash(h) }) : null;
   }
 
   async getTag(tagId: string): Promise<TagRecord | null> {
@@ -690,10 +705,9 @@ export class RedisStateStore implements StateStore {
     for (const record of customers) yield { type: 'customer', record };
     for (const c of customers) {
       const ids = await this.io(() => this.client.sMembers(keys.tokens(c.id)));
-      for (const id of ids.sort()) {
-        const t = await this.readToken(c.id, id);
-        if (t) yield { type: 'token', record: t.record, secret_hash: t.secret_hash };
-      }
+      const tokens = (await Promise.all(ids.map((id) => this.readToken(c.id, id)))).flatMap((t) => (t ? [t] : []));
+      tokens.sort((a, b) => byCreation(a.record, b.record));
+      for (const t of tokens) yield { type: 'token', record: t.record, secret_hash: t.secret_hash };
     }
     for (const record of await this.listTags()) yield { type: 'tag', record };
     const settings = await this.io(() => this.client.hGetAll(keys.settings));
@@ -726,7 +740,7 @@ export class RedisStateStore implements StateStore {
         n++;
         switch (e.type) {
           case 'customer':
-            await this.client.set(keys.customer(e.record.id), JSON.stringify(e.record));
+            await this.client.hSet(keys.customer(e.record.id), toHash(e.record));
             await this.client.sAdd(keys.customers, e.record.id);
             break;
           case 'token': {
@@ -786,6 +800,23 @@ export class RedisStateStore implements StateStore {
     if (!customer) throw new StateError(`unknown customer ${id}`, 'not_found');
     return customer;
   }
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'SVC_REDIS_URL';
+  }
+}
+
+/** Tokens in creation order (then id), as SQLite lists them. */
+function byCreation(a: TokenRecord, b: TokenRecord): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 /** The ledger entry of a charge: the fields export and usage reports need, in a fixed order. */

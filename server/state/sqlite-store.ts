@@ -8,7 +8,7 @@ import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.
 import type { CreditPool } from '../credits/rules.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError } from './errors.ts';
+import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { migrate } from './sqlite-schema.ts';
 import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
@@ -35,7 +35,7 @@ const RATE_SWEEP_EVERY_MS = 10_000;
 
 export interface SqliteStoreOptions {
   /** Where operational problems are reported (state file replaced, writes refused). */
-  log?: (message: string) => void;
+  log?: StateLog;
 }
 
 const isBusy = (e: unknown) => {
@@ -47,7 +47,7 @@ export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly auth = new AuthCache();
-  private readonly log: (message: string) => void;
+  private readonly log: StateLog;
   /** The state file's identity at open (device, inode): writes stop if the path no longer names it. */
   private readonly identity: { dev: number; ino: number } | null;
   private replaced: string | null = null;
@@ -511,7 +511,7 @@ export class SqliteStateStore implements StateStore {
     for (const row of this.io(() => this.sql('SELECT * FROM credit_usage ORDER BY customer_id, pool, period').all()) as Row[]) {
       yield StateEntry.parse({ type: 'credit_usage', ...row });
     }
-    for (const row of this.io(() => this.sql('SELECT * FROM charges ORDER BY id').iterate()) as Iterable<Row>) {
+    for (const row of this.io(() => this.sql('SELECT * FROM charges ORDER BY customer_id, id').iterate()) as Iterable<Row>) {
       yield { type: 'charge', charge: LedgerEntry.parse(row) };
     }
   }

@@ -84,6 +84,8 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
 
     it('lists tokens without secrets or hashes, in creation order', async () => {
       await a.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm', integrations: ['salesforce'] });
+      // Creation times are milliseconds: the second token is made in a later one.
+      await new Promise((r) => setTimeout(r, 5));
       await a.createToken({ customer_id: 'acme', api_group: 'lead-scoring', name: 'second' });
       const [t, u] = await a.listTokens('acme');
       expect(Object.keys(t)).not.toContain('secret_hash');

@@ -9,14 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The redis-server binary, or an error that says how to install it. */
-export function findRedisServer(): string {
-  for (const candidate of [process.env.REDIS_SERVER, '/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server']) {
-    if (candidate && existsSync(candidate)) return candidate;
+export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string {
+  const install = 'install it with `apt-get install -y redis-server` (or set REDIS_SERVER to its path)';
+  if (env.REDIS_SERVER) {
+    if (existsSync(env.REDIS_SERVER)) return env.REDIS_SERVER;
+    throw new Error(`redis-server not found at REDIS_SERVER=${env.REDIS_SERVER}: ${install}`);
   }
-  const which = spawnSync('sh', ['-c', 'command -v redis-server || command -v valkey-server'], { encoding: 'utf8' });
+  for (const candidate of ['/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server']) {
+    if (existsSync(candidate)) return candidate;
+  }
+  const which = spawnSync('sh', ['-c', 'command -v redis-server || command -v valkey-server'], { encoding: 'utf8', env });
   const found = which.stdout.trim();
   if (which.status === 0 && found) return found;
-  throw new Error('redis-server not found: install it with `apt-get install -y redis-server` (or set REDIS_SERVER to its path)');
+  throw new Error(`redis-server not found: ${install}`);
 }
 
 /** A port nobody listens on right now. */

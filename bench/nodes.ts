@@ -1,0 +1,151 @@
+/**
+ * `npm run bench -- nodes [--companies N] [--duration S] [--connections C]`: what shared state and more
+ * nodes cost and give, on identification in token mode (`GET /v3/company/details?ip=`, the realistic
+ * address mix of bench-data.ts).
+ *
+ * 1. One `svc serve` node on SQLite against one on Redis (redis-server with deploy/redis.conf: AOF,
+ *    appendfsync always), loaded interleaved in the same run: the node's CPU time per response (from
+ *    /proc) in Redis mode over SQLite mode — the goal is ≤ 1.3× — plus redis-server's own CPU per response.
+ * 2. A local cluster (deploy/local-cluster.ts, Redis state) of 1 node against one of 2 nodes, both behind
+ *    nginx: req/s and the nodes' summed CPU per response. On a 2-core machine the load generator takes one
+ *    core, so the second node mostly shows what it costs rather than what it adds.
+ *
+ * State is seeded through the admin API (the same calls on either backend): the generated demo customer
+ * rich in credits, its 200 tags, an identification token with the highest rate limit.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readCustomersFile } from '../data/sources/read.ts';
+import { REDIS_CONF, startLocalCluster, type LocalCluster } from '../deploy/local-cluster.ts';
+import { freePort, ManagedProcess, redisPing } from '../deploy/processes.ts';
+import { ensureBenchData, identificationRequests, ipMix, TAG_COUNT, type BenchData, type BenchState } from './bench-data.ts';
+import { cpuSeconds, describeLoad, loadInterleaved, startProcess, type LoadResult } from './http-load.ts';
+import { fmt, record } from './results.ts';
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const CLI = 'server/cli/main.ts';
+
+/** The bench customer, its tags and an identification token, created through a node's admin API. */
+async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
+  const seed = readCustomersFile(join(data.sources, 'customers.json')).customers[0];
+  const tags = Array.from({ length: TAG_COUNT }, (_, i) => `bench-tag-${i}`);
+  const admin = async (path: string, body: unknown) => {
+    const res = await fetch(url + '/admin/api' + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`seeding ${url}${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<{ token?: string }>;
+  };
+  await admin('/customers', {
+    ...seed,
+    identification_credits: 1e12,
+    enrichment_credits: 1e12,
+    tags: tags.map((tag_id) => ({ tag_id, allowed_domains: ['*.bench.example'], scores: true, segment_names: true })),
+  });
+  const { token } = await admin('/tokens', { customer_id: seed.id, api_group: 'identification', name: 'bench identification', rate_limit: 1_000_000 });
+  return { file: '', customer: seed.id, tokens: { identification: token!, firmographics: '', combined: '' }, tags };
+}
+
+async function startRedis(dir: string): Promise<{ url: string; process: ManagedProcess }> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const p = new ManagedProcess({ name: 'redis', command: 'redis-server', args: [REDIS_CONF, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir], logFile: join(dir, 'redis.log') });
+  p.start();
+  await p.waitUntil('PONG', () => redisPing(port));
+  return { url: `redis://127.0.0.1:${port}`, process: p };
+}
+
+function nodeEnv(data: BenchData, extra: Record<string, string>): Record<string, string> {
+  return { SVC_DATA: data.data, SVC_LOG: 'error', SVC_TRUST_PROXY: 'loopback', SVC_ADMIN_TOKEN: ADMIN_TOKEN, ...extra };
+}
+
+export async function benchNodes(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { companies: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' } } });
+  const companies = Number(values.companies ?? 20_000);
+  const duration = Number(values.duration ?? 6);
+  const connections = Number(values.connections ?? 50);
+  const data = await ensureBenchData(companies);
+  const work = join(tmpdir(), 'svc-bench', `run-nodes-${process.pid}`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const ips = ipMix(data);
+  const size = `${connections} connections, ${duration} s, ${companies.toLocaleString('en-US')} companies`;
+
+  // 1. One node, SQLite against Redis.
+  {
+    const redis = await startRedis(join(work, 'redis'));
+    const sqliteNode = await startProcess(CLI, ['serve'], nodeEnv(data, { SVC_STATE: join(work, 'state.db') }), '/readyz');
+    const redisNode = await startProcess(CLI, ['serve'], nodeEnv(data, { SVC_STATE: join(work, 'unused.db'), SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(work, 'journal') }), '/readyz');
+    try {
+      const sqliteState = await seedViaAdmin(sqliteNode.url, data);
+      const redisState = await seedViaAdmin(redisNode.url, data);
+      // Background CPU while idle (Redis mode: auth-version poll, node heartbeat, journal check): a fixed
+      // cost per second that, divided by few responses on a busy machine, would pass for per-request cost.
+      const idleS = 3;
+      const idle0 = [cpuSeconds(sqliteNode.pid), cpuSeconds(redisNode.pid)];
+      await new Promise((r) => setTimeout(r, idleS * 1000));
+      const idleRate = [(cpuSeconds(sqliteNode.pid) - idle0[0]) / idleS, (cpuSeconds(redisNode.pid) - idle0[1]) / idleS];
+      const redisCpu0 = cpuSeconds(redis.process.pid!);
+      const results = await loadInterleaved(
+        [
+          { name: 'sqlite', url: sqliteNode.url, requests: identificationRequests(sqliteState, ips, 'token'), pid: sqliteNode.pid },
+          { name: 'redis', url: redisNode.url, requests: identificationRequests(redisState, ips, 'token'), pid: redisNode.pid },
+        ],
+        { duration, connections },
+      );
+      const sqlite = results.get('sqlite')!;
+      const onRedis = results.get('redis')!;
+      // Warm-up responses are not counted in `total`, so this slightly overstates redis-server's share.
+      const redisServerUs = ((cpuSeconds(redis.process.pid!) - redisCpu0) * 1e6) / onRedis.total;
+      // Each target was loaded for `duration` seconds in all (its slices): take its idle background out.
+      const net = (r: LoadResult, i: number) => (r.cpuUsPerResponse * r.total - idleRate[i] * duration * 1e6) / r.total;
+      const netSqlite = net(sqlite, 0);
+      const netRedis = net(onRedis, 1);
+      const idleText = `idle background ${(idleRate[0] * 1e3).toFixed(1)} ms/s SQLite, ${(idleRate[1] * 1e3).toFixed(1)} ms/s Redis`;
+      console.log(`   one node, SQLite state   ${describeLoad(sqlite)}\n   one node, Redis state    ${describeLoad(onRedis)}; redis-server ≤ ${redisServerUs.toFixed(0)} µs/response; ${idleText}`);
+      record({
+        benchmark: `nodes: identification token mode, one node on Redis vs one on SQLite (${size})`,
+        figures: `SQLite ${describeLoad(sqlite)}; Redis ${describeLoad(onRedis)}; redis-server itself ≤ ${redisServerUs.toFixed(0)} µs/response; ${idleText}; net of it ${netSqlite.toFixed(0)} vs ${netRedis.toFixed(0)} µs/response`,
+        ratio: `node CPU per response Redis/SQLite ${fmt.x(onRedis.cpuUsPerResponse / sqlite.cpuUsPerResponse)}, net of idle background ${fmt.x(netRedis / netSqlite)} (goal ≤ 1.30×); req/s Redis/SQLite ${fmt.x(onRedis.rps / sqlite.rps)}`,
+      });
+    } finally {
+      await sqliteNode.stop();
+      await redisNode.stop();
+      await redis.process.stop();
+      await redis.process.closeLog();
+    }
+  }
+
+  // 2. One node against two nodes behind nginx, Redis state.
+  {
+    const clusters: LocalCluster[] = [];
+    try {
+      for (const nodes of [1, 2]) clusters.push(await startLocalCluster({ nodes, dir: join(work, `cluster-${nodes}`), data: data.data, state: 'redis', adminToken: ADMIN_TOKEN }));
+      const states = await Promise.all(clusters.map((c) => seedViaAdmin(c.url, data)));
+      const clusterCpu = (c: LocalCluster) => c.nodes.reduce((sum, n) => sum + cpuSeconds(n.process.pid!), 0);
+      const idle0 = clusters.map(clusterCpu);
+      await new Promise((r) => setTimeout(r, 3000));
+      const idleRate = clusters.map((c, i) => (clusterCpu(c) - idle0[i]) / 3);
+      // CPU per response: the nodes' CPU time summed (nginx and redis-server not included).
+      const results = await loadInterleaved(
+        clusters.map((c, i) => ({ name: `${c.nodes.length}`, url: c.url, requests: identificationRequests(states[i], ips, 'token'), pids: c.nodes.map((n) => n.process.pid!) })),
+        { duration, connections },
+      );
+      const one = results.get('1')!;
+      const two = results.get('2')!;
+      const net = (r: LoadResult, i: number) => (r.cpuUsPerResponse * r.total - idleRate[i] * duration * 1e6) / r.total;
+      record({
+        benchmark: `nodes: identification token mode through nginx, 2 nodes vs 1 (Redis state; ${size}; load generator and nginx on the same 2 cores)`,
+        figures: `1 node ${describeLoad(one)}; 2 nodes ${describeLoad(two)} (server CPU = the nodes' summed; net of idle background ${net(one, 0).toFixed(0)} vs ${net(two, 1).toFixed(0)} µs/response)`,
+        ratio: `req/s 2 nodes/1 node ${fmt.x(two.rps / one.rps)}; nodes' CPU per response 2/1 ${fmt.x(two.cpuUsPerResponse / one.cpuUsPerResponse)}, net of idle background ${fmt.x(net(two, 1) / net(one, 0))}`,
+      });
+    } finally {
+      for (const c of clusters) await c.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+}
