@@ -5,6 +5,7 @@
  */
 import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
+import { benchEvents } from './events.ts';
 import { benchImport } from './import.ts';
 import { benchLookup } from './lookup.ts';
 import { benchNodes } from './nodes.ts';
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   identification: benchIdentification,
   enrichment: benchEnrichment,
   workers: benchWorkers,
+  events: benchEvents,
   tag: benchTag,
   build: benchBuild,
   nodes: benchNodes,

@@ -22,6 +22,8 @@ import { mountIdentification } from './identification/route.ts';
 import { mountPeople } from './people/route.ts';
 import type { StateStore } from './state/store.ts';
 import { mountTagAssets } from './tag/assets.ts';
+import { mountEvents } from './visits/events-route.ts';
+import type { PageViewRecorder } from './visits/recorder.ts';
 
 export interface AppDeps {
   config: Config;
@@ -29,6 +31,8 @@ export interface AppDeps {
   dataset: Dataset;
   log: Logger;
   adminAuth: AdminAuth;
+  /** Page views and tag sightings (server/visits/). */
+  recorder: PageViewRecorder;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -55,6 +59,7 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   const identification = mountIdentification(api, { ...deps, pipeline });
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
+  mountEvents(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
   mountAdmin(api, deps);
   if (deps.config.SVC_DEMO) mountDemo(api, deps);

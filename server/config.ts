@@ -34,6 +34,10 @@ export const ConfigSchema = z.object({
     .min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters (a short admin token can be guessed): use a long random value, or unset it to have one generated')
     .optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+  /** Raw page views as NDJSON: `<dir>/<customer>/<YYYY-MM-DD>.ndjson`. */
+  SVC_EVENTS_DIR: z.string().default('var/events'),
+  /** Days of NDJSON page-view files kept; older day files are deleted. */
+  SVC_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /**
    * On SIGTERM/SIGINT: how long in-flight requests may take to finish before the remaining connections
    * are closed and the process exits anyway (milliseconds).

@@ -11,6 +11,8 @@ import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
+import { openVisitRecorder } from './visits/open-recorder.ts';
+import type { PageViewRecorder } from './visits/recorder.ts';
 
 export interface RunningServer {
   server: Server;
@@ -18,6 +20,8 @@ export interface RunningServer {
   port: number;
   store: StateStore;
   dataset: Dataset;
+  /** Page views: register listeners with `recorder.onPageView` (webhooks). */
+  recorder: PageViewRecorder;
   /**
    * Stops accepting, lets in-flight requests finish (their keep-alive connections close after the
    * answer; idle ones at once), and after `deadlineMs` (default SVC_SHUTDOWN_TIMEOUT_MS) closes whatever
@@ -41,7 +45,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth }));
+  const recorder = await openVisitRecorder(config, log);
+  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {
@@ -60,9 +65,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     port,
     store,
     dataset,
+    recorder,
     async close(deadlineMs = config.SVC_SHUTDOWN_TIMEOUT_MS) {
       process.off('SIGHUP', onHup);
       await drain(server, deadlineMs, log);
+      await recorder.close();
       await store.close();
       dataset.close();
     },

@@ -12,12 +12,18 @@ import { creditReport } from '../credits/report.ts';
 import { createCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
 import { NewTag, NewToken, TagPatch, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
+import type { Dataset } from '../data/dataset.ts';
+import { mountVisitsAdmin } from '../visits/admin-routes.ts';
+import type { PageViewRecorder } from '../visits/recorder.ts';
 import type { AdminAuth } from './credentials.ts';
 import { FailureThrottle } from './throttle.ts';
 
 export interface AdminDeps {
   store: AccessRecords & UsageReports;
   adminAuth: AdminAuth;
+  /** Page views: the visitors report and tag sightings (server/visits/admin-routes.ts). */
+  dataset?: Dataset;
+  recorder?: PageViewRecorder;
 }
 
 
@@ -73,6 +79,8 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
     if (!(await store.getTag(req.params.id))) throw new HttpError(404, `unknown tag ${req.params.id}`);
     res.json(await store.updateTagSettings(req.params.id, TagSettings.parse(req.body)));
   });
+
+  if (deps.dataset && deps.recorder) mountVisitsAdmin(admin, { store, dataset: deps.dataset, recorder: deps.recorder });
 
   router.use('/admin/api', admin);
 }

@@ -26,7 +26,8 @@ describe('console build', () => {
     expect(js).not.toMatch(/\beval\(|new Function\(/);
     expect(js).not.toContain('ZodError');
     expect(js).toContain('/admin/api');
-    expect(bytes['app.js']).toBeLessThan(60_000);
+    // Preact and the pages ~45 KB, uPlot (the Visitors chart) ~52 KB: still no zod, no CDN.
+    expect(bytes['app.js']).toBeLessThan(110_000);
     expect(await readFile(join(outDir, 'console.css'), 'utf8')).not.toMatch(/@import|url\(\s*["']?https?:/);
   });
 });

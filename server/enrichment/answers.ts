@@ -10,7 +10,7 @@
  */
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import type { ApiResult } from '../http/api-route.ts';
-import { personScores, type TitleClassification } from '../scoring/model.ts';
+import { personScores, type PageViewSummary, type TitleClassification } from '../scoring/model.ts';
 import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { companyV2, companyV3 } from './company-payload.ts';
@@ -39,6 +39,8 @@ export interface LeadFacts {
   signals: readonly Pick<IntentRow, 'topic' | 'strength' | 'observed_at'>[];
   /** Engagement of the known person ([] when the email matches no person). */
   engagement: readonly Pick<EngagementRow, 'activity' | 'count' | 'observed_at'>[];
+  /** The company's page views on the customer's own site (first-party intent); absent = none. */
+  pageViews?: readonly PageViewSummary[];
 }
 
 export interface AnswerContext {
@@ -107,6 +109,7 @@ function scoresFor(company: CompanyRow | null, facts: LeadFacts, ctx: AnswerCont
     products: ctx.customer.products,
     title: facts.title,
     engagement: facts.engagement,
+    pageViews: company ? facts.pageViews : [],
     now: ctx.now,
   });
 }

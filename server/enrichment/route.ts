@@ -16,6 +16,8 @@ import type { Dataset } from '../data/dataset.ts';
 import { apiRoute, type ApiResult, type Pipeline } from '../http/api-route.ts';
 import { classifyTitle } from '../people/title-classifier.ts';
 import type { AccessRecords } from '../state/store.ts';
+import type { PageViewRecorder } from '../visits/recorder.ts';
+import { recentPageViews } from '../visits/recent-page-views.ts';
 import { combinedAnswer, firmographicsAnswer, leadScoringAnswer, leadTitle, V2_DEPRECATION_HEADERS, type AnswerContext, type LeadFacts } from './answers.ts';
 import { parseInput, readBody } from './request-body.ts';
 import { resolveCompany } from './resolve-company.ts';
@@ -26,6 +28,8 @@ export interface EnrichmentDeps {
   store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
+  /** The company's page views on the customer's own site: first-party intent in the scores. */
+  recorder?: PageViewRecorder;
 }
 
 export function mountEnrichment(router: Router, deps: EnrichmentDeps): void {
@@ -35,7 +39,8 @@ export function mountEnrichment(router: Router, deps: EnrichmentDeps): void {
       (req) => authenticateToken(deps.store, req, group),
       async (req: Request, caller: Caller) => {
         const body = parseInput(schema, await readBody(req));
-        return answer(lookupLead(deps, body), context(caller));
+        const ctx = context(caller);
+        return answer(await lookupLead(deps, body, caller, ctx.now), ctx);
       },
     );
 
@@ -53,8 +58,8 @@ function context(caller: Caller): AnswerContext {
   return { customer: caller.customer, settings: caller.settings, now: new Date() };
 }
 
-/** The catalog lookups of one request, on one data snapshot. */
-function lookupLead(deps: EnrichmentDeps, body: LeadBody): LeadFacts {
+/** The catalog lookups of one request, on one data snapshot (and, for scores, the company's page views). */
+async function lookupLead(deps: EnrichmentDeps, body: LeadBody, caller: Caller, now: Date): Promise<LeadFacts> {
   const { catalog } = deps.dataset.current;
   const resolution = resolveCompany(
     { email: body.email, domain: body.domain || body.website, hints: { country: body.country, company: body.company, industry: body.industry } },
@@ -66,5 +71,9 @@ function lookupLead(deps: EnrichmentDeps, body: LeadBody): LeadFacts {
     title: classifyTitle(leadTitle(person, body.title)),
     signals: resolution.outcome === 'found' ? catalog.intent(resolution.company.company_id) : [],
     engagement: person ? catalog.engagement(person.people_id) : [],
+    pageViews:
+      resolution.outcome === 'found' && deps.recorder && caller.customer.products.length > 0
+        ? await recentPageViews(deps.recorder, caller.customer.id, resolution.company.company_id, now)
+        : [],
   };
 }

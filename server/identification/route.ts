@@ -9,6 +9,8 @@ import type { Dataset } from '../data/dataset.ts';
 import { HttpError } from '../http/errors.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
+import type { PageViewRecorder } from '../visits/recorder.ts';
+import { recentPageViews } from '../visits/recent-page-views.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
@@ -17,6 +19,8 @@ export interface IdentificationDeps {
   store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
+  /** Tag sightings ("installed on") and the account's own page views for first-party intent. */
+  recorder?: PageViewRecorder;
 }
 
 /** Mounts the route; returns its GET handler, which server/app.ts also runs in the fast lane. */
@@ -28,12 +32,15 @@ export function mountIdentification(router: Router, deps: IdentificationDeps): R
       res.vary('Origin');
       const tag = typeof req.query.tag === 'string' ? req.query.tag : undefined;
       // Tag mode is the tokenless browser path; an Authorization header always means token mode.
-      return req.get('authorization') === undefined && tag ? authenticateTag(deps.store, req, tag) : authenticateToken(deps.store, req, 'identification');
+      if (req.get('authorization') !== undefined || !tag) return authenticateToken(deps.store, req, 'identification');
+      const caller = await authenticateTag(deps.store, req, tag);
+      deps.recorder?.tagSeen(tag, caller.corsOrigin);
+      return caller;
     },
-    (req, caller) => {
+    async (req, caller) => {
       const query = parseQuery(req);
       const ip = visitorAddress(deps.config, req, caller, query);
-      const body = lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
+      const body = await lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
       // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
       return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
     },
@@ -84,19 +91,22 @@ function visitorUserAgent(req: Request, caller: Caller, query: { ip?: string }):
   return isServerSideLookup(caller, query) ? req.get(VISITOR_USER_AGENT_HEADER) : req.get('user-agent');
 }
 
-function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): IdentificationResponse {
+async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): Promise<IdentificationResponse> {
   const { index, catalog } = deps.dataset.current;
   const network = ip ? index.lookup(ip) : null;
   const company = network?.kind === 'company' && network.company_id ? catalog.company(network.company_id) : null;
+  const now = new Date();
+  const scored = company !== null && caller.settings.scores && caller.customer.products.length > 0;
   return identify({
     ip,
     network,
     company,
     signals: company && caller.settings.scores ? catalog.intent(company.company_id) : [],
+    pageViews: scored && deps.recorder ? await recentPageViews(deps.recorder, caller.customer.id, company.company_id, now) : [],
     customer: caller.customer,
     settings: caller.settings,
     isBot: userAgent !== undefined && userAgent.trim() !== '' && isbot(userAgent),
-    now: new Date(),
+    now,
   });
 }
 

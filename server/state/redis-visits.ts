@@ -1,0 +1,211 @@
+/**
+ * The visit store on Redis (several nodes): one Lua script per page view, so counts, sessions and
+ * first/last seen change atomically. Keys of one customer carry its hash tag `{cust:<id>}` (as the state
+ * store's), so each script touches one slot in Redis Cluster; a tag's sightings are one key.
+ *
+ *   svc:{cust:C}:v:acct:<day>            hash  <company>:views | :sessions | :first | :last
+ *   svc:{cust:C}:v:pages:<day>:<company> hash  path → views (PATHS_PER_ACCOUNT_DAY, then OTHER_PATHS)
+ *   svc:{cust:C}:v:sess:<day>:<company>  set   session ids (expire after two days: they dedupe one day)
+ *   svc:{cust:C}:v:anon                  hash  day → anonymous views
+ *   svc:tagseen:<tag>                    hash  origin → last seen (ORIGINS_PER_TAG, oldest dropped)
+ */
+import { createHash } from 'node:crypto';
+import { createClient, type RedisClientType } from '@redis/client';
+import {
+  daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, TOP_PAGES,
+  type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
+} from './visits.ts';
+
+export const visitKeys = {
+  account: (c: string, day: string) => `svc:{cust:${c}}:v:acct:${day}`,
+  pages: (c: string, day: string, company: string) => `svc:{cust:${c}}:v:pages:${day}:${company}`,
+  sessions: (c: string, day: string, company: string) => `svc:{cust:${c}}:v:sess:${day}:${company}`,
+  anonymous: (c: string) => `svc:{cust:${c}}:v:anon`,
+  sightings: (tag: string) => `svc:tagseen:${tag}`,
+};
+
+const SESSION_TTL_S = 2 * 86_400;
+
+const RECORD = `
+local acct, pages, sess, anon = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local company, day, path, session, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+if company == '' then
+  redis.call('HINCRBY', anon, day, 1)
+  return 0
+end
+local new_session = redis.call('SADD', sess, session)
+redis.call('EXPIRE', sess, tonumber(ARGV[8]))
+local views = redis.call('HINCRBY', acct, company .. ':views', 1)
+redis.call('HINCRBY', acct, company .. ':sessions', new_session)
+local first = redis.call('HGET', acct, company .. ':first')
+if (not first) or at < first then redis.call('HSET', acct, company .. ':first', at) end
+local last = redis.call('HGET', acct, company .. ':last')
+if (not last) or at > last then redis.call('HSET', acct, company .. ':last', at) end
+if redis.call('HEXISTS', pages, path) == 0 and redis.call('HLEN', pages) >= tonumber(ARGV[6]) then path = ARGV[7] end
+redis.call('HINCRBY', pages, path, 1)
+if views == 1 then return 1 end
+return 0
+`;
+
+const SIGHT = `
+local key, origin, at, cap = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
+local seen = redis.call('HGET', key, origin)
+if seen then
+  if at > seen then redis.call('HSET', key, origin, at) end
+  return 0
+end
+if redis.call('HLEN', key) >= cap then
+  local all = redis.call('HGETALL', key)
+  local oldest, oldest_at = nil, nil
+  for i = 1, #all, 2 do
+    if (not oldest_at) or all[i + 1] < oldest_at then oldest, oldest_at = all[i], all[i + 1] end
+  end
+  redis.call('HDEL', key, oldest)
+end
+redis.call('HSET', key, origin, at)
+return 1
+`;
+
+const sha = (script: string) => createHash('sha1').update(script).digest('hex');
+
+export class RedisVisitStore implements VisitStore {
+  private constructor(private readonly client: RedisClientType) {}
+
+  static async open(url: string): Promise<RedisVisitStore> {
+    const client = createClient({
+      url,
+      // While Redis is down commands fail at once (a lookup must not wait on its page-view input).
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
+    }) as RedisClientType;
+    // Errors surface on the commands (the recorder logs a view it could not count); no unhandled event.
+    client.on('error', () => {});
+    await client.connect();
+    return new RedisVisitStore(client);
+  }
+
+  private async run(script: string, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.client.evalSha(sha(script), { keys, arguments: args });
+    } catch (e) {
+      if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
+      return this.client.eval(script, { keys, arguments: args });
+    }
+  }
+
+  async recordPageView(v: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
+    const company = v.company_id ?? '';
+    const reply = await this.run(
+      RECORD,
+      [visitKeys.account(v.customer_id, v.day), visitKeys.pages(v.customer_id, v.day, company), visitKeys.sessions(v.customer_id, v.day, company), visitKeys.anonymous(v.customer_id)],
+      [company, v.day, v.path, v.session_id, v.at, String(PATHS_PER_ACCOUNT_DAY), OTHER_PATHS, String(SESSION_TTL_S)],
+    );
+    return { first_of_day_for_account: Number(reply) === 1 };
+  }
+
+  /** Each day's account hash: company → its counters. */
+  private async accountDays(customerId: string, days: string[]): Promise<Map<string, Map<string, Record<string, string>>>> {
+    const m = this.client.multi();
+    for (const day of days) m.hGetAll(visitKeys.account(customerId, day));
+    const replies = (await m.exec()) as unknown as Record<string, string>[];
+    const out = new Map<string, Map<string, Record<string, string>>>();
+    days.forEach((day, i) => {
+      const byCompany = new Map<string, Record<string, string>>();
+      for (const [field, value] of Object.entries(replies[i] ?? {})) {
+        const cut = field.lastIndexOf(':');
+        const company = field.slice(0, cut);
+        const counters = byCompany.get(company) ?? {};
+        counters[field.slice(cut + 1)] = value;
+        byCompany.set(company, counters);
+      }
+      out.set(day, byCompany);
+    });
+    return out;
+  }
+
+  async accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
+    const days = daysBetween(from, to);
+    const byDay = await this.accountDays(customerId, days);
+    const totals = new Map<string, Omit<AccountVisits, 'top_pages'>>();
+    const pageKeys: [string, string][] = [];
+    for (const [day, companies] of byDay) {
+      for (const [company, c] of companies) {
+        pageKeys.push([company, visitKeys.pages(customerId, day, company)]);
+        const t = totals.get(company);
+        const views = Number(c.views ?? 0);
+        const sessions = Number(c.sessions ?? 0);
+        if (!t) totals.set(company, { company_id: company, page_views: views, sessions, first_seen: c.first ?? '', last_seen: c.last ?? '' });
+        else {
+          t.page_views += views;
+          t.sessions += sessions;
+          if (c.first && c.first < t.first_seen) t.first_seen = c.first;
+          if (c.last && c.last > t.last_seen) t.last_seen = c.last;
+        }
+      }
+    }
+    const pages = new Map<string, Map<string, number>>();
+    if (pageKeys.length > 0) {
+      const m = this.client.multi();
+      for (const [, key] of pageKeys) m.hGetAll(key);
+      const replies = (await m.exec()) as unknown as Record<string, string>[];
+      pageKeys.forEach(([company], i) => {
+        const counts = pages.get(company) ?? new Map<string, number>();
+        for (const [path, n] of Object.entries(replies[i] ?? {})) counts.set(path, (counts.get(path) ?? 0) + Number(n));
+        pages.set(company, counts);
+      });
+    }
+    return [...totals.values()]
+      .sort((a, b) => b.page_views - a.page_views || (a.company_id < b.company_id ? -1 : a.company_id > b.company_id ? 1 : 0))
+      .map((a) => ({
+        ...a,
+        top_pages: [...(pages.get(a.company_id) ?? new Map<string, number>())]
+          .sort(([pa, va], [pb, vb]) => vb - va || (pa < pb ? -1 : pa > pb ? 1 : 0))
+          .slice(0, TOP_PAGES)
+          .map(([path, page_views]) => ({ path, page_views })),
+      }));
+  }
+
+  async dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {
+    const days = daysBetween(from, to);
+    const [byDay, anonymous] = await Promise.all([
+      this.accountDays(customerId, days),
+      days.length ? this.client.hmGet(visitKeys.anonymous(customerId), days) : Promise.resolve([] as (string | null)[]),
+    ]);
+    return days.map((day, i) => ({
+      day,
+      identified: [...(byDay.get(day)?.values() ?? [])].reduce((n, c) => n + Number(c.views ?? 0), 0),
+      anonymous: Number(anonymous[i] ?? 0),
+    }));
+  }
+
+  async accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]> {
+    const days = daysBetween(from, to);
+    if (days.length === 0) return [];
+    const m = this.client.multi();
+    for (const day of days) m.hGetAll(visitKeys.pages(customerId, day, companyId));
+    const replies = (await m.exec()) as unknown as Record<string, string>[];
+    return days.flatMap((day, i) =>
+      Object.entries(replies[i] ?? {})
+        .map(([path, n]) => ({ day, path, page_views: Number(n) }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    );
+  }
+
+  async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {
+    await this.run(SIGHT, [visitKeys.sightings(tagId)], [origin, at, String(ORIGINS_PER_TAG)]);
+  }
+
+  async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
+    if (tagIds.length === 0) return [];
+    const m = this.client.multi();
+    for (const t of tagIds) m.hGetAll(visitKeys.sightings(t));
+    const replies = (await m.exec()) as unknown as Record<string, string>[];
+    return tagIds
+      .flatMap((tag_id, i) => Object.entries(replies[i] ?? {}).map(([origin, last_seen_at]) => ({ tag_id, origin, last_seen_at })))
+      .sort((a, b) => (a.tag_id < b.tag_id ? -1 : a.tag_id > b.tag_id ? 1 : a.last_seen_at > b.last_seen_at ? -1 : a.last_seen_at < b.last_seen_at ? 1 : 0));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

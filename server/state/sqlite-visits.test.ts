@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteVisitStore } from './sqlite-visits.ts';
+import { daysBetween, type PageViewCount } from './visits.ts';
+
+let dir: string;
+let file: string;
+let store: SqliteVisitStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-visits-'));
+  file = join(dir, 'svc.db');
+  store = new SqliteVisitStore(file);
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
+  customer_id: 'acme', day: '2026-11-20', company_id: '900001', path: '/', session_id: 'session-aaaa', at: '2026-11-20T10:00:00.000Z', ...over,
+});
+
+describe('SqliteVisitStore', () => {
+  it('keeps session ids only a day deep: a session seen again days later counts as a new session of that day', async () => {
+    await store.recordPageView(view({ day: '2026-11-18', at: '2026-11-18T10:00:00.000Z' }));
+    await store.recordPageView(view({ day: '2026-11-20' }));
+    await store.recordPageView(view({ day: '2026-11-20', path: '/x' }));
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare('SELECT day FROM visit_sessions').all()).toEqual([{ day: '2026-11-20' }]);
+    db.close();
+    expect((await store.accountVisits('acme', '2026-11-18', '2026-11-20'))[0]).toMatchObject({ page_views: 3, sessions: 2 });
+  });
+
+  it('daysBetween lists inclusive UTC days across month ends', () => {
+    expect(daysBetween('2026-02-27', '2026-03-01')).toEqual(['2026-02-27', '2026-02-28', '2026-03-01']);
+    expect(daysBetween('2026-03-02', '2026-03-01')).toEqual([]);
+  });
+});

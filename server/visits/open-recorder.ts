@@ -1,0 +1,28 @@
+/**
+ * The page-view recorder from configuration: the visit store on Redis when SVC_REDIS_URL is set (shared by
+ * every node), else on the SQLite file SVC_STATE; raw events as NDJSON under SVC_EVENTS_DIR (per node).
+ */
+import type { Config } from '../config.ts';
+import type { Logger } from '../http/logger.ts';
+import { SqliteVisitStore } from '../state/sqlite-visits.ts';
+import type { VisitStore } from '../state/visits.ts';
+import { createEventLog } from './event-log.ts';
+import { createRecorder, type PageViewRecorder } from './recorder.ts';
+
+export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_EVENTS_DIR' | 'SVC_EVENTS_RETENTION_DAYS'>, log: Logger): Promise<PageViewRecorder> {
+  const onError = (e: Error) => log.error(`page views: ${e.message}`);
+  return createRecorder({
+    visits: await openVisitStore(config),
+    events: createEventLog({ dir: config.SVC_EVENTS_DIR, retentionDays: config.SVC_EVENTS_RETENTION_DAYS, onError }),
+    onError,
+  });
+}
+
+async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'>): Promise<VisitStore> {
+  if (config.SVC_REDIS_URL) {
+    // Loaded only when used, as the state store's Redis client.
+    const { RedisVisitStore } = await import('../state/redis-visits.ts');
+    return RedisVisitStore.open(config.SVC_REDIS_URL);
+  }
+  return new SqliteVisitStore(config.SVC_STATE);
+}

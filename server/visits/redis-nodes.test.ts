@@ -1,0 +1,59 @@
+/**
+ * Page views on two server nodes sharing one real redis-server: each node counts into the shared visit
+ * store, so the visitors report of either node sees every view, and an account's first view of the day
+ * is first exactly once across nodes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
+import type { RecordedPageView } from './recorder.ts';
+
+const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+let redis: RedisServer;
+let journal: string;
+let nodes: TestServer[] = [];
+const recorded: RecordedPageView[] = [];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  journal = mkdtempSync(join(tmpdir(), 'svc-visits-journal-'));
+  for (const n of [0, 1]) {
+    const node = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback', SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(journal, `node-${n}`) } });
+    node.recorder.onPageView((v) => void recorded.push(v));
+    nodes.push(node);
+  }
+}, 60_000);
+afterAll(async () => {
+  for (const n of nodes) await n.close();
+  nodes = [];
+  await redis?.close();
+  rmSync(journal, { recursive: true, force: true });
+});
+
+describe('page views with SVC_REDIS_URL (two nodes, one Redis)', () => {
+  it('count into the shared visit store: either node reports every view; first-of-day is first once', async () => {
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${nodes[i % 2].url}/v1/events?tag=acme-tag`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': i < 4 ? IPS.northwind : IPS.isp },
+        body: JSON.stringify({ type: 'pageview', path: i % 2 ? '/pricing' : '/', session: `session-node-${i % 2}` }),
+      });
+      expect(res.status).toBe(204);
+    }
+    await expect.poll(() => recorded.length, { timeout: 5000 }).toBe(6);
+    expect(recorded.filter((v) => v.first_of_day_for_account)).toHaveLength(1);
+
+    const today = new Date().toISOString().slice(0, 10);
+    for (const node of nodes) {
+      const res = await fetch(`${node.url}/admin/api/customers/acme/visits?from=${today}&to=${today}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'user-agent': 'curl/8.5.0' } });
+      const body = await res.json();
+      expect(body.totals).toEqual({ page_views: 6, identified: 4, anonymous: 2, accounts: 1 });
+      expect(body.accounts[0]).toMatchObject({ company_id: '900001', page_views: 4, sessions: 2, top_pages: [{ path: '/', page_views: 2 }, { path: '/pricing', page_views: 2 }] });
+    }
+    const sightings = await (await fetch(`${nodes[1].url}/admin/api/customers/acme/tag-sightings`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json();
+    expect(sightings).toEqual([{ tag_id: 'acme-tag', origin: 'https://www.acme.test', last_seen_at: expect.any(String) }]);
+  });
+});
