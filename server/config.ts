@@ -26,6 +26,10 @@ export const ConfigSchema = z.object({
   /** Admin API / console credential; when unset one is generated at first start and printed once. */
   SVC_ADMIN_TOKEN: z.string().min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters').optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+  /** How often each node looks for due webhook deliveries. */
+  SVC_WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(1000),
+  /** How long a webhook receiver may take to answer before the attempt counts as failed. */
+  SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -11,6 +11,8 @@ import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
+import { SqliteWebhookStore } from './state/sqlite-webhooks.ts';
+import { WebhookService } from './webhooks/service.ts';
 
 export interface RunningServer {
   server: Server;
@@ -18,12 +20,15 @@ export interface RunningServer {
   port: number;
   store: StateStore;
   dataset: Dataset;
+  webhooks: WebhookService;
   close(): Promise<void>;
 }
 
 export interface StartOptions {
   /** Seed demo customers and set up the admin credential; false in cluster workers (the primary did it). */
   initialise?: boolean;
+  /** The clock of time-driven work (webhook retries); tests pass a fake one. */
+  now?: () => number;
 }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG), opts: StartOptions = {}): Promise<RunningServer> {
@@ -36,7 +41,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = openStateStore(config);
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth }));
+  const webhookStore = new SqliteWebhookStore(config.SVC_STATE);
+  const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, now: opts.now });
+  webhooks.start(config.SVC_WEBHOOK_POLL_MS);
+  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, webhooks: { webhookStore, webhooks } }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {
@@ -55,12 +63,15 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     port,
     store,
     dataset,
+    webhooks,
     async close() {
       process.off('SIGHUP', onHup);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await webhooks.stop();
+      await webhookStore.close();
       await store.close();
       dataset.close();
     },

@@ -13,10 +13,13 @@ import { provisionCustomer } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
 import { NewTag, NewToken, TagSettings, type StateStore } from '../state/store.ts';
 import type { AdminAuth } from './credentials.ts';
+import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
 
 export interface AdminDeps {
   store: StateStore;
   adminAuth: AdminAuth;
+  /** Signed webhooks (absent in tests that build the app without them). */
+  webhooks?: Omit<WebhookAdminDeps, 'store'>;
 }
 
 
@@ -65,6 +68,8 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
     if (!(await store.getTag(req.params.id))) throw new HttpError(404, `unknown tag ${req.params.id}`);
     res.json(await store.updateTagSettings(req.params.id, TagSettings.parse(req.body)));
   });
+
+  if (deps.webhooks) mountWebhookAdmin(admin, { store, ...deps.webhooks });
 
   router.use('/admin/api', admin);
 }
