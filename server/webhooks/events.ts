@@ -7,7 +7,7 @@
  * - `account.hot`: a page view by one of the customer's hot accounts, or on a path matching one of the
  *   endpoint's `hot_paths`; once per account, day, path and endpoint, so a reload is not a new alert.
  */
-import type { WebhookEvent, WebhookEventType, WebhookRecord } from './schema.ts';
+import type { WebhookEvent, WebhookEventType } from './schema.ts';
 
 /** What the page-view recorder tells webhooks about each page view it recorded. */
 export interface PageViewForWebhooks {
@@ -46,7 +46,7 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export function plannedEvents(view: PageViewForWebhooks, endpoint: Pick<WebhookRecord, 'id' | 'events' | 'hot_paths'>, newEventId: () => string): PlannedEvent[] {
+export function plannedEvents(view: PageViewForWebhooks, endpoint: { id: string; events: readonly WebhookEventType[]; hot_paths: readonly string[] }, newEventId: () => string): PlannedEvent[] {
   if (!view.company_id) return [];
   const planned: PlannedEvent[] = [];
   const make = (type: WebhookEventType): WebhookEvent => ({
