@@ -6,6 +6,10 @@
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
 import type { CustomerRecord, NewToken, TokenRecord } from '../state/store.ts';
+import type { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
+
+/** A webhook endpoint as answered by create: the only time its signing secret is seen. */
+export type WebhookWithSecret = WebhookRecord & { secret: string };
 
 export type AdminToken = TokenRecord & RotationAdvice;
 /** A token as answered by create and rotate: the only time its secret is seen. */
@@ -30,6 +34,10 @@ export interface AdminClient {
   setTokenActive(id: string, active: boolean): Promise<AdminToken>;
   rotateToken(id: string): Promise<TokenWithSecret>;
   deleteToken(id: string): Promise<void>;
+  webhooks(customerId: string): Promise<WebhookRecord[]>;
+  createWebhook(customerId: string, body: NewWebhook): Promise<WebhookWithSecret>;
+  deleteWebhook(customerId: string, webhookId: string): Promise<void>;
+  webhookDeliveries(customerId: string, webhookId: string): Promise<DeliveryRecord[]>;
 }
 
 /** The message to show for a failed answer: the server's own when it sent one. */
@@ -65,6 +73,10 @@ export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => 
     setTokenActive: (tokenId, active) => call('POST', `/tokens/${id(tokenId)}/${active ? 'activate' : 'deactivate'}`, {}),
     rotateToken: (tokenId) => call('POST', `/tokens/${id(tokenId)}/rotate`, {}),
     deleteToken: (tokenId) => call('DELETE', `/tokens/${id(tokenId)}`),
+    webhooks: (customerId) => call('GET', `/customers/${id(customerId)}/webhooks`),
+    createWebhook: (customerId, body) => call('POST', `/customers/${id(customerId)}/webhooks`, body),
+    deleteWebhook: (customerId, webhookId) => call('DELETE', `/customers/${id(customerId)}/webhooks/${id(webhookId)}`),
+    webhookDeliveries: (customerId, webhookId) => call('GET', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/deliveries`),
   };
 }
 
