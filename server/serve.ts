@@ -11,7 +11,7 @@ import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
-import { SqliteWebhookStore } from './state/sqlite-webhooks.ts';
+import { openWebhookStore } from './state/open-webhook-store.ts';
 import { WebhookService } from './webhooks/service.ts';
 
 export interface RunningServer {
@@ -41,7 +41,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = openStateStore(config);
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const webhookStore = new SqliteWebhookStore(config.SVC_STATE);
+  const webhookStore = await openWebhookStore(config);
   const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, now: opts.now });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
   const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, webhooks: { webhookStore, webhooks } }));

@@ -41,6 +41,8 @@ export class WebhookService {
   private readonly leaseMs: number;
   readonly owner: string;
   private timer: NodeJS.Timeout | null = null;
+  /** When a failed pass was last logged: an outbox outage is logged once a minute, not once a poll. */
+  private lastPassErrorLoggedAt = -Infinity;
   private running: Promise<number> | null = null;
   private readonly endpoints = new Map<string, { at: number; list: Awaited<ReturnType<WebhookStore['listEndpoints']>> }>();
 
@@ -139,7 +141,11 @@ export class WebhookService {
   start(intervalMs: number): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.runDue().catch((e: unknown) => this.log.error(`webhooks: delivery pass failed: ${(e as Error).message}`));
+      this.runDue().catch((e: unknown) => {
+        if (Date.now() - this.lastPassErrorLoggedAt < 60_000) return;
+        this.lastPassErrorLoggedAt = Date.now();
+        this.log.error(`webhooks: delivery pass failed (retrying every ${intervalMs} ms): ${(e as Error).message}`);
+      });
     }, intervalMs);
     this.timer.unref();
   }

@@ -1,28 +1,65 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createClient } from '@redis/client';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
 import type { WebhookEvent } from '../webhooks/schema.ts';
+import { RedisWebhookStore } from './redis-webhooks.ts';
 import { SqliteWebhookStore } from './sqlite-webhooks.ts';
+import type { WebhookStore } from './webhooks.ts';
 
 const event = (id: string): WebhookEvent => ({
   id, type: 'account.visited', created_at: '2026-11-23T10:00:00.000Z', customer_id: 'acme',
   data: { day: '2026-11-23', account: { company_id: '900001', name: null, domain: null, segment_ids: [], hot_account: false, excluded: false }, page: { path: '/', referrer_host: null, tag_id: 't', origin: null, session_id: null } },
 });
 
-describe('SQLite webhook outbox', () => {
-  let dir: string;
-  let a: SqliteWebhookStore;
-  let b: SqliteWebhookStore;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-'));
-    a = new SqliteWebhookStore(join(dir, 'svc.db'));
-    b = new SqliteWebhookStore(join(dir, 'svc.db')); // a second process/node on the same state file
+/**
+ * One contract, both backends: the same tests against a SQLite state file and a real redis-server.
+ * `a` and `b` are two nodes (two connections) sharing the outbox.
+ */
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis.close();
+});
+
+const backends: Array<[string, () => Promise<{ open(): Promise<WebhookStore>; cleanup(): Promise<void> }>]> = [
+  [
+    'SQLite',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-'));
+      return { open: async () => new SqliteWebhookStore(join(dir, 'svc.db')), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    'Redis',
+    async () => {
+      const admin = createClient({ url: redis.url });
+      await admin.connect();
+      await admin.flushAll();
+      await admin.close();
+      return { open: () => RedisWebhookStore.open(redis.url), cleanup: async () => {} };
+    },
+  ],
+];
+
+describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
+  let a: WebhookStore;
+  let b: WebhookStore;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    const made = await backend();
+    cleanup = made.cleanup;
+    a = await made.open();
+    b = await made.open(); // a second node on the same state
   });
   afterEach(async () => {
     await a.close();
     await b.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   });
 
   const endpoint = () => a.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_0123456789abcdef' });
@@ -81,5 +118,22 @@ describe('SQLite webhook outbox', () => {
     expect(await b.deleteEndpoint('acme', id)).toBe(true);
     expect(await a.claimDue(1e12, 10, 'n', 1000)).toEqual([]);
     expect(await a.listEndpoints('acme')).toEqual([]);
+  });
+});
+
+describe.each(backends)('webhook outbox under concurrency: %s', (_name, backend) => {
+  it('two nodes claiming at once never take the same delivery', async () => {
+    const made = await backend();
+    const nodes = await Promise.all([made.open(), made.open(), made.open()]);
+    try {
+      const { id } = await nodes[0]!.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
+      await nodes[0]!.enqueue(Array.from({ length: 100 }, (_, i) => ({ webhook_id: id, customer_id: 'acme', dedupe_key: `k${i}`, event: event(`evt_${i}`) })), 0);
+      const claimed = (await Promise.all(nodes.flatMap((n, i) => [n.claimDue(1, 30, `node-${i}`, 60_000), n.claimDue(1, 30, `node-${i}`, 60_000)]))).flat();
+      expect(claimed).toHaveLength(100);
+      expect(new Set(claimed.map((c) => c.event_id)).size).toBe(100);
+    } finally {
+      for (const n of nodes) await n.close();
+      await made.cleanup();
+    }
   });
 });
