@@ -45,7 +45,7 @@ export default defineConfig({
     url: `${BASE_URL}/tag/v1/svc.js`,
     reuseExistingServer: false,
     timeout: 120_000,
-    env: { PORT: String(PORT), SVC_DEMO: '1', SVC_DATA: 'var/e2e/data', SVC_STATE: 'var/e2e/svc.db', SVC_LOG: 'error', SVC_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef' },
+    env: { PORT: String(PORT), SVC_DEMO: '1', SVC_DATA: 'var/e2e/data', SVC_STATE: 'var/e2e/svc.db', SVC_EVENTS_DIR: 'var/e2e/events', SVC_LOG: 'error', SVC_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef' },
     stdout: 'ignore',
     stderr: 'pipe',
   },

@@ -24,6 +24,8 @@ import type { StateStore } from './state/store.ts';
 import type { WebhookStore } from './state/webhooks.ts';
 import type { WebhookService } from './webhooks/service.ts';
 import { mountTagAssets } from './tag/assets.ts';
+import { mountEvents } from './visits/events-route.ts';
+import type { PageViewRecorder } from './visits/recorder.ts';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +35,8 @@ export interface AppDeps {
   adminAuth: AdminAuth;
   /** Signed webhooks: the outbox and its dispatcher (absent in tests that build the app without them). */
   webhooks?: { webhookStore: WebhookStore; webhooks: WebhookService };
+  /** Page views and tag sightings (server/visits/). */
+  recorder: PageViewRecorder;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -59,6 +63,7 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   const identification = mountIdentification(api, { ...deps, pipeline });
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
+  mountEvents(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
   mountAdmin(api, deps);
   if (deps.config.SVC_DEMO) mountDemo(api, deps);

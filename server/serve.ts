@@ -13,6 +13,8 @@ import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
 import { openWebhookStore } from './state/open-webhook-store.ts';
 import { WebhookService } from './webhooks/service.ts';
+import { openVisitRecorder } from './visits/open-recorder.ts';
+import type { PageViewRecorder } from './visits/recorder.ts';
 
 export interface RunningServer {
   server: Server;
@@ -21,6 +23,8 @@ export interface RunningServer {
   store: StateStore;
   dataset: Dataset;
   webhooks: WebhookService;
+  /** Page views: register listeners with `recorder.onPageView` (webhooks). */
+  recorder: PageViewRecorder;
   close(): Promise<void>;
 }
 
@@ -44,7 +48,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const webhookStore = await openWebhookStore(config);
   const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, now: opts.now });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
-  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, webhooks: { webhookStore, webhooks } }));
+  const recorder = openVisitRecorder(config, log);
+  // Every recorded page view may raise webhook events (account.visited, account.hot).
+  recorder.onPageView(async (view) => {
+    await webhooks.onPageView({ ...view, company: companyNames(dataset, view.company_id) });
+  });
+  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder, webhooks: { webhookStore, webhooks } }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {
@@ -64,12 +73,14 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     store,
     dataset,
     webhooks,
+    recorder,
     async close() {
       process.off('SIGHUP', onHup);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await recorder.close();
       await webhooks.stop();
       await webhookStore.close();
       await store.close();
@@ -95,4 +106,15 @@ async function seedDemo(store: StateStore, seedFile: string, log: Logger): Promi
   }
   for (const customer of readCustomersFile(seedFile).customers) await provisionCustomer(store, customer);
   log.info(`demo mode: seeded customers from ${seedFile}`);
+}
+
+/** Name and domain of a visiting account for webhook payloads (the catalog keeps them; page views carry only the id). */
+function companyNames(dataset: Dataset, companyId: string | null): { name: string | null; domain: string | null } | null {
+  if (!companyId) return null;
+  try {
+    const row = dataset.current.catalog.company(companyId);
+    return row ? { name: row.name || null, domain: row.domain || null } : null;
+  } catch {
+    return null; // a snapshot swapped out mid-call: the event still goes out, with the id only
+  }
 }

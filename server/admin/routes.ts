@@ -12,6 +12,9 @@ import { creditReport } from '../credits/report.ts';
 import { provisionCustomer } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
 import { NewTag, NewToken, TagSettings, type StateStore } from '../state/store.ts';
+import type { Dataset } from '../data/dataset.ts';
+import { mountVisitsAdmin } from '../visits/admin-routes.ts';
+import type { PageViewRecorder } from '../visits/recorder.ts';
 import type { AdminAuth } from './credentials.ts';
 import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
 
@@ -20,6 +23,9 @@ export interface AdminDeps {
   adminAuth: AdminAuth;
   /** Signed webhooks (absent in tests that build the app without them). */
   webhooks?: Omit<WebhookAdminDeps, 'store'>;
+  /** Page views: the visitors report and tag sightings (server/visits/admin-routes.ts). */
+  dataset?: Dataset;
+  recorder?: PageViewRecorder;
 }
 
 
@@ -70,6 +76,7 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   });
 
   if (deps.webhooks) mountWebhookAdmin(admin, { store, ...deps.webhooks });
+  if (deps.dataset && deps.recorder) mountVisitsAdmin(admin, { store, dataset: deps.dataset, recorder: deps.recorder });
 
   router.use('/admin/api', admin);
 }

@@ -5,7 +5,9 @@
  */
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
-import type { CustomerRecord, NewToken, TokenRecord } from '../state/store.ts';
+import type { CustomerRecord, NewTag, NewToken, TagRecord, TokenRecord } from '../state/store.ts';
+import type { TagSighting } from '../state/visits.ts';
+import type { VisitsReport } from '../visits/report.ts';
 import type { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
 
 /** A webhook endpoint as answered by create: the only time its signing secret is seen. */
@@ -38,6 +40,19 @@ export interface AdminClient {
   createWebhook(customerId: string, body: NewWebhook): Promise<WebhookWithSecret>;
   deleteWebhook(customerId: string, webhookId: string): Promise<void>;
   webhookDeliveries(customerId: string, webhookId: string): Promise<DeliveryRecord[]>;
+  /** The visitors report; `from`/`to` YYYY-MM-DD, `segment` a segment id. */
+  visits(customerId: string, range: VisitsRange): Promise<VisitsReport>;
+  /** The same report as CSV text (Accept: text/csv). */
+  visitsCsv(customerId: string, range: VisitsRange): Promise<string>;
+  tags(customerId: string): Promise<TagRecord[]>;
+  createTag(body: NewTag & { rate_limit?: number; visitor_rate_limit?: number }): Promise<TagRecord>;
+  tagSightings(customerId: string): Promise<TagSighting[]>;
+}
+
+export interface VisitsRange {
+  from: string;
+  to: string;
+  segment?: number | null;
 }
 
 /** The message to show for a failed answer: the server's own when it sent one. */
@@ -52,8 +67,8 @@ export async function errorMessage(res: Response): Promise<string> {
 }
 
 export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/admin/api'): AdminClient {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${adminToken}`, accept: 'application/json' };
+  async function call<T>(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${adminToken}`, accept };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
@@ -62,9 +77,11 @@ export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => 
       throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
     }
     if (!res.ok) throw new AdminApiError(res.status, await errorMessage(res));
-    return (res.status === 204 ? undefined : await res.json()) as T;
+    if (res.status === 204) return undefined as T;
+    return (accept === 'application/json' ? await res.json() : await res.text()) as T;
   }
   const id = encodeURIComponent;
+  const range = (r: VisitsRange) => new URLSearchParams({ from: r.from, to: r.to, ...(r.segment != null ? { segment: String(r.segment) } : {}) }).toString();
   return {
     customers: () => call('GET', '/customers'),
     credits: (customerId) => call('GET', `/customers/${id(customerId)}/credits`),
@@ -77,6 +94,11 @@ export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => 
     createWebhook: (customerId, body) => call('POST', `/customers/${id(customerId)}/webhooks`, body),
     deleteWebhook: (customerId, webhookId) => call('DELETE', `/customers/${id(customerId)}/webhooks/${id(webhookId)}`),
     webhookDeliveries: (customerId, webhookId) => call('GET', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/deliveries`),
+    visits: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`),
+    visitsCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`, undefined, 'text/csv'),
+    tags: (customerId) => call('GET', `/tags?customer=${id(customerId)}`),
+    createTag: (body) => call('POST', '/tags', body),
+    tagSightings: (customerId) => call('GET', `/customers/${id(customerId)}/tag-sightings`),
   };
 }
 

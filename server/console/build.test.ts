@@ -26,7 +26,8 @@ describe('console build', () => {
     expect(js).not.toMatch(/\beval\(|new Function\(/);
     expect(js).not.toContain('ZodError');
     expect(js).toContain('/admin/api');
-    expect(bytes['app.js']).toBeLessThan(60_000);
+    // Preact and the pages ≈ 55 KB; uPlot (the Visitors chart, ≈ 51 KB minified) is the rest.
+    expect(bytes['app.js']).toBeLessThan(120_000);
     expect(await readFile(join(outDir, 'console.css'), 'utf8')).not.toMatch(/@import|url\(\s*["']?https?:/);
   });
 });

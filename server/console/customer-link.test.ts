@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerFromHash, hashForCustomer } from './customer-link.ts';
+import { customerFromHash, hashForCustomer, pageFromHash } from './customer-link.ts';
 
 describe('customer link', () => {
   it('round-trips ids, including ones that need escaping', () => {
@@ -11,5 +11,15 @@ describe('customer link', () => {
     expect(customerFromHash('')).toBeNull();
     expect(customerFromHash('#customer=')).toBeNull();
     expect(customerFromHash('#other=1')).toBeNull();
+  });
+});
+
+describe('console page link', () => {
+  it('round-trips the page beside the customer; tokens is the default', () => {
+    expect(hashForCustomer('demo', 'visitors')).toBe('#customer=demo&page=visitors');
+    expect(pageFromHash(hashForCustomer('demo', 'tags'))).toBe('tags');
+    expect(customerFromHash(hashForCustomer('demo', 'tags'))).toBe('demo');
+    expect(pageFromHash('#customer=demo')).toBe('tokens');
+    expect(pageFromHash('#customer=demo&page=nonsense')).toBe('tokens');
   });
 });

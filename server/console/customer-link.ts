@@ -1,10 +1,24 @@
-/** The selected customer lives in the URL fragment (`#customer=demo`), so a reload or a shared link keeps it. */
+/**
+ * The selected customer and console page live in the URL fragment (`#customer=demo&page=visitors`), so a
+ * reload or a shared link keeps them.
+ */
+
+export const CONSOLE_PAGES = ['tokens', 'visitors', 'tags'] as const;
+export type ConsolePage = (typeof CONSOLE_PAGES)[number];
+export const PAGE_TITLES: Record<ConsolePage, string> = { tokens: 'API tokens', visitors: 'Visitors', tags: 'Web tags' };
 
 export function customerFromHash(hash: string): string | null {
   const value = new URLSearchParams(hash.replace(/^#/, '')).get('customer');
   return value ? value : null;
 }
 
-export function hashForCustomer(id: string | null): string {
-  return id ? `#${new URLSearchParams({ customer: id })}` : '';
+/** The page named in the fragment; the tokens page when none or an unknown one is named. */
+export function pageFromHash(hash: string): ConsolePage {
+  const value = new URLSearchParams(hash.replace(/^#/, '')).get('page');
+  return (CONSOLE_PAGES as readonly string[]).includes(value ?? '') ? (value as ConsolePage) : 'tokens';
+}
+
+export function hashForCustomer(id: string | null, page: ConsolePage = 'tokens'): string {
+  if (!id) return '';
+  return `#${new URLSearchParams(page === 'tokens' ? { customer: id } : { customer: id, page })}`;
 }

@@ -1,7 +1,7 @@
 /**
  * The console's webhook form as plain data: the text the user typed → the admin API's request body, or
  * the field to point at. Checks only what a person can fix before sending (the server's zod schema
- * decides; zod itself stays out of the console bundle, which has a 60 KB budget).
+ * decides; zod itself stays out of the console bundle, whose size budget the build test pins).
  */
 import type { NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
 

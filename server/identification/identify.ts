@@ -4,7 +4,7 @@
  */
 import type { NetworkRecord } from '../../data/build/network-record.ts';
 import type { CompanyRow, Confidence, IntentRow } from '../../data/sources/schema.ts';
-import { companyScores } from '../scoring/model.ts';
+import { companyScores, type PageViewSummary } from '../scoring/model.ts';
 import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import type { IdentificationResponse, IdentifiedCompany } from './schema.ts';
@@ -29,6 +29,8 @@ export interface IdentifyInput {
   network: NetworkRecord | null;
   company: CompanyRow | null;
   signals: IntentRow[];
+  /** The account's page views on the customer's own site (first-party intent for the scores); optional. */
+  pageViews?: PageViewSummary[];
   customer: CustomerRecord;
   settings: { scores: boolean; segment_names: boolean };
   isBot: boolean;
@@ -85,7 +87,7 @@ export function identify(input: IdentifyInput): IdentificationResponse {
       ...geo,
     },
     scores: settings.scores
-      ? companyScores({ company, signals: input.signals, products: customer.products, hotAccount: hot, now: input.now })
+      ? companyScores({ company, signals: input.signals, pageViews: input.pageViews, products: customer.products, hotAccount: hot, now: input.now })
       : [],
     segments: segmentsPayload(segments, settings.segment_names),
     confidence,

@@ -8,6 +8,8 @@ import type { Dataset } from '../data/dataset.ts';
 import { HttpError } from '../http/errors.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { StateStore } from '../state/store.ts';
+import { FIRST_PARTY_WINDOW_DAYS, type PageViewSummary } from '../scoring/model.ts';
+import type { PageViewRecorder } from '../visits/recorder.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
@@ -16,6 +18,8 @@ export interface IdentificationDeps {
   store: StateStore;
   dataset: Dataset;
   pipeline: Pipeline;
+  /** Tag sightings ("installed on") and the account's own page views for first-party intent. */
+  recorder?: PageViewRecorder;
 }
 
 /** Mounts the route; returns its GET handler, which server/app.ts also runs in the fast lane. */
@@ -27,12 +31,15 @@ export function mountIdentification(router: Router, deps: IdentificationDeps): R
       res.vary('Origin');
       const tag = typeof req.query.tag === 'string' ? req.query.tag : undefined;
       // Tag mode is the tokenless browser path; an Authorization header always means token mode.
-      return req.get('authorization') === undefined && tag ? authenticateTag(deps.store, req, tag) : authenticateToken(deps.store, req, 'identification');
+      if (req.get('authorization') !== undefined || !tag) return authenticateToken(deps.store, req, 'identification');
+      const caller = await authenticateTag(deps.store, req, tag);
+      deps.recorder?.tagSeen(tag, caller.corsOrigin);
+      return caller;
     },
-    (req, caller) => {
+    async (req, caller) => {
       const query = parseQuery(req);
       const ip = visitorAddress(deps.config, req, caller, query);
-      const body = lookup(deps, caller, ip, req.get('user-agent'));
+      const body = await lookup(deps, caller, ip, req.get('user-agent'));
       // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
       return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
     },
@@ -57,20 +64,29 @@ function visitorAddress(config: Config, req: Request, caller: Caller, query: { i
   return toIPv4(req.ip);
 }
 
-function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): IdentificationResponse {
+async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): Promise<IdentificationResponse> {
   const { index, catalog } = deps.dataset.current;
   const network = ip ? index.lookup(ip) : null;
   const company = network?.kind === 'company' && network.company_id ? catalog.company(network.company_id) : null;
+  const now = new Date();
+  const scored = company !== null && caller.settings.scores && caller.customer.products.length > 0;
   return identify({
     ip,
     network,
     company,
     signals: company && caller.settings.scores ? catalog.intent(company.company_id) : [],
+    pageViews: scored && deps.recorder ? await recentPageViews(deps.recorder, caller.customer.id, company.company_id, now) : [],
     customer: caller.customer,
     settings: caller.settings,
     isBot: userAgent !== undefined && isbot(userAgent),
-    now: new Date(),
+    now,
   });
+}
+
+/** The account's page views on this customer's site inside the first-party window (scoring input). */
+function recentPageViews(recorder: PageViewRecorder, customerId: string, companyId: string, now: Date): Promise<PageViewSummary[]> {
+  const from = new Date(now.getTime() - FIRST_PARTY_WINDOW_DAYS * 86_400_000).toISOString().slice(0, 10);
+  return recorder.visits.accountPages(customerId, companyId, from, now.toISOString().slice(0, 10));
 }
 
 /**

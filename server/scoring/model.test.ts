@@ -76,6 +76,10 @@ const example = {
     { activity: 'email_open', count: 4, observed_at: '2026-04-17' },
     { activity: 'page_view', count: 6, observed_at: '2026-04-03' },
   ],
+  pageViews: [
+    { day: '2026-04-24', path: '/pricing', page_views: 2 },
+    { day: '2026-05-01', path: '/blog/lead-scoring-guide?utm_source=news', page_views: 4 },
+  ],
 };
 
 describe('worked example (README.md)', () => {
@@ -89,6 +93,32 @@ describe('worked example (README.md)', () => {
     expect(100 * (1 - Math.exp(-110 / INTENT_SATURATION))).toBeCloseTo(66.71, 2);
     expect(b.score).toBe(67);
     expect(buyingStage(b.score)).toBe('Decision');
+  });
+
+  it('first-party intent: /pricing 10·2·0.5 + blog 1·4·1 = 14 more points → 124 → 100·(1−e^−1.24) = 71.1 → 71, Decision', () => {
+    const b = explainIntent(example.signals, example.product, example.now, example.pageViews);
+    expect(b.first_party.map(({ path, high_intent, ageDays, weight, points }) => ({ path, high_intent, ageDays, weight, points }))).toEqual([
+      { path: '/pricing', high_intent: true, ageDays: 7, weight: 0.5, points: 10 },
+      { path: '/blog/lead-scoring-guide?utm_source=news', high_intent: false, ageDays: 0, weight: 1, points: 4 },
+    ]);
+    expect(b.points).toBe(124);
+    expect(100 * (1 - Math.exp(-124 / INTENT_SATURATION))).toBeCloseTo(71.06, 2);
+    expect(b.score).toBe(71);
+    expect(buyingStage(b.score)).toBe('Decision');
+  });
+
+  it('an account that read the pricing page this week scores higher than one that did not', () => {
+    const { product, now } = example;
+    const none = intentScore([], product, now);
+    const blogOnly = intentScore([], product, now, [{ day: '2026-04-29', path: '/blog', page_views: 1 }]);
+    const pricing = intentScore([], product, now, [{ day: '2026-04-29', path: '/en/pricing', page_views: 1 }]);
+    expect(none).toBe(0);
+    expect(pricing).toBeGreaterThan(blogOnly);
+    expect(pricing).toBeGreaterThan(none);
+    expect(intentScore(example.signals, product, now, [{ day: '2026-04-29', path: '/request-demo', page_views: 1 }])).toBeGreaterThan(intentScore(example.signals, product, now));
+    // Older than the 30-day window, or a reload loop past the cap, adds nothing more.
+    expect(intentScore([], product, now, [{ day: '2026-03-01', path: '/pricing', page_views: 5 }])).toBe(0);
+    expect(intentScore([], product, now, [{ day: '2026-05-01', path: '/pricing', page_views: 1000 }])).toBe(intentScore([], product, now, [{ day: '2026-05-01', path: '/pricing', page_views: 20 }]));
   });
 
   it('company profile: 40 + 12.5 + 20 + 0 = 72.5 → 73, Strong', () => {
@@ -117,22 +147,23 @@ describe('worked example (README.md)', () => {
   });
 
   it('composers return the spec shapes with those numbers', () => {
-    const { company, signals, product, now, title, engagement } = example;
-    expect(companyScores({ company, signals, products: [product], hotAccount: { products: [] }, now })).toStrictEqual([
+    const { company, signals, product, now, title, engagement, pageViews } = example;
+    expect(companyScores({ company, signals, products: [product], hotAccount: { products: [] }, now })[0]?.intent_score).toBe(67);
+    expect(companyScores({ company, signals, pageViews, products: [product], hotAccount: { products: [] }, now })).toStrictEqual([
       {
         is_svcqa: true,
         product: 'marketing-automation',
         product_display_name: 'Marketing Automation',
-        intent_score: 67,
+        intent_score: 71,
         buying_stage: 'Decision',
         profile_score: 73,
         profile_fit: 'Strong',
       },
     ]);
-    expect(personScores({ company, signals, products: [product], title, engagement, now })).toStrictEqual([
+    expect(personScores({ company, signals, pageViews, products: [product], title, engagement, now })).toStrictEqual([
       {
         product: 'marketing-automation',
-        company_intent_score: 67,
+        company_intent_score: 71,
         company_buying_stage: 'Decision',
         company_profile_score: 73,
         company_profile_fit: 'Strong',

@@ -39,6 +39,20 @@ export const INTENT_WINDOW_DAYS = 90;
 export const INTENT_SATURATION = 100;
 
 // ---------------------------------------------------------------------------------------------------
+// First-party intent (the customer's own page views by the account, from its web tag)
+
+/** Points per page view of a high-intent page (pricing, plans, demo, contact, trial, quote, buy). */
+export const HIGH_INTENT_PAGE_POINTS = 10;
+/** Points per page view of any other page. */
+export const PAGE_VIEW_POINTS = 1;
+/** Views of one path on one day counted at most this often (a reload loop cannot saturate the score). */
+export const PAGE_VIEWS_PER_PATH_DAY_CAP = 20;
+export const FIRST_PARTY_HALF_LIFE_DAYS = 7;
+export const FIRST_PARTY_WINDOW_DAYS = 30;
+/** A path segment naming one of these words (alone or hyphenated: `/request-demo`, `/en/pricing`) is high intent. */
+export const HIGH_INTENT_PAGE = /(?:^|[/_-])(?:pricing|plans?|demo|contact|trial|quote|buy)(?:[/_.-]|$)/i;
+
+// ---------------------------------------------------------------------------------------------------
 // Company profile (ideal-customer-profile fit)
 
 export const PROFILE_WEIGHTS = Object.freeze({ industry: 40, employee_range: 25, revenue_range: 20, region: 15 } as const);
@@ -88,6 +102,12 @@ const DAY_MS = 86_400_000;
 // Inputs (typed structurally so that catalog rows, API objects and test fixtures all fit)
 
 export type IntentSignal = Pick<IntentRow, 'topic' | 'strength' | 'observed_at'>;
+/** The account's page views on the customer's own site per UTC day and path (the visit store's summary). */
+export interface PageViewSummary {
+  day: string;
+  path: string;
+  page_views: number;
+}
 export type Engagement = Pick<EngagementRow, 'activity' | 'count' | 'observed_at'>;
 /** The firmographics the profile score reads; a missing or blank field is unknown (matches nothing). */
 export interface CompanyProfileInput {
@@ -170,14 +190,50 @@ export interface IntentContribution {
   weight: number;
   points: number;
 }
+export interface FirstPartyContribution {
+  path: string;
+  day: string;
+  page_views: number;
+  high_intent: boolean;
+  ageDays: number;
+  weight: number;
+  points: number;
+}
 export interface IntentBreakdown {
   contributions: IntentContribution[];
+  /** The account's own page views on the customer's site (every product counts them alike). */
+  first_party: FirstPartyContribution[];
   points: number;
   score: number;
 }
 
-/** Every counted signal with its age, recency weight and points, the total and the score. */
-export function explainIntent(signals: readonly IntentSignal[], product: Pick<ScoringProduct, 'intent_topics'>, now: Date): IntentBreakdown {
+/** Points of the account's first-party page views: high-intent pages weigh more, recent views more. */
+export function explainFirstParty(pageViews: readonly PageViewSummary[], now: Date): FirstPartyContribution[] {
+  const t = assertNow(now);
+  const out: FirstPartyContribution[] = [];
+  for (const v of pageViews) {
+    const views = Math.min(PAGE_VIEWS_PER_PATH_DAY_CAP, Math.max(0, Number(v.page_views)));
+    const pathname = v.path.split('?')[0];
+    const high_intent = HIGH_INTENT_PAGE.test(pathname);
+    const ageDays = ageInDays(v.day, t);
+    const weight = decay(ageDays, FIRST_PARTY_HALF_LIFE_DAYS, FIRST_PARTY_WINDOW_DAYS);
+    if (Number.isNaN(views) || views === 0 || weight === 0) continue;
+    const points = (high_intent ? HIGH_INTENT_PAGE_POINTS : PAGE_VIEW_POINTS) * views * weight;
+    out.push({ path: v.path, day: v.day, page_views: views, high_intent, ageDays, weight, points });
+  }
+  return out;
+}
+
+/**
+ * Every counted signal with its age, recency weight and points, the account's first-party page views,
+ * the total and the score.
+ */
+export function explainIntent(
+  signals: readonly IntentSignal[],
+  product: Pick<ScoringProduct, 'intent_topics'>,
+  now: Date,
+  pageViews: readonly PageViewSummary[] = [],
+): IntentBreakdown {
   const t = assertNow(now);
   const topics = new Set(product.intent_topics.map(key));
   const contributions: IntentContribution[] = [];
@@ -190,13 +246,22 @@ export function explainIntent(signals: readonly IntentSignal[], product: Pick<Sc
     if (Number.isNaN(strength) || weight === 0) continue;
     contributions.push({ topic: s.topic, strength, ageDays, weight, points: weight * strength });
   }
-  const points = sumAscending(contributions.map((c) => c.points));
-  return { contributions, points, score: saturate(points, INTENT_SATURATION) };
+  const first_party = explainFirstParty(pageViews, now);
+  const points = sumAscending([...contributions.map((c) => c.points), ...first_party.map((c) => c.points)]);
+  return { contributions, first_party, points, score: saturate(points, INTENT_SATURATION) };
 }
 
-/** 0–100 from the account's intent signals on the product's topics, recency-weighted and saturating. */
-export function intentScore(signals: readonly IntentSignal[], product: Pick<ScoringProduct, 'intent_topics'>, now: Date): number {
-  return explainIntent(signals, product, now).score;
+/**
+ * 0–100 from the account's intent signals on the product's topics and its first-party page views,
+ * recency-weighted and saturating.
+ */
+export function intentScore(
+  signals: readonly IntentSignal[],
+  product: Pick<ScoringProduct, 'intent_topics'>,
+  now: Date,
+  pageViews: readonly PageViewSummary[] = [],
+): number {
+  return explainIntent(signals, product, now, pageViews).score;
 }
 
 export function buyingStage(intentScore: number): BuyingStage {
@@ -401,12 +466,14 @@ export function companyScores(input: {
   signals: readonly IntentSignal[];
   products: readonly ScoringProduct[];
   hotAccount?: Pick<HotAccount, 'products'> | null;
+  /** The account's page views on the customer's own site (first-party intent); none when absent. */
+  pageViews?: readonly PageViewSummary[];
   now: Date;
 }): CompanyScore[] {
-  const { company, signals, products, hotAccount, now } = input;
+  const { company, signals, products, hotAccount, now, pageViews = [] } = input;
   assertNow(now);
   return products.map((p) => {
-    const intent = intentScore(signals, p, now);
+    const intent = intentScore(signals, p, now, pageViews);
     const profile = profileScore(company, p);
     return {
       is_svcqa: isHotForProduct(hotAccount, p.name),
@@ -430,14 +497,16 @@ export function personScores(input: {
   products: readonly ScoringProduct[];
   title: Partial<TitleClassification> | null | undefined;
   engagement: readonly Engagement[];
+  /** The company's page views on the customer's own site (first-party intent); none when absent. */
+  pageViews?: readonly PageViewSummary[];
   now: Date;
 }): PersonScore[] {
-  const { company, signals, products, title, engagement, now } = input;
+  const { company, signals, products, title, engagement, now, pageViews = [] } = input;
   assertNow(now);
   const contactIntent = contactIntentScore(engagement, now);
   const grade = contactGrade(contactIntent);
   return products.map((p) => {
-    const intent = company ? intentScore(signals, p, now) : 0;
+    const intent = company ? intentScore(signals, p, now, pageViews) : 0;
     const profile = company ? profileScore(company, p) : 0;
     const contactProfile = contactProfileScore(title, p.persona);
     return {

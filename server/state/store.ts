@@ -69,6 +69,11 @@ export const TagSettings = z
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
     /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
     honor_gpc: z.boolean().optional(),
+    /** Which bundle variant the tag serves (issue 12; the tag build reads these). */
+    features: z
+      .object({ personalisation: z.boolean().optional(), form_fill: z.boolean().optional(), spa: z.boolean().optional(), page_views: z.boolean().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type TagSettings = z.infer<typeof TagSettings>;

@@ -5,11 +5,13 @@
  */
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { adminClient, onUnauthorized, type AdminClient } from '../admin-client.ts';
-import { customerFromHash, hashForCustomer } from '../customer-link.ts';
+import { CONSOLE_PAGES, customerFromHash, hashForCustomer, PAGE_TITLES, pageFromHash, type ConsolePage } from '../customer-link.ts';
 import { tokenSession } from '../session.ts';
 import { CustomerView } from './CustomerView.tsx';
 import { SignIn } from './SignIn.tsx';
 import { useLoad } from './use-load.ts';
+import { VisitorsPage } from './VisitorsPage.tsx';
+import { WebTagsPage } from './WebTagsPage.tsx';
 
 function sessionStore(): Storage | null {
   try {
@@ -52,13 +54,17 @@ export function App() {
 function Console({ api, onSignOut }: { api: AdminClient; onSignOut(): void }) {
   const customers = useLoad(() => api.customers(), [api]);
   const [selected, setSelected] = useState<string | null>(() => customerFromHash(location.hash));
+  const [page, setPage] = useState<ConsolePage>(() => pageFromHash(location.hash));
   useEffect(() => {
-    const onHash = () => setSelected(customerFromHash(location.hash));
+    const onHash = () => {
+      setSelected(customerFromHash(location.hash));
+      setPage(pageFromHash(location.hash));
+    };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
   const choose = (id: string | null) => {
-    history.replaceState(null, '', hashForCustomer(id) || location.pathname);
+    history.replaceState(null, '', hashForCustomer(id, page) || location.pathname);
     setSelected(id);
   };
   const customer = customers.data?.find((c) => c.id === selected) ?? null;
@@ -76,7 +82,7 @@ function Console({ api, onSignOut }: { api: AdminClient; onSignOut(): void }) {
         </div>
       </header>
       <main class="wrap" id="main">
-        <h1>API tokens</h1>
+        <h1>{PAGE_TITLES[page]}</h1>
         <div class="picker">
           <label for="customer-picker">Customer</label>
           <select
@@ -104,7 +110,18 @@ function Console({ api, onSignOut }: { api: AdminClient; onSignOut(): void }) {
             No customer with the id “{selected}”.
           </p>
         )}
-        {customer && <CustomerView key={customer.id} api={api} customer={customer} />}
+        {customer && (
+          <nav class="tabs" aria-label="Console pages">
+            {CONSOLE_PAGES.map((p) => (
+              <a key={p} href={hashForCustomer(customer.id, p)} aria-current={p === page ? 'page' : undefined}>
+                {PAGE_TITLES[p]}
+              </a>
+            ))}
+          </nav>
+        )}
+        {customer && page === 'tokens' && <CustomerView key={customer.id} api={api} customer={customer} />}
+        {customer && page === 'visitors' && <VisitorsPage key={customer.id} api={api} customer={customer} />}
+        {customer && page === 'tags' && <WebTagsPage key={customer.id} api={api} customer={customer} />}
       </main>
     </>
   );

@@ -10,7 +10,7 @@ export interface ShownSecret {
   value: string;
 }
 
-async function copyText(text: string, node: HTMLElement | null): Promise<boolean> {
+export async function copyText(text: string, node: HTMLElement | null): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);
     return true;

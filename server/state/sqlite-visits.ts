@@ -1,0 +1,159 @@
+/**
+ * The visit store on SQLite: its own connection to the SVC_STATE file (WAL, so it never waits on the
+ * main store's readers), its own tables, one IMMEDIATE transaction per page view so several processes
+ * count exactly.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, TOP_PAGES,
+  type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
+} from './visits.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS visit_accounts (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL,
+  page_views INTEGER NOT NULL, sessions INTEGER NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
+  PRIMARY KEY (customer_id, day, company_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS visit_pages (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL, path TEXT NOT NULL, page_views INTEGER NOT NULL,
+  PRIMARY KEY (customer_id, day, company_id, path)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS visit_pages_account ON visit_pages (customer_id, company_id, day);
+CREATE TABLE IF NOT EXISTS visit_sessions (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL, session_id TEXT NOT NULL,
+  PRIMARY KEY (customer_id, day, company_id, session_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS visit_anonymous (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, page_views INTEGER NOT NULL,
+  PRIMARY KEY (customer_id, day)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tag_sightings (
+  tag_id TEXT NOT NULL, origin TEXT NOT NULL, last_seen_at TEXT NOT NULL,
+  PRIMARY KEY (tag_id, origin)) WITHOUT ROWID;
+`;
+
+type Row = Record<string, unknown>;
+
+export class SqliteVisitStore implements VisitStore {
+  private readonly db: Database.Database;
+  private readonly record: (view: PageViewCount) => boolean;
+  private readonly sight: (tagId: string, origin: string, at: string) => void;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(SCHEMA);
+
+    const q = {
+      anonymous: this.db.prepare(
+        `INSERT INTO visit_anonymous VALUES (?, ?, 1) ON CONFLICT (customer_id, day) DO UPDATE SET page_views = page_views + 1`,
+      ),
+      account: this.db.prepare(
+        `INSERT INTO visit_accounts VALUES (@customer_id, @day, @company_id, 1, @new_session, @at, @at)
+         ON CONFLICT (customer_id, day, company_id) DO UPDATE SET page_views = page_views + 1, sessions = sessions + @new_session,
+           first_seen = min(first_seen, @at), last_seen = max(last_seen, @at)
+         RETURNING page_views`,
+      ),
+      session: this.db.prepare('INSERT OR IGNORE INTO visit_sessions VALUES (?, ?, ?, ?)'),
+      pageExists: this.db.prepare('SELECT 1 FROM visit_pages WHERE customer_id = ? AND day = ? AND company_id = ? AND path = ?'),
+      pathCount: this.db.prepare('SELECT count(*) AS n FROM visit_pages WHERE customer_id = ? AND day = ? AND company_id = ?'),
+      page: this.db.prepare(
+        `INSERT INTO visit_pages VALUES (?, ?, ?, ?, 1) ON CONFLICT (customer_id, day, company_id, path) DO UPDATE SET page_views = page_views + 1`,
+      ),
+      sightingExists: this.db.prepare('SELECT 1 FROM tag_sightings WHERE tag_id = ? AND origin = ?'),
+      sightingCount: this.db.prepare('SELECT count(*) AS n FROM tag_sightings WHERE tag_id = ?'),
+      oldestSighting: this.db.prepare('DELETE FROM tag_sightings WHERE tag_id = ? AND origin = (SELECT origin FROM tag_sightings WHERE tag_id = ? ORDER BY last_seen_at LIMIT 1)'),
+      sighting: this.db.prepare(
+        `INSERT INTO tag_sightings VALUES (?, ?, ?) ON CONFLICT (tag_id, origin) DO UPDATE SET last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
+      ),
+    };
+
+    const record = this.db.transaction((v: PageViewCount): boolean => {
+        if (v.company_id === null) {
+          q.anonymous.run(v.customer_id, v.day);
+          return false;
+        }
+        const newSession = q.session.run(v.customer_id, v.day, v.company_id, v.session_id).changes;
+        const { page_views } = q.account.get({ customer_id: v.customer_id, day: v.day, company_id: v.company_id, new_session: newSession, at: v.at }) as { page_views: number };
+        // Bounded: past PATHS_PER_ACCOUNT_DAY distinct paths an account's further paths share one row.
+        const known = q.pageExists.get(v.customer_id, v.day, v.company_id, v.path) !== undefined;
+        const full = !known && (q.pathCount.get(v.customer_id, v.day, v.company_id) as { n: number }).n >= PATHS_PER_ACCOUNT_DAY;
+        q.page.run(v.customer_id, v.day, v.company_id, full ? OTHER_PATHS : v.path);
+        return page_views === 1;
+      });
+    this.record = (v) => record.immediate(v);
+
+    const sight = this.db.transaction((tagId: string, origin: string, at: string) => {
+        if (q.sightingExists.get(tagId, origin) === undefined && (q.sightingCount.get(tagId) as { n: number }).n >= ORIGINS_PER_TAG) {
+          q.oldestSighting.run(tagId, tagId);
+        }
+        q.sighting.run(tagId, origin, at);
+      });
+    this.sight = (tagId, origin, at) => sight.immediate(tagId, origin, at);
+  }
+
+  async recordPageView(view: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
+    return { first_of_day_for_account: this.record(view) };
+  }
+
+  async accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
+    const accounts = this.db
+      .prepare(
+        `SELECT company_id, sum(page_views) AS page_views, sum(sessions) AS sessions, min(first_seen) AS first_seen, max(last_seen) AS last_seen
+         FROM visit_accounts WHERE customer_id = ? AND day BETWEEN ? AND ?
+         GROUP BY company_id ORDER BY page_views DESC, company_id`,
+      )
+      .all(customerId, from, to) as Omit<AccountVisits, 'top_pages'>[];
+    const pages = this.db
+      .prepare(
+        `SELECT company_id, path, sum(page_views) AS page_views FROM visit_pages WHERE customer_id = ? AND day BETWEEN ? AND ?
+         GROUP BY company_id, path ORDER BY company_id, page_views DESC, path`,
+      )
+      .all(customerId, from, to) as { company_id: string; path: string; page_views: number }[];
+    const top = new Map<string, AccountVisits['top_pages']>();
+    for (const p of pages) {
+      const list = top.get(p.company_id) ?? [];
+      if (list.length < TOP_PAGES) list.push({ path: p.path, page_views: p.page_views });
+      top.set(p.company_id, list);
+    }
+    return accounts.map((a) => ({ ...a, top_pages: top.get(a.company_id) ?? [] }));
+  }
+
+  async dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {
+    const identified = new Map(
+      (this.db.prepare('SELECT day, sum(page_views) AS n FROM visit_accounts WHERE customer_id = ? AND day BETWEEN ? AND ? GROUP BY day').all(customerId, from, to) as Row[]).map(
+        (r) => [r.day as string, r.n as number],
+      ),
+    );
+    const anonymous = new Map(
+      (this.db.prepare('SELECT day, page_views AS n FROM visit_anonymous WHERE customer_id = ? AND day BETWEEN ? AND ?').all(customerId, from, to) as Row[]).map((r) => [
+        r.day as string,
+        r.n as number,
+      ]),
+    );
+    return daysBetween(from, to).map((day) => ({ day, identified: identified.get(day) ?? 0, anonymous: anonymous.get(day) ?? 0 }));
+  }
+
+  async accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]> {
+    return this.db
+      .prepare('SELECT day, path, page_views FROM visit_pages WHERE customer_id = ? AND company_id = ? AND day BETWEEN ? AND ? ORDER BY day, path')
+      .all(customerId, companyId, from, to) as PagePerDay[];
+  }
+
+  async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {
+    this.sight(tagId, origin, at);
+  }
+
+  async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
+    if (tagIds.length === 0) return [];
+    return this.db
+      .prepare(`SELECT tag_id, origin, last_seen_at FROM tag_sightings WHERE tag_id IN (${tagIds.map(() => '?').join(',')}) ORDER BY tag_id, last_seen_at DESC`)
+      .all(...tagIds) as TagSighting[];
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The visitors report (pure): which accounts visited a customer's site in a date range, most page views
+ * first, with their firmographic name and domain, segments and flags; daily identified vs anonymous totals;
+ * the same rows as CSV.
+ */
+import { stringify } from 'csv-stringify/sync';
+import { z } from 'zod';
+import type { CompanyRow } from '../../data/sources/schema.ts';
+import type { CustomerRecord } from '../state/store.ts';
+import { daysBetween, ISO_DAY, type AccountVisits, type DailyTotals } from '../state/visits.ts';
+import { accountFacts } from './recorder.ts';
+
+/** Longest range one report covers (a year and a day). */
+export const MAX_REPORT_DAYS = 366;
+/** Range when `from`/`to` are not given: the last 30 days up to today (UTC). */
+export const DEFAULT_REPORT_DAYS = 30;
+
+const realDay = ISO_DAY.refine((d) => daysBetween(d, d).length === 1 && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
+
+export const VisitsQuery = z
+  .object({
+    from: realDay.optional(),
+    to: realDay.optional(),
+    segment: z.string().regex(/^\d{1,9}$/, 'segment must be a segment id (a positive integer)').transform(Number).optional(),
+  })
+  .transform((q, ctx) => {
+    const to = q.to ?? new Date().toISOString().slice(0, 10);
+    const from = q.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_REPORT_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+    const days = daysBetween(from, to).length;
+    if (days === 0) ctx.addIssue({ code: 'custom', path: ['from'], message: 'from must not be after to' });
+    if (days > MAX_REPORT_DAYS) ctx.addIssue({ code: 'custom', path: ['to'], message: `a report covers at most ${MAX_REPORT_DAYS} days` });
+    return { from, to, segment: q.segment ?? null };
+  });
+export type VisitsQuery = z.output<typeof VisitsQuery>;
+
+export interface VisitingAccount {
+  company_id: string;
+  name: string | null;
+  domain: string | null;
+  page_views: number;
+  sessions: number;
+  first_seen: string;
+  last_seen: string;
+  top_pages: { path: string; page_views: number }[];
+  segment_ids: number[];
+  hot_account: boolean;
+  excluded: boolean;
+}
+
+export interface VisitsReport {
+  customer_id: string;
+  from: string;
+  to: string;
+  segment: number | null;
+  totals: { page_views: number; identified: number; anonymous: number; accounts: number };
+  daily: DailyTotals[];
+  accounts: VisitingAccount[];
+}
+
+export function buildReport(input: {
+  customer: CustomerRecord;
+  query: VisitsQuery;
+  accounts: readonly AccountVisits[];
+  daily: readonly DailyTotals[];
+  company: (id: string) => CompanyRow | null;
+}): VisitsReport {
+  const { customer, query } = input;
+  const accounts = input.accounts
+    .map((a): VisitingAccount => {
+      const company = input.company(a.company_id);
+      return { ...a, name: company?.name || null, domain: company?.domain || null, ...accountFacts(customer, company) };
+    })
+    .filter((a) => query.segment === null || a.segment_ids.includes(query.segment));
+  const identified = input.daily.reduce((n, d) => n + d.identified, 0);
+  const anonymous = input.daily.reduce((n, d) => n + d.anonymous, 0);
+  return {
+    customer_id: customer.id,
+    from: query.from,
+    to: query.to,
+    segment: query.segment,
+    totals: { page_views: identified + anonymous, identified, anonymous, accounts: accounts.length },
+    daily: [...input.daily],
+    accounts,
+  };
+}
+
+export const CSV_COLUMNS = ['company_id', 'name', 'domain', 'page_views', 'sessions', 'first_seen', 'last_seen', 'top_pages', 'segment_ids', 'hot_account', 'excluded'] as const;
+
+/** One row per account; top pages as `path (views)` joined by `; `, segment ids by `;`. */
+export function reportCsv(report: VisitsReport): string {
+  return stringify(
+    report.accounts.map((a) => ({
+      ...a,
+      name: a.name ?? '',
+      domain: a.domain ?? '',
+      top_pages: a.top_pages.map((p) => `${p.path} (${p.page_views})`).join('; '),
+      segment_ids: a.segment_ids.join(';'),
+      hot_account: String(a.hot_account),
+      excluded: String(a.excluded),
+    })),
+    { header: true, columns: [...CSV_COLUMNS] },
+  );
+}
