@@ -48,7 +48,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const webhookStore = await openWebhookStore(config);
   const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, now: opts.now });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
-  const recorder = openVisitRecorder(config, log);
+  const recorder = await openVisitRecorder(config, log);
   // Every recorded page view may raise webhook events (account.visited, account.hot).
   recorder.onPageView(async (view) => {
     await webhooks.onPageView({ ...view, company: companyNames(dataset, view.company_id) });
