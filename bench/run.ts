@@ -5,6 +5,7 @@
  */
 import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
+import { benchImport } from './import.ts';
 import { benchLookup } from './lookup.ts';
 import { setCommand } from './results.ts';
 import { benchTag } from './tag.ts';
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   workers: benchWorkers,
   tag: benchTag,
   build: benchBuild,
+  import: benchImport,
 };
 
 const [name, ...args] = process.argv.slice(2);

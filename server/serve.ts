@@ -42,7 +42,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   dataset.watch();
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
-  const store = openStateStore(config);
+  const store = await openStateStore(config, (m) => log.error(m));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const webhookStore = await openWebhookStore(config);

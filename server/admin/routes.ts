@@ -11,7 +11,7 @@ import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { provisionCustomer } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
-import { NewTag, NewToken, TagSettings, type StateStore } from '../state/store.ts';
+import { NewTag, NewToken, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { mountVisitsAdmin } from '../visits/admin-routes.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
@@ -19,7 +19,7 @@ import type { AdminAuth } from './credentials.ts';
 import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
 
 export interface AdminDeps {
-  store: StateStore;
+  store: AccessRecords & UsageReports;
   adminAuth: AdminAuth;
   /** Signed webhooks (absent in tests that build the app without them). */
   webhooks?: Omit<WebhookAdminDeps, 'store'>;
@@ -81,7 +81,7 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   router.use('/admin/api', admin);
 }
 
-async function customerOr404(store: StateStore, id: string) {
+async function customerOr404(store: AccessRecords, id: string) {
   const c = await store.getCustomer(id);
   if (!c) throw new HttpError(404, `unknown customer ${id}`);
   return c;

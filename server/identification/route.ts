@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { HttpError } from '../http/errors.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import { FIRST_PARTY_WINDOW_DAYS, type PageViewSummary } from '../scoring/model.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { identify } from './identify.ts';
@@ -15,7 +15,7 @@ import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
 export interface IdentificationDeps {
   config: Config;
-  store: StateStore;
+  store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
   /** Tag sightings ("installed on") and the account's own page views for first-party intent. */

@@ -7,12 +7,12 @@
 import type { Request, Response, Router } from 'express';
 import type { Dataset } from '../data/dataset.ts';
 import { HttpError } from '../http/errors.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from './recorder.ts';
 import { buildReport, reportCsv, VisitsQuery } from './report.ts';
 
 export interface VisitsAdminDeps {
-  store: StateStore;
+  store: AccessRecords;
   dataset: Dataset;
   recorder: PageViewRecorder;
 }

@@ -11,14 +11,14 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import { HttpError } from '../http/errors.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
 import { NewWebhook } from './schema.ts';
 import type { WebhookService } from './service.ts';
 import { generateSigningSecret } from './signature.ts';
 
 export interface WebhookAdminDeps {
-  store: Pick<StateStore, 'getCustomer'>;
+  store: Pick<AccessRecords, 'getCustomer'>;
   webhookStore: WebhookStore;
   webhooks: WebhookService;
 }
