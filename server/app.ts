@@ -21,6 +21,8 @@ import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
 import { mountPeople } from './people/route.ts';
 import type { StateStore } from './state/store.ts';
+import type { WebhookStore } from './state/webhooks.ts';
+import type { WebhookService } from './webhooks/service.ts';
 import { mountTagAssets } from './tag/assets.ts';
 import { mountEvents } from './visits/events-route.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
@@ -31,6 +33,8 @@ export interface AppDeps {
   dataset: Dataset;
   log: Logger;
   adminAuth: AdminAuth;
+  /** Signed webhooks: the outbox and its dispatcher (absent in tests that build the app without them). */
+  webhooks?: { webhookStore: WebhookStore; webhooks: WebhookService };
   /** Page views and tag sightings (server/visits/). */
   recorder: PageViewRecorder;
 }

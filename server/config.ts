@@ -34,6 +34,10 @@ export const ConfigSchema = z.object({
     .min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters (a short admin token can be guessed): use a long random value, or unset it to have one generated')
     .optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+  /** How often each node looks for due webhook deliveries. */
+  SVC_WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(1000),
+  /** How long a webhook receiver may take to answer before the attempt counts as failed. */
+  SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Raw page views as NDJSON: `<dir>/<customer>/<YYYY-MM-DD>.ndjson`. */
   SVC_EVENTS_DIR: z.string().default('var/events'),
   /** Days of NDJSON page-view files kept; older day files are deleted. */

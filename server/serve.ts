@@ -11,6 +11,8 @@ import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
+import { openWebhookStore } from './state/open-webhook-store.ts';
+import { WebhookService } from './webhooks/service.ts';
 import { openVisitRecorder } from './visits/open-recorder.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
 
@@ -20,6 +22,7 @@ export interface RunningServer {
   port: number;
   store: StateStore;
   dataset: Dataset;
+  webhooks: WebhookService;
   /** Page views: register listeners with `recorder.onPageView` (webhooks). */
   recorder: PageViewRecorder;
   /**
@@ -33,6 +36,8 @@ export interface RunningServer {
 export interface StartOptions {
   /** Seed demo customers and set up the admin credential; false in cluster workers (the primary did it). */
   initialise?: boolean;
+  /** The clock of time-driven work (webhook retries); tests pass a fake one. */
+  now?: () => number;
 }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG), opts: StartOptions = {}): Promise<RunningServer> {
@@ -45,8 +50,15 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
+  const webhookStore = await openWebhookStore(config);
+  const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, now: opts.now });
+  webhooks.start(config.SVC_WEBHOOK_POLL_MS);
   const recorder = await openVisitRecorder(config, log);
-  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder }));
+  // Every recorded page view may raise webhook events (account.visited, account.hot).
+  recorder.onPageView(async (view) => {
+    await webhooks.onPageView({ ...view, company: companyNames(dataset, view.company_id) });
+  });
+  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder, webhooks: { webhookStore, webhooks } }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {
@@ -65,11 +77,14 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     port,
     store,
     dataset,
+    webhooks,
     recorder,
     async close(deadlineMs = config.SVC_SHUTDOWN_TIMEOUT_MS) {
       process.off('SIGHUP', onHup);
       await drain(server, deadlineMs, log);
       await recorder.close();
+      await webhooks.stop();
+      await webhookStore.close();
       await store.close();
       dataset.close();
     },
@@ -138,4 +153,15 @@ async function seedDemo(store: StateStore, seedFile: string, log: Logger): Promi
   }
   for (const customer of readCustomersFile(seedFile).customers) await provisionCustomer(store, customer);
   log.info(`demo mode: seeded customers from ${seedFile}`);
+}
+
+/** Name and domain of a visiting account for webhook payloads (the catalog keeps them; page views carry only the id). */
+function companyNames(dataset: Dataset, companyId: string | null): { name: string | null; domain: string | null } | null {
+  if (!companyId) return null;
+  try {
+    const row = dataset.current.catalog.company(companyId);
+    return row ? { name: row.name || null, domain: row.domain || null } : null;
+  } catch {
+    return null; // a snapshot swapped out mid-call: the event still goes out, with the id only
+  }
 }

@@ -17,10 +17,13 @@ import { mountVisitsAdmin } from '../visits/admin-routes.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import type { AdminAuth } from './credentials.ts';
 import { FailureThrottle } from './throttle.ts';
+import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
 
 export interface AdminDeps {
   store: AccessRecords & UsageReports;
   adminAuth: AdminAuth;
+  /** Signed webhooks (absent in tests that build the app without them). */
+  webhooks?: Omit<WebhookAdminDeps, 'store'>;
   /** Page views: the visitors report and tag sightings (server/visits/admin-routes.ts). */
   dataset?: Dataset;
   recorder?: PageViewRecorder;
@@ -80,6 +83,7 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
     res.json(await store.updateTagSettings(req.params.id, TagSettings.parse(req.body)));
   });
 
+  if (deps.webhooks) mountWebhookAdmin(admin, { store, ...deps.webhooks });
   if (deps.dataset && deps.recorder) mountVisitsAdmin(admin, { store, dataset: deps.dataset, recorder: deps.recorder });
 
   router.use('/admin/api', admin);

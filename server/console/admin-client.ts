@@ -8,6 +8,10 @@ import type { CreditReport } from '../credits/report.ts';
 import type { CustomerRecord, NewTag, NewToken, TagRecord, TokenRecord } from '../state/store.ts';
 import type { TagSighting } from '../state/visits.ts';
 import type { VisitsReport } from '../visits/report.ts';
+import type { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
+
+/** A webhook endpoint as answered by create: the only time its signing secret is seen. */
+export type WebhookWithSecret = WebhookRecord & { secret: string };
 
 export type AdminToken = TokenRecord & RotationAdvice;
 /** A token as answered by create and rotate: the only time its secret is seen. */
@@ -32,6 +36,10 @@ export interface AdminClient {
   setTokenActive(id: string, active: boolean): Promise<AdminToken>;
   rotateToken(id: string): Promise<TokenWithSecret>;
   deleteToken(id: string): Promise<void>;
+  webhooks(customerId: string): Promise<WebhookRecord[]>;
+  createWebhook(customerId: string, body: NewWebhook): Promise<WebhookWithSecret>;
+  deleteWebhook(customerId: string, webhookId: string): Promise<void>;
+  webhookDeliveries(customerId: string, webhookId: string): Promise<DeliveryRecord[]>;
   /** The visitors report; `from`/`to` YYYY-MM-DD, `segment` a segment id. */
   visits(customerId: string, range: VisitsRange): Promise<VisitsReport>;
   /** The same report as CSV text (Accept: text/csv). */
@@ -82,6 +90,10 @@ export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => 
     setTokenActive: (tokenId, active) => call('POST', `/tokens/${id(tokenId)}/${active ? 'activate' : 'deactivate'}`, {}),
     rotateToken: (tokenId) => call('POST', `/tokens/${id(tokenId)}/rotate`, {}),
     deleteToken: (tokenId) => call('DELETE', `/tokens/${id(tokenId)}`),
+    webhooks: (customerId) => call('GET', `/customers/${id(customerId)}/webhooks`),
+    createWebhook: (customerId, body) => call('POST', `/customers/${id(customerId)}/webhooks`, body),
+    deleteWebhook: (customerId, webhookId) => call('DELETE', `/customers/${id(customerId)}/webhooks/${id(webhookId)}`),
+    webhookDeliveries: (customerId, webhookId) => call('GET', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/deliveries`),
     visits: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`),
     visitsCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`, undefined, 'text/csv'),
     tags: (customerId) => call('GET', `/tags?customer=${id(customerId)}`),

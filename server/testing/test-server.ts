@@ -61,7 +61,7 @@ function writeExtraSources(sources: string, extra: ExtraSources): void {
   if (extra.engagement) writeFileSync(join(sources, 'engagement.csv'), stringify(extra.engagement, { header: true, columns: [...ENGAGEMENT_COLUMNS] }));
 }
 
-export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>> } & ExtraSources = {}): Promise<TestServer> {
+export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>>; now?: () => number } & ExtraSources = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const sources = join(dir, 'sources');
   const data = join(dir, 'data');
@@ -69,7 +69,7 @@ export async function startTestServer(opts: { customers?: CustomerSeed[]; compan
   writeExtraSources(sources, opts);
   await buildDataset({ in: sources, out: data });
   const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_EVENTS_DIR: join(dir, 'events'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...opts.env });
-  const running = await startServer(config, createLogger('error'));
+  const running = await startServer(config, createLogger('error'), { now: opts.now });
   for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
   return {
     ...running,

@@ -1,0 +1,196 @@
+/**
+ * A customer's signed webhooks: register an endpoint (the signing secret is shown once, in the same
+ * dialog as token secrets), remove one, and read each endpoint's delivery log (status, attempts, last
+ * error, next attempt).
+ */
+import { useState } from 'preact/hooks';
+import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';
+import { emptyWebhookForm, webhookRequestBody, type WebhookFormFields } from '../webhook-form.ts';
+import type { WebhookRecord } from '../../webhooks/schema.ts';
+import { useLoad } from './use-load.ts';
+
+export function Webhooks({ api, customerId, onCreated }: { api: AdminClient; customerId: string; onCreated(w: WebhookWithSecret): void }) {
+  const endpoints = useLoad(() => api.webhooks(customerId), [api, customerId]);
+  const [form, setForm] = useState<WebhookFormFields>(emptyWebhookForm);
+  const [invalid, setInvalid] = useState<{ field: keyof WebhookFormFields; message: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const set = <K extends keyof WebhookFormFields>(key: K, value: WebhookFormFields[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    if (invalid?.field === key) setInvalid(null);
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const result = webhookRequestBody(form);
+    if (!result.ok) {
+      setInvalid({ field: result.field, message: result.message });
+      document.getElementById(`new-webhook-${result.field}`)?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      const created = await api.createWebhook(customerId, result.body);
+      setForm(emptyWebhookForm());
+      endpoints.reload();
+      onCreated(created);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const described = (key: keyof WebhookFormFields) => (invalid?.field === key ? { 'aria-invalid': true, 'aria-describedby': 'new-webhook-invalid' } : {});
+
+  return (
+    <section aria-labelledby="webhooks-title" data-testid="webhooks">
+      <div class="section-head">
+        <h2 id="webhooks-title">Webhooks</h2>
+        <button type="button" class="btn btn-quiet" onClick={endpoints.reload}>
+          Refresh
+        </button>
+      </div>
+      <p class="muted">
+        Signed POSTs when an account visits (its first page view of the day) or turns hot (a hot account, or a page matching a pattern). Verify the{' '}
+        <code>Svc-Signature</code> header with the secret shown at creation.
+      </p>
+      <form class="card token-form" onSubmit={submit} noValidate data-testid="create-webhook-form">
+        <div class="field">
+          <label for="new-webhook-url">
+            Receiver URL <span class="muted">(required)</span>
+          </label>
+          <input id="new-webhook-url" type="url" autoComplete="off" placeholder="https://hooks.example.com/svc" value={form.url} onInput={(e) => set('url', (e.currentTarget as HTMLInputElement).value)} {...described('url')} />
+        </div>
+        <fieldset class="field checks">
+          <legend>Events</legend>
+          <label>
+            <input id="new-webhook-visited" type="checkbox" checked={form.visited} onChange={(e) => set('visited', (e.currentTarget as HTMLInputElement).checked)} {...described('visited')} />{' '}
+            account.visited
+          </label>
+          <label>
+            <input id="new-webhook-hot" type="checkbox" checked={form.hot} onChange={(e) => set('hot', (e.currentTarget as HTMLInputElement).checked)} /> account.hot
+          </label>
+        </fieldset>
+        <div class="field">
+          <label for="new-webhook-hot_paths">Hot pages</label>
+          <input id="new-webhook-hot_paths" type="text" autoComplete="off" placeholder="/pricing*, /demo*" value={form.hot_paths} onInput={(e) => set('hot_paths', (e.currentTarget as HTMLInputElement).value)} {...described('hot_paths')} />
+          <p class="hint">Comma-separated path patterns; * matches anything. A view of a matching page raises account.hot.</p>
+        </div>
+        {invalid && (
+          <p id="new-webhook-invalid" class="error" role="alert">
+            {invalid.message}
+          </p>
+        )}
+        {error && (
+          <p class="error" role="alert">
+            Could not add the webhook: {error}
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit" class="btn" disabled={busy}>
+            {busy ? 'Adding…' : 'Add webhook'}
+          </button>
+        </div>
+      </form>
+      {endpoints.error && (
+        <p class="error" role="alert">
+          Could not load the webhooks: {endpoints.error}
+        </p>
+      )}
+      {endpoints.data && !endpoints.data.length && <p class="muted">No webhooks yet.</p>}
+      {endpoints.data?.map((w) => (
+        <Endpoint key={w.id} api={api} customerId={customerId} endpoint={w} onRemoved={endpoints.reload} />
+      ))}
+    </section>
+  );
+}
+
+function Endpoint({ api, customerId, endpoint: w, onRemoved }: { api: AdminClient; customerId: string; endpoint: WebhookRecord; onRemoved(): void }) {
+  const [showLog, setShowLog] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const remove = async () => {
+    try {
+      await api.deleteWebhook(customerId, w.id);
+      onRemoved();
+    } catch (e) {
+      setError(`Remove failed: ${(e as Error).message}`);
+    }
+  };
+  return (
+    <div class="card webhook" data-testid="webhook">
+      <p>
+        <code>{w.url}</code>
+      </p>
+      <p class="muted">
+        {w.events.join(', ')}
+        {w.hot_paths.length ? ` · hot pages ${w.hot_paths.join(', ')}` : ''} · secret <code>{w.secret_prefix}…</code> · since {w.created_at.slice(0, 10)}
+      </p>
+      <div class="actions">
+        <button type="button" class="btn btn-quiet" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
+          {showLog ? 'Hide deliveries' : 'Deliveries'}
+        </button>
+        {confirming ? (
+          <>
+            <button type="button" class="btn btn-danger" onClick={remove}>
+              Confirm remove
+            </button>
+            <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button type="button" class="btn btn-quiet" onClick={() => setConfirming(true)}>
+            Remove
+          </button>
+        )}
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {showLog && <DeliveryLog api={api} customerId={customerId} webhookId={w.id} />}
+    </div>
+  );
+}
+
+function DeliveryLog({ api, customerId, webhookId }: { api: AdminClient; customerId: string; webhookId: string }) {
+  const log = useLoad(() => api.webhookDeliveries(customerId, webhookId), [api, customerId, webhookId]);
+  if (log.error) return <p class="error">Could not load the deliveries: {log.error}</p>;
+  if (!log.data) return <p class="muted">Loading deliveries…</p>;
+  if (!log.data.length) return <p class="muted">Nothing delivered yet.</p>;
+  return (
+    <div class="table-wrap" role="region" aria-label="Deliveries" tabIndex={0}>
+      <table class="tokens" data-testid="deliveries">
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">
+              Attempts
+            </th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Next attempt</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {log.data.map((d) => (
+            <tr key={d.id}>
+              <td>
+                {d.type} <code>{d.event_id}</code>
+              </td>
+              <td>{d.status}</td>
+              <td class="num">{d.attempts}</td>
+              <td>{d.last_error ?? (d.last_status === null ? '—' : `HTTP ${d.last_status}`)}</td>
+              <td>{d.next_attempt_at ?? '—'}</td>
+              <td>{d.created_at}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

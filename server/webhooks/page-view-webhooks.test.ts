@@ -1,0 +1,56 @@
+/**
+ * End to end over real HTTP: the tag's page-view beacon (POST /v1/events, text/plain, a Chrome User-Agent,
+ * the page's Origin) → recorded → account.visited / account.hot enqueued → signed POSTs to a real receiver.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
+import { verifySignature } from './signature.ts';
+
+const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+describe('page views raise signed webhooks', () => {
+  let server: TestServer;
+  let receiver: WebhookReceiver;
+  let secret: string;
+  beforeAll(async () => {
+    // A fast poll: the server's own dispatcher delivers, as in production.
+    server = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback', SVC_WEBHOOK_POLL_MS: '100' } });
+    receiver = await startWebhookReceiver();
+    const res = await fetch(`${server.url}/admin/api/customers/acme/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*'] }),
+    });
+    expect(res.status).toBe(201);
+    ({ secret } = await res.json());
+  });
+  afterAll(async () => {
+    await server?.close();
+    await receiver?.close();
+  });
+
+  const beacon = (path: string, ip: string) =>
+    fetch(`${server.url}/v1/events?tag=acme-tag`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+      body: JSON.stringify({ type: 'pageview', path, session: 'tab-session-1' }),
+    });
+
+  it('an account first view of the day → account.visited; a pricing view → account.hot; anonymous views → nothing', async () => {
+    expect((await beacon('/', IPS.bluepeak)).status).toBe(204); // first view of the day, not hot
+    expect((await beacon('/blog', IPS.bluepeak)).status).toBe(204); // not first, not hot
+    expect((await beacon('/pricing?utm_source=ad', IPS.bluepeak)).status).toBe(204); // hot path
+    expect((await beacon('/pricing', IPS.isp)).status).toBe(204); // anonymous (ISP network)
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 500)); // nothing more arrives
+    const events = receiver.received.map((r) => ({ body: JSON.parse(r.body), req: r }));
+    expect(events.map((e) => e.body.type).sort()).toEqual(['account.hot', 'account.visited']);
+    for (const { body, req } of events) {
+      expect(verifySignature(req.headers['svc-signature'] as string, req.body, secret, Math.floor(Date.now() / 1000))).toBe(true);
+      expect(req.headers['svc-event-id']).toBe(body.id);
+      expect(body.data.account).toMatchObject({ company_id: '900002', name: 'Bluepeak Fertigung GmbH', domain: 'bluepeak.example', segment_ids: [102], excluded: true });
+    }
+    expect(events.find((e) => e.body.type === 'account.hot')!.body.data.page.path).toBe('/pricing?utm_source=ad');
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Signed webhooks: what a customer registers and what we deliver. One zod schema each is the
+ * validation, the type and the admin API's documentation.
+ */
+import { z } from 'zod';
+
+export const WEBHOOK_EVENTS = ['account.visited', 'account.hot'] as const;
+export const WebhookEventType = z.enum(WEBHOOK_EVENTS);
+export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+/** `/pricing*`: a path glob where `*` matches any run of characters (query strings never count). */
+export const HotPathPattern = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^\/[^\s?#]*$/, 'a path pattern starts with "/" and has no spaces, query or fragment (e.g. /pricing*)');
+
+const WebhookUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+    } catch {
+      return false;
+    }
+  }, 'url must be an absolute http(s) URL without credentials');
+
+export const NewWebhook = z
+  .object({
+    url: WebhookUrl,
+    events: z.array(WebhookEventType).min(1, 'subscribe to at least one event').max(WEBHOOK_EVENTS.length),
+    hot_paths: z.array(HotPathPattern).max(50).default([]),
+    description: z.string().trim().max(200).default(''),
+  })
+  .strict();
+export type NewWebhook = z.input<typeof NewWebhook>;
+
+/** A registered endpoint as the admin API shows it: the signing secret is never shown again after creation. */
+export const WebhookRecord = z.object({
+  id: z.string(),
+  customer_id: z.string(),
+  url: z.string(),
+  events: z.array(WebhookEventType),
+  hot_paths: z.array(z.string()),
+  description: z.string(),
+  /** First characters of the signing secret, for telling secrets apart. */
+  secret_prefix: z.string(),
+  created_at: z.string(),
+});
+export type WebhookRecord = z.infer<typeof WebhookRecord>;
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+/** One event on its way to one endpoint: the outbox row and the delivery log entry. */
+export const DeliveryRecord = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  webhook_id: z.string(),
+  customer_id: z.string(),
+  type: WebhookEventType,
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  created_at: z.string(),
+  next_attempt_at: z.string().nullable(),
+  delivered_at: z.string().nullable(),
+  last_attempt_at: z.string().nullable(),
+  /** HTTP status of the last attempt (null: no answer — refused, timed out …). */
+  last_status: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+});
+export type DeliveryRecord = z.infer<typeof DeliveryRecord>;
+
+/** The JSON body a receiver gets (its `id` is the idempotency key; also sent as `Svc-Event-Id`). */
+export interface WebhookEvent {
+  id: string;
+  type: WebhookEventType;
+  created_at: string;
+  customer_id: string;
+  data: {
+    day: string;
+    account: {
+      company_id: string;
+      name: string | null;
+      domain: string | null;
+      segment_ids: number[];
+      hot_account: boolean;
+      excluded: boolean;
+    };
+    page: { path: string; referrer_host: string | null; tag_id: string; origin: string | null; session_id: string | null };
+  };
+}
