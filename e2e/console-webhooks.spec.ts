@@ -14,7 +14,8 @@ async function openDemoCustomer(page: Page) {
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByLabel('Customer', { exact: true }).selectOption('demo');
-  await expect(page.getByRole('heading', { name: 'Acme Analytics' })).toBeVisible();
+  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks' }).click();
+  await expect(page.getByRole('heading', { name: 'Webhooks', level: 1 })).toBeVisible();
   return problems;
 }
 

@@ -18,6 +18,7 @@ describe('console page link', () => {
   it('round-trips the page beside the customer; tokens is the default', () => {
     expect(hashForCustomer('demo', 'visitors')).toBe('#customer=demo&page=visitors');
     expect(pageFromHash(hashForCustomer('demo', 'tags'))).toBe('tags');
+    expect(pageFromHash(hashForCustomer('demo', 'webhooks'))).toBe('webhooks');
     expect(customerFromHash(hashForCustomer('demo', 'tags'))).toBe('demo');
     expect(pageFromHash('#customer=demo')).toBe('tokens');
     expect(pageFromHash('#customer=demo&page=nonsense')).toBe('tokens');

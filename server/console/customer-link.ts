@@ -3,9 +3,9 @@
  * reload or a shared link keeps them.
  */
 
-export const CONSOLE_PAGES = ['tokens', 'visitors', 'tags'] as const;
+export const CONSOLE_PAGES = ['tokens', 'visitors', 'tags', 'webhooks'] as const;
 export type ConsolePage = (typeof CONSOLE_PAGES)[number];
-export const PAGE_TITLES: Record<ConsolePage, string> = { tokens: 'API tokens', visitors: 'Visitors', tags: 'Web tags' };
+export const PAGE_TITLES: Record<ConsolePage, string> = { tokens: 'API tokens', visitors: 'Visitors', tags: 'Web tags', webhooks: 'Webhooks' };
 
 export function customerFromHash(hash: string): string | null {
   const value = new URLSearchParams(hash.replace(/^#/, '')).get('customer');

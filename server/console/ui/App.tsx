@@ -12,6 +12,7 @@ import { SignIn } from './SignIn.tsx';
 import { useLoad } from './use-load.ts';
 import { VisitorsPage } from './VisitorsPage.tsx';
 import { WebTagsPage } from './WebTagsPage.tsx';
+import { WebhooksPage } from './Webhooks.tsx';
 
 function sessionStore(): Storage | null {
   try {
@@ -122,6 +123,7 @@ function Console({ api, onSignOut }: { api: AdminClient; onSignOut(): void }) {
         {customer && page === 'tokens' && <CustomerView key={customer.id} api={api} customer={customer} />}
         {customer && page === 'visitors' && <VisitorsPage key={customer.id} api={api} customer={customer} />}
         {customer && page === 'tags' && <WebTagsPage key={customer.id} api={api} customer={customer} />}
+        {customer && page === 'webhooks' && <WebhooksPage key={customer.id} api={api} customer={customer} />}
       </main>
     </>
   );

@@ -10,7 +10,6 @@ import { Credits } from './Credits.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { TokensTable } from './TokensTable.tsx';
 import { useLoad } from './use-load.ts';
-import { Webhooks } from './Webhooks.tsx';
 
 export function CustomerView({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
   const tokens = useLoad(() => api.tokens(customer.id), [api, customer.id]);
@@ -67,8 +66,6 @@ export function CustomerView({ api, customer }: { api: AdminClient; customer: Cu
           !tokens.error && <p class="muted">Loading tokens…</p>
         )}
       </section>
-
-      <Webhooks api={api} customerId={customer.id} onCreated={(w) => setSecret({ title: 'Webhook added: its signing secret', name: w.url, value: w.secret })} />
 
       {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
     </div>

@@ -6,8 +6,21 @@
 import { useState } from 'preact/hooks';
 import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';
 import { emptyWebhookForm, webhookRequestBody, type WebhookFormFields } from '../webhook-form.ts';
+import type { CustomerRecord } from '../../state/store.ts';
 import type { WebhookRecord } from '../../webhooks/schema.ts';
+import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { useLoad } from './use-load.ts';
+
+/** The console's Webhooks page for one customer: the section below plus the one-time secret dialog. */
+export function WebhooksPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
+  return (
+    <div class="customer">
+      <Webhooks api={api} customerId={customer.id} onCreated={(w) => setSecret({ title: 'Webhook added: its signing secret', name: w.url, value: w.secret })} />
+      {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
+    </div>
+  );
+}
 
 export function Webhooks({ api, customerId, onCreated }: { api: AdminClient; customerId: string; onCreated(w: WebhookWithSecret): void }) {
   const endpoints = useLoad(() => api.webhooks(customerId), [api, customerId]);
