@@ -19,6 +19,9 @@ import { fastLane, type FastRoutes } from './http/fast-lane.ts';
 import type { Logger } from './http/logger.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
+import { mountHealth } from './observability/health.ts';
+import { mountMetrics } from './observability/metrics-route.ts';
+import { createObserver } from './observability/request-observer.ts';
 import { mountPeople } from './people/route.ts';
 import type { StateStore } from './state/store.ts';
 import { mountTagAssets } from './tag/assets.ts';
@@ -41,7 +44,19 @@ export function createApp(deps: AppDeps): express.Express {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { app, fast } = assemble(deps);
-  return fastLane(app, fast, errorHandler(deps.log));
+  const serve = fastLane(app, fast, errorHandler(deps.log));
+  // Every request — fast lane included — gets a request id, one log line and its metrics.
+  const observe = createObserver(deps.log);
+  return (req, res) => {
+    observe(req, res, req.method === 'GET' ? fastRouteOf(fast, req.url) : undefined);
+    serve(req, res);
+  };
+}
+
+function fastRouteOf(fast: FastRoutes, url = ''): string | undefined {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return fast.has(path) ? path : undefined;
 }
 
 function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
@@ -60,6 +75,8 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   if (deps.config.SVC_DEMO) mountDemo(api, deps);
   // Nothing app-level may run before `api`: the fast lane answers GET /v3/company/details without it.
   app.use(api);
+  mountHealth(app, deps);
+  mountMetrics(app, deps.adminAuth);
 
   const demoSite = resolve(join(deps.config.SVC_DIST, 'demo-site'));
   if (existsSync(demoSite)) app.use(express.static(demoSite, { index: 'index.html', maxAge: 0 }));

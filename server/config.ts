@@ -26,6 +26,10 @@ export const ConfigSchema = z.object({
   /** Admin API / console credential; when unset one is generated at first start and printed once. */
   SVC_ADMIN_TOKEN: z.string().min(20, 'SVC_ADMIN_TOKEN must be at least 20 characters').optional(),
   SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
+  /** A separate port serving only GET /metrics, unauthenticated (with workers: served by the primary, aggregated). */
+  SVC_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** A GeoIP2/GeoLite2 City or Country database: the `geoIP_*` fields come from it (else from the network's own geo). */
+  SVC_GEOIP_DB: z.string().optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -1,4 +1,5 @@
 /** Starting a server node: state store, data, (demo seed), HTTP listener, graceful shutdown. */
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
@@ -9,6 +10,8 @@ import { provisionCustomer } from './customers/provision.ts';
 import type { Config } from './config.ts';
 import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
+import { collectProcessMetrics, watchDataset } from './observability/metrics.ts';
+import { portOf, startMetricsServer } from './observability/metrics-route.ts';
 import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
 
@@ -18,6 +21,8 @@ export interface RunningServer {
   port: number;
   store: StateStore;
   dataset: Dataset;
+  /** The SVC_METRICS_PORT server's port, when this process serves one. */
+  metricsPort?: number;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     r.ok ? log.info(`data reloaded from ${config.SVC_DATA}`) : log.error(`data reload failed, still serving the previous data: ${r.error.message}`),
   );
   dataset.watch();
+  watchDataset(dataset);
+  collectProcessMetrics();
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
   const store = openStateStore(config);
@@ -48,6 +55,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
+  // With workers, the primary serves the metrics port (aggregated over workers: server/cluster.ts).
+  const metricsServer = config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.HOST) : null;
+  if (metricsServer) log.info(`metrics on port ${portOf(metricsServer)} (GET /metrics)`);
   log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
   return {
     server,
@@ -55,8 +65,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     port,
     store,
     dataset,
+    metricsPort: metricsServer ? portOf(metricsServer) : undefined,
     async close() {
       process.off('SIGHUP', onHup);
+      metricsServer?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

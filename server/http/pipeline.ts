@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import { chargeMonth, dedupeKey, poolOf, quotaPeriod } from '../credits/rules.ts';
 import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
+import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
 import type { StateStore } from '../state/store.ts';
 import type { Pipeline } from './api-route.ts';
 import { HttpError } from './errors.ts';
@@ -18,6 +19,7 @@ async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (e) {
     if (e instanceof HttpError) throw e;
+    noteStateStoreError(what);
     throw new HttpError(503, `${what} is unavailable, retry shortly`, { 'Retry-After': '1' });
   }
 }
@@ -46,7 +48,7 @@ export function createPipeline(store: StateStore, now: () => Date = () => new Da
       });
     },
 
-    async charge(caller, { api, record }) {
+    async charge(caller, { api, record }, res) {
       const at = now();
       const pool = poolOf(api);
       const quota = pool === 'identification' ? caller.customer.identification_credits : caller.customer.enrichment_credits;
@@ -65,6 +67,7 @@ export function createPipeline(store: StateStore, now: () => Date = () => new Da
           at: at.toISOString(),
         }),
       );
+      noteCharge(res, pool, api, result.outcome);
       if (result.outcome === 'exhausted') {
         throw new HttpError(402, `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
       }
