@@ -14,6 +14,7 @@ import { mountConsole } from './console/serve.ts';
 import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
 import { mountEnrichment } from './enrichment/route.ts';
+import { openGeoIp } from './geoip/geoip.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { fastLane, type FastRoutes } from './http/fast-lane.ts';
 import type { Logger } from './http/logger.ts';
@@ -67,7 +68,8 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
 
   const api = Router();
   const pipeline = createPipeline(deps.store);
-  const identification = mountIdentification(api, { ...deps, pipeline });
+  const geoip = deps.config.SVC_GEOIP_DB ? openGeoIp(deps.config.SVC_GEOIP_DB) : null;
+  const identification = mountIdentification(api, { ...deps, pipeline, geoip });
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
