@@ -21,6 +21,7 @@ import type { Logger } from './http/logger.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
 import { mountHealth } from './observability/health.ts';
+import { mountDocs } from './openapi/docs.ts';
 import { mountMetrics } from './observability/metrics-route.ts';
 import { createObserver } from './observability/request-observer.ts';
 import { mountPeople } from './people/route.ts';
@@ -79,6 +80,7 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   app.use(api);
   mountHealth(app, deps);
   mountMetrics(app, deps.adminAuth);
+  mountDocs(app);
 
   const demoSite = resolve(join(deps.config.SVC_DIST, 'demo-site'));
   if (existsSync(demoSite)) app.use(express.static(demoSite, { index: 'index.html', maxAge: 0 }));
