@@ -7,6 +7,7 @@ import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchLookup } from './lookup.ts';
 import { setCommand } from './results.ts';
+import { benchStart } from './start.ts';
 import { benchTag } from './tag.ts';
 
 const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   workers: benchWorkers,
   tag: benchTag,
   build: benchBuild,
+  start: benchStart,
 };
 
 const [name, ...args] = process.argv.slice(2);

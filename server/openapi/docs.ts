@@ -17,7 +17,7 @@ const PAGE = `<!doctype html>
 <title>svc API reference</title>
 </head>
 <body>
-<script id="api-reference" data-url="/openapi.json" data-configuration='{"withDefaultFonts":false,"telemetry":false}'></script>
+<script id="api-reference" data-url="/openapi.json" data-configuration='{"withDefaultFonts":false,"telemetry":false,"agent":{"disabled":true},"showDeveloperTools":"never"}'></script>
 <script src="/docs/scalar.js"></script>
 </body>
 </html>
