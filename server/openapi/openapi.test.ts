@@ -3,6 +3,7 @@
  * every route the app registers, its examples validate against it, and real answers of a real server —
  * every route, success and error statuses, through plain HTTP like a CRM — validate against it (ajv).
  */
+import { PassThrough } from 'node:stream';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -67,11 +68,17 @@ describe('the document', () => {
 
 let srv: TestServer;
 const tokens: Record<string, string> = {};
+/** Everything this file's server logged, and every secret it handed out: the last test greps one for the other. */
+let logged = '';
+const secrets = new Set<string>([TEST_ADMIN_TOKEN]);
 
 beforeAll(async () => {
-  srv = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback', SVC_DEMO: '1' }, people: FIXTURE_PEOPLE });
+  const sink = new PassThrough();
+  sink.on('data', (d: Buffer) => (logged += d.toString()));
+  srv = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback', SVC_DEMO: '1' }, people: FIXTURE_PEOPLE, log: createLogger('info', { destination: sink }) });
   for (const g of ['identification', 'company-firmographics', 'lead-scoring-firmographics', 'lead-scoring', 'people-enrichment', 'people-search'] as const) {
     tokens[g] = (await srv.store.createToken({ customer_id: 'acme', api_group: g, name: 'crm' })).secret;
+    secrets.add(tokens[g]!);
   }
 });
 afterAll(() => srv?.close());
@@ -114,6 +121,8 @@ describe('real answers validate against the document', () => {
     const text = await res.text();
     const type = res.headers.get('content-type');
     const body = type?.startsWith('application/json') ? JSON.parse(text) : text;
+    if (typeof body?.token === 'string') secrets.add(body.token);
+    if (typeof body?.lead_scoring_token === 'string') secrets.add(body.lead_scoring_token);
     expectConforms(method, route, res.status, type, body);
     return res.status;
   };
@@ -184,5 +193,15 @@ describe('real answers validate against the document', () => {
     expect(await call('GET', '/metrics', '/metrics')).toBe(401);
     expect(await call('GET', '/openapi.json', '/openapi.json')).toBe(200);
     expect(await call('GET', '/docs', '/docs')).toBe(200);
+  });
+});
+
+describe('the logs of everything above', () => {
+  it('hold a line per request but no secret, admin token or full email address', async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    expect(logged.split('\n').filter((l) => l.includes('"msg":"request"')).length).toBeGreaterThan(40);
+    expect(secrets.size).toBeGreaterThan(8);
+    for (const s of secrets) expect(logged).not.toContain(s);
+    for (const p of FIXTURE_PEOPLE) expect(logged.toLowerCase()).not.toContain(p.email.toLowerCase());
   });
 });
