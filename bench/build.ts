@@ -68,7 +68,7 @@ export async function benchBuild(args: string[]): Promise<void> {
 }
 
 /** Runs the CLI under /usr/bin/time -v (when present): wall time and peak RSS of the whole process. */
-async function measured(cliArgs: string[]): Promise<Measured> {
+export async function measured(cliArgs: string[]): Promise<Measured> {
   const useTime = existsSync(TIME);
   const cmd = [process.execPath, '--import', 'tsx', 'server/cli/main.ts', ...cliArgs];
   const started = performance.now();
@@ -85,7 +85,7 @@ async function measured(cliArgs: string[]): Promise<Measured> {
 }
 
 /** Reads every source file as raw bytes (the floor of any build that must read them). */
-async function readAll(dir: string): Promise<number> {
+export async function readAll(dir: string): Promise<number> {
   const t0 = performance.now();
   for (const f of readdirSync(dir)) {
     await new Promise<void>((resolve, reject) => {

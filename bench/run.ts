@@ -5,6 +5,7 @@
  */
 import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
+import { benchImport } from './import.ts';
 import { benchLookup } from './lookup.ts';
 import { setCommand } from './results.ts';
 import { benchStart } from './start.ts';
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   tag: benchTag,
   build: benchBuild,
   start: benchStart,
+  import: benchImport,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -14,7 +14,7 @@ import { openStateStore } from './state/open-store.ts';
 export async function serveCluster(config: Config, workers: number): Promise<void> {
   const log = createLogger(config.SVC_LOG);
   if (cluster.isPrimary) {
-    const store = openStateStore(config);
+    const store = await openStateStore(config, (m) => log.error(m));
     await initialiseState(store, config, log);
     await store.close();
     let stopping = false;

@@ -14,7 +14,12 @@ export const ConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   SVC_DATA: z.string().default('var/data'),
   SVC_STATE: z.string().default('var/svc.db'),
-  SVC_REDIS_URL: z.string().optional(),
+  /** Shared state on Redis/Valkey (`redis://host:6379`) for many nodes; unset = SQLite (SVC_STATE). */
+  SVC_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'SVC_REDIS_URL must start with redis:// or rediss://').optional(),
+  /** Local folder of the journal of charges made while Redis is unreachable (replayed when it is back). */
+  SVC_JOURNAL_DIR: z.string().default('var/journal'),
+  /** Identification credits per customer a node may charge while Redis is unreachable. */
+  SVC_OUTAGE_ALLOWANCE: z.coerce.number().int().min(0).default(100),
   /** Express "trust proxy" value: unset = trust nothing (the socket address is the visitor). */
   SVC_TRUST_PROXY: z.string().optional(),
   /** Demo mode: seeds the demo customer and honours `test_ip` from the demo page. Never on outside `npm start`. */

@@ -40,7 +40,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   collectProcessMetrics();
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
-  const store = openStateStore(config);
+  const store = await openStateStore(config, (m) => log.error(m));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth }));

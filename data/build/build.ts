@@ -25,6 +25,7 @@ import {
 } from '../sources/schema.ts';
 import { writeNetworkIndex, writeNetworkIndexInWorker, type Candidate } from './network-index.ts';
 import type { NetworkRecord } from './network-record.ts';
+import { estimateRows, SILENT, type Progress } from '../progress.ts';
 
 export interface BuildSummary {
   out: string;
@@ -44,7 +45,8 @@ const NETWORK_WORKER_MIN_BYTES = 16 * 2 ** 20;
 /** Documentation range (RFC 5737): the generator never allocates it, so it is our "no network" sample. */
 const NO_NETWORK_SAMPLE = '203.0.113.77';
 
-export async function buildDataset(opts: { in: string; out: string; /** Default: by the size of networks.csv. */ networksInWorker?: boolean }): Promise<BuildSummary> {
+export async function buildDataset(opts: { in: string; out: string; /** Default: by the size of networks.csv. */ networksInWorker?: boolean; /** Terminal progress (default silent). */ progress?: Progress }): Promise<BuildSummary> {
+  const progress = opts.progress ?? SILENT;
   const started = Date.now();
   for (const key of ['companies', 'networks'] as const) {
     if (!existsSync(sourcePath(opts.in, key))) throw new SourceError(`${sourcePath(opts.in, key)}: missing (a sources folder needs ${SOURCE_FILES.companies} and ${SOURCE_FILES.networks})`);
@@ -70,18 +72,23 @@ export async function buildDataset(opts: { in: string; out: string; /** Default:
   worker?.result.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
   try {
     const companyIds = new Set<string>();
-    const companies = await loadCompanies(db, opts.in, companyIds);
-    const inline = worker ? null : await writeNetworkIndex(opts.in, opts.out, companyIds);
-    const domains = await loadDomains(db, opts.in, companyIds);
-    const people = await loadRows(db, opts.in, 'people', PersonRow, `INSERT INTO people (${PERSON_COLUMNS.join(', ')}, email_lc, linkedin_key) VALUES (${PERSON_COLUMNS.map(() => '?').join(', ')}, ?, ?)`, (r) => [
+    const phase = <T>(name: string, work: (tick: (n: number) => void) => Promise<T>, file?: keyof typeof SOURCE_FILES): Promise<T> => {
+      progress.phase(name, file ? estimateRows(sourcePath(opts.in, file)) : undefined);
+      return work((n) => progress.update(n)).finally(() => progress.end());
+    };
+    const companies = await phase('companies', (tick) => loadCompanies(db, opts.in, companyIds, tick), 'companies');
+    const inline = worker ? null : await phase('networks', (tick) => writeNetworkIndex(opts.in, opts.out, companyIds, tick), 'networks');
+    const domains = await phase('domains', (tick) => loadDomains(db, opts.in, companyIds, tick), 'domains');
+    const people = await phase('people', (tick) => loadRows(db, opts.in, 'people', PersonRow, `INSERT INTO people (${PERSON_COLUMNS.join(', ')}, email_lc, linkedin_key) VALUES (${PERSON_COLUMNS.map(() => '?').join(', ')}, ?, ?)`, (r) => [
       ...PERSON_COLUMNS.map((c) => r[c]),
       r.email.trim().toLowerCase(),
       r.linkedin_url ? linkedinKey(r.linkedin_url) : '',
-    ]);
-    const intent = await loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at]);
-    const engagement = await loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (?, ?, ?, ?)', (r) => [r.people_id, r.activity, r.count, r.observed_at]);
-    db.exec(CATALOG_INDEXES);
-    const { count: networks, candidates } = inline ?? (await worker!.result);
+    ], tick), 'people');
+    const intent = await phase('intent', (tick) => loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at], tick), 'intent');
+    const engagement = await phase('engagement', (tick) => loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (?, ?, ?, ?)', (r) => [r.people_id, r.activity, r.count, r.observed_at], tick), 'engagement');
+    await phase('indexes', async () => db.exec(CATALOG_INDEXES));
+    // The worker started with the build; what is left of it shows as its own phase.
+    const { count: networks, candidates } = inline ?? (await phase('networks', () => worker!.result));
     const samples = writeSamples(db, join(opts.out, NETWORKS_FILE), candidates);
     const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
     meta.run('version', String(CATALOG_VERSION));
@@ -120,11 +127,11 @@ export function isStale(inDir: string, outDir: string): boolean {
   return Object.values(SOURCE_FILES).some((f) => existsSync(join(inDir, f)) && statSync(join(inDir, f)).mtimeMs > built);
 }
 
-async function loadCompanies(db: Database.Database, dir: string, ids: Set<string>): Promise<number> {
+async function loadCompanies(db: Database.Database, dir: string, ids: Set<string>, tick?: (n: number) => void): Promise<number> {
   // Positional parameters: binding by name costs a property lookup per column and row (≈ 40% more).
   const insert = db.prepare(`INSERT INTO companies (${COMPANY_COLUMNS.join(', ')}) VALUES (${COMPANY_COLUMNS.map(() => '?').join(', ')})`);
   const primary = db.prepare('INSERT OR IGNORE INTO domains VALUES (?, ?, 1)');
-  return inBatches(db, readCsvBatches(sourcePath(dir, 'companies'), CompanyRow), (row) => {
+  return inBatches(db, readCsvBatches(sourcePath(dir, 'companies'), CompanyRow), tick, (row) => {
     if (ids.has(row.company_id)) throw new SourceError(`${sourcePath(dir, 'companies')}: duplicate company_id ${row.company_id}`);
     ids.add(row.company_id);
     insert.run(COMPANY_COLUMNS.map((c) => row[c]));
@@ -132,27 +139,28 @@ async function loadCompanies(db: Database.Database, dir: string, ids: Set<string
   });
 }
 
-async function loadDomains(db: Database.Database, dir: string, ids: Set<string>): Promise<number> {
+async function loadDomains(db: Database.Database, dir: string, ids: Set<string>, tick?: (n: number) => void): Promise<number> {
   const insert = db.prepare('INSERT OR IGNORE INTO domains VALUES (?, ?, 0)');
-  return inBatches(db, readOptionalCsvBatches(dir, SOURCE_FILES.domains, DomainRow), (row) => {
+  return inBatches(db, readOptionalCsvBatches(dir, SOURCE_FILES.domains, DomainRow), tick, (row) => {
     if (!ids.has(row.company_id)) throw new SourceError(`${SOURCE_FILES.domains}: unknown company_id ${row.company_id} for ${row.domain}`);
     insert.run(normaliseDomain(row.domain), row.company_id);
   });
 }
 
-async function loadRows<T>(db: Database.Database, dir: string, key: 'people' | 'intent' | 'engagement', schema: import('zod').ZodType<T>, sql: string, map: (r: T) => unknown[]): Promise<number> {
+async function loadRows<T>(db: Database.Database, dir: string, key: 'people' | 'intent' | 'engagement', schema: import('zod').ZodType<T>, sql: string, map: (r: T) => unknown[], tick?: (n: number) => void): Promise<number> {
   const insert = db.prepare(sql);
-  return inBatches(db, readOptionalCsvBatches(dir, SOURCE_FILES[key], schema), (row) => void insert.run(map(row)));
+  return inBatches(db, readOptionalCsvBatches(dir, SOURCE_FILES[key], schema), tick, (row) => void insert.run(map(row)));
 }
 
 /** Inserts inside transactions of ≥ 50k rows (one per row would be ~100× slower), read in batches of rows. */
-async function inBatches<T>(db: Database.Database, batches: AsyncIterable<T[]>, each: (row: T) => void): Promise<number> {
+async function inBatches<T>(db: Database.Database, batches: AsyncIterable<T[]>, tick: ((n: number) => void) | undefined, each: (row: T) => void): Promise<number> {
   let n = 0;
   let uncommitted = 0;
   db.exec('BEGIN');
   for await (const rows of batches) {
     for (const row of rows) each(row);
     n += rows.length;
+    tick?.(n);
     uncommitted += rows.length;
     if (uncommitted >= 50_000) {
       db.exec('COMMIT; BEGIN');

@@ -28,7 +28,7 @@ const SAMPLE_LIMIT: Record<string, number> = { company: 2000 };
 const OTHER_KIND_SAMPLE_LIMIT = 20;
 
 /** Writes `out`/networks.mmdb from `dir`/networks.csv; every company network must name a known company. */
-export async function writeNetworkIndex(dir: string, out: string, companyIds: ReadonlySet<string>): Promise<NetworkIndexResult> {
+export async function writeNetworkIndex(dir: string, out: string, companyIds: ReadonlySet<string>, onRows?: (n: number) => void): Promise<NetworkIndexResult> {
   const writer = new MmdbWriter({
     ipVersion: 4,
     databaseType: 'svc-networks',
@@ -61,6 +61,7 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
         candidates.push({ network: row.network, kind: row.kind, company_id: row.company_id });
       }
     }
+    onRows?.(count);
   }
   await writer.writeFile(join(out, NETWORKS_FILE));
   return { count, candidates };

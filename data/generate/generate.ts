@@ -27,6 +27,7 @@ import { NetworkPlanner, type DemoNetwork } from './networks.ts';
 import { inlinePeople, type PeoplePipeline, workerPeople } from './people-pipeline.ts';
 import { encodePeopleJob } from './people-stream.ts';
 import { Rng } from './random.ts';
+import { SILENT, type Progress } from '../progress.ts';
 
 export interface GenerateOptions {
   /** Folder to write the source files into (created if missing; existing files are replaced). */
@@ -40,6 +41,8 @@ export interface GenerateOptions {
    * cores). Default: from PARALLEL_FROM companies up.
    */
   parallel?: boolean;
+  /** Where the operator sees how far it is (terminal only; default silent). */
+  progress?: Progress;
 }
 
 export const PARALLEL_FROM = 20_000;
@@ -128,6 +131,8 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
     const companyCols = COMPANY_COLUMNS;
     const companyCells: string[] = new Array(companyCols.length);
 
+    const progress = opts.progress ?? SILENT;
+    progress.phase('companies', companies);
     for (let i = 0; i < companies; i++) {
       const a = anchorAt.get(i);
       const anchor = a === undefined ? undefined : ANCHORS[a];
@@ -147,10 +152,17 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
       people.add(encodePeopleJob(c, a));
       intentFor(intentRng, c, writers.intent, anchor?.focusTopics);
 
-      if (i % BATCH === BATCH - 1) await Promise.all([...all.map((w) => w.drain()), people.drain()]);
+      if (i % BATCH === BATCH - 1) {
+        await Promise.all([...all.map((w) => w.drain()), people.drain()]);
+        progress.update(i + 1);
+      }
     }
+    progress.update(companies);
+    progress.end();
     planner.finish();
+    progress.phase('finishing'); // people.csv and engagement.csv drain from their pipeline
     const [counts] = await Promise.all([people.close(), ...all.map((w) => w.close())]);
+    progress.end();
 
     const seedFile = customersFile(anchorIds);
     const customers = CustomersFile.parse(seedFile);

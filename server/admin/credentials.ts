@@ -3,7 +3,7 @@
  * otherwise generated on the first start, stored only as a hash, and printed once.
  */
 import { generateSecret, hashesEqual, hashSecret } from '../auth/token-secret.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 
 const KEY = 'admin_token_hash';
 
@@ -12,7 +12,7 @@ export interface AdminAuth {
 }
 
 /** Returns the verifier and, when a credential was generated now, its secret to print once. */
-export async function setupAdminAuth(store: StateStore, fromEnv: string | undefined): Promise<{ auth: AdminAuth; generated: string | null }> {
+export async function setupAdminAuth(store: AccessRecords, fromEnv: string | undefined): Promise<{ auth: AdminAuth; generated: string | null }> {
   if (fromEnv) {
     const hash = hashSecret(fromEnv);
     return { auth: { verify: (p) => hashesEqual(hashSecret(p), hash) }, generated: null };

@@ -11,11 +11,11 @@ import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { provisionCustomer } from '../customers/provision.ts';
 import { HttpError } from '../http/errors.ts';
-import { NewTag, NewToken, TagSettings, type StateStore } from '../state/store.ts';
+import { NewTag, NewToken, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
 import type { AdminAuth } from './credentials.ts';
 
 export interface AdminDeps {
-  store: StateStore;
+  store: AccessRecords & UsageReports;
   adminAuth: AdminAuth;
 }
 
@@ -69,7 +69,7 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   router.use('/admin/api', admin);
 }
 
-async function customerOr404(store: StateStore, id: string) {
+async function customerOr404(store: AccessRecords, id: string) {
   const c = await store.getCustomer(id);
   if (!c) throw new HttpError(404, `unknown customer ${id}`);
   return c;

@@ -5,7 +5,7 @@
 import type { Request } from 'express';
 import type { ApiGroup } from '../../data/sources/schema.ts';
 import { HttpError } from '../http/errors.ts';
-import type { CustomerRecord, StateStore, TagRecord, TokenRecord } from '../state/store.ts';
+import type { CustomerRecord, AccessRecords, TagRecord, TokenRecord } from '../state/store.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
 import { isEntitled } from './entitlements.ts';
 import { hashesEqual, hashSecret, TOKEN_PATTERN } from './token-secret.ts';
@@ -29,7 +29,7 @@ export function tokenFromHeader(header: string | undefined): string {
   return m[1];
 }
 
-export async function authenticateToken(store: StateStore, req: Request, group: ApiGroup): Promise<Caller> {
+export async function authenticateToken(store: AccessRecords, req: Request, group: ApiGroup): Promise<Caller> {
   const presented = tokenFromHeader(req.get('authorization'));
   const partnerHeader = req.get('x-svc-customid');
   if (partnerHeader !== undefined) return authenticatePartner(store, req, group, presented, partnerHeader);
@@ -39,7 +39,7 @@ export async function authenticateToken(store: StateStore, req: Request, group: 
 }
 
 /** Group, package and domain checks (403) for an authenticated token. */
-async function authorise(store: StateStore, req: Request, group: ApiGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
+async function authorise(store: AccessRecords, req: Request, group: ApiGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
   const customer = await store.getCustomer(token.customer_id);
   if (!customer) throw new HttpError(401, 'invalid API token: its customer no longer exists');
   if (token.api_group !== group) throw new HttpError(403, `this token belongs to the ${token.api_group} API group and cannot call the ${group} API`);
@@ -59,7 +59,7 @@ async function authorise(store: StateStore, req: Request, group: ApiGroup, token
  * <partner> is the partner account's id or name, <customer> the customer's (case-insensitive). Anything
  * else is 401, so a malformed header never silently falls back to the partner's own account.
  */
-async function authenticatePartner(store: StateStore, req: Request, group: ApiGroup, presented: string, header: string): Promise<Caller> {
+async function authenticatePartner(store: AccessRecords, req: Request, group: ApiGroup, presented: string, header: string): Promise<Caller> {
   const bad = (why: string) => new HttpError(401, `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
   const m = /^(.+)-([A-Za-z0-9]{40})$/.exec(header.trim());
   if (!m) throw bad('it does not end with -<40 alphanumeric token>');
@@ -84,7 +84,7 @@ async function authenticatePartner(store: StateStore, req: Request, group: ApiGr
   return authorise(store, req, group, customerToken, partner.id);
 }
 
-export async function authenticateTag(store: StateStore, req: Request, tagId: string): Promise<Caller> {
+export async function authenticateTag(store: AccessRecords, req: Request, tagId: string): Promise<Caller> {
   const tag = await store.getTag(tagId);
   if (!tag) throw new HttpError(401, `unknown web tag ${JSON.stringify(tagId.slice(0, 64))}`);
   const corsOrigin = checkOrigin(req, tag.allowed_domains, 'web tag');

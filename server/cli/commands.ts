@@ -9,6 +9,7 @@ import { provisionCustomer } from '../customers/provision.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
+import { STATE_COMMANDS } from './state-commands.ts';
 
 type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -22,7 +23,7 @@ export interface Command {
 
 async function withStore<T>(fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openStateStore(config);
+  const store = await openStateStore(config);
   try {
     return await fn(store, config);
   } finally {
@@ -73,15 +74,50 @@ export const COMMANDS: Record<string, Command> = {
     options: { out: { type: 'string' }, companies: { type: 'string' }, seed: { type: 'string' } },
     async run(v, _p, json) {
       const { generateSources } = await import('../../data/generate/generate.ts');
-      const summary = await generateSources({ out: requireOption(v, 'out'), companies: intOption(v, 'companies', 2000)!, seed: (v.seed as string | undefined) ?? '1' });
+      const { terminalProgress } = await import('../../data/progress.ts');
+      const summary = await generateSources({ out: requireOption(v, 'out'), companies: intOption(v, 'companies', 2000)!, seed: (v.seed as string | undefined) ?? '1', progress: terminalProgress(json) });
       emit(json, summary, () => `generated ${JSON.stringify(summary)}`);
     },
   },
 
+  'data import': {
+    usage: 'data import --out DIR [--geoip2-enterprise FILE] [--geoip2-isp FILE] [--geoip2-domain FILE] [--asn-mmdb FILE] [--asn-csv FILE] [--city FILE] [--firmographics FILE] [--mapping FILE]',
+    summary: 'turn licensed IP-intelligence files (MaxMind GeoIP2/GeoLite2, ASN range CSVs, a firmographics CSV) into a sources folder for data build; prints the coverage report',
+    help: `
+At least one network source is required. Overlaps: the more specific network wins, then Enterprise > ISP >
+ASN mmdb > ASN CSV. Writes companies.csv, networks.csv and import-report.json into DIR.
+--mapping FILE: JSON {"user_type": {"<user_type>": "<kind>"|null}, "firmographics": {"columns": {"<our field>": "<their column>"}}}.
+Field mappings and the user_type table: README.md, "Bring your own data".
+`,
+    options: {
+      out: { type: 'string' }, 'geoip2-enterprise': { type: 'string' }, 'geoip2-isp': { type: 'string' }, 'geoip2-domain': { type: 'string' },
+      'asn-mmdb': { type: 'string' }, 'asn-csv': { type: 'string' }, city: { type: 'string' }, firmographics: { type: 'string' }, mapping: { type: 'string' },
+    },
+    async run(v, _p, json) {
+      const { importSources } = await import('../../data/import/import.ts');
+      const { formatReport } = await import('../../data/import/report.ts');
+      const { terminalProgress } = await import('../../data/progress.ts');
+      const out = requireOption(v, 'out');
+      const report = await importSources({
+        out,
+        geoip2Enterprise: v['geoip2-enterprise'] as string | undefined,
+        geoip2Isp: v['geoip2-isp'] as string | undefined,
+        geoip2Domain: v['geoip2-domain'] as string | undefined,
+        asnMmdb: v['asn-mmdb'] as string | undefined,
+        asnCsv: v['asn-csv'] as string | undefined,
+        city: v.city as string | undefined,
+        firmographics: v.firmographics as string | undefined,
+        mapping: v.mapping as string | undefined,
+        progress: terminalProgress(json),
+      });
+      emit(json, report, () => `imported into ${resolve(out)} (next: data build --in ${out} --out DIR)\n${formatReport(report)}`);
+    },
+  },
+
   'data build': {
-    usage: 'data build --in DIR --out DIR [--if-stale]',
-    summary: 'build networks.mmdb and catalog.db from a sources folder (atomic replace)',
-    options: { in: { type: 'string' }, out: { type: 'string' }, 'if-stale': { type: 'boolean' } },
+    usage: 'data build --in DIR --out DIR [--if-stale] [--report]',
+    summary: 'build networks.mmdb and catalog.db from a sources folder (atomic replace); --report adds the coverage report',
+    options: { in: { type: 'string' }, out: { type: 'string' }, 'if-stale': { type: 'boolean' }, report: { type: 'boolean' } },
     async run(v, _p, json) {
       // Loaded on use: each command pulls in only the modules it needs, so the CLI starts fast.
       const { buildDataset, isStale } = await import('../../data/build/build.ts');
@@ -91,8 +127,13 @@ export const COMMANDS: Record<string, Command> = {
         emit(json, { out, skipped: true }, () => `${out} is up to date`);
         return;
       }
-      const summary = await buildDataset({ in: input, out });
-      emit(json, summary, () => `built ${resolve(out)}: ${summary.networks} networks, ${summary.companies} companies, ${summary.people} people in ${summary.ms} ms`);
+      const { terminalProgress } = await import('../../data/progress.ts');
+      const summary = await buildDataset({ in: input, out, progress: terminalProgress(json) });
+      const line = `built ${resolve(out)}: ${summary.networks} networks, ${summary.companies} companies, ${summary.people} people in ${summary.ms} ms`;
+      if (!v.report) return emit(json, summary, () => line);
+      const { coverageOfSources, formatReport } = await import('../../data/import/report.ts');
+      const report = await coverageOfSources(input);
+      emit(json, { ...summary, report }, () => `${line}\n${formatReport(report)}`);
     },
   },
 
@@ -240,4 +281,5 @@ export const COMMANDS: Record<string, Command> = {
       emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')}\n\nPaste into every page, in <head>:\n\n${snippet}`);
     },
   },
+  ...STATE_COMMANDS,
 };

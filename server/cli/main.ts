@@ -18,7 +18,7 @@ ${Object.values(COMMANDS)
   .join('\n')}
 
 Every command takes --json (print one JSON value) and --help.
-Configuration comes from the environment (PORT, SVC_DATA, SVC_STATE, SVC_TRUST_PROXY, SVC_DEMO …): see README.md.
+Configuration comes from the environment (PORT, SVC_DATA, SVC_STATE, SVC_REDIS_URL, SVC_TRUST_PROXY, SVC_DEMO …): see README.md.
 `;
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,5 +1,5 @@
 /** What `credits show` and the admin API report: balance per pool for the current contract year, usage per API and month. */
-import type { CreditBalance, CustomerRecord, StateStore, UsageRow } from '../state/store.ts';
+import type { CreditBalance, CustomerRecord, UsageReports, UsageRow } from '../state/store.ts';
 import { quotaPeriod } from './rules.ts';
 
 export interface CreditReport {
@@ -9,7 +9,7 @@ export interface CreditReport {
   usage: UsageRow[];
 }
 
-export async function creditReport(store: StateStore, customer: CustomerRecord, now = new Date()): Promise<CreditReport> {
+export async function creditReport(store: UsageReports, customer: CustomerRecord, now = new Date()): Promise<CreditReport> {
   const period = quotaPeriod(customer.contract_start, now);
   return {
     customer: customer.id,

@@ -3,7 +3,7 @@
  * generated automatically (spec "Authentication" 4) the first time a customer has `advanced`.
  */
 import type { CustomerSeed } from '../../data/sources/schema.ts';
-import type { CustomerRecord, StateStore } from '../state/store.ts';
+import type { CustomerRecord, AccessRecords } from '../state/store.ts';
 
 export const LEAD_SCORING_TOKEN_NAME = 'lead-scoring (generated)';
 
@@ -13,7 +13,7 @@ export interface Provisioned {
   leadScoringToken?: { id: string; token: string };
 }
 
-export async function provisionCustomer(store: StateStore, seed: CustomerSeed): Promise<Provisioned> {
+export async function provisionCustomer(store: AccessRecords, seed: CustomerSeed): Promise<Provisioned> {
   const customer = await store.importCustomer(seed);
   if (!customer.packages.includes('advanced')) return { customer };
   const existing = (await store.listTokens(customer.id)).some((t) => t.api_group === 'lead-scoring');

@@ -6,7 +6,7 @@ import type { Router } from 'express';
 import type { Catalog } from '../data/catalog.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { segmentMatches } from '../segments/evaluate.ts';
-import type { CustomerRecord, StateStore } from '../state/store.ts';
+import type { CustomerRecord, AccessRecords } from '../state/store.ts';
 
 export interface DemoVisitor {
   label: string;
@@ -49,7 +49,7 @@ export function pickVisitors(catalog: Catalog, customer: CustomerRecord | null):
   return visitors;
 }
 
-export function mountDemo(router: Router, deps: { dataset: Dataset; store: StateStore }): void {
+export function mountDemo(router: Router, deps: { dataset: Dataset; store: AccessRecords }): void {
   router.get('/demo/api/visitors', async (_req, res) => {
     const customer = await deps.store.getCustomer(DEMO_CUSTOMER_ID);
     res.json({ visitors: pickVisitors(deps.dataset.current.catalog, customer) });

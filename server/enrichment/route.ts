@@ -15,7 +15,7 @@ import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { apiRoute, type ApiResult, type Pipeline } from '../http/api-route.ts';
 import { classifyTitle } from '../people/title-classifier.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import { combinedAnswer, firmographicsAnswer, leadScoringAnswer, leadTitle, V2_DEPRECATION_HEADERS, type AnswerContext, type LeadFacts } from './answers.ts';
 import { parseInput, readBody } from './request-body.ts';
 import { resolveCompany } from './resolve-company.ts';
@@ -23,7 +23,7 @@ import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody
 
 export interface EnrichmentDeps {
   config: Config;
-  store: StateStore;
+  store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
 }

@@ -1,7 +1,7 @@
 /** Errors a caller can hit, always answered as the spec's `{"status":"error","message":…}`. */
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
-import { StateError } from '../state/store.ts';
+import { StateError, StoreUnavailableError, type StateErrorKind } from '../state/errors.ts';
 import type { Logger } from './logger.ts';
 
 export class HttpError extends Error {
@@ -13,6 +13,14 @@ export class HttpError extends Error {
     super(message);
   }
 }
+
+/** The HTTP status of each domain error of the state store. */
+export const STATE_ERROR_STATUS: Record<StateErrorKind, 400 | 403 | 404 | 409> = {
+  invalid: 400,
+  not_entitled: 403,
+  not_found: 404,
+  conflict: 409,
+};
 
 export function sendError(res: Response, status: number, message: string): void {
   res.status(status).json({ status: 'error', message });
@@ -30,7 +38,12 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       res.set(err.headers);
       return sendError(res, err.status, err.message);
     }
-    if (err instanceof StateError) return sendError(res, err.status, err.message);
+    if (err instanceof StateError) return sendError(res, STATE_ERROR_STATUS[err.kind], err.message);
+    // The store could not do it now (locked, unreachable, file replaced): retryable, never a 500.
+    if (err instanceof StoreUnavailableError) {
+      res.set('Retry-After', String(err.retryAfterS));
+      return sendError(res, 503, 'service temporarily unavailable (state store), retry shortly');
+    }
     if (err instanceof ZodError) {
       const issue = err.issues[0];
       return sendError(res, 422, `${issue?.path.join('.') || 'request'}: ${issue?.message}`);

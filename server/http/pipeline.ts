@@ -1,10 +1,11 @@
-/** The pipeline's rate-limit and credit steps, backed by the state store (shared by every node). */
+/** The pipeline's rate-limit and credit steps, backed by the state store's metering (shared by every node). */
 import type { Request, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import { chargeMonth, dedupeKey, poolOf, quotaPeriod } from '../credits/rules.ts';
 import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
 import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
-import type { StateStore } from '../state/store.ts';
+import { StoreUnavailableError } from '../state/errors.ts';
+import type { Metering } from '../state/metering.ts';
 import type { Pipeline } from './api-route.ts';
 import { HttpError } from './errors.ts';
 
@@ -20,17 +21,26 @@ async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     if (e instanceof HttpError) throw e;
     noteStateStoreError(what);
-    throw new HttpError(503, `${what} is unavailable, retry shortly`, { 'Retry-After': '1' });
+    const retryAfter = e instanceof StoreUnavailableError ? e.retryAfterS : 1;
+    throw new HttpError(503, `${what} is unavailable, retry shortly`, { 'Retry-After': String(retryAfter) });
   }
 }
 
-export function createPipeline(store: StateStore, now: () => Date = () => new Date()): Pipeline {
+/**
+ * Identification (web tag, or an identification token) may be metered locally while a shared store is
+ * unreachable (bounded allowance, journaled); every other API fails closed.
+ */
+export const isDegradable = (caller: Caller) => caller.tag !== null || caller.token?.api_group === 'identification';
+
+export function createPipeline(metering: Metering, now: () => Date = () => new Date()): Pipeline {
   return {
     async rateLimit(caller: Caller, req: Request, res: Response) {
-      const keys = limitKeys(caller, req.ip ?? '');
-      const t = now().getTime();
-      // All counters of a request are hit together, so they share one metering transaction.
-      const hits = await guarded('rate limiting', () => Promise.all(keys.map(({ key, limit }) => store.hitRateLimit(key, limit, WINDOW_MS, t))));
+      const counters = limitKeys(caller, req.ip ?? '');
+      if (counters.length === 0) return;
+      // All counters of a request are hit together, in one metering operation.
+      const hits = await guarded('rate limiting', () =>
+        metering.hitRateLimits({ customer_id: caller.customer.id, counters, windowMs: WINDOW_MS, nowMs: now().getTime(), degradable: isDegradable(caller) }),
+      );
       hits.forEach((hit, i) => {
         const headers = {
           'RateLimit-Limit': String(hit.limit),
@@ -53,7 +63,7 @@ export function createPipeline(store: StateStore, now: () => Date = () => new Da
       const pool = poolOf(api);
       const quota = pool === 'identification' ? caller.customer.identification_credits : caller.customer.enrichment_credits;
       const result = await guarded('credit accounting', () =>
-        store.charge({
+        metering.charge({
           customer_id: caller.customer.id,
           api,
           pool,

@@ -8,13 +8,13 @@ import type { Dataset } from '../data/dataset.ts';
 import { overlayGeo, type GeoIp } from '../geoip/geoip.ts';
 import { HttpError } from '../http/errors.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
 export interface IdentificationDeps {
   config: Config;
-  store: StateStore;
+  store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
   /** SVC_GEOIP_DB, when configured: the geoIP_* fields come from it (server/geoip/). */

@@ -3,6 +3,7 @@
  * the workers' registries in the primary with prom-client's AggregatorRegistry, see ./metrics-route.ts).
  * Counters are module-level so the hooks in the pipeline stay one-liners.
  */
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import client from 'prom-client';
@@ -17,6 +18,9 @@ export function collectProcessMetrics(): void {
   if (defaultsOn) return;
   defaultsOn = true;
   client.collectDefaultMetrics({ register: registry });
+  // prom-client answers the primary's aggregation requests only once an AggregatorRegistry exists in the
+  // worker too (its constructor installs the worker's IPC listener).
+  if (cluster.isWorker) new client.AggregatorRegistry();
 }
 
 export const httpRequests = new client.Counter({

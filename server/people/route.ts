@@ -11,7 +11,7 @@ import type { Dataset } from '../data/dataset.ts';
 import { parseDomain } from '../enrichment/email.ts';
 import { parseInput, readBody } from '../enrichment/request-body.ts';
 import { apiRoute, type Pipeline } from '../http/api-route.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AccessRecords } from '../state/store.ts';
 import { findPerson, peopleEnrichmentAnswer } from './enrich-person.ts';
 import { PeopleEnrichmentBody, PeopleSearchBody } from './schema.ts';
 import { companiesInIndustries, peopleSearchAnswer, searchPeople } from './search.ts';
@@ -19,7 +19,7 @@ import { classifyTitle } from './title-classifier.ts';
 
 export interface PeopleDeps {
   config: Config;
-  store: StateStore;
+  store: AccessRecords;
   dataset: Dataset;
   pipeline: Pipeline;
 }

@@ -3,9 +3,14 @@ import type { Config } from '../config.ts';
 import { SqliteStateStore } from './sqlite-store.ts';
 import type { StateStore } from './store.ts';
 
-export function openStateStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'>): StateStore {
+export async function openStateStore(
+  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_JOURNAL_DIR' | 'SVC_OUTAGE_ALLOWANCE'>,
+  log?: (message: string) => void,
+): Promise<StateStore> {
   if (config.SVC_REDIS_URL) {
-    throw new Error('SVC_REDIS_URL is set, but the Redis state store is not available in this version: unset it to use SQLite (SVC_STATE)');
+    // Loaded only when used: the embedded default (and every CLI call on it) does not pay for the client.
+    const { RedisStateStore } = await import('./redis-store.ts');
+    return RedisStateStore.open({ url: config.SVC_REDIS_URL, journalDir: config.SVC_JOURNAL_DIR, outageAllowance: config.SVC_OUTAGE_ALLOWANCE, log });
   }
-  return new SqliteStateStore(config.SVC_STATE);
+  return new SqliteStateStore(config.SVC_STATE, { log });
 }

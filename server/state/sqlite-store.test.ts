@@ -1,16 +1,28 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+/**
+ * What only the SQLite backend has to prove (the shared behaviour is in store.contract.test.ts): no
+ * secret in the file, schema migrations, rate-limit rows expiring, a lock held by another process, the
+ * state file replaced under a running store.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, copyFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { StoreUnavailableError } from './errors.ts';
+import { SCHEMA_VERSION } from './sqlite-schema.ts';
 import { SqliteStateStore } from './sqlite-store.ts';
 import type { ChargeRequest } from './store.ts';
 
 let dir: string;
 let store: SqliteStateStore;
+let logged: string[];
+const open = () => new SqliteStateStore(join(dir, 'svc.db'), { log: (m) => logged.push(m) });
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-state-'));
-  store = new SqliteStateStore(join(dir, 'svc.db'));
+  logged = [];
+  store = open();
   await store.importCustomer(TEST_CUSTOMER);
 });
 afterEach(async () => {
@@ -18,89 +30,117 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const charge = (over: Partial<ChargeRequest> = {}): ChargeRequest => ({
-  customer_id: 'acme', api: 'company-firmographics-v3', pool: 'enrichment', record: '900001', period: 'year-0', quota: 2,
-  dedupe_key: 'company-firmographics-v3|900001|2026-11', month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z', ...over,
+const identification = (quota = 10): ChargeRequest => ({
+  customer_id: 'acme', api: 'identification', pool: 'identification', record: '1.2.3.4', period: 'year-0', quota,
+  dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z',
 });
 
-describe('tokens in the SQLite store', () => {
-  it('never keeps a secret in plaintext in the state file', async () => {
-    const secrets = [];
-    for (let i = 0; i < 5; i++) secrets.push((await store.createToken({ customer_id: 'acme', api_group: 'identification', name: `t${i}` })).secret);
-    const { record, secret: rotated } = await store.rotateToken((await store.listTokens('acme'))[0].id);
-    secrets.push(rotated);
-    await store.close();
-    const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('');
-    for (const s of secrets) expect(bytes.includes(s)).toBe(false);
-    expect(record.rotated_at).not.toBeNull();
-    store = new SqliteStateStore(join(dir, 'svc.db'));
-  });
-
-  it('authenticates active tokens only, and rotation invalidates the old secret', async () => {
-    const { record, secret } = await store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm' });
-    expect((await store.authenticateToken(secret))?.id).toBe(record.id);
-    expect((await store.getToken(record.id))?.last_used_at).not.toBeNull();
-    await store.setTokenStatus(record.id, 'inactive');
-    expect(await store.authenticateToken(secret)).toBeNull();
-    await store.setTokenStatus(record.id, 'active');
-    const { secret: next } = await store.rotateToken(record.id);
-    expect(await store.authenticateToken(secret)).toBeNull();
-    expect((await store.authenticateToken(next))?.id).toBe(record.id);
-    await store.deleteToken(record.id);
-    expect(await store.authenticateToken(next)).toBeNull();
-    await expect(store.deleteToken(record.id)).rejects.toThrow(/unknown token/);
-  });
-
-  it('lists tokens without secrets or hashes', async () => {
-    await store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm', integrations: ['salesforce'] });
-    const [t] = await store.listTokens('acme');
-    expect(Object.keys(t)).not.toContain('secret_hash');
-    expect(t).toMatchObject({ name: 'crm', integrations: ['salesforce'], scores: false, segment_names: false, rate_limit: 100, status: 'active' });
-  });
-
-  it('refuses groups the packages do not cover and allowed domains outside identification', async () => {
-    await store.importCustomer({ ...TEST_CUSTOMER, id: 'small', packages: ['platform'], tags: [] });
-    await expect(store.createToken({ customer_id: 'small', api_group: 'lead-scoring', name: 'x' })).rejects.toThrow(/no package that covers the lead-scoring/);
-    await expect(store.createToken({ customer_id: 'acme', api_group: 'company-firmographics', name: 'x', allowed_domains: ['a.com'] })).rejects.toThrow(/only for identification/);
-    await expect(store.createToken({ customer_id: 'nobody', api_group: 'identification', name: 'x' })).rejects.toThrow(/unknown customer/);
-  });
+it('never keeps a secret in plaintext in the state file', async () => {
+  const secrets = [];
+  for (let i = 0; i < 5; i++) secrets.push((await store.createToken({ customer_id: 'acme', api_group: 'identification', name: `t${i}` })).secret);
+  const { secret: rotated } = await store.rotateToken((await store.listTokens('acme'))[0].id);
+  secrets.push(rotated);
+  await store.close();
+  const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('');
+  for (const s of secrets) expect(bytes.includes(s)).toBe(false);
+  store = open();
 });
 
-describe('credits in the SQLite store', () => {
-  it('charges a record once per dedupe key and refuses past the quota', async () => {
-    expect(await store.charge(charge())).toEqual({ outcome: 'charged', remaining: 1 });
-    expect(await store.charge(charge())).toEqual({ outcome: 'free', remaining: 1 });
-    expect(await store.charge(charge({ record: '2', dedupe_key: 'k2' }))).toEqual({ outcome: 'charged', remaining: 0 });
-    expect(await store.charge(charge({ record: '3', dedupe_key: 'k3' }))).toEqual({ outcome: 'exhausted', remaining: 0 });
-    // A re-export that is free this month still succeeds at zero balance.
-    expect((await store.charge(charge())).outcome).toBe('free');
-    expect(await store.balance('acme', 'enrichment', 'year-0', 2)).toMatchObject({ used: 2, remaining: 0 });
+describe('schema versions', () => {
+  /** The schema as files were written before versioning (no tags.settings, no auth_version). */
+  const OLD_SCHEMA = `
+    CREATE TABLE customers (id TEXT PRIMARY KEY, name TEXT NOT NULL, packages TEXT NOT NULL, identification_credits INTEGER NOT NULL,
+      enrichment_credits INTEGER NOT NULL, contract_start TEXT NOT NULL, config TEXT NOT NULL, created_at TEXT NOT NULL);
+    CREATE TABLE tokens (id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), api_group TEXT NOT NULL, name TEXT NOT NULL,
+      prefix TEXT NOT NULL, secret_hash TEXT NOT NULL UNIQUE, integrations TEXT NOT NULL, allowed_domains TEXT NOT NULL, scores INTEGER NOT NULL,
+      segment_names INTEGER NOT NULL, rate_limit INTEGER NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL, last_used_at TEXT, rotated_at TEXT);
+    CREATE INDEX tokens_customer ON tokens (customer_id);
+    CREATE TABLE tags (tag_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), allowed_domains TEXT NOT NULL,
+      scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL);
+    CREATE TABLE credit_usage (customer_id TEXT NOT NULL, pool TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL,
+      PRIMARY KEY (customer_id, pool, period)) WITHOUT ROWID;
+    CREATE TABLE charges (id INTEGER PRIMARY KEY, customer_id TEXT NOT NULL, api TEXT NOT NULL, pool TEXT NOT NULL, record TEXT NOT NULL,
+      month TEXT NOT NULL, period TEXT NOT NULL, dedupe_key TEXT UNIQUE, token_id TEXT, partner TEXT, at TEXT NOT NULL);
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE rate_limits (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO customers VALUES ('old', 'Old Co', '["platform"]', 10, 0, '2026-01-01', '{"products":[],"segments":[],"excluded_accounts":[],"hot_accounts":[]}', '2026-01-01T00:00:00Z');
+    INSERT INTO tags VALUES ('old-tag', 'old', '["old.example"]', 0, 0, '2026-01-01T00:00:00Z');`;
+
+  it('migrates a file created by the older schema forward: new columns, data kept, version recorded', async () => {
+    const file = join(dir, 'old.db');
+    const db = new Database(file);
+    db.exec(OLD_SCHEMA);
+    expect(db.pragma('user_version', { simple: true })).toBe(0);
+    db.close();
+    const migrated = new SqliteStateStore(file, { log: () => {} });
+    try {
+      expect(await migrated.getTag('old-tag')).toMatchObject({ customer_id: 'old', settings: {} });
+      expect((await migrated.updateTagSettings('old-tag', { honor_gpc: false })).settings).toEqual({ honor_gpc: false });
+      expect((await migrated.charge({ ...identification(), customer_id: 'old' })).outcome).toBe('charged');
+    } finally {
+      await migrated.close();
+    }
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    check.close();
   });
 
-  it('charges identification every time (no dedupe) and reports usage per API and month', async () => {
-    const id = (over: Partial<ChargeRequest> = {}) => charge({ api: 'identification', pool: 'identification', record: '1.2.3.4', dedupe_key: null, quota: 10, ...over });
-    await store.charge(id());
-    await store.charge(id());
-    await store.charge(id({ partner: 'p1' }));
-    expect(await store.usage('acme')).toEqual([{ pool: 'identification', api: 'identification', month: '2026-11', charges: 3, partner_charges: 1 }]);
-  });
-
-  it('counts a new contract year from zero', async () => {
-    await store.charge(charge({ quota: 1 }));
-    expect((await store.charge(charge({ quota: 1, record: 'x', dedupe_key: 'x' }))).outcome).toBe('exhausted');
-    expect((await store.charge(charge({ quota: 1, record: 'x', dedupe_key: 'x2', period: 'year-1' }))).outcome).toBe('charged');
+  it('refuses a file from a newer version instead of guessing', async () => {
+    const file = join(dir, 'new.db');
+    const db = new Database(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => new SqliteStateStore(file)).toThrow(/newer than this server/);
   });
 });
 
-describe('rate limits in the SQLite store', () => {
-  it('counts per fixed window and resets with the next one', async () => {
-    const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
-    const hits = [];
-    for (let i = 0; i < 4; i++) hits.push(await store.hitRateLimit('k', 3, 60_000, t0 + 1000));
-    expect(hits.map((h) => h.allowed)).toEqual([true, true, true, false]);
-    expect(hits.map((h) => h.remaining)).toEqual([2, 1, 0, 0]);
-    expect(hits[0].resetMs).toBe(59_000);
-    expect((await store.hitRateLimit('k', 3, 60_000, t0 + 60_000)).allowed).toBe(true);
-    expect((await store.hitRateLimit('other', 3, 60_000, t0 + 1000)).remaining).toBe(2);
+it('expires rate-limit rows of past windows, so many visitor IPs do not grow the table', async () => {
+  const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+  const rows = () => (new Database(join(dir, 'svc.db'), { readonly: true }).prepare('SELECT COUNT(*) AS n FROM rate_limits').get() as { n: number }).n;
+  for (let minute = 0; minute < 5; minute++) {
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        store.hitRateLimits({ customer_id: 'acme', counters: [{ key: `tag:t:ip:10.${minute}.0.${i}`, limit: 300 }], windowMs: 60_000, nowMs: t0 + minute * 60_000 + 1, degradable: true }),
+      ),
+    );
+  }
+  expect(rows()).toBeLessThanOrEqual(400);
+});
+
+describe('outside interference', () => {
+  it('fails a write fast with StoreUnavailableError while another process holds the write lock, and works again after', async () => {
+    const holder = spawn(process.execPath, ['-e', `
+      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+      const db = new Database(${JSON.stringify(join(dir, 'svc.db'))});
+      db.exec('BEGIN EXCLUSIVE');
+      process.stdout.write('locked\\n');
+      setTimeout(() => { db.exec('COMMIT'); process.exit(0); }, 1500);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    const t = Date.now();
+    // The loop is never blocked for long: a timer scheduled now fires while the charge waits for the lock.
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    await expect(store.charge(identification())).rejects.toBeInstanceOf(StoreUnavailableError);
+    clearInterval(ticker);
+    expect(Date.now() - t).toBeLessThan(1000);
+    expect(ticks).toBeGreaterThan(5);
+    await expect(store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'x' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Reads are not blocked by a writer (WAL).
+    expect((await store.getCustomer('acme'))?.id).toBe('acme');
+    await new Promise((r) => holder.once('exit', r));
+    expect((await store.charge(identification())).outcome).toBe('charged');
+  });
+
+  it.each([
+    ['deleted', (file: string) => unlinkSync(file)],
+    ['replaced', (file: string) => {
+      copyFileSync(file, `${file}.copy`);
+      renameSync(`${file}.copy`, file);
+    }],
+  ])('refuses writes (and says so in the log) when the state file is %s under it', async (_what, change) => {
+    change(join(dir, 'svc.db'));
+    await expect(store.charge(identification())).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.setSettingIfAbsent('k', 'v')).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(logged.join('\n')).toMatch(/state file .* (deleted|replaced)/);
   });
 });

@@ -1,43 +1,17 @@
 /** The embedded state store: one SQLite file (WAL), safe for several processes on one machine. */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { CustomerSeed } from '../../data/sources/schema.ts';
-import { isEntitled } from '../auth/entitlements.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
-import {
-  CustomerRecord, NewTag, NewToken, StateError, TagRecord, TagSettings, TokenRecord,
-  type ChargeOutcome, type ChargeRequest, type CreditBalance, type RateLimitHit, type StateStore, type UsageRow,
-} from './store.ts';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS customers (
-  id TEXT PRIMARY KEY, name TEXT NOT NULL, packages TEXT NOT NULL,
-  identification_credits INTEGER NOT NULL, enrichment_credits INTEGER NOT NULL, contract_start TEXT NOT NULL,
-  config TEXT NOT NULL, created_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS tokens (
-  id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), api_group TEXT NOT NULL,
-  name TEXT NOT NULL, prefix TEXT NOT NULL, secret_hash TEXT NOT NULL UNIQUE, integrations TEXT NOT NULL,
-  allowed_domains TEXT NOT NULL, scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, rate_limit INTEGER NOT NULL,
-  status TEXT NOT NULL, created_at TEXT NOT NULL, last_used_at TEXT, rotated_at TEXT);
-CREATE INDEX IF NOT EXISTS tokens_customer ON tokens (customer_id);
-CREATE TABLE IF NOT EXISTS tags (
-  tag_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL REFERENCES customers(id), allowed_domains TEXT NOT NULL,
-  scores INTEGER NOT NULL, segment_names INTEGER NOT NULL, created_at TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}');
-CREATE TABLE IF NOT EXISTS credit_usage (
-  customer_id TEXT NOT NULL, pool TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL,
-  PRIMARY KEY (customer_id, pool, period)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS charges (
-  id INTEGER PRIMARY KEY, customer_id TEXT NOT NULL, api TEXT NOT NULL, pool TEXT NOT NULL, record TEXT NOT NULL,
-  month TEXT NOT NULL, period TEXT NOT NULL, dedupe_key TEXT UNIQUE, token_id TEXT, partner TEXT, at TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS charges_customer ON charges (customer_id, api, month);
-CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS auth_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-INSERT OR IGNORE INTO auth_version VALUES (1, 0);
-`;
+import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
+import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
+import { StateError, StoreUnavailableError } from './errors.ts';
+import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
+import { migrate } from './sqlite-schema.ts';
+import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
+import { LedgerEntry, StateEntry } from './transfer.ts';
 
 type Row = Record<string, unknown>;
 /** A queued metering operation (charge or rate-limit hit). */
@@ -48,44 +22,34 @@ interface Metered {
 }
 const now = () => new Date().toISOString();
 
-/** `last_used_at` is a "recently used" indicator: written at most once a minute per token and process. */
-const LAST_USED_RESOLUTION_MS = 60_000;
-/** Entries per lookup cache; past it the cache starts over (unknown secrets or tag ids cannot grow it). */
-const AUTH_CACHE_LIMIT = 10_000;
-
 /**
- * The records every API request reads (token by secret hash, its customer, a web tag) are cached per
- * process, parsed and frozen. Exact across processes: every change to customers, tokens or tags bumps
- * `auth_version` in the same transaction, and each cached read first checks that number (one indexed
- * read instead of a row read, JSON parsing and zod validation) — a token deactivated or rotated by any
- * process is refused by every process on its next request.
+ * SQLite's own busy wait is a sleep on the event loop (everything would stall behind a lock another
+ * process holds), so it is off while serving; a locked write is retried on a timer instead, with a
+ * growing delay, for at most LOCK_DEADLINE_MS before it answers 503.
  */
-class AuthCache {
-  version = -1;
-  readonly tokens = new Map<string, TokenRecord | null>();
-  readonly customers = new Map<string, CustomerRecord | null>();
-  readonly tags = new Map<string, TagRecord | null>();
+const LOCK_DEADLINE_MS = 400;
+const retryDelay = (attempt: number) => Math.min(2 ** attempt, 25);
+/** How often expired rate-limit rows are swept (inside a metering batch). */
+const RATE_SWEEP_EVERY_MS = 10_000;
 
-  /** Forgets everything when the store's version moved on. */
-  sync(version: number): void {
-    if (version === this.version) return;
-    this.version = version;
-    this.tokens.clear();
-    this.customers.clear();
-    this.tags.clear();
-  }
-
-  static put<K, V>(map: Map<K, V>, key: K, value: V): V {
-    if (map.size >= AUTH_CACHE_LIMIT) map.clear();
-    map.set(key, value);
-    return value;
-  }
+export interface SqliteStoreOptions {
+  /** Where operational problems are reported (state file replaced, writes refused). */
+  log?: (message: string) => void;
 }
+
+const isBusy = (e: unknown) => {
+  const code = (e as { code?: string } | undefined)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code?.startsWith('SQLITE_BUSY_') === true;
+};
 
 export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly auth = new AuthCache();
+  private readonly log: (message: string) => void;
+  /** The state file's identity at open (device, inode): writes stop if the path no longer names it. */
+  private readonly identity: { dev: number; ino: number } | null;
+  private replaced: string | null = null;
 
   /** A prepared statement, prepared once per connection (preparing costs more than most of our queries). */
   private sql(source: string): Database.Statement {
@@ -105,7 +69,7 @@ export class SqliteStateStore implements StateStore {
    */
   private syncAuth(): void {
     if (this.authChecked) return;
-    this.auth.sync((this.sql('SELECT version FROM auth_version WHERE id = 1').get() as { version: number }).version);
+    this.auth.sync((this.io(() => this.sql('SELECT version FROM auth_version WHERE id = 1').get()) as { version: number }).version);
     this.authChecked = true;
     setImmediate(this.endAuthTurn);
   }
@@ -122,23 +86,92 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** Runs a change to customers, tokens or tags in one transaction with the version bump. */
-  private authChange<T>(fn: () => T): T {
-    return this.db.transaction(() => {
-      const out = fn();
-      this.bumpAuth();
-      return out;
-    })();
+  private authChange<T>(fn: () => T): Promise<T> {
+    return this.writeRetrying(() =>
+      this.db.transaction(() => {
+        const out = fn();
+        this.bumpAuth();
+        return out;
+      }).immediate(),
+    );
   }
 
-  constructor(file: string) {
+  /**
+   * A write that waits for a lock held by another process without blocking the event loop: SQLite is
+   * told not to wait (busy_timeout 0), and a busy attempt is retried on a timer until LOCK_DEADLINE_MS,
+   * then fails with StoreUnavailableError (503 + Retry-After).
+   */
+  private async writeRetrying<T>(fn: () => T): Promise<T> {
+    const start = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.write(fn);
+      } catch (e) {
+        if (!(e instanceof StoreUnavailableError && isBusy(e.cause)) || Date.now() - start >= LOCK_DEADLINE_MS || this.closing) throw e;
+      }
+      await new Promise((r) => setTimeout(r, retryDelay(attempt)));
+    }
+  }
+
+  /**
+   * Every SQLite failure that is not the caller's fault (locked by another process, I/O error, disk
+   * full …) becomes StoreUnavailableError: the HTTP layer answers 503 + Retry-After, never 500.
+   */
+  private io<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof StateError || e instanceof StoreUnavailableError) throw e;
+      if (e instanceof Database.SqliteError && e.code.startsWith('SQLITE_CONSTRAINT')) throw e;
+      throw new StoreUnavailableError(isBusy(e) ? 'the state file is locked by another process' : `state store error: ${(e as Error).message}`, 1, { cause: e });
+    }
+  }
+
+  /** A write: refused while the state file is not the one this store opened; SQLite failures → unavailable. */
+  private write<T>(fn: () => T): T {
+    this.checkIdentity();
+    return this.io(fn);
+  }
+
+  /**
+   * Notices a state file deleted or replaced under the running server (a restore copied over it, a
+   * cleanup removed it): this connection would keep writing into the old inode, which nobody reads. Writes
+   * are refused (503) and the log says why, until the server is restarted on the right file.
+   */
+  private checkIdentity(): void {
+    if (this.identity === null) return;
+    if (this.replaced === null) {
+      let problem: string | null = null;
+      try {
+        const st = statSync(this.file);
+        if (st.ino !== this.identity.ino || st.dev !== this.identity.dev) problem = 'was replaced by another file';
+      } catch {
+        problem = 'was deleted';
+      }
+      if (problem !== null) {
+        this.replaced = `the state file ${this.file} ${problem} while the server ran; writes are refused until the server restarts`;
+        this.log(this.replaced);
+      }
+    }
+    if (this.replaced !== null) throw new StoreUnavailableError(this.replaced, 30);
+  }
+
+  constructor(
+    private readonly file: string,
+    options: SqliteStoreOptions = {},
+  ) {
+    this.log = options.log ?? ((m) => process.stderr.write(`svc state: ${m}\n`));
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
+    // Opening (and migrating) may wait for another process; serving never waits on the event loop.
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last transactions.
     this.db.pragma('synchronous = NORMAL');
-    this.db.exec(SCHEMA);
+    migrate(this.db);
+    this.db.pragma('busy_timeout = 0');
+    this.identity = file === ':memory:' ? null : (({ dev, ino }) => ({ dev, ino }))(statSync(file));
     this.chargeOne = (r: ChargeRequest): ChargeOutcome => {
       const usedRow = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
       const used = usedRow?.used ?? 0;
@@ -148,25 +181,41 @@ export class SqliteStateStore implements StateStore {
       if (used + 1 > r.quota) return { outcome: 'exhausted', remaining: 0 };
       this.sql('INSERT INTO credit_usage VALUES (?, ?, ?, 1) ON CONFLICT (customer_id, pool, period) DO UPDATE SET used = used + 1')
         .run(r.customer_id, r.pool, r.period);
-      this.sql('INSERT INTO charges (customer_id, api, pool, record, month, period, dedupe_key, token_id, partner, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(r.customer_id, r.api, r.pool, r.record, r.month, r.period, r.dedupe_key, r.token_id, r.partner, r.at);
+      this.insertCharge(r);
       return { outcome: 'charged', remaining: r.quota - used - 1 };
     };
-    this.rateHit = (key: string, limit: number, windowMs: number, nowMs: number): RateLimitHit => {
+    this.rateHit = (req: RateLimitRequest): RateLimitHit[] => {
+      const { windowMs, nowMs } = req;
       const windowStart = nowMs - (nowMs % windowMs);
-      const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
-      const count = row && row.window_start === windowStart ? row.count + 1 : 1;
-      this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, windowStart, count);
-      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs: windowStart + windowMs - nowMs };
+      this.sweepRateLimits(nowMs, windowMs);
+      return req.counters.map(({ key, limit }) => {
+        const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
+        const count = row && row.window_start === windowStart ? row.count + 1 : 1;
+        this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, windowStart, count);
+        return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs: windowStart + windowMs - nowMs };
+      });
     };
     const batch = this.db.transaction((ops: Metered[]) => ops.map((op) => op.run()));
     this.runBatch = (ops) => (batch as unknown as { immediate(ops: Metered[]): unknown[] }).immediate(ops);
   }
 
+  private insertCharge(r: LedgerEntry): void {
+    this.sql('INSERT INTO charges (customer_id, api, pool, record, month, period, dedupe_key, token_id, partner, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(r.customer_id, r.api, r.pool, r.record, r.month, r.period, r.dedupe_key, r.token_id, r.partner, r.at);
+  }
+
+  private lastSweepMs = 0;
+  /** Rate-limit rows of past windows are deleted, so the table stays bounded under traffic from many IPs. */
+  private sweepRateLimits(nowMs: number, windowMs: number): void {
+    if (nowMs - this.lastSweepMs < RATE_SWEEP_EVERY_MS) return;
+    this.lastSweepMs = nowMs;
+    this.sql('DELETE FROM rate_limits WHERE window_start < ?').run(nowMs - (nowMs % windowMs));
+  }
+
   /** One charge (read balance, dedupe, record); runs inside a metering transaction. */
   private readonly chargeOne: (r: ChargeRequest) => ChargeOutcome;
-  /** One rate-limit hit; runs inside a metering transaction. */
-  private readonly rateHit: (key: string, limit: number, windowMs: number, nowMs: number) => RateLimitHit;
+  /** The counters of one request; runs inside a metering transaction. */
+  private readonly rateHit: (req: RateLimitRequest) => RateLimitHit[];
   private readonly runBatch: (ops: Metered[]) => unknown[];
   private metering: Metered[] = [];
 
@@ -176,8 +225,10 @@ export class SqliteStateStore implements StateStore {
    * BEGIN IMMEDIATE transaction at the end of the current event-loop turn — every request that reached
    * its metering step in that turn shares the commit. Exactness is unchanged: IMMEDIATE takes the write
    * lock before anything is read, so processes (workers) serialise whole batches, and inside a batch each
-   * operation sees the ones before it; nobody can overspend, double-charge or slip past a limit. If the
-   * commit fails, every operation of the batch fails (the pipeline answers 503: fail closed).
+   * operation sees the ones before it; nobody can overspend, double-charge or slip past a limit.
+   * A locked file (another process holding the write lock, or a busy worker) never blocks the loop: the
+   * batch is retried on a timer for LOCK_DEADLINE_MS, then every operation fails with
+   * StoreUnavailableError (the pipeline answers 503: fail closed).
    */
   private meter<T>(run: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -190,10 +241,26 @@ export class SqliteStateStore implements StateStore {
     const ops = this.metering;
     if (ops.length === 0) return;
     this.metering = [];
+    this.commitBatch(ops, Date.now(), 0);
+  }
+
+  private commitBatch(ops: Metered[], firstTry: number, attempt: number): void {
     let results: unknown[];
     try {
-      results = this.runBatch(ops);
+      results = this.write(() => {
+        try {
+          return this.runBatch(ops);
+        } catch (e) {
+          if (isBusy(e)) throw e;
+          throw Object.assign(new Error('metering batch failed'), { code: 'SQLITE_BATCH', cause: e });
+        }
+      });
     } catch (e) {
+      const cause = (e as { cause?: unknown }).cause;
+      if (e instanceof StoreUnavailableError && isBusy(cause) && Date.now() - firstTry < LOCK_DEADLINE_MS && !this.closing) {
+        setTimeout(() => this.commitBatch(ops, firstTry, attempt + 1), retryDelay(attempt));
+        return;
+      }
       for (const op of ops) op.reject(e);
       return;
     }
@@ -204,22 +271,24 @@ export class SqliteStateStore implements StateStore {
     return this.meter(() => this.chargeOne(req));
   }
 
+  async hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]> {
+    return this.meter(() => this.rateHit(req));
+  }
+
   async usage(customerId: string): Promise<UsageRow[]> {
-    return this.sql(
-        `SELECT pool, api, month, COUNT(*) AS charges, COUNT(partner) AS partner_charges FROM charges
-         WHERE customer_id = ? GROUP BY pool, api, month ORDER BY month, pool, api`,
-      )
-      .all(customerId) as UsageRow[];
+    return this.io(
+      () =>
+        this.sql(
+          `SELECT pool, api, month, COUNT(*) AS charges, COUNT(partner) AS partner_charges FROM charges
+           WHERE customer_id = ? GROUP BY pool, api, month ORDER BY month, pool, api`,
+        ).all(customerId) as UsageRow[],
+    );
   }
 
   async balance(customerId: string, pool: CreditPool, period: string, quota: number): Promise<CreditBalance> {
-    const row = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(customerId, pool, period) as { used: number } | undefined;
+    const row = this.io(() => this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(customerId, pool, period)) as { used: number } | undefined;
     const used = row?.used ?? 0;
     return { pool, period, quota, used, remaining: Math.max(0, quota - used) };
-  }
-
-  async hitRateLimit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitHit> {
-    return this.meter(() => this.rateHit(key, limit, windowMs, nowMs));
   }
 
   async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
@@ -230,7 +299,7 @@ export class SqliteStateStore implements StateStore {
       excluded_accounts: seed.excluded_accounts,
       hot_accounts: seed.hot_accounts,
     });
-    this.db.transaction(() => {
+    await this.authChange(() => {
       this.sql(
           `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)
            ON CONFLICT (id) DO UPDATE SET name = excluded.name, packages = excluded.packages,
@@ -240,16 +309,16 @@ export class SqliteStateStore implements StateStore {
         .run({ ...seed, packages: JSON.stringify(seed.packages), config, created_at: now() });
       for (const tag of seed.tags) {
         const existing = this.sql('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
-        if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 409);
+        if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
         this.sql(
-            `INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tag_id) DO UPDATE SET
+            `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (tag_id) DO UPDATE SET
                allowed_domains = excluded.allowed_domains, scores = excluded.scores, segment_names = excluded.segment_names,
                settings = excluded.settings`,
           )
           .run(tag.tag_id, seed.id, JSON.stringify(tag.allowed_domains), +tag.scores, +tag.segment_names, now(), JSON.stringify(TagSettings.parse(tag.settings ?? {})));
       }
-      this.bumpAuth();
-    })();
+    });
     return (await this.getCustomer(seed.id))!;
   }
 
@@ -257,26 +326,21 @@ export class SqliteStateStore implements StateStore {
     this.syncAuth();
     const cached = this.auth.customers.get(id);
     if (cached !== undefined) return cached;
-    const row = this.sql('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
+    const row = this.io(() => this.sql('SELECT * FROM customers WHERE id = ?').get(id)) as Row | undefined;
     return AuthCache.put(this.auth.customers, id, row ? deepFreeze(toCustomer(row)) : null);
   }
 
   async listCustomers(): Promise<CustomerRecord[]> {
-    return (this.sql('SELECT * FROM customers ORDER BY id').all() as Row[]).map(toCustomer);
+    return (this.io(() => this.sql('SELECT * FROM customers ORDER BY id').all()) as Row[]).map(toCustomer);
   }
 
   async createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }> {
     const t = NewToken.parse(input);
     const customer = await this.requireCustomer(t.customer_id);
-    if (!isEntitled(customer.packages, t.api_group)) {
-      throw new StateError(`customer ${customer.id} has no package that covers the ${t.api_group} API group (packages: ${customer.packages.join(', ') || 'none'})`, 403);
-    }
-    if (t.allowed_domains.length > 0 && t.api_group !== 'identification') {
-      throw new StateError('allowed domains exist only for identification tokens: the other APIs are server-to-server');
-    }
+    checkTokenGrant(customer, t);
     const secret = generateSecret();
-    const id = 'tok_' + randomBytes(8).toString('hex');
-    this.authChange(() =>
+    const id = newTokenId();
+    await this.authChange(() =>
       this.sql(
         `INSERT INTO tokens (id, customer_id, api_group, name, prefix, secret_hash, integrations, allowed_domains, scores,
            segment_names, rate_limit, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
@@ -292,39 +356,42 @@ export class SqliteStateStore implements StateStore {
     this.syncAuth();
     let token = this.auth.tokens.get(hash);
     if (token === undefined) {
-      const row = this.sql('SELECT * FROM tokens WHERE secret_hash = ?').get(hash) as Row | undefined;
+      const row = this.io(() => this.sql('SELECT * FROM tokens WHERE secret_hash = ?').get(hash)) as Row | undefined;
       token = AuthCache.put(this.auth.tokens, hash, row && row.status === 'active' ? deepFreeze(toToken(row)) : null);
     }
     if (token === null) return null;
     const at = new Date();
     if (token.last_used_at === null || at.getTime() - Date.parse(token.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       // Not an auth change (no version bump): other processes keep their copy and write theirs within a minute.
-      this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at.toISOString(), token.id);
+      const id = token.id;
+      await this.writeRetrying(() => this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at.toISOString(), id));
       token = AuthCache.put(this.auth.tokens, hash, Object.freeze({ ...token, last_used_at: at.toISOString() }));
     }
     return token;
   }
 
   async getToken(id: string): Promise<TokenRecord | null> {
-    const row = this.sql('SELECT * FROM tokens WHERE id = ?').get(id) as Row | undefined;
+    const row = this.io(() => this.sql('SELECT * FROM tokens WHERE id = ?').get(id)) as Row | undefined;
     return row ? toToken(row) : null;
   }
 
   async listTokens(customerId?: string): Promise<TokenRecord[]> {
-    const rows = customerId
-      ? this.sql('SELECT * FROM tokens WHERE customer_id = ? ORDER BY created_at, id').all(customerId)
-      : this.sql('SELECT * FROM tokens ORDER BY customer_id, created_at, id').all();
+    const rows = this.io(() =>
+      customerId
+        ? this.sql('SELECT * FROM tokens WHERE customer_id = ? ORDER BY created_at, id').all(customerId)
+        : this.sql('SELECT * FROM tokens ORDER BY customer_id, created_at, id').all(),
+    );
     return (rows as Row[]).map(toToken);
   }
 
   async setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord> {
-    if (this.authChange(() => this.sql('UPDATE tokens SET status = ? WHERE id = ?').run(status, id).changes) === 0) throw notFound(id);
+    if (await this.authChange(() => this.sql('UPDATE tokens SET status = ? WHERE id = ?').run(status, id).changes) === 0) throw notFound(id);
     return (await this.getToken(id))!;
   }
 
   async rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }> {
     const secret = generateSecret();
-    const changes = this.authChange(
+    const changes = await this.authChange(
       () => this.sql('UPDATE tokens SET secret_hash = ?, prefix = ?, rotated_at = ? WHERE id = ?').run(hashSecret(secret), displayPrefix(secret), now(), id).changes,
     );
     if (changes === 0) throw notFound(id);
@@ -332,22 +399,21 @@ export class SqliteStateStore implements StateStore {
   }
 
   async deleteToken(id: string): Promise<void> {
-    if (this.authChange(() => this.sql('DELETE FROM tokens WHERE id = ?').run(id).changes) === 0) throw notFound(id);
+    if (await this.authChange(() => this.sql('DELETE FROM tokens WHERE id = ?').run(id).changes) === 0) throw notFound(id);
   }
 
   async createTag(input: NewTag): Promise<TagRecord> {
     const t = NewTag.parse(input);
     const customer = await this.requireCustomer(t.customer_id);
-    if (!isEntitled(customer.packages, 'identification')) {
-      throw new StateError(`customer ${customer.id} has no package that covers the identification API (web tags need platform)`, 403);
-    }
-    const tagId = t.tag_id ?? 'tag_' + randomBytes(9).toString('base64url');
+    checkTagGrant(customer);
+    const tagId = t.tag_id ?? newTagId();
     try {
-      this.authChange(() =>
-        this.sql('INSERT INTO tags VALUES (?, ?, ?, ?, ?, ?, ?)').run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings)),
+      await this.authChange(() =>
+        this.sql('INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .run(tagId, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, now(), JSON.stringify(t.settings)),
       );
     } catch (e) {
-      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StateError(`tag ${tagId} already exists`, 409);
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StateError(`tag ${tagId} already exists`, 'conflict');
       throw e;
     }
     return (await this.getTag(tagId))!;
@@ -357,57 +423,113 @@ export class SqliteStateStore implements StateStore {
     this.syncAuth();
     const cached = this.auth.tags.get(tagId);
     if (cached !== undefined) return cached;
-    const row = this.sql('SELECT * FROM tags WHERE tag_id = ?').get(tagId) as Row | undefined;
+    const row = this.io(() => this.sql('SELECT * FROM tags WHERE tag_id = ?').get(tagId)) as Row | undefined;
     return AuthCache.put(this.auth.tags, tagId, row ? deepFreeze(toTag(row)) : null);
   }
 
   async updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord> {
     const valid = TagSettings.parse(settings);
-    if (this.authChange(() => this.sql('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes) === 0) {
-      throw new StateError(`unknown tag ${tagId}`, 404);
+    if (await this.authChange(() => this.sql('UPDATE tags SET settings = ? WHERE tag_id = ?').run(JSON.stringify(valid), tagId).changes) === 0) {
+      throw new StateError(`unknown tag ${tagId}`, 'not_found');
     }
     return (await this.getTag(tagId))!;
   }
 
   async listTags(customerId?: string): Promise<TagRecord[]> {
-    const rows = customerId
-      ? this.sql('SELECT * FROM tags WHERE customer_id = ? ORDER BY tag_id').all(customerId)
-      : this.sql('SELECT * FROM tags ORDER BY tag_id').all();
+    const rows = this.io(() =>
+      customerId
+        ? this.sql('SELECT * FROM tags WHERE customer_id = ? ORDER BY tag_id').all(customerId)
+        : this.sql('SELECT * FROM tags ORDER BY tag_id').all(),
+    );
     return (rows as Row[]).map(toTag);
   }
 
   async getSetting(key: string): Promise<string | null> {
-    const row = this.sql('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.io(() => this.sql('SELECT value FROM settings WHERE key = ?').get(key)) as { value: string } | undefined;
     return row?.value ?? null;
   }
 
   async setSettingIfAbsent(key: string, value: string): Promise<boolean> {
-    return this.sql('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1;
+    return this.writeRetrying(() => this.sql('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1);
   }
 
+  async *exportState(): AsyncIterable<StateEntry> {
+    for (const record of await this.listCustomers()) yield { type: 'customer', record };
+    for (const row of this.io(() => this.sql('SELECT * FROM tokens ORDER BY customer_id, created_at, id').all()) as Row[]) {
+      yield { type: 'token', record: toToken(row), secret_hash: row.secret_hash as string };
+    }
+    for (const record of await this.listTags()) yield { type: 'tag', record };
+    for (const row of this.io(() => this.sql('SELECT key, value FROM settings ORDER BY key').all()) as { key: string; value: string }[]) {
+      yield { type: 'setting', ...row };
+    }
+    for (const row of this.io(() => this.sql('SELECT * FROM credit_usage ORDER BY customer_id, pool, period').all()) as Row[]) {
+      yield StateEntry.parse({ type: 'credit_usage', ...row });
+    }
+    for (const row of this.io(() => this.sql('SELECT * FROM charges ORDER BY id').iterate()) as Iterable<Row>) {
+      yield { type: 'charge', charge: LedgerEntry.parse(row) };
+    }
+  }
+
+  async importState(entries: AsyncIterable<StateEntry> | Iterable<StateEntry>): Promise<number> {
+    if ((await this.listCustomers()).length > 0) throw new StateError('the target state already holds customers: import into an empty state', 'conflict');
+    const all: StateEntry[] = [];
+    for await (const e of entries) all.push(StateEntry.parse(e));
+    await this.authChange(() => {
+      for (const e of all) {
+        switch (e.type) {
+          case 'customer': {
+            const { products, segments, excluded_accounts, hot_accounts, packages, ...c } = e.record;
+            this.sql('INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)').run({
+              ...c, packages: JSON.stringify(packages), config: JSON.stringify({ products, segments, excluded_accounts, hot_accounts }),
+            });
+            break;
+          }
+          case 'token': {
+            const t = e.record;
+            this.sql(
+              `INSERT INTO tokens (id, customer_id, api_group, name, prefix, secret_hash, integrations, allowed_domains, scores, segment_names,
+                 rate_limit, status, created_at, last_used_at, rotated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            ).run(t.id, t.customer_id, t.api_group, t.name, t.prefix, e.secret_hash, JSON.stringify(t.integrations), JSON.stringify(t.allowed_domains),
+              +t.scores, +t.segment_names, t.rate_limit, t.status, t.created_at, t.last_used_at, t.rotated_at);
+            break;
+          }
+          case 'tag': {
+            const t = e.record;
+            this.sql('INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?)')
+              .run(t.tag_id, t.customer_id, JSON.stringify(t.allowed_domains), +t.scores, +t.segment_names, t.created_at, JSON.stringify(t.settings));
+            break;
+          }
+          case 'setting':
+            this.sql('INSERT OR REPLACE INTO settings VALUES (?, ?)').run(e.key, e.value);
+            break;
+          case 'credit_usage':
+            this.sql('INSERT OR REPLACE INTO credit_usage VALUES (?, ?, ?, ?)').run(e.customer_id, e.pool, e.period, e.used);
+            break;
+          case 'charge':
+            this.insertCharge(e.charge);
+            break;
+        }
+      }
+    });
+    return all.length;
+  }
+
+  private closing = false;
   async close(): Promise<void> {
+    this.closing = true;
     this.flushMetering();
     this.db.close();
   }
 
   private async requireCustomer(id: string): Promise<CustomerRecord> {
     const customer = await this.getCustomer(id);
-    if (!customer) throw new StateError(`unknown customer ${id}`, 404);
+    if (!customer) throw new StateError(`unknown customer ${id}`, 'not_found');
     return customer;
   }
 }
 
-/** Cached records are shared between requests: frozen, so a caller that tried to change one would throw. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
 function notFound(id: string): StateError {
-  return new StateError(`unknown token ${id}`, 404);
+  return new StateError(`unknown token ${id}`, 'not_found');
 }
 
 function toCustomer(row: Row): CustomerRecord {

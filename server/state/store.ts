@@ -1,11 +1,14 @@
 /**
- * The state store: customers, tokens, web tags (and, with the credits and rate-limit issue, the credit
- * ledger and counters). One interface, two implementations: embedded SQLite (default) and Redis (several
- * nodes). Methods are async so both fit.
+ * The state store: records (zod, below) and the interfaces by concern — access records (`access.ts`),
+ * metering and usage reports (`metering.ts`), export/import (`transfer.ts`). Two backends implement them
+ * all: embedded SQLite (default, `sqlite-store.ts`) and Redis for many nodes (`redis-store.ts`). Methods
+ * are async so both fit; errors are domain errors (`errors.ts`).
  */
 import { z } from 'zod';
-import { ApiGroup, CustomerSeed, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
-import type { ChargeableApi, CreditPool } from '../credits/rules.ts';
+import { ApiGroup, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
+import type { AccessRecords } from './access.ts';
+import type { Metering, UsageReports } from './metering.ts';
+import type { StateTransfer } from './transfer.ts';
 
 export const CustomerRecord = z.object({
   id: z.string(),
@@ -94,90 +97,15 @@ export const NewTag = z.object({
 });
 export type NewTag = z.input<typeof NewTag>;
 
-/** A request the caller can fix (unknown customer, package not bought …): the CLI and admin API show the message. */
-export class StateError extends Error {
-  constructor(
-    message: string,
-    readonly status: 400 | 403 | 404 | 409 = 400,
-  ) {
-    super(message);
-  }
-}
+export { StateError, StoreUnavailableError, type StateErrorKind } from './errors.ts';
+export type { AccessRecords } from './access.ts';
+export type { ChargeOutcome, ChargeRequest, CreditBalance, Metering, RateCounter, RateLimitHit, RateLimitRequest, UsageReports, UsageRow } from './metering.ts';
 
-export interface ChargeRequest {
-  customer_id: string;
-  api: ChargeableApi;
-  pool: CreditPool;
-  record: string;
-  /** Quota period (contract year) the charge counts in, and its quota. */
-  period: string;
-  quota: number;
-  /** Charges sharing a non-null key are made once (enrichment: API, record, month). */
-  dedupe_key: string | null;
-  month: string;
-  token_id: string | null;
-  partner: string | null;
-  at: string;
-}
-
-/** `charged`: a credit was spent; `free`: already paid this month; `exhausted`: nothing spent, answer 402. */
-export type ChargeOutcome = { outcome: 'charged' | 'free'; remaining: number } | { outcome: 'exhausted'; remaining: 0 };
-
-export interface RateLimitHit {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Milliseconds until the window resets. */
-  resetMs: number;
-}
-
-export interface UsageRow {
-  pool: CreditPool;
-  api: string;
-  month: string;
-  charges: number;
-  partner_charges: number;
-}
-
-export interface CreditBalance {
-  pool: CreditPool;
-  period: string;
-  quota: number;
-  used: number;
-  remaining: number;
-}
-
-export interface StateStore {
-  /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
-  importCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
-  getCustomer(id: string): Promise<CustomerRecord | null>;
-  listCustomers(): Promise<CustomerRecord[]>;
-
-  createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }>;
-  /** The active token whose secret this is, or null; records the use. */
-  authenticateToken(secret: string): Promise<TokenRecord | null>;
-  getToken(id: string): Promise<TokenRecord | null>;
-  listTokens(customerId?: string): Promise<TokenRecord[]>;
-  setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord>;
-  rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }>;
-  deleteToken(id: string): Promise<void>;
-
-  createTag(input: NewTag): Promise<TagRecord>;
-  getTag(tagId: string): Promise<TagRecord | null>;
-  updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
-  listTags(customerId?: string): Promise<TagRecord[]>;
-
-  /** Atomically: skip if already charged under the dedupe key, refuse if the quota is spent, else record. */
-  charge(req: ChargeRequest): Promise<ChargeOutcome>;
-  usage(customerId: string): Promise<UsageRow[]>;
-  balance(customerId: string, pool: CreditPool, period: string, quota: number): Promise<CreditBalance>;
-  /** Counts one request against `key` in a fixed window; atomic across processes sharing the store. */
-  hitRateLimit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitHit>;
-
-  /** Small server settings (e.g. the admin credential's hash). */
-  getSetting(key: string): Promise<string | null>;
-  /** Sets the value unless the key exists; true when this call set it (first writer wins across nodes). */
-  setSettingIfAbsent(key: string, value: string): Promise<boolean>;
-
+/**
+ * A whole backend: access records, metering and usage reports. Callers depend on the smallest of these
+ * they need (the pipeline on `Metering`, authentication on `AccessRecords` …); only start-up and the CLI
+ * hold the whole store.
+ */
+export interface StateStore extends AccessRecords, Metering, UsageReports, StateTransfer {
   close(): Promise<void>;
 }

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import type { Request, Response, Router } from 'express';
 import type { Config } from '../config.ts';
 import { sendError } from '../http/errors.ts';
-import type { StateStore, TagSettings } from '../state/store.ts';
+import type { AccessRecords, TagSettings } from '../state/store.ts';
 import { scriptJson } from '../../tag/snippet.ts';
 import type { SvcInitOptions } from '../../tag/src/types.ts';
 
@@ -62,7 +62,7 @@ function sendScript(req: Request, res: Response, body: Buffer | string, etag: st
   res.send(body);
 }
 
-export function mountTagAssets(router: Router, deps: { config: Config; store: StateStore }): void {
+export function mountTagAssets(router: Router, deps: { config: Config; store: AccessRecords }): void {
   const file = join(deps.config.SVC_DIST, 'tag', 'svc.js');
   let cached: { mtime: number; body: Buffer; text: string; etag: string } | null = null;
   const load = () => {

@@ -1,0 +1,111 @@
+/**
+ * Bring your own data, end to end, as an operator runs it: `data import` of MaxMind's official test
+ * databases and the firmographics fixture → `data build` → a customer and an identification token from
+ * the CLI → the real server (`serve`, random port, own process) → `GET /v3/company/details?ip=…`.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIRMOGRAPHICS_FIXTURE, MAXMIND_TEST_DB } from './test-data.ts';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'svc-byod-'));
+const env = { ...process.env, SVC_STATE: join(dir, 'svc.db'), SVC_DATA: join(dir, 'data'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: 'byod-admin-token-0123456789abcdef', HOST: '127.0.0.1' };
+// Token-mode lookups on today's main classify the caller's User-Agent; a browser-like one keeps it a visitor.
+const CLIENT_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+const svc = async (...args: string[]): Promise<string> => (await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { env })).stdout;
+
+let server: ChildProcess;
+let url: string;
+let token: string;
+let importReport: { by_kind: Record<string, { networks: number }> };
+let buildReport: { networks: number; report: { by_kind: Record<string, { networks: number }>; company_addresses: { share: number }; unmatched_organizations: { organization: string }[] } };
+
+beforeAll(async () => {
+  importReport = JSON.parse(
+    await svc('data', 'import', '--out', join(dir, 'sources'), '--geoip2-enterprise', MAXMIND_TEST_DB.enterprise, '--geoip2-isp', MAXMIND_TEST_DB.isp, '--geoip2-domain', MAXMIND_TEST_DB.domain,
+      '--asn-mmdb', MAXMIND_TEST_DB.asn, '--city', MAXMIND_TEST_DB.city, '--firmographics', FIRMOGRAPHICS_FIXTURE, '--json'),
+  );
+  buildReport = JSON.parse(await svc('data', 'build', '--in', join(dir, 'sources'), '--out', join(dir, 'data'), '--report', '--json'));
+  await svc('customer', 'create', '--id', 'byod', '--name', 'BYOD Inc', '--packages', 'platform', '--identification-credits', '100', '--json');
+  token = JSON.parse(await svc('token', 'create', '--customer', 'byod', '--group', 'identification', '--name', 'crm', '--json')).token;
+  server = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = await new Promise<string[]>((resolve, reject) => {
+    createInterface({ input: server.stdout! }).once('line', (l) => resolve([l]));
+    server.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  url = JSON.parse(line).url;
+}, 120_000);
+
+afterAll(() => {
+  server?.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const lookup = async (ip: string) => {
+  const res = await fetch(`${url}/v3/company/details?ip=${ip}`, { headers: { authorization: `Token ${token}`, 'user-agent': CLIENT_UA } });
+  expect(res.status).toBe(200);
+  return res.json();
+};
+
+describe('bring your own data: import → build → serve → /v3/company/details', () => {
+  it('an Enterprise military network whose domain and name match the firmographics: Match, Very High, San Diego', async () => {
+    const body = await lookup('214.78.0.5');
+    expect(body.confidence).toBe('Very High');
+    expect(body.company).toMatchObject({
+      company_match: 'Match',
+      companyId: 'health.mil',
+      name: 'U.S. Department of Defense',
+      domain: 'health.mil',
+      industry: 'Government',
+      employee_count: '700000',
+      geoIP_country: 'United States',
+      geoIP_state: 'California',
+      geoIP_city: 'San Diego',
+    });
+  });
+
+  it('a government network joined by its organization name: Match, Moderate, Linköping', async () => {
+    const body = await lookup('89.160.20.115');
+    expect(body.confidence).toBe('Moderate');
+    expect(body.company).toMatchObject({ company_match: 'Match', name: 'Bevtec AB', domain: 'bevtec.se', geoIP_country: 'Sweden', geoIP_city: 'Linköping' });
+  });
+
+  it('residential, hosting and spider networks: Non-actionable Match with their geo', async () => {
+    const isp = await lookup('74.209.24.1');
+    expect(isp.company).toMatchObject({ company_match: 'Non-actionable Match', geoIP_country: 'United States', geoIP_state: 'New York', geoIP_city: 'Chatham' });
+    expect(isp.company.additional_comment).toMatch(/internet service provider/);
+    expect((await lookup('214.214.214.220')).company.additional_comment).toMatch(/hosting/);
+    expect((await lookup('67.43.156.7')).company.additional_comment).toMatch(/bot network/);
+  });
+
+  it('an ASN organization nobody has firmographics for: No Match', async () => {
+    const body = await lookup('1.0.0.1');
+    expect(body.company.company_match).toBe('No Match');
+    expect(body.confidence).toBe('Low');
+    expect(importReport.by_kind.company.networks).toBe(3);
+  });
+});
+
+describe('the commands an operator types', () => {
+  it('data build --report --json adds the coverage report to the build summary', () => {
+    expect(buildReport.networks).toBeGreaterThan(0);
+    expect(buildReport.report.by_kind).toEqual(importReport.by_kind);
+    expect(buildReport.report.company_addresses.share).toBe(1);
+    expect(buildReport.report.unmatched_organizations[0].organization).toBe('DoD Network Information Center');
+  });
+
+  it('a bad firmographics row: exit 2, one JSON error naming the row and the field, nothing half-written', async () => {
+    const bad = join(dir, 'bad.csv');
+    (await import('node:fs')).writeFileSync(bad, 'domain,name,employee_count\nok.example,OK,5\nbad.example,Bad,many\n');
+    const failed = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'data', 'import', '--out', join(dir, 'bad-out'), '--asn-mmdb', MAXMIND_TEST_DB.asn, '--firmographics', bad, '--json'], { env }).catch((e) => e);
+    expect(failed.code).toBe(2);
+    expect(JSON.parse(failed.stdout)).toEqual({ status: 'error', message: expect.stringMatching(/bad\.csv: row 2: employee_count: a whole number/) });
+    expect((await import('node:fs')).existsSync(join(dir, 'bad-out', 'networks.csv'))).toBe(false);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * Access records: who may call (customers, tokens, web tags) and small server settings. Every API
+ * request reads these (cached per node; a change reaches every node within a second); only the admin
+ * API and the CLI write them.
+ */
+import type { CustomerSeed } from '../../data/sources/schema.ts';
+import type { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord } from './store.ts';
+
+export interface AccessRecords {
+  /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
+  importCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
+  getCustomer(id: string): Promise<CustomerRecord | null>;
+  listCustomers(): Promise<CustomerRecord[]>;
+
+  createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }>;
+  /** The active token whose secret this is, or null; records the use. */
+  authenticateToken(secret: string): Promise<TokenRecord | null>;
+  getToken(id: string): Promise<TokenRecord | null>;
+  listTokens(customerId?: string): Promise<TokenRecord[]>;
+  setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord>;
+  rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }>;
+  deleteToken(id: string): Promise<void>;
+
+  createTag(input: NewTag): Promise<TagRecord>;
+  getTag(tagId: string): Promise<TagRecord | null>;
+  updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
+  listTags(customerId?: string): Promise<TagRecord[]>;
+
+  /** Small server settings (e.g. the admin credential's hash). */
+  getSetting(key: string): Promise<string | null>;
+  /** Sets the value unless the key exists; true when this call set it (first writer wins across nodes). */
+  setSettingIfAbsent(key: string, value: string): Promise<boolean>;
+}

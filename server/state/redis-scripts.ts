@@ -1,0 +1,55 @@
+/**
+ * The Lua scripts of the Redis state store. Each runs atomically on the server over the keys of ONE
+ * customer (one hash tag, one slot), so no other client's command interleaves: limits, balances, the
+ * monthly dedup, the charge and the ledger entry are decided and written in one step — never
+ * read-then-write from Node.
+ *
+ * METER: ARGV[1] is a JSON array of operations on KEYS (1-based indexes), run in order:
+ *   { t: 'rl', k: [key…], ttl }                       → counts after the increment, one per key
+ *   { t: 'ch', u, d?, dk?, dttl?, l, s, f, p, q, e, r?, id? }
+ *      u: used-credits key, d: the month's dedup hash (field dk), l: ledger list, s: usage hash
+ *      (fields f|c and f|p), p: partner call, q: quota, e: ledger entry (JSON),
+ *      r: replayed-ids set and id: the charge id — a journaled charge replayed after an outage: counted
+ *      exactly once by id, whatever the balance (the client already got its answer).
+ *   → { outcome, used after } with outcome charged | free | exhausted | duplicate
+ * Returns the JSON array of results.
+ */
+export const METER_SCRIPT = `
+local ops = cjson.decode(ARGV[1])
+local out = {}
+for i, op in ipairs(ops) do
+  if op.t == 'rl' then
+    local counts = {}
+    for j, ki in ipairs(op.k) do
+      local c = redis.call('INCR', KEYS[ki])
+      if c == 1 then redis.call('PEXPIRE', KEYS[ki], op.ttl) end
+      counts[j] = c
+    end
+    out[i] = counts
+  else
+    local used = tonumber(redis.call('GET', KEYS[op.u]) or '0')
+    local outcome
+    if op.r then
+      if redis.call('SADD', KEYS[op.r], op.id) == 0 then outcome = 'duplicate' else outcome = 'charged' end
+    elseif op.d and redis.call('HEXISTS', KEYS[op.d], op.dk) == 1 then
+      outcome = 'free'
+    elseif used + 1 > op.q then
+      outcome = 'exhausted'
+    else
+      outcome = 'charged'
+    end
+    if outcome == 'charged' then
+      used = redis.call('INCR', KEYS[op.u])
+      if op.d then
+        redis.call('HSET', KEYS[op.d], op.dk, '1')
+        redis.call('PEXPIRE', KEYS[op.d], op.dttl)
+      end
+      redis.call('RPUSH', KEYS[op.l], op.e)
+      redis.call('HINCRBY', KEYS[op.s], op.f .. '|c', 1)
+      if op.p then redis.call('HINCRBY', KEYS[op.s], op.f .. '|p', 1) end
+    end
+    out[i] = { outcome, used }
+  end
+end
+return cjson.encode(out)
+`;

@@ -1,0 +1,763 @@
+/**
+ * The shared state store for many nodes: Redis (or Valkey) through node-redis. Key layout (ARCHITECTURE.md
+ * "State on Redis"): every key of one customer carries the hash tag `{cust:<id>}`, so each metering
+ * script touches one slot; global indexes (token hash → owner, tag → customer, lists) are single keys.
+ *
+ * - Access records are cached per node (the same AuthCache as SQLite). Every change bumps
+ *   `svc:auth:version` and publishes it on `svc:auth`; nodes drop their cache on the message (and poll
+ *   the version every second, in case a message was missed), so a change reaches every node within 1 s.
+ * - Metering: operations reaching the store in one event-loop turn form one batch; per customer, the
+ *   batch is ONE call of the METER Lua script, and all calls of a batch are written together (node-redis
+ *   pipelines commands issued in the same turn): one round trip per batch.
+ * - Redis unreachable: identification keeps answering on a bounded local allowance, journaled and
+ *   replayed exactly once when Redis is back (outage.ts); other metering fails closed (503); cached
+ *   access records keep answering; writes fail with StoreUnavailableError (503).
+ */
+import { createClient, type RedisClientType } from '@redis/client';
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { CustomerSeed } from '../../data/sources/schema.ts';
+import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
+import type { CreditPool } from '../credits/rules.ts';
+import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
+import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
+import { StateError, StoreUnavailableError } from './errors.ts';
+import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
+import { OutageMeter, type JournaledCharge } from './outage.ts';
+import { METER_SCRIPT } from './redis-scripts.ts';
+import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
+import { LedgerEntry, StateEntry } from './transfer.ts';
+
+/** Key names; `{cust:<id>}` is the hash tag that keeps one customer's keys in one slot. */
+export const keys = {
+  customer: (c: string) => `svc:{cust:${c}}:customer`,
+  token: (c: string, id: string) => `svc:{cust:${c}}:token:${id}`,
+  tokens: (c: string) => `svc:{cust:${c}}:tokens`,
+  tokenUsed: (c: string) => `svc:{cust:${c}}:token-used`,
+  tag: (c: string, id: string) => `svc:{cust:${c}}:tag:${id}`,
+  tags: (c: string) => `svc:{cust:${c}}:tags`,
+  used: (c: string, pool: string, period: string) => `svc:{cust:${c}}:used:${pool}:${period}`,
+  dedupe: (c: string, month: string) => `svc:{cust:${c}}:dedupe:${month}`,
+  ledger: (c: string) => `svc:{cust:${c}}:ledger`,
+  usage: (c: string) => `svc:{cust:${c}}:usage`,
+  rate: (c: string, windowStart: number, key: string) => `svc:{cust:${c}}:rl:${windowStart}:${key}`,
+  replayed: (c: string) => `svc:{cust:${c}}:replayed`,
+  customers: 'svc:customers',
+  tokenHash: (hash: string) => `svc:token-hash:${hash}`,
+  tokenOwner: 'svc:token-owner',
+  tagOwner: 'svc:tag-owner',
+  settings: 'svc:settings',
+  authVersion: 'svc:auth:version',
+  authChannel: 'svc:auth',
+  nodes: 'svc:nodes',
+} as const;
+
+const METER_SHA = createHash('sha1').update(METER_SCRIPT).digest('hex');
+/** A month's dedup hash outlives the month by a few days (clock skew), then expires. */
+const DEDUPE_TTL_MS = 40 * 86_400_000;
+const NODE_HEARTBEAT_MS = 5_000;
+const AUTH_POLL_MS = 1_000;
+const JOURNAL_RETRY_MS = 1_000;
+/** Journal entries replayed per script call. */
+const REPLAY_CHUNK = 500;
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Local journal folder for charges made while Redis is unreachable. */
+  journalDir: string;
+  /** Credits per customer and node while Redis is unreachable. */
+  outageAllowance: number;
+  log?: (message: string) => void;
+}
+
+interface MeterOp {
+  customer: string;
+  /** The op as the script reads it, with key names in place of indexes (indexed per call). */
+  keys: Record<string, string | string[]>;
+  op: Record<string, unknown>;
+  resolve: (reply: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+type Hash = Record<string, string>;
+const toHash = (record: Record<string, unknown>): Hash => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, JSON.stringify(v)]));
+const fromHash = (h: Hash): Record<string, unknown> => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, JSON.parse(v)]));
+const now = () => new Date().toISOString();
+
+export class RedisStateStore implements StateStore {
+  private readonly auth = new AuthCache();
+  private readonly outage: OutageMeter;
+  private readonly log: (message: string) => void;
+  private readonly nodeId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private batch: MeterOp[] = [];
+  private closed = false;
+  private draining: Promise<void> | null = null;
+
+  private constructor(
+    private readonly client: RedisClientType,
+    private readonly sub: RedisClientType,
+    opts: RedisStoreOptions,
+  ) {
+    this.log = opts.log ?? ((m) => process.stderr.write(`svc state: ${m}\n`));
+    this.outage = new OutageMeter({ journalDir: opts.journalDir, allowance: opts.outageAllowance });
+  }
+
+  static async open(opts: RedisStoreOptions): Promise<RedisStateStore> {
+    const make = () =>
+      createClient({
+        url: opts.url,
+        // While Redis is down commands fail at once (the outage paths answer) instead of queueing.
+        disableOfflineQueue: true,
+        socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
+        pingInterval: 5_000,
+      }) as RedisClientType;
+    const client = make();
+    const sub = make();
+    const store = new RedisStateStore(client, sub, opts);
+    let down = false;
+    for (const c of [client, sub]) {
+      c.on('error', (e: Error) => {
+        if (c === client && !down) {
+          down = true;
+          store.log(`Redis unreachable (${e.message}): identification continues on the local allowance, other metering answers 503`);
+        }
+      });
+    }
+    client.on('ready', () => {
+      if (down) {
+        down = false;
+        store.log('Redis is back');
+      }
+      store.auth.sync(-1);
+      void store.drainJournal();
+    });
+    sub.on('ready', () => store.auth.sync(-1));
+    await client.connect();
+    await sub.connect();
+    await sub.subscribe(keys.authChannel, (message) => store.auth.sync(Number(message)));
+    store.auth.sync(Number((await client.get(keys.authVersion)) ?? 0));
+    store.timers.push(
+      setInterval(() => void store.pollAuth(), AUTH_POLL_MS),
+      setInterval(() => void store.heartbeat(), NODE_HEARTBEAT_MS),
+      setInterval(() => void store.drainJournal(), JOURNAL_RETRY_MS),
+    );
+    for (const t of store.timers) t.unref();
+    await store.heartbeat();
+    await store.drainJournal();
+    return store;
+  }
+
+  /** Live nodes last seen in Redis (how rate limits are split while it is unreachable). */
+  get liveNodes(): number {
+    return this.outage.nodes;
+  }
+
+  /** Registers this node now (it does every 5 s on its own). */
+  heartbeatNow(): Promise<void> {
+    return this.heartbeat();
+  }
+
+  /** Whether Redis is reachable right now (otherwise the outage paths answer). */
+  get connected(): boolean {
+    return this.client.isReady;
+  }
+
+  private unavailable(e: unknown): StoreUnavailableError {
+    if (e instanceof StoreUnavailableError) return e;
+    return new StoreUnavailableError(`Redis is unavailable: ${(e as Error)?.message ?? e}`, 1, { cause: e });
+  }
+
+  /** A Redis call; failures that are not the caller's fault become StoreUnavailableError (503). */
+  private async io<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof StateError) throw e;
+      throw this.unavailable(e);
+    }
+  }
+
+  private async pollAuth(): Promise<void> {
+    if (!this.client.isReady) return;
+    try {
+      this.auth.sync(Number((await this.client.get(keys.authVersion)) ?? 0));
+    } catch {
+      // Unreachable: cached records keep answering until Redis is back.
+    }
+  }
+
+  /** Registers this node as live; the count splits rate limits while Redis is unreachable. */
+  private async heartbeat(): Promise<void> {
+    if (!this.client.isReady) return;
+    try {
+      const t = Date.now();
+      await this.client.zAdd(keys.nodes, { score: t, value: this.nodeId });
+      await this.client.zRemRangeByScore(keys.nodes, 0, t - 3 * NODE_HEARTBEAT_MS);
+      this.outage.nodes = Math.max(1, await this.client.zCard(keys.nodes));
+    } catch {
+      // Keeps the last count.
+    }
+  }
+
+  /** Marks a change to access records: every node drops its cache (this one at once). */
+  private async bumpAuth(): Promise<void> {
+    const version = await this.client.incr(keys.authVersion);
+    this.auth.sync(version);
+    await this.client.publish(keys.authChannel, String(version));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Metering
+
+  private enqueue(m: Omit<MeterOp, 'resolve' | 'reject'>): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.batch.push({ ...m, resolve, reject });
+      if (this.batch.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** One METER call per customer in the batch, all sent in the same turn (one round trip). */
+  private flush(): void {
+    const ops = this.batch;
+    this.batch = [];
+    if (ops.length === 0) return;
+    const byCustomer = new Map<string, MeterOp[]>();
+    for (const op of ops) {
+      const list = byCustomer.get(op.customer);
+      if (list) list.push(op);
+      else byCustomer.set(op.customer, [op]);
+    }
+    for (const group of byCustomer.values()) void this.runScript(group);
+  }
+
+  private async runScript(group: MeterOp[]): Promise<void> {
+    const keyList: string[] = [];
+    const index = new Map<string, number>();
+    const idx = (k: string) => {
+      let i = index.get(k);
+      if (i === undefined) {
+        keyList.push(k);
+        i = keyList.length;
+        index.set(k, i);
+      }
+      return i;
+    };
+    const ops = group.map(({ keys: ks, op }) => {
+      const out: Record<string, unknown> = { ...op };
+      for (const [name, k] of Object.entries(ks)) out[name] = Array.isArray(k) ? k.map(idx) : idx(k);
+      return out;
+    });
+    const args = [JSON.stringify(ops)];
+    try {
+      let reply: string;
+      try {
+        reply = (await this.client.evalSha(METER_SHA, { keys: keyList, arguments: args })) as string;
+      } catch (e) {
+        if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
+        reply = (await this.client.eval(METER_SCRIPT, { keys: keyList, arguments: args })) as string;
+      }
+      const results = JSON.parse(reply) as unknown[];
+      group.forEach((op, i) => op.resolve(results[i]));
+    } catch (e) {
+      for (const op of group) op.reject(e);
+    }
+  }
+
+  async hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]> {
+    if (!this.client.isReady) return this.offlineRate(req);
+    const windowStart = req.nowMs - (req.nowMs % req.windowMs);
+    let counts: number[];
+    try {
+      counts = (await this.enqueue({
+        customer: req.customer_id,
+        keys: { k: req.counters.map((c) => keys.rate(req.customer_id, windowStart, c.key)) },
+        op: { t: 'rl', ttl: 2 * req.windowMs },
+      })) as number[];
+    } catch (e) {
+      // Sent and lost (connection dropped mid-flight): whether it counted is unknown; count locally.
+      if (!this.client.isReady) return this.offlineRate(req);
+      throw this.unavailable(e);
+    }
+    return req.counters.map(({ limit }, i) => ({
+      allowed: counts[i] <= limit,
+      limit,
+      remaining: Math.max(0, limit - counts[i]),
+      resetMs: windowStart + req.windowMs - req.nowMs,
+    }));
+  }
+
+  private offlineRate(req: RateLimitRequest): RateLimitHit[] {
+    if (!req.degradable) throw new StoreUnavailableError('Redis is unreachable: this API fails closed until it is back');
+    return this.outage.hitRateLimits(req);
+  }
+
+  private chargeOp(r: ChargeRequest, replay?: JournaledCharge) {
+    const entry = JSON.stringify(replay ? { ...ledgerOf(r), id: replay.id } : ledgerOf(r));
+    const ks: Record<string, string> = { u: keys.used(r.customer_id, r.pool, r.period), l: keys.ledger(r.customer_id), s: keys.usage(r.customer_id) };
+    const op: Record<string, unknown> = { t: 'ch', q: r.quota, e: entry, f: `${r.pool}|${r.api}|${r.month}`, p: r.partner !== null };
+    if (replay) {
+      ks.r = keys.replayed(r.customer_id);
+      op.id = replay.id;
+    } else if (r.dedupe_key !== null) {
+      ks.d = keys.dedupe(r.customer_id, r.month);
+      op.dk = r.dedupe_key;
+      op.dttl = DEDUPE_TTL_MS;
+    }
+    return { customer: r.customer_id, keys: ks, op };
+  }
+
+  async charge(r: ChargeRequest): Promise<ChargeOutcome> {
+    if (!this.client.isReady) return this.offlineCharge(r);
+    let reply: [string, number];
+    try {
+      reply = (await this.enqueue(this.chargeOp(r))) as [string, number];
+    } catch (e) {
+      // Whether a charge lost mid-flight was made is unknown: never guess, answer 503 (nothing journaled).
+      throw this.unavailable(e);
+    }
+    const [outcome, used] = reply;
+    const result: ChargeOutcome = outcome === 'exhausted' ? { outcome: 'exhausted', remaining: 0 } : { outcome: outcome as 'charged' | 'free', remaining: Math.max(0, r.quota - used) };
+    this.outage.observe(r, result);
+    return result;
+  }
+
+  private offlineCharge(r: ChargeRequest): ChargeOutcome {
+    // Enrichment and people exports are server-to-server and retryable: fail closed, nothing charged.
+    if (r.pool !== 'identification') throw new StoreUnavailableError('Redis is unreachable: credit accounting for this API fails closed until it is back');
+    const outcome = this.outage.charge(r);
+    if (outcome === null) throw new StoreUnavailableError('Redis is unreachable and the local allowance for this customer is spent', 5);
+    return outcome;
+  }
+
+  /**
+   * Replays the journal of charges made while Redis was unreachable: each exactly once (the script
+   * skips ids it has seen), then removes the file. Runs when Redis is (back) ready; until it finished,
+   * identification charges keep using the allowance, so the replayed charges are counted first.
+   */
+  drainJournal(): Promise<void> {
+    if (this.draining || this.closed || !this.client.isReady) return this.draining ?? Promise.resolve();
+    const run = async () => {
+      try {
+        const journals = this.outage.takeJournal();
+        let total = 0;
+        for (const { file, charges } of journals) {
+          for (let i = 0; i < charges.length; i += REPLAY_CHUNK) {
+            const chunk = charges.slice(i, i + REPLAY_CHUNK);
+            const byCustomer = new Map<string, MeterOp[]>();
+            const done: Promise<unknown>[] = [];
+            for (const j of chunk) {
+              done.push(
+                new Promise((resolve, reject) => {
+                  const op = { ...this.chargeOp(j.charge, j), resolve, reject };
+                  const list = byCustomer.get(j.charge.customer_id);
+                  if (list) list.push(op);
+                  else byCustomer.set(j.charge.customer_id, [op]);
+                }),
+              );
+            }
+            for (const group of byCustomer.values()) void this.runScript(group);
+            await Promise.all(done);
+          }
+          this.outage.drained(file);
+          total += charges.length;
+        }
+        if (!this.outage.hasJournal) this.outage.resetAllowance();
+        if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`);
+      } catch (e) {
+        this.log(`journal replay interrupted (${(e as Error).message}); retrying when Redis is reachable`);
+      }
+    };
+    // Cleared after the assignment (a run with nothing to do finishes synchronously).
+    this.draining = run().finally(() => {
+      this.draining = null;
+    });
+    return this.draining;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Usage reports
+
+  async usage(customerId: string): Promise<UsageRow[]> {
+    const h = await this.io(() => this.client.hGetAll(keys.usage(customerId)));
+    const rows = new Map<string, UsageRow>();
+    for (const [field, n] of Object.entries(h)) {
+      const [pool, api, month, kind] = field.split('|');
+      const id = `${month}|${pool}|${api}`;
+      const row = rows.get(id) ?? { pool: pool as CreditPool, api, month, charges: 0, partner_charges: 0 };
+      if (kind === 'c') row.charges = Number(n);
+      else row.partner_charges = Number(n);
+      rows.set(id, row);
+    }
+    return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  }
+
+  async balance(customerId: string, pool: CreditPool, period: string, quota: number): Promise<CreditBalance> {
+    const used = Number((await this.io(() => this.client.get(keys.used(customerId, pool, period)))) ?? 0);
+    return { pool, period, quota, used, remaining: Math.max(0, quota - used) };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Access records
+
+  async importCustomer(input: CustomerSeed): Promise<CustomerRecord> {
+    const seed = CustomerSeed.parse(input);
+    return this.io(async () => {
+      for (const tag of seed.tags) {
+        const owner = await this.client.hGet(keys.tagOwner, tag.tag_id);
+        if (owner && owner !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
+      }
+      const existing = await this.client.get(keys.customer(seed.id));
+      const record = CustomerRecord.parse({
+        ...seed,
+        created_at: existing ? (JSON.parse(existing) as CustomerRecord).created_at : now(),
+      });
+      const m = this.client.multi().set(keys.customer(seed.id), JSON.stringify(record));
+      for (const tag of seed.tags) {
+        const prior = await this.client.hGetAll(keys.tag(seed.id, tag.tag_id));
+        const t = TagRecord.parse({
+          tag_id: tag.tag_id,
+          customer_id: seed.id,
+          allowed_domains: tag.allowed_domains,
+          scores: tag.scores,
+          segment_names: tag.segment_names,
+          settings: TagSettings.parse(tag.settings ?? {}),
+          created_at: prior.created_at ? JSON.parse(prior.created_at) : now(),
+        });
+        m.hSet(keys.tag(seed.id, tag.tag_id), toHash(t)).sAdd(keys.tags(seed.id), tag.tag_id);
+      }
+      await m.exec();
+      if (seed.tags.length > 0) await this.client.hSet(keys.tagOwner, Object.fromEntries(seed.tags.map((t) => [t.tag_id, seed.id])));
+      await this.client.sAdd(keys.customers, seed.id);
+      await this.bumpAuth();
+      return deepFreeze(record);
+    });
+  }
+
+  async getCustomer(id: string): Promise<CustomerRecord | null> {
+    const cached = this.auth.customers.get(id);
+    if (cached !== undefined) return cached;
+    const version = this.auth.version;
+    const raw = await this.io(() => this.client.get(keys.customer(id)));
+    const record = raw ? deepFreeze(CustomerRecord.parse(JSON.parse(raw))) : null;
+    // A change that landed while this read was in flight must not be cached over.
+    if (this.auth.version === version) AuthCache.put(this.auth.customers, id, record);
+    return record;
+  }
+
+  async listCustomers(): Promise<CustomerRecord[]> {
+    const ids = (await this.io(() => this.client.sMembers(keys.customers))).sort();
+    const out: CustomerRecord[] = [];
+    for (const id of ids) {
+      const raw = await this.io(() => this.client.get(keys.customer(id)));
+      if (raw) out.push(CustomerRecord.parse(JSON.parse(raw)));
+    }
+    return out;
+  }
+
+  private async readToken(customerId: string, id: string): Promise<{ record: TokenRecord; secret_hash: string } | null> {
+    const [h, used] = await this.io(() => Promise.all([this.client.hGetAll(keys.token(customerId, id)), this.client.hGet(keys.tokenUsed(customerId), id)]));
+    if (!h.id) return null;
+    const { secret_hash, ...rest } = fromHash(h);
+    const record = TokenRecord.parse({ ...rest, last_used_at: used ?? rest.last_used_at ?? null });
+    return { record, secret_hash: secret_hash as string };
+  }
+
+  private async ownerOfToken(id: string): Promise<string | null> {
+    return (await this.io(() => this.client.hGet(keys.tokenOwner, id))) ?? null;
+  }
+
+  async createToken(input: NewToken): Promise<{ record: TokenRecord; secret: string }> {
+    const t = NewToken.parse(input);
+    const customer = await this.requireCustomer(t.customer_id);
+    checkTokenGrant(customer, t);
+    const secret = generateSecret();
+    const record = TokenRecord.parse({
+      ...t,
+      id: newTokenId(),
+      prefix: displayPrefix(secret),
+      status: 'active',
+      created_at: now(),
+      last_used_at: null,
+      rotated_at: null,
+    });
+    await this.writeToken(record, hashSecret(secret));
+    return { record, secret };
+  }
+
+  private async writeToken(record: TokenRecord, secretHash: string): Promise<void> {
+    await this.io(async () => {
+      await this.client
+        .multi()
+        .hSet(keys.token(record.customer_id, record.id), toHash({ ...record, secret_hash: secretHash }))
+        .sAdd(keys.tokens(record.customer_id), record.id)
+        .exec();
+      await this.client.hSet(keys.tokenOwner, record.id, record.customer_id);
+      await this.client.set(keys.tokenHash(secretHash), `${record.customer_id}/${record.id}`);
+      await this.bumpAuth();
+    });
+  }
+
+  async authenticateToken(secret: string): Promise<TokenRecord | null> {
+    const hash = hashSecret(secret);
+    let token = this.auth.tokens.get(hash);
+    if (token === undefined) {
+      const version = this.auth.version;
+      const owner = await this.io(() => this.client.get(keys.tokenHash(hash)));
+      let found: TokenRecord | null = null;
+      if (owner) {
+        const [customerId, id] = owner.split('/');
+        const t = await this.readToken(customerId, id);
+        // The index may briefly outlive a rotation: the record's own hash decides.
+        if (t && t.secret_hash === hash && t.record.status === 'active') found = deepFreeze(t.record);
+      }
+      token = found;
+      if (this.auth.version === version) AuthCache.put(this.auth.tokens, hash, token);
+    }
+    if (token === null) return null;
+    const at = new Date();
+    if (token.last_used_at === null || at.getTime() - Date.parse(token.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+      // An indicator, not an auth change: written in the background; an outage must not refuse the caller.
+      this.client.hSet(keys.tokenUsed(token.customer_id), token.id, at.toISOString()).catch(() => {});
+      token = AuthCache.put(this.auth.tokens, hash, Object.freeze({ ...token, last_used_at: at.toISOString() }));
+    }
+    return token;
+  }
+
+  async getToken(id: string): Promise<TokenRecord | null> {
+    const owner = await this.ownerOfToken(id);
+    return owner ? ((await this.readToken(owner, id))?.record ?? null) : null;
+  }
+
+  async listTokens(customerId?: string): Promise<TokenRecord[]> {
+    const customers = customerId ? [customerId] : (await this.io(() => this.client.sMembers(keys.customers))).sort();
+    const out: TokenRecord[] = [];
+    for (const c of customers) {
+      const ids = await this.io(() => this.client.sMembers(keys.tokens(c)));
+      const records = (await Promise.all(ids.map((id) => this.readToken(c, id)))).flatMap((t) => (t ? [t.record] : []));
+      records.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+      out.push(...records);
+    }
+    return out;
+  }
+
+  private async requireToken(id: string): Promise<{ record: TokenRecord; secret_hash: string }> {
+    const owner = await this.ownerOfToken(id);
+    const t = owner ? await this.readToken(owner, id) : null;
+    if (!t) throw new StateError(`unknown token ${id}`, 'not_found');
+    return t;
+  }
+
+  async setTokenStatus(id: string, status: TokenRecord['status']): Promise<TokenRecord> {
+    const { record } = await this.requireToken(id);
+    await this.io(async () => {
+      await this.client.hSet(keys.token(record.customer_id, id), 'status', JSON.stringify(status));
+      await this.bumpAuth();
+    });
+    return (await this.getToken(id))!;
+  }
+
+  async rotateToken(id: string): Promise<{ record: TokenRecord; secret: string }> {
+    const { record, secret_hash: old } = await this.requireToken(id);
+    const secret = generateSecret();
+    const hash = hashSecret(secret);
+    await this.io(async () => {
+      await this.client.hSet(keys.token(record.customer_id, id), toHash({ secret_hash: hash, prefix: displayPrefix(secret), rotated_at: now() }));
+      await this.client.set(keys.tokenHash(hash), `${record.customer_id}/${id}`);
+      await this.client.del(keys.tokenHash(old));
+      await this.bumpAuth();
+    });
+    return { record: (await this.getToken(id))!, secret };
+  }
+
+  async deleteToken(id: string): Promise<void> {
+    const { record, secret_hash } = await this.requireToken(id);
+    await this.io(async () => {
+      await this.client.del(keys.tokenHash(secret_hash));
+      await this.client.multi().del(keys.token(record.customer_id, id)).sRem(keys.tokens(record.customer_id), id).hDel(keys.tokenUsed(record.customer_id), id).exec();
+      await this.client.hDel(keys.tokenOwner, id);
+      await this.bumpAuth();
+    });
+  }
+
+  async createTag(input: NewTag): Promise<TagRecord> {
+    const t = NewTag.parse(input);
+    const customer = await this.requireCustomer(t.customer_id);
+    checkTagGrant(customer);
+    const tagId = t.tag_id ?? newTagId();
+    const record = TagRecord.parse({ ...t, tag_id: tagId, created_at: now() });
+    await this.io(async () => {
+      // HSETNX on the owner index is the uniqueness check (first writer wins across nodes).
+      if (!(await this.client.hSetNX(keys.tagOwner, tagId, t.customer_id))) throw new StateError(`tag ${tagId} already exists`, 'conflict');
+      await this.client.multi().hSet(keys.tag(t.customer_id, tagId), toHash(record)).sAdd(keys.tags(t.customer_id), tagId).exec();
+      await this.bumpAuth();
+    });
+    return record;
+  }
+
+  private async readTag(customerId: string, tagId: string): Promise<TagRecord | null> {
+    const h = await this.io(() => this.client.hGetAll(keys.tag(customerId, tagId)));
+    return h.tag_id ? TagRecord.parse(fromHash(h)) : null;
+  }
+
+  async getTag(tagId: string): Promise<TagRecord | null> {
+    const cached = this.auth.tags.get(tagId);
+    if (cached !== undefined) return cached;
+    const version = this.auth.version;
+    const owner = await this.io(() => this.client.hGet(keys.tagOwner, tagId));
+    const tag = owner ? await this.readTag(owner, tagId) : null;
+    const frozen = tag ? deepFreeze(tag) : null;
+    if (this.auth.version === version) AuthCache.put(this.auth.tags, tagId, frozen);
+    return frozen;
+  }
+
+  async updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord> {
+    const valid = TagSettings.parse(settings);
+    const owner = await this.io(() => this.client.hGet(keys.tagOwner, tagId));
+    if (!owner) throw new StateError(`unknown tag ${tagId}`, 'not_found');
+    await this.io(async () => {
+      await this.client.hSet(keys.tag(owner, tagId), 'settings', JSON.stringify(valid));
+      await this.bumpAuth();
+    });
+    return (await this.readTag(owner, tagId))!;
+  }
+
+  async listTags(customerId?: string): Promise<TagRecord[]> {
+    const customers = customerId ? [customerId] : (await this.io(() => this.client.sMembers(keys.customers))).sort();
+    const out: TagRecord[] = [];
+    for (const c of customers) {
+      const ids = await this.io(() => this.client.sMembers(keys.tags(c)));
+      out.push(...(await Promise.all(ids.map((id) => this.readTag(c, id)))).flatMap((t) => (t ? [t] : [])));
+    }
+    return out.sort((a, b) => (a.tag_id < b.tag_id ? -1 : a.tag_id > b.tag_id ? 1 : 0));
+  }
+
+  async getSetting(key: string): Promise<string | null> {
+    return (await this.io(() => this.client.hGet(keys.settings, key))) ?? null;
+  }
+
+  async setSettingIfAbsent(key: string, value: string): Promise<boolean> {
+    return (await this.io(() => this.client.hSetNX(keys.settings, key, value))) === 1;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Export / import
+
+  async *exportState(): AsyncIterable<StateEntry> {
+    const customers = await this.listCustomers();
+    for (const record of customers) yield { type: 'customer', record };
+    for (const c of customers) {
+      const ids = await this.io(() => this.client.sMembers(keys.tokens(c.id)));
+      for (const id of ids.sort()) {
+        const t = await this.readToken(c.id, id);
+        if (t) yield { type: 'token', record: t.record, secret_hash: t.secret_hash };
+      }
+    }
+    for (const record of await this.listTags()) yield { type: 'tag', record };
+    const settings = await this.io(() => this.client.hGetAll(keys.settings));
+    for (const key of Object.keys(settings).sort()) yield { type: 'setting', key, value: settings[key] };
+    for (const c of customers) {
+      const usedKeys: string[] = [];
+      // SCAN, not KEYS: an export must not block a live server.
+      for await (const batch of this.client.scanIterator({ MATCH: `svc:{cust:${c.id}}:used:*`, COUNT: 1000 })) usedKeys.push(...batch);
+      for (const key of usedKeys.sort()) {
+        const [pool, period] = key.slice(keys.used(c.id, '', '').length - 1).split(':');
+        yield StateEntry.parse({ type: 'credit_usage', customer_id: c.id, pool, period, used: Number(await this.client.get(key)) });
+      }
+    }
+    for (const c of customers) {
+      const n = await this.io(() => this.client.lLen(keys.ledger(c.id)));
+      for (let i = 0; i < n; i += 1000) {
+        for (const raw of await this.io(() => this.client.lRange(keys.ledger(c.id), i, i + 999))) {
+          yield { type: 'charge', charge: LedgerEntry.parse(JSON.parse(raw)) };
+        }
+      }
+    }
+  }
+
+  async importState(entries: AsyncIterable<StateEntry> | Iterable<StateEntry>): Promise<number> {
+    if ((await this.io(() => this.client.sCard(keys.customers))) > 0) throw new StateError('the target state already holds customers: import into an empty state', 'conflict');
+    let n = 0;
+    await this.io(async () => {
+      for await (const raw of entries) {
+        const e = StateEntry.parse(raw);
+        n++;
+        switch (e.type) {
+          case 'customer':
+            await this.client.set(keys.customer(e.record.id), JSON.stringify(e.record));
+            await this.client.sAdd(keys.customers, e.record.id);
+            break;
+          case 'token': {
+            const r = e.record;
+            await this.client.multi().hSet(keys.token(r.customer_id, r.id), toHash({ ...r, last_used_at: null, secret_hash: e.secret_hash })).sAdd(keys.tokens(r.customer_id), r.id).exec();
+            if (r.last_used_at) await this.client.hSet(keys.tokenUsed(r.customer_id), r.id, r.last_used_at);
+            await this.client.hSet(keys.tokenOwner, r.id, r.customer_id);
+            await this.client.set(keys.tokenHash(e.secret_hash), `${r.customer_id}/${r.id}`);
+            break;
+          }
+          case 'tag':
+            await this.client.multi().hSet(keys.tag(e.record.customer_id, e.record.tag_id), toHash(e.record)).sAdd(keys.tags(e.record.customer_id), e.record.tag_id).exec();
+            await this.client.hSet(keys.tagOwner, e.record.tag_id, e.record.customer_id);
+            break;
+          case 'setting':
+            await this.client.hSet(keys.settings, e.key, e.value);
+            break;
+          case 'credit_usage':
+            await this.client.set(keys.used(e.customer_id, e.pool, e.period), String(e.used));
+            break;
+          case 'charge': {
+            const c = e.charge;
+            const m = this.client.multi().rPush(keys.ledger(c.customer_id), JSON.stringify(ledgerOf(c))).hIncrBy(keys.usage(c.customer_id), `${c.pool}|${c.api}|${c.month}|c`, 1);
+            if (c.partner !== null) m.hIncrBy(keys.usage(c.customer_id), `${c.pool}|${c.api}|${c.month}|p`, 1);
+            if (c.dedupe_key !== null) m.hSet(keys.dedupe(c.customer_id, c.month), c.dedupe_key, '1').pExpire(keys.dedupe(c.customer_id, c.month), DEDUPE_TTL_MS);
+            await m.exec();
+            break;
+          }
+        }
+      }
+      await this.bumpAuth();
+    });
+    return n;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    await this.draining;
+    // No longer a live node (a CLI call must not count as one for long).
+    await this.client.zRem(keys.nodes, this.nodeId).catch(() => {});
+    // Let the last batch's replies arrive before the connection goes.
+    await new Promise((r) => setImmediate(r));
+    for (const c of [this.sub, this.client]) {
+      try {
+        if (c.isOpen) await c.close();
+      } catch {
+        c.destroy();
+      }
+    }
+  }
+
+  private async requireCustomer(id: string): Promise<CustomerRecord> {
+    const customer = await this.getCustomer(id);
+    if (!customer) throw new StateError(`unknown customer ${id}`, 'not_found');
+    return customer;
+  }
+}
+
+/** The ledger entry of a charge: the fields export and usage reports need, in a fixed order. */
+function ledgerOf(r: LedgerEntry): LedgerEntry {
+  return {
+    customer_id: r.customer_id,
+    api: r.api,
+    pool: r.pool,
+    record: r.record,
+    month: r.month,
+    period: r.period,
+    dedupe_key: r.dedupe_key,
+    token_id: r.token_id,
+    partner: r.partner,
+    at: r.at,
+  };
+}
