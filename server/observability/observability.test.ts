@@ -133,3 +133,24 @@ describe('health', () => {
     expect(await ready.json()).toEqual({ status: 'ok', checks: { data: 'ok', state: 'ok' } });
   });
 });
+
+describe('when the state store fails', () => {
+  it('answers 503, counts the error and reports not ready with the reason', async () => {
+    const errors = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${srv.metricsPort}/metrics`)).text();
+      return [...text.matchAll(/^svc_state_store_errors_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    };
+    const before = await errors();
+    await srv.store.close();
+    const res = await fetch(`${srv.url}/v1/enrichment/company`, {
+      method: 'POST',
+      headers: { 'user-agent': 'python-requests/2.31.0', authorization: `Token ${enrichToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=someone%40northwind.example',
+    });
+    expect([401, 503]).toContain(res.status);
+    const ready = await fetch(`${srv.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'error', message: expect.stringMatching(/^not ready: state store: unreachable/), checks: { data: 'ok' } });
+    expect(await errors()).toBeGreaterThan(before);
+  });
+});
