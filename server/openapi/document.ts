@@ -77,6 +77,14 @@ const RATE_HEADERS = {
   'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets' },
   'X-Request-Id': { schema: { type: 'string' }, description: 'The request id (yours, from X-Request-Id, or generated): quote it to support' },
 };
+const PARTNER = {
+  name: 'X-svc-CustomID',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: 'Partners only, with their own token: `<partner>-<customer>-<customer_api_token>` (on behalf of a customer) or `<partner>-<partner_api_token>`',
+};
+const SVC_COOKIE = { name: 'SvcCookie', in: 'header', required: false, schema: { type: 'string' }, description: 'Optional visitor cookie value forwarded by server-side callers' };
 const REQUEST_ID = { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' }, description: 'Your id for this request, echoed and logged' };
 
 function enrichmentOp(o: { summary: string; tag: string; bodyName: string; okName: string; notFoundName: string; ok: unknown; notFound?: unknown; example: Record<string, string>; deprecated?: boolean; group: string }): Json {
@@ -87,7 +95,7 @@ function enrichmentOp(o: { summary: string; tag: string; bodyName: string; okNam
       ...(o.deprecated ? { deprecated: true } : {}),
       description: `Token of API group \`${o.group}\`. Charged per exported record (1 credit, free again within the month).`,
       security: [{ Token: [] }],
-      parameters: [REQUEST_ID],
+      parameters: [PARTNER, REQUEST_ID],
       requestBody: body(o.bodyName, o.example),
       responses: {
         200: { description: 'Found', headers: RATE_HEADERS, content: json(ref(o.okName), o.ok) },
@@ -176,6 +184,8 @@ export function openApiDocument(serverUrl?: string): Json {
           parameters: [
             { name: 'ip', in: 'query', required: false, schema: schema(IdentificationQuery.shape.ip.unwrap()), description: 'Token mode: the IPv4 address to identify (default: the caller).', example: ex.request.ip },
             { name: 'test_ip', in: 'query', required: false, schema: schema(IdentificationQuery.shape.test_ip.unwrap()), description: 'Demo mode only (tag mode): a sample address to identify.' },
+            PARTNER,
+            SVC_COOKIE,
             REQUEST_ID,
           ],
           responses: {
