@@ -4,6 +4,7 @@ import { mask, maskEmails, maskSecrets } from './log-mask.ts';
 describe('log masking', () => {
   it('keeps only the first character of an email local part', () => {
     expect(maskEmails('lookup for Jane.Doe@northwind.example failed')).toBe('lookup for J***@northwind.example failed');
+    expect(maskEmails('GET /x?email=jane.doe%40northwind.example&a=1')).toBe('GET /x?email=j***%40northwind.example&a=1');
   });
 
   it('masks token secrets and Authorization values but keeps request ids and numbers', () => {
