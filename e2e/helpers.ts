@@ -4,11 +4,49 @@
  * Every page loads the minified bundle from the real server (`/tag/v1/demo-web-tag.js`).
  */
 import { expect, test, type APIRequestContext, type Page, type Route } from '@playwright/test';
+import { CORE_FEATURES, DEFAULT_FEATURES, variantName, type FeatureSet } from '../tag/features.ts';
 import { renderSnippet, type SnippetOptions } from '../tag/snippet.ts';
 
 export const TAG = 'demo-web-tag';
 export const ORIGIN = `http://localhost:${process.env.SVC_E2E_PORT ?? 18080}`;
 export const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+/** The admin token playwright.config.ts gives the server. */
+export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+
+/**
+ * A bundle variant under test: a web tag of the demo customer whose `features` setting selects it
+ * (`/tag/v1/<tag>.js` serves that variant). The demo tag itself is the default, every feature.
+ */
+export interface Variant {
+  name: string;
+  tag: string;
+  features: FeatureSet;
+}
+
+export function variant(features: Partial<FeatureSet>, base: FeatureSet = CORE_FEATURES): Variant {
+  const all = { ...base, ...features };
+  const name = variantName(all);
+  return { name, tag: name === variantName(DEFAULT_FEATURES) ? TAG : `e2e-${name}`, features: all };
+}
+
+/** Every feature (the demo tag, the default), and none (the core). */
+export const FULL = variant({}, DEFAULT_FEATURES);
+export const CORE = variant({});
+
+/** Creates the variant's tag (like the demo tag: same domains, scores, segment names) unless it exists. */
+export async function ensureVariantTag(request: APIRequestContext, v: Variant): Promise<void> {
+  if (v.tag === TAG) return;
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const existing = await request.get('/admin/api/tags?customer=demo', { headers });
+  expect(existing.ok()).toBe(true);
+  if ((await existing.json()).some((t: { tag_id: string }) => t.tag_id === v.tag)) return;
+  const res = await request.post('/admin/api/tags', {
+    headers,
+    data: { customer_id: 'demo', tag_id: v.tag, allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true, settings: { features: v.features } },
+  });
+  expect(res.status()).toBe(201);
+}
 
 export interface Visitor {
   label: string;
@@ -62,6 +100,32 @@ export async function serve(page: Page, path: string, content: TestPage, origin 
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', headers: content.headers, body: html(content) }),
   );
   return url;
+}
+
+/** A page-view beacon as the browser sent it. */
+export interface Beacon {
+  url: string;
+  method: string;
+  contentType: string | undefined;
+  body: any;
+}
+
+/**
+ * Captures page-view beacons (`<endpoint>/v1/events?tag=…`) and answers them 204 as the service does;
+ * also records any preflight (OPTIONS) to that route, which a simple CORS request never triggers.
+ */
+export async function captureBeacons(page: Page): Promise<{ beacons: () => Beacon[]; preflights: () => string[] }> {
+  const beacons: Beacon[] = [];
+  const preflights: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/v1/events') && r.method() === 'OPTIONS') preflights.push(r.url());
+  });
+  await page.route('**/v1/events?*', async (route) => {
+    const r = route.request();
+    beacons.push({ url: r.url(), method: r.method(), contentType: r.headers()['content-type'], body: JSON.parse(r.postData() ?? 'null') });
+    await route.fulfill({ status: 204 });
+  });
+  return { beacons: () => beacons, preflights: () => preflights };
 }
 
 /** Counts identification requests (the one request the tag makes). */

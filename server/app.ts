@@ -17,6 +17,7 @@ import { mountEnrichment } from './enrichment/route.ts';
 import { openGeoIp } from './geoip/geoip.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { fastLane, type FastRoutes } from './http/fast-lane.ts';
+import { methodNotAllowed } from './http/method-not-allowed.ts';
 import type { Logger } from './http/logger.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
@@ -86,6 +87,7 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   if (existsSync(demoSite)) app.use(express.static(demoSite, { index: 'index.html', maxAge: 0 }));
   mountConsole(app, deps.config.SVC_DIST); // /console/: the token-management console (dist/console), strict CSP
 
+  app.use(methodNotAllowed(api)); // a known route with another method: 405 + Allow, not 404
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return { app, fast: new Map([['/v3/company/details', identification]]) };

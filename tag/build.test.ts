@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUDGETS, buildTag, overBudget, PLACEHOLDER, SAMPLE_SNIPPET } from './build.ts';
+import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, resolveFeatures, variantName } from './features.ts';
 import { renderSnippet } from './snippet.ts';
 
 describe('buildTag', async () => {
@@ -11,15 +12,22 @@ describe('buildTag', async () => {
   const sizes = await buildTag(dir);
   const js = await readFile(join(dir, 'svc.js'), 'utf8');
 
-  it('keeps the bundle and the snippet within their gzip budgets (size is deterministic)', () => {
-    expect(sizes.bundle.gzip).toBeLessThanOrEqual(BUDGETS.bundle);
+  it('keeps every variant and the snippet within their gzip budgets (size is deterministic)', () => {
+    expect(Object.keys(sizes.variants)).toHaveLength(32);
+    expect(sizes.variants.core.gzip).toBeLessThanOrEqual(BUDGETS.core);
+    for (const size of Object.values(sizes.variants)) expect(size.gzip).toBeLessThanOrEqual(BUDGETS.bundle);
+    expect(sizes.bundle).toEqual(sizes.variants[variantName(DEFAULT_FEATURES)]);
     expect(sizes.snippet.gzip).toBeLessThanOrEqual(BUDGETS.snippet);
     expect(overBudget(sizes)).toEqual([]);
     expect(sizes.snippet.raw).toBe(Buffer.byteLength(renderSnippet(SAMPLE_SNIPPET)));
   });
 
-  it('writes the bundle, the hook, the types and size.json', async () => {
+  it('writes every variant, the full bundle, the hook, the types and size.json', async () => {
     expect(Buffer.byteLength(js)).toBe(sizes.bundle.raw);
+    for (const features of ALL_VARIANTS) {
+      const name = variantName(features);
+      expect(Buffer.byteLength(await readFile(join(dir, 'variants', name + '.js'), 'utf8'))).toBe(sizes.variants[name].raw);
+    }
     expect(JSON.parse(await readFile(join(dir, 'size.json'), 'utf8'))).toEqual({ ...sizes, budgets: BUDGETS });
     expect(await readFile(join(dir, 'svc.d.ts'), 'utf8')).toContain('export interface SvcReadyDetail');
   });
@@ -39,9 +47,42 @@ describe('buildTag', async () => {
     expect(js).not.toMatch(/useSvc|preact|useState/);
   });
 
+  it('compiles only the enabled features into a variant', async () => {
+    const core = await readFile(join(dir, 'variants/core.js'), 'utf8');
+    // Strings only the features carry: rules, form fill, SPA history hooks, the beacon, debug logging.
+    const marks = { personalisation: 'data-svc-text', form_fill: 'data-svc-hide-when-filled', spa: 'pushState', page_views: 'sendBeacon', debug: 'unknown command' };
+    for (const mark of Object.values(marks)) {
+      expect(js).toContain(mark);
+      expect(core).not.toContain(mark);
+    }
+    for (const [feature, mark] of Object.entries(marks)) {
+      const only = await readFile(join(dir, 'variants', variantName({ ...CORE_FEATURES, [feature]: true }) + '.js'), 'utf8');
+      expect(only).toContain(mark);
+      const without = await readFile(join(dir, 'variants', variantName({ ...DEFAULT_FEATURES, [feature]: false }) + '.js'), 'utf8');
+      expect(without).not.toContain(mark);
+    }
+    expect(core).toContain('dataLayer');
+    expect(core).toContain('/v3/company/details');
+  });
+
   it('reports what is over budget', () => {
     const big = { raw: 1e5, gzip: 1e5 };
-    expect(overBudget({ bundle: big, snippet: sizes.snippet })).toEqual(['bundle']);
-    expect(overBudget({ bundle: sizes.bundle, snippet: big })).toEqual(['snippet']);
+    const small = { raw: 1, gzip: 1 };
+    const fine = { variants: { core: small, spa: small }, bundle: small, snippet: small };
+    expect(overBudget(fine)).toEqual([]);
+    expect(overBudget({ ...fine, variants: { core: small, spa: big } })).toEqual(['spa']);
+    expect(overBudget({ ...fine, variants: { core: { raw: 1, gzip: BUDGETS.core + 1 }, spa: small } })).toEqual(['core']);
+    expect(overBudget({ ...fine, snippet: big })).toEqual(['snippet']);
+  });
+});
+
+describe('features', () => {
+  it('are all on by default: absent keys keep what tags had before features existed', () => {
+    expect(resolveFeatures(undefined)).toEqual(DEFAULT_FEATURES);
+    expect(resolveFeatures({})).toEqual(DEFAULT_FEATURES);
+    expect(resolveFeatures({ page_views: false })).toEqual({ ...DEFAULT_FEATURES, page_views: false });
+    expect(variantName(DEFAULT_FEATURES)).toBe('personalisation-form_fill-spa-page_views-debug');
+    expect(variantName(CORE_FEATURES)).toBe('core');
+    expect(new Set(ALL_VARIANTS.map(variantName)).size).toBe(32);
   });
 });

@@ -1,27 +1,33 @@
 /**
  * `npm run build:tag` (= `tsx tag/build.ts`):
- * - dist/tag/svc.js: tag/src/svc.ts bundled as one IIFE (es2021, minified, no dependencies) with one
- *   settings placeholder the server fills in for `/tag/v1/<tagId>.js`;
+ * - dist/tag/variants/<features>.js: tag/src/svc.ts bundled as one IIFE (es2021, minified, no
+ *   dependencies) for EVERY combination of the compile-time features (tag/features.ts: 32 variants,
+ *   named by their features, `core` for none), each with one settings placeholder the server fills in
+ *   for `/tag/v1/<tagId>.js` (server/tag/assets.ts picks the tag's variant per request);
+ * - dist/tag/svc.js: the variant with every feature (`/tag/v1/svc.js`, the generic bundle);
  * - dist/tag/preact.js: the `useSvc()` hook (tag/preact.ts) as ESM, preact external — not in svc.js;
  * - dist/tag/svc.d.ts: the public types (tag/src/types.ts);
- * - dist/tag/size.json: raw and gzip (zlib level 9) sizes of the bundle and of a snippet.
- * It prints the sizes and exits non-zero when a gzip budget is exceeded.
+ * - dist/tag/size.json: raw and gzip (zlib level 9) sizes of every variant and of a snippet.
+ * It prints the sizes and what exceeds a gzip budget (core, no feature: 2,000 B; any variant 3,500 B;
+ * snippet 600 B); tag/build.test.ts fails on it.
  *
  * Size choices (each measured): es2021 syntax (optional chaining, `??`, `||=` kept as is: every browser
- * released since 2020: Chrome 85, Firefox 79, Safari 14), no "use strict" prologue (the code needs no strict-mode semantics), no legal
- * comments, UTF-8 output.
+ * released since 2020: Chrome 85, Firefox 79, Safari 14), no "use strict" prologue (the code needs no
+ * strict-mode semantics), no legal comments, UTF-8 output. The source is written for readers; the
+ * minifier does the squeezing.
  */
 import { build, type BuildOptions } from 'esbuild';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, FEATURE_NAMES, variantName, type FeatureSet } from './features.ts';
 import { renderSnippet } from './snippet.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Gzip budgets in bytes. */
-export const BUDGETS = { bundle: 3000, snippet: 600 } as const;
+/** Gzip budgets in bytes: the core variant (no feature), any variant (`bundle`: every feature on), the snippet. */
+export const BUDGETS = { core: 2000, bundle: 3500, snippet: 600 } as const;
 
 /** The string the server replaces with a tag's settings (see server/tag/assets.ts). */
 export const PLACEHOLDER = '"__SVC_SETTINGS__"';
@@ -31,6 +37,9 @@ export interface Size {
   gzip: number;
 }
 export interface TagSizes {
+  /** Every variant by name (`core`, `personalisation-form_fill-spa-page_views-debug`, …). */
+  variants: Record<string, Size>;
+  /** dist/tag/svc.js: every feature. */
   bundle: Size;
   snippet: Size;
 }
@@ -56,9 +65,13 @@ const COMMON: BuildOptions = {
   tsconfigRaw: { compilerOptions: { alwaysStrict: false, strict: false } },
 };
 
-/** The minified bundle's source text. */
-export async function bundleTag(): Promise<string> {
-  const result = await build({ ...COMMON, entryPoints: [join(ROOT, 'tag/src/svc.ts')], format: 'iife' });
+/** esbuild `define`s that make each `SVC_FEATURES.<name>` a literal (tag/src/flags.d.ts). */
+const featureDefines = (features: FeatureSet): Record<string, string> =>
+  Object.fromEntries(FEATURE_NAMES.map((name) => [`SVC_FEATURES.${name}`, String(features[name])]));
+
+/** The minified bundle's source text, with `features` compiled in (default: every feature). */
+export async function bundleTag(features: FeatureSet = DEFAULT_FEATURES): Promise<string> {
+  const result = await build({ ...COMMON, entryPoints: [join(ROOT, 'tag/src/svc.ts')], format: 'iife', define: featureDefines(features) });
   const js = result.outputFiles![0].text;
   if (js.split(PLACEHOLDER).length !== 2) throw new Error(`the bundle must contain ${PLACEHOLDER} exactly once`);
   return js;
@@ -78,10 +91,17 @@ export async function bundlePreactHook(): Promise<string> {
 
 /** Builds everything into `outDir` (default dist/tag); returns the sizes. */
 export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSizes> {
-  const [js, hook] = await Promise.all([bundleTag(), bundlePreactHook()]);
-  const sizes: TagSizes = { bundle: sizeOf(js), snippet: sizeOf(renderSnippet(SAMPLE_SNIPPET)) };
-  await mkdir(outDir, { recursive: true });
+  const [bundles, hook] = await Promise.all([Promise.all(ALL_VARIANTS.map((features) => bundleTag(features))), bundlePreactHook()]);
+  const names = ALL_VARIANTS.map(variantName);
+  const js = bundles[names.indexOf(variantName(DEFAULT_FEATURES))];
+  const sizes: TagSizes = {
+    variants: Object.fromEntries(names.map((name, i) => [name, sizeOf(bundles[i])])),
+    bundle: sizeOf(js),
+    snippet: sizeOf(renderSnippet(SAMPLE_SNIPPET)),
+  };
+  await mkdir(join(outDir, 'variants'), { recursive: true });
   await Promise.all([
+    ...names.map((name, i) => writeFile(join(outDir, 'variants', name + '.js'), bundles[i])),
     writeFile(join(outDir, 'svc.js'), js),
     writeFile(join(outDir, 'preact.js'), hook),
     copyFile(join(ROOT, 'tag/src/types.ts'), join(outDir, 'svc.d.ts')),
@@ -90,27 +110,31 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
   return sizes;
 }
 
-/** Names of the budgets `sizes` exceeds. */
-export const overBudget = (sizes: TagSizes): (keyof TagSizes)[] =>
-  (['bundle', 'snippet'] as const).filter((k) => sizes[k].gzip > BUDGETS[k]);
+/** What exceeds its budget: variant names (core over its own budget, any over the `bundle` one), and `snippet`. */
+export function overBudget(sizes: TagSizes): string[] {
+  const core = variantName(CORE_FEATURES);
+  const over = Object.entries(sizes.variants)
+    .filter(([name, size]) => size.gzip > (name == core ? BUDGETS.core : BUDGETS.bundle))
+    .map(([name]) => name);
+  return sizes.snippet.gzip > BUDGETS.snippet ? [...over, 'snippet'] : over;
+}
 
 async function main() {
   const outDir = join(ROOT, 'dist/tag');
   const sizes = await buildTag(outDir);
   const where = relative(process.cwd(), outDir) || '.';
-  for (const k of ['bundle', 'snippet'] as const) {
-    const { raw, gzip } = sizes[k];
-    console.log(
-      `tag ${k.padEnd(7)} raw ${String(raw).padStart(5)} B  gzip ${String(gzip).padStart(5)} B  ` +
-        `(budget ${BUDGETS[k]} B gzip)`,
-    );
+  const core = variantName(CORE_FEATURES);
+  const line = (what: string, { raw, gzip }: Size, budget: number) =>
+    console.log(`${what.padEnd(52)} raw ${String(raw).padStart(5)} B  gzip ${String(gzip).padStart(5)} B  (budget ${budget} B gzip)`);
+  for (const [name, size] of Object.entries(sizes.variants).sort((a, b) => a[1].gzip - b[1].gzip)) {
+    line(`tag ${name}`, size, name == core ? BUDGETS.core : BUDGETS.bundle);
   }
-  console.log(`wrote ${where}/svc.js, preact.js, svc.d.ts and size.json`);
+  line('snippet', sizes.snippet, BUDGETS.snippet);
+  console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts and size.json`);
   const over = overBudget(sizes);
-  if (over.length) {
-    console.error(`over budget: ${over.join(', ')}`);
-    process.exitCode = 1;
-  }
+  // Reported, and enforced by tag/build.test.ts; the build itself still succeeds so the rest of
+  // `npm run build` (demo site, console) and the browser tests can run.
+  if (over.length) console.error(`OVER BUDGET (tag/build.test.ts fails): ${over.join(', ')}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

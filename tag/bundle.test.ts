@@ -7,12 +7,14 @@
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bundleTag, PLACEHOLDER } from './build.ts';
+import { CORE_FEATURES, DEFAULT_FEATURES } from './features.ts';
 import { isp, matched } from './test/fixtures.ts';
 import type { Svc, SvcCommand, SvcData } from './src/types.ts';
 
 let js = '';
+let coreJs = '';
 beforeAll(async () => {
-  js = await bundleTag();
+  [js, coreJs] = await Promise.all([bundleTag(DEFAULT_FEATURES), bundleTag(CORE_FEATURES)]);
 });
 
 interface PageOptions {
@@ -25,6 +27,8 @@ interface PageOptions {
   gpc?: boolean;
   /** The per-tag bundle's inlined settings. */
   settings?: object;
+  /** Run the core variant (no feature) instead of the one with every feature. */
+  core?: boolean;
 }
 
 function memoryStorage(): Storage {
@@ -51,23 +55,33 @@ function page(o: PageOptions = {}) {
   const doc = new EventTarget() as EventTarget & Record<string, unknown>;
   doc.currentScript = o.scriptSrc === null ? null : { src: o.scriptSrc ?? 'https://svc.example.com/tag/v1/svc.js' };
   doc.querySelectorAll = () => [];
+  doc.referrer = 'https://news.example/article?id=1';
+  doc.readyState = 'complete';
   for (const type of ['svc:ready', 'svc:error', 'svc:personalized']) {
     doc.addEventListener(type, (e) => events.push({ type, detail: (e as CustomEvent).detail }));
   }
-  const win: Record<string, unknown> = { svc: o.queue };
+  const win: Record<string, unknown> = {
+    svc: o.queue,
+    history: { pushState() {}, replaceState() {} },
+    addEventListener() {},
+  };
   if (o.dataLayer) win.dataLayer = o.dataLayer;
   const storage = o.storage ?? memoryStorage();
   const fetchMock = o.fetch ?? respond();
   const errors: unknown[][] = [];
   const logs: unknown[][] = [];
+  const beacon = vi.fn((_url: string, _body: string) => true);
   const context = vm.createContext({
     window: win,
     document: doc,
     location: new URL(o.url ?? 'https://www.acme.example/pricing'),
-    navigator: { globalPrivacyControl: o.gpc },
+    navigator: { globalPrivacyControl: o.gpc, sendBeacon: beacon },
+    sessionStorage: memoryStorage(),
+    crypto: { getRandomValues: <T extends Uint8Array>(a: T) => a.fill(7) },
     performance: { now: () => 50 },
     fetch: fetchMock,
     URLSearchParams,
+    URL,
     CustomEvent,
     MutationObserver: class {
       observe() {}
@@ -78,13 +92,15 @@ function page(o: PageOptions = {}) {
   Object.defineProperty(context, 'localStorage', {
     get: () => (typeof storage === 'function' ? storage() : storage),
   });
-  const source = o.settings ? js.replace(PLACEHOLDER, JSON.stringify(o.settings)) : js;
+  const bundle = o.core ? coreJs : js;
+  const source = o.settings ? bundle.replace(PLACEHOLDER, JSON.stringify(o.settings)) : bundle;
   return {
     win,
     events,
     errors,
     logs,
     fetch: fetchMock,
+    beacon,
     storage,
     run: () => vm.runInContext(source, context),
     get svc() {
@@ -356,5 +372,69 @@ describe('bundle', () => {
     expect((p.events[0].detail as { hidden: number }).hidden).toBe(321);
     const data: SvcData = p.svc.data!;
     expect(data.company.name).toBe('Globex Corporation');
+  });
+});
+
+describe('page views (feature page_views)', () => {
+  const body = (p: ReturnType<typeof page>, i = 0) => JSON.parse(p.beacon.mock.calls[i][1]);
+
+  it('sends one beacon per page view: path with only utm_*, referrer host, a per-tab session id', () => {
+    const p = page({ url: 'https://www.acme.example/pricing?plan=pro&utm_source=news&email=a@b.example&utm_medium=mail#top', queue: init() });
+    p.run();
+    expect(p.beacon).toHaveBeenCalledTimes(1);
+    expect(p.beacon.mock.calls[0][0]).toBe('https://svc.example.com/v1/events?tag=t1');
+    expect(body(p)).toEqual({ type: 'pageview', path: '/pricing?utm_source=news&utm_medium=mail', referrer: 'news.example', session: '07'.repeat(12) });
+    p.svc.push(['init', { tag: 't1' }], ['personalize']);
+    expect(p.beacon).toHaveBeenCalledTimes(1); // the same view is not counted twice
+  });
+
+  it('sends none without permission: opt-out, GPC, consent denied; pending waits for granted', () => {
+    const storage = memoryStorage();
+    storage.setItem('svc:optout', '1');
+    const opted = page({ storage, queue: init() });
+    opted.run();
+    const gpc = page({ gpc: true, queue: init() });
+    gpc.run();
+    const denied = page({ queue: init({ consent: 'denied' }) });
+    denied.run();
+    for (const p of [opted, gpc, denied]) expect(p.beacon).not.toHaveBeenCalled();
+    const pending = page({ queue: init({ consent: 'pending' }) });
+    pending.run();
+    expect(pending.beacon).not.toHaveBeenCalled();
+    pending.svc.push(['consent', 'granted']);
+    expect(pending.beacon).toHaveBeenCalledTimes(1);
+    const ignoreGpc = page({ gpc: true, queue: init({ gpc: false }) });
+    ignoreGpc.run();
+    expect(ignoreGpc.beacon).toHaveBeenCalledTimes(1);
+  });
+
+  it('sends none with the pageViews option off, or from a variant without the feature', () => {
+    const off = page({ queue: init({ pageViews: false }) });
+    off.run();
+    expect(off.beacon).not.toHaveBeenCalled();
+    const core = page({ core: true, queue: init() });
+    core.run();
+    expect(core.fetch).toHaveBeenCalledTimes(1); // the core still identifies
+    expect(core.beacon).not.toHaveBeenCalled();
+  });
+});
+
+describe('the core variant', () => {
+  it('identifies, caches, pushes to dataLayer and honours consent without any feature', async () => {
+    const storage = memoryStorage();
+    const p = page({ core: true, storage, queue: init() });
+    p.run();
+    await p.settle();
+    expect(p.events).toEqual([{ type: 'svc:ready', detail: { data: matched(), cached: false, hidden: 0 } }]);
+    expect(p.dataLayer()![0]).toMatchObject({ event: 'svc_company_details_loaded', svc_company_name: 'Globex Corporation' });
+    const again = page({ core: true, storage, queue: init() });
+    again.run();
+    expect(again.fetch).not.toHaveBeenCalled();
+    const denied = page({ core: true, queue: init({ consent: 'denied' }) });
+    denied.run();
+    expect(denied.events).toEqual([{ type: 'svc:error', detail: { status: 0, message: 'consent denied' } }]);
+    const debug = page({ core: true, url: 'https://www.acme.example/?svc_debug=1', queue: queue(['nope' as never] as never, ['init', { tag: 't1' }]) });
+    debug.run();
+    expect(debug.logs).toEqual([]); // no debug feature: silent
   });
 });

@@ -121,7 +121,8 @@ function expectLookupsAgree(b: Built): void {
   expect(found).toBeGreaterThan(b.probes.length / 3);
 }
 
-describe('libmaxminddb (mmdblookup) reads our databases like the maxmind package', () => {
+// One mmdblookup process per probed address: minutes, not seconds, when the machine is busy.
+describe('libmaxminddb (mmdblookup) reads our databases like the maxmind package', { timeout: 300_000 }, () => {
   it('mmdblookup is installed (else: apt-get install -y mmdb-bin)', () => {
     let r;
     try {

@@ -6,10 +6,11 @@
  * CSV files have a header row; extra columns are allowed (and ignored). Blank CSV cells are "".
  */
 import { z } from 'zod';
+import { CONFIDENCES } from './vocabulary.ts';
 
 const blank = z.string().default('');
 
-export const CONFIDENCES = ['Very High', 'High', 'Moderate', 'Low'] as const;
+export { CONFIDENCES };
 export const Confidence = z.enum(CONFIDENCES);
 export type Confidence = z.infer<typeof Confidence>;
 

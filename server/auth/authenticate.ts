@@ -71,7 +71,8 @@ async function authenticatePartner(store: AccessRecords, req: Request, group: Ap
   const is = (name: string, c: CustomerRecord) => name.toLowerCase() === c.id.toLowerCase() || name.toLowerCase() === c.name.toLowerCase();
 
   if (hashesEqual(hashSecret(embedded), hashSecret(presented))) {
-    if (!is(names, partner)) throw bad(`"${names.slice(0, 64)}" is not the partner that owns this token`);
+    // Never echo the header: a caller who mixed up its parts would find its own token in the answer.
+    if (!is(names, partner)) throw bad('the name before the token is not the partner that owns this token');
     return authorise(store, req, group, partnerToken, partner.id);
   }
   const customerToken = await store.authenticateToken(embedded);

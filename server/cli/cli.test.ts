@@ -22,7 +22,8 @@ async function svc(...args: string[]): Promise<{ code: number; out: string; err:
   }
 }
 
-describe('svc CLI', () => {
+// Each case starts several real CLI processes (tsx, a second or more each on a loaded 2-core machine).
+describe('svc CLI', { timeout: 180_000 }, () => {
   it('creates a customer, a token shown once, a tag with its snippet, and lists tokens without secrets', async () => {
     const customer = JSON.parse((await svc('customer', 'create', '--id', 'globex', '--name', 'Globex', '--packages', 'platform,advanced', '--identification-credits', '10', '--json')).out);
     expect(customer).toMatchObject({ id: 'globex', packages: ['platform', 'advanced'], identification_credits: 10 });

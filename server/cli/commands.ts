@@ -1,6 +1,7 @@
 /** The CLI's commands: each parses its options, calls the module that does the work, and prints. */
 import { resolve } from 'node:path';
 import { API_GROUPS, ApiGroup, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
+import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { withAdvice } from '../auth/rotation.ts';
@@ -194,7 +195,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           allowed_domains: listOption(v['allowed-domain']),
           scores: Boolean(v.scores),
           segment_names: Boolean(v['segment-names']),
-          rate_limit: intOption(v, 'rate-limit', 100),
+          rate_limit: intOption(v, 'rate-limit', DEFAULT_TOKEN_LIMIT),
         }),
       );
       emit(json, { ...record, token: secret }, () => `${tokenLine(record)}\n\nToken (shown once, store it now): ${secret}`);

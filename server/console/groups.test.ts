@@ -6,7 +6,8 @@ describe('creatableGroups', () => {
   it('offers only the groups the packages cover, in display order', () => {
     expect(creatableGroups(['platform'])).toEqual(['identification', 'company-firmographics', 'lead-scoring-firmographics']);
     expect(creatableGroups(['sales-intelligence'])).toEqual(['company-firmographics', 'lead-scoring-firmographics']);
-    expect(creatableGroups(['people-enrichment'])).toEqual(['people-enrichment', 'people-search']);
+    expect(creatableGroups(['people-enrichment'])).toEqual([]);
+    expect(creatableGroups(['sales-intelligence', 'people-enrichment'])).toEqual(['company-firmographics', 'lead-scoring-firmographics', 'people-enrichment', 'people-search']);
     expect(creatableGroups(['advanced'])).toEqual(['lead-scoring']);
     expect(creatableGroups([])).toEqual([]);
     expect(creatableGroups(['platform', 'sales-intelligence', 'advanced', 'people-enrichment'])).toEqual(ALL_GROUPS);

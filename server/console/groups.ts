@@ -1,10 +1,10 @@
 /**
  * Which API groups the console offers a customer. Mirrors the server's rule by importing it
- * (`GROUP_PACKAGES`); the server still decides (403 when the packages do not cover the group).
+ * (`GROUP_PACKAGES`, `isEntitled`); the server still decides (403 when the packages do not cover the group).
  * Only type imports from the schema, so zod never reaches the browser bundle.
  */
 import type { ApiGroup } from '../../data/sources/schema.ts';
-import { GROUP_PACKAGES } from '../auth/entitlements.ts';
+import { GROUP_PACKAGES, isEntitled } from '../auth/entitlements.ts';
 
 /** Every group, in the order the README lists them. */
 export const ALL_GROUPS = Object.keys(GROUP_PACKAGES) as ApiGroup[];
@@ -20,7 +20,7 @@ export const GROUP_LABELS: Record<ApiGroup, string> = {
 
 /** The groups a customer with these packages may create tokens for, in display order. */
 export function creatableGroups(packages: readonly string[]): ApiGroup[] {
-  return ALL_GROUPS.filter((g) => GROUP_PACKAGES[g].some((p) => packages.includes(p)));
+  return ALL_GROUPS.filter((g) => isEntitled(packages, g));
 }
 
 /** Allowed domains (client-side use from listed origins) only mean something for identification tokens. */

@@ -3,6 +3,7 @@
  * what a person can fix before sending (a name, a sane rate limit); the server validates everything.
  */
 import type { ApiGroup } from '../../data/sources/schema.ts';
+import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import type { NewToken } from '../state/store.ts';
 import { groupUsesDomains } from './groups.ts';
 
@@ -18,7 +19,8 @@ export interface TokenFormFields {
   rate_limit: string;
 }
 
-export const DEFAULT_RATE_LIMIT = 100;
+/** The server's default token limit (one vocabulary: data/sources/vocabulary.ts). */
+export const DEFAULT_RATE_LIMIT = DEFAULT_TOKEN_LIMIT;
 export const MAX_RATE_LIMIT = 1_000_000;
 
 export function emptyTokenForm(group: ApiGroup | '' = ''): TokenFormFields {

@@ -29,15 +29,25 @@ const invalid: LeadFacts = { ...found, resolution: { outcome: 'invalid-email' },
 const unknown: LeadFacts = { ...found, resolution: { outcome: 'not-found', person: null }, signals: [], engagement: [] };
 
 describe('company objects', () => {
-  it('use the spec sample names, all strings; v2 has no companyId', () => {
-    const v3 = EnrichedCompanyV3.parse(companyV3(ACME_SOFTWARE, title));
+  it('use the spec sample names, strings; v2 has no companyId', () => {
+    const v3 = EnrichedCompanyV3.parse(companyV3(ACME_SOFTWARE, title, []));
     expect(v3).toMatchObject({ companyId: '900001', countryISOCode: 'US', streetAddress: '1 Market St', postalCode: '94105', companyPhone: '+1 415 555 0100', siccode: '7372', sicdescription: 'Prepackaged Software', naicscode: '511210', titleLevel: 'VP' });
     expect(Object.keys(v3)[0]).toBe('companyId');
-    const v2 = EnrichedCompanyV2.parse(companyV2(ACME_SOFTWARE, title));
+    const v2 = EnrichedCompanyV2.parse(companyV2(ACME_SOFTWARE, title, []));
     expect(v2).not.toHaveProperty('companyId');
   });
-  it('are entirely blank without a company, title included', () => {
-    expect(Object.values(companyV3(null, title)).every((v) => v === '')).toBe(true);
+  it('are entirely null without a company, title and is_blacklisted included (null rule)', () => {
+    const blank = EnrichedCompanyV3.parse(companyV3(null, title, [ACME_SOFTWARE.company_id]));
+    expect(Object.values(blank).every((v) => v === null)).toBe(true);
+  });
+  it('answer null, never "", for a field the catalog leaves empty', () => {
+    const v3 = EnrichedCompanyV3.parse(companyV3({ ...ACME_SOFTWARE, phone: '', sic: ' ', naics_description: '' }, { titleLevel: '', titleFunction: '' }, []));
+    expect(v3).toMatchObject({ companyPhone: null, siccode: null, naicsdescription: null, titleLevel: null, titleFunction: null, name: 'Northwind Analytics' });
+    expect(Object.values(v3)).not.toContain('');
+  });
+  it('flag an excluded account with is_blacklisted', () => {
+    expect(companyV3(ACME_SOFTWARE, title, [ACME_SOFTWARE.company_id]).is_blacklisted).toBe(true);
+    expect(companyV2(ACME_SOFTWARE, title, ['other']).is_blacklisted).toBe(false);
   });
 });
 
@@ -50,7 +60,7 @@ describe('firmographicsAnswer', () => {
   });
   it('hides segment names unless the token may see them', () => {
     const r = firmographicsAnswer('v3', found, { ...ctx, settings: { segment_names: false } });
-    expect((r.body as { segments: unknown }).segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+    expect((r.body as { segments: unknown }).segments).toEqual({ ids: [101], names: [], list: [{ name: null, id: 101 }] });
   });
   it('v2: the v2 field set and its own charge', () => {
     const r = firmographicsAnswer('v2', found, ctx);
@@ -86,7 +96,7 @@ describe('combinedAnswer', () => {
   });
   it('404 with blank data', () => {
     const r = combinedAnswer(unknown, ctx);
-    expect(CombinedNotFound.parse(r.body)).toMatchObject({ status: 'error', scores: [], company: { companyId: '', titleLevel: '' } });
+    expect(CombinedNotFound.parse(r.body)).toMatchObject({ status: 'error', scores: [], company: { companyId: null, titleLevel: null } });
     expect(r.charge).toBeUndefined();
   });
 });

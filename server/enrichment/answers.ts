@@ -6,7 +6,7 @@
  *   combined (full)        200 { company, scores, segments }        charge company id
  *   Lead Scoring           200 { scores }                           never charged
  *   404 (invalid email, or no company for the firmographics/combined routes): the spec's error object
- *   `{ status: "error", message }` plus the route's data with every field blank.
+ *   `{ status: "error", message }` plus the route's data with every field null (null rule).
  */
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import type { ApiResult } from '../http/api-route.ts';
@@ -42,7 +42,7 @@ export interface LeadFacts {
 }
 
 export interface AnswerContext {
-  customer: Pick<CustomerRecord, 'segments' | 'products' | 'packages'>;
+  customer: Pick<CustomerRecord, 'segments' | 'products' | 'packages' | 'excluded_accounts'>;
   settings: { segment_names: boolean };
   now: Date;
 }
@@ -63,7 +63,7 @@ function segments(company: CompanyRow | null, ctx: AnswerContext) {
 export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx: AnswerContext): ApiResult {
   const company = found(facts.resolution);
   const payload = (c: CompanyRow | null) => ({
-    company: version === 'v3' ? companyV3(c, facts.title) : companyV2(c, facts.title),
+    company: version === 'v3' ? companyV3(c, facts.title, ctx.customer.excluded_accounts) : companyV2(c, facts.title, ctx.customer.excluded_accounts),
     segments: segments(c, ctx),
   });
   if (!company) return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null) } };
@@ -78,12 +78,12 @@ export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx:
 export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult {
   const company = found(facts.resolution);
   if (!company) {
-    return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), company: companyV3(null, facts.title), scores: [], segments: segments(null, ctx) } };
+    return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), company: companyV3(null, facts.title, ctx.customer.excluded_accounts), scores: [], segments: segments(null, ctx) } };
   }
   return {
     status: 200,
     body: {
-      company: companyV3(company, facts.title),
+      company: companyV3(company, facts.title, ctx.customer.excluded_accounts),
       scores: ctx.customer.packages.includes('advanced') ? scoresFor(company, facts, ctx) : [],
       segments: segments(company, ctx),
     },

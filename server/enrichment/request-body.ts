@@ -1,5 +1,7 @@
 /**
- * Bodies of the server-to-server POST routes: form-encoded (the spec) or JSON, at most BODY_LIMIT.
+ * Bodies of the server-to-server POST routes, at most BODY_LIMIT: `application/x-www-form-urlencoded`
+ * (the spec), `multipart/form-data` (what many HTTP clients send for "form data": read exactly like the
+ * form-encoded body; text fields only) or `application/json`. Any other Content-Type on a body is 415.
  *
  * The body is read inside the route handler, after authentication and rate limiting, so the pipeline's
  * documented order holds for every request (401 → 403 → 429 → 413/400/422 → …): an unauthenticated
@@ -13,6 +15,7 @@
  * Unknown fields are ignored (zod strips them).
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import multer from 'multer';
 import { z } from 'zod';
 import { HttpError } from '../http/errors.ts';
 
@@ -25,20 +28,57 @@ export const MAX_DOMAIN_LENGTH = 253;
 /** Longest value of any other text field (title, company, country, linkedin_url …). */
 export const MAX_FIELD_LENGTH = 500;
 
-const parsers: RequestHandler[] = [
-  express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 }),
-  express.json({ limit: BODY_LIMIT }),
-];
+/** The body types the POST routes read, named in the 415 answer. */
+export const ACCEPTED_BODY_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'] as const;
+const BODY_LIMIT_BYTES = 16 * 1024;
+const MAX_FIELDS = 100;
+
+const formParser = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: MAX_FIELDS });
+const jsonParser = express.json({ limit: BODY_LIMIT });
+/**
+ * multer (busboy underneath) in text-only mode. Its limits bound one field and the number of parts;
+ * the whole body is bounded by Content-Length up front (BODY_LIMIT) and, for a chunked body, by these.
+ */
+const multipartParser = multer({ limits: { fieldSize: BODY_LIMIT_BYTES, fieldNameSize: 200, fields: MAX_FIELDS, parts: MAX_FIELDS, files: 0 } }).none();
+
+/** Whether the request carries a body at all (RFC 9112 §6.3: a length or a transfer coding). */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function run(parse: RequestHandler, req: Request): Promise<void> {
+  return new Promise<void>((resolve, reject) => parse(req, req.res as Response, (err?: unknown) => (err ? reject(err) : resolve())));
+}
+
+/** multer/busboy errors carry no HTTP status: too big → 413, a file part → 422, anything else malformed → 400. */
+function multipartError(err: unknown): HttpError {
+  const code = (err as { code?: string }).code;
+  if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT' || code === 'LIMIT_PART_COUNT' || code === 'LIMIT_FIELD_KEY') return new HttpError(413, 'request body too large');
+  if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') return new HttpError(422, 'validation error: multipart bodies carry text fields only, not files');
+  return new HttpError(400, 'request body is not valid multipart/form-data');
+}
 
 /**
- * Reads the body (form or JSON; any other content type reads as empty) and returns it as a plain object.
- * Throws the body parser's 400 (malformed JSON) / 413 (too large) / 415 (unknown charset) errors,
- * which the central error handler answers in the spec's error shape.
+ * Reads the body and returns it as a plain object ({} when there is none).
+ * Throws 415 for a body of any other Content-Type (naming the accepted ones), and the parsers' 400
+ * (malformed) / 413 (too large) / 415 (unknown charset) errors, which the central error handler answers
+ * in the spec's error shape.
  */
 export async function readBody(req: Request): Promise<Record<string, unknown>> {
-  const res = req.res as Response;
-  for (const parse of parsers) {
-    await new Promise<void>((resolve, reject) => parse(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  if (!hasBody(req)) return {};
+  const type = req.is([...ACCEPTED_BODY_TYPES]);
+  if (!type) {
+    const given = req.get('content-type');
+    throw new HttpError(415, `unsupported Content-Type${given ? ` ${JSON.stringify(given.slice(0, 100))}` : ' (none given)'}: send ${ACCEPTED_BODY_TYPES.join(', ')}`);
+  }
+  if (type === 'multipart/form-data') {
+    if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) throw new HttpError(413, 'request body too large');
+    await run(multipartParser, req).catch((err: unknown) => {
+      throw multipartError(err);
+    });
+  } else {
+    await run(type === 'application/json' ? jsonParser : formParser, req);
   }
   const body: unknown = req.body;
   if (body === undefined || body === null) return {};

@@ -1,4 +1,5 @@
 /** Integration: the company-level enrichment routes over real HTTP, every status of the spec's error table. */
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiGroup, CustomerSeed } from '../../data/sources/schema.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, freshEngagement, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
@@ -81,10 +82,10 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
       expect(body.company).toEqual({
         companyId: '900001', domain: 'northwind.example', name: 'Northwind Analytics', region: 'North America', country: 'United States', countryISOCode: 'US',
         state: 'California', city: 'San Francisco', streetAddress: '1 Market St', postalCode: '94105', companyPhone: '+1 415 555 0100', industry: 'Software',
-        employeeRange: '1,000-4,999', revenueRange: '$100M-$250M', employeeCount: '1200', annualRevenue: '180000000', titleLevel: '', titleFunction: '',
-        sicdescription: 'Prepackaged Software', siccode: '7372', naicscode: '511210', naicsdescription: 'Software Publishers',
+        employeeRange: '1,000-4,999', revenueRange: '$100M-$250M', employeeCount: '1200', annualRevenue: '180000000', titleLevel: null, titleFunction: null,
+        sicdescription: 'Prepackaged Software', siccode: '7372', naicscode: '511210', naicsdescription: 'Software Publishers', is_blacklisted: false,
       });
-      expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+      expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: null, id: 101 }] });
       expect(res.headers.get('deprecation')).toBeNull();
     }
   });
@@ -92,6 +93,16 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
   it('shows segment names when the token allows them', async () => {
     const res = await post('/v1/enrichment/company', await token('acme', 'company-firmographics', { segment_names: true }), { email: 'x@northwind.example' });
     expect(res.body.segments.names).toEqual(['Enterprise Software']);
+  });
+
+  it('flags an account the customer excluded with is_blacklisted, in every answer that carries a company', async () => {
+    const body = { email: 'max.mustermann@bluepeak.example', country: 'Germany' };
+    expect((await v3(body)).body.company).toMatchObject({ companyId: '900002', is_blacklisted: true });
+    const asV2 = await post('/v2/people/enrichment', await token('acme', 'company-firmographics'), body);
+    expect(asV2.body.company).toMatchObject({ name: 'Bluepeak Fertigung GmbH', is_blacklisted: true });
+    const combined = await post('/v2/people/full', await token('acme', 'lead-scoring-firmographics'), body);
+    expect(CombinedResponse.parse(combined.body).company).toMatchObject({ companyId: '900002', is_blacklisted: true });
+    expect((await v3({ email: 'someone@northwind.example' })).body.company.is_blacklisted).toBe(false);
   });
 
   it('200 by domain alone, and domain as the fallback when the email identifies nothing', async () => {
@@ -139,14 +150,14 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
     expect(res.status).toBe(404);
     const body = FirmographicsV3NotFound.parse(res.body);
     expect(body).toMatchObject({ status: 'error', message: expect.stringMatching(/not valid/), segments: { ids: [], names: [], list: [] } });
-    expect(Object.values(body.company).every((v) => v === '')).toBe(true);
+    expect(Object.values(body.company).every((v) => v === null)).toBe(true);
   });
 
   it('404 "no data found" with blank data for an unknown or malformed domain', async () => {
     for (const body of [{ email: 'x@unknown.example' }, { domain: 'unknown.example' }, { domain: 'not a domain' }] as Body[]) {
       const res = await v3(body);
       expect(res.status).toBe(404);
-      expect(FirmographicsV3NotFound.parse(res.body).company.companyId).toBe('');
+      expect(FirmographicsV3NotFound.parse(res.body).company.companyId).toBeNull();
     }
   });
 
@@ -243,7 +254,7 @@ describe('POST /v2/people/enrichment (Company Firmographics v2, deprecated)', ()
     for (const email of ['x@unknown.example', 'not-an-email']) {
       const res = await v2({ email });
       expect(res.status).toBe(404);
-      expect(FirmographicsV2NotFound.parse(res.body).company.name).toBe('');
+      expect(FirmographicsV2NotFound.parse(res.body).company.name).toBeNull();
     }
   });
 
@@ -284,7 +295,7 @@ describe('POST /v2/people/full (Lead Scoring and Firmographics)', () => {
     for (const email of ['x@unknown.example', 'bad email']) {
       const res = await full({ email });
       expect(res.status).toBe(404);
-      expect(CombinedNotFound.parse(res.body)).toMatchObject({ scores: [], company: { companyId: '' } });
+      expect(CombinedNotFound.parse(res.body)).toMatchObject({ scores: [], company: { companyId: null } });
     }
     expect((await full({ email: 'x@northwind.example', industry: 'i'.repeat(501) })).status).toBe(422);
   });
@@ -409,4 +420,77 @@ describe('garbage input', () => {
     expect([...seen]).toEqual(expect.arrayContaining([400, 404, 422]));
     expect(seen.has(429)).toBe(false);
   }, 60_000);
+});
+
+describe('body types', () => {
+  const multipart = async (path: string, group: ApiGroup, form: FormData) => {
+    const res = await fetch(srv.url + path, { method: 'POST', headers: { authorization: `Token ${await token('acme', group)}`, 'user-agent': 'python-requests/2.31.0' }, body: form });
+    return { status: res.status, body: await res.json() };
+  };
+  const formOf = (fields: Record<string, string | string[]>) => {
+    const f = new FormData();
+    for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) f.append(k, x);
+    return f;
+  };
+
+  it('reads multipart/form-data exactly like a form-encoded body', async () => {
+    const asForm = await v3({ email: 'someone@northwind.example' });
+    const asMultipart = await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ email: 'someone@northwind.example' }));
+    expect(asMultipart).toEqual({ status: 200, body: asForm.body });
+    const search = await multipart('/v2/search/people', 'people-search', formOf({ domain: 'northwind.example', job_titles: 'marketing', page_size: '1' }));
+    expect(search.status).toBe(200);
+    expect(search.body).toMatchObject({ page_size: 1, profiles: [{ people_id: 'P1001' }] });
+    const scored = await multipart('/v2/people/score', 'lead-scoring', formOf({ email: 'jane.doe@northwind.example', country: 'US' }));
+    expect(scored.status).toBe(200);
+  });
+
+  it('answers multipart like a form for blank, repeated and file fields', async () => {
+    expect(await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ country: 'US' }))).toEqual({
+      status: 400,
+      body: { status: 'error', message: expect.stringMatching(/email is mandatory/) },
+    });
+    expect((await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ email: ['a@northwind.example', 'b@northwind.example'] }))).status).toBe(422);
+    const withFile = formOf({ email: 'someone@northwind.example' });
+    withFile.append('upload', new Blob(['x']), 'leads.csv');
+    const file = await multipart('/v1/enrichment/company', 'company-firmographics', withFile);
+    expect(file.status).toBe(422);
+    expect(file.body.message).toMatch(/text fields only/);
+  });
+
+  it('answers a malformed or oversized multipart body 400 / 413, never 500', async () => {
+    const auth = await token('acme', 'company-firmographics');
+    const broken = await post('/v1/enrichment/company', auth, '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\nsomeone@north', { type: 'multipart/form-data; boundary=x' });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toEqual({ status: 'error', message: expect.stringMatching(/multipart/) });
+    const noBoundary = await post('/v1/enrichment/company', auth, 'email=x', { type: 'multipart/form-data' });
+    expect(noBoundary.status).toBe(400);
+    const big = await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ email: 'someone@northwind.example', title: 'x'.repeat(20_000) }));
+    expect(big.status).toBe(413);
+  });
+
+  it.each(['text/plain', 'application/xml', 'text/csv; charset=utf-8', 'application/octet-stream'])('answers a %s body 415 naming the accepted types', async (type) => {
+    const res = await post('/v1/enrichment/company', await token('acme', 'company-firmographics'), 'email=someone@northwind.example', { type });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({
+      status: 'error',
+      message: expect.stringContaining('application/x-www-form-urlencoded, multipart/form-data, application/json'),
+    });
+  });
+
+  it('answers a body without a Content-Type 415, and no body at all like an empty form', async () => {
+    const auth = await token('acme', 'company-firmographics');
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(srv.url + '/v1/enrichment/company', { method: 'POST', headers: { authorization: `Token ${auth}`, 'content-length': '7' } }, (r) => {
+        let text = '';
+        r.on('data', (c) => (text += c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.end('email=x');
+    });
+    expect(res.status).toBe(415);
+    expect(JSON.parse(res.body).message).toMatch(/none given/);
+    const empty = await fetch(srv.url + '/v1/enrichment/company', { method: 'POST', headers: { authorization: `Token ${auth}` } });
+    expect(empty.status).toBe(400);
+  });
 });

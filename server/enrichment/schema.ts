@@ -5,7 +5,8 @@
  * Lengths: email ≤ 254, domain ≤ 253, every other field ≤ 500 characters (longer → 422).
  */
 import { z } from 'zod';
-import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../scoring/model.ts';
+import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../../data/sources/vocabulary.ts';
+import { nullableText } from '../http/null-rule.ts';
 import { MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, blankIssue, requireAll, text } from './request-body.ts';
 
 /**
@@ -50,40 +51,43 @@ export type LeadScoringBody = z.infer<typeof LeadScoringBody>;
 export type LeadBody = z.infer<z.ZodObject<typeof leadFields>> & { domain?: string };
 
 // ---------------------------------------------------------------------------------------------------
-// Responses (the spec's payload samples: camelCase company fields, all strings)
+// Responses (the spec's payload samples: camelCase company fields, strings; null rule: an absent
+// field is null, a 404's company has every field null — server/http/null-rule.ts)
 
 export const EnrichedCompanyV2 = z
   .object({
-    domain: z.string(),
-    name: z.string(),
-    region: z.string(),
-    country: z.string(),
-    countryISOCode: z.string(),
-    state: z.string(),
-    city: z.string(),
-    streetAddress: z.string(),
-    postalCode: z.string(),
-    companyPhone: z.string(),
-    industry: z.string(),
-    employeeRange: z.string(),
-    revenueRange: z.string(),
-    employeeCount: z.string(),
-    annualRevenue: z.string(),
-    titleLevel: z.string(),
-    titleFunction: z.string(),
-    sicdescription: z.string(),
-    siccode: z.string(),
-    naicscode: z.string(),
-    naicsdescription: z.string(),
+    domain: nullableText(),
+    name: nullableText(),
+    region: nullableText(),
+    country: nullableText(),
+    countryISOCode: nullableText(),
+    state: nullableText(),
+    city: nullableText(),
+    streetAddress: nullableText(),
+    postalCode: nullableText(),
+    companyPhone: nullableText(),
+    industry: nullableText(),
+    employeeRange: nullableText(),
+    revenueRange: nullableText(),
+    employeeCount: nullableText(),
+    annualRevenue: nullableText(),
+    titleLevel: nullableText(),
+    titleFunction: nullableText(),
+    sicdescription: nullableText(),
+    siccode: nullableText(),
+    naicscode: nullableText(),
+    naicsdescription: nullableText(),
+    /** The account is excluded in the customer's settings (spec: combined response's field table); null when blank. */
+    is_blacklisted: z.boolean().nullable(),
   })
   .strict();
 export type EnrichedCompanyV2 = z.infer<typeof EnrichedCompanyV2>;
 
 /** v3 and combined: the v2 fields plus `companyId` (first, as in the samples). */
-export const EnrichedCompanyV3 = z.object({ companyId: z.string(), ...EnrichedCompanyV2.shape }).strict();
+export const EnrichedCompanyV3 = z.object({ companyId: nullableText(), ...EnrichedCompanyV2.shape }).strict();
 export type EnrichedCompanyV3 = z.infer<typeof EnrichedCompanyV3>;
 
-export const SegmentsObject = z.object({ ids: z.array(z.number()), names: z.array(z.string()), list: z.array(z.object({ name: z.string(), id: z.number() })) }).strict();
+export const SegmentsObject = z.object({ ids: z.array(z.number()), names: z.array(z.string()), list: z.array(z.object({ name: z.string().nullable(), id: z.number() })) }).strict();
 
 const score = z.number().int().min(0).max(100);
 export const PersonScore = z

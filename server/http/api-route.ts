@@ -1,7 +1,7 @@
 /**
  * The one pipeline every API route runs, in the documented order of checks:
  *   authentication (401) → group / package / domain (403) → rate limit (429) → input (400/422)
- *   → lookup → credit (402) → 200 / 404.
+ *   → lookup → credit (402, never for HEAD) → 200 / 404.
  * A route supplies how its caller is authenticated and a handler that validates input and looks up;
  * the handler names the record its answer exports, and the pipeline charges for it.
  */
@@ -36,7 +36,8 @@ export function apiRoute(
     if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
     await pipeline.rateLimit(caller, req, res);
     const result = await handler(req, caller);
-    if (result.charge && result.status === 200) await pipeline.charge(caller, result.charge, res);
+    // HEAD carries no answer, so it exports no record: never charged (nor refused for want of credit).
+    if (result.charge && result.status === 200 && req.method !== 'HEAD') await pipeline.charge(caller, result.charge, res);
     res.set('Cache-Control', 'private, no-store');
     if (result.headers) res.set(result.headers);
     res.status(result.status).json(result.body);

@@ -15,6 +15,17 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * Anything shaped like a secret: API tokens are 40 alphanumerics, and a message may hold a cut-off piece
+ * of one; no message we write ever needs a run this long, so none survives into an answer.
+ */
+const SECRET_LIKE = /[A-Za-z0-9]{20,}/g;
+
+/** The message with every secret-like run replaced: error answers never echo a secret the caller sent. */
+export function redactSecrets(message: string): string {
+  return message.replace(SECRET_LIKE, '[redacted]');
+}
+
 /** The HTTP status of each domain error of the state store. */
 export const STATE_ERROR_STATUS: Record<StateErrorKind, 400 | 403 | 404 | 409> = {
   invalid: 400,
@@ -24,7 +35,7 @@ export const STATE_ERROR_STATUS: Record<StateErrorKind, 400 | 403 | 404 | 409> =
 };
 
 export function sendError(res: Response, status: number, message: string): void {
-  res.status(status).json({ status: 'error', message });
+  res.status(status).json({ status: 'error', message: redactSecrets(message) });
 }
 
 export const notFoundHandler: RequestHandler = (req, res) => {

@@ -42,6 +42,19 @@ describe('identification credits', () => {
     expect((await call(secret, `?ip=${IPS.northwind}`)).status).toBe(402);
     expect(await srv.store.usage('broke')).toEqual([]);
   });
+
+  it('never charges HEAD /v3/company/details (it carries no answer), even at zero balance', async () => {
+    for (const customer of ['acme', 'broke']) {
+      const secret = await tokenFor(customer);
+      const before = await srv.store.usage(customer);
+      for (const query of [`?ip=${IPS.northwind}`, '']) {
+        const res = await fetch(`${srv.url}/v3/company/details${query}`, { method: 'HEAD', headers: { authorization: `Token ${secret}`, 'user-agent': UA, 'x-forwarded-for': IPS.northwind } });
+        expect(res.status).toBe(200);
+        expect(await res.text()).toBe('');
+      }
+      expect(await srv.store.usage(customer)).toEqual(before);
+    }
+  });
 });
 
 describe('rate limits', () => {
@@ -108,5 +121,41 @@ describe('partners (X-svc-CustomID)', () => {
     const res = await call(partner, `?ip=${IPS.isp}`, { 'x-svc-customid': await header() });
     expect(res.status).toBe(401);
     expect((await res.json()).message).toMatch(/X-svc-CustomID|token/);
+  });
+
+  it('never echoes a token in a 4xx message, whatever the caller put where', async () => {
+    const partner = await tokenFor('partnerco');
+    const customer = await tokenFor('tiny');
+    const secrets = [partner, customer];
+    const headers = [
+      `${partner}-${partner}`,
+      `${customer}-${partner}`,
+      `partnerco-${customer}-${partner}`,
+      `${partner.slice(0, 30)}-${partner}`,
+      `tiny-${partner}-${customer}`,
+      `x-${customer}x`,
+      customer,
+    ];
+    const seen: string[] = [];
+    for (const h of headers) {
+      const res = await call(partner, `?ip=${IPS.isp}`, { 'x-svc-customid': h });
+      expect(res.status, h).toBe(401);
+      seen.push((await res.json()).message);
+    }
+    // Tokens sent in other places: a path, a tag id, a malformed Authorization header.
+    for (const [path, headers] of [
+      [`/v1/${customer}`, {}],
+      [`/v3/company/details?tag=${customer}`, { origin: 'http://localhost' }],
+      ['/v3/company/details', { authorization: `Token ${partner}x` }],
+      [`/v3/company/details/${partner}`, { authorization: `Token ${partner}` }],
+    ] as const) {
+      const res = await fetch(srv.url + path, { headers: { 'user-agent': UA, ...headers } });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      seen.push((await res.json()).message);
+    }
+    for (const message of seen) for (const secret of secrets) {
+      expect(message).not.toContain(secret);
+      expect(message).not.toContain(secret.slice(0, 20));
+    }
   });
 });

@@ -32,7 +32,14 @@ describe('identify', () => {
   it('leaves scores out unless enabled and hides segment names unless allowed', () => {
     const out = run({ settings: { scores: false, segment_names: false } });
     expect(out.scores).toEqual([]);
-    expect(out.segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+    expect(out.segments).toEqual({ ids: [101], names: [], list: [{ name: null, id: 101 }] });
+  });
+
+  it('answers null, never "", for a matched company\'s absent fields (null rule)', () => {
+    const out = run({ company: { ...ACME_SOFTWARE, phone: '', state_code: '', subindustry: '', sic: '  ' }, network: { ...companyNet, state: '' } });
+    expect(out.company).toMatchObject({ company_match: 'Match', phone: null, state_code: null, sic: null, geoIP_state: null, name: 'Northwind Analytics' });
+    expect(out.company.industry_v2).toEqual([{ industry: 'Software', subindustry: null }]);
+    expect(JSON.stringify(out)).not.toContain('""');
   });
 
   it('flags excluded accounts as blacklisted', () => {
@@ -46,7 +53,7 @@ describe('identify', () => {
     const out = run({ network: { kind, confidence: 'High', country: 'Germany', state: '', city: 'Berlin' }, company: null });
     expect(out.company.company_match).toBe('Non-actionable Match');
     expect(out.company.additional_comment).toMatch(/^No valid B2B use case/);
-    expect(out.company.name).toBe('');
+    expect(out.company.name).toBeNull();
     expect(out.company.geoIP_city).toBe('Berlin');
     expect(out.scores).toEqual([]);
     expect(out.segments).toEqual({ ids: [], names: [], list: [] });
@@ -56,7 +63,7 @@ describe('identify', () => {
     const out = run({ isBot: true });
     expect(out.company.company_match).toBe('Non-actionable Match');
     expect(out.company.additional_comment).toContain('bot');
-    expect(out.company.companyId).toBe('');
+    expect(out.company.companyId).toBeNull();
   });
 
   it('answers No Match with every company variable blank for an unknown or invalid address', () => {
@@ -66,7 +73,7 @@ describe('identify', () => {
       expect(out.company.additional_comment).toBe(COMMENTS.noMatch);
       for (const [k, v] of Object.entries(out.company)) {
         if (k === 'company_match' || k === 'additional_comment') continue;
-        expect(v === '' || v === false || (Array.isArray(v) && v.length === 0), k).toBe(true);
+        expect(v === null || (Array.isArray(v) && v.length === 0), k).toBe(true);
       }
       expect(out.scores).toEqual([]);
     }

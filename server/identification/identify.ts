@@ -6,6 +6,7 @@ import type { NetworkRecord } from '../../data/build/network-record.ts';
 import type { CompanyRow, Confidence, IntentRow } from '../../data/sources/schema.ts';
 import { companyScores } from '../scoring/model.ts';
 import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
+import { orNull } from '../http/null-rule.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import type { IdentificationResponse, IdentifiedCompany } from './schema.ts';
 
@@ -38,9 +39,9 @@ export interface IdentifyInput {
 export function identify(input: IdentifyInput): IdentificationResponse {
   const { network, company, customer, settings } = input;
   const geo = {
-    geoIP_country: network?.country ?? '',
-    geoIP_state: network?.state ?? '',
-    geoIP_city: network?.city ?? '',
+    geoIP_country: orNull(network?.country),
+    geoIP_state: orNull(network?.state),
+    geoIP_city: orNull(network?.city),
   };
 
   if (!input.ip || !network) {
@@ -58,28 +59,28 @@ export function identify(input: IdentifyInput): IdentificationResponse {
     company: {
       company_match: 'Match',
       additional_comment: COMMENTS.match,
-      companyId: company.company_id,
-      name: company.name,
-      domain: company.domain,
-      industry: company.industry,
-      industry_v2: company.industry ? [{ industry: company.industry, subindustry: company.subindustry }] : [],
-      country: company.country,
-      country_iso_code: company.country_iso_code,
-      state: company.state,
-      state_code: company.state_code,
-      city: company.city,
-      address: company.address,
-      zip: company.zip,
-      phone: company.phone,
-      region: company.region,
-      employee_count: company.employee_count,
-      employee_range: company.employee_range,
-      annual_revenue: company.annual_revenue,
-      revenue_range: company.revenue_range,
-      sic: company.sic,
-      sic_description: company.sic_description,
-      naics: company.naics,
-      naics_description: company.naics_description,
+      companyId: orNull(company.company_id),
+      name: orNull(company.name),
+      domain: orNull(company.domain),
+      industry: orNull(company.industry),
+      industry_v2: company.industry.trim() ? [{ industry: company.industry, subindustry: orNull(company.subindustry) }] : [],
+      country: orNull(company.country),
+      country_iso_code: orNull(company.country_iso_code),
+      state: orNull(company.state),
+      state_code: orNull(company.state_code),
+      city: orNull(company.city),
+      address: orNull(company.address),
+      zip: orNull(company.zip),
+      phone: orNull(company.phone),
+      region: orNull(company.region),
+      employee_count: orNull(company.employee_count),
+      employee_range: orNull(company.employee_range),
+      annual_revenue: orNull(company.annual_revenue),
+      revenue_range: orNull(company.revenue_range),
+      sic: orNull(company.sic),
+      sic_description: orNull(company.sic_description),
+      naics: orNull(company.naics),
+      naics_description: orNull(company.naics_description),
       is_blacklisted: customer.excluded_accounts.includes(company.company_id),
       is_svcqa: hot !== undefined,
       ...geo,
@@ -92,34 +93,35 @@ export function identify(input: IdentifyInput): IdentificationResponse {
   };
 }
 
+/** A blank company (null rule): every company variable null; the reason and the network's geoIP kept. */
 function blankCompany(match: IdentifiedCompany['company_match'], comment: string, geo: Pick<IdentifiedCompany, 'geoIP_country' | 'geoIP_state' | 'geoIP_city'>): IdentifiedCompany {
   return {
     company_match: match,
     additional_comment: comment,
-    companyId: '',
-    name: '',
-    domain: '',
-    industry: '',
+    companyId: null,
+    name: null,
+    domain: null,
+    industry: null,
     industry_v2: [],
-    country: '',
-    country_iso_code: '',
-    state: '',
-    state_code: '',
-    city: '',
-    address: '',
-    zip: '',
-    phone: '',
-    region: '',
-    employee_count: '',
-    employee_range: '',
-    annual_revenue: '',
-    revenue_range: '',
-    sic: '',
-    sic_description: '',
-    naics: '',
-    naics_description: '',
-    is_blacklisted: false,
-    is_svcqa: false,
+    country: null,
+    country_iso_code: null,
+    state: null,
+    state_code: null,
+    city: null,
+    address: null,
+    zip: null,
+    phone: null,
+    region: null,
+    employee_count: null,
+    employee_range: null,
+    annual_revenue: null,
+    revenue_range: null,
+    sic: null,
+    sic_description: null,
+    naics: null,
+    naics_description: null,
+    is_blacklisted: null,
+    is_svcqa: null,
     ...geo,
   };
 }

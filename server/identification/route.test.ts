@@ -67,7 +67,7 @@ describe('GET /v3/company/details in token mode', () => {
     expect(body.company.company_match).toBe('Match');
     expect(body.confidence).toBe('Very High');
     expect(body.scores).toEqual([]);
-    expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: '', id: 101 }] });
+    expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: null, id: 101 }] });
   });
 
   it('resolves a nested range inside an ISP network to the company (most specific wins)', async () => {
@@ -84,15 +84,29 @@ describe('GET /v3/company/details in token mode', () => {
   it.each([
     ['isp', IPS.isp, 'Ashburn'],
     ['hosting', IPS.hosting, 'The Dalles'],
-    ['bot', IPS.bot, ''],
+    ['bot', IPS.bot, null],
   ])('answers Non-actionable Match for a %s network', async (_kind, ip, city) => {
     const body = IdentificationResponse.parse(await (await asToken(ip)).json());
-    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', name: '', geoIP_city: city });
+    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', name: null, geoIP_city: city });
   });
 
-  it('answers Non-actionable Match for a bot user agent', async () => {
-    const body = await (await asToken(IPS.northwind, { 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' })).json();
-    expect(body.company.company_match).toBe('Non-actionable Match');
+  it('answers Non-actionable Match for a bot visitor User-Agent passed in X-svc-Visitor-User-Agent', async () => {
+    const res = await asToken(IPS.northwind, { 'user-agent': 'curl/8.5.0', 'x-svc-visitor-user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
+    const body = IdentificationResponse.parse(await res.json());
+    expect(body.company).toMatchObject({ company_match: 'Non-actionable Match', companyId: null, name: null });
+    // A browser visitor User-Agent in the header is a real visitor: Match.
+    const browser = await (await asToken(IPS.northwind, { 'user-agent': 'curl/8.5.0', 'x-svc-visitor-user-agent': BROWSER_UA })).json();
+    expect(browser.company.company_match).toBe('Match');
+  });
+
+  it('still classifies the caller\'s own User-Agent without ?ip= (the caller is the visitor)', async () => {
+    const res = await get('/v3/company/details', { authorization: `Token ${token}`, 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'x-forwarded-for': IPS.northwind });
+    expect((await res.json()).company.company_match).toBe('Non-actionable Match');
+  });
+
+  it('still classifies the page\'s User-Agent in tag mode', async () => {
+    const res = await get('/v3/company/details?tag=acme-tag', { origin: 'http://localhost', 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'x-forwarded-for': IPS.northwind });
+    expect((await res.json()).company.company_match).toBe('Non-actionable Match');
   });
 
   it('unwraps IPv4-mapped IPv6', async () => {
@@ -103,7 +117,8 @@ describe('GET /v3/company/details in token mode', () => {
     const res = await asToken(ip);
     expect(res.status).toBe(200);
     const body = IdentificationResponse.parse(await res.json());
-    expect(body.company).toMatchObject({ company_match: 'No Match', companyId: '', name: '', geoIP_country: '' });
+    expect(body.company).toMatchObject({ company_match: 'No Match', companyId: null, name: null, geoIP_country: null });
+    expect(JSON.stringify(body)).not.toContain('""');
   });
 
   it('uses the socket address, not X-Forwarded-For, unless the proxy is trusted', async () => {
@@ -137,10 +152,64 @@ describe('GET /v3/company/details in token mode', () => {
   });
 });
 
+/**
+ * Server-side integrations call with their HTTP client's own User-Agent. Every one of these is a "bot" to
+ * a User-Agent classifier; with ?ip= it is the integrator, not the visitor, and must not be classified.
+ */
+const CLIENT_USER_AGENTS = [
+  'curl/8.5.0',
+  'python-requests/2.31.0',
+  'Java/17.0.9',
+  'Java-http-client/17.0.9',
+  'okhttp/4.12.0',
+  'axios/1.6.8',
+  'undici',
+  'node',
+  'Go-http-client/1.1',
+  'Go-http-client/2.0',
+  'Apache-HttpClient/4.5.14 (Java/17.0.9)',
+  'SFDC-Callout/59.0',
+  'Salesforce',
+];
+
+describe('server-side lookups (?ip=) do not classify the integrator\'s User-Agent', () => {
+  it.each(CLIENT_USER_AGENTS)('answers Match for a company IP asked by %s', async (userAgent) => {
+    const res = await asToken(IPS.northwind, { 'user-agent': userAgent });
+    expect(res.status).toBe(200);
+    const body = IdentificationResponse.parse(await res.json());
+    expect(body.company).toMatchObject({ company_match: 'Match', companyId: '900001', name: 'Northwind Analytics' });
+  });
+
+  it('answers Match for a request with no User-Agent at all', async () => {
+    const { request } = await import('node:http');
+    const url = new URL(`${srv.url}/v3/company/details?ip=${IPS.northwind}`);
+    const body = await new Promise<string>((resolve, reject) => {
+      request(url, { headers: { authorization: `Token ${token}` } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve(text));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(JSON.parse(body).company.company_match).toBe('Match');
+  });
+});
+
 describe('tokens restricted to allowed domains, and packages removed later', () => {
+  it('refuses ?ip= on a domain-restricted token with 403: it answers only for the visitor\'s own address', async () => {
+    const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'page', allowed_domains: ['*.acme.test'] });
+    const res = await get(`/v3/company/details?ip=${IPS.northwind}`, { authorization: `Token ${secret}`, origin: 'https://www.acme.test' });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(/allowed domains.*own address/) });
+    const own = await get('/v3/company/details', { authorization: `Token ${secret}`, origin: 'https://www.acme.test', 'x-forwarded-for': IPS.northwind });
+    expect(own.status).toBe(200);
+    expect((await own.json()).company.companyId).toBe('900001');
+  });
+
   it('accepts a domain-restricted identification token only from its origins, with CORS for them', async () => {
     const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'site', allowed_domains: ['*.acme.test'] });
-    const ok = await get(`/v3/company/details?ip=${IPS.northwind}`, { authorization: `Token ${secret}`, origin: 'https://www.acme.test' });
+    const ok = await get('/v3/company/details', { authorization: `Token ${secret}`, origin: 'https://www.acme.test', 'x-forwarded-for': IPS.northwind });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://www.acme.test');
     const foreign = await get('/v3/company/details', { authorization: `Token ${secret}`, origin: 'https://evil.example' });
@@ -158,6 +227,47 @@ describe('tokens restricted to allowed domains, and packages removed later', () 
     const res = await get('/v3/company/details', { authorization: `Token ${secret}` });
     expect(res.status).toBe(403);
     expect((await res.json()).message).toMatch(/packages no longer cover/);
+  });
+});
+
+describe('CORS preflight (OPTIONS /v3/company/details)', () => {
+  const preflight = (path: string, origin?: string) =>
+    fetch(srv.url + path, { method: 'OPTIONS', headers: { ...(origin ? { origin } : {}), 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+
+  it('allows an origin of a domain-restricted identification token, with the headers it needs', async () => {
+    await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'preflight', allowed_domains: ['app.preflight.test'] });
+    const res = await preflight('/v3/company/details', 'https://app.preflight.test');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.preflight.test');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(res.headers.get('vary')).toMatch(/Origin/);
+  });
+
+  it('allows an origin of the tag named in the URL', async () => {
+    const res = await preflight('/v3/company/details?tag=acme-tag', 'https://www.shop.acme.test');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://www.shop.acme.test');
+    // No tag named: an origin some web tag allows.
+    expect((await preflight('/v3/company/details', 'https://www.shop.acme.test')).headers.get('access-control-allow-origin')).toBe('https://www.shop.acme.test');
+  });
+
+  it.each([
+    ['a foreign origin', '/v3/company/details', 'https://evil.example'],
+    ['a foreign origin naming a tag', '/v3/company/details?tag=acme-tag', 'https://evil.example'],
+    ['an origin of another tag only', '/v3/company/details?tag=nope-nope', 'https://www.shop.acme.test'],
+    ['no Origin', '/v3/company/details', undefined],
+  ])('refuses %s: 403 and no CORS allow header', async (_n, path, origin) => {
+    const res = await preflight(path, origin);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await res.json()).status).toBe('error');
+  });
+
+  it('stops allowing an origin once its token is deactivated', async () => {
+    const { record } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'gone', allowed_domains: ['gone.preflight.test'] });
+    expect((await preflight('/v3/company/details', 'https://gone.preflight.test')).status).toBe(204);
+    await srv.store.setTokenStatus(record.id, 'inactive');
+    expect((await preflight('/v3/company/details', 'https://gone.preflight.test')).headers.get('access-control-allow-origin')).toBeNull();
   });
 });
 

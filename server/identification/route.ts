@@ -1,6 +1,7 @@
 /** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { isbot } from 'isbot';
+import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import { authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
 import { apiRoute, type Pipeline } from '../http/api-route.ts';
 import type { Config } from '../config.ts';
@@ -23,7 +24,7 @@ export interface IdentificationDeps {
 
 /** Mounts the route; returns its GET handler, which server/app.ts also runs in the fast lane. */
 export function mountIdentification(router: Router, deps: IdentificationDeps): RequestHandler {
-  router.options('/v3/company/details', preflight);
+  router.options('/v3/company/details', (req, res) => preflight(deps.store, req, res));
   const handler = apiRoute(
     deps.pipeline,
     async (req, res) => {
@@ -35,8 +36,8 @@ export function mountIdentification(router: Router, deps: IdentificationDeps): R
     (req, caller) => {
       const query = parseQuery(req);
       const ip = visitorAddress(deps.config, req, caller, query);
-      const body = lookup(deps, caller, ip, req.get('user-agent'));
-      if (deps.geoip && ip) body.company = overlayGeo(body.company, deps.geoip.lookup(ip), '');
+      const body = lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
+      if (deps.geoip && ip) body.company = overlayGeo(body.company, deps.geoip.lookup(ip), null);
       // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
       return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
     },
@@ -56,9 +57,34 @@ function parseQuery(req: Request) {
  * except in demo mode where the demo page's visitor switcher asks as a sample address (`test_ip`).
  */
 function visitorAddress(config: Config, req: Request, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
-  if (caller.token && query.ip !== undefined) return toIPv4(query.ip);
+  if (isServerSideLookup(caller, query)) {
+    // A token with allowed domains sits in page source: whoever copies it could look up any address
+    // and spend the customer's credits, so it answers only for the visitor's own address.
+    if (caller.token && caller.token.allowed_domains.length > 0) {
+      throw new HttpError(403, 'this token is restricted to allowed domains and answers only for the visitor\'s own address: ?ip= needs a token without allowed domains');
+    }
+    return toIPv4(query.ip);
+  }
   if (caller.tag && config.SVC_DEMO && query.test_ip !== undefined) return toIPv4(query.test_ip);
   return toIPv4(req.ip);
+}
+
+/** Token mode with `?ip=`: a server (CRM, integration) asks about someone else's address. */
+function isServerSideLookup(caller: Caller, query: { ip?: string }): query is { ip: string } {
+  return caller.token !== null && query.ip !== undefined;
+}
+
+/** The header a server-side caller may use to pass on the visitor's own User-Agent, when it has one. */
+export const VISITOR_USER_AGENT_HEADER = 'X-svc-Visitor-User-Agent';
+
+/**
+ * The User-Agent bot detection classifies. On a server-side lookup (`?ip=`) the request's own User-Agent
+ * is the integrator's (curl, python-requests, Java, Salesforce …), never the visitor's: only a visitor
+ * User-Agent passed explicitly in X-svc-Visitor-User-Agent is classified. Otherwise (tag mode, token mode
+ * without `?ip=`) the caller is the visitor, and its User-Agent is classified.
+ */
+function visitorUserAgent(req: Request, caller: Caller, query: { ip?: string }): string | undefined {
+  return isServerSideLookup(caller, query) ? req.get(VISITOR_USER_AGENT_HEADER) : req.get('user-agent');
 }
 
 function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): IdentificationResponse {
@@ -72,26 +98,43 @@ function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, use
     signals: company && caller.settings.scores ? catalog.intent(company.company_id) : [],
     customer: caller.customer,
     settings: caller.settings,
-    isBot: userAgent !== undefined && isbot(userAgent),
+    isBot: userAgent !== undefined && userAgent.trim() !== '' && isbot(userAgent),
     now: new Date(),
   });
 }
 
 /**
- * Tag requests are simple CORS requests and need no preflight; a domain-restricted token used from a
- * browser sends Authorization, which does. The preflight cannot see the token, so it only permits the
- * header; the real request is then checked against the token's allowed domains.
+ * CORS preflight. Tag requests are simple CORS requests and need none; a domain-restricted token used
+ * from a browser sends Authorization, which does. The preflight carries no credentials, so it cannot
+ * know the token: the page's origin is allowed when the tag named in the URL (`?tag=`) allows it, or
+ * (no tag named) when an active domain-restricted identification token or a web tag allows it; the real request is then checked
+ * against its own token's allowed domains. Any other origin gets 403 and no CORS allow header.
+ * (Listing tokens per preflight is cheap at our token counts, and browsers cache an allowed preflight
+ * for Access-Control-Max-Age.)
  */
-function preflight(req: Request, res: Response): void {
-  const origin = req.get('origin');
+async function preflight(store: AccessRecords, req: Request, res: Response): Promise<void> {
   res.vary('Origin');
-  if (origin) {
-    res.set({
-      'Access-Control-Allow-Origin': origin,
-      'Access-Control-Allow-Methods': 'GET',
-      'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
-      'Access-Control-Max-Age': '600',
-    });
+  const origin = req.get('origin');
+  const host = requestHost(origin, undefined);
+  if (!origin || !host) throw new HttpError(403, 'CORS preflight without a usable Origin');
+  if (!(await originAllowed(store, host, typeof req.query.tag === 'string' ? req.query.tag : undefined))) {
+    throw new HttpError(403, `${host} is not an allowed domain of any web tag or token for this API`);
   }
+  res.set({
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Methods': 'GET',
+    'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
+    'Access-Control-Max-Age': '600',
+  });
   res.status(204).end();
+}
+
+async function originAllowed(store: AccessRecords, host: string, tagId: string | undefined): Promise<boolean> {
+  if (tagId !== undefined) {
+    const tag = await store.getTag(tagId);
+    return tag !== null && isHostAllowed(host, tag.allowed_domains);
+  }
+  const tokens = await store.listTokens();
+  if (tokens.some((t) => t.status === 'active' && t.api_group === 'identification' && t.allowed_domains.length > 0 && isHostAllowed(host, t.allowed_domains))) return true;
+  return (await store.listTags()).some((t) => isHostAllowed(host, t.allowed_domains));
 }

@@ -1,41 +1,43 @@
-/** The Company Identification response (spec "Company object", "Scores array", "Segments object"). */
+/**
+ * The Company Identification response (spec "Company object", "Scores array", "Segments object").
+ * Null rule (server/http/null-rule.ts): an absent company field is null; a blank answer (No Match,
+ * Non-actionable Match, invalid IP) has every company variable null except the geoIP_* of a known network.
+ * `schema.test.ts` keeps the tag's public types (tag/src/types.ts) equal to these.
+ */
 import { z } from 'zod';
-import { CONFIDENCES } from '../../data/sources/schema.ts';
-
-export const COMPANY_MATCHES = ['Match', 'Non-actionable Match', 'No Match'] as const;
-export const BUYING_STAGES = ['Target', 'Awareness', 'Consideration', 'Decision', 'Purchase'] as const;
-export const PROFILE_FITS = ['Strong', 'Moderate', 'Weak'] as const;
+import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PROFILE_FITS } from '../../data/sources/vocabulary.ts';
+import { nullableText } from '../http/null-rule.ts';
 
 export const IdentifiedCompany = z.object({
   company_match: z.enum(COMPANY_MATCHES),
   additional_comment: z.string(),
-  companyId: z.string(),
-  name: z.string(),
-  domain: z.string(),
-  industry: z.string(),
-  industry_v2: z.array(z.object({ industry: z.string(), subindustry: z.string() })),
-  country: z.string(),
-  country_iso_code: z.string(),
-  state: z.string(),
-  state_code: z.string(),
-  city: z.string(),
-  address: z.string(),
-  zip: z.string(),
-  phone: z.string(),
-  region: z.string(),
-  employee_count: z.string(),
-  employee_range: z.string(),
-  annual_revenue: z.string(),
-  revenue_range: z.string(),
-  sic: z.string(),
-  sic_description: z.string(),
-  naics: z.string(),
-  naics_description: z.string(),
-  is_blacklisted: z.boolean(),
-  is_svcqa: z.boolean(),
-  geoIP_country: z.string(),
-  geoIP_state: z.string(),
-  geoIP_city: z.string(),
+  companyId: nullableText(),
+  name: nullableText(),
+  domain: nullableText(),
+  industry: nullableText(),
+  industry_v2: z.array(z.object({ industry: z.string(), subindustry: nullableText() })),
+  country: nullableText(),
+  country_iso_code: nullableText(),
+  state: nullableText(),
+  state_code: nullableText(),
+  city: nullableText(),
+  address: nullableText(),
+  zip: nullableText(),
+  phone: nullableText(),
+  region: nullableText(),
+  employee_count: nullableText(),
+  employee_range: nullableText(),
+  annual_revenue: nullableText(),
+  revenue_range: nullableText(),
+  sic: nullableText(),
+  sic_description: nullableText(),
+  naics: nullableText(),
+  naics_description: nullableText(),
+  is_blacklisted: z.boolean().nullable(),
+  is_svcqa: z.boolean().nullable(),
+  geoIP_country: nullableText(),
+  geoIP_state: nullableText(),
+  geoIP_city: nullableText(),
 });
 export type IdentifiedCompany = z.infer<typeof IdentifiedCompany>;
 
@@ -52,7 +54,7 @@ export const CompanyScore = z.object({
 export const Segments = z.object({
   ids: z.array(z.number()),
   names: z.array(z.string()),
-  list: z.array(z.object({ name: z.string(), id: z.number() })),
+  list: z.array(z.object({ name: z.string().nullable(), id: z.number() })),
 });
 
 export const IdentificationResponse = z.object({

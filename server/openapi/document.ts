@@ -48,6 +48,7 @@ const STATUS_TEXT: Record<number, string> = {
   402: 'Quota exhausted: no credits left in this pool for the contract year',
   403: 'Token of another API group, package not bought, or origin not allowed',
   404: 'Not found',
+  405: 'Method not allowed on this path (the `Allow` header lists the methods it serves)',
   409: 'Already exists',
   413: 'Request body too large',
   415: 'Unsupported Content-Type or charset',
@@ -112,6 +113,18 @@ const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, sch
 const adminErrors = (...extra: number[]) => errors(401, ...extra);
 
 export function openApiDocument(serverUrl?: string): Json {
+  return withMethodNotAllowed(document(serverUrl));
+}
+
+/** Every path answers 405 (+ Allow) to a method it does not serve: said once, on each of its operations. */
+function withMethodNotAllowed(doc: Json): Json {
+  for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(item)) (op.responses as Json)['405'] ??= errors(405)['405'];
+  }
+  return doc;
+}
+
+function document(serverUrl?: string): Json {
   const ex = examples;
   return {
     openapi: '3.1.0',

@@ -30,7 +30,7 @@ describe('findPerson', () => {
 
 describe('peopleEnrichmentAnswer', () => {
   it('200: contact information and firmographics, charging the people id', () => {
-    const r = peopleEnrichmentAnswer({ outcome: 'found', person: FIXTURE_PEOPLE[0] }, ACME_SOFTWARE, title);
+    const r = peopleEnrichmentAnswer({ outcome: 'found', person: FIXTURE_PEOPLE[0] }, ACME_SOFTWARE, title, []);
     expect(PeopleEnrichmentResponse.parse(r.body)).toMatchObject({
       person: { people_id: 'P1001', name: 'Jane Doe', email: 'Jane.Doe@northwind.example', mobile: '+1 415 555 0199', titleLevel: 'VP', location: { city: 'San Francisco' } },
       company: { companyId: '900001', name: 'Northwind Analytics', titleFunction: 'Marketing' },
@@ -38,16 +38,23 @@ describe('peopleEnrichmentAnswer', () => {
     expect(r.charge).toEqual({ api: 'people-enrichment', record: 'P1001' });
   });
   it('a person whose company is unknown gets a blank company', () => {
-    const r = peopleEnrichmentAnswer({ outcome: 'found', person: FIXTURE_PEOPLE[0] }, null, title);
-    expect(PeopleEnrichmentResponse.parse(r.body).company.companyId).toBe('');
+    const r = peopleEnrichmentAnswer({ outcome: 'found', person: FIXTURE_PEOPLE[0] }, null, title, []);
+    expect(PeopleEnrichmentResponse.parse(r.body).company).toMatchObject({ companyId: null, name: null, is_blacklisted: null });
   });
   it('404 with blank data', () => {
-    const r = peopleEnrichmentAnswer({ outcome: 'not-found', invalidEmail: false }, null, title);
+    const r = peopleEnrichmentAnswer({ outcome: 'not-found', invalidEmail: false }, null, title, []);
     expect(r.status).toBe(404);
     expect(r.charge).toBeUndefined();
     const body = PeopleEnrichmentNotFound.parse(r.body);
     expect(body.message).toBe(MESSAGES.noData);
-    expect(body.person).toMatchObject({ people_id: '', titleLevel: '', location: { country: '' } });
+    expect(body.person).toMatchObject({ people_id: null, titleLevel: null, location: { country: null } });
+    expect(JSON.stringify(body)).not.toContain('""');
+  });
+  it('flags an excluded account in the company object, and answers null for what the person lacks', () => {
+    const r = peopleEnrichmentAnswer({ outcome: 'found', person: { ...FIXTURE_PEOPLE[0], mobile: '', phone: '' } }, ACME_SOFTWARE, title, [ACME_SOFTWARE.company_id]);
+    const body = PeopleEnrichmentResponse.parse(r.body);
+    expect(body.company.is_blacklisted).toBe(true);
+    expect(body.person).toMatchObject({ mobile: null, phone: null });
   });
   it('names people', () => {
     expect(fullName({ first_name: ' Ada ', last_name: '' })).toBe('Ada');

@@ -2,15 +2,17 @@
  * Pure decisions of People Enrichment: which person a request names, and the answer.
  *   - Identifiers are tried in the order people_id, email, linkedin_url; the first that finds a person wins.
  *   - 200 `{ person, company }`: the person's contact information and their company's firmographics (the
- *     v3 company object; every field "" when the person's company is not in the catalog). Charged once per
+ *     v3 company object with `is_blacklisted`; every field null when the person's company is not in the catalog). Charged once per
  *     people id and month (`people-enrichment`).
- *   - 404 `{ status: "error", message, person: blank, company: blank }` when no person is found.
+ *   - 404 `{ status: "error", message, person: blank, company: blank }` when no person is found (blank:
+ *     every field null, null rule).
  */
 import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
 import { companyV3 } from '../enrichment/company-payload.ts';
 import { parseEmail } from '../enrichment/email.ts';
 import { MESSAGES } from '../enrichment/answers.ts';
 import type { ApiResult } from '../http/api-route.ts';
+import { orNull } from '../http/null-rule.ts';
 import type { TitleClassification } from '../scoring/model.ts';
 import type { EnrichedPerson, PeopleEnrichmentBody } from './schema.ts';
 
@@ -39,30 +41,30 @@ export function fullName(p: Pick<PersonRow, 'first_name' | 'last_name'>): string
 
 export function personPayload(p: PersonRow | null, title: TitleClassification): EnrichedPerson {
   return {
-    people_id: p?.people_id ?? '',
-    name: p ? fullName(p) : '',
-    first_name: p?.first_name ?? '',
-    last_name: p?.last_name ?? '',
-    title: p?.title ?? '',
-    titleLevel: p ? title.titleLevel : '',
-    titleFunction: p ? title.titleFunction : '',
-    email: p?.email ?? '',
-    phone: p?.phone ?? '',
-    mobile: p?.mobile ?? '',
-    linkedin_url: p?.linkedin_url ?? '',
-    location: { country: p?.country ?? '', state: p?.state ?? '', city: p?.city ?? '' },
+    people_id: orNull(p?.people_id),
+    name: p ? orNull(fullName(p)) : null,
+    first_name: orNull(p?.first_name),
+    last_name: orNull(p?.last_name),
+    title: orNull(p?.title),
+    titleLevel: p ? orNull(title.titleLevel) : null,
+    titleFunction: p ? orNull(title.titleFunction) : null,
+    email: orNull(p?.email),
+    phone: orNull(p?.phone),
+    mobile: orNull(p?.mobile),
+    linkedin_url: orNull(p?.linkedin_url),
+    location: { country: orNull(p?.country), state: orNull(p?.state), city: orNull(p?.city) },
   };
 }
 
-export function peopleEnrichmentAnswer(resolution: PersonResolution, company: CompanyRow | null, title: TitleClassification): ApiResult {
+export function peopleEnrichmentAnswer(resolution: PersonResolution, company: CompanyRow | null, title: TitleClassification, excludedAccounts: readonly string[]): ApiResult {
   if (resolution.outcome === 'not-found') {
     const message = resolution.invalidEmail ? MESSAGES.invalidEmail : MESSAGES.noData;
-    return { status: 404, body: { status: 'error', message, person: personPayload(null, title), company: companyV3(null, title) } };
+    return { status: 404, body: { status: 'error', message, person: personPayload(null, title), company: companyV3(null, title, excludedAccounts) } };
   }
   const { person } = resolution;
   return {
     status: 200,
-    body: { person: personPayload(person, title), company: companyV3(company, title) },
+    body: { person: personPayload(person, title), company: companyV3(company, title, excludedAccounts) },
     charge: { api: 'people-enrichment', record: person.people_id },
   };
 }

@@ -65,8 +65,8 @@ describe('POST /v2/enrichment/people (People Enrichment)', () => {
       const res = await enrich(body);
       expect(res.status).toBe(404);
       const parsed = PeopleEnrichmentNotFound.parse(res.body);
-      expect(parsed.person.people_id).toBe('');
-      expect(parsed.company.companyId).toBe('');
+      expect(parsed.person.people_id).toBeNull();
+      expect(parsed.company.companyId).toBeNull();
     }
   });
 
@@ -88,6 +88,20 @@ describe('POST /v2/enrichment/people (People Enrichment)', () => {
     const res = await post('/v2/enrichment/people', t, { people_id: 'P1001' });
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/packages/);
+  });
+
+  it('403 for the add-on alone: people-enrichment needs a platform or sales-intelligence package too', async () => {
+    const seed: CustomerSeed = { ...TEST_CUSTOMER, id: 'addon-only', name: 'Add-on only', tags: [] };
+    await srv.store.importCustomer(seed);
+    const enrichToken = await token('addon-only', 'people-enrichment');
+    const searchToken = await token('addon-only', 'people-search');
+    expect((await post('/v2/enrichment/people', enrichToken, { people_id: 'P1001' })).status).toBe(200);
+    await srv.store.importCustomer({ ...seed, packages: ['people-enrichment'] });
+    for (const [path, t, body] of [['/v2/enrichment/people', enrichToken, { people_id: 'P1001' }], ['/v2/search/people', searchToken, { domain: 'northwind.example' }]] as const) {
+      const res = await post(path, t, body);
+      expect(res.status).toBe(403);
+      expect(res.body.message).toMatch(/packages no longer cover/);
+    }
   });
 });
 

@@ -30,13 +30,13 @@ export function mountPeople(router: Router, deps: PeopleDeps): void {
     apiRoute(
       deps.pipeline,
       (req) => authenticateToken(deps.store, req, 'people-enrichment'),
-      async (req) => {
+      async (req, caller) => {
         const query = parseInput(PeopleEnrichmentBody, await readBody(req));
         const { catalog } = deps.dataset.current;
         const resolution = findPerson(query, catalog);
         const person = resolution.outcome === 'found' ? resolution.person : null;
         const company = person?.company_id ? catalog.company(person.company_id) : null;
-        return peopleEnrichmentAnswer(resolution, company, classifyTitle(person?.title ?? ''));
+        return peopleEnrichmentAnswer(resolution, company, classifyTitle(person?.title ?? ''), caller.customer.excluded_accounts);
       },
     ),
   );

@@ -3,9 +3,11 @@
  * (`POST /v2/search/people`), whose contracts DESIGN.md and issue 3 decide (the spec shows none).
  * Bodies are form-encoded or JSON; unknown fields are ignored; text fields are trimmed and ≤ 500
  * characters (email ≤ 254, domain ≤ 253); longer → 422; blank required fields → 400.
+ * Answers follow the null rule (server/http/null-rule.ts): an absent field is null, never "".
  */
 import { z } from 'zod';
 import { EnrichedCompanyV3 } from '../enrichment/schema.ts';
+import { nullableText } from '../http/null-rule.ts';
 import { MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, blankIssue, requireAll, text } from '../enrichment/request-body.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -19,21 +21,21 @@ export const PeopleEnrichmentBody = z
   });
 export type PeopleEnrichmentBody = z.infer<typeof PeopleEnrichmentBody>;
 
-export const PersonLocation = z.object({ country: z.string(), state: z.string(), city: z.string() }).strict();
+export const PersonLocation = z.object({ country: nullableText(), state: nullableText(), city: nullableText() }).strict();
 
 export const EnrichedPerson = z
   .object({
-    people_id: z.string(),
-    name: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    title: z.string(),
-    titleLevel: z.string(),
-    titleFunction: z.string(),
-    email: z.string(),
-    phone: z.string(),
-    mobile: z.string(),
-    linkedin_url: z.string(),
+    people_id: nullableText(),
+    name: nullableText(),
+    first_name: nullableText(),
+    last_name: nullableText(),
+    title: nullableText(),
+    titleLevel: nullableText(),
+    titleFunction: nullableText(),
+    email: nullableText(),
+    phone: nullableText(),
+    mobile: nullableText(),
+    linkedin_url: nullableText(),
     location: PersonLocation,
   })
   .strict();
@@ -96,11 +98,11 @@ export type PeopleSearchBody = z.infer<typeof PeopleSearchBody>;
 
 export const PeopleProfile = z
   .object({
-    people_id: z.string(),
-    name: z.string(),
-    title: z.string(),
-    titleLevel: z.string(),
-    titleFunction: z.string(),
+    people_id: z.string().min(1),
+    name: nullableText(),
+    title: nullableText(),
+    titleLevel: nullableText(),
+    titleFunction: nullableText(),
     location: PersonLocation,
     has_email: z.boolean(),
     has_phone: z.boolean(),

@@ -18,6 +18,10 @@ describe('profiles', () => {
     expect(JSON.stringify(p)).not.toMatch(/@|\+1 415/);
     expect(profileOf(FIXTURE_PEOPLE[2], classify('x'))).toMatchObject({ has_email: true, has_phone: false, has_mobile: false });
   });
+  it('answer null, never "", for what a person lacks (null rule)', () => {
+    const p = profileOf({ ...FIXTURE_PEOPLE[0], title: '', state: '', city: ' ' }, { titleLevel: '', titleFunction: '' });
+    expect(PeopleSearchResponse.shape.profiles.element.parse(p)).toMatchObject({ title: null, titleLevel: null, titleFunction: null, location: { country: 'United States', state: null, city: null } });
+  });
 });
 
 describe('filters', () => {

@@ -14,6 +14,7 @@ import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
 import { MESSAGES } from '../enrichment/answers.ts';
 import { textKey } from '../enrichment/text-key.ts';
 import type { ApiResult } from '../http/api-route.ts';
+import { orNull } from '../http/null-rule.ts';
 import type { TitleClassification } from '../scoring/model.ts';
 import { fullName } from './enrich-person.ts';
 import type { PeopleProfile, PeopleSearchBody } from './schema.ts';
@@ -50,11 +51,11 @@ export function jobTitleMatches(title: string, classification: TitleClassificati
 export function profileOf(p: PersonRow, classification: TitleClassification): PeopleProfile {
   return {
     people_id: p.people_id,
-    name: fullName(p),
-    title: p.title,
-    titleLevel: classification.titleLevel,
-    titleFunction: classification.titleFunction,
-    location: { country: p.country, state: p.state, city: p.city },
+    name: orNull(fullName(p)),
+    title: orNull(p.title),
+    titleLevel: orNull(classification.titleLevel),
+    titleFunction: orNull(classification.titleFunction),
+    location: { country: orNull(p.country), state: orNull(p.state), city: orNull(p.city) },
     has_email: p.email.trim() !== '',
     has_phone: p.phone.trim() !== '',
     has_mobile: p.mobile.trim() !== '',

@@ -58,9 +58,11 @@
  *   `titleFunction` is "" exactly when `titleLevel` is "".
  */
 import { z } from 'zod';
+import { TITLE_FUNCTIONS, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
 
-/** Levels from most to least senior; a scoring model can rank by index. */
-export const TITLE_LEVELS = Object.freeze(['C-Level', 'VP', 'Director', 'Manager', 'Staff'] as const);
+// Levels (TITLE_LEVELS, most to least senior) and functions (TITLE_FUNCTIONS) are the product's vocabulary:
+// data/sources/vocabulary.ts.
+export { TITLE_FUNCTIONS, TITLE_LEVELS };
 
 /**
  * Functions. Beyond the common CRM list we keep `Information Security`, `Design`, `Procurement`,
@@ -72,11 +74,6 @@ export const TITLE_LEVELS = Object.freeze(['C-Level', 'VP', 'Director', 'Manager
  * engineering org); generic "Analyst" is `Data & Analytics`; corporate strategy is `Executive`.
  * `Other` = a level was recognised but no function ("Director", "Vice President", "Consultant").
  */
-export const TITLE_FUNCTIONS = Object.freeze([
-  'Executive', 'Marketing', 'Sales', 'Engineering', 'IT', 'Information Security', 'Product', 'Design',
-  'Data & Analytics', 'Finance', 'Human Resources', 'Operations', 'Legal', 'Customer Success',
-  'Procurement', 'Education', 'Healthcare', 'Research', 'Other',
-] as const);
 
 export const TitleLevelSchema = z.union([z.enum(TITLE_LEVELS), z.literal('')]);
 export const TitleFunctionSchema = z.union([z.enum(TITLE_FUNCTIONS), z.literal('')]);

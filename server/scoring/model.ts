@@ -8,18 +8,15 @@
  * file explains them with a worked example, and `model.test.ts` asserts that example to the digit.
  */
 import type { EngagementRow, HotAccount, IntentRow, Product } from '../../data/sources/schema.ts';
+import { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
+import type { BuyingStage, ContactGrade, ProfileFit } from '../../data/sources/vocabulary.ts';
+
+// The labels and ranges are the product's vocabulary (data/sources/vocabulary.ts); re-exported for readers of the model.
+export { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS };
+export type { BuyingStage, ContactGrade, ProfileFit };
 
 // ---------------------------------------------------------------------------------------------------
 // Labels
-
-export const BUYING_STAGES = ['Target', 'Awareness', 'Consideration', 'Decision', 'Purchase'] as const;
-export type BuyingStage = (typeof BUYING_STAGES)[number];
-
-export const PROFILE_FITS = ['Weak', 'Moderate', 'Strong'] as const;
-export type ProfileFit = (typeof PROFILE_FITS)[number];
-
-export const CONTACT_GRADES = ['D', 'C', 'B', 'A'] as const;
-export type ContactGrade = (typeof CONTACT_GRADES)[number];
 
 /** Lowest score (inclusive) of each buying stage above `Target`. */
 export const BUYING_STAGE_THRESHOLDS = Object.freeze({ Awareness: 20, Consideration: 40, Decision: 60, Purchase: 80 } as const);
@@ -45,20 +42,11 @@ export const PROFILE_WEIGHTS = Object.freeze({ industry: 40, employee_range: 25,
 /** Share of a range dimension's weight earned by a range one step away from an ICP range. */
 export const ADJACENT_RANGE_CREDIT = 0.5;
 
-/** Ordered employee ranges (adjacency = neighbours in this list). */
-export const EMPLOYEE_RANGES = Object.freeze([
-  '1-9', '10-49', '50-199', '200-499', '500-999', '1,000-4,999', '5,000-9,999', '10,000+',
-] as const);
-/** Ordered revenue ranges (adjacency = neighbours in this list). */
-export const REVENUE_RANGES = Object.freeze([
-  '$1M-$10M', '$10M-$50M', '$50M-$100M', '$100M-$250M', '$250M-$500M', '$500M-$1B', '$1B-$10B', '$10B+',
-] as const);
 
 // ---------------------------------------------------------------------------------------------------
 // Contact profile (persona fit of the person's title)
 
-/** Title levels, most senior first; one step in this list earns `ADJACENT_LEVEL_CREDIT`. */
-export const TITLE_LEVELS = Object.freeze(['C-Level', 'VP', 'Director', 'Manager', 'Staff'] as const);
+// Title levels: TITLE_LEVELS, most senior first; one step in that list earns `ADJACENT_LEVEL_CREDIT`.
 export const CONTACT_PROFILE_WEIGHTS = Object.freeze({ level: 50, function: 50 } as const);
 export const ADJACENT_LEVEL_CREDIT = 0.5;
 /** Spellings accepted for the levels (compared after lower-casing and dropping non-alphanumerics). */

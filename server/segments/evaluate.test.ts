@@ -15,7 +15,7 @@ describe('segment rules', () => {
   });
   it('hides names unless allowed, keeping ids', () => {
     const segs = [{ id: 7, name: 'Enterprise', match: {} }];
-    expect(segmentsPayload(segs, false)).toEqual({ ids: [7], names: [], list: [{ name: '', id: 7 }] });
+    expect(segmentsPayload(segs, false)).toEqual({ ids: [7], names: [], list: [{ name: null, id: 7 }] });
     expect(segmentsPayload(segs, true)).toEqual({ ids: [7], names: ['Enterprise'], list: [{ name: 'Enterprise', id: 7 }] });
   });
 });

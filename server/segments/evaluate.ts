@@ -21,14 +21,14 @@ export function matchingSegments(segments: readonly Segment[], company: CompanyR
 export interface SegmentsPayload {
   ids: number[];
   names: string[];
-  list: { name: string; id: number }[];
+  list: { name: string | null; id: number }[];
 }
 
-/** The spec's segments object; names are blank unless the token/tag may see them (restrictive by default). */
+/** The spec's segments object; names are [] / null in `list` unless the token/tag may see them (restrictive by default). */
 export function segmentsPayload(segments: readonly Segment[], showNames: boolean): SegmentsPayload {
   return {
     ids: segments.map((s) => s.id),
     names: showNames ? segments.map((s) => s.name) : [],
-    list: segments.map((s) => ({ name: showNames ? s.name : '', id: s.id })),
+    list: segments.map((s) => ({ name: showNames ? s.name : null, id: s.id })),
   };
 }

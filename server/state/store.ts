@@ -5,6 +5,8 @@
  * are async so both fit; errors are domain errors (`errors.ts`).
  */
 import { z } from 'zod';
+import { TagFeatures } from '../../tag/features.ts';
+import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { ApiGroup, HotAccount, Package, Product, Segment } from '../../data/sources/schema.ts';
 import type { AccessRecords } from './access.ts';
 import type { Metering, UsageReports } from './metering.ts';
@@ -54,7 +56,7 @@ export const NewToken = z.object({
   allowed_domains: z.array(z.string().trim().min(1).max(253)).max(100).default([]),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
-  rate_limit: z.number().int().positive().max(1_000_000).default(100),
+  rate_limit: z.number().int().positive().max(1_000_000).default(DEFAULT_TOKEN_LIMIT),
 });
 export type NewToken = z.input<typeof NewToken>;
 
@@ -66,12 +68,14 @@ export const TagSettings = z
   .object({
     /** Which answer fields go to dataLayer (address and phone are excluded by default). */
     fields: z.array(z.string().min(1).max(64)).max(64).optional(),
-    min_confidence: z.enum(['Very High', 'High', 'Moderate', 'Low']).optional(),
+    min_confidence: z.enum(CONFIDENCES).optional(),
     cache_ttl_ms: z.number().int().min(0).max(30 * 86_400_000).optional(),
     consent_default: z.enum(['granted', 'denied', 'pending']).optional(),
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
     /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
     honor_gpc: z.boolean().optional(),
+    /** Which bundle variant /tag/v1/<tagId>.js serves (tag/features.ts; absent keys are on). */
+    features: TagFeatures.optional(),
   })
   .strict();
 export type TagSettings = z.infer<typeof TagSettings>;

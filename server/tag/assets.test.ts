@@ -6,6 +6,7 @@ import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTag, PLACEHOLDER } from '../../tag/build.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { TagSettings } from '../state/store.ts';
 import { initOptions, inlineSettings } from './assets.ts';
 
 let srv: TestServer;
@@ -62,6 +63,23 @@ describe('GET /tag/v1/<tagId>.js', () => {
     expect(inlined(await second.text())).toEqual({
       tag: 'acme-tag', fields: ['name'], minConfidence: 'High', cacheTTL: 60_000, consent: 'pending', timeout: 400, gpc: false,
     });
+  });
+
+  it("serves the bundle variant of the tag's features (absent = every feature), settings inlined", async () => {
+    await srv.store.updateTagSettings('acme-tag', { features: { page_views: false, debug: false, spa: false } });
+    const lean = await (await get('/tag/v1/acme-tag.js')).text();
+    expect(lean).not.toMatch(/sendBeacon|pushState|unknown command/);
+    expect(lean).toContain('data-svc-text');
+    expect(inlined(lean)).toEqual({ tag: 'acme-tag' }); // features are compiled in, not inlined
+    await srv.store.updateTagSettings('acme-tag', { features: { personalisation: false, form_fill: false, spa: false, page_views: false, debug: false } });
+    const core = await (await get('/tag/v1/acme-tag.js')).text();
+    expect(core).not.toMatch(/data-svc-|sendBeacon/);
+    expect(core).toContain('/v3/company/details');
+    await srv.store.updateTagSettings('acme-tag', {});
+    const full = await (await get('/tag/v1/acme-tag.js')).text();
+    expect(full).toMatch(/sendBeacon/);
+    expect(full.length).toBeGreaterThan(core.length);
+    expect(() => TagSettings.parse({ features: { nope: true } })).toThrow();
   });
 
   it('answers an unknown tag with 404 and a harmless JavaScript comment', async () => {

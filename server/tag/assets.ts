@@ -1,13 +1,14 @@
 /**
  * Serves the web tag (built by `npm run build:tag` into dist/tag):
  *
- * - `GET /tag/v1/svc.js`: the generic bundle (configured only by the page's commands);
- * - `GET /tag/v1/<tagId>.js`: the same bundle with that tag's id and server-managed settings inlined
- *   (`TagSettings`: fields, min_confidence, cache_ttl_ms, consent_default, anti_flicker_timeout_ms,
- *   honor_gpc), so changing a setting never needs a page edit. The build leaves one placeholder string in
- *   the bundle; it is replaced by a JSON object of `init` options (the page's own commands run after it
- *   and win). Unknown tag: 404 with a JavaScript comment (a <script> that loads it does nothing, and the
- *   snippet's fail-safe reveals the page).
+ * - `GET /tag/v1/svc.js`: the generic bundle, every feature (configured only by the page's commands);
+ * - `GET /tag/v1/<tagId>.js`: the bundle variant with only the features the tag's `features` setting
+ *   enables (tag/features.ts: prebuilt as dist/tag/variants/<name>.js, all 32, chosen per request), with
+ *   that tag's id and server-managed settings inlined (`TagSettings`: fields, min_confidence,
+ *   cache_ttl_ms, consent_default, anti_flicker_timeout_ms, honor_gpc), so changing a setting never needs
+ *   a page edit. The build leaves one placeholder string in the bundle; it is replaced by a JSON object
+ *   of `init` options (the page's own commands run after it and win). Unknown tag: 404 with a JavaScript
+ *   comment (a <script> that loads it does nothing, and the snippet's fail-safe reveals the page).
  *
  * Both: `Cache-Control: public, max-age=300` plus an ETag of the bytes (`If-None-Match` → 304), so pages
  * pick up fixes and settings within minutes and revalidate cheaply.
@@ -19,6 +20,7 @@ import type { Request, Response, Router } from 'express';
 import type { Config } from '../config.ts';
 import { sendError } from '../http/errors.ts';
 import type { AccessRecords, TagSettings } from '../state/store.ts';
+import { resolveFeatures, variantName } from '../../tag/features.ts';
 import { scriptJson } from '../../tag/snippet.ts';
 import type { SvcInitOptions } from '../../tag/src/types.ts';
 
@@ -62,21 +64,32 @@ function sendScript(req: Request, res: Response, body: Buffer | string, etag: st
   res.send(body);
 }
 
+interface Asset {
+  mtime: number;
+  body: Buffer;
+  text: string;
+  etag: string;
+}
+
 export function mountTagAssets(router: Router, deps: { config: Config; store: AccessRecords }): void {
-  const file = join(deps.config.SVC_DIST, 'tag', 'svc.js');
-  let cached: { mtime: number; body: Buffer; text: string; etag: string } | null = null;
-  const load = () => {
-    if (!existsSync(file)) return null;
-    const mtime = statSync(file).mtimeMs;
-    if (!cached || cached.mtime !== mtime) {
-      const body = readFileSync(file);
-      cached = { mtime, body, text: body.toString('utf8'), etag: etagOf(body) };
+  const dir = join(deps.config.SVC_DIST, 'tag');
+  // Read once, again only when the build replaced the file (mtime).
+  const cache = new Map<string, Asset>();
+  const load = (file: string): Asset | null => {
+    const path = join(dir, file);
+    if (!existsSync(path)) return null;
+    const mtime = statSync(path).mtimeMs;
+    let asset = cache.get(file);
+    if (!asset || asset.mtime !== mtime) {
+      const body = readFileSync(path);
+      asset = { mtime, body, text: body.toString('utf8'), etag: etagOf(body) };
+      cache.set(file, asset);
     }
-    return cached;
+    return asset;
   };
 
   router.get('/tag/v1/svc.js', (req, res) => {
-    const asset = load();
+    const asset = load('svc.js');
     if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag');
     sendScript(req, res, asset.body, asset.etag);
   });
@@ -84,13 +97,13 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
   router.get('/tag/v1/:file', async (req, res, next) => {
     const m = TAG_FILE.exec(req.params.file);
     if (!m) return next();
-    const asset = load();
-    if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag');
     const tag = await deps.store.getTag(m[1]);
     if (!tag) {
       res.status(404).set({ 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
       return void res.send(`/* svc: unknown tag ${JSON.stringify(m[1]).replace(/\*\//g, '*\\/')} */\n`);
     }
+    const asset = load(join('variants', variantName(resolveFeatures(tag.settings.features)) + '.js'));
+    if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag');
     const body = inlineSettings(asset.text, initOptions(tag.tag_id, tag.settings));
     sendScript(req, res, body, etagOf(body));
   });

@@ -41,7 +41,7 @@ describe('flatten', () => {
     const o = flatten(matched());
     for (const [k, v] of Object.entries(o)) {
       if (k !== 'event') expect(k).toMatch(/^svc_[a-z0-9_]+$/);
-      expect(['string', 'number', 'boolean']).toContain(typeof v);
+      expect(['string', 'number', 'boolean']).toContain(typeof v); // the fixture has every field
     }
   });
 
@@ -71,16 +71,16 @@ describe('flatten', () => {
     expect(flatten(matched(), [])).toEqual({ event: 'svc_company_details_loaded', svc_company_match: 'Match' });
   });
 
-  it('blanks absent fields so a later push overwrites an earlier one', () => {
+  it('pushes absent and null fields as null so a later push overwrites an earlier one', () => {
     const o = flatten({ company: { company_match: 'Match', name: 'Tiny Co', industry: null } }, ['name', 'industry', 'confidence', 'segments']);
     expect(o).toEqual({
       event: 'svc_company_details_loaded',
       svc_company_match: 'Match',
       svc_company_name: 'Tiny Co',
-      svc_industry: '',
-      svc_confidence: '',
-      svc_segment_ids: '',
-      svc_segment_names: '',
+      svc_industry: null,
+      svc_confidence: null,
+      svc_segment_ids: null,
+      svc_segment_names: null,
     });
   });
 

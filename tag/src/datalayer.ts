@@ -1,6 +1,7 @@
 /**
  * The object pushed to GTM's `window.dataLayer` for an answer. Flat, every key `svc_` + snake_case,
- * values as the API gives them ("" when absent, so a later push overwrites an earlier one in GTM's model).
+ * values as the API gives them; an absent or null value is pushed as null (the API's "no value"), so
+ * a later push overwrites an earlier one in GTM's data model. Pure.
  *
  * Which fields go out is a list (`setFields`, `fields` in the tag's server settings); the default leaves
  * out address, zip, phone (company contact data) and the visitor's geoIP location: every marketing pixel
@@ -14,34 +15,40 @@
  * Match:     { event: 'svc_company_details_loaded', svc_company_match: 'Match', …the fields }
  * Otherwise: { event: 'svc_company_not_identified', svc_company_match }
  */
-import type { SvcData } from './types.ts';
+import type { SvcCompany, SvcData } from './types.ts';
 
-export type DataLayerEntry = Record<string, string | number | boolean>;
-type Bag = Record<string, any>;
+export type DataLayerValue = string | number | boolean | null;
+export type DataLayerEntry = Record<string, DataLayerValue>;
 
 /** What the default leaves out: contact data, the visitor's location, and the nested industry_v2. */
 export const PRIVATE = /address|zip|phone|geoip|_v2/i;
 
-/**
- * `fields` default: every company field of the answer but the PRIVATE ones, then `confidence`,
- * `segments` and `scores`.
- */
+const RENAMED: Record<string, string> = { companyId: 'company_id', name: 'company_name', domain: 'company_domain' };
+const keyOf = (name: string): string => 'svc_' + name.replace(/\W+/g, '_').toLowerCase();
+
+/** `fields` default: every company field of the answer but the PRIVATE ones, then confidence, segments, scores. */
 export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry {
-  const c: Bag = data.company || {}, m = c.company_match, match = m == 'Match';
-  const o: Bag = { event: match ? 'svc_company_details_loaded' : 'svc_company_not_identified', svc_company_match: m || 'No Match' };
-  const put = (k: string, v: unknown) => (o['svc_' + k.replace(/\W+/g, '_').toLowerCase()] = v ?? '');
-  if (match)
-    (fields || Object.keys(c).filter((k) => !PRIVATE.test(k)).concat('confidence', 'segments', 'scores')).forEach((f) =>
-      f == 'segments'
-        ? ['ids', 'names'].forEach((k) => put('segment_' + k, (data.segments as Bag)?.[k]?.join()))
-        : f == 'scores'
-          ? data.scores?.forEach((x: Bag) => {
-              for (const k in x) if (!/^product/.test(k)) put(x.product + '_' + k, x[k]);
-            })
-          : put(
-              f == 'companyId' ? 'company_id' : /^(name|domain)$/.test(f) ? 'company_' + f : f,
-              f == 'confidence' ? data.confidence : c[f],
-            ),
-    );
-  return o;
+  const company: Partial<SvcCompany> = data.company ?? {};
+  const match = company.company_match == 'Match';
+  const entry: DataLayerEntry = {
+    event: match ? 'svc_company_details_loaded' : 'svc_company_not_identified',
+    svc_company_match: company.company_match || 'No Match',
+  };
+  if (!match) return entry;
+  const chosen = fields ?? [...Object.keys(company).filter((name) => !PRIVATE.test(name)), 'confidence', 'segments', 'scores'];
+  for (const field of chosen) {
+    if (field == 'segments') {
+      entry.svc_segment_ids = data.segments?.ids?.join() ?? null;
+      entry.svc_segment_names = data.segments?.names?.join() ?? null;
+    } else if (field == 'scores') {
+      for (const score of data.scores ?? [])
+        for (const [name, value] of Object.entries(score)) if (!name.startsWith('product')) entry[keyOf(score.product + '_' + name)] = (value ?? null) as DataLayerValue;
+    } else if (field == 'confidence') {
+      entry.svc_confidence = data.confidence || null;
+    } else {
+      // (industry_v2, a list, is left out by default; asked for, it goes out as the API gives it)
+      entry[keyOf(RENAMED[field] ?? field)] = (company[field as keyof SvcCompany] ?? null) as DataLayerValue;
+    }
+  }
+  return entry;
 }

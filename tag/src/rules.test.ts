@@ -112,6 +112,36 @@ describe('evaluate: and / or', () => {
   });
 });
 
+describe('evaluate: parentheses and not', () => {
+  it.each([
+    ['(match)', true],
+    ['( match )', true],
+    ['not match', false],
+    ['NOT no match', true],
+    ['not not match', true],
+    ['not industry = Hardware', true],
+    ['not country_iso_code = US', false],
+    ['not (country_iso_code = US or country_iso_code = CA)', false],
+    ['not (country_iso_code = DE or country_iso_code = CA)', true],
+    // not binds tighter than and: (not false) and true
+    ['not industry = Hardware and match', true],
+    // without parentheses: true or (false and false); with them: (true or false) and false
+    ['match or industry = Hardware and country_iso_code = DE', true],
+    ['(match or industry = Hardware) and country_iso_code = DE', false],
+    ['(industry = Hardware or match) and (confidence >= High or segment = 13)', true],
+    ['((match))', true],
+    ['(not match) or (segment = "Enterprise Software" and not segment = 13)', true],
+    ['(segment = "Research (and) Development") or match', true],
+    ['industry=Software and(country_iso_code=US)', true],
+    ['match and not(industry = Software)', false],
+  ] as const)('%s', (rule, want) => expect(evaluate(rule, m)).toBe(want));
+
+  it('evaluates not against a non-match answer', () => {
+    expect(evaluate('not match', isp())).toBe(true);
+    expect(evaluate('not (match and confidence >= High)', noMatch())).toBe(true);
+  });
+});
+
 describe('evaluate: malformed rules are false and never throw', () => {
   it.each([
     '',
@@ -135,13 +165,18 @@ describe('evaluate: malformed rules are false and never throw', () => {
     "segment = 'Enterprise Software",
     'segment = "Enterprise" "Software"',
     'segment = "Enterprise" Software',
-    '(match)',
     'match)',
+    '(match',
+    '()',
+    'not (match',
+    'not',
+    'match not',
+    'not and match',
+    '(industry = ) or match',
+    'segment = Enterprise "Software"',
     'no',
     'no matches',
     'match match',
-    'not',
-    'not match',
     'segments = 15',
     'industry = Software extra = 1',
     'segment = Enterprise=Software',

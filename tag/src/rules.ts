@@ -1,89 +1,107 @@
 /**
- * The rule language of `data-svc-show` / `data-svc-hide`. Pure: no DOM, never throws out of `evaluate`.
+ * The rule language of `data-svc-show` / `data-svc-hide`. Pure: no DOM; `evaluate` never throws.
  *
- *   rule  := all ( "or" all )*                 "and" binds tighter than "or"; no parentheses
- *   all   := term ( "and" term )*
- *   term  := [ "not" ] ( "match" | "no match" | field op value )
- *   op    := "=" | "==" | "!=" | ">" | ">=" | "<" | "<="
- *   value := "double quoted" | 'single quoted' | bare words (no quotes, = < > !)
+ *   rule   := all ( "or" all )*                 "and" binds tighter than "or"
+ *   all    := unary ( "and" unary )*
+ *   unary  := "not" unary | "(" rule ")" | term
+ *   term   := "match" | "no match" | field op value
+ *   op     := "=" | "==" | "!=" | ">" | ">=" | "<" | "<="
+ *   value  := "double quoted" | 'single quoted' | bare words (not and / or; no quotes, ( ) = < > !)
  *
- * Keywords and values are case-insensitive. Quote a value that contains " and " / " or ", quotes or
- * = < > ! characters. Whitespace around operators is optional.
+ * Keywords and values are case-insensitive. Quote a value that contains " and " / " or ", quotes,
+ * parentheses or = < > ! characters. Whitespace around operators and parentheses is optional.
  *
  *   match                 company.company_match is "Match"
  *   no match              anything else (Non-actionable Match, No Match)
- *   segment = X           X is the name or the id of one of the visitor's segments (also `segments`;
- *                         names need segment names enabled on the tag)
- *   country = X           company.country or company.country_iso_code  (country = US)
+ *   segment = X           X is the name or the id of one of the visitor's segments (names need segment
+ *                         names enabled on the tag)
  *   buying_stage, profile_fit, intent_score, profile_score, is_svcqa
  *                         any product's score; `cdp.buying_stage` only the product named `cdp`
  *   any other path        as in templates: `confidence`, `company.industry`, or a company field without
- *                         the prefix (industry, employee_range, revenue_range, city, employee_count …)
+ *                         the prefix (industry, employee_range, revenue_range, country, city …)
  *
  * A field can have several values (several segments, several products): `=` and the ordered operators
  * are true when one of them satisfies the comparison; `!=` is true when none equals the value.
  * Ordered comparisons follow the scales Low < Moderate < High < Very High, Weak < Moderate < Strong,
  * Target < Awareness < Consideration < Decision < Purchase, or compare numbers; anything else is false.
- * A malformed rule (or a missing value) evaluates to false, whatever its other terms say.
+ * A null or absent field has no value. A malformed rule evaluates to false, whatever its other terms say.
  *
  * Examples: `match and confidence >= High`, `segment = "Enterprise Software" or segment = 12`,
- * `cdp.buying_stage >= Consideration and profile_fit = Strong`, `not country = US`.
+ * `cdp.buying_stage >= Consideration and profile_fit = Strong`, `not (country = US or country = CA)`.
  */
-import { get } from './template.ts';
-import type { SvcData } from './types.ts';
+import { get, type Answer } from './template.ts';
 
-type Data = SvcData | null | undefined;
-type Any = any;
-
-const RANK: Record<string, number> = {
+const SCALE_RANKS: Record<string, number> = {
   low: 1, moderate: 2, high: 3, 'very high': 4,
   weak: 1, strong: 3,
   target: 1, awareness: 2, consideration: 3, decision: 4, purchase: 5,
 };
 
-const lc = (v: unknown): string => ((v ?? '') + '').toLowerCase();
+const lowerCase = (value: unknown): string => String(value ?? '').toLowerCase();
 
 /** The position of a value on its scale (confidence, profile fit, buying stage), or the number; else NaN. */
-export const rank = (v: unknown): number => {
-  const s = lc(v), r = RANK[s];
-  return r > 0 ? r : s.trim() ? +s : NaN; // (r > 0: not an inherited property such as "constructor")
-};
+export function rank(value: unknown): number {
+  const text = lowerCase(value).trim();
+  const scaled = SCALE_RANKS[text];
+  return scaled > 0 ? scaled : text ? Number(text) : NaN; // (> 0: not an inherited member such as "constructor")
+}
 
 /**
- * The values a rule field has in an answer: segment ids and names; country name and ISO code; else the
- * value at the path (as in templates) and, from each score (or the product named before the dot), the
- * score field of that name.
+ * The values a rule field has in an answer: segment ids and names; else the value at the path (as in
+ * templates) and, from each score (or only the product named before the dot), the score field of that name.
  */
-const values = (d: Data, f: string): unknown[] => {
-  const s: Any = d?.segments || {}, [, product, k] = /(?:(.*)\.)?(.*)/.exec(f)!;
-  return /^segment$/i.test(f)
-    ? (s.ids || []).concat(s.names || [])
-    : [get(d, f), ...(d?.scores || []).map((x: Any) => (!product || lc(x.product) == lc(product) ? x[k] : null))];
-};
+function fieldValues(data: Answer, field: string): unknown[] {
+  const segments = data?.segments;
+  if (/^segment$/i.test(field)) return [...(segments?.ids ?? []), ...(segments?.names ?? [])];
+  const [, product, scoreField] = /^(?:(.*)\.)?(.*)$/.exec(field)!;
+  return [
+    get(data, field),
+    ...(data?.scores ?? []).map((score) => (!product || lowerCase(score.product) == product.toLowerCase() ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
+  ].filter((value) => value != null);
+}
 
-// [1] no (match), [2] field, [3] op, [4] index of a quoted value, [5] bare value
-const TERM = /^\s*(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0=<>!]*[^\s\0=<>!])))\s*$/i;
+/** `actual op expected`; `!=` is tested as `=` and negated by the caller (none of the values equals). */
+function compare(actual: unknown, op: string, expected: string): boolean {
+  const [a, b] = [rank(actual), rank(expected)];
+  return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
+}
 
-/** True when `rule` holds for `data`; false for a malformed rule. Never throws. */
-export function evaluate(rule: string, d: Data): boolean {
-  try {
-    const quoted: string[] = [];
-    return rule
-      .replace(/(["'])(.*?)\1/g, (_, q, v: string) => '\0' + quoted.push(v))
+// Placeholders while evaluating: \0<n> a quoted value, \1 / \2 a parenthesised group already true / false.
+const QUOTED = /(["'])(.*?)\1/g;
+const INNERMOST_GROUP = /\(([^()]*)\)/;
+const TRUE = '\u0001';
+const FALSE = '\u0002';
+// [1] "no " of "no match", [2] field, [3] operator, [4] index of a quoted value, [5] bare value
+const TERM = /^(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01\x02()=<>!]*[^\s\0\x01\x02()=<>!])))$/i;
+
+/** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
+export function evaluate(rule: string, data: Answer): boolean {
+  const quoted: string[] = [];
+
+  const term = (text: string): boolean => {
+    text = text.trim();
+    if (/^not\s/i.test(text)) return !term(text.slice(3));
+    if (text == TRUE || text == FALSE) return text == TRUE;
+    const match = TERM.exec(text);
+    if (!match) throw new SyntaxError(rule);
+    const [, no, field, op, quotedIndex, bare] = match;
+    if (!field) return (data?.company?.company_match == 'Match') == !no; // "match" / "no match"
+    const expected = lowerCase(quotedIndex ? quoted[+quotedIndex] : bare);
+    const holds = fieldValues(data, field).some((actual) => compare(actual, op, expected));
+    return op == '!=' ? !holds : holds;
+  };
+  // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
+  const flat = (text: string): boolean =>
+    text
       .split(/\s+or\s+/i)
-      .map((any) =>
-        any.split(/\s+and\s+/i).map((term) => {
-          const m = TERM.exec(term)!, op = m[3], ne = op == '!=', value = lc(m[4] ? quoted[m[4] as Any - 1] : m[5]);
-          return m[2]
-            ? values(d, m[2]).some((x) => {
-                const a = rank(x), b = rank(value);
-                return ne || op[0] == '=' ? lc(x) == value : op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : a <= b;
-              }) != ne
-            : (d?.company?.company_match == 'Match') != !!m[1];
-        }),
-      )
-      .some((all) => all.every(Boolean));
+      .map((both) => both.split(/\s+and\s+/i).map(term))
+      .some((terms) => terms.every(Boolean));
+
+  try {
+    let text = rule.replace(QUOTED, (_, quote, value: string) => '\0' + (quoted.push(value) - 1));
+    while (INNERMOST_GROUP.test(text)) text = text.replace(INNERMOST_GROUP, (_, inner: string) => ' ' + (flat(inner) ? TRUE : FALSE) + ' ');
+    return flat(text);
   } catch {
-    return false; // malformed (no TERM match), or not a string
+    return false; // malformed, or not a string
   }
 }

@@ -24,6 +24,14 @@ describe('lookup', () => {
     ['', ''],
   ])('%s → %j', (path, want) => expect(lookup(m, path)).toBe(want));
 
+  it('renders a null field (the API null rule) like an absent one: empty, or the fallback', () => {
+    const blank = { company: { ...m.company, name: null, industry: null } };
+    expect(lookup(blank, 'company.name')).toBe('');
+    expect(lookup(blank, 'industry')).toBe('');
+    expect(render('Hello {company.name|there}', blank)).toBe('Hello there');
+    expect(render('company.name', blank)).toBeNull();
+  });
+
   it('handles null data and null fields', () => {
     expect(lookup(null, 'company.name')).toBe('');
     expect(lookup(noMatch(), 'confidence')).toBe('');

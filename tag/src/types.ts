@@ -13,15 +13,21 @@ export type BuyingStage = 'Purchase' | 'Decision' | 'Consideration' | 'Awareness
 export type ProfileFit = 'Strong' | 'Moderate' | 'Weak';
 export type ConsentState = 'granted' | 'denied' | 'pending';
 
-/** Key `company`. Absent values come back as null or "" (blank for an invalid IP or no match). */
+/**
+ * Key `company`. A field with no value is null (never ""); a list with no items is []. A blank answer
+ * (No Match, Non-actionable Match, invalid IP) has every company variable null, except the geoIP_*
+ * fields of a known network. Fields are optional here because an answer below `minConfidence` is
+ * replaced by `{ company: { company_match: 'No Match' }, confidence }`; treat absent like null.
+ * server/identification/schema.test.ts checks these types against the server's response schema.
+ */
 export interface SvcCompany {
   company_match: CompanyMatch;
-  additional_comment?: string | null;
+  additional_comment?: string;
   companyId?: string | null;
   name?: string | null;
   domain?: string | null;
   industry?: string | null;
-  industry_v2?: { industry: string; subindustry: string }[] | null;
+  industry_v2?: { industry: string; subindustry: string | null }[];
   country?: string | null;
   country_iso_code?: string | null;
   state?: string | null;
@@ -57,11 +63,11 @@ export interface SvcScore {
   profile_fit?: ProfileFit;
 }
 
-/** Key `segments`; `names` and the names in `list` only when the tag has segment names enabled. */
+/** Key `segments`; `names` ([] otherwise) and the names in `list` (null otherwise) only when the tag has segment names enabled. */
 export interface SvcSegments {
   ids?: number[];
   names?: string[];
-  list?: { id: number; name?: string }[];
+  list?: { name: string | null; id: number }[];
 }
 
 /**
@@ -99,8 +105,10 @@ export interface SvcInitOptions {
   timeout?: number;
   /** Honour Global Privacy Control (no lookup when `navigator.globalPrivacyControl`); default true. */
   gpc?: boolean;
-  /** Log each decision to the console (also `?svc_debug=1`). */
+  /** Log each decision to the console (also `?svc_debug=1`; bundles with the `debug` feature only). */
   debug?: boolean;
+  /** Report page views (bundles with the `page_views` feature; default true, with the visitor's permission only). */
+  pageViews?: boolean;
 }
 
 /** `detail` of `svc:ready`, and the argument of `ready`/`onReady`/`on('ready')` callbacks. */
@@ -162,6 +170,9 @@ export type SvcCommand =
   | ['setFields', string[]]
   | ['personalize']
   | ['debug', boolean];
+
+/** `window.svc` before the bundle runs: the snippet's queue, with its anti-flicker reveal `r()` (hidden ms). */
+export type SvcQueue = SvcCommand[] & { r?: () => number };
 
 /** `window.svc` once the bundle has run. */
 export interface Svc {

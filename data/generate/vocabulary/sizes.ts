@@ -4,11 +4,10 @@
  * orders (`server/scoring/model.ts`).
  */
 
-export const EMPLOYEE_RANGES = ['1-9', '10-49', '50-199', '200-499', '500-999', '1,000-4,999', '5,000-9,999', '10,000+'] as const;
-export type EmployeeRange = (typeof EMPLOYEE_RANGES)[number];
+import { EMPLOYEE_RANGES, REVENUE_RANGES, type EmployeeRange, type RevenueRange } from '../../sources/vocabulary.ts';
 
-export const REVENUE_RANGES = ['$1M-$10M', '$10M-$50M', '$50M-$100M', '$100M-$250M', '$250M-$500M', '$500M-$1B', '$1B-$10B', '$10B+'] as const;
-export type RevenueRange = (typeof REVENUE_RANGES)[number];
+export { EMPLOYEE_RANGES, REVENUE_RANGES };
+export type { EmployeeRange, RevenueRange };
 
 export interface SizeTier {
   range: EmployeeRange;

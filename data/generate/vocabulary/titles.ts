@@ -5,12 +5,15 @@
  * two may be compared in tests.
  */
 
-export const TITLE_LEVELS = ['C-Level', 'VP', 'Director', 'Manager', 'Staff'] as const;
-export type TitleLevel = (typeof TITLE_LEVELS)[number];
+import { TITLE_LEVELS, type TitleFunction as KnownFunction, type TitleLevel } from '../../sources/vocabulary.ts';
 
+export { TITLE_LEVELS };
+export type { TitleLevel };
+
+/** The functions the generator writes titles for: a subset of the classifier's (data/sources/vocabulary.ts). */
 export const TITLE_FUNCTIONS = [
   'Executive', 'Marketing', 'Sales', 'Engineering', 'IT', 'Finance', 'Human Resources', 'Operations', 'Legal', 'Customer Success', 'Product', 'Data & Analytics',
-] as const;
+] as const satisfies readonly KnownFunction[];
 export type TitleFunction = (typeof TITLE_FUNCTIONS)[number];
 
 export type TitleLanguage = 'en' | 'de' | 'fr' | 'es' | 'pt';

@@ -1,0 +1,53 @@
+/**
+ * The product's one vocabulary: every enumeration that more than one layer uses (source data, the data
+ * generator, the scoring model, the API responses, the console, the tag's public types) is written once,
+ * here, and imported everywhere else. No imports, so the browser bundles can use it too.
+ * `server/identification/schema.test.ts` checks the tag's types (`tag/src/types.ts`) against these lists
+ * and against the server's response schemas.
+ */
+
+/** Confidence in an identification (spec "Company Identification"), most confident first. */
+export const CONFIDENCES = ['Very High', 'High', 'Moderate', 'Low'] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+
+/** `company.company_match` of Company Identification. */
+export const COMPANY_MATCHES = ['Match', 'Non-actionable Match', 'No Match'] as const;
+export type CompanyMatch = (typeof COMPANY_MATCHES)[number];
+
+/** Buying stages, lowest to highest: the scoring model maps intent scores onto this order. */
+export const BUYING_STAGES = ['Target', 'Awareness', 'Consideration', 'Decision', 'Purchase'] as const;
+export type BuyingStage = (typeof BUYING_STAGES)[number];
+
+/** Profile fits (company and contact), weakest to strongest. */
+export const PROFILE_FITS = ['Weak', 'Moderate', 'Strong'] as const;
+export type ProfileFit = (typeof PROFILE_FITS)[number];
+
+/** Contact grades, lowest to highest. */
+export const CONTACT_GRADES = ['D', 'C', 'B', 'A'] as const;
+export type ContactGrade = (typeof CONTACT_GRADES)[number];
+
+/** Title levels (`titleLevel`), most senior first; a scoring model ranks by index. */
+export const TITLE_LEVELS = ['C-Level', 'VP', 'Director', 'Manager', 'Staff'] as const;
+export type TitleLevel = (typeof TITLE_LEVELS)[number];
+
+/**
+ * Title functions (`titleFunction`) the classifier answers (server/people/title-classifier.ts says why
+ * each exists). `Other` = a level was recognised but no function.
+ */
+export const TITLE_FUNCTIONS = [
+  'Executive', 'Marketing', 'Sales', 'Engineering', 'IT', 'Information Security', 'Product', 'Design',
+  'Data & Analytics', 'Finance', 'Human Resources', 'Operations', 'Legal', 'Customer Success',
+  'Procurement', 'Education', 'Healthcare', 'Research', 'Other',
+] as const;
+export type TitleFunction = (typeof TITLE_FUNCTIONS)[number];
+
+/** Employee ranges, smallest first (the scoring model's adjacency = neighbours in this list). */
+export const EMPLOYEE_RANGES = ['1-9', '10-49', '50-199', '200-499', '500-999', '1,000-4,999', '5,000-9,999', '10,000+'] as const;
+export type EmployeeRange = (typeof EMPLOYEE_RANGES)[number];
+
+/** Revenue ranges, smallest first. */
+export const REVENUE_RANGES = ['$1M-$10M', '$10M-$50M', '$50M-$100M', '$100M-$250M', '$250M-$500M', '$500M-$1B', '$1B-$10B', '$10B+'] as const;
+export type RevenueRange = (typeof REVENUE_RANGES)[number];
+
+/** Requests per minute a token may make unless its own `rate_limit` says otherwise (spec "Limits"). */
+export const DEFAULT_TOKEN_LIMIT = 100;

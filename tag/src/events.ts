@@ -1,0 +1,27 @@
+/** The `svc:*` DOM events on `document`, and a wrapper that keeps customer callbacks from breaking the tag. */
+import type { SvcEventMap } from './types.ts';
+
+export type EventName = keyof SvcEventMap;
+
+/** Reports an exception from the tag or a callback; the tag never throws into the host page. */
+export const reportError = (error: unknown): void => console.error('[svc]', error);
+
+/** `callback` wrapped: an exception is reported, never thrown. */
+export const guarded =
+  <A extends unknown[]>(callback: (...args: A) => unknown) =>
+  (...args: A): void => {
+    try {
+      callback(...args);
+    } catch (error) {
+      reportError(error);
+    }
+  };
+
+export const emit = <K extends EventName>(doc: Document, name: K, detail: SvcEventMap[K]): boolean =>
+  doc.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
+
+/** Calls `callback` with the detail of every later `svc:<name>` (only the next one when `once`). */
+export function listen<K extends EventName>(doc: Document, name: K, callback: (detail: SvcEventMap[K]) => void, once?: boolean): void {
+  const safe = guarded(callback);
+  doc.addEventListener('svc:' + name, (event) => safe((event as CustomEvent<SvcEventMap[K]>).detail), { once });
+}

@@ -1,0 +1,41 @@
+/**
+ * Form fill (feature `form_fill`): `data-svc-fill="company.name"` on an input, select or textarea
+ * fills it once, when empty, never over what the visitor typed (or cleared); `data-svc-fill` with no
+ * value on a container (a `<form>`) fills its controls by their name (fill.ts). The value is set
+ * through the prototype's (native) setter, so frameworks that track `value` on the element (React)
+ * see the change, and `input` and `change` (bubbling) tell form libraries. `data-svc-hide-when-filled`
+ * on the control or an ancestor hides that element when the tag filled the control.
+ */
+import { fillPath } from './fill.ts';
+import { lookup } from './template.ts';
+import type { SvcData } from './types.ts';
+import type { DebugLog } from './personalise.ts';
+
+type FormControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** Controls the tag already considered: each is filled at most once per page. */
+const considered = new WeakSet<Element>();
+
+function fillControl(control: FormControl, path: string, data: SvcData, debug?: DebugLog): void {
+  if (!path || considered.has(control)) return;
+  considered.add(control);
+  const value = lookup(data, path);
+  if (!value || control.value) return;
+  // The prototype's (native) setter, not the element's own: React tracks `value` on the element itself.
+  Reflect.set(Object.getPrototypeOf(control), 'value', value, control);
+  for (const type of ['input', 'change']) control.dispatchEvent(new Event(type, { bubbles: true }));
+  const wrapper = control.value && control.closest<HTMLElement>('[data-svc-hide-when-filled]');
+  if (wrapper) wrapper.hidden = true;
+  debug?.('fill', control, path);
+}
+
+export const FILLED = '[data-svc-fill]';
+
+/** `element` carries `data-svc-fill` (or nothing happens). */
+export function fillForm(element: HTMLElement, data: SvcData, debug?: DebugLog): void {
+  const path = element.dataset.svcFill;
+  if (path) fillControl(element as FormControl, path, data, debug);
+  else if (path != null)
+    for (const control of element.querySelectorAll<FormControl>('input,select,textarea'))
+      fillControl(control, fillPath(control.name || control.id), data, debug);
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { pageViewPath, randomSessionId, referrerHost, sessionId } from './pageviews.ts';
+import { safeStorage } from './storage.ts';
+
+const path = (url: string) => {
+  const { pathname, search } = new URL(url);
+  return pageViewPath({ pathname, search });
+};
+
+describe('pageViewPath', () => {
+  it.each([
+    ['https://www.acme.example/', '/'],
+    ['https://www.acme.example/pricing', '/pricing'],
+    ['https://www.acme.example/pricing?plan=pro', '/pricing'],
+    ['https://www.acme.example/pricing?utm_source=news', '/pricing?utm_source=news'],
+    ['https://www.acme.example/p?email=jane%40x.example&utm_source=a&token=s3cr3t&utm_campaign=spring%20sale#top', '/p?utm_source=a&utm_campaign=spring%20sale'],
+    ['https://www.acme.example/p?utm_medium=&q=search+terms', '/p?utm_medium='],
+    ['https://www.acme.example/p?xutm_source=a&UTM_SOURCE=b', '/p'],
+    ['https://www.acme.example/a%20b/?svc_test_ip=1.2.3.4&svc_debug=1', '/a%20b/'],
+  ])('%s → %s', (url, want) => expect(path(url)).toBe(want));
+});
+
+describe('referrerHost', () => {
+  it('is the host of another site, else undefined', () => {
+    expect(referrerHost('https://news.example/story?id=7', 'www.acme.example')).toBe('news.example');
+    expect(referrerHost('https://user:pw@news.example:8443/x', 'www.acme.example')).toBe('news.example');
+    expect(referrerHost('https://www.acme.example/pricing', 'www.acme.example')).toBeUndefined();
+    expect(referrerHost('', 'www.acme.example')).toBeUndefined();
+    expect(referrerHost('not a url', 'www.acme.example')).toBeUndefined();
+  });
+});
+
+describe('session id', () => {
+  it('is 24 hex digits from random bytes, within the wire format [A-Za-z0-9_-]{8,64}', () => {
+    expect(randomSessionId((n) => new Uint8Array(n).fill(0xab))).toBe('ab'.repeat(12));
+    expect(randomSessionId((n) => crypto.getRandomValues(new Uint8Array(n)))).toMatch(/^[0-9a-f]{24}$/);
+  });
+
+  it('is kept per tab (sessionStorage), and made once', () => {
+    const m = new Map<string, string>();
+    const store = safeStorage(() => ({ getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) }) as Storage);
+    let calls = 0;
+    const random = (n: number) => (calls++, new Uint8Array(n).fill(1));
+    const first = sessionId(store, random);
+    expect(sessionId(store, random)).toBe(first);
+    expect(calls).toBe(1);
+    expect(m.get('svc:session')).toBe(first);
+  });
+
+  it('lives in memory for the page when storage is blocked', () => {
+    const store = safeStorage(() => {
+      throw new DOMException('blocked', 'SecurityError');
+    });
+    const id = sessionId(store, (n) => new Uint8Array(n).fill(2));
+    expect(sessionId(store, (n) => new Uint8Array(n).fill(3))).toBe(id);
+  });
+});

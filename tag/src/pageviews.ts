@@ -1,0 +1,49 @@
+/**
+ * Page views (feature `page_views`): one beacon per page view, only with the visitor's permission
+ * (privacy.ts: the same rule as the lookup). The wire format (the service's `POST /v1/events`):
+ *
+ *   navigator.sendBeacon('<endpoint>/v1/events?tag=<tagId>',
+ *     '{"type":"pageview","path":"/pricing?utm_source=x","referrer":"news.example","session":"<id>"}')
+ *
+ * A string body goes out as `text/plain;charset=UTF-8`: a simple CORS request, no preflight. What it
+ * carries, and nothing else: the path with only the `utm_*` query parameters (a query string may hold
+ * emails, tokens, search terms), the referrer's host (omitted when none or this site), and a random
+ * per-tab session id kept in sessionStorage (gone with the tab; no cookie, no fingerprint).
+ */
+import type { KeyValueStore } from './storage.ts';
+
+export interface PageView {
+  type: 'pageview';
+  path: string;
+  referrer?: string;
+  session: string;
+}
+
+/** The pathname plus only the `utm_*` query parameters, as they were written, in their order. */
+export function pageViewPath({ pathname, search }: { pathname: string; search: string }): string {
+  const utm = search.slice(1).split('&').filter((parameter) => parameter.startsWith('utm_')).join('&');
+  return pathname + (utm ? '?' + utm : '');
+}
+
+/** The referrer's host name, or undefined when there is none, it is unreadable, or it is this site. */
+export function referrerHost(referrer: string, ownHost: string): string | undefined {
+  try {
+    const host = new URL(referrer).hostname;
+    return host && host != ownHost ? host : undefined;
+  } catch {
+    return undefined; // none ("") or unreadable
+  }
+}
+
+const SESSION_KEY = 'svc:session';
+
+/** 24 hex digits from 12 random bytes (96 bits): 8–64 characters of [A-Za-z0-9_-], as the wire format wants. */
+export const randomSessionId = (randomBytes: (count: number) => Uint8Array): string =>
+  Array.from(randomBytes(12), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
+/** This tab's session id: the stored one, or a new one stored for the next page views of the tab. */
+export function sessionId(session: KeyValueStore, randomBytes: (count: number) => Uint8Array): string {
+  let id = session.get(SESSION_KEY);
+  if (!id) session.set(SESSION_KEY, (id = randomSessionId(randomBytes)));
+  return id;
+}

@@ -1,0 +1,30 @@
+/**
+ * Key-value storage that never throws: Web Storage (localStorage for the cache and the opt-out,
+ * sessionStorage for the page-view session), falling back to memory for this page view when the
+ * browser refuses it (blocked cookies, private modes, quota, sandboxed frames).
+ */
+export interface KeyValueStore {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
+}
+
+/** `storage` is a getter: reading `window.localStorage` itself throws when storage is blocked. */
+export function safeStorage(storage: () => Storage): KeyValueStore {
+  const memory = new Map<string, string>();
+  return {
+    get(key) {
+      try {
+        return storage().getItem(key);
+      } catch {
+        return memory.get(key) ?? null;
+      }
+    },
+    set(key, value) {
+      try {
+        storage().setItem(key, value);
+      } catch {
+        memory.set(key, value);
+      }
+    },
+  };
+}

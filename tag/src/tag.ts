@@ -1,0 +1,234 @@
+/**
+ * The tag's composition: replays the `window.svc` command queue, then replaces it with the live object
+ * `{ data, error, push, on, ready }` (types.ts); later `push` calls run at once.
+ *
+ * Flow: server-managed settings (inlined into `/tag/v1/<tagId>.js`) → queued commands → one decision
+ * (privacy.ts): opted out / Global Privacy Control / consent denied → no lookup (`svc:error` status 0),
+ * consent pending → wait, else the cache (cache.ts) or ONE simple CORS GET (identify.ts) → minimum
+ * confidence → `svc.data`, personalisation, anti-flicker reveal, `dataLayer` push, `svc:ready` (or
+ * `svc:error`). With the same permission, each page view is reported (pageviews.ts).
+ *
+ * Features (tag/features.ts) are compile-time flags: `SVC_FEATURES.x` is a literal true or false in each
+ * bundle variant, and the code behind a false is dropped by the minifier. Nothing here throws into the
+ * host page: commands, callbacks and observers are guarded (events.ts).
+ */
+import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
+import { flatten } from './datalayer.ts';
+import { emit, guarded, listen } from './events.ts';
+import { exposureOf } from './exposure.ts';
+import { FILLED, fillForm } from './form-fill.ts';
+import { onNavigation } from './history.ts';
+import { requestIdentification, serviceUrl } from './identify.ts';
+import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
+import { PERSONALISED, personalise } from './personalise.ts';
+import { refusal } from './privacy.ts';
+import { rank } from './rules.ts';
+import { safeStorage } from './storage.ts';
+import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
+
+const DAY_MS = 86_400_000;
+const OPT_OUT_KEY = 'svc:optout';
+
+interface Config extends SvcInitOptions {
+  endpoint: string;
+  cacheTTL: number;
+  timeout: number;
+}
+
+type CommandArguments<C> = C extends [string, ...infer A] ? A : never;
+type CommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArguments<C>) => void };
+
+/** `serverSettings`: the tag's inlined settings, or the unreplaced placeholder string (generic bundle). */
+export function startTag(win: Window, doc: Document, serverSettings: SvcInitOptions | string): void {
+  const queue = win.svc as SvcQueue | undefined;
+  if (queue && !Array.isArray(queue)) return; // included twice: the first bundle is live
+
+  const params = new URLSearchParams(location.search);
+  const testIp = params.get('svc_test_ip');
+  const scriptUrl = (doc.currentScript as HTMLScriptElement | null)?.src;
+  const config: Config = {
+    endpoint: scriptUrl ? scriptUrl.split('/tag/v1/')[0] : location.origin,
+    cacheTTL: DAY_MS,
+    timeout: 1000,
+    debug: params.has('svc_debug'),
+  };
+  const storage = safeStorage(() => localStorage);
+  const debug = (...details: unknown[]): void => {
+    if (SVC_FEATURES.debug && config.debug) console.log('[svc]', ...details);
+  };
+
+  let started = false;
+  /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
+  let decision: string | undefined;
+  let ready: SvcReadyDetail | null = null;
+  /** The URL of the current view, and the elements `svc:personalized` reported in it. */
+  let view = '';
+  let seen = new WeakSet<Element>();
+  /** The path of the last page view reported (undefined: none yet in this document). */
+  let lastPageView: string | undefined;
+  let waitingForLoad = false;
+
+  /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
+  const reveal = (): number => queue?.r?.() ?? 0;
+
+  const currentRefusal = () => refusal(!!storage.get(OPT_OUT_KEY), navigator.globalPrivacyControl, config);
+
+  /** Personalises the page from the answer; a new URL (history navigation) is a new view for `svc:personalized`. */
+  const personaliseView = (): void => {
+    if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && ready) {
+      const url = location.href.split('#')[0];
+      if (url != view) {
+        view = url;
+        seen = new WeakSet();
+      }
+      const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
+      const elements = [];
+      for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
+        if (SVC_FEATURES.personalisation) personalise(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
+        if (SVC_FEATURES.form_fill) fillForm(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
+        if (!seen.has(element)) elements.push(exposureOf(element));
+        seen.add(element);
+      }
+      if (elements.length) emit(doc, 'personalized', { elements });
+    }
+  };
+
+  const deliver = (answer: SvcData, cached: boolean): void => {
+    const belowMinimum = rank(answer.confidence) < rank(config.minConfidence);
+    const data: SvcData = belowMinimum ? { company: { company_match: 'No Match' } } : answer;
+    if (SVC_FEATURES.debug) debug(answer, cached, belowMinimum && 'low');
+    svc.data = data;
+    ready = { data, cached, hidden: 0 };
+    view = ''; // a new answer is a new view
+    personaliseView();
+    ready.hidden = reveal();
+    (win.dataLayer ||= []).push(flatten(data, config.fields));
+    emit(doc, 'ready', ready);
+  };
+
+  const fail = (status: number, message: string): void => {
+    svc.data = ready = null;
+    if (SVC_FEATURES.debug) debug(status, message);
+    reveal();
+    emit(doc, 'error', (svc.error = { status, message }));
+  };
+
+  const identify = (tag: string): void => {
+    const refused = currentRefusal();
+    const key = refused ?? cacheKey(tag, testIp);
+    if (key == decision) return;
+    decision = key;
+    if (SVC_FEATURES.debug) debug(key);
+    if (refused) {
+      if (refused != 'consent pending') fail(0, refused);
+      return;
+    }
+    const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
+    if (cached) return deliver(cached, true);
+    requestIdentification(serviceUrl(config.endpoint, '/v3/company/details', tag, testIp)).then(
+      guarded(({ status, body }) => {
+        if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
+        if (status == 200 && body.company) {
+          if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
+          deliver(body as SvcData, false);
+        } else {
+          decision = ''; // asked in vain: the next decision may ask again
+          fail(status, body.message || 'HTTP ' + status);
+        }
+      }),
+    );
+  };
+
+  /** Reports the current page view once per path, with the same permission as the lookup. */
+  const countPageView = (tag: string): void => {
+    if (SVC_FEATURES.page_views && doc.readyState != 'complete') {
+      // After the load event: the beacon never competes with (or delays) the page's own resources.
+      if (!waitingForLoad) win.addEventListener('load', guarded(() => config.tag && countPageView(config.tag)), { once: true });
+      waitingForLoad = true;
+    } else if (SVC_FEATURES.page_views && config.pageViews !== false && !currentRefusal()) {
+      const path = pageViewPath(location);
+      if (path == lastPageView) return; // a replaceState that kept the path, a hash change
+      const pageView: PageView = {
+        type: 'pageview',
+        path,
+        referrer: lastPageView === undefined ? referrerHost(doc.referrer, location.hostname) : undefined,
+        session: sessionId(safeStorage(() => sessionStorage), (count) => crypto.getRandomValues(new Uint8Array(count))),
+      };
+      lastPageView = path;
+      const queued = navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', tag, testIp), JSON.stringify(pageView));
+      if (SVC_FEATURES.debug) debug('page view', pageView, queued);
+    }
+  };
+
+  const update = (): void => {
+    if (!started || !config.tag) return;
+    identify(config.tag);
+    countPageView(config.tag);
+  };
+
+  const configure = (options: SvcInitOptions): void => {
+    Object.assign(config, options);
+    update();
+  };
+  const onReady = (callback: (detail: SvcReadyDetail) => void): void =>
+    ready ? guarded(callback)(ready) : listen(doc, 'ready', callback, true);
+
+  const commands: CommandHandlers = {
+    init: configure,
+    setTag: (tag) => configure({ tag }),
+    setEndpoint: (endpoint) => configure({ endpoint }),
+    setCacheTTL: (cacheTTL) => configure({ cacheTTL }),
+    setMinConfidence: (minConfidence) => configure({ minConfidence }),
+    setFields: (fields) => configure({ fields }),
+    consent: (consent) => configure({ consent }),
+    debug: (on) => configure({ debug: on }),
+    onReady,
+    optOut(optedOut) {
+      storage.set(OPT_OUT_KEY, optedOut ? '1' : '');
+      if (optedOut && config.tag) storage.set(cacheKey(config.tag, testIp), '');
+      update();
+    },
+    personalize() {
+      view = '';
+      personaliseView();
+    },
+  };
+
+  const run = guarded((command: SvcCommand) => {
+    const [name, ...args] = command;
+    if (commands.hasOwnProperty(name)) (commands[name] as (...a: unknown[]) => void)(...args);
+    else if (SVC_FEATURES.debug) debug('unknown command', name);
+  });
+
+  const svc: Svc = {
+    data: null,
+    push: (...commands) => commands.forEach(run),
+    // (DocumentEventMap's `svc:<name>` detail is SvcEventMap[name]: types.ts declares both)
+    on: (name, callback) => listen(doc, name, callback as (detail: SvcEventMap[typeof name]) => void),
+    ready: onReady,
+  };
+  win.svc = svc;
+
+  if (typeof serverSettings == 'object') configure(serverSettings);
+  queue?.forEach(run);
+  started = true;
+  update();
+  // Anti-flicker: reveal at the timeout, counted from navigation start (the snippet's own timer covers
+  // a bundle that never runs).
+  setTimeout(reveal, config.timeout - performance.now());
+
+  if (SVC_FEATURES.spa) {
+    // Elements added or re-rendered later, and history navigations: new views of the same answer.
+    new MutationObserver(guarded(personaliseView)).observe(doc, { childList: true, subtree: true, characterData: true });
+    onNavigation(
+      win,
+      guarded(() => {
+        personaliseView();
+        if (started && config.tag) countPageView(config.tag);
+      }),
+    );
+  } else if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && doc.readyState == 'loading') {
+    // An async script can run before the page is parsed: personalise what came after it, once.
+    doc.addEventListener('DOMContentLoaded', guarded(personaliseView));
+  }
+}
