@@ -10,6 +10,7 @@ import { benchImport } from './import.ts';
 import { benchLookup } from './lookup.ts';
 import { benchNodes } from './nodes.ts';
 import { setCommand } from './results.ts';
+import { benchStart } from './start.ts';
 import { benchTag } from './tag.ts';
 
 const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
@@ -21,6 +22,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   tag: benchTag,
   build: benchBuild,
   nodes: benchNodes,
+  start: benchStart,
   import: benchImport,
 };
 

@@ -13,12 +13,17 @@ import { mountDemoSite } from './demo/site.ts';
 import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
 import { mountEnrichment } from './enrichment/route.ts';
+import { openGeoIp } from './geoip/geoip.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { fastLane, type FastRoutes } from './http/fast-lane.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import type { Logger } from './http/logger.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
+import { mountHealth } from './observability/health.ts';
+import { mountDocs } from './openapi/docs.ts';
+import { mountMetrics } from './observability/metrics-route.ts';
+import { createObserver } from './observability/request-observer.ts';
 import { mountPeople } from './people/route.ts';
 import type { StateStore } from './state/store.ts';
 import type { WebhookStore } from './state/webhooks.ts';
@@ -49,7 +54,19 @@ export function createApp(deps: AppDeps): express.Express {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { app, fast } = assemble(deps);
-  return fastLane(app, fast, errorHandler(deps.log));
+  const serve = fastLane(app, fast, errorHandler(deps.log));
+  // Every request — fast lane included — gets a request id, one log line and its metrics.
+  const observe = createObserver(deps.log);
+  return (req, res) => {
+    observe(req, res, req.method === 'GET' ? fastRouteOf(fast, req.url) : undefined);
+    serve(req, res);
+  };
+}
+
+function fastRouteOf(fast: FastRoutes, url = ''): string | undefined {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return fast.has(path) ? path : undefined;
 }
 
 function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
@@ -60,7 +77,8 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
 
   const api = Router();
   const pipeline = createPipeline(deps.store);
-  const identification = mountIdentification(api, { ...deps, pipeline });
+  const geoip = deps.config.SVC_GEOIP_DB ? openGeoIp(deps.config.SVC_GEOIP_DB) : null;
+  const identification = mountIdentification(api, { ...deps, pipeline, geoip });
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
   mountEvents(api, { ...deps, pipeline });
@@ -69,6 +87,9 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   if (deps.config.SVC_DEMO) mountDemo(api, deps);
   // Nothing app-level may run before `api`: the fast lane answers GET /v3/company/details without it.
   app.use(api);
+  mountHealth(app, deps);
+  mountMetrics(app, deps.adminAuth);
+  mountDocs(app);
 
   mountDemoSite(app, deps.config.SVC_DIST); // the demo page at /: CSP with a per-answer nonce, X-Frame-Options
   mountConsole(app, deps.config.SVC_DIST); // /console/: the token-management console (dist/console), strict CSP

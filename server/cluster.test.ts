@@ -22,6 +22,7 @@ let url: string;
 let spender: string;
 let limited: string;
 let stderr = '';
+let metricsPort: number;
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -42,8 +43,9 @@ beforeAll(async () => {
   await store.close();
 
   const port = await freePort();
+  metricsPort = await freePort();
   primary = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'serve', '--workers', '2'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SVC_METRICS_PORT: String(metricsPort) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   primary.stderr!.on('data', (d) => (stderr += d));
@@ -110,3 +112,17 @@ it('lets exactly the rate limit through across workers', async () => {
   expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
   expect(statuses.filter((s) => s === 429)).toHaveLength(200 - LIMIT);
 }, 60_000);
+
+it('reports metrics aggregated over both workers, on the metrics port and on any worker\'s /metrics', async () => {
+  const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const fromPort = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  expect(value(fromPort, 'svc_credits_charged_total{pool="identification",api="identification"}')).toBe(QUOTA);
+  expect(value(fromPort, 'svc_rate_limit_refusals_total{route="/v3/company/details"}')).toBe(200 - LIMIT);
+  expect(value(fromPort, 'svc_http_requests_total{route="/v3/company/details",method="GET",status="402"}')).toBe(300 - QUOTA);
+  // Asked twice on the service port (keep-alive off: each may land on either worker), always the whole node.
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, connection: 'close' } });
+    expect(res.status).toBe(200);
+    expect(value(await res.text(), 'svc_credits_charged_total{pool="identification",api="identification"}')).toBe(QUOTA);
+  }
+}, 30_000);

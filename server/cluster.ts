@@ -7,6 +7,7 @@
 import cluster from 'node:cluster';
 import type { Config } from './config.ts';
 import { createLogger } from './http/logger.ts';
+import { serveClusterMetrics, startMetricsServer } from './observability/metrics-route.ts';
 import { exitOnSignals, initialiseState, startServer } from './serve.ts';
 import { openStateStore } from './state/open-store.ts';
 
@@ -17,6 +18,12 @@ export async function serveCluster(config: Config, workers: number): Promise<voi
     await initialiseState(store, config, log);
     await store.close();
     let stopping = false;
+    // Metrics of every worker, summed (counters, histograms) or min/max/averaged (gauges) by prom-client.
+    const aggregator = serveClusterMetrics();
+    if (config.SVC_METRICS_PORT !== undefined) {
+      await startMetricsServer(config.SVC_METRICS_PORT, config.HOST, () => aggregator.clusterMetrics());
+      log.info(`metrics of all workers on port ${config.SVC_METRICS_PORT} (GET /metrics)`);
+    }
     for (let i = 0; i < workers; i++) cluster.fork();
     cluster.on('exit', (worker, code, signal) => {
       if (stopping) return;

@@ -47,6 +47,10 @@ export const ConfigSchema = z.object({
    * are closed and the process exits anyway (milliseconds).
    */
   SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** A separate port serving only GET /metrics, unauthenticated (with workers: served by the primary, aggregated). */
+  SVC_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** A GeoIP2/GeoLite2 City or Country database: the `geoIP_*` fields come from it (else from the network's own geo). */
+  SVC_GEOIP_DB: z.string().optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

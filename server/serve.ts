@@ -1,4 +1,5 @@
-/** Starting a server node: state store, data, (demo seed), HTTP listener, graceful shutdown with a deadline. */
+/** Starting a server node: state store, data, (demo seed), HTTP listener, metrics port, graceful shutdown with a deadline. */
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
@@ -9,9 +10,12 @@ import { provisionCustomer } from './customers/provision.ts';
 import type { Config } from './config.ts';
 import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
+import { collectProcessMetrics, watchDataset } from './observability/metrics.ts';
+import { portOf, startMetricsServer } from './observability/metrics-route.ts';
 import { openStateStore } from './state/open-store.ts';
 import type { StateStore } from './state/store.ts';
 import { openWebhookStore } from './state/open-webhook-store.ts';
+import type { WebhookStore } from './state/webhooks.ts';
 import { WebhookService } from './webhooks/service.ts';
 import { openVisitRecorder } from './visits/open-recorder.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
@@ -23,8 +27,11 @@ export interface RunningServer {
   store: StateStore;
   dataset: Dataset;
   webhooks: WebhookService;
+  webhookStore: WebhookStore;
   /** Page views: register listeners with `recorder.onPageView` (webhooks). */
   recorder: PageViewRecorder;
+  /** The SVC_METRICS_PORT server's port, when this process serves one. */
+  metricsPort?: number;
   /**
    * Stops accepting, lets in-flight requests finish (their keep-alive connections close after the
    * answer; idle ones at once), and after `deadlineMs` (default SVC_SHUTDOWN_TIMEOUT_MS) closes whatever
@@ -45,6 +52,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     r.ok ? log.info(`data reloaded from ${config.SVC_DATA}`) : log.error(`data reload failed, still serving the previous data: ${r.error.message}`),
   );
   dataset.watch();
+  watchDataset(dataset);
+  collectProcessMetrics();
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
   const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
@@ -70,6 +79,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
+  // With workers, the primary serves the metrics port (aggregated over workers: server/cluster.ts).
+  const metricsServer = config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.HOST) : null;
+  if (metricsServer) log.info(`metrics on port ${portOf(metricsServer)} (GET /metrics)`);
   log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_REDIS_URL ? 'on Redis' : config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
   return {
     server,
@@ -78,9 +90,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     store,
     dataset,
     webhooks,
+    webhookStore,
     recorder,
+    metricsPort: metricsServer ? portOf(metricsServer) : undefined,
     async close(deadlineMs = config.SVC_SHUTDOWN_TIMEOUT_MS) {
       process.off('SIGHUP', onHup);
+      metricsServer?.close();
       await drain(server, deadlineMs, log);
       await recorder.close();
       await webhooks.stop();

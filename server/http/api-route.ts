@@ -8,6 +8,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
+import { noteCustomer } from '../observability/request-facts.ts';
 
 export interface ApiResult {
   status: 200 | 404;
@@ -31,6 +32,7 @@ export function apiRoute(
 ): RequestHandler {
   return async (req, res) => {
     const caller = await authenticate(req, res);
+    noteCustomer(res, caller.customer.id); // for the request's log line
     if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
     await pipeline.rateLimit(caller, req, res);
     const result = await handler(req, caller);

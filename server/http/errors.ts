@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
 import { StateError, StoreUnavailableError, type StateErrorKind } from '../state/errors.ts';
+import { noteStateStoreError } from '../observability/request-facts.ts';
 import type { Logger } from './logger.ts';
 
 export class HttpError extends Error {
@@ -52,6 +53,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (err instanceof StateError) return sendError(res, STATE_ERROR_STATUS[err.kind], err.message);
     // The store could not do it now (locked, unreachable, file replaced): retryable, never a 500.
     if (err instanceof StoreUnavailableError) {
+      noteStateStoreError('request');
       res.set('Retry-After', String(err.retryAfterS));
       return sendError(res, 503, 'service temporarily unavailable (state store), retry shortly');
     }

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import { chargeMonth, dedupeKey, poolOf, quotaPeriod } from '../credits/rules.ts';
 import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
+import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
 import type { Metering } from '../state/metering.ts';
 import type { Pipeline } from './api-route.ts';
@@ -20,6 +21,7 @@ async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (e) {
     if (e instanceof HttpError) throw e;
+    noteStateStoreError(what);
     const retryAfter = e instanceof StoreUnavailableError ? e.retryAfterS : 1;
     throw new HttpError(503, `${what} is unavailable, retry shortly`, { 'Retry-After': String(retryAfter) });
   }
@@ -78,6 +80,7 @@ export function createPipeline(metering: Metering, now: () => Date = () => new D
           at: at.toISOString(),
         }),
       );
+      noteCharge(res, pool, api, result.outcome);
       if (result.outcome === 'exhausted') {
         throw new HttpError(402, `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
       }

@@ -6,6 +6,7 @@ import { authenticateTag, authenticateToken, type Caller } from '../auth/authent
 import { apiRoute, type Pipeline } from '../http/api-route.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { overlayGeo, type GeoIp } from '../geoip/geoip.ts';
 import { HttpError } from '../http/errors.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
@@ -21,6 +22,8 @@ export interface IdentificationDeps {
   pipeline: Pipeline;
   /** Tag sightings ("installed on") and the account's own page views for first-party intent. */
   recorder?: PageViewRecorder;
+  /** SVC_GEOIP_DB, when configured: the geoIP_* fields come from it (server/geoip/). */
+  geoip?: GeoIp | null;
 }
 
 /** Mounts the route; returns its GET handler, which server/app.ts also runs in the fast lane. */
@@ -41,6 +44,7 @@ export function mountIdentification(router: Router, deps: IdentificationDeps): R
       const query = parseQuery(req);
       const ip = visitorAddress(deps.config, req, caller, query);
       const body = await lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
+      if (deps.geoip && ip) body.company = overlayGeo(body.company, deps.geoip.lookup(ip), null);
       // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
       return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
     },

@@ -9,7 +9,7 @@ import { stringify } from 'csv-stringify/sync';
 import { buildDataset } from '../../data/build/build.ts';
 import { COMPANY_COLUMNS, DOMAIN_COLUMNS, ENGAGEMENT_COLUMNS, NETWORK_COLUMNS, PERSON_COLUMNS, type CompanyRow, type CustomerSeed, type DomainRow, type EngagementRow, type PersonRow } from '../../data/sources/schema.ts';
 import { loadConfig, type Config } from '../config.ts';
-import { createLogger } from '../http/logger.ts';
+import { createLogger, type Logger } from '../http/logger.ts';
 import { startServer, type RunningServer } from '../serve.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from './fixtures.ts';
 
@@ -61,7 +61,7 @@ function writeExtraSources(sources: string, extra: ExtraSources): void {
   if (extra.engagement) writeFileSync(join(sources, 'engagement.csv'), stringify(extra.engagement, { header: true, columns: [...ENGAGEMENT_COLUMNS] }));
 }
 
-export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>>; now?: () => number } & ExtraSources = {}): Promise<TestServer> {
+export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>>; now?: () => number; log?: Logger } & ExtraSources = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const sources = join(dir, 'sources');
   const data = join(dir, 'data');
@@ -69,7 +69,7 @@ export async function startTestServer(opts: { customers?: CustomerSeed[]; compan
   writeExtraSources(sources, opts);
   await buildDataset({ in: sources, out: data });
   const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_EVENTS_DIR: join(dir, 'events'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...opts.env });
-  const running = await startServer(config, createLogger('error'), { now: opts.now });
+  const running = await startServer(config, opts.log ?? createLogger('error'), { now: opts.now });
   for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
   return {
     ...running,
