@@ -6,7 +6,7 @@
  * responses validate against it — so it cannot drift from the code.
  */
 import { z } from 'zod';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import {
   CombinedBody,
   CombinedNotFound,
@@ -23,7 +23,9 @@ import {
 } from '../enrichment/schema.ts';
 import { IdentificationQuery, IdentificationResponse } from '../identification/schema.ts';
 import { PeopleEnrichmentBody, PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchBody, PeopleSearchNotFound, PeopleSearchResponse } from '../people/schema.ts';
-import { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
+import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
+import { PageViewBeacon } from '../visits/beacon.ts';
+import { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
 import examples from './examples.json' with { type: 'json' };
 
 type Json = Record<string, unknown>;
@@ -184,6 +186,13 @@ function document(serverUrl?: string): Json {
         NewTag: schema(NewTag, 'input'),
         Tag: schema(TagRecord),
         TagSettings: schema(TagSettings, 'input'),
+        TagPatch: schema(TagPatch, 'input'),
+        CustomerPatch: schema(CustomerPatch, 'input'),
+        PageViewBeacon: schema(PageViewBeacon, 'input'),
+        NewWebhook: schema(NewWebhook, 'input'),
+        Webhook: schema(WebhookRecord),
+        WebhookWithSecret: schema(WebhookRecord.extend({ secret: z.string() })),
+        Delivery: schema(DeliveryRecord),
       },
     },
     paths: {
@@ -285,6 +294,24 @@ function document(serverUrl?: string): Json {
         const { 402: _never, ...responses } = post.responses as Json;
         return { post: { ...post, description: 'Token of API group `people-search`. Never charged.', responses } };
       })(),
+      '/v1/events': {
+        post: {
+          summary: 'Page views from the web tag (navigator.sendBeacon): recorded, never charged',
+          description: 'Checked like a tag lookup (tag, Origin/Referer, the tag limits). The body is JSON sent as `text/plain` (a simple CORS request, no preflight), at most 4 KB.',
+          tags: ['Web tag'],
+          security: [],
+          parameters: [{ name: 'tag', in: 'query', required: true, schema: { type: 'string' }, example: ex.request.tag }],
+          requestBody: { required: true, content: { 'text/plain': { schema: ref('PageViewBeacon') }, 'application/json': { schema: ref('PageViewBeacon') } } },
+          responses: { 204: { description: 'Accepted (recorded after the answer)' }, ...errors(400, 401, 403, 413, 415, 429) },
+        },
+        options: {
+          summary: 'CORS preflight (only for JSON senders; the beacon needs none)',
+          tags: ['Web tag'],
+          security: [],
+          parameters: [{ name: 'tag', in: 'query', required: false, schema: { type: 'string' } }],
+          responses: { 204: { description: 'Allowed origin' }, ...errors(403) },
+        },
+      },
       '/tag/v1/svc.js': {
         get: {
           summary: 'The web tag bundle',
@@ -326,6 +353,68 @@ function document(serverUrl?: string): Json {
       },
       '/admin/api/customers/{id}': {
         get: admin('A customer', { parameters: [idParam('customer')], responses: { 200: { description: 'The customer', content: json(ref('Customer'), ex.customer) }, ...adminErrors(404) } }),
+        patch: admin('Change a customer: only the fields given', {
+          parameters: [idParam('customer')],
+          requestBody: { required: true, content: json(ref('CustomerPatch')) },
+          responses: { 200: { description: 'The customer', content: json(ref('CreatedCustomer')) }, ...adminErrors(400, 403, 404, 415, 422) },
+        }),
+      },
+      '/admin/api/customers/{id}/visits': {
+        get: admin('Accounts that visited (first-party page views), most page views first; `Accept: text/csv` for CSV', {
+          parameters: [
+            idParam('customer'),
+            { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'First UTC day (default: 30 days ago)' },
+            { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'Last UTC day (default: today)' },
+            { name: 'segment', in: 'query', required: false, schema: { type: 'integer' }, description: 'Only accounts in this segment' },
+          ],
+          responses: {
+            200: { description: 'The report', content: { ...json({ type: 'object' }), 'text/csv': { schema: { type: 'string' } } } },
+            ...adminErrors(404, 422),
+          },
+        }),
+      },
+      '/admin/api/customers/{id}/visits.csv': {
+        get: admin('The visitors report as CSV (same parameters)', {
+          parameters: [idParam('customer'), { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' } }, { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' } }, { name: 'segment', in: 'query', required: false, schema: { type: 'integer' } }],
+          responses: { 200: { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...adminErrors(404, 422) },
+        }),
+      },
+      '/admin/api/customers/{id}/tag-sightings': {
+        get: admin("Where the customer's tags were last seen (origins and times, from page views and lookups)", {
+          parameters: [idParam('customer')],
+          responses: { 200: { description: 'Sightings', content: json({ type: 'array', items: { type: 'object', properties: { tag_id: { type: 'string' }, origin: { type: 'string' }, last_seen_at: { type: 'string' } }, required: ['tag_id', 'origin', 'last_seen_at'] } }) }, ...adminErrors(404) },
+        }),
+      },
+      '/admin/api/customers/{id}/webhooks': {
+        get: admin("A customer's webhook endpoints (signing secrets are never shown again)", {
+          parameters: [idParam('customer')],
+          responses: { 200: { description: 'Endpoints', content: json({ type: 'array', items: ref('Webhook') }) }, ...adminErrors(404) },
+        }),
+        post: admin('Register a webhook endpoint: its signing secret is in this answer only', {
+          parameters: [idParam('customer')],
+          requestBody: { required: true, content: json(ref('NewWebhook')) },
+          responses: { 201: { description: 'Created', content: json(ref('WebhookWithSecret')) }, ...adminErrors(403, 404, 415, 422) },
+        }),
+      },
+      '/admin/api/customers/{id}/webhooks/{webhookId}': {
+        get: admin('A webhook endpoint', {
+          parameters: [idParam('customer'), { name: 'webhookId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The endpoint', content: json(ref('Webhook')) }, ...adminErrors(404) },
+        }),
+        delete: admin('Remove a webhook endpoint (its undelivered events are dropped)', {
+          parameters: [idParam('customer'), { name: 'webhookId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 204: { description: 'Removed' }, ...adminErrors(403, 404) },
+        }),
+      },
+      '/admin/api/customers/{id}/webhooks/{webhookId}/deliveries': {
+        get: admin("An endpoint's delivery log, newest first", {
+          parameters: [
+            idParam('customer'),
+            { name: 'webhookId', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
+          ],
+          responses: { 200: { description: 'Deliveries', content: json({ type: 'array', items: ref('Delivery') }) }, ...adminErrors(404, 422) },
+        }),
       },
       '/admin/api/customers/{id}/credits': {
         get: admin("A customer's credit balances and usage", {
@@ -373,6 +462,17 @@ function document(serverUrl?: string): Json {
           responses: { 200: { description: 'Tags', content: json({ type: 'array', items: ref('Tag') }, ex.tags) }, ...adminErrors() },
         }),
         post: admin('Create a web tag', { requestBody: { required: true, content: json(ref('NewTag')) }, responses: { 201: { description: 'Created', content: json(ref('Tag')) }, ...adminErrors(400, 403, 404, 409, 415, 422) } }),
+      },
+      '/admin/api/tags/{tagId}': {
+        get: admin('A web tag', {
+          parameters: [{ name: 'tagId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors(404) },
+        }),
+        patch: admin("Change a tag: only the fields given (allowed domains, limits, answers, settings)", {
+          parameters: [{ name: 'tagId', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: { required: true, content: json(ref('TagPatch')) },
+          responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors(403, 404, 415, 422) },
+        }),
       },
       '/admin/api/tags/{id}/settings': {
         patch: admin("Replace a tag's settings (inlined into /tag/v1/<tagId>.js)", {
