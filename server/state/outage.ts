@@ -17,6 +17,11 @@ import type { ChargeOutcome, ChargeRequest, RateLimitHit, RateLimitRequest } fro
 export interface JournaledCharge {
   id: string;
   charge: ChargeRequest;
+  /**
+   * Sent to Redis when the connection dropped, so it may already be counted there: the replay then
+   * counts it only if its ledger entry (which carries this id) is not in the ledger yet.
+   */
+  uncertain?: boolean;
 }
 
 export interface OutageOptions {
@@ -64,13 +69,13 @@ export class OutageMeter {
    * A charge made while the store is unreachable: the outcome, journaled, or null when the local
    * allowance is spent (the caller answers 503 + Retry-After).
    */
-  charge(req: ChargeRequest): ChargeOutcome | null {
+  charge(req: ChargeRequest, journal: { id?: string; uncertain?: boolean } = {}): ChargeOutcome | null {
     const known = this.remaining.get(`${req.customer_id}|${req.pool}|${req.period}`);
     if (known === 0) return { outcome: 'exhausted', remaining: 0 };
     const spent = this.spent.get(req.customer_id) ?? 0;
     const bound = Math.min(this.opts.allowance, known ?? Infinity);
     if (spent >= bound) return null;
-    const entry: JournaledCharge = { id: randomUUID(), charge: req };
+    const entry: JournaledCharge = { id: journal.id ?? randomUUID(), charge: req, ...(journal.uncertain ? { uncertain: true } : {}) };
     // Written before the answer: a charge the client saw is on disk (append; survives a process crash).
     appendFileSync(this.file, JSON.stringify(entry) + '\n');
     this.spent.set(req.customer_id, spent + 1);

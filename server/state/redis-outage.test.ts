@@ -107,3 +107,35 @@ it('refuses to start on an unreachable Redis with a clear message (no secret in 
   const port = await freePort();
   await expect(openRedisStore(`redis://:hunter2@127.0.0.1:${port}`, join(dir, 'c'))).rejects.toThrow(new RegExp(`cannot reach Redis at redis://:\\*\\*\\*@127.0.0.1:${port}`));
 });
+
+it('a charge in flight when the connection drops is counted once: answered on the allowance, journaled under its id, replayed only if Redis had not counted it', async () => {
+  const c = await openRedisStore(redis.url, join(dir, 'in-flight'), ALLOWANCE, (m) => logs.push(`c: ${m}`));
+  type EvalSha = (...args: unknown[]) => Promise<unknown>;
+  const client = (c as unknown as { client: { evalSha: EvalSha } }).client;
+  const real: EvalSha = client.evalSha.bind(client);
+  try {
+    expect((await c.charge(identification(300))).outcome).toBe('charged'); // the script is loaded, the balance known
+    const before = (await c.balance('acme', 'identification', 'year-0', 1000)).used;
+    // Redis counts the charge, then the connection drops before the answer arrives.
+    client.evalSha = async (...args) => {
+      await real(...args);
+      throw new Error('Socket closed unexpectedly');
+    };
+    expect((await c.charge(identification(301))).outcome).toBe('charged');
+    // The connection drops before Redis sees the charge.
+    client.evalSha = async () => {
+      throw new Error('Socket closed unexpectedly');
+    };
+    expect((await c.charge(identification(302))).outcome).toBe('charged');
+    client.evalSha = real;
+    expect((await c.balance('acme', 'identification', 'year-0', 1000)).used).toBe(before + 1);
+    await c.drainJournal();
+    // Two answers, two credits: the first was already counted, the second is counted by the replay.
+    expect((await c.balance('acme', 'identification', 'year-0', 1000)).used).toBe(before + 2);
+    await c.drainJournal();
+    expect((await c.balance('acme', 'identification', 'year-0', 1000)).used).toBe(before + 2);
+  } finally {
+    client.evalSha = real;
+    await c.close();
+  }
+});

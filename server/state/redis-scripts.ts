@@ -10,10 +10,19 @@
  *      u: used-credits key, d: the month's dedup hash (field dk), l: ledger list, s: usage hash
  *      (fields f|c and f|p), p: partner call, q: quota, e: ledger entry (JSON),
  *      r: replayed-ids set and id: the charge id — a journaled charge replayed after an outage: counted
- *      exactly once by id, whatever the balance (the client already got its answer).
+ *      exactly once by id, whatever the balance (the client already got its answer); x: the charge was
+ *      in flight when the connection dropped, so it counts only if its ledger entry (e, which carries
+ *      the id) is not among the ledger's last LEDGER_LOOKBACK entries already.
  *   → { outcome, used after } with outcome charged | free | exhausted | duplicate
  * Returns the JSON array of results.
  */
+/**
+ * How far back (ledger entries of the customer) a replayed in-flight charge is looked for: the charges
+ * made between the connection loss and the replay, bounded by the outage allowance of every node and
+ * the traffic of the first moments after Redis is back.
+ */
+export const LEDGER_LOOKBACK = 10_000;
+
 export const METER_SCRIPT = `
 local ops = cjson.decode(ARGV[1])
 local out = {}
@@ -30,7 +39,13 @@ for i, op in ipairs(ops) do
     local used = tonumber(redis.call('GET', KEYS[op.u]) or '0')
     local outcome
     if op.r then
-      if redis.call('SADD', KEYS[op.r], op.id) == 0 then outcome = 'duplicate' else outcome = 'charged' end
+      if redis.call('SADD', KEYS[op.r], op.id) == 0 then
+        outcome = 'duplicate'
+      elseif op.x and redis.call('LPOS', KEYS[op.l], op.e, 'RANK', -1, 'MAXLEN', ${LEDGER_LOOKBACK}) then
+        outcome = 'duplicate'
+      else
+        outcome = 'charged'
+      end
     elseif op.d and redis.call('HEXISTS', KEYS[op.d], op.dk) == 1 then
       outcome = 'free'
     elseif used + 1 > op.q then

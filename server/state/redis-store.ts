@@ -14,7 +14,7 @@
  *   access records keep answering; writes fail with StoreUnavailableError (503).
  */
 import { createClient, type RedisClientType } from '@redis/client';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
@@ -309,13 +309,19 @@ export class RedisStateStore implements StateStore {
     return this.outage.hitRateLimits(req);
   }
 
-  private chargeOp(r: ChargeRequest, replay?: JournaledCharge) {
-    const entry = JSON.stringify(replay ? { ...ledgerOf(r), id: replay.id } : ledgerOf(r));
+  /**
+   * `id`: identification charges carry one in their ledger entry, so that a charge whose answer was lost
+   * with the connection can be journaled under it and replayed only if Redis had not counted it.
+   */
+  private chargeOp(r: ChargeRequest, replay?: JournaledCharge, id?: string) {
+    const chargeId = replay?.id ?? id;
+    const entry = JSON.stringify(chargeId ? { ...ledgerOf(r), id: chargeId } : ledgerOf(r));
     const ks: Record<string, string> = { u: keys.used(r.customer_id, r.pool, r.period), l: keys.ledger(r.customer_id), s: keys.usage(r.customer_id) };
     const op: Record<string, unknown> = { t: 'ch', q: r.quota, e: entry, f: `${r.pool}|${r.api}|${r.month}`, p: r.partner !== null };
     if (replay) {
       ks.r = keys.replayed(r.customer_id);
       op.id = replay.id;
+      if (replay.uncertain) op.x = true;
     } else if (r.dedupe_key !== null) {
       ks.d = keys.dedupe(r.customer_id, r.month);
       op.dk = r.dedupe_key;
@@ -326,11 +332,19 @@ export class RedisStateStore implements StateStore {
 
   async charge(r: ChargeRequest): Promise<ChargeOutcome> {
     if (!this.client.isReady) return this.offlineCharge(r);
+    const id = r.pool === 'identification' ? randomUUID() : undefined;
     let reply: [string, number];
     try {
-      reply = (await this.enqueue(this.chargeOp(r))) as [string, number];
+      reply = (await this.enqueue(this.chargeOp(r, undefined, id))) as [string, number];
     } catch (e) {
-      // Whether a charge lost mid-flight was made is unknown: never guess, answer 503 (nothing journaled).
+      // The connection dropped with the charge in flight: Redis may or may not have counted it. An
+      // identification answer goes out on the outage allowance, journaled under the same id, and the
+      // replay counts it only if its ledger entry is not there already — so credits equal the answers
+      // clients got. Other pools fail closed (their callers retry).
+      if (id) {
+        const outcome = this.outage.charge(r, { id, uncertain: true });
+        if (outcome) return outcome;
+      }
       throw this.unavailable(e);
     }
     const [outcome, used] = reply;
