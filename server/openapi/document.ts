@@ -333,6 +333,19 @@ function document(serverUrl?: string): Json {
           },
         },
       },
+      ...Object.fromEntries(
+        ['/', '/index.html'].map((path) => [
+          path,
+          {
+            get: {
+              summary: 'The demo site (served when it is built): a customer marketing page with the snippet, under a CSP with a per-answer nonce',
+              tags: ['Web tag'],
+              security: [],
+              responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+            },
+          },
+        ]),
+      ),
       '/demo/api/visitors': {
         get: {
           summary: 'Demo mode only (SVC_DEMO): sample visitors of the demo page',

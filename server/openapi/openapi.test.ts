@@ -95,7 +95,7 @@ describe('routes', () => {
     const found: string[] = [];
     const walk = (stack: Json[], prefix: string) => {
       for (const layer of stack) {
-        if (layer.route) for (const m of Object.keys(layer.route.methods)) found.push(`${m.toUpperCase()} ${prefix}${layer.route.path}`);
+        if (layer.route) for (const path of [layer.route.path].flat()) for (const m of Object.keys(layer.route.methods)) found.push(`${m.toUpperCase()} ${prefix}${path}`);
         else if (layer.handle?.stack) walk(layer.handle.stack, prefix + (typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : ''));
       }
     };

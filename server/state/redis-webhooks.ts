@@ -12,8 +12,8 @@
  */
 import { createClient, type RedisClientType } from '@redis/client';
 import { randomBytes } from 'node:crypto';
-import { DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
-import type { AttemptResult, ClaimedDelivery, NewEndpoint, OutboxItem, WebhookStore } from './webhooks.ts';
+import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
+import { deliveryRecord, type AttemptResult, type ClaimedDelivery, type NewEndpoint, type OutboxItem, type WebhookStore } from './webhooks.ts';
 
 export const webhookKeys = {
   endpoints: 'svc:{wh}:endpoints',
@@ -145,7 +145,6 @@ interface StoredDelivery {
   delivered_at: number | null;
 }
 
-const iso = (ms: number | null | undefined) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
 
 export class RedisWebhookStore implements WebhookStore {
   private constructor(private readonly client: RedisClientType) {}
@@ -233,23 +232,7 @@ export class RedisWebhookStore implements WebhookStore {
       .filter((raw): raw is string => typeof raw === 'string')
       .map((raw) => JSON.parse(raw) as StoredDelivery)
       .filter((d) => d.customer_id === customerId)
-      .map((d) =>
-        DeliveryRecord.parse({
-          id: d.id,
-          event_id: d.event_id,
-          webhook_id: d.webhook_id,
-          customer_id: d.customer_id,
-          type: d.type,
-          status: d.status,
-          attempts: d.attempts,
-          created_at: iso(d.created_at),
-          next_attempt_at: d.status === 'pending' ? iso(d.next_attempt_at) : null,
-          delivered_at: iso(d.delivered_at),
-          last_attempt_at: iso(d.last_attempt_at),
-          last_status: d.last_status ?? null,
-          last_error: d.last_error ?? null,
-        }),
-      );
+      .map((d) => deliveryRecord(d));
   }
 
   async close(): Promise<void> {

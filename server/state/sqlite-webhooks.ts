@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
-import type { AttemptResult, ClaimedDelivery, NewEndpoint, OutboxItem, WebhookStore } from './webhooks.ts';
+import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
+import { deliveryRecord, type AttemptResult, type ClaimedDelivery, type NewEndpoint, type OutboxItem, type StoredDeliveryRow, type WebhookStore } from './webhooks.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhooks (
@@ -26,7 +26,6 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_log ON webhook_deliveries (webhook
 `;
 
 type Row = Record<string, unknown>;
-const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
 
 export class SqliteWebhookStore implements WebhookStore {
   private readonly db: Database.Database;
@@ -117,23 +116,7 @@ export class SqliteWebhookStore implements WebhookStore {
     const rows = this.db
       .prepare('SELECT * FROM webhook_deliveries WHERE customer_id = ? AND webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
       .all(customerId, webhookId, limit) as Row[];
-    return rows.map((r) =>
-      DeliveryRecord.parse({
-        id: r.id,
-        event_id: r.event_id,
-        webhook_id: r.webhook_id,
-        customer_id: r.customer_id,
-        type: r.type,
-        status: r.status,
-        attempts: r.attempts,
-        created_at: iso(r.created_at),
-        next_attempt_at: r.status === 'pending' ? iso(r.next_attempt_at) : null,
-        delivered_at: iso(r.delivered_at),
-        last_attempt_at: iso(r.last_attempt_at),
-        last_status: r.last_status ?? null,
-        last_error: r.last_error ?? null,
-      }),
-    );
+    return rows.map((r) => deliveryRecord(r as unknown as StoredDeliveryRow));
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
  * several nodes each event is sent by one of them (and by another only if that node dies mid-send —
  * receivers dedupe on the event id).
  */
-import type { DeliveryRecord, WebhookEvent, WebhookRecord } from '../webhooks/schema.ts';
+import { DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../webhooks/schema.ts';
 
 export interface NewEndpoint {
   customer_id: string;
@@ -60,4 +60,42 @@ export interface WebhookStore {
   listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]>;
 
   close(): Promise<void>;
+}
+
+/** A delivery as both backends store it: times in epoch milliseconds. */
+export interface StoredDeliveryRow {
+  id: unknown;
+  event_id: unknown;
+  webhook_id: unknown;
+  customer_id: unknown;
+  type: unknown;
+  status: unknown;
+  attempts: unknown;
+  created_at: unknown;
+  next_attempt_at: unknown;
+  delivered_at: unknown;
+  last_attempt_at: unknown;
+  last_status: unknown;
+  last_error: unknown;
+}
+
+const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
+
+/** The delivery log entry of a stored delivery (a next attempt only while it is pending). */
+export function deliveryRecord(row: StoredDeliveryRow): DeliveryRecord {
+  return DeliveryRecord.parse({
+    id: row.id,
+    event_id: row.event_id,
+    webhook_id: row.webhook_id,
+    customer_id: row.customer_id,
+    type: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    created_at: iso(row.created_at),
+    next_attempt_at: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+    delivered_at: iso(row.delivered_at),
+    last_attempt_at: iso(row.last_attempt_at),
+    last_status: row.last_status ?? null,
+    last_error: row.last_error ?? null,
+  });
 }

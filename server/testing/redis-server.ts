@@ -4,9 +4,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../deploy/processes.ts';
 
 /** The redis-server binary, or an error that says how to install it. */
 export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string {
@@ -24,17 +24,8 @@ export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string {
   throw new Error(`redis-server not found: ${install}`);
 }
 
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** A port nobody listens on right now (the same helper the local cluster uses). */
+export { freePort } from '../../deploy/processes.ts';
 
 export interface RedisServer {
   url: string;
