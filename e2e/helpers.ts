@@ -43,7 +43,8 @@ export async function ensureVariantTag(request: APIRequestContext, v: Variant): 
   if ((await existing.json()).some((t: { tag_id: string }) => t.tag_id === v.tag)) return;
   const res = await request.post('/admin/api/tags', {
     headers,
-    data: { customer_id: 'demo', tag_id: v.tag, allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true, settings: { features: v.features } },
+    // A demo tag, like the seeded one: the specs choose the visitor with `svc_test_ip` (demo mode only).
+    data: { customer_id: 'demo', tag_id: v.tag, allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true, demo: true, settings: { features: v.features } },
   });
   expect(res.status()).toBe(201);
 }
