@@ -3,15 +3,15 @@ import { resolve } from 'node:path';
 import { API_GROUPS, ApiGroup, CustomerPatch, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
 import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig } from '../config.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, provisionCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import { openStateStore } from '../state/open-store.ts';
 import type { StateStore, TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
 import { STATE_COMMANDS } from './state-commands.ts';
+import { withStore } from './with-store.ts';
 
 type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -21,16 +21,6 @@ export interface Command {
   help?: string;
   options: Options;
   run(values: Record<string, unknown>, positionals: string[], json: boolean): Promise<number | void>;
-}
-
-async function withStore<T>(fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const store = await openStateStore(config);
-  try {
-    return await fn(store, config);
-  } finally {
-    await store.close();
-  }
 }
 
 /** Options shared by `customer create` and `customer update`. */

@@ -1,14 +1,19 @@
 /** `svc state export FILE` / `svc state import FILE`: all state between backends (SQLite ⇄ Redis). */
-import { loadConfig } from '../config.ts';
-import { openStateStore } from '../state/open-store.ts';
+import type { Config } from '../config.ts';
 import { exportStateFile, importStateFile } from '../state/transfer-file.ts';
+import type { StateStore } from '../state/store.ts';
 import type { Command } from './commands.ts';
 import { emit, UsageError } from './output.ts';
+import { withStore } from './with-store.ts';
 
-const backend = () => {
-  const config = loadConfig();
-  return { config, name: config.SVC_REDIS_URL ? `Redis ${new URL(config.SVC_REDIS_URL).host}` : `SQLite ${config.SVC_STATE}` };
-};
+const backendName = (config: Config) => (config.SVC_REDIS_URL ? `Redis ${new URL(config.SVC_REDIS_URL).host}` : `SQLite ${config.SVC_STATE}`);
+
+/** Runs one transfer between the configured store and FILE (the first positional). */
+function transfer(positionals: string[], fn: (store: StateStore, file: string, name: string) => Promise<void>): Promise<void> {
+  const file = positionals[0];
+  if (!file) throw new UsageError('FILE is required');
+  return withStore((store, config) => fn(store, file, backendName(config)));
+}
 
 export const STATE_COMMANDS: Record<string, Command> = {
   'state export': {
@@ -16,34 +21,20 @@ export const STATE_COMMANDS: Record<string, Command> = {
     summary: 'write all state (customers, tokens as hashes, tags, settings, balances, the charge ledger) to FILE as JSON lines',
     help: '\nThe store is SQLite (SVC_STATE) or, with SVC_REDIS_URL set, Redis. FILE must not exist yet.\n',
     options: {},
-    async run(_v, positionals, json) {
-      const file = positionals[0];
-      if (!file) throw new UsageError('FILE is required');
-      const { config, name } = backend();
-      const store = await openStateStore(config);
-      try {
+    run: (_v, positionals, json) =>
+      transfer(positionals, async (store, file, name) => {
         const entries = await exportStateFile(store, file);
         emit(json, { file, entries, from: name }, () => `exported ${entries} entries from ${name} to ${file}`);
-      } finally {
-        await store.close();
-      }
-    },
+      }),
   },
   'state import': {
     usage: 'state import FILE',
     summary: 'load a `state export` file into an empty store (SQLite, or Redis with SVC_REDIS_URL)',
     options: {},
-    async run(_v, positionals, json) {
-      const file = positionals[0];
-      if (!file) throw new UsageError('FILE is required');
-      const { config, name } = backend();
-      const store = await openStateStore(config);
-      try {
+    run: (_v, positionals, json) =>
+      transfer(positionals, async (store, file, name) => {
         const entries = await importStateFile(store, file);
         emit(json, { file, entries, into: name }, () => `imported ${entries} entries from ${file} into ${name}`);
-      } finally {
-        await store.close();
-      }
-    },
+      }),
   },
 };
