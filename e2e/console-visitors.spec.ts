@@ -6,19 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { pick, TAG, visitors } from './helpers.ts';
+import { pick, TAG, visitors, ADMIN_TOKEN, watchConsoleProblems } from './helpers.ts';
 
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
-
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  return problems;
-}
 
 /** Sends page views from the demo page with the browser's own sendBeacon, as the tag does. */
 async function beacons(page: Page, ip: string, path: string, n: number): Promise<void> {
@@ -37,7 +27,7 @@ async function beacons(page: Page, ip: string, path: string, n: number): Promise
 }
 
 test('daily chart, accounts table, segment and date filters, CSV download', async ({ page, request }) => {
-  const problems = watchProblems(page);
+  const problems = watchConsoleProblems(page);
   const list = await visitors(request);
   const inSegment = pick(list, (v) => v.kind === 'company' && v.label.startsWith('In segment "Enterprise Software"'), 'Enterprise Software company');
   const outside = pick(list, (v) => v.kind === 'company' && v.label.startsWith('Company outside the segments'), 'unsegmented company');

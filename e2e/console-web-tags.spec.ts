@@ -4,22 +4,12 @@
  * refuses them, features and limits), then installing its snippet on a page and seeing it "installed".
  */
 import { expect, test, type Page } from '@playwright/test';
-import { ORIGIN, TAG, UA } from './helpers.ts';
+import { ORIGIN, TAG, UA, ADMIN_TOKEN, watchConsoleProblems } from './helpers.ts';
 
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  return problems;
-}
-
 test('lists tags with snippet and installed origins; creates a tag; a page view marks it installed', async ({ page, request }) => {
-  const problems = watchProblems(page);
+  const problems = watchConsoleProblems(page);
   // The demo tag is used from this origin (a lookup, as the tag makes).
   expect((await request.get(`/v3/company/details?tag=${TAG}`, { headers: { origin: ORIGIN, 'user-agent': UA } })).status()).toBe(200);
 

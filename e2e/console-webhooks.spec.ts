@@ -4,8 +4,8 @@
  * remove it; the form points at what is wrong before sending.
  */
 import { expect, test, type Page } from '@playwright/test';
+import { ADMIN_TOKEN } from './helpers.ts';
 
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 
 async function openDemoCustomer(page: Page) {
   const problems: string[] = [];

@@ -4,22 +4,11 @@
  * call, rotate (old secret 401), deactivate, delete; sign-in errors and 401s; the strict CSP holds.
  */
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { ADMIN_TOKEN, watchConsoleProblems } from './helpers.ts';
 
-/** Must equal SVC_ADMIN_TOKEN in playwright.config.ts (webServer env). */
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 const SESSION_KEY = 'svc-console:admin-token';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
-
-/** CSP violations and uncaught errors: the console must run under its CSP without either. */
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  return problems;
-}
 
 async function signIn(page: Page, token = ADMIN_TOKEN) {
   await page.getByLabel('Admin token').fill(token);
@@ -49,7 +38,7 @@ const enrich = (request: APIRequestContext, secret: string) =>
   request.post('/v1/enrichment/company', { headers: { Authorization: `Token ${secret}` }, form: { domain: 'example.com' } });
 
 test('create, copy once, use, rotate, deactivate and delete a token for the demo customer', async ({ page, request, context }) => {
-  const problems = watchProblems(page);
+  const problems = watchConsoleProblems(page);
   const res = await page.goto('/console/');
   expect(res?.status()).toBe(200);
   expect(res?.headers()['content-security-policy']).toBe("default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; frame-ancestors 'none'");
@@ -125,7 +114,7 @@ test('create, copy once, use, rotate, deactivate and delete a token for the demo
 });
 
 test('rotation advice is a visible warning; API errors are shown next to the form', async ({ page, request }) => {
-  const problems = watchProblems(page);
+  const problems = watchConsoleProblems(page);
   const legacy = await request.post('/admin/api/tokens', {
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
     data: { customer_id: 'demo', api_group: 'identification', name: 'default_existing_token' },

@@ -187,3 +187,13 @@ export function failOnPageErrors(): void {
     expect(errors.get(page)).toEqual([]);
   });
 }
+
+/** CSP violations and uncaught errors of a console page: the console must run under its CSP without either. */
+export function watchConsoleProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  return problems;
+}
