@@ -2,53 +2,23 @@
  * Create a token for the customer. The group list only offers groups the customer's packages cover
  * (`creatableGroups`); allowed domains appear only for identification. On 201 the parent shows the secret.
  */
-import { useState } from 'preact/hooks';
 import type { ApiGroup } from '../../../data/sources/schema.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { creatableGroups, GROUP_LABELS, groupUsesDomains } from '../groups.ts';
+import { useCreateForm } from './use-create-form.ts';
 import { emptyTokenForm, MAX_RATE_LIMIT, tokenRequestBody, type TokenFormFields } from '../token-form.ts';
 
 export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient; customer: CustomerRecord; onCreated(t: TokenWithSecret): void }) {
   const groups = creatableGroups(customer.packages);
-  const [form, setForm] = useState<TokenFormFields>(() => emptyTokenForm(groups[0] ?? ''));
-  const [invalid, setInvalid] = useState<{ field: keyof TokenFormFields; message: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const set = <K extends keyof TokenFormFields>(key: K, value: TokenFormFields[K]) => {
-    setForm((f) => ({ ...f, [key]: value }));
-    if (invalid?.field === key) setInvalid(null);
-  };
-  const text = (key: 'name' | 'integrations' | 'allowed_domains' | 'rate_limit') => ({
-    id: `new-token-${key}`,
-    value: form[key],
-    onInput: (e: Event) => set(key, (e.currentTarget as HTMLInputElement).value),
-    'aria-invalid': invalid?.field === key ? true : undefined,
-    'aria-describedby': invalid?.field === key ? 'new-token-invalid' : `new-token-${key}-hint`,
+  const { form, set, text, invalid, error, busy, submit } = useCreateForm({
+    idPrefix: 'new-token',
+    initial: () => emptyTokenForm(groups[0] ?? ''),
+    validate: (f: TokenFormFields) => tokenRequestBody(customer.id, f),
+    create: (body) => api.createToken(body),
+    reset: (f) => emptyTokenForm(f.api_group),
+    onCreated,
   });
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    const result = tokenRequestBody(customer.id, form);
-    if (!result.ok) {
-      setInvalid({ field: result.field, message: result.message });
-      document.getElementById(`new-token-${result.field}`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
-      const created = await api.createToken(result.body);
-      setForm(emptyTokenForm(form.api_group));
-      setInvalid(null);
-      onCreated(created);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   if (!groups.length) {
     return (

@@ -10,6 +10,7 @@ import type { AdminClient } from '../admin-client.ts';
 import { formatDateTime } from '../format.ts';
 import { emptyTagForm, FEATURE_LABELS, MAX_TAG_LIMIT, TAG_FEATURES, tagRequestBody, type TagFormFields } from '../tag-form.ts';
 import { copyText } from './SecretDialog.tsx';
+import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
 
 type TagWithLimits = TagRecord & { rate_limit?: number; visitor_rate_limit?: number };
@@ -121,42 +122,14 @@ function TagCard({ tag, sightings }: { tag: TagWithLimits; sightings: TagSightin
 }
 
 function CreateTagForm({ api, customer, onCreated }: { api: AdminClient; customer: CustomerRecord; onCreated(t: TagRecord): void }) {
-  const [form, setForm] = useState<TagFormFields>(emptyTagForm);
-  const [invalid, setInvalid] = useState<{ field: keyof TagFormFields; message: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const set = <K extends keyof TagFormFields>(key: K, value: TagFormFields[K]) => {
-    setForm((f) => ({ ...f, [key]: value }));
-    if (invalid?.field === key) setInvalid(null);
-  };
-  const text = (key: 'allowed_domains' | 'rate_limit' | 'visitor_rate_limit') => ({
-    id: `new-tag-${key}`,
-    value: form[key],
-    onInput: (e: Event) => set(key, (e.currentTarget as HTMLInputElement).value),
-    'aria-invalid': invalid?.field === key ? true : undefined,
-    'aria-describedby': invalid?.field === key ? 'new-tag-invalid' : `new-tag-${key}-hint`,
+  const { form, set, text, invalid, error, busy, submit } = useCreateForm({
+    idPrefix: 'new-tag',
+    initial: emptyTagForm,
+    validate: (f: TagFormFields) => tagRequestBody(customer.id, f),
+    create: (body) => api.createTag(body),
+    reset: () => emptyTagForm(),
+    onCreated,
   });
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    const result = tagRequestBody(customer.id, form);
-    if (!result.ok) {
-      setInvalid({ field: result.field, message: result.message });
-      document.getElementById(`new-tag-${result.field}`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
-      const tag = await api.createTag(result.body);
-      setForm(emptyTagForm());
-      onCreated(tag);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   return (
     <section aria-labelledby="create-tag-title">
