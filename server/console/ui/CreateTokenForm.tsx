@@ -6,6 +6,7 @@ import type { ApiGroup } from '../../../data/sources/schema.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { creatableGroups, GROUP_LABELS, groupUsesDomains } from '../groups.ts';
+import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { emptyTokenForm, MAX_RATE_LIMIT, tokenRequestBody, type TokenFormFields } from '../token-form.ts';
 
@@ -85,21 +86,7 @@ export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient
             names
           </label>
         </fieldset>
-        {invalid && (
-          <p id="new-token-invalid" class="error" role="alert">
-            {invalid.message}
-          </p>
-        )}
-        {error && (
-          <p class="error" role="alert" data-testid="create-error">
-            Not created: {error}
-          </p>
-        )}
-        <div class="form-actions">
-          <button type="submit" class="btn" disabled={busy}>
-            {busy ? 'Creating…' : 'Create token'}
-          </button>
-        </div>
+        <CreateFormFooter idPrefix="new-token" invalid={invalid} error={error} errorTestId="create-error" busy={busy} label="Create token" />
       </form>
     </section>
   );

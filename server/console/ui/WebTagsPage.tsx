@@ -10,6 +10,7 @@ import type { AdminClient } from '../admin-client.ts';
 import { formatDateTime } from '../format.ts';
 import { emptyTagForm, FEATURE_LABELS, MAX_TAG_LIMIT, TAG_FEATURES, tagRequestBody, type TagFormFields } from '../tag-form.ts';
 import { copyText } from './SecretDialog.tsx';
+import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
 
@@ -176,21 +177,7 @@ function CreateTagForm({ api, customer, onCreated }: { api: AdminClient; custome
             Per visitor address (offices share one). Default 300.
           </p>
         </div>
-        {invalid && (
-          <p id="new-tag-invalid" class="error" role="alert">
-            {invalid.message}
-          </p>
-        )}
-        {error && (
-          <p class="error" role="alert" data-testid="create-tag-error">
-            Not created: {error}
-          </p>
-        )}
-        <div class="form-actions">
-          <button type="submit" class="btn" disabled={busy}>
-            {busy ? 'Creating…' : 'Create tag'}
-          </button>
-        </div>
+        <CreateFormFooter idPrefix="new-tag" invalid={invalid} error={error} errorTestId="create-tag-error" busy={busy} label="Create tag" />
       </form>
     </section>
   );

@@ -1,0 +1,22 @@
+/** The end of a create form (useCreateForm): the invalid field's message, the server's refusal, the submit button. */
+export function CreateFormFooter(p: { idPrefix: string; invalid: { message: string } | null; error: string | null; errorTestId: string; busy: boolean; label: string }) {
+  return (
+    <>
+      {p.invalid && (
+        <p id={`${p.idPrefix}-invalid`} class="error" role="alert">
+          {p.invalid.message}
+        </p>
+      )}
+      {p.error && (
+        <p class="error" role="alert" data-testid={p.errorTestId}>
+          Not created: {p.error}
+        </p>
+      )}
+      <div class="form-actions">
+        <button type="submit" class="btn" disabled={p.busy}>
+          {p.busy ? 'Creating…' : p.label}
+        </button>
+      </div>
+    </>
+  );
+}
