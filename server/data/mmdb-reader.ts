@@ -12,9 +12,10 @@
  *  - skips the first 16–24 levels of the tree with a jump table built at open (one uint32 per prefix,
  *    sized to the tree: 256 KiB for small files, 64 MiB for 5 million networks), then walks the rest
  *    over the file Buffer with a loop specialised per record size (24/28/32);
- *  - decodes each data record once and keeps it in a bounded direct-mapped cache keyed by data offset
- *    (one typed-array compare per hit, no LRU bookkeeping, memory capped whatever the file's size);
- *    values reached through pointers (map keys, repeated strings) are cached the same way.
+ *  - decodes each data record once and keeps it in a bounded 4-way set-associative cache keyed by data
+ *    offset (up to four typed-array compares in one span per hit, no LRU bookkeeping, memory capped
+ *    whatever the file's size); values reached through pointers (map keys, repeated strings) are kept
+ *    in a direct-mapped cache.
  *
  * What is left on big files is memory latency, not code: a lookup that misses the record cache makes a
  * handful of dependent reads into hundreds of MB (jump table, a node or two, the record, the strings it
