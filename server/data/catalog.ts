@@ -39,11 +39,11 @@ export function openCatalog(file: string): Catalog {
   // The enrichment routes read a lead's person, its email domain's companies and the person's engagement:
   // each a SQLite statement of 8–15 µs CPU (point queries over a catalog larger than SQLite's page cache),
   // ~35 µs of a combined request together. Leads repeat (a CRM re-enriches the same records, and many
-  // leads share a company domain), so they are kept the same way; a repeat costs one Map lookup. The
-  // people caches are smaller: a person row is ~1 KB.
-  const domains = new BoundedCache<readonly CompanyRow[]>();
-  const peopleByEmail = new BoundedCache<PersonRow | null>(PEOPLE_CACHE_LIMIT);
-  const engagements = new BoundedCache<readonly EngagementRow[]>(PEOPLE_CACHE_LIMIT);
+  // leads share a company domain), so they are kept the same way; a repeat costs one Map lookup. These
+  // caches are smaller (rows are ~1 KB), and a domain's companies share their rows with `companies`.
+  const domains = new BoundedCache<readonly CompanyRow[]>(LEAD_CACHE_LIMIT);
+  const peopleByEmail = new BoundedCache<PersonRow | null>(LEAD_CACHE_LIMIT);
+  const engagements = new BoundedCache<readonly EngagementRow[]>(LEAD_CACHE_LIMIT);
   return {
     company: (id) => {
       const hit = companies.get(id);
@@ -51,7 +51,7 @@ export function openCatalog(file: string): Catalog {
     },
     companiesByDomain: (domain) => {
       const key = normaliseDomain(domain);
-      return domains.get(key) ?? domains.set(key, freeze((q.byDomain.all(key) as CompanyRow[]).map((c) => companies.get(c.company_id) ?? freeze(c))));
+      return domains.get(key) ?? domains.set(key, freeze((q.byDomain.all(key) as CompanyRow[]).map((c) => companies.get(c.company_id) ?? (companies.set(c.company_id, freeze(c)) as CompanyRow))));
     },
     personById: (id) => (q.personById.get(id) as PersonRow | undefined) ?? null,
     personByEmail: (email) => {
@@ -70,8 +70,8 @@ export function openCatalog(file: string): Catalog {
 
 /** Entries kept per cache; past it the cache starts over (a map's clear is cheaper than LRU bookkeeping). */
 const CACHE_LIMIT = 50_000;
-/** Entries kept per people cache (rows of ~1 KB: ≤ ~10 MB each). */
-const PEOPLE_CACHE_LIMIT = 10_000;
+/** Entries kept per lead cache (person, domain, engagement; rows of ~1 KB: ≤ ~10 MB each). */
+const LEAD_CACHE_LIMIT = 10_000;
 
 class BoundedCache<V> {
   private readonly map = new Map<string, V>();
