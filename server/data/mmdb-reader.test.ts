@@ -190,8 +190,8 @@ describe('jump table', () => {
   it('is sized to the tree: 16 levels for small trees, up to 24 for big ones', async () => {
     const { jumpBitsFor } = await import('./mmdb-reader.ts');
     expect(jumpBitsFor(1000)).toBe(16);
-    expect(jumpBitsFor(6_300_000)).toBe(21);
-    expect(jumpBitsFor(21_700_000)).toBe(23);
+    expect(jumpBitsFor(6_300_000)).toBe(22);
+    expect(jumpBitsFor(21_700_000)).toBe(24);
     expect(jumpBitsFor(100_000_000)).toBe(24);
   });
 

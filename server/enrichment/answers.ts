@@ -76,6 +76,9 @@ export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx:
   };
 }
 
+/** Whether the combined answer carries scores: only with the customer's `advanced` package. */
+export const combinedHasScores = (customer: Pick<CustomerRecord, 'packages'>): boolean => customer.packages.includes('advanced');
+
 /** Lead Scoring and Firmographics (`/v2/people/full`): scores only with the customer's `advanced` package. */
 export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult {
   const company = found(facts.resolution);
@@ -86,7 +89,7 @@ export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult 
     status: 200,
     body: {
       company: companyV3(company, facts.title, ctx.customer.excluded_accounts),
-      scores: ctx.customer.packages.includes('advanced') ? scoresFor(company, facts, ctx) : [],
+      scores: combinedHasScores(ctx.customer) ? scoresFor(company, facts, ctx) : [],
       segments: segments(company, ctx),
     },
     charge: { api: 'lead-scoring-firmographics', record: company.company_id },

@@ -19,7 +19,7 @@ import { textKey as fold } from './text-key.ts';
 export interface CompanyLookups {
   personByEmail(email: string): PersonRow | null;
   company(id: string): CompanyRow | null;
-  companiesByDomain(domain: string): CompanyRow[];
+  companiesByDomain(domain: string): readonly CompanyRow[];
 }
 
 export interface LeadQuery {

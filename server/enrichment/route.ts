@@ -18,7 +18,7 @@ import { classifyTitle } from '../people/title-classifier.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
-import { combinedAnswer, firmographicsAnswer, leadScoringAnswer, leadTitle, V2_DEPRECATION_HEADERS, type AnswerContext, type LeadFacts } from './answers.ts';
+import { combinedAnswer, combinedHasScores, firmographicsAnswer, leadScoringAnswer, leadTitle, V2_DEPRECATION_HEADERS, type AnswerContext, type LeadFacts } from './answers.ts';
 import { parseInput, readBody } from './request-body.ts';
 import { resolveCompany } from './resolve-company.ts';
 import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody, type LeadBody } from './schema.ts';
@@ -33,33 +33,41 @@ export interface EnrichmentDeps {
 }
 
 export function mountEnrichment(router: Router, deps: EnrichmentDeps): void {
-  const route = <S extends z.ZodType<LeadBody>>(group: ApiGroup, schema: S, answer: (facts: LeadFacts, ctx: AnswerContext) => ApiResult) =>
+  /** `scores`: whether this route's answer for this customer carries scores (and so needs their facts). */
+  const route = <S extends z.ZodType<LeadBody>>(group: ApiGroup, schema: S, scores: (caller: Caller) => boolean, answer: (facts: LeadFacts, ctx: AnswerContext) => ApiResult) =>
     apiRoute(
       deps.pipeline,
       (req) => authenticateToken(deps.store, req, group),
       async (req: Request, caller: Caller) => {
         const body = parseInput(schema, await readBody(req));
         const ctx = context(caller);
-        return answer(await lookupLead(deps, body, caller, ctx.now), ctx);
+        return answer(await lookupLead(deps, body, caller, ctx.now, scores(caller)), ctx);
       },
     );
+  const never = () => false;
+  const always = () => true;
 
-  router.post('/v1/enrichment/company', route('company-firmographics', FirmographicsV3Body, (f, c) => firmographicsAnswer('v3', f, c)));
+  router.post('/v1/enrichment/company', route('company-firmographics', FirmographicsV3Body, never, (f, c) => firmographicsAnswer('v3', f, c)));
   // v2 is superseded by v3: every answer (errors included) says so.
   router.post('/v2/people/enrichment', (_req, res, next) => {
     res.set(V2_DEPRECATION_HEADERS);
     next();
-  }, route('company-firmographics', FirmographicsV2Body, (f, c) => firmographicsAnswer('v2', f, c)));
-  router.post('/v2/people/full', route('lead-scoring-firmographics', CombinedBody, combinedAnswer));
-  router.post('/v2/people/score', route('lead-scoring', LeadScoringBody, leadScoringAnswer));
+  }, route('company-firmographics', FirmographicsV2Body, never, (f, c) => firmographicsAnswer('v2', f, c)));
+  router.post('/v2/people/full', route('lead-scoring-firmographics', CombinedBody, (caller) => combinedHasScores(caller.customer), combinedAnswer));
+  router.post('/v2/people/score', route('lead-scoring', LeadScoringBody, always, leadScoringAnswer));
 }
 
 function context(caller: Caller): AnswerContext {
   return { customer: caller.customer, settings: caller.settings, now: new Date() };
 }
 
-/** The catalog lookups of one request, on one data snapshot (and, for scores, the company's page views). */
-async function lookupLead(deps: EnrichmentDeps, body: LeadBody, caller: Caller, now: Date): Promise<LeadFacts> {
+/**
+ * The catalog lookups of one request, on one data snapshot. The facts only scores read (intent signals,
+ * engagement, the company's page views) are looked up only when the answer carries scores: a
+ * firmographics answer never does, and skipping them saved a catalog query and a visit-store query per
+ * request (measured with `npm run bench -- enrichment`, see bench/RESULTS.md).
+ */
+async function lookupLead(deps: EnrichmentDeps, body: LeadBody, caller: Caller, now: Date, scores: boolean): Promise<LeadFacts> {
   const { catalog } = deps.dataset.current;
   const resolution = resolveCompany(
     { email: body.email, domain: body.domain || body.website, hints: { country: body.country, company: body.company, industry: body.industry } },
@@ -69,10 +77,10 @@ async function lookupLead(deps: EnrichmentDeps, body: LeadBody, caller: Caller, 
   return {
     resolution,
     title: classifyTitle(leadTitle(person, body.title)),
-    signals: resolution.outcome === 'found' ? catalog.intent(resolution.company.company_id) : [],
-    engagement: person ? catalog.engagement(person.people_id) : [],
+    signals: scores && resolution.outcome === 'found' ? catalog.intent(resolution.company.company_id) : [],
+    engagement: scores && person ? catalog.engagement(person.people_id) : [],
     pageViews:
-      resolution.outcome === 'found' && deps.recorder && caller.customer.products.length > 0
+      scores && resolution.outcome === 'found' && deps.recorder && caller.customer.products.length > 0
         ? await recentPageViews(deps.recorder, caller.customer.id, resolution.company.company_id, now)
         : [],
   };

@@ -562,3 +562,13 @@ describe('classifyTitle: outputs and determinism', () => {
     expect(seconds).toBeGreaterThan(0);
   });
 });
+
+describe('classifyTitle cache', () => {
+  it('classifies a repeated title the same, each caller getting its own object', () => {
+    const first = classifyTitle('VP of Marketing');
+    first.titleLevel = 'Staff'; // a caller changing its copy
+    const again = classifyTitle('VP of Marketing');
+    expect(again).toEqual({ titleLevel: 'VP', titleFunction: 'Marketing' });
+    expect(again).not.toBe(classifyTitle('VP of Marketing'));
+  });
+});

@@ -458,6 +458,25 @@ function detectLevel(t: string): Level | '' {
  */
 export function classifyTitle(title: string): TitleClassification {
   if (typeof title !== 'string') return blank(); // rows from CSV/JSON may carry null at runtime
+  const hit = classified.get(title);
+  if (hit !== undefined) return { ...hit };
+  const result = classifyUncached(title);
+  if (classified.size >= CLASSIFIED_LIMIT) classified.clear();
+  classified.set(title, result);
+  return { ...result };
+}
+
+/**
+ * Classifications of the titles seen so far: every enrichment answer classifies a title (the catalog
+ * person's, or the lead's), titles repeat across leads, and the ~40 regular expressions behind one
+ * classification cost ~2.5 µs CPU per call (~10 µs of a firmographics request in the server profile);
+ * a hit costs a Map lookup and a copy (callers get their own object, as before). Bounded: past
+ * CLASSIFIED_LIMIT distinct titles it starts over.
+ */
+const classified = new Map<string, TitleClassification>();
+const CLASSIFIED_LIMIT = 10_000;
+
+function classifyUncached(title: string): TitleClassification {
   const norm = normalize(title);
   if (norm === '' || NO_CURRENT_ROLE_RE.test(norm)) return blank();
   if (ADMIN_SUPPORT_RE.test(norm)) return { titleLevel: 'Staff', titleFunction: 'Operations' };
