@@ -1,6 +1,5 @@
 /** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
 import type { Request, Response, Router } from 'express';
-import { isbot } from 'isbot';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import { authenticateTag, authenticateToken, type Caller, type HeaderSource } from '../auth/authenticate.ts';
 import { apiRoute, type Pipeline } from '../http/api-route.ts';
@@ -12,6 +11,7 @@ import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
+import { isBotAgent } from './bot-agent.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
@@ -134,7 +134,7 @@ async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | nul
     pageViews: scored && deps.recorder ? await recentPageViews(deps.recorder, caller.customer.id, company.company_id, now) : [],
     customer: caller.customer,
     settings: caller.settings,
-    isBot: userAgent !== undefined && userAgent.trim() !== '' && isbot(userAgent),
+    isBot: isBotAgent(userAgent),
     now,
   });
 }
