@@ -189,7 +189,7 @@ export class SqliteStateStore implements StateStore {
    * dedupe key charged earlier in the batch is seen by a later charge).
    */
   private meterBatch(ops: Metered[]): unknown[] {
-    const counters = new Map<string, { windowStart: number; count: number; changed: boolean }>();
+    const counters = new Map<string, { windowStart: number; count: number; changed: boolean; storedWindow: number | null }>();
     const balances = new Map<string, { r: ChargeRequest; used: number; changed: boolean }>();
     const out = new Array<unknown>(ops.length);
     for (let i = 0; i < ops.length; i++) {
@@ -202,7 +202,7 @@ export class SqliteStateStore implements StateStore {
           let c = counters.get(key);
           if (c === undefined) {
             const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
-            c = { windowStart: row?.window_start ?? -1, count: row?.count ?? 0, changed: false };
+            c = { windowStart: row?.window_start ?? -1, count: row?.count ?? 0, changed: false, storedWindow: row?.window_start ?? null };
             counters.set(key, c);
           }
           c.count = c.windowStart === windowStart ? c.count + 1 : 1;
@@ -232,7 +232,11 @@ export class SqliteStateStore implements StateStore {
       }
     }
     for (const [key, c] of counters) {
-      if (c.changed) this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, c.windowStart, c.count);
+      if (!c.changed) continue;
+      // A counter still in its stored window only counts up: updating the count alone leaves the
+      // window index untouched (a quarter of the batch's cost in a micro-benchmark of 26 counters).
+      if (c.storedWindow === c.windowStart) this.sql('UPDATE rate_limits SET count = ? WHERE key = ?').run(c.count, key);
+      else this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, c.windowStart, c.count);
     }
     for (const { r, used, changed } of balances.values()) {
       if (changed) this.sql('INSERT INTO credit_usage VALUES (?, ?, ?, ?) ON CONFLICT (customer_id, pool, period) DO UPDATE SET used = excluded.used').run(r.customer_id, r.pool, r.period, used);
