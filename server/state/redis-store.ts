@@ -230,23 +230,9 @@ export class RedisStateStore implements StateStore {
   private enqueue(m: Omit<MeterOp, 'resolve' | 'reject'>): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.batch.push({ ...m, resolve, reject });
-      if (this.batch.length === 1 && this.inFlight === 0) setImmediate(this.flushNow);
+      if (this.batch.length === 1) setImmediate(() => this.flush());
     });
   }
-
-  /**
-   * METER calls sent whose replies have not arrived. While one is out, new operations wait for it and go
-   * together in the next batch (group commit): under load a batch holds what arrived during a round trip,
-   * not just one event-loop turn, so a node writes to Redis less often (each write was ~11% of a Redis
-   * node's identification CPU under --cpu-prof; operations per batch went from ~14 to ~30 under the
-   * `nodes` benchmark's load). An idle node still sends at once (nothing in flight), so a lone request
-   * waits no longer; exactness is untouched (the script is the same, and batches stay in order).
-   */
-  private inFlight = 0;
-  private readonly flushNow = () => this.flush();
-  private readonly settled = () => {
-    if (--this.inFlight === 0 && this.batch.length > 0) setImmediate(this.flushNow);
-  };
 
   /** One METER call per customer in the batch, all sent in the same turn (one round trip). */
   private flush(): void {
@@ -259,10 +245,7 @@ export class RedisStateStore implements StateStore {
       if (list) list.push(op);
       else byCustomer.set(op.customer, [op]);
     }
-    for (const group of byCustomer.values()) {
-      this.inFlight++;
-      void this.runScript(group).finally(this.settled);
-    }
+    for (const group of byCustomer.values()) void this.runScript(group);
   }
 
   private async runScript(group: MeterOp[]): Promise<void> {
