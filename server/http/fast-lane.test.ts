@@ -21,6 +21,10 @@ describe('routing', () => {
       hits.push(req.url!);
       if (req.url!.includes('fail')) return lane.fail(req, res, trace, Object.assign(new Error('boom'), { status: 418 }), ['X-Set-Before', 'yes']);
       if (req.url!.includes('express')) return lane.express(req, res, trace);
+      if (req.url!.includes('midway')) {
+        res.writeHead(200, ['Content-Type', 'application/json']);
+        return lane.fail(req, res, trace, new Error('failed after the head was sent'), []);
+      }
       res.writeHead(200, ['X-Request-Id', trace.id, 'Content-Type', 'application/json']).end(JSON.stringify({ via: 'fast', ip: lane.ip(req) }));
       lane.done(req, res, trace);
     };
@@ -44,6 +48,11 @@ describe('routing', () => {
     expect(await res.json()).toEqual({ error: 'boom', ip: '9.9.9.9' });
     expect(res.headers.get('x-set-before')).toBe('yes');
     expect(res.headers.get('x-request-id')).toBe('given-id-2');
+  });
+
+  it('drops the connection of an answer that fails after its head was sent, and keeps serving', async () => {
+    await expect(fetch(`${url}/v3/company/details?midway=1`).then((r) => r.text())).rejects.toThrow();
+    expect((await fetch(`${url}/v3/company/details?ip=1.2.3.4`)).status).toBe(200);
   });
 
   it('hands a request back to Express when the route asks', async () => {

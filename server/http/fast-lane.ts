@@ -49,7 +49,18 @@ export function fastLane(app: Express, routes: FastRoutes, onError: ErrorRequest
       app(req, res);
     },
     fail(req, res, trace, err, headers) {
-      for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i], headers[i + 1]);
+      // As Express's final handler: an answer already under way cannot become an error answer.
+      if (res.headersSent) {
+        res.destroy(err instanceof Error ? err : undefined);
+        return;
+      }
+      for (let i = 0; i < headers.length; i += 2) {
+        try {
+          res.setHeader(headers[i], headers[i + 1]);
+        } catch {
+          // A header Node refuses is left out of the error answer (the error handler answers 500 for it).
+        }
+      }
       observer.watch(req, res, trace);
       handleError(app, onError, req, res, err);
     },

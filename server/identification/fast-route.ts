@@ -55,15 +55,15 @@ export function identificationFastRoute(deps: IdentificationDeps, steps: Meterin
     const query = (q < 0 ? {} : parseQueryString(url.slice(q + 1))) as RawQuery;
     // The headers set so far, in the order the router's route sets them: an error answer keeps them.
     const headers: string[] = ['X-Request-Id', trace.id, 'Vary', 'Origin'];
-    answer(deps, steps, new FastRequest(raw, lane), raw, res, lane, query, headers).then(
-      (json) => {
+    answer(deps, steps, new FastRequest(raw, lane), raw, res, lane, query, headers)
+      .then((json) => {
         headers.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)));
         res.writeHead(200, headers);
         res.end(json);
         lane.done(raw, res, trace);
-      },
-      (err: unknown) => lane.fail(raw, res, trace, err, headers),
-    );
+      })
+      // A failure while writing (a header value Node refuses) is answered like any other: never unhandled.
+      .catch((err: unknown) => lane.fail(raw, res, trace, err, headers));
   };
 }
 
