@@ -1,8 +1,12 @@
 /**
  * `GET /v3/company/details` on `node:http` alone, in the fast lane (server/http/fast-lane.ts): the same
  * steps as the router's route (./route.ts, through apiRoute and the pipeline) — authentication, rate
- * limit, lookup, charge — with the answer written as one header array and one string. What it saves over
- * running the same handler on Express's request/response is measured in bench/RESULTS.md (issue 13 rows).
+ * limit, lookup, charge — with the answer written as one header array and one string. Why: with the
+ * handler on Express's request/response, res.json/res.send/res.set/res.vary and req.query (re-parsed on
+ * every read) were ~32% of the route's CPU (--cpu-prof, token mode). Measured (bench/RESULTS.md, issue 13
+ * rows, server CPU per response): token mode 159 → 53 µs, tag mode 219 → 70 µs, together with the
+ * amortised metering batch and the other fixes of that commit range; now 51 and 69 µs against raw
+ * node:http's 23–24 µs and bare Express's 125–134 µs.
  * Error answers (401/403/429/402/400/503) go through the app's error handler, so they are Express's own.
  * fast-lane.test.ts compares its answers with the router's, header by header.
  */
