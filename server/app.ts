@@ -18,8 +18,9 @@ import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { fastLane, type FastRoutes } from './http/fast-lane.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import type { Logger } from './http/logger.ts';
-import { createPipeline } from './http/pipeline.ts';
+import { createMeteringSteps, createPipeline } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
+import { identificationFastRoute } from './identification/fast-route.ts';
 import { mountHealth } from './observability/health.ts';
 import { mountDocs } from './openapi/docs.ts';
 import { mountMetrics } from './observability/metrics-route.ts';
@@ -54,19 +55,8 @@ export function createApp(deps: AppDeps): express.Express {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { app, fast } = assemble(deps);
-  const serve = fastLane(app, fast, errorHandler(deps.log));
   // Every request — fast lane included — gets a request id, one log line and its metrics.
-  const observe = createObserver(deps.log);
-  return (req, res) => {
-    observe(req, res, req.method === 'GET' ? fastRouteOf(fast, req.url) : undefined);
-    serve(req, res);
-  };
-}
-
-function fastRouteOf(fast: FastRoutes, url = ''): string | undefined {
-  const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
-  return fast.has(path) ? path : undefined;
+  return fastLane(app, fast, errorHandler(deps.log), createObserver(deps.log));
 }
 
 function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
@@ -77,8 +67,10 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
 
   const api = Router();
   const pipeline = createPipeline(deps.store);
+  const steps = createMeteringSteps(deps.store);
   const geoip = deps.config.SVC_GEOIP_DB ? openGeoIp(deps.config.SVC_GEOIP_DB) : null;
-  const identification = mountIdentification(api, { ...deps, pipeline, geoip });
+  mountIdentification(api, { ...deps, pipeline, geoip });
+  const identification = identificationFastRoute({ ...deps, pipeline, geoip }, steps);
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
   mountEvents(api, { ...deps, pipeline });

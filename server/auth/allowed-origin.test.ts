@@ -34,3 +34,27 @@ describe('isHostAllowed', () => {
     expect(isHostAllowed(null, ['localhost'])).toBe(false);
   });
 });
+
+describe('remembered work', () => {
+  it('answers the same for a repeated Origin, and a Referer with a path', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(requestHost('https://WWW.Example.com:8443', undefined)).toBe('www.example.com');
+      expect(requestHost('not a url', `https://shop.example.com/p/${i}?q=1`)).toBe('shop.example.com');
+      expect(requestHost('http://[::1]:3000', undefined)).toBe('::1');
+    }
+  });
+
+  it('follows a list that changes: a mutable list is never remembered, a frozen one is its own key', () => {
+    const mutable = ['a.example'];
+    expect(isHostAllowed('a.example', mutable)).toBe(true);
+    mutable[0] = 'b.example';
+    expect(isHostAllowed('a.example', mutable)).toBe(false);
+    expect(isHostAllowed('b.example', mutable)).toBe(true);
+    const v1 = Object.freeze(['*.acme.test']);
+    const v2 = Object.freeze(['other.test']);
+    for (let i = 0; i < 2; i++) {
+      expect(isHostAllowed('www.acme.test', v1)).toBe(true);
+      expect(isHostAllowed('www.acme.test', v2)).toBe(false);
+    }
+  });
+});

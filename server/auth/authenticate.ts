@@ -2,13 +2,20 @@
  * Who is calling: a token (`Authorization: Token <40 alphanumerics>`) or, on the identification route only,
  * a public web tag id. Resolves to the customer and the settings that shape the answer.
  */
-import type { Request } from 'express';
 import type { ApiGroup } from '../../data/sources/schema.ts';
 import { HttpError } from '../http/errors.ts';
 import type { CustomerRecord, AccessRecords, TagRecord, TokenRecord } from '../state/store.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
 import { isEntitled } from './entitlements.ts';
 import { hashesEqual, hashSecret, TOKEN_PATTERN } from './token-secret.ts';
+
+/**
+ * What authentication reads of a request: its headers, as Express's `req.get` (so an Express request is
+ * one, and so is the fast lane's raw request, server/identification/fast-route.ts).
+ */
+export interface HeaderSource {
+  get(name: string): string | undefined;
+}
 
 export interface Caller {
   customer: CustomerRecord;
@@ -29,7 +36,7 @@ export function tokenFromHeader(header: string | undefined): string {
   return m[1];
 }
 
-export async function authenticateToken(store: AccessRecords, req: Request, group: ApiGroup): Promise<Caller> {
+export async function authenticateToken(store: AccessRecords, req: HeaderSource, group: ApiGroup): Promise<Caller> {
   const presented = tokenFromHeader(req.get('authorization'));
   const partnerHeader = req.get('x-svc-customid');
   if (partnerHeader !== undefined) return authenticatePartner(store, req, group, presented, partnerHeader);
@@ -39,7 +46,7 @@ export async function authenticateToken(store: AccessRecords, req: Request, grou
 }
 
 /** Group, package and domain checks (403) for an authenticated token. */
-async function authorise(store: AccessRecords, req: Request, group: ApiGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
+async function authorise(store: AccessRecords, req: HeaderSource, group: ApiGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
   const customer = await store.getCustomer(token.customer_id);
   if (!customer) throw new HttpError(401, 'invalid API token: its customer no longer exists');
   if (token.api_group !== group) throw new HttpError(403, `this token belongs to the ${token.api_group} API group and cannot call the ${group} API`);
@@ -59,7 +66,7 @@ async function authorise(store: AccessRecords, req: Request, group: ApiGroup, to
  * <partner> is the partner account's id or name, <customer> the customer's (case-insensitive). Anything
  * else is 401, so a malformed header never silently falls back to the partner's own account.
  */
-async function authenticatePartner(store: AccessRecords, req: Request, group: ApiGroup, presented: string, header: string): Promise<Caller> {
+async function authenticatePartner(store: AccessRecords, req: HeaderSource, group: ApiGroup, presented: string, header: string): Promise<Caller> {
   const bad = (why: string) => new HttpError(401, `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
   const m = /^(.+)-([A-Za-z0-9]{40})$/.exec(header.trim());
   if (!m) throw bad('it does not end with -<40 alphanumeric token>');
@@ -85,7 +92,7 @@ async function authenticatePartner(store: AccessRecords, req: Request, group: Ap
   return authorise(store, req, group, customerToken, partner.id);
 }
 
-export async function authenticateTag(store: AccessRecords, req: Request, tagId: string): Promise<Caller> {
+export async function authenticateTag(store: AccessRecords, req: HeaderSource, tagId: string): Promise<Caller> {
   const tag = await store.getTag(tagId);
   if (!tag) throw new HttpError(401, `unknown web tag ${JSON.stringify(tagId.slice(0, 64))}`);
   const corsOrigin = checkOrigin(req, tag.allowed_domains, 'web tag');
@@ -96,7 +103,7 @@ export async function authenticateTag(store: AccessRecords, req: Request, tagId:
 }
 
 /** 403 unless the page (Origin, else Referer) is on an allowed domain; returns the Origin to echo in CORS. */
-function checkOrigin(req: Request, allowed: readonly string[], what: string): string | null {
+function checkOrigin(req: HeaderSource, allowed: readonly string[], what: string): string | null {
   const origin = req.get('origin');
   const host = requestHost(origin, req.get('referer'));
   if (!host) throw new HttpError(403, `this ${what} is restricted to its allowed domains and the request names no page (Origin or Referer)`);

@@ -1,11 +1,12 @@
 /** The pipeline's rate-limit and credit steps, backed by the state store's metering (shared by every node). */
+import type { ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
-import { chargeMonth, dedupeKey, poolOf, quotaPeriod } from '../credits/rules.ts';
+import { chargeMonth, dedupeKey, poolOf, quotaPeriod, type ChargeableApi } from '../credits/rules.ts';
 import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
 import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
-import type { Metering } from '../state/metering.ts';
+import type { Metering, RateLimitHit } from '../state/metering.ts';
 import type { Pipeline } from './api-route.ts';
 import { HttpError } from './errors.ts';
 import { retryChargeKey, trustedRequestId } from './request-id.ts';
@@ -33,36 +34,54 @@ async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
  */
 export const isDegradable = (caller: Caller) => caller.tag !== null || caller.token?.api_group === 'identification';
 
-export function createPipeline(metering: Metering, now: () => Date = () => new Date()): Pipeline {
+/** The RateLimit-* headers of a counter's hit (spec "Limits"). */
+export function rateLimitHeaders(hit: RateLimitHit): Record<string, string> {
   return {
-    async rateLimit(caller: Caller, req: Request, res: Response) {
-      const counters = limitKeys(caller, req.ip ?? '');
+    'RateLimit-Limit': String(hit.limit),
+    'RateLimit-Remaining': String(hit.remaining),
+    'RateLimit-Reset': String(Math.ceil(hit.resetMs / 1000)),
+  };
+}
+
+/**
+ * The pipeline's metering steps on plain values, shared by the Express pipeline (below) and the fast
+ * lane's identification route (server/identification/fast-route.ts), which has no Express objects.
+ */
+export interface MeteringSteps {
+  /**
+   * Counts the request against the caller's counters; `report` gets the first counter's hit (the one the
+   * RateLimit-* headers report) before any refusal is thrown as HttpError(429).
+   */
+  rateLimit(caller: Caller, visitorIp: string, report: (first: RateLimitHit) => void): Promise<void>;
+  /** Charges (or refuses with HttpError(402)); the outcome is noted on `res` for the request's log line. */
+  charge(caller: Caller, charge: { api: ChargeableApi; record: string }, requestId: string | null, res: ServerResponse): Promise<void>;
+}
+
+export function createMeteringSteps(metering: Metering, now: () => Date = () => new Date()): MeteringSteps {
+  return {
+    async rateLimit(caller, visitorIp, report) {
+      const counters = limitKeys(caller, visitorIp);
       if (counters.length === 0) return;
       // All counters of a request are hit together, in one metering operation.
       const hits = await guarded('rate limiting', () =>
         metering.hitRateLimits({ customer_id: caller.customer.id, counters, windowMs: WINDOW_MS, nowMs: now().getTime(), degradable: isDegradable(caller) }),
       );
-      hits.forEach((hit, i) => {
-        const headers = {
-          'RateLimit-Limit': String(hit.limit),
-          'RateLimit-Remaining': String(hit.remaining),
-          'RateLimit-Reset': String(Math.ceil(hit.resetMs / 1000)),
-        };
+      for (let i = 0; i < hits.length; i++) {
+        const hit = hits[i];
         // The first counter (the caller's own) is the one reported on every answer.
-        if (i === 0) res.set(headers);
+        if (i === 0) report(hit);
         if (!hit.allowed) {
+          const headers = rateLimitHeaders(hit);
           throw new HttpError(429, `rate limit exceeded: ${hit.limit} requests per minute; retry in ${headers['RateLimit-Reset']} s`, {
             ...headers,
             'Retry-After': headers['RateLimit-Reset'],
           });
         }
-      });
+      }
     },
 
-    async charge(caller, { api, record }, res) {
+    async charge(caller, { api, record }, requestId, res) {
       const at = now();
-      // A proxy's retry of an identification request that one node already charged is not charged again.
-      const requestId = res.req ? trustedRequestId(res.req) : null;
       const pool = poolOf(api);
       const quota = pool === 'identification' ? caller.customer.identification_credits : caller.customer.enrichment_credits;
       const result = await guarded('credit accounting', () =>
@@ -73,6 +92,7 @@ export function createPipeline(metering: Metering, now: () => Date = () => new D
           record,
           period: quotaPeriod(caller.customer.contract_start, at),
           quota,
+          // A proxy's retry of an identification request that one node already charged is not charged again.
           dedupe_key: dedupeKey(caller.customer.id, api, record, at) ?? (requestId ? retryChargeKey(caller.customer.id, requestId) : null),
           month: chargeMonth(at),
           token_id: caller.token?.id ?? null,
@@ -85,5 +105,13 @@ export function createPipeline(metering: Metering, now: () => Date = () => new D
         throw new HttpError(402, `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
       }
     },
+  };
+}
+
+export function createPipeline(metering: Metering, now: () => Date = () => new Date()): Pipeline {
+  const steps = createMeteringSteps(metering, now);
+  return {
+    rateLimit: (caller: Caller, req: Request, res: Response) => steps.rateLimit(caller, req.ip ?? '', (hit) => void res.set(rateLimitHeaders(hit))),
+    charge: (caller, charge, res) => steps.charge(caller, charge, res.req ? trustedRequestId(res.req) : null, res),
   };
 }

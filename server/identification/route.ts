@@ -1,8 +1,7 @@
 /** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
-import type { Request, RequestHandler, Response, Router } from 'express';
-import { isbot } from 'isbot';
+import type { Request, Response, Router } from 'express';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
-import { authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
+import { authenticateTag, authenticateToken, type Caller, type HeaderSource } from '../auth/authenticate.ts';
 import { apiRoute, type Pipeline } from '../http/api-route.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
@@ -12,6 +11,7 @@ import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
+import { isBotAgent } from './bot-agent.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
 
@@ -26,35 +26,60 @@ export interface IdentificationDeps {
   geoip?: GeoIp | null;
 }
 
-/** Mounts the route; returns its GET handler, which server/app.ts also runs in the fast lane. */
-export function mountIdentification(router: Router, deps: IdentificationDeps): RequestHandler {
-  router.options('/v3/company/details', (req, res) => preflight(deps.store, req, res));
-  const handler = apiRoute(
-    deps.pipeline,
-    async (req, res) => {
-      res.vary('Origin');
-      const tag = typeof req.query.tag === 'string' ? req.query.tag : undefined;
-      // Tag mode is the tokenless browser path; an Authorization header always means token mode.
-      if (req.get('authorization') !== undefined || !tag) return authenticateToken(deps.store, req, 'identification');
-      const caller = await authenticateTag(deps.store, req, tag);
-      deps.recorder?.tagSeen(tag, caller.corsOrigin);
-      return caller;
-    },
-    async (req, caller) => {
-      const query = parseQuery(req);
-      const ip = visitorAddress(deps.config, req, caller, query);
-      const body = await lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
-      if (deps.geoip && ip) body.company = overlayGeo(body.company, deps.geoip.lookup(ip), null);
-      // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
-      return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
-    },
-  );
-  router.get('/v3/company/details', handler);
-  return handler;
+/** What the route reads of a request: an Express request is one, and so is the fast lane's (fast-route.ts). */
+export interface IdentificationRequest extends HeaderSource {
+  /** The client address (Express's `req.ip`: trust proxy, X-Forwarded-For). */
+  readonly ip: string | undefined;
 }
 
-function parseQuery(req: Request) {
-  const parsed = IdentificationQuery.safeParse(req.query);
+/** The query as Express's "simple" parser (node:querystring) gives it: repeated parameters are arrays. */
+export type RawQuery = Record<string, unknown>;
+
+/**
+ * Mounts the route on the router: GET (the reference the fast lane, ./fast-route.ts, is tested against,
+ * and what it hands back), HEAD (Express answers it with GET's handler) and the OPTIONS preflight.
+ */
+export function mountIdentification(router: Router, deps: IdentificationDeps): void {
+  router.options('/v3/company/details', (req, res) => preflight(deps.store, req, res));
+  router.get(
+    '/v3/company/details',
+    apiRoute(
+      deps.pipeline,
+      async (req, res) => {
+        res.vary('Origin');
+        return identificationCaller(deps, req, req.query);
+      },
+      (req, caller) => identificationAnswer(deps, req, req.query, caller),
+    ),
+  );
+}
+
+/** Who is asking: tag mode is the tokenless browser path; an Authorization header always means token mode. */
+export async function identificationCaller(deps: IdentificationDeps, req: IdentificationRequest, rawQuery: RawQuery): Promise<Caller> {
+  const tag = typeof rawQuery.tag === 'string' ? rawQuery.tag : undefined;
+  if (req.get('authorization') !== undefined || !tag) return authenticateToken(deps.store, req, 'identification');
+  const caller = await authenticateTag(deps.store, req, tag);
+  deps.recorder?.tagSeen(tag, caller.corsOrigin);
+  return caller;
+}
+
+/** The answer (after authentication and rate limiting), and the record it exports when it is chargeable. */
+export async function identificationAnswer(
+  deps: IdentificationDeps,
+  req: IdentificationRequest,
+  rawQuery: RawQuery,
+  caller: Caller,
+): Promise<{ status: 200; body: IdentificationResponse; charge?: { api: 'identification'; record: string } }> {
+  const query = parseQuery(rawQuery);
+  const ip = visitorAddress(deps.config, req, caller, query);
+  const body = await lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
+  if (deps.geoip && ip) body.company = overlayGeo(body.company, deps.geoip.lookup(ip), null);
+  // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
+  return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
+}
+
+function parseQuery(rawQuery: RawQuery) {
+  const parsed = IdentificationQuery.safeParse(rawQuery);
   if (!parsed.success) throw new HttpError(400, 'query parameters tag, ip and test_ip must each be given at most once');
   return parsed.data;
 }
@@ -63,7 +88,7 @@ function parseQuery(req: Request) {
  * Token mode may name the address (`?ip=`, server-side lookups); tag mode is always the visitor itself,
  * except for a demo tag in demo mode, where the demo page's visitor switcher asks as a sample address (`test_ip`).
  */
-function visitorAddress(config: Config, req: Request, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
+function visitorAddress(config: Config, req: IdentificationRequest, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
   if (isServerSideLookup(caller, query)) {
     // A token with allowed domains sits in page source: whoever copies it could look up any address
     // and spend the customer's credits, so it answers only for the visitor's own address.
@@ -91,7 +116,7 @@ export const VISITOR_USER_AGENT_HEADER = 'X-svc-Visitor-User-Agent';
  * User-Agent passed explicitly in X-svc-Visitor-User-Agent is classified. Otherwise (tag mode, token mode
  * without `?ip=`) the caller is the visitor, and its User-Agent is classified.
  */
-function visitorUserAgent(req: Request, caller: Caller, query: { ip?: string }): string | undefined {
+function visitorUserAgent(req: IdentificationRequest, caller: Caller, query: { ip?: string }): string | undefined {
   return isServerSideLookup(caller, query) ? req.get(VISITOR_USER_AGENT_HEADER) : req.get('user-agent');
 }
 
@@ -109,7 +134,7 @@ async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | nul
     pageViews: scored && deps.recorder ? await recentPageViews(deps.recorder, caller.customer.id, company.company_id, now) : [],
     customer: caller.customer,
     settings: caller.settings,
-    isBot: userAgent !== undefined && userAgent.trim() !== '' && isbot(userAgent),
+    isBot: isBotAgent(userAgent),
     now,
   });
 }

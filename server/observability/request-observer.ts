@@ -33,41 +33,73 @@ export function routeLabel(req: IncomingMessage & { route?: { path?: unknown }; 
   return status === 404 || status === 405 ? 'unmatched' : 'static';
 }
 
-export type Observer = (req: IncomingMessage, res: ServerResponse, fastRoute?: string) => void;
+/** When a request arrived and the id it answers under. */
+export interface Trace {
+  readonly id: string;
+  readonly start: bigint;
+  /** The fast lane's route, when it took the request (its metrics label). */
+  readonly fastRoute: string | undefined;
+}
+
+export interface Observer {
+  /** Notes the arrival and picks the request id (the caller's, or a new one). */
+  begin(req: IncomingMessage, fastRoute?: string): Trace;
+  /** Sets X-Request-Id and observes the response when it finishes (any route, answered by anyone). */
+  watch(req: IncomingMessage, res: ServerResponse, trace: Trace): void;
+  /**
+   * Observes a response its writer has just ended (the fast lane, which sets X-Request-Id in its own
+   * header array): no `finish` listener per request.
+   */
+  done(req: IncomingMessage, res: ServerResponse, trace: Trace): void;
+}
 
 export function createObserver(log: Logger): Observer {
   const logRequests = log.isLevelEnabled('info');
-  return (req, res, fastRoute) => {
-    const start = process.hrtime.bigint();
-    const id = requestId(req.headers['x-request-id']);
-    res.setHeader('X-Request-Id', id);
-    res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const status = res.statusCode;
-      const route = routeLabel(req, status, fastRoute);
-      const method = req.method ?? '';
-      httpRequests.inc({ route, method, status });
-      httpDuration.observe({ route, method }, seconds);
-      if (status === 429) rateLimitRefusals.inc({ route });
-      if (!logRequests) return;
-      const facts = factsOf(res);
-      // Express rewrites req.url inside mounted routers; originalUrl is what the client asked for.
-      const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
-      const q = url.indexOf('?');
-      log.info(
-        {
-          request_id: id,
-          method,
-          route,
-          // The path without its query (which can carry addresses); emails and secrets in a path are masked.
-          path: mask(q < 0 ? url : url.slice(0, q)),
-          status,
-          duration_ms: Math.round(seconds * 1e6) / 1e3,
-          customer: facts?.customer ?? null,
-          credits: facts?.credits ?? 0,
-        },
-        'request',
-      );
-    });
+  const maskedPaths = new Map<string, string>();
+
+  const done = (req: IncomingMessage, res: ServerResponse, trace: Trace) => {
+    const fastRoute = trace.fastRoute;
+    const seconds = Number(process.hrtime.bigint() - trace.start) / 1e9;
+    const status = res.statusCode;
+    const route = routeLabel(req, status, fastRoute);
+    const method = req.method ?? '';
+    httpRequests.inc({ route, method, status });
+    httpDuration.observe({ route, method }, seconds);
+    if (status === 429) rateLimitRefusals.inc({ route });
+    if (!logRequests) return;
+    const facts = factsOf(res);
+    // Express rewrites req.url inside mounted routers; originalUrl is what the client asked for.
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    log.info(
+      {
+        request_id: trace.id,
+        method,
+        route,
+        // The path without its query (which can carry addresses); emails and secrets in a path are masked
+        // (the fast lane's fixed paths once).
+        path: fastRoute === path ? (maskedPaths.get(path) ?? remember(maskedPaths, path, mask(path))) : mask(path),
+        status,
+        duration_ms: Math.round(seconds * 1e6) / 1e3,
+        customer: facts?.customer ?? null,
+        credits: facts?.credits ?? 0,
+      },
+      'request',
+    );
   };
+
+  return {
+    begin: (req, fastRoute) => ({ id: requestId(req.headers['x-request-id']), start: process.hrtime.bigint(), fastRoute }),
+    watch(req, res, trace) {
+      res.setHeader('X-Request-Id', trace.id);
+      res.once('finish', () => done(req, res, trace));
+    },
+    done,
+  };
+}
+
+function remember(map: Map<string, string>, key: string, value: string): string {
+  map.set(key, value);
+  return value;
 }

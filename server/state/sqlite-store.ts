@@ -17,7 +17,8 @@ import { LedgerEntry, StateEntry } from './transfer.ts';
 type Row = Record<string, unknown>;
 /** A queued metering operation (charge or rate-limit hit). */
 interface Metered {
-  run: () => unknown;
+  rate?: RateLimitRequest;
+  charge?: ChargeRequest;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -173,31 +174,74 @@ export class SqliteStateStore implements StateStore {
     migrate(this.db);
     this.db.pragma('busy_timeout = 0');
     this.identity = file === ':memory:' ? null : (({ dev, ino }) => ({ dev, ino }))(statSync(file));
-    this.chargeOne = (r: ChargeRequest): ChargeOutcome => {
-      const usedRow = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
-      const used = usedRow?.used ?? 0;
-      if (r.dedupe_key !== null && this.sql('SELECT 1 FROM charges WHERE dedupe_key = ?').get(r.dedupe_key)) {
-        return { outcome: 'free', remaining: Math.max(0, r.quota - used) };
-      }
-      if (used + 1 > r.quota) return { outcome: 'exhausted', remaining: 0 };
-      this.sql('INSERT INTO credit_usage VALUES (?, ?, ?, 1) ON CONFLICT (customer_id, pool, period) DO UPDATE SET used = used + 1')
-        .run(r.customer_id, r.pool, r.period);
-      this.insertCharge(r);
-      return { outcome: 'charged', remaining: r.quota - used - 1 };
-    };
-    this.rateHit = (req: RateLimitRequest): RateLimitHit[] => {
-      const { windowMs, nowMs } = req;
-      const windowStart = nowMs - (nowMs % windowMs);
-      this.sweepRateLimits(nowMs, windowMs);
-      return req.counters.map(({ key, limit }) => {
-        const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
-        const count = row && row.window_start === windowStart ? row.count + 1 : 1;
-        this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, windowStart, count);
-        return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs: windowStart + windowMs - nowMs };
-      });
-    };
-    const batch = this.db.transaction((ops: Metered[]) => ops.map((op) => op.run()));
+    const batch = this.db.transaction((ops: Metered[]) => this.meterBatch(ops));
     this.runBatch = (ops) => (batch as unknown as { immediate(ops: Metered[]): unknown[] }).immediate(ops);
+  }
+
+  /**
+   * One metering batch, inside its IMMEDIATE transaction, in arrival order. Amortised: each rate-limit
+   * counter and each credit balance (customer, pool, period) the batch touches is read once and written
+   * once, the operations in between are map updates in JS — so a request costs its share of a few
+   * statements, not a read and a write per counter and per charge (measured: the batch was ~15% of a
+   * tag-mode lookup's CPU with per-request statements). The answers are those of running the operations
+   * one by one: the write lock is held from the first read to the commit, so nobody else sees or changes
+   * a counter or balance in between. The ledger keeps one row per charge (inserted as it is made, so a
+   * dedupe key charged earlier in the batch is seen by a later charge).
+   */
+  private meterBatch(ops: Metered[]): unknown[] {
+    const counters = new Map<string, { windowStart: number; count: number; changed: boolean; storedWindow: number | null }>();
+    const balances = new Map<string, { r: ChargeRequest; used: number; changed: boolean }>();
+    const out = new Array<unknown>(ops.length);
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i];
+      if (op.rate) {
+        const { windowMs, nowMs } = op.rate;
+        const windowStart = nowMs - (nowMs % windowMs);
+        this.sweepRateLimits(nowMs, windowMs);
+        out[i] = op.rate.counters.map(({ key, limit }) => {
+          let c = counters.get(key);
+          if (c === undefined) {
+            const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
+            c = { windowStart: row?.window_start ?? -1, count: row?.count ?? 0, changed: false, storedWindow: row?.window_start ?? null };
+            counters.set(key, c);
+          }
+          c.count = c.windowStart === windowStart ? c.count + 1 : 1;
+          c.windowStart = windowStart;
+          c.changed = true;
+          return { allowed: c.count <= limit, limit, remaining: Math.max(0, limit - c.count), resetMs: windowStart + windowMs - nowMs };
+        });
+      } else {
+        const r = op.charge!;
+        const k = `${r.customer_id}\n${r.pool}\n${r.period}`;
+        let b = balances.get(k);
+        if (b === undefined) {
+          const row = this.sql('SELECT used FROM credit_usage WHERE customer_id = ? AND pool = ? AND period = ?').get(r.customer_id, r.pool, r.period) as { used: number } | undefined;
+          b = { r, used: row?.used ?? 0, changed: false };
+          balances.set(k, b);
+        }
+        if (r.dedupe_key !== null && this.sql('SELECT 1 FROM charges WHERE dedupe_key = ?').get(r.dedupe_key)) {
+          out[i] = { outcome: 'free', remaining: Math.max(0, r.quota - b.used) } satisfies ChargeOutcome;
+        } else if (b.used + 1 > r.quota) {
+          out[i] = { outcome: 'exhausted', remaining: 0 } satisfies ChargeOutcome;
+        } else {
+          b.used++;
+          b.changed = true;
+          this.insertCharge(r);
+          out[i] = { outcome: 'charged', remaining: r.quota - b.used } satisfies ChargeOutcome;
+        }
+      }
+    }
+    for (const [key, c] of counters) {
+      if (!c.changed) continue;
+      // A counter still in its stored window only counts up: updating the count alone leaves the
+      // window index untouched (a quarter of the batch's cost in a micro-benchmark of 26 counters).
+      if (c.storedWindow === c.windowStart) this.sql('UPDATE rate_limits SET count = ? WHERE key = ?').run(c.count, key);
+      else this.sql('INSERT INTO rate_limits VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count').run(key, c.windowStart, c.count);
+    }
+    for (const { r, used, changed } of balances.values()) {
+      if (changed) this.sql('INSERT INTO credit_usage VALUES (?, ?, ?, ?) ON CONFLICT (customer_id, pool, period) DO UPDATE SET used = excluded.used').run(r.customer_id, r.pool, r.period, used);
+    }
+    return out;
   }
 
   private insertCharge(r: LedgerEntry): void {
@@ -213,10 +257,6 @@ export class SqliteStateStore implements StateStore {
     this.sql('DELETE FROM rate_limits WHERE window_start < ?').run(nowMs - (nowMs % windowMs));
   }
 
-  /** One charge (read balance, dedupe, record); runs inside a metering transaction. */
-  private readonly chargeOne: (r: ChargeRequest) => ChargeOutcome;
-  /** The counters of one request; runs inside a metering transaction. */
-  private readonly rateHit: (req: RateLimitRequest) => RateLimitHit[];
   private readonly runBatch: (ops: Metered[]) => unknown[];
   private metering: Metered[] = [];
 
@@ -231,9 +271,9 @@ export class SqliteStateStore implements StateStore {
    * batch is retried on a timer for LOCK_DEADLINE_MS, then every operation fails with
    * StoreUnavailableError (the pipeline answers 503: fail closed).
    */
-  private meter<T>(run: () => T): Promise<T> {
+  private meter<T>(op: Pick<Metered, 'rate' | 'charge'>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.metering.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      this.metering.push({ ...op, resolve: resolve as (v: unknown) => void, reject });
       if (this.metering.length === 1) setImmediate(() => this.flushMetering());
     });
   }
@@ -269,11 +309,11 @@ export class SqliteStateStore implements StateStore {
   }
 
   async charge(req: ChargeRequest): Promise<ChargeOutcome> {
-    return this.meter(() => this.chargeOne(req));
+    return this.meter({ charge: req });
   }
 
   async hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]> {
-    return this.meter(() => this.rateHit(req));
+    return this.meter({ rate: req });
   }
 
   async usage(customerId: string): Promise<UsageRow[]> {

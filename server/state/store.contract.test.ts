@@ -233,6 +233,29 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
       expect(results.filter((r) => r.outcome === 'free')).toHaveLength(19);
     });
 
+    it('answers a batch (one turn) as if its operations ran one by one, and stores what they add up to', async () => {
+      const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+      // One turn: counters shared between requests, charges on one balance, a dedupe key met twice.
+      const [hits, charges] = await Promise.all([
+        Promise.all(Array.from({ length: 6 }, (_, i) => a.hitRateLimits({ ...hit('k', 4, t0 + 1000), counters: [{ key: `v${i % 2}`, limit: 2 }, { key: 'k', limit: 4 }] }))),
+        Promise.all([
+          a.charge(identification(1, 3)),
+          a.charge(charge({ pool: 'identification', api: 'identification', quota: 3, dedupe_key: 'same' })),
+          a.charge(charge({ pool: 'identification', api: 'identification', quota: 3, dedupe_key: 'same' })),
+          a.charge(identification(2, 3)),
+          a.charge(identification(3, 3)),
+        ]),
+      ]);
+      expect(hits.map((h) => h.map((c) => c.remaining))).toEqual([[1, 3], [1, 2], [0, 1], [0, 0], [0, 0], [0, 0]]);
+      expect(hits.map((h) => h.map((c) => c.allowed))).toEqual([[true, true], [true, true], [true, true], [true, true], [false, false], [false, false]]);
+      expect(charges.map((c) => c.outcome)).toEqual(['charged', 'charged', 'free', 'charged', 'exhausted']);
+      expect(charges.map((c) => c.remaining)).toEqual([2, 1, 1, 0, 0]);
+      // The next turn, and another store, continue from the totals.
+      expect((await b.hitRateLimits(hit('k', 10, t0 + 2000)))[0].remaining).toBe(10 - 7);
+      expect(await b.balance('acme', 'identification', 'year-0', 3)).toMatchObject({ used: 3 });
+      expect((await b.usage('acme'))[0]).toMatchObject({ charges: 3 });
+    });
+
     it('commits what is queued when the store closes', async () => {
       const pending = a.charge(identification(1, 10));
       await a.close();
