@@ -92,7 +92,7 @@ async function compress(js: string): Promise<string> {
   const { code } = await minify(before + OPAQUE_SETTINGS + after, {
     ecma: 2020,
     toplevel: true,
-    compress: { passes: 2 },
+    compress: { passes: 2, hoist_funs: true, sequences: false },
     format: { ecma: 2020 },
   });
   return code!.replace(OPAQUE_SETTINGS, PLACEHOLDER);
@@ -138,11 +138,11 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
  * any new excess or growth, and the list can only shrink.
  */
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
-  'personalisation-form_fill-spa-page_views-debug': 3888,
-  'personalisation-form_fill-spa-page_views': 3819,
-  'personalisation-form_fill-page_views-debug': 3791,
-  'personalisation-form_fill-page_views': 3722,
-  'personalisation-spa-page_views-debug': 3542,
+  'personalisation-form_fill-spa-page_views-debug': 3846,
+  'personalisation-form_fill-spa-page_views': 3778,
+  'personalisation-form_fill-page_views-debug': 3748,
+  'personalisation-form_fill-page_views': 3681,
+  'personalisation-spa-page_views-debug': 3504,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

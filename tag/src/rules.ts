@@ -72,7 +72,7 @@ const INNERMOST_GROUP = /\(([^()]*)\)/;
 const TRUE = '\u0001';
 const FALSE = '\u0002';
 // [1] "no " of "no match", [2] field, [3] operator, [4] index of a quoted value, [5] bare value
-const TERM = /^(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01\x02()=<>!]*[^\s\0\x01\x02()=<>!])))$/i;
+const TERM = /^(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0-\x02()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
 export function evaluate(rule: string, data: Answer): boolean {

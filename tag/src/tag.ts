@@ -66,7 +66,6 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   let seen = new WeakSet<Element>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
-  let waitingForLoad = false;
 
   /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
   const reveal = (): number => queue?.r?.() ?? 0;
@@ -139,13 +138,13 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     );
   };
 
-  /** Reports the current page view once per path, with the same permission as the lookup. */
-  const countPageView = (tag: string): void => {
-    if (SVC_FEATURES.page_views && doc.readyState != 'complete') {
-      // After the load event: the beacon never competes with (or delays) the page's own resources.
-      if (!waitingForLoad) win.addEventListener('load', guarded(() => config.tag && countPageView(config.tag)), { once: true });
-      waitingForLoad = true;
-    } else if (SVC_FEATURES.page_views && config.pageViews !== false && !currentRefusal()) {
+  /**
+   * Reports the current page view once per path, with the same permission as the lookup, and only once
+   * the document is complete (the `load` listener below): the beacon never competes with (or delays)
+   * the page's own resources.
+   */
+  const countPageView = (): void => {
+    if (SVC_FEATURES.page_views && started && config.tag && doc.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
@@ -155,7 +154,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
         session: sessionId(safeStorage(() => sessionStorage), (count) => crypto.getRandomValues(new Uint8Array(count))),
       };
       lastPageView = path;
-      const queued = navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', tag, testIp), JSON.stringify(pageView));
+      const queued = navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', config.tag, testIp), JSON.stringify(pageView));
       if (SVC_FEATURES.debug) debug('page view', pageView, queued);
     }
   };
@@ -163,7 +162,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   const update = (): void => {
     if (!started || !config.tag) return;
     identify(config.tag);
-    countPageView(config.tag);
+    countPageView();
   };
 
   const configure = (options: SvcInitOptions): void => {
@@ -216,6 +215,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   // Anti-flicker: reveal at the timeout, counted from navigation start (the snippet's own timer covers
   // a bundle that never runs).
   setTimeout(reveal, config.timeout - performance.now());
+  if (SVC_FEATURES.page_views) win.addEventListener('load', guarded(countPageView));
 
   if (SVC_FEATURES.spa) {
     // Elements added or re-rendered later, and history navigations: new views of the same answer.
@@ -224,7 +224,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       win,
       guarded(() => {
         personaliseView();
-        if (started && config.tag) countPageView(config.tag);
+        countPageView();
       }),
     );
   } else if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && doc.readyState == 'loading') {
