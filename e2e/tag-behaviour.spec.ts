@@ -257,11 +257,18 @@ for (const v of [FULL, CORE]) {
     ]);
   });
 
-  test('?svc_debug=1 logs each decision; unknown commands are reported there and ignored', async ({ page }) => {
+  test('?svc_debug=1 logs each decision and event; unknown commands are reported there and ignored', async ({ page }) => {
     test.skip(v !== FULL, 'the generic bundle / debug logging: the full bundle only');
     const logs: string[] = [];
-    page.on('console', (m) => {
-      if (m.text().startsWith('[svc]')) logs.push(m.text());
+    /** [rule, shown] of each element a logged `personalized` event reports. */
+    const ruleResults: [string | undefined, boolean][] = [];
+    page.on('console', async (m) => {
+      if (!m.text().startsWith('[svc]')) return;
+      logs.push(m.text());
+      const [, name, detail] = m.args();
+      if (detail && (await name!.jsonValue()) === 'personalized') {
+        ruleResults.push(...(await detail.evaluate((d: any) => d.elements.map((e: any) => [e.show, e.shown] as [string | undefined, boolean]))));
+      }
     });
     const head = '<script>svc.push(["frobnicate",1],["setMinConfidence","Low"])</script>';
     const url = await serve(page, '/t/debug', { body: BODY, head });
@@ -270,7 +277,8 @@ for (const v of [FULL, CORE]) {
     await expect.poll(() => logs.length).toBeGreaterThan(2);
     expect(logs).toContain('[svc] unknown command frobnicate');
     expect(logs.some((l) => l.includes(`svc:${v.tag}:${company.ip}`))).toBe(true); // the cache/lookup decision
-    expect(logs.some((l) => /\bmatch\b.*\btrue\b/.test(l))).toBe(true); // a rule decision: data-svc-show="match" → shown
+    expect(logs.some((l) => l.startsWith('[svc] ready'))).toBe(true); // each event, with its detail
+    await expect.poll(() => ruleResults).toContainEqual(['match', true]); // a rule decision: data-svc-show="match" → shown
     // Without the flag: silent.
     logs.length = 0;
     const quiet = await serve(page, '/t/quiet', { body: BODY, head });

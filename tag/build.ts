@@ -138,11 +138,10 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
  * any new excess or growth, and the list can only shrink.
  */
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
-  'personalisation-form_fill-spa-page_views-debug': 3846,
-  'personalisation-form_fill-spa-page_views': 3778,
-  'personalisation-form_fill-page_views-debug': 3748,
-  'personalisation-form_fill-page_views': 3681,
-  'personalisation-spa-page_views-debug': 3504,
+  'personalisation-form_fill-spa-page_views-debug': 3810,
+  'personalisation-form_fill-spa-page_views': 3754,
+  'personalisation-form_fill-page_views-debug': 3711,
+  'personalisation-form_fill-page_views': 3654,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

@@ -14,7 +14,7 @@
  */
 import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
-import { emit, guarded, listen } from './events.ts';
+import { emit as dispatch, guarded, listen } from './events.ts';
 import { exposureOf } from './exposure.ts';
 import { FILLED, fillForm } from './form-fill.ts';
 import { onNavigation } from './history.ts';
@@ -57,6 +57,14 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     if (SVC_FEATURES.debug && config.debug) console.log('[svc]', ...details);
   };
 
+  /** Dispatches `svc:<name>`; with the debug feature, logs it first (in debug mode) with its detail. */
+  const emit: typeof dispatch = SVC_FEATURES.debug
+    ? (doc, name, detail) => {
+        debug(name, detail);
+        return dispatch(doc, name, detail);
+      }
+    : dispatch;
+
   let started = false;
   /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
   let decision: string | undefined;
@@ -83,8 +91,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
-        if (SVC_FEATURES.personalisation) personalise(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
-        if (SVC_FEATURES.form_fill) fillForm(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
+        if (SVC_FEATURES.personalisation) personalise(element, ready.data);
+        if (SVC_FEATURES.form_fill) fillForm(element, ready.data);
         if (!seen.has(element)) elements.push(exposureOf(element));
         seen.add(element);
       }
@@ -95,7 +103,6 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   const deliver = (answer: SvcData, cached: boolean): void => {
     const belowMinimum = rank(answer.confidence) < rank(config.minConfidence);
     const data: SvcData = belowMinimum ? { company: { company_match: 'No Match' } } : answer;
-    if (SVC_FEATURES.debug) debug(answer, cached, belowMinimum && 'low');
     svc.data = data;
     ready = { data, cached, hidden: 0 };
     view = ''; // a new answer is a new view
@@ -107,7 +114,6 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   const fail = (status: number, message: string): void => {
     svc.data = ready = null;
-    if (SVC_FEATURES.debug) debug(status, message);
     reveal();
     emit(doc, 'error', (svc.error = { status, message }));
   };
