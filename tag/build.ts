@@ -138,10 +138,10 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
  * any new excess or growth, and the list can only shrink.
  */
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
-  'personalisation-form_fill-spa-page_views-debug': 3810,
-  'personalisation-form_fill-spa-page_views': 3754,
-  'personalisation-form_fill-page_views-debug': 3711,
-  'personalisation-form_fill-page_views': 3654,
+  'personalisation-form_fill-spa-page_views-debug': 3771,
+  'personalisation-form_fill-spa-page_views': 3714,
+  'personalisation-form_fill-page_views-debug': 3673,
+  'personalisation-form_fill-page_views': 3616,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

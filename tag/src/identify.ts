@@ -16,7 +16,7 @@ export interface IdentificationResult {
  * the lookup and the page view are the visitor the demo shows; other servers ignore it).
  */
 export const serviceUrl = (endpoint: string, route: string, tag: string, testIp: string | null): string =>
-  endpoint + route + '?tag=' + encodeURIComponent(tag) + (testIp ? '&test_ip=' + encodeURIComponent(testIp) : '');
+  endpoint + route + '?' + new URLSearchParams(testIp ? { tag, test_ip: testIp } : { tag });
 
 /** Never rejects: failures come back as a status and a message. */
 export async function requestIdentification(url: string): Promise<IdentificationResult> {

@@ -62,7 +62,8 @@ function fieldValues(data: Answer, field: string): unknown[] {
 
 /** `actual op expected`; `!=` is tested as `=` and negated by the caller (none of the values equals). */
 function compare(actual: unknown, op: string, expected: string): boolean {
-  const [a, b] = [rank(actual), rank(expected)];
+  const a = rank(actual);
+  const b = rank(expected);
   return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
 }
 

@@ -74,6 +74,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   let seen = new WeakSet<Element>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
+  /** The referrer's host, sent with the first page view of the document only. */
+  let referrer = SVC_FEATURES.page_views ? referrerHost(doc.referrer, location.hostname) : undefined;
 
   /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
   const reveal = (): number => queue?.r?.() ?? 0;
@@ -156,10 +158,11 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       const pageView: PageView = {
         type: 'pageview',
         path,
-        referrer: lastPageView === undefined ? referrerHost(doc.referrer, location.hostname) : undefined,
+        referrer,
         session: sessionId(safeStorage(() => sessionStorage), (count) => crypto.getRandomValues(new Uint8Array(count))),
       };
       lastPageView = path;
+      referrer = undefined;
       const queued = navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', config.tag, testIp), JSON.stringify(pageView));
       if (SVC_FEATURES.debug) debug('page view', pageView, queued);
     }
