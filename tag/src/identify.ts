@@ -18,14 +18,16 @@ export interface IdentificationResult {
 export const serviceUrl = (endpoint: string, route: string, tag: string, testIp: string | null): string =>
   endpoint + route + '?' + new URLSearchParams(testIp ? { tag, test_ip: testIp } : { tag });
 
-/** Never rejects: failures come back as a status and a message. */
-export async function requestIdentification(url: string): Promise<IdentificationResult> {
+/** Never rejects: failures come back as a status (0: no answer) and a message. */
+export function requestIdentification(url: string): Promise<IdentificationResult> {
   let status = 0;
-  try {
-    const response = await fetch(url, { credentials: 'omit' });
-    status = response.status;
-    return { status, body: (await response.json()) ?? {} };
-  } catch (error) {
-    return { status, body: { message: (error as Error).message } };
-  }
+  return fetch(url, { credentials: 'omit' })
+    .then((response) => {
+      status = response.status;
+      return response.json();
+    })
+    .then(
+      (body) => ({ status, body: body ?? {} }),
+      (error: Error) => ({ status, body: { message: error.message } }),
+    );
 }
