@@ -69,9 +69,10 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
   let decision: string | undefined;
   let ready: SvcReadyDetail | null = null;
-  /** The URL of the current view, and the elements `svc:personalized` reported in it. */
-  let view = '';
-  let seen = new WeakSet<Element>();
+  /** Counts the answers and `personalize` commands: each starts a new view for `svc:personalized`, as a new URL does. */
+  let passes = 0;
+  /** The view in which `svc:personalized` reported each element. */
+  const reported = new WeakMap<Element, string>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
   /** The referrer's host, sent with the first page view of the document only. */
@@ -85,18 +86,14 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   /** Personalises the page from the answer; a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
     if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && ready) {
-      const url = location.href.split('#')[0];
-      if (url != view) {
-        view = url;
-        seen = new WeakSet();
-      }
+      const view = passes + location.href.split('#')[0];
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
         if (SVC_FEATURES.personalisation) personalise(element, ready.data);
         if (SVC_FEATURES.form_fill) fillForm(element, ready.data);
-        if (!seen.has(element)) elements.push(exposureOf(element));
-        seen.add(element);
+        if (reported.get(element) != view) elements.push(exposureOf(element));
+        reported.set(element, view);
       }
       if (elements.length) emit(doc, 'personalized', { elements });
     }
@@ -107,7 +104,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     const data: SvcData = belowMinimum ? { company: { company_match: 'No Match' } } : answer;
     svc.data = data;
     ready = { data, cached, hidden: 0 };
-    view = ''; // a new answer is a new view
+    passes++; // a new answer is a new view
     personaliseView();
     ready.hidden = reveal();
     (win.dataLayer ||= []).push(flatten(data, config.fields));
@@ -197,7 +194,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       update();
     },
     personalize() {
-      view = '';
+      passes++;
       personaliseView();
     },
   };
