@@ -50,7 +50,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     endpoint: scriptUrl ? scriptUrl.split('/tag/v1/')[0] : location.origin,
     cacheTTL: DAY_MS,
     timeout: 1000,
-    debug: params.has('svc_debug'),
+    debug: SVC_FEATURES.debug && params.has('svc_debug'),
   };
   const storage = safeStorage(() => localStorage);
   const debug = (...details: unknown[]): void => {
