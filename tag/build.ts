@@ -141,10 +141,10 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
  * any new excess or growth, and the list can only shrink.
  */
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
-  'personalisation-form_fill-spa-page_views-debug': 3758,
-  'personalisation-form_fill-spa-page_views': 3690,
-  'personalisation-form_fill-page_views-debug': 3657,
-  'personalisation-form_fill-page_views': 3590,
+  'personalisation-form_fill-spa-page_views-debug': 3755,
+  'personalisation-form_fill-spa-page_views': 3686,
+  'personalisation-form_fill-page_views-debug': 3655,
+  'personalisation-form_fill-page_views': 3587,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

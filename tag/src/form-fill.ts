@@ -29,11 +29,10 @@ function fillControl(control: FormControl, path: string, data: SvcData): void {
 
 export const FILLED = '[data-svc-fill]';
 
-/** `element` carries `data-svc-fill` (or nothing happens). */
+/** `element` carries `data-svc-fill` (or nothing happens): a path for itself, or none for its controls (mapped by name). */
 export function fillForm(element: HTMLElement, data: SvcData): void {
   const path = element.dataset.svcFill;
-  if (path) fillControl(element as FormControl, path, data);
-  else if (path != null)
-    for (const control of element.querySelectorAll<FormControl>('input,select,textarea'))
-      fillControl(control, fillPath(control.name || control.id), data);
+  if (path == null) return;
+  for (const control of path ? [element as FormControl] : element.querySelectorAll<FormControl>('input,select,textarea'))
+    fillControl(control, path || fillPath(control.name || control.id), data);
 }
