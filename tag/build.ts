@@ -142,9 +142,9 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
  */
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
   'personalisation-form_fill-spa-page_views-debug': 3755,
-  'personalisation-form_fill-spa-page_views': 3686,
+  'personalisation-form_fill-spa-page_views': 3679,
   'personalisation-form_fill-page_views-debug': 3655,
-  'personalisation-form_fill-page_views': 3587,
+  'personalisation-form_fill-page_views': 3580,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

@@ -36,7 +36,9 @@ interface Config extends SvcInitOptions {
 }
 
 type CommandArguments<C> = C extends [string, ...infer A] ? A : never;
-type CommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArguments<C>) => void };
+type AllCommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArguments<C>) => void };
+/** `debug` only with the debug feature. */
+type CommandHandlers = Omit<AllCommandHandlers, 'debug'> & Partial<Pick<AllCommandHandlers, 'debug'>>;
 
 /** `serverSettings`: the tag's inlined settings, or the unreplaced placeholder string (generic bundle). */
 export function startTag(win: Window, doc: Document, serverSettings: SvcInitOptions | string): void {
@@ -186,7 +188,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     setMinConfidence: (minConfidence) => configure({ minConfidence }),
     setFields: (fields) => configure({ fields }),
     consent: (consent) => configure({ consent }),
-    debug: (on) => configure({ debug: on }),
+    // Without the debug feature, `debug` is ignored like an unknown command (nothing is logged either way).
+    ...(SVC_FEATURES.debug && { debug: (on: boolean) => configure({ debug: on }) }),
     onReady,
     optOut(optedOut) {
       storage.set(OPT_OUT_KEY, optedOut ? '1' : '');
