@@ -143,8 +143,8 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
   'personalisation-form_fill-spa-page_views-debug': 3745,
   'personalisation-form_fill-spa-page_views': 3669,
-  'personalisation-form_fill-page_views-debug': 3646,
-  'personalisation-form_fill-page_views': 3569,
+  'personalisation-form_fill-page_views-debug': 3639,
+  'personalisation-form_fill-page_views': 3562,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

@@ -236,8 +236,9 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
         countPageView();
       }),
     );
-  } else if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && doc.readyState == 'loading') {
-    // An async script can run before the page is parsed: personalise what came after it, once.
+  } else if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) {
+    // An async script can run before the page is parsed: personalise what came after it, once (a
+    // listener added after the event never runs).
     doc.addEventListener('DOMContentLoaded', guarded(personaliseView));
   }
 }
