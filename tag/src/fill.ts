@@ -29,6 +29,6 @@ const FIELD_PATHS: Record<string, string> = {
 
 /** The answer path a form control named `name` is filled from, or "" (paths fall back to `company`). */
 export function fillPath(name: string): string {
-  const key = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const key = name.toLowerCase().replace(/[\W_]/g, ''); // letters and digits only
   return FIELD_PATHS.hasOwnProperty(key) ? FIELD_PATHS[key]! : ''; // (own keys only: not "constructor")
 }
