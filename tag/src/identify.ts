@@ -4,12 +4,11 @@
  */
 import type { SvcData } from './types.ts';
 
-export interface IdentificationResult {
-  /** The HTTP status, or 0 when no answer came (network error, blocked). */
-  status: number;
-  /** The answer on 200; else the server's error body, or the browser's message. */
-  body: Partial<SvcData> & { message?: string };
-}
+/**
+ * The HTTP status, or 0 when no answer came (network error, blocked); and the answer on 200, else the
+ * server's error body, or the browser's message.
+ */
+export type IdentificationResult = [status: number, body: Partial<SvcData> & { message?: string }];
 
 /**
  * A URL of the service for a tag: `<endpoint><route>?tag=<tag>[&test_ip=<ip>]` (the demo's test IP, so
@@ -27,7 +26,7 @@ export function requestIdentification(url: string): Promise<IdentificationResult
       return response.json();
     })
     .then(
-      (body) => ({ status, body: body ?? {} }),
-      (error: Error) => ({ status, body: { message: error.message } }),
+      (body): IdentificationResult => [status, body ?? {}],
+      (error: Error): IdentificationResult => [status, { message: error.message }],
     );
 }
