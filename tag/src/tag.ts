@@ -202,8 +202,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     },
   };
 
-  const run = guarded((command: SvcCommand) => {
-    const [name, ...args] = command;
+  const run = guarded(([name, ...args]: SvcCommand) => {
     if (commands.hasOwnProperty(name)) (commands[name] as (...a: unknown[]) => void)(...args);
     else if (SVC_FEATURES.debug) debug('unknown command', name);
   });
