@@ -230,11 +230,10 @@ for (const v of [FULL, CORE]) {
       svc_segment_names: answer.segments.names.join(','),
       svc_confidence: answer.confidence,
     });
-    // Scores move with the account's own page views (first-party intent), which earlier tests add to:
-    // the stages pushed are those of the answer this page received.
-    const received = await page.evaluate(() => (window as any).svc.data);
-    expect(received.scores.length).toBe(answer.scores.length);
-    for (const s of received.scores) {
+    // Scores as the page got them: the page views of earlier tests raise the visitor's first-party intent.
+    const { scores } = await page.evaluate(() => (window as any).svc.data);
+    expect(scores.length).toBe(answer.scores.length);
+    for (const s of scores) {
       expect(entry[`svc_${s.product.replace(/\W+/g, '_').toLowerCase()}_buying_stage`]).toBe(s.buying_stage);
     }
     for (const key of Object.keys(entry)) if (key !== 'event') expect(key).toMatch(/^svc_[a-z0-9_]+$/);
@@ -261,11 +260,18 @@ for (const v of [FULL, CORE]) {
     ]);
   });
 
-  test('?svc_debug=1 logs each decision; unknown commands are reported there and ignored', async ({ page }) => {
+  test('?svc_debug=1 logs each decision and event; unknown commands are reported there and ignored', async ({ page }) => {
     test.skip(v !== FULL, 'the generic bundle / debug logging: the full bundle only');
     const logs: string[] = [];
-    page.on('console', (m) => {
-      if (m.text().startsWith('[svc]')) logs.push(m.text());
+    /** [rule, shown] of each element a logged `personalized` event reports. */
+    const ruleResults: [string | undefined, boolean][] = [];
+    page.on('console', async (m) => {
+      if (!m.text().startsWith('[svc]')) return;
+      logs.push(m.text());
+      const [, name, detail] = m.args();
+      if (detail && (await name!.jsonValue()) === 'personalized') {
+        ruleResults.push(...(await detail.evaluate((d: any) => d.elements.map((e: any) => [e.show, e.shown] as [string | undefined, boolean]))));
+      }
     });
     const head = '<script>svc.push(["frobnicate",1],["setMinConfidence","Low"])</script>';
     const url = await serve(page, '/t/debug', { body: BODY, head });
@@ -274,7 +280,8 @@ for (const v of [FULL, CORE]) {
     await expect.poll(() => logs.length).toBeGreaterThan(2);
     expect(logs).toContain('[svc] unknown command frobnicate');
     expect(logs.some((l) => l.includes(`svc:${v.tag}:${company.ip}`))).toBe(true); // the cache/lookup decision
-    expect(logs.some((l) => /\bmatch\b.*\btrue\b/.test(l))).toBe(true); // a rule decision: data-svc-show="match" → shown
+    expect(logs.some((l) => l.startsWith('[svc] ready'))).toBe(true); // each event, with its detail
+    await expect.poll(() => ruleResults).toContainEqual(['match', true]); // a rule decision: data-svc-show="match" → shown
     // Without the flag: silent.
     logs.length = 0;
     const quiet = await serve(page, '/t/quiet', { body: BODY, head });

@@ -31,7 +31,7 @@ const q = (s: string) => JSON.stringify(String(s)).replace(/'/g, '&#39;');
 for (const v of [FULL, PERSONALISATION_ONLY] as Variant[]) {
   test.describe(`variant ${v.name}`, () => {
   test('the rule language: field comparisons, stages at or above, match / no match, and / or', async ({ page, request }) => {
-    // Asked afresh: stages move with the account's own page views (first-party intent), which earlier tests add to.
+    // Read now: the page views of earlier tests raise the visitor's first-party intent (buying stage).
     const answer = await answerFor(request, company.ip);
     const c = answer.company;
     const product = answer.scores[0];

@@ -14,7 +14,8 @@
  * Size choices (each measured): es2021 syntax (optional chaining, `??`, `||=` kept as is: every browser
  * released since 2020: Chrome 85, Firefox 79, Safari 14), no "use strict" prologue (the code needs no
  * strict-mode semantics), no legal comments, UTF-8 output, then terser (about 130 B gzip less on the
- * full bundle, 80 B on the core). The source is written for readers; the minifiers do the squeezing.
+ * full bundle, 80 B on the core; hoisting function declarations and leaving statements unsequenced: 12 B
+ * more). The source is written for readers; the minifiers do the squeezing.
  */
 import { build, type BuildOptions } from 'esbuild';
 import { minify } from 'terser';
@@ -83,8 +84,10 @@ const OPAQUE_SETTINGS = '__SVC_SETTINGS__';
 
 /**
  * esbuild's output squeezed further by terser (safe options, two passes: inlining, joined
- * declarations, shorter conditionals). Terser would see that the placeholder string is no object and
- * drop the code that applies the server's settings, so it works on an opaque global in its place.
+ * declarations, shorter conditionals; function declarations hoisted and statements left unjoined by
+ * commas, which gzip compresses better: -12 B on the full bundle, -6 B on the core). Terser would see
+ * that the placeholder string is no object and drop the code that applies the server's settings, so it
+ * works on an opaque global in its place.
  */
 async function compress(js: string): Promise<string> {
   const [before, after, ...more] = js.split(PLACEHOLDER);
@@ -92,7 +95,7 @@ async function compress(js: string): Promise<string> {
   const { code } = await minify(before + OPAQUE_SETTINGS + after, {
     ecma: 2020,
     toplevel: true,
-    compress: { passes: 2 },
+    compress: { passes: 2, hoist_funs: true, sequences: false },
     format: { ecma: 2020 },
   });
   return code!.replace(OPAQUE_SETTINGS, PLACEHOLDER);
@@ -138,11 +141,10 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
  * any new excess or growth, and the list can only shrink.
  */
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
-  'personalisation-form_fill-spa-page_views-debug': 3888,
-  'personalisation-form_fill-spa-page_views': 3819,
-  'personalisation-form_fill-page_views-debug': 3791,
-  'personalisation-form_fill-page_views': 3722,
-  'personalisation-spa-page_views-debug': 3542,
+  'personalisation-form_fill-spa-page_views-debug': 3727,
+  'personalisation-form_fill-spa-page_views': 3651,
+  'personalisation-form_fill-page_views-debug': 3623,
+  'personalisation-form_fill-page_views': 3544,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

@@ -312,7 +312,8 @@ describe('bundle', () => {
     expect(p.logs).toContainEqual(['[svc]', 'unknown command', 'nope']);
     await vi.waitFor(() => expect(queued).toHaveBeenCalledTimes(1));
     expect(queued).toHaveBeenCalledWith({ data: matched(), cached: false, hidden: 0 });
-    expect(p.logs.length).toBeGreaterThan(1); // the decisions
+    expect(p.logs).toContainEqual(['[svc]', 'svc:t1']); // the lookup decision: its cache key
+    expect(p.logs).toContainEqual(['[svc]', 'ready', { data: matched(), cached: false, hidden: 0 }]); // each event, with its detail
 
     // late subscribers get the data at once
     const late = vi.fn();

@@ -11,7 +11,7 @@
  * - `spa`: single-page apps: elements added or re-rendered later are personalised, and history
  *   navigations (pushState, replaceState, popstate) are new views — and new page views;
  * - `page_views`: one beacon per page view to `POST <endpoint>/v1/events?tag=<tagId>`;
- * - `debug`: `?svc_debug=1` and the `debug` command log each decision to the console.
+ * - `debug`: `?svc_debug=1` and the `debug` command log decisions and events to the console.
  *
  * A tag's `features` setting lists booleans; an absent key is ON (DEFAULT_FEATURES), so tags created
  * before features existed keep everything they had. `/tag/v1/svc.js` is the bundle with every feature.

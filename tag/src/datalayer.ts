@@ -35,19 +35,18 @@ export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry
     svc_company_match: company.company_match || 'No Match',
   };
   if (!match) return entry;
-  const chosen = fields ?? [...Object.keys(company).filter((name) => !PRIVATE.test(name)), 'confidence', 'segments', 'scores'];
-  for (const field of chosen) {
+  const add = (name: string, value: unknown): void => {
+    entry[keyOf(name)] = (value ?? null) as DataLayerValue;
+  };
+  for (const field of fields ?? [...Object.keys(company).filter((name) => !PRIVATE.test(name)), 'confidence', 'segments', 'scores']) {
     if (field == 'segments') {
-      entry.svc_segment_ids = data.segments?.ids?.join() ?? null;
-      entry.svc_segment_names = data.segments?.names?.join() ?? null;
+      add('segment_ids', data.segments?.ids?.join());
+      add('segment_names', data.segments?.names?.join());
     } else if (field == 'scores') {
-      for (const score of data.scores ?? [])
-        for (const [name, value] of Object.entries(score)) if (!name.startsWith('product')) entry[keyOf(score.product + '_' + name)] = (value ?? null) as DataLayerValue;
-    } else if (field == 'confidence') {
-      entry.svc_confidence = data.confidence || null;
+      for (const score of data.scores ?? []) for (const [name, value] of Object.entries(score)) if (!name.startsWith('product')) add(score.product + '_' + name, value);
     } else {
       // (industry_v2, a list, is left out by default; asked for, it goes out as the API gives it)
-      entry[keyOf(RENAMED[field] ?? field)] = (company[field as keyof SvcCompany] ?? null) as DataLayerValue;
+      add(RENAMED[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);
     }
   }
   return entry;

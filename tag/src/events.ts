@@ -22,6 +22,5 @@ export const emit = <K extends EventName>(doc: Document, name: K, detail: SvcEve
 
 /** Calls `callback` with the detail of every later `svc:<name>` (only the next one when `once`). */
 export function listen<K extends EventName>(doc: Document, name: K, callback: (detail: SvcEventMap[K]) => void, once?: boolean): void {
-  const safe = guarded(callback);
-  doc.addEventListener('svc:' + name, (event) => safe((event as CustomEvent<SvcEventMap[K]>).detail), { once });
+  doc.addEventListener('svc:' + name, guarded((event: Event) => callback((event as CustomEvent<SvcEventMap[K]>).detail)), { once });
 }

@@ -5,6 +5,6 @@
 import type { SvcPersonalizedElement } from './types.ts';
 
 export const exposureOf = (element: HTMLElement): SvcPersonalizedElement => {
-  const { svcShow: show, svcHide: hide, svcText: text, svcAttr: attr, svcFill: fill } = element.dataset;
+  const { svcText: text, svcShow: show, svcHide: hide, svcAttr: attr, svcFill: fill } = element.dataset;
   return { element, shown: !element.hidden, show, hide, text, attr, fill };
 };

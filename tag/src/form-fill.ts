@@ -9,14 +9,13 @@
 import { fillPath } from './fill.ts';
 import { lookup } from './template.ts';
 import type { SvcData } from './types.ts';
-import type { DebugLog } from './personalise.ts';
 
 type FormControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** Controls the tag already considered: each is filled at most once per page. */
 const considered = new WeakSet<Element>();
 
-function fillControl(control: FormControl, path: string, data: SvcData, debug?: DebugLog): void {
+function fillControl(control: FormControl, path: string, data: SvcData): void {
   if (!path || considered.has(control)) return;
   considered.add(control);
   const value = lookup(data, path);
@@ -26,16 +25,14 @@ function fillControl(control: FormControl, path: string, data: SvcData, debug?: 
   for (const type of ['input', 'change']) control.dispatchEvent(new Event(type, { bubbles: true }));
   const wrapper = control.value && control.closest<HTMLElement>('[data-svc-hide-when-filled]');
   if (wrapper) wrapper.hidden = true;
-  debug?.('fill', control, path);
 }
 
 export const FILLED = '[data-svc-fill]';
 
-/** `element` carries `data-svc-fill` (or nothing happens). */
-export function fillForm(element: HTMLElement, data: SvcData, debug?: DebugLog): void {
+/** `element` carries `data-svc-fill` (or nothing happens): a path for itself, or none for its controls (mapped by name). */
+export function fillForm(element: HTMLElement, data: SvcData): void {
   const path = element.dataset.svcFill;
-  if (path) fillControl(element as FormControl, path, data, debug);
-  else if (path != null)
-    for (const control of element.querySelectorAll<FormControl>('input,select,textarea'))
-      fillControl(control, fillPath(control.name || control.id), data, debug);
+  if (path == null) return;
+  for (const control of path ? [element as FormControl] : element.querySelectorAll<FormControl>('input,select,textarea'))
+    fillControl(control, path || fillPath(control.name || control.id), data);
 }

@@ -15,28 +15,25 @@ import { evaluate } from './rules.ts';
 import { render } from './template.ts';
 import type { SvcData } from './types.ts';
 
-export type DebugLog = (...details: unknown[]) => void;
-
 /** `name: template` (a name not starting with "on"). */
-const ATTRIBUTE = /^\s*((?!on)[a-z][\w-]*)\s*:(.*)$/i;
+const ATTRIBUTE = /^\s*((?!on)[a-z][\w-]*)\s*:\s*(.*?)\s*$/i;
 const SCRIPT_URL = /^\s*javascript:/i;
 
 export const PERSONALISED = '[data-svc-text],[data-svc-show],[data-svc-hide],[data-svc-attr]';
 
-export function personalise(element: HTMLElement, data: SvcData, debug?: DebugLog): void {
+export function personalise(element: HTMLElement, data: SvcData): void {
   const { svcText: text, svcShow: show, svcHide: hide, svcAttr: attributes } = element.dataset;
   if (text != null) {
     const rendered = render(text, data);
     if (rendered != null && element.textContent !== rendered) element.textContent = rendered;
   }
   if (show != null || hide != null) {
-    const shown = (show == null || evaluate(show, data)) && (hide == null || !evaluate(hide, data));
-    element.hidden = !shown;
-    debug?.(element, show, hide, shown);
+    // hidden when the show rule does not hold or the hide rule holds
+    element.hidden = (show != null && !evaluate(show, data)) || (hide != null && evaluate(hide, data));
   }
   for (const pair of attributes?.split(';') ?? []) {
     const [, name, template] = ATTRIBUTE.exec(pair) ?? [];
-    const value = name && render(template.trim(), data);
+    const value = name && render(template, data);
     if (value && !SCRIPT_URL.test(value)) element.setAttribute(name, value);
   }
 }

@@ -62,7 +62,8 @@ function fieldValues(data: Answer, field: string): unknown[] {
 
 /** `actual op expected`; `!=` is tested as `=` and negated by the caller (none of the values equals). */
 function compare(actual: unknown, op: string, expected: string): boolean {
-  const [a, b] = [rank(actual), rank(expected)];
+  const a = rank(actual);
+  const b = rank(expected);
   return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
 }
 
@@ -72,7 +73,7 @@ const INNERMOST_GROUP = /\(([^()]*)\)/;
 const TRUE = '\u0001';
 const FALSE = '\u0002';
 // [1] "no " of "no match", [2] field, [3] operator, [4] index of a quoted value, [5] bare value
-const TERM = /^(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01\x02()=<>!]*[^\s\0\x01\x02()=<>!])))$/i;
+const TERM = /^(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0-\x02()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
 export function evaluate(rule: string, data: Answer): boolean {

@@ -14,11 +14,11 @@
  */
 import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
-import { emit, guarded, listen } from './events.ts';
+import { emit as dispatch, guarded, listen } from './events.ts';
 import { exposureOf } from './exposure.ts';
 import { FILLED, fillForm } from './form-fill.ts';
 import { onNavigation } from './history.ts';
-import { requestIdentification, serviceUrl } from './identify.ts';
+import { requestIdentification, serviceUrl, type IdentificationResult } from './identify.ts';
 import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
 import { PERSONALISED, personalise } from './personalise.ts';
 import { refusal } from './privacy.ts';
@@ -36,7 +36,9 @@ interface Config extends SvcInitOptions {
 }
 
 type CommandArguments<C> = C extends [string, ...infer A] ? A : never;
-type CommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArguments<C>) => void };
+type AllCommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArguments<C>) => void };
+/** `debug` only with the debug feature. */
+type CommandHandlers = Omit<AllCommandHandlers, 'debug'> & Partial<Pick<AllCommandHandlers, 'debug'>>;
 
 /** `serverSettings`: the tag's inlined settings, or the unreplaced placeholder string (generic bundle). */
 export function startTag(win: Window, doc: Document, serverSettings: SvcInitOptions | string): void {
@@ -50,23 +52,33 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     endpoint: scriptUrl ? scriptUrl.split('/tag/v1/')[0] : location.origin,
     cacheTTL: DAY_MS,
     timeout: 1000,
-    debug: params.has('svc_debug'),
+    debug: SVC_FEATURES.debug && params.has('svc_debug'),
   };
   const storage = safeStorage(() => localStorage);
   const debug = (...details: unknown[]): void => {
     if (SVC_FEATURES.debug && config.debug) console.log('[svc]', ...details);
   };
 
+  /** Dispatches `svc:<name>`; with the debug feature, logs it first (in debug mode) with its detail. */
+  const emit: typeof dispatch = SVC_FEATURES.debug
+    ? (doc, name, detail) => {
+        debug(name, detail);
+        return dispatch(doc, name, detail);
+      }
+    : dispatch;
+
   let started = false;
   /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
   let decision: string | undefined;
   let ready: SvcReadyDetail | null = null;
-  /** The URL of the current view, and the elements `svc:personalized` reported in it. */
-  let view = '';
-  let seen = new WeakSet<Element>();
+  /** Counts the answers and `personalize` commands: each starts a new view for `svc:personalized`, as a new URL does. */
+  let passes = 0;
+  /** The view in which `svc:personalized` reported each element. */
+  const reported = new WeakMap<Element, string>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
-  let waitingForLoad = false;
+  /** The referrer's host, sent with the first page view of the document only. */
+  let referrer = SVC_FEATURES.page_views ? referrerHost(doc.referrer, location.hostname) : undefined;
 
   /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
   const reveal = (): number => queue?.r?.() ?? 0;
@@ -76,18 +88,14 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   /** Personalises the page from the answer; a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
     if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && ready) {
-      const url = location.href.split('#')[0];
-      if (url != view) {
-        view = url;
-        seen = new WeakSet();
-      }
+      const view = passes + location.href.split('#')[0];
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
-        if (SVC_FEATURES.personalisation) personalise(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
-        if (SVC_FEATURES.form_fill) fillForm(element, ready.data, SVC_FEATURES.debug ? debug : undefined);
-        if (!seen.has(element)) elements.push(exposureOf(element));
-        seen.add(element);
+        if (SVC_FEATURES.personalisation) personalise(element, ready.data);
+        if (SVC_FEATURES.form_fill) fillForm(element, ready.data);
+        if (reported.get(element) != view) elements.push(exposureOf(element));
+        reported.set(element, view);
       }
       if (elements.length) emit(doc, 'personalized', { elements });
     }
@@ -96,10 +104,9 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   const deliver = (answer: SvcData, cached: boolean): void => {
     const belowMinimum = rank(answer.confidence) < rank(config.minConfidence);
     const data: SvcData = belowMinimum ? { company: { company_match: 'No Match' } } : answer;
-    if (SVC_FEATURES.debug) debug(answer, cached, belowMinimum && 'low');
     svc.data = data;
     ready = { data, cached, hidden: 0 };
-    view = ''; // a new answer is a new view
+    passes++; // a new answer is a new view
     personaliseView();
     ready.hidden = reveal();
     (win.dataLayer ||= []).push(flatten(data, config.fields));
@@ -108,7 +115,6 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   const fail = (status: number, message: string): void => {
     svc.data = ready = null;
-    if (SVC_FEATURES.debug) debug(status, message);
     reveal();
     emit(doc, 'error', (svc.error = { status, message }));
   };
@@ -126,7 +132,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
     if (cached) return deliver(cached, true);
     requestIdentification(serviceUrl(config.endpoint, '/v3/company/details', tag, testIp)).then(
-      guarded(({ status, body }) => {
+      guarded(([status, body]: IdentificationResult) => {
         if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
         if (status == 200 && body.company) {
           if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
@@ -139,23 +145,24 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     );
   };
 
-  /** Reports the current page view once per path, with the same permission as the lookup. */
-  const countPageView = (tag: string): void => {
-    if (SVC_FEATURES.page_views && doc.readyState != 'complete') {
-      // After the load event: the beacon never competes with (or delays) the page's own resources.
-      if (!waitingForLoad) win.addEventListener('load', guarded(() => config.tag && countPageView(config.tag)), { once: true });
-      waitingForLoad = true;
-    } else if (SVC_FEATURES.page_views && config.pageViews !== false && !currentRefusal()) {
+  /**
+   * Reports the current page view once per path, with the same permission as the lookup, and only once
+   * the document is complete (the `load` listener below): the beacon never competes with (or delays)
+   * the page's own resources.
+   */
+  const countPageView = (): void => {
+    if (SVC_FEATURES.page_views && started && config.tag && doc.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
         type: 'pageview',
         path,
-        referrer: lastPageView === undefined ? referrerHost(doc.referrer, location.hostname) : undefined,
+        referrer,
         session: sessionId(safeStorage(() => sessionStorage), (count) => crypto.getRandomValues(new Uint8Array(count))),
       };
       lastPageView = path;
-      const queued = navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', tag, testIp), JSON.stringify(pageView));
+      referrer = undefined;
+      const queued = navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', config.tag, testIp), JSON.stringify(pageView));
       if (SVC_FEATURES.debug) debug('page view', pageView, queued);
     }
   };
@@ -163,7 +170,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   const update = (): void => {
     if (!started || !config.tag) return;
     identify(config.tag);
-    countPageView(config.tag);
+    countPageView();
   };
 
   const configure = (options: SvcInitOptions): void => {
@@ -181,7 +188,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     setMinConfidence: (minConfidence) => configure({ minConfidence }),
     setFields: (fields) => configure({ fields }),
     consent: (consent) => configure({ consent }),
-    debug: (on) => configure({ debug: on }),
+    // Without the debug feature, `debug` is ignored like an unknown command (nothing is logged either way).
+    ...(SVC_FEATURES.debug && { debug: (on: boolean) => configure({ debug: on }) }),
     onReady,
     optOut(optedOut) {
       storage.set(OPT_OUT_KEY, optedOut ? '1' : '');
@@ -189,13 +197,12 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       update();
     },
     personalize() {
-      view = '';
+      passes++;
       personaliseView();
     },
   };
 
-  const run = guarded((command: SvcCommand) => {
-    const [name, ...args] = command;
+  const run = guarded(([name, ...args]: SvcCommand) => {
     if (commands.hasOwnProperty(name)) (commands[name] as (...a: unknown[]) => void)(...args);
     else if (SVC_FEATURES.debug) debug('unknown command', name);
   });
@@ -216,6 +223,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   // Anti-flicker: reveal at the timeout, counted from navigation start (the snippet's own timer covers
   // a bundle that never runs).
   setTimeout(reveal, config.timeout - performance.now());
+  if (SVC_FEATURES.page_views) win.addEventListener('load', guarded(countPageView));
 
   if (SVC_FEATURES.spa) {
     // Elements added or re-rendered later, and history navigations: new views of the same answer.
@@ -224,11 +232,12 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       win,
       guarded(() => {
         personaliseView();
-        if (started && config.tag) countPageView(config.tag);
+        countPageView();
       }),
     );
-  } else if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && doc.readyState == 'loading') {
-    // An async script can run before the page is parsed: personalise what came after it, once.
+  } else if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) {
+    // An async script can run before the page is parsed: personalise what came after it, once (a
+    // listener added after the event never runs).
     doc.addEventListener('DOMContentLoaded', guarded(personaliseView));
   }
 }

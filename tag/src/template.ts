@@ -23,8 +23,8 @@ export const get = (data: Answer, path: string): unknown => walk(data, path) ?? 
 
 /** The display text of the value at `path`, or "" (absent, null, an object). */
 export function lookup(data: Answer, path: string): string {
-  let value = get(data, path);
-  if (Array.isArray(value)) value = value.join(', ');
+  const value = get(data, path);
+  if (Array.isArray(value)) return value.join(', ');
   return typeof value == 'string' || typeof value == 'number' || typeof value == 'boolean' ? String(value) : '';
 }
 
