@@ -77,6 +77,7 @@ export async function buildDataset(opts: { in: string; out: string; /** Default:
       return work((n) => progress.update(n)).finally(() => progress.end());
     };
     const companies = await phase('companies', (tick) => loadCompanies(db, opts.in, companyIds, tick), 'companies');
+    worker?.companyIds(companyIds);
     const inline = worker ? null : await phase('networks', (tick) => writeNetworkIndex(opts.in, opts.out, companyIds, tick), 'networks');
     const domains = await phase('domains', (tick) => loadDomains(db, opts.in, companyIds, tick), 'domains');
     const people = await phase('people', (tick) => loadRows(db, opts.in, 'people', PersonRow, `INSERT INTO people (${PERSON_COLUMNS.join(', ')}, email_lc, linkedin_key) VALUES (${PERSON_COLUMNS.map(() => '?').join(', ')}, ?, ?)`, (r) => [
