@@ -5,9 +5,9 @@
  * about the same time and the machine has more than one core.
  */
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { NETWORKS_FILE } from '../catalog/schema.ts';
 import { MmdbWriter } from '../mmdb/writer.ts';
+import { startBuildWorker } from './bulk.ts';
 import { readCsvBatches, sourcePath, SourceError } from '../sources/read.ts';
 import { NetworkRow } from '../sources/schema.ts';
 import type { NetworkRecord } from './network-record.ts';
@@ -21,6 +21,8 @@ export interface Candidate {
 export interface NetworkIndexResult {
   count: number;
   candidates: Candidate[];
+  /** Time it took, from the first row read to the file in place. */
+  ms: number;
 }
 
 const SAMPLE_LIMIT: Record<string, number> = { company: 2000 };
@@ -39,6 +41,7 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
     description: { en: 'svc network index: IPv4 network → company id, network kind, confidence, geo' },
     languages: ['en'],
   });
+  const started = performance.now();
   const perKind = new Map<string, number>();
   const candidates: Candidate[] = [];
   let count = 0;
@@ -91,7 +94,7 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
     throw e;
   }
   await writer.writeFile(join(out, NETWORKS_FILE));
-  return { count, candidates };
+  return { count, candidates, ms: Math.round(performance.now() - started) };
 }
 
 /**
@@ -100,34 +103,19 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
  * the worker cost ≈ 4 s of CPU at a million companies.
  */
 export function writeNetworkIndexInWorker(dir: string, out: string): { result: Promise<NetworkIndexResult>; companyIds(ids: Iterable<string>): void; stop(): Promise<void> } {
-  const entry = new URL('./network-worker.ts', import.meta.url);
-  const options = { workerData: { dir, out }, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } };
-  // Run from TypeScript sources (tsx, vitest): the worker registers tsx before loading its .ts entry.
-  const worker = import.meta.url.endsWith('.ts')
-    ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
-        { eval: true, ...options },
-      )
-    : new Worker(entry, options);
-  const result = new Promise<NetworkIndexResult>((resolve, reject) => {
-    worker.once('message', (m: { ok: true; result: NetworkIndexResult } | { ok: false; message: string; source: boolean }) =>
-      m.ok ? resolve(m.result) : reject(m.source ? new SourceError(m.message) : new Error(m.message)),
-    );
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`network index worker exited (${code}) without an answer`)));
-  });
+  const w = startBuildWorker<NetworkIndexResult>(new URL('./network-worker.ts', import.meta.url), { dir, out }, { youngGenerationMb: WORKER_YOUNG_GENERATION_MB });
   return {
-    result,
+    result: w.result,
     // One string, not an array: cloning a million strings one by one costs far more than one split.
-    companyIds: (ids) => worker.postMessage([...ids].join('\n')),
-    stop: async () => void (await worker.terminate()),
+    companyIds: (ids) => w.worker.postMessage([...ids].join('\n')),
+    stop: w.stop,
   };
 }
 
 /**
- * Young generation of the worker: the build makes millions of short-lived row objects; with V8's
+ * Young generation of the build workers: they make millions of short-lived row objects; with V8's
  * default (16 MiB semi-spaces) scavenges promote many of them, and at 5 million networks the garbage
  * collector took ≈ 22% of the worker's CPU. 64 MiB semi-spaces cut its CPU by ≈ 16% (measured with
  * --max-semi-space-size on the 1M-company sources).
  */
-const WORKER_YOUNG_GENERATION_MB = 192;
+export const WORKER_YOUNG_GENERATION_MB = 192;
