@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Address4 } from 'ip-address';
 import { Reader } from 'maxmind';
-import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_INDEXES, CATALOG_VERSION, NETWORKS_FILE } from '../catalog/schema.ts';
+import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_VERSION, NETWORKS_FILE, OTHER_INDEXES, PEOPLE_INDEXES } from '../catalog/schema.ts';
 import { writeFileAtomic } from '../mmdb/atomic-file.ts';
 import { normaliseDomain } from '../catalog/keys.ts';
 import { readCsvBatches, readOptionalCsvBatches, sourcePath, SourceError } from '../sources/read.ts';
@@ -98,6 +98,8 @@ export async function buildDataset(opts: {
       await peopleWorker?.result;
       throw e;
     }
+    // The main thread's own tables get their indexes while the people worker may still be loading.
+    await phase('indexes', async () => db.exec(OTHER_INDEXES));
     // The workers started with the build; what is left of them shows as phases of their own.
     const people =
       peopleInline ??
@@ -110,8 +112,8 @@ export async function buildDataset(opts: {
         },
         'people',
       ));
-    await phase('indexes', async () => {
-      db.exec(CATALOG_INDEXES);
+    await phase(peopleWorker ? 'people copy' : 'people index', async () => {
+      db.exec(PEOPLE_INDEXES); // on an empty table when the worker loaded it: the copy brings the entries
       if (peopleWorker) copyPeopleFrom(db, tmpPeople);
     });
     const catalogMs = Date.now() - started - (inline?.ms ?? 0); // the main thread's share

@@ -29,7 +29,10 @@ CREATE TABLE engagement (people_id TEXT NOT NULL, activity TEXT NOT NULL, count 
 CREATE TABLE network_samples (ip TEXT PRIMARY KEY, kind TEXT NOT NULL, company_id TEXT NOT NULL, network TEXT NOT NULL);
 `;
 
-/** Indexes are created after the bulk load: building them once is much faster than maintaining them per row. */
+/**
+ * Indexes are created after the bulk load: building them once is much faster than maintaining them per row.
+ * Those of the people table (built apart by big builds) and those of the main thread's tables.
+ */
 export const PEOPLE_INDEXES = `
 CREATE INDEX people_email ON people (email_lc);
 CREATE INDEX people_linkedin ON people (linkedin_key);
@@ -40,5 +43,3 @@ export const OTHER_INDEXES = `
 CREATE INDEX intent_company ON intent (company_id);
 CREATE INDEX engagement_people ON engagement (people_id);
 `;
-
-export const CATALOG_INDEXES = PEOPLE_INDEXES + OTHER_INDEXES;
