@@ -9,21 +9,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Address4 } from 'ip-address';
 import { Reader } from 'maxmind';
-import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_INDEXES, CATALOG_VERSION, NETWORKS_FILE } from '../catalog/schema.ts';
+import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_VERSION, NETWORKS_FILE, OTHER_INDEXES, PEOPLE_INDEXES } from '../catalog/schema.ts';
 import { writeFileAtomic } from '../mmdb/atomic-file.ts';
-import { linkedinKey, normaliseDomain } from '../catalog/keys.ts';
+import { normaliseDomain } from '../catalog/keys.ts';
 import { readCsvBatches, readOptionalCsvBatches, sourcePath, SourceError } from '../sources/read.ts';
-import {
-  COMPANY_COLUMNS,
-  CompanyRow,
-  DomainRow,
-  EngagementRow,
-  IntentRow,
-  PERSON_COLUMNS,
-  PersonRow,
-  SOURCE_FILES,
-} from '../sources/schema.ts';
+import { COMPANY_COLUMNS, CompanyRow, DomainRow, EngagementRow, IntentRow, SOURCE_FILES } from '../sources/schema.ts';
+import { inBatches, openBuildDatabase } from './bulk.ts';
 import { writeNetworkIndex, writeNetworkIndexInWorker, type Candidate } from './network-index.ts';
+import { buildPeopleFileInWorker, copyPeopleFrom, loadPeople } from './people.ts';
 import type { NetworkRecord } from './network-record.ts';
 import { estimateRows, SILENT, type Progress } from '../progress.ts';
 
@@ -38,14 +31,26 @@ export interface BuildSummary {
   samples: number;
   bytes: { networks: number; catalog: number };
   ms: number;
+  /**
+   * Where the time went: building networks.mmdb, loading the people table (each in a worker thread for
+   * big sources, so they overlap), and the catalog as a whole (the main thread's loads, its indexes and
+   * copying the people table in).
+   */
+  phases: { networks_ms: number; people_ms: number; catalog_ms: number };
 }
 
-/** networks.csv from this size on is turned into networks.mmdb in a worker thread, alongside the catalog. */
-const NETWORK_WORKER_MIN_BYTES = 16 * 2 ** 20;
+/** networks.csv (people.csv) from this size on is turned into networks.mmdb (the people table) in a worker thread, alongside the catalog. */
+const WORKER_MIN_BYTES = 16 * 2 ** 20;
 /** Documentation range (RFC 5737): the generator never allocates it, so it is our "no network" sample. */
 const NO_NETWORK_SAMPLE = '203.0.113.77';
 
-export async function buildDataset(opts: { in: string; out: string; /** Default: by the size of networks.csv. */ networksInWorker?: boolean; /** Terminal progress (default silent). */ progress?: Progress }): Promise<BuildSummary> {
+export async function buildDataset(opts: {
+  in: string;
+  out: string;
+  /** Default: by the size of networks.csv. */ networksInWorker?: boolean;
+  /** Default: by the size of people.csv. */ peopleInWorker?: boolean;
+  /** Terminal progress (default silent). */ progress?: Progress;
+}): Promise<BuildSummary> {
   const progress = opts.progress ?? SILENT;
   const started = Date.now();
   for (const key of ['companies', 'networks'] as const) {
@@ -53,23 +58,24 @@ export async function buildDataset(opts: { in: string; out: string; /** Default:
   }
   mkdirSync(opts.out, { recursive: true });
   const tmpCatalog = join(opts.out, `${CATALOG_FILE}.tmp-${process.pid}`);
+  const tmpPeople = join(opts.out, `people.db.tmp-${process.pid}`);
   rmSync(tmpCatalog, { force: true });
-  const db = new Database(tmpCatalog);
-  // A throwaway file being bulk-loaded: durability per statement buys nothing; we fsync once at the end.
-  // (journal_mode = OFF is silently refused in better-sqlite3's defensive mode; MEMORY keeps the journal
-  // off the disk, which is what we want: a failed build deletes the file anyway.)
-  db.pragma('journal_mode = MEMORY');
-  db.pragma('synchronous = OFF');
-  // Bulk load: keyed inserts and the index builds at the end stay in memory instead of spilling to disk.
-  db.pragma('cache_size = -262144');
-  db.pragma('temp_store = MEMORY');
-  db.pragma('locking_mode = EXCLUSIVE');
+  const db = openBuildDatabase(tmpCatalog);
   db.exec(CATALOG_DDL);
 
-  // Big sources: networks.mmdb is built in a worker thread meanwhile (network-index.ts).
-  const inWorker = opts.networksInWorker ?? statSync(sourcePath(opts.in, 'networks')).size >= NETWORK_WORKER_MIN_BYTES;
-  const worker = inWorker ? writeNetworkIndexInWorker(opts.in, opts.out) : null;
-  worker?.result.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
+  // Big sources: networks.mmdb and the people table are built in worker threads meanwhile
+  // (network-index.ts, people.ts): the machine has more than one core.
+  const sizeOf = (key: keyof typeof SOURCE_FILES) => (existsSync(sourcePath(opts.in, key)) ? statSync(sourcePath(opts.in, key)).size : 0);
+  const networksWorker = (opts.networksInWorker ?? sizeOf('networks') >= WORKER_MIN_BYTES) ? writeNetworkIndexInWorker(opts.in, opts.out) : null;
+  let peopleDone = 0;
+  let peopleTick: ((n: number) => void) | undefined;
+  const peopleWorker =
+    (opts.peopleInWorker ?? sizeOf('people') >= WORKER_MIN_BYTES)
+      ? buildPeopleFileInWorker(opts.in, tmpPeople, (n) => {
+          peopleDone = n;
+          peopleTick?.(n);
+        })
+      : null;
   try {
     const companyIds = new Set<string>();
     const phase = <T>(name: string, work: (tick: (n: number) => void) => Promise<T>, file?: keyof typeof SOURCE_FILES): Promise<T> => {
@@ -77,24 +83,48 @@ export async function buildDataset(opts: { in: string; out: string; /** Default:
       return work((n) => progress.update(n)).finally(() => progress.end());
     };
     const companies = await phase('companies', (tick) => loadCompanies(db, opts.in, companyIds, tick), 'companies');
-    const inline = worker ? null : await phase('networks', (tick) => writeNetworkIndex(opts.in, opts.out, companyIds, tick), 'networks');
+    networksWorker?.companyIds(companyIds);
+    const inline = networksWorker ? null : await phase('networks', (tick) => writeNetworkIndex(opts.in, opts.out, companyIds, tick), 'networks');
     const domains = await phase('domains', (tick) => loadDomains(db, opts.in, companyIds, tick), 'domains');
-    const people = await phase('people', (tick) => loadRows(db, opts.in, 'people', PersonRow, `INSERT INTO people (${PERSON_COLUMNS.join(', ')}, email_lc, linkedin_key) VALUES (${PERSON_COLUMNS.map(() => '?').join(', ')}, ?, ?)`, (r) => [
-      ...PERSON_COLUMNS.map((c) => r[c]),
-      r.email.trim().toLowerCase(),
-      r.linkedin_url ? linkedinKey(r.linkedin_url) : '',
-    ], tick), 'people');
-    const intent = await phase('intent', (tick) => loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at], tick), 'intent');
-    const engagement = await phase('engagement', (tick) => loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (?, ?, ?, ?)', (r) => [r.people_id, r.activity, r.count, r.observed_at], tick), 'engagement');
-    await phase('indexes', async () => db.exec(CATALOG_INDEXES));
-    // The worker started with the build; what is left of it shows as its own phase.
-    const { count: networks, candidates } = inline ?? (await phase('networks', () => worker!.result));
+    const peopleStarted = Date.now();
+    const peopleInline = peopleWorker ? null : { count: await phase('people', (tick) => loadPeople(db, opts.in, tick), 'people'), ms: Date.now() - peopleStarted };
+    let intent: number;
+    let engagement: number;
+    try {
+      intent = await phase('intent', (tick) => loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at], tick), 'intent');
+      engagement = await phase('engagement', (tick) => loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (?, ?, ?, ?)', (r) => [r.people_id, r.activity, r.count, r.observed_at], tick), 'engagement');
+    } catch (e) {
+      // people.csv comes before these files: its error, if any, is the one to report.
+      await peopleWorker?.result;
+      throw e;
+    }
+    // The main thread's own tables get their indexes while the people worker may still be loading.
+    await phase('indexes', async () => db.exec(OTHER_INDEXES));
+    // The workers started with the build; what is left of them shows as phases of their own.
+    const people =
+      peopleInline ??
+      (await phase(
+        'people',
+        (tick) => {
+          peopleTick = tick;
+          tick(peopleDone);
+          return peopleWorker!.result;
+        },
+        'people',
+      ));
+    await phase(peopleWorker ? 'people copy' : 'people index', async () => {
+      db.exec(PEOPLE_INDEXES); // on an empty table when the worker loaded it: the copy brings the entries
+      if (peopleWorker) copyPeopleFrom(db, tmpPeople);
+    });
+    const catalogMs = Date.now() - started - (inline?.ms ?? 0); // the main thread's share
+    const { count: networks, candidates, ms: networksMs } = inline ?? (await phase('networks', () => networksWorker!.result));
     const samples = writeSamples(db, join(opts.out, NETWORKS_FILE), candidates);
     const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
     meta.run('version', String(CATALOG_VERSION));
     meta.run('built_at', new Date().toISOString());
     meta.run('source', opts.in);
     db.close();
+    rmSync(tmpPeople, { force: true });
     fsyncFile(tmpCatalog);
     renameSync(tmpCatalog, join(opts.out, CATALOG_FILE));
     const summary: BuildSummary = {
@@ -102,19 +132,22 @@ export async function buildDataset(opts: { in: string; out: string; /** Default:
       companies,
       networks,
       domains,
-      people,
+      people: people.count,
       intent,
       engagement,
       samples,
       bytes: { networks: statSync(join(opts.out, NETWORKS_FILE)).size, catalog: statSync(join(opts.out, CATALOG_FILE)).size },
       ms: Date.now() - started,
+      phases: { networks_ms: networksMs, people_ms: people.ms, catalog_ms: catalogMs },
     };
     await writeFileAtomic(join(opts.out, BUILD_MANIFEST), Buffer.from(JSON.stringify({ ...summary, built_at: new Date().toISOString() }, null, 2) + '\n'));
     return summary;
   } catch (e) {
-    await worker?.stop();
+    await networksWorker?.stop();
+    await peopleWorker?.stop();
     if (db.open) db.close();
     rmSync(tmpCatalog, { force: true });
+    rmSync(tmpPeople, { force: true });
     throw e;
   }
 }
@@ -147,28 +180,9 @@ async function loadDomains(db: Database.Database, dir: string, ids: Set<string>,
   });
 }
 
-async function loadRows<T>(db: Database.Database, dir: string, key: 'people' | 'intent' | 'engagement', schema: import('zod').ZodType<T>, sql: string, map: (r: T) => unknown[], tick?: (n: number) => void): Promise<number> {
+async function loadRows<T>(db: Database.Database, dir: string, key: 'intent' | 'engagement', schema: import('zod').ZodType<T>, sql: string, map: (r: T) => unknown[], tick?: (n: number) => void): Promise<number> {
   const insert = db.prepare(sql);
   return inBatches(db, readOptionalCsvBatches(dir, SOURCE_FILES[key], schema), tick, (row) => void insert.run(map(row)));
-}
-
-/** Inserts inside transactions of ≥ 50k rows (one per row would be ~100× slower), read in batches of rows. */
-async function inBatches<T>(db: Database.Database, batches: AsyncIterable<T[]>, tick: ((n: number) => void) | undefined, each: (row: T) => void): Promise<number> {
-  let n = 0;
-  let uncommitted = 0;
-  db.exec('BEGIN');
-  for await (const rows of batches) {
-    for (const row of rows) each(row);
-    n += rows.length;
-    tick?.(n);
-    uncommitted += rows.length;
-    if (uncommitted >= 50_000) {
-      db.exec('COMMIT; BEGIN');
-      uncommitted = 0;
-    }
-  }
-  db.exec('COMMIT');
-  return n;
 }
 
 /**

@@ -1,5 +1,5 @@
-/** `data build` with the network index in a worker thread builds exactly what the single-threaded build does. */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+/** `data build` with the network index and the people table in worker threads builds exactly what the single-threaded build does. */
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,10 +12,35 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-build-worker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
 
+/** The fixture sources plus people, domains and engagement (the fixture has none). */
+const writeSources = (src: string) => {
+  writeFixtureSources(src);
+  writeFileSync(
+    join(src, 'people.csv'),
+    'people_id,email,first_name,last_name,title,company_id,country,state,city,phone,mobile,linkedin_url\n' +
+      'P000002,Ann@Acme.example,Ann,Lee,CTO,900001,United States,,,,,https://www.linkedin.com/in/ann-lee/\n' +
+      'P000001,bo@acme.example,Bo,"Smith, Jr.",VP Sales,900001,,,,,,\n' +
+      'P000003,cy@bluepeak.example,Cy,Ng,,900002,,,,,,http://linkedin.com/in/cy?x=1\n',
+  );
+  writeFileSync(join(src, 'engagement.csv'), 'people_id,activity,count,observed_at\nP000001,email_open,3,2026-10-17\nP000002,meeting,1,2026-10-18\n');
+};
+
 const tables = (file: string) => {
   const db = new Database(file, { readonly: true });
   try {
     return Object.fromEntries(['companies', 'domains', 'people', 'intent', 'engagement', 'network_samples'].map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]));
+  } finally {
+    db.close();
+  }
+};
+/** Index definitions, and the rowids people got (the server reads nothing by rowid, but they should not differ). */
+const indexes = (file: string) => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return {
+      indexes: db.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").all(),
+      people: db.prepare('SELECT rowid, people_id FROM people ORDER BY rowid').all(),
+    };
   } finally {
     db.close();
   }
@@ -26,13 +51,16 @@ const sections = (file: string) => {
   return b.subarray(0, b.lastIndexOf(MARKER));
 };
 
-it('builds the same files with and without the worker', async () => {
-  writeFixtureSources(join(dir, 'src'));
-  const inline = await buildDataset({ in: join(dir, 'src'), out: join(dir, 'inline'), networksInWorker: false });
-  const worker = await buildDataset({ in: join(dir, 'src'), out: join(dir, 'worker'), networksInWorker: true });
-  expect({ ...worker, out: '', ms: 0 }).toEqual({ ...inline, out: '', ms: 0 });
+it('builds the same files with and without the workers', async () => {
+  writeSources(join(dir, 'src'));
+  const inline = await buildDataset({ in: join(dir, 'src'), out: join(dir, 'inline'), networksInWorker: false, peopleInWorker: false });
+  const worker = await buildDataset({ in: join(dir, 'src'), out: join(dir, 'worker'), networksInWorker: true, peopleInWorker: true });
+  const timeless = { out: '', ms: 0, phases: { networks_ms: 0, people_ms: 0, catalog_ms: 0 } };
+  expect({ ...worker, ...timeless }).toEqual({ ...inline, ...timeless });
   expect(sections(join(dir, 'worker', 'networks.mmdb')).equals(sections(join(dir, 'inline', 'networks.mmdb')))).toBe(true);
+  expect(worker.people).toBe(3);
   expect(tables(join(dir, 'worker', 'catalog.db'))).toEqual(tables(join(dir, 'inline', 'catalog.db')));
+  expect(indexes(join(dir, 'worker', 'catalog.db'))).toEqual(indexes(join(dir, 'inline', 'catalog.db')));
 });
 
 it('reports a bad network row from the worker as a source error and leaves no catalog behind', async () => {
@@ -42,4 +70,24 @@ it('reports a bad network row from the worker as a source error and leaves no ca
   await expect(failed).rejects.toThrow(SourceError);
   await expect(failed).rejects.toThrow(/unknown company_id 424242/);
   expect(() => readFileSync(join(dir, 'bad-out', 'catalog.db'))).toThrow();
+});
+
+it('reports the first bad network row in file order, whether or not the company ids had arrived', async () => {
+  writeFixtureSources(join(dir, 'order'));
+  const rows = readFileSync(join(dir, 'order', 'networks.csv'), 'utf8').trimEnd().split('\n').length;
+  appendFileSync(join(dir, 'order', 'networks.csv'), '198.51.100.0/24,company,424242,High,,,\n198.51.100.0/33,isp,,High,,,\n');
+  for (const networksInWorker of [false, true]) {
+    const failed = buildDataset({ in: join(dir, 'order'), out: join(dir, `order-out-${networksInWorker}`), networksInWorker });
+    await expect(failed).rejects.toThrow(`row ${rows + 1}: unknown company_id 424242`);
+  }
+});
+
+it('reports a bad people row from the worker ahead of a bad row of a later file, and leaves no catalog or temp file behind', async () => {
+  writeSources(join(dir, 'people'));
+  appendFileSync(join(dir, 'people', 'people.csv'), ',nobody@example.com,,,,,,,,,,\n');
+  appendFileSync(join(dir, 'people', 'intent.csv'), '100001,devops,101,2026-10-01\n');
+  const failed = buildDataset({ in: join(dir, 'people'), out: join(dir, 'people-out'), peopleInWorker: true });
+  await expect(failed).rejects.toThrow(SourceError);
+  await expect(failed).rejects.toThrow(/people\.csv: row \d+: people_id/);
+  expect(readdirSync(join(dir, 'people-out')).filter((f) => f !== 'networks.mmdb')).toEqual([]);
 });

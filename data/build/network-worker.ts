@@ -1,12 +1,10 @@
 /** Worker thread of `data build`: builds networks.mmdb (./network-index.ts) and posts the result. */
+import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
-import { SourceError } from '../sources/read.ts';
-import { readCompanyIds, writeNetworkIndex } from './network-index.ts';
+import { answer } from './bulk.ts';
+import { writeNetworkIndex } from './network-index.ts';
 
 const { dir, out } = workerData as { dir: string; out: string };
-try {
-  const result = await writeNetworkIndex(dir, out, await readCompanyIds(dir));
-  parentPort!.postMessage({ ok: true, result });
-} catch (e) {
-  parentPort!.postMessage({ ok: false, message: (e as Error).message, source: e instanceof SourceError });
-}
+// The main thread posts the company ids (one string, '\n'-separated) once it has read companies.csv.
+const companyIds = once(parentPort!, 'message').then(([ids]) => new Set((ids as string) === '' ? [] : (ids as string).split('\n')));
+await answer((m) => parentPort!.postMessage(m), () => writeNetworkIndex(dir, out, companyIds));

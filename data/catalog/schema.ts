@@ -14,24 +14,32 @@ export const CATALOG_VERSION = 1;
 const cols = (names: readonly string[], pk: string) =>
   names.map((c) => (c === pk ? `${c} TEXT PRIMARY KEY` : `${c} TEXT NOT NULL DEFAULT ''`)).join(', ');
 
+/** The people table alone: `data build` may load it into a file of its own in a worker (../build/people.ts). */
+export const PEOPLE_DDL = `CREATE TABLE people (${cols(PERSON_COLUMNS, 'people_id')}, email_lc TEXT NOT NULL DEFAULT '', linkedin_key TEXT NOT NULL DEFAULT '');`;
+
 export const CATALOG_DDL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE companies (${cols(COMPANY_COLUMNS, 'company_id')}) WITHOUT ROWID;
 CREATE TABLE domains (domain TEXT NOT NULL, company_id TEXT NOT NULL, is_primary INTEGER NOT NULL,
   PRIMARY KEY (domain, company_id)) WITHOUT ROWID;
-CREATE TABLE people (${cols(PERSON_COLUMNS, 'people_id')}, email_lc TEXT NOT NULL DEFAULT '', linkedin_key TEXT NOT NULL DEFAULT '');
+${PEOPLE_DDL}
 CREATE TABLE intent (company_id TEXT NOT NULL, topic TEXT NOT NULL, strength REAL NOT NULL, observed_at TEXT NOT NULL);
 CREATE TABLE engagement (people_id TEXT NOT NULL, activity TEXT NOT NULL, count INTEGER NOT NULL, observed_at TEXT NOT NULL);
 -- Addresses verified against the built networks.mmdb to resolve to the given kind/company: demo visitors, tests.
 CREATE TABLE network_samples (ip TEXT PRIMARY KEY, kind TEXT NOT NULL, company_id TEXT NOT NULL, network TEXT NOT NULL);
 `;
 
-/** Indexes are created after the bulk load: building them once is much faster than maintaining them per row. */
-export const CATALOG_INDEXES = `
+/**
+ * Indexes are created after the bulk load: building them once is much faster than maintaining them per row.
+ * Those of the people table (built apart by big builds) and those of the main thread's tables.
+ */
+export const PEOPLE_INDEXES = `
 CREATE INDEX people_email ON people (email_lc);
 CREATE INDEX people_linkedin ON people (linkedin_key);
 CREATE INDEX people_company ON people (company_id);
+`;
+
+export const OTHER_INDEXES = `
 CREATE INDEX intent_company ON intent (company_id);
 CREATE INDEX engagement_people ON engagement (people_id);
 `;
-

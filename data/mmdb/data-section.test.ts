@@ -4,6 +4,8 @@
  */
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
+import { assembleDataSection, ValueStore } from './data-section.ts';
+import { oracleAssembleDataSection, OracleValueStore } from './data-section-oracle.ts';
 import { MmdbWriter } from './writer.ts';
 import { dataSectionValues, decodeTyped, fileSections } from './test-support.ts';
 
@@ -75,4 +77,45 @@ describe('data section deduplication', () => {
     whole.insert('10.0.0.0/24', 'same');
     expect(split.toBuffer().equals(whole.toBuffer())).toBe(true);
   });
+});
+
+describe('data section assembly (byte tables) matches the Map-based implementation it replaced', () => {
+  /** Deterministic values with many repeats at every level: strings, numbers, nested maps and arrays. */
+  const values = (n: number, seed: number): unknown[] => {
+    let s = seed;
+    const rnd = (k: number) => {
+      s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0;
+      return (s >>> 12) % k; // the high bits: an LCG's low bits cycle quickly
+    };
+    const word = () => ['Berlin', 'Cork', 'München', 'São Paulo', 'x', 'ab', 'abc', '東京', ''][rnd(9)];
+    const leaf = (): unknown => [word(), rnd(70_000), -rnd(5), rnd(2) === 0, 1.5 + rnd(3), `id-${rnd(500)}`][rnd(6)];
+    const map = (depth: number): unknown => {
+      const m: Record<string, unknown> = {};
+      const keys = ['kind', 'city', 'company_id', 'names', 'list', 'confidence'];
+      for (let k = 0; k < 1 + rnd(5); k++) {
+        const r = rnd(10);
+        m[keys[rnd(keys.length)]] = depth > 0 && r === 0 ? map(depth - 1) : depth > 0 && r === 1 ? [leaf(), map(depth - 1), leaf()] : leaf();
+      }
+      return m;
+    };
+    return Array.from({ length: n }, () => (rnd(8) === 0 ? leaf() : map(2)));
+  };
+
+  for (const [label, limit] of [
+    ['dictionary unbounded', undefined],
+    ['dictionary limit reached early', 50],
+  ] as const) {
+    it(`writes the same bytes and offsets (${label})`, () => {
+      const store = new ValueStore();
+      const oracle = new OracleValueStore();
+      for (const v of values(5000, 7)) expect(store.intern(v)).toBe(oracle.intern(v));
+      expect(store.size).toBe(oracle.size);
+      // A first-reference order that skips some values and visits the rest shuffled.
+      const order = Array.from({ length: store.size }, (_, i) => (i * 7919) % store.size).filter((id) => id % 5 !== 3);
+      const ours = assembleDataSection(store, order, order.length, limit);
+      const theirs = oracleAssembleDataSection(oracle, order, order.length, limit);
+      expect(ours.bytes.equals(theirs.bytes)).toBe(true);
+      for (const id of order) expect(ours.offsets[id]).toBe(theirs.offsets[id]);
+    });
+  }
 });

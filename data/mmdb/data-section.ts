@@ -1,18 +1,24 @@
 /**
  * Data records: deduplication at insert time and assembly of the data section at build time.
  *
- * - `ValueStore` keeps each distinct record once, keyed by its canonical encoding held as a latin1
- *   string (one byte per char, so the key *is* the bytes; a JS Map hashes it). Values are ids.
+ * - `ValueStore` keeps each distinct record once, keyed by its canonical encoding: the encodings are
+ *   appended to one byte arena and found again through a byte-keyed hash table (./byte-table.ts), so a
+ *   record costs no heap object. Values are ids.
  * - `assembleDataSection` writes the referenced records in the order given (first reference in the
  *   depth-first tree walk) and replaces repeated sub-values (map keys, strings, nested maps/arrays) by
- *   pointers to their first copy when the pointer is shorter, as MaxMind's writer does.
+ *   pointers to their first copy when the pointer is shorter, as MaxMind's writer does. Sub-values are
+ *   slices of the records' encodings in the arena, so the pointer dictionary stores positions, not copies.
  */
+import { ByteTable, hashBytes } from './byte-table.ts';
 import { ByteSink, encodeValue, FieldType, MmdbValueError } from './encoder.ts';
 
 export class ValueStore {
-  private readonly ids = new Map<string, number>();
-  /** Canonical encodings by id. */
-  readonly encodings: string[] = [];
+  private readonly table = new ByteTable(1024);
+  /** Canonical encodings of all values, back to back; value id i is at offsets[i], lengths[i]. */
+  readonly arena = new ByteSink(1 << 16);
+  private offsets = new Float64Array(1024);
+  private lengths = new Uint32Array(1024);
+  private count = 0;
   private readonly scratch = new ByteSink(1024);
 
   /** Id of `value`, adding it if new. Throws MmdbValueError for values that cannot be stored. */
@@ -20,25 +26,49 @@ export class ValueStore {
     const sink = this.scratch;
     sink.len = 0;
     encodeValue(sink, value);
-    const key = sink.buf.toString('latin1', 0, sink.len);
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.encodings.length;
-      if (id >= MAX_DISTINCT_VALUES) {
-        throw new Error(`too many distinct data records (limit ${MAX_DISTINCT_VALUES})`);
-      }
-      this.ids.set(key, id);
-      this.encodings.push(key);
+    const len = sink.len;
+    const hash = hashBytes(sink.buf, 0, len);
+    const found = this.table.find(this.arena.buf, sink.buf, 0, len, hash);
+    if (found >= 0) return this.table.payload(found);
+    const id = this.count;
+    if (id >= MAX_DISTINCT_VALUES) {
+      throw new Error(`too many distinct data records (limit ${MAX_DISTINCT_VALUES})`);
     }
+    if (id === this.offsets.length) {
+      const offsets = new Float64Array(id * 2);
+      offsets.set(this.offsets);
+      this.offsets = offsets;
+      const lengths = new Uint32Array(id * 2);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
+    }
+    const at = this.arena.len;
+    this.arena.bytes(sink.buf, 0, len);
+    this.offsets[id] = at;
+    this.lengths[id] = len;
+    this.table.add(at, len, hash, id);
+    this.count++;
     return id;
   }
 
+  /** Offset of value `id`'s canonical encoding in `arena.buf`. */
+  offsetOf(id: number): number {
+    return this.offsets[id];
+  }
+
+  lengthOf(id: number): number {
+    return this.lengths[id];
+  }
+
   get size(): number {
-    return this.encodings.length;
+    return this.count;
   }
 }
 
-/** V8 Maps hold at most 2^24 entries; the data-record flag in the build tree leaves 31 bits anyway. */
+/**
+ * The limit of the Map-based store this one replaced (V8 Maps hold at most 2^24 entries), kept so the
+ * writer accepts exactly what it accepted before; the data-record flag in the build tree leaves 31 bits.
+ */
 export const MAX_DISTINCT_VALUES = 2 ** 24 - 1;
 
 /**
@@ -135,24 +165,31 @@ export interface DataSection {
  * Writes the values `order` (ids into `store`) and returns the bytes and each id's offset.
  * Pointers are relative to the start of the data section, as the spec requires.
  */
-export function assembleDataSection(store: ValueStore, order: ArrayLike<number>, count: number): DataSection {
+export function assembleDataSection(
+  store: ValueStore,
+  order: ArrayLike<number>,
+  count: number,
+  /** Tests only: a small limit exercises what happens past it. */
+  dictionaryLimit = POINTER_DICTIONARY_LIMIT,
+): DataSection {
   const out = new ByteSink(1 << 16);
-  const dict = new Map<string, number>();
+  const dict = new ByteTable(1 << 16);
   const offsets = new Uint32Array(store.size);
-  let scratch = Buffer.allocUnsafe(1024);
+  const src = store.arena.buf;
 
-  const emit = (src: Buffer, p: number, end: number, topLevel: boolean): void => {
+  const emit = (p: number, end: number, topLevel: boolean): void => {
     const len = end - p;
     if (!topLevel && len > 2) {
-      const key = src.toString('latin1', p, end);
-      const at = dict.get(key);
-      if (at !== undefined) {
+      const hash = hashBytes(src, p, end);
+      const e = dict.find(src, src, p, end, hash);
+      if (e >= 0) {
+        const at = dict.payload(e);
         if (pointerSize(at) < len) {
           writePointer(out, at);
           return;
         }
-      } else if (dict.size < POINTER_DICTIONARY_LIMIT) {
-        dict.set(key, out.len);
+      } else if (dict.size < dictionaryLimit) {
+        dict.add(p, len, hash, out.len);
       }
     }
     const { type, size, payload } = readHeader(src, p);
@@ -162,7 +199,7 @@ export function assembleDataSection(store: ValueStore, order: ArrayLike<number>,
       let q = payload;
       for (let i = 0; i < n; i++) {
         const qEnd = skipField(src, q);
-        emit(src, q, qEnd, false);
+        emit(q, qEnd, false);
         q = qEnd;
       }
       return;
@@ -172,14 +209,12 @@ export function assembleDataSection(store: ValueStore, order: ArrayLike<number>,
 
   for (let i = 0; i < count; i++) {
     const id = order[i];
-    const enc = store.encodings[id];
-    if (enc.length > scratch.length) scratch = Buffer.allocUnsafe(Math.max(enc.length, scratch.length * 2));
-    const n = scratch.write(enc, 0, 'latin1');
     if (out.len > 0xffff_ffff) {
       throw new MmdbValueError('data section exceeds 4 GiB, the limit of MMDB pointers', '');
     }
     offsets[id] = out.len;
-    emit(scratch, 0, n, true);
+    const at = store.offsetOf(id);
+    emit(at, at + store.lengthOf(id), true);
   }
   return { bytes: out.buf.subarray(0, out.len), offsets };
 }

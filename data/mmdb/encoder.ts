@@ -54,7 +54,15 @@ export class ByteSink {
   bytes(src: Uint8Array, start = 0, end = src.length): void {
     const n = end - start;
     this.reserve(n);
-    this.buf.set(src.subarray(start, end), this.len);
+    // Short copies (the data section's keys and strings, a few bytes each, tens of millions of them
+    // for networks.mmdb) by hand: subarray + set allocates a view per call and costs more than the loop.
+    if (n <= 32) {
+      const buf = this.buf;
+      let o = this.len;
+      for (let i = start; i < end; i++) buf[o++] = src[i];
+    } else {
+      this.buf.set(src.subarray(start, end), this.len);
+    }
     this.len += n;
   }
 

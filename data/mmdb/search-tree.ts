@@ -43,6 +43,16 @@ export class BuildTree {
   /** Build index of the IPv4 root (::/96) in an IPv6 tree with aliases, else -1. */
   ipv4Root = -1;
   private readonly words: Uint32Array;
+  /**
+   * IPv4 trees: the nodes on the path of the last CIDR set (path[d] at depth d) and its address. Runs
+   * arrive in address order, so the next CIDR shares most of that path and its walk starts where the
+   * two addresses part instead of at the root: at 5 million networks the walks from the root were ≈ 6%
+   * of building networks.mmdb. Valid for depths ≤ pathDepth (runs are disjoint: a later CIDR never
+   * replaces a node on an earlier one's path).
+   */
+  private readonly path = new Uint32Array(33);
+  private pathAddr = 0;
+  private pathDepth = 0;
   private readonly cursor = new Float64Array(5);
   private readonly span = new Float64Array(5);
 
@@ -193,10 +203,37 @@ export class BuildTree {
       const span = b - a;
       const fit = span >= 0x1_0000_0000 ? 32 : 31 - Math.clz32(span);
       const k = align < fit ? align : fit;
-      w[last] = a;
-      this.setRecord(w, base + 32 - k, rec);
+      if (this.bitLength === 32 && k < 32) {
+        this.setRecordV4(a, 32 - k, rec);
+      } else {
+        w[last] = a;
+        this.setRecord(w, base + 32 - k, rec);
+      }
       a += 2 ** k;
     }
+  }
+
+  /** IPv4 trees: setRecord for the network a/prefixLen (1 ≤ prefixLen ≤ 32), walking from the shared path. */
+  private setRecordV4(a: number, prefixLen: number, rec: number): void {
+    const path = this.path;
+    const shared = Math.clz32((a ^ this.pathAddr) >>> 0);
+    let d = Math.min(shared, this.pathDepth, prefixLen - 1);
+    let node = path[d];
+    for (; d < prefixLen - 1; d++) {
+      const slot = 2 * node + ((a >>> (31 - d)) & 1);
+      const r = this.recs[slot];
+      if (r !== EMPTY && r < ALIAS) {
+        node = r;
+      } else {
+        const child = this.newNode(r); // pushes covering data (or emptiness) down; may replace this.recs
+        this.recs[slot] = child;
+        node = child;
+      }
+      path[d + 1] = node;
+    }
+    this.pathAddr = a;
+    this.pathDepth = prefixLen - 1;
+    this.recs[2 * node + ((a >>> (32 - prefixLen)) & 1)] = rec;
   }
 
   /**

@@ -1,0 +1,165 @@
+/**
+ * TEST ORACLE, not used by the writer: the data-section code as it was before issue 13 (a Map over
+ * latin1 strings for records and for the pointer dictionary). ./data-section.test.ts checks that the
+ * byte-table implementation in ./data-section.ts writes exactly the same bytes.
+ */
+import { ByteSink, encodeValue, FieldType, MmdbValueError } from './encoder.ts';
+import { MAX_DISTINCT_VALUES, POINTER_DICTIONARY_LIMIT, pointerSize } from './data-section.ts';
+
+export class OracleValueStore {
+  private readonly ids = new Map<string, number>();
+  /** Canonical encodings by id. */
+  readonly encodings: string[] = [];
+  private readonly scratch = new ByteSink(1024);
+
+  /** Id of `value`, adding it if new. Throws MmdbValueError for values that cannot be stored. */
+  intern(value: unknown): number {
+    const sink = this.scratch;
+    sink.len = 0;
+    encodeValue(sink, value);
+    const key = sink.buf.toString('latin1', 0, sink.len);
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.encodings.length;
+      if (id >= MAX_DISTINCT_VALUES) {
+        throw new Error(`too many distinct data records (limit ${MAX_DISTINCT_VALUES})`);
+      }
+      this.ids.set(key, id);
+      this.encodings.push(key);
+    }
+    return id;
+  }
+
+  get size(): number {
+    return this.encodings.length;
+  }
+}
+
+function writePointer(sink: ByteSink, offset: number): void {
+  sink.reserve(5);
+  const b = sink.buf;
+  if (offset < 2048) {
+    b[sink.len++] = 0x20 | (offset >>> 8);
+    b[sink.len++] = offset & 0xff;
+  } else if (offset < 526_336) {
+    const v = offset - 2048;
+    b[sink.len++] = 0x28 | (v >>> 16);
+    b[sink.len++] = (v >>> 8) & 0xff;
+    b[sink.len++] = v & 0xff;
+  } else if (offset < 134_744_064) {
+    const v = offset - 526_336;
+    b[sink.len++] = 0x30 | (v >>> 24);
+    b[sink.len++] = (v >>> 16) & 0xff;
+    b[sink.len++] = (v >>> 8) & 0xff;
+    b[sink.len++] = v & 0xff;
+  } else {
+    b[sink.len++] = 0x38;
+    b.writeUInt32BE(offset, sink.len);
+    sink.len += 4;
+  }
+}
+
+interface FieldHeader {
+  type: number;
+  size: number;
+  /** Offset of the payload (after control, extended-type and size bytes). */
+  payload: number;
+}
+
+const header: FieldHeader = { type: 0, size: 0, payload: 0 };
+
+/** Parses the header of the canonical (pointer-free) field at `p` into the shared `header`. */
+function readHeader(src: Buffer, p: number): FieldHeader {
+  const ctrl = src[p++];
+  let type = ctrl >>> 5;
+  if (type === 0) type = src[p++] + 7;
+  let size = ctrl & 0x1f;
+  if (size === 29) size = 29 + src[p++];
+  else if (size === 30) {
+    size = 285 + src.readUInt16BE(p);
+    p += 2;
+  } else if (size === 31) {
+    size = 65_821 + src.readUIntBE(p, 3);
+    p += 3;
+  }
+  header.type = type;
+  header.size = size;
+  header.payload = p;
+  return header;
+}
+
+/** End offset of the canonical field starting at `p`. */
+function skipField(src: Buffer, p: number): number {
+  const { type, size, payload } = readHeader(src, p);
+  if (type === FieldType.map) {
+    let q = payload;
+    for (let i = 0; i < size; i++) q = skipField(src, skipField(src, q));
+    return q;
+  }
+  if (type === FieldType.array) {
+    let q = payload;
+    for (let i = 0; i < size; i++) q = skipField(src, q);
+    return q;
+  }
+  if (type === FieldType.boolean) return payload;
+  return payload + size;
+}
+
+interface DataSection {
+  bytes: Buffer;
+  /** Data-section offset of each value id (only meaningful for the ids that were written). */
+  offsets: Uint32Array;
+}
+
+/**
+ * Writes the values `order` (ids into `store`) and returns the bytes and each id's offset.
+ * Pointers are relative to the start of the data section, as the spec requires.
+ */
+export function oracleAssembleDataSection(store: OracleValueStore, order: ArrayLike<number>, count: number, dictionaryLimit = POINTER_DICTIONARY_LIMIT): DataSection {
+  const out = new ByteSink(1 << 16);
+  const dict = new Map<string, number>();
+  const offsets = new Uint32Array(store.size);
+  let scratch = Buffer.allocUnsafe(1024);
+
+  const emit = (src: Buffer, p: number, end: number, topLevel: boolean): void => {
+    const len = end - p;
+    if (!topLevel && len > 2) {
+      const key = src.toString('latin1', p, end);
+      const at = dict.get(key);
+      if (at !== undefined) {
+        if (pointerSize(at) < len) {
+          writePointer(out, at);
+          return;
+        }
+      } else if (dict.size < dictionaryLimit) {
+        dict.set(key, out.len);
+      }
+    }
+    const { type, size, payload } = readHeader(src, p);
+    if (type === FieldType.map || type === FieldType.array) {
+      out.bytes(src, p, payload);
+      const n = type === FieldType.map ? size * 2 : size;
+      let q = payload;
+      for (let i = 0; i < n; i++) {
+        const qEnd = skipField(src, q);
+        emit(src, q, qEnd, false);
+        q = qEnd;
+      }
+      return;
+    }
+    out.bytes(src, p, end);
+  };
+
+  for (let i = 0; i < count; i++) {
+    const id = order[i];
+    const enc = store.encodings[id];
+    if (enc.length > scratch.length) scratch = Buffer.allocUnsafe(Math.max(enc.length, scratch.length * 2));
+    const n = scratch.write(enc, 0, 'latin1');
+    if (out.len > 0xffff_ffff) {
+      throw new MmdbValueError('data section exceeds 4 GiB, the limit of MMDB pointers', '');
+    }
+    offsets[id] = out.len;
+    emit(scratch, 0, n, true);
+  }
+  return { bytes: out.buf.subarray(0, out.len), offsets };
+}
