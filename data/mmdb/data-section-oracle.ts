@@ -4,7 +4,7 @@
  * byte-table implementation in ./data-section.ts writes exactly the same bytes.
  */
 import { ByteSink, encodeValue, FieldType, MmdbValueError } from './encoder.ts';
-import { MAX_DISTINCT_VALUES, POINTER_DICTIONARY_LIMIT, pointerSize } from './data-section.ts';
+import { MAX_DISTINCT_VALUES, POINTER_DICTIONARY_LIMIT, pointerSize, readHeader, skipField, writePointer, type DataSection } from './data-section.ts';
 
 export class OracleValueStore {
   private readonly ids = new Map<string, number>();
@@ -33,82 +33,6 @@ export class OracleValueStore {
   get size(): number {
     return this.encodings.length;
   }
-}
-
-function writePointer(sink: ByteSink, offset: number): void {
-  sink.reserve(5);
-  const b = sink.buf;
-  if (offset < 2048) {
-    b[sink.len++] = 0x20 | (offset >>> 8);
-    b[sink.len++] = offset & 0xff;
-  } else if (offset < 526_336) {
-    const v = offset - 2048;
-    b[sink.len++] = 0x28 | (v >>> 16);
-    b[sink.len++] = (v >>> 8) & 0xff;
-    b[sink.len++] = v & 0xff;
-  } else if (offset < 134_744_064) {
-    const v = offset - 526_336;
-    b[sink.len++] = 0x30 | (v >>> 24);
-    b[sink.len++] = (v >>> 16) & 0xff;
-    b[sink.len++] = (v >>> 8) & 0xff;
-    b[sink.len++] = v & 0xff;
-  } else {
-    b[sink.len++] = 0x38;
-    b.writeUInt32BE(offset, sink.len);
-    sink.len += 4;
-  }
-}
-
-interface FieldHeader {
-  type: number;
-  size: number;
-  /** Offset of the payload (after control, extended-type and size bytes). */
-  payload: number;
-}
-
-const header: FieldHeader = { type: 0, size: 0, payload: 0 };
-
-/** Parses the header of the canonical (pointer-free) field at `p` into the shared `header`. */
-function readHeader(src: Buffer, p: number): FieldHeader {
-  const ctrl = src[p++];
-  let type = ctrl >>> 5;
-  if (type === 0) type = src[p++] + 7;
-  let size = ctrl & 0x1f;
-  if (size === 29) size = 29 + src[p++];
-  else if (size === 30) {
-    size = 285 + src.readUInt16BE(p);
-    p += 2;
-  } else if (size === 31) {
-    size = 65_821 + src.readUIntBE(p, 3);
-    p += 3;
-  }
-  header.type = type;
-  header.size = size;
-  header.payload = p;
-  return header;
-}
-
-/** End offset of the canonical field starting at `p`. */
-function skipField(src: Buffer, p: number): number {
-  const { type, size, payload } = readHeader(src, p);
-  if (type === FieldType.map) {
-    let q = payload;
-    for (let i = 0; i < size; i++) q = skipField(src, skipField(src, q));
-    return q;
-  }
-  if (type === FieldType.array) {
-    let q = payload;
-    for (let i = 0; i < size; i++) q = skipField(src, q);
-    return q;
-  }
-  if (type === FieldType.boolean) return payload;
-  return payload + size;
-}
-
-interface DataSection {
-  bytes: Buffer;
-  /** Data-section offset of each value id (only meaningful for the ids that were written). */
-  offsets: Uint32Array;
 }
 
 /**

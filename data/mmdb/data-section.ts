@@ -85,7 +85,8 @@ export function pointerSize(offset: number): number {
   return 5;
 }
 
-function writePointer(sink: ByteSink, offset: number): void {
+/** Writes a pointer to data-section offset `offset` (shared with the test oracle, which differs only in its tables). */
+export function writePointer(sink: ByteSink, offset: number): void {
   sink.reserve(5);
   const b = sink.buf;
   if (offset < 2048) {
@@ -109,7 +110,7 @@ function writePointer(sink: ByteSink, offset: number): void {
   }
 }
 
-interface FieldHeader {
+export interface FieldHeader {
   type: number;
   size: number;
   /** Offset of the payload (after control, extended-type and size bytes). */
@@ -119,7 +120,7 @@ interface FieldHeader {
 const header: FieldHeader = { type: 0, size: 0, payload: 0 };
 
 /** Parses the header of the canonical (pointer-free) field at `p` into the shared `header`. */
-function readHeader(src: Buffer, p: number): FieldHeader {
+export function readHeader(src: Buffer, p: number): FieldHeader {
   const ctrl = src[p++];
   let type = ctrl >>> 5;
   if (type === 0) type = src[p++] + 7;
@@ -139,7 +140,7 @@ function readHeader(src: Buffer, p: number): FieldHeader {
 }
 
 /** End offset of the canonical field starting at `p`. */
-function skipField(src: Buffer, p: number): number {
+export function skipField(src: Buffer, p: number): number {
   const { type, size, payload } = readHeader(src, p);
   if (type === FieldType.map) {
     let q = payload;
