@@ -43,7 +43,9 @@ export function apiRoute(
     if (req.method === 'POST') {
       // What res.status().json() sends for a POST, written directly: Express's send() re-parses and
       // re-formats the Content-Type for its charset, looks up the ETag setting, and checks freshness
-      // (never fresh for a POST). Same bytes, same headers in the same order (etag is off app-wide).
+      // (never fresh for a POST). Same bytes, same headers in the same order (etag is off app-wide;
+      // api-route.test.ts compares them). Saved 6–15 µs of server CPU per response on the enrichment
+      // routes (185 → 170 µs firmographics, 179 → 173 µs combined; `npm run bench -- enrichment`).
       // GET and HEAD keep res.json(): Express answers their conditional requests 304 and HEAD bodiless.
       const json = JSON.stringify(result.body);
       res.statusCode = result.status;
