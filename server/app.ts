@@ -15,7 +15,7 @@ import { mountDemo } from './demo/visitors.ts';
 import { mountEnrichment } from './enrichment/route.ts';
 import { openGeoIp } from './geoip/geoip.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
-import { fastLane, type FastRoutes } from './http/fast-lane.ts';
+import { fastLane, postRoutesOf, type ExpressRoutes, type FastRoutes } from './http/fast-lane.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import type { Logger } from './http/logger.ts';
 import { createMeteringSteps, createPipeline } from './http/pipeline.ts';
@@ -50,16 +50,20 @@ export function createApp(deps: AppDeps): express.Express {
 }
 
 /**
- * What the HTTP server runs: the app, with `GET /v3/company/details` (every page view of every tag) in
- * the fast lane ahead of Express's router (server/http/fast-lane.ts) — same handler, same error handler.
+ * What the HTTP server runs: the app, with `GET /v3/company/details` (every page view of every tag) and the
+ * server-to-server POST routes in the fast lane ahead of Express's router (server/http/fast-lane.ts) —
+ * same handlers, same error handler.
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
-  const { app, fast } = assemble(deps);
+  const { app, fast, posts } = assemble(deps);
   // Every request — fast lane included — gets a request id, one log line and its metrics.
-  return fastLane(app, fast, errorHandler(deps.log), createObserver(deps.log));
+  return fastLane(app, fast, errorHandler(deps.log), createObserver(deps.log), posts);
 }
 
-function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
+/** The server-to-server POST routes the fast lane runs on their own Express handlers, outside the router. */
+const FAST_POSTS = ['/v1/enrichment/company', '/v2/people/enrichment', '/v2/people/full', '/v2/people/score', '/v2/enrichment/people', '/v2/search/people'];
+
+function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes; posts: ExpressRoutes } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(deps.config.SVC_TRUST_PROXY));
@@ -77,7 +81,8 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   mountTagAssets(api, deps);
   mountAdmin(api, deps);
   if (deps.config.SVC_DEMO) mountDemo(api, deps);
-  // Nothing app-level may run before `api`: the fast lane answers GET /v3/company/details without it.
+  // Nothing app-level may run before `api`: the fast lane answers GET /v3/company/details and the
+  // FAST_POSTS routes without it.
   app.use(api);
   mountHealth(app, deps);
   mountMetrics(app, deps.adminAuth);
@@ -89,5 +94,5 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes } {
   app.use(methodNotAllowed(api)); // a known route with another method: 405 + Allow, not 404
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
-  return { app, fast: new Map([['/v3/company/details', identification]]) };
+  return { app, fast: new Map([['/v3/company/details', identification]]), posts: postRoutesOf(api, FAST_POSTS) };
 }

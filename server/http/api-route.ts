@@ -40,6 +40,20 @@ export function apiRoute(
     if (result.charge && result.status === 200 && req.method !== 'HEAD') await pipeline.charge(caller, result.charge, res);
     res.set('Cache-Control', 'private, no-store');
     if (result.headers) res.set(result.headers);
+    if (req.method === 'POST') {
+      // What res.status().json() sends for a POST, written directly: Express's send() re-parses and
+      // re-formats the Content-Type for its charset, looks up the ETag setting, and checks freshness
+      // (never fresh for a POST). Same bytes, same headers in the same order (etag is off app-wide;
+      // api-route.test.ts compares them). Saved 6–15 µs of server CPU per response on the enrichment
+      // routes (185 → 170 µs firmographics, 179 → 173 µs combined; `npm run bench -- enrichment`).
+      // GET and HEAD keep res.json(): Express answers their conditional requests 304 and HEAD bodiless.
+      const json = JSON.stringify(result.body);
+      res.statusCode = result.status;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(json));
+      res.end(json);
+      return;
+    }
     res.status(result.status).json(result.body);
   };
 }
