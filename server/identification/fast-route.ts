@@ -5,8 +5,13 @@
  * handler on Express's request/response, res.json/res.send/res.set/res.vary and req.query (re-parsed on
  * every read) were ~32% of the route's CPU (--cpu-prof, token mode). Measured (bench/RESULTS.md, issue 13
  * rows, server CPU per response): token mode 159 → 53 µs, tag mode 219 → 70 µs, together with the
- * amortised metering batch and the other fixes of that commit range; now 51 and 69 µs against raw
- * node:http's 23–24 µs and bare Express's 125–134 µs.
+ * amortised metering batch and the other fixes of that commit range; then 51 and 69 µs against raw
+ * node:http's 23–24 µs and bare Express's 125–134 µs. Tag mode's own work after that (account pages kept
+ * while unchanged, scoring keys per product list, parsed dates, tagSeen and host verdicts, charge month and
+ * contract year remembered): 61 → 54 µs (raw node:http 21–24 µs in the same runs).
+ * Tried and left out: a serializer specialised for the response shape (string concatenation with a JSON
+ * escape check) beat JSON.stringify by 0.7 µs per body alone, but lost 0.1 µs once Buffer.byteLength and
+ * the socket write flatten its rope string (micro-benchmark on 300 tag-mode bodies).
  * Error answers (401/403/429/402/400/503) go through the app's error handler, so they are Express's own.
  * fast-lane.test.ts compares its answers with the router's, header by header.
  */
