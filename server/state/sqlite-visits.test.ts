@@ -68,6 +68,33 @@ describe('SqliteVisitStore account pages (read once, then from memory while unch
     }
   });
 
+  it('a view recorded through the store drops only its own account from memory', async () => {
+    const read = (company: string) => store.accountPages('acme', company, '2026-11-20', '2026-11-20');
+    await store.recordPageView(view({ company_id: '900002' }));
+    expect(await read('900001')).toEqual([]);
+    expect(await read('900002')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    // A write behind the store's back (no version bump) shows what is still served from memory.
+    const raw = new Database(file);
+    raw.prepare("UPDATE visit_pages SET page_views = 99 WHERE company_id = '900002'").run();
+    raw.close();
+    await store.recordPageView(view({ company_id: '900001' }));
+    expect(await read('900001')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    expect(await read('900002')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+  });
+
+  it('a view another process recorded in between empties the memory when this store records one, even within the turn', async () => {
+    const other = new SqliteVisitStore(file);
+    try {
+      const read = (company: string) => store.accountPages('acme', company, '2026-11-20', '2026-11-20');
+      expect(await read('900002')).toEqual([]);
+      await other.recordPageView(view({ company_id: '900002' }));
+      await store.recordPageView(view({ company_id: '900001' }));
+      expect(await read('900002')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers are frozen: a caller cannot change what the next one reads', async () => {
     await store.recordPageView(view());
     const rows = await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20');

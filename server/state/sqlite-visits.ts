@@ -52,8 +52,9 @@ export class SqliteVisitStore implements VisitStore {
    * its account's pages (the first-party intent of the scores), and the read — a statement with four
    * bound strings, nearly always answering no rows — was ~4% of a tag-mode lookup's CPU (--cpu-prof under
    * `npm run bench -- identification`), more than the whole scoring model. Exact, like the auth cache
-   * (sqlite-store.ts syncAuth): every recording bumps visit_version in its own transaction, a view recorded
-   * through this store clears the cache at once, and the version is read once per event-loop turn, so a
+   * (sqlite-store.ts syncAuth): every account view bumps visit_version in its own transaction, a view
+   * recorded through this store drops its account's entry at once (the whole cache when the version shows
+   * another writer in between), and the version is read once per event-loop turn, so a
    * view another process (worker) committed is seen from the next turn on — the order in which requests
    * of one turn and that commit are answered is a valid one. Bounded: cleared past ACCOUNT_PAGES_LIMIT keys.
    */
@@ -80,7 +81,9 @@ export class SqliteVisitStore implements VisitStore {
       'SELECT day, path, page_views FROM visit_pages WHERE customer_id = ? AND company_id = ? AND day BETWEEN ? AND ? ORDER BY day, path',
     );
     this.versionQuery = this.db.prepare('SELECT version FROM visit_version WHERE id = 1').pluck();
-    const bumpVersion = this.db.prepare('UPDATE visit_version SET version = version + 1 WHERE id = 1');
+    const bumpVersion = this.db.prepare('UPDATE visit_version SET version = version + 1 WHERE id = 1 RETURNING version').pluck();
+    /** The version an account view's transaction left (read inside it, so exact). */
+    let bumped = -1;
     const q = {
       anonymous: this.db.prepare(
         `INSERT INTO visit_anonymous VALUES (?, ?, 1) ON CONFLICT (customer_id, day) DO UPDATE SET page_views = page_views + 1`,
@@ -107,7 +110,7 @@ export class SqliteVisitStore implements VisitStore {
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
         // Anonymous views change no account's pages: only account views invalidate read account pages.
-        if (v.company_id !== null) bumpVersion.run();
+        if (v.company_id !== null) bumped = bumpVersion.get() as number;
         if (v.company_id === null) {
           q.anonymous.run(v.customer_id, v.day);
           return false;
@@ -121,8 +124,16 @@ export class SqliteVisitStore implements VisitStore {
         return page_views === 1;
       });
     this.record = (v) => {
-      if (v.company_id !== null) this.clearAccountPages();
-      return record.immediate(v);
+      const first = record.immediate(v);
+      if (v.company_id !== null) {
+        // Our own view was the only change since the cache was last known current: forget that account
+        // alone (a site's page-view beacons do not empty the cache for every other account). Any other
+        // change in between (another process) empties it.
+        if (bumped === this.accountPagesVersion + 1) this.forgetAccountPages(v.customer_id, v.company_id);
+        else this.clearAccountPages();
+        this.accountPagesVersion = bumped;
+      }
+      return first;
     };
 
     const sight = this.db.transaction((tagId: string, origin: string, at: string) => {
@@ -207,6 +218,10 @@ export class SqliteVisitStore implements VisitStore {
     if (!byCompany.has(companyId)) this.accountPagesCached++;
     byCompany.set(companyId, { from, to, rows });
     return rows;
+  }
+
+  private forgetAccountPages(customerId: string, companyId: string): void {
+    if (this.accountPagesCache.get(customerId)?.delete(companyId)) this.accountPagesCached--;
   }
 
   private clearAccountPages(): void {
