@@ -55,6 +55,9 @@ describe('remembered work', () => {
     for (let i = 0; i < 2; i++) {
       expect(isHostAllowed('www.acme.test', v1)).toBe(true);
       expect(isHostAllowed('www.acme.test', v2)).toBe(false);
+      // Remembered per host as given: spellings of one host get the same verdict, others their own.
+      expect(isHostAllowed('WWW.Acme.Test.', v1)).toBe(true);
+      expect(isHostAllowed('acme.test', v1)).toBe(false);
     }
   });
 });

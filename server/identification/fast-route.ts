@@ -5,8 +5,14 @@
  * handler on Express's request/response, res.json/res.send/res.set/res.vary and req.query (re-parsed on
  * every read) were ~32% of the route's CPU (--cpu-prof, token mode). Measured (bench/RESULTS.md, issue 13
  * rows, server CPU per response): token mode 159 → 53 µs, tag mode 219 → 70 µs, together with the
- * amortised metering batch and the other fixes of that commit range; now 51 and 69 µs against raw
- * node:http's 23–24 µs and bare Express's 125–134 µs.
+ * amortised metering batch and the other fixes of that commit range; then 51 and 69 µs against raw
+ * node:http's 23–24 µs and bare Express's 125–134 µs. Tag mode's own work after that (account pages kept
+ * while unchanged, scoring keys per product list, parsed dates, tagSeen and host verdicts, charge month and
+ * contract year remembered, the one-parameter query below): 61 → 50 µs (raw node:http 22–23 → 22 µs in the
+ * same runs; token mode 52 → 46 µs).
+ * Tried and left out: a serializer specialised for the response shape (string concatenation with a JSON
+ * escape check) beat JSON.stringify by 0.7 µs per body alone, but lost 0.1 µs once Buffer.byteLength and
+ * the socket write flatten its rope string (micro-benchmark on 300 tag-mode bodies).
  * Error answers (401/403/429/402/400/503) go through the app's error handler, so they are Express's own.
  * fast-lane.test.ts compares its answers with the router's, header by header.
  */
@@ -24,6 +30,23 @@ import { identificationAnswer, identificationCaller, type IdentificationDeps, ty
  * (whose query can differ, e.g. cut at '#'): such requests are left to Express.
  */
 const UNUSUAL_URL = /[\t\n\f\r #\u00a0\ufeff]/;
+
+/** One `name=value` of characters node:querystring leaves as they are (no %, +, &, =, ;). */
+const SIMPLE_QUERY = /^([\w.~-]+)=([\w.~-]*)$/;
+
+/**
+ * The query as node:querystring parses it (what Express's "simple" parser gives the router's route). Both
+ * modes send one plain parameter (`?tag=…`, `?ip=…`): that case is read with one regex into the same
+ * null-prototype object, and anything else goes to node:querystring. Why: querystring.parse costs ~0.7 µs
+ * even for `tag=bench-tag-17` (micro-benchmark), ~1.4% of a tag-mode lookup's CPU (--cpu-prof).
+ */
+export function parseQuery(search: string): RawQuery {
+  const m = SIMPLE_QUERY.exec(search);
+  if (m === null) return parseQueryString(search) as RawQuery;
+  const query: RawQuery = Object.create(null);
+  query[m[1]] = m[2];
+  return query;
+}
 
 /** The request as ./route.ts reads it: headers as Express's `req.get`, `ip` as Express's `req.ip`. */
 class FastRequest implements IdentificationRequest {
@@ -56,7 +79,7 @@ export function identificationFastRoute(deps: IdentificationDeps, steps: Meterin
       return;
     }
     const q = url.indexOf('?');
-    const query = (q < 0 ? {} : parseQueryString(url.slice(q + 1))) as RawQuery;
+    const query = q < 0 ? {} : parseQuery(url.slice(q + 1));
     // The headers set so far, in the order the router's route sets them: an error answer keeps them.
     const headers: string[] = ['X-Request-Id', trace.id, 'Vary', 'Origin'];
     answer(deps, steps, new FastRequest(raw, lane), raw, res, lane, query, headers)

@@ -142,6 +142,37 @@ const key = (s: string | undefined | null): string => {
   return k;
 };
 
+/**
+ * The keys of a list (ICP dimension, intent topics), computed once per list when the list is frozen: a
+ * customer's products come from the auth cache, deep-frozen, so they are the same arrays on every
+ * request until the record changes. Why: keying and building a Set of every ICP list and topic list per
+ * product on every scored Match was most of the model's time in a tag-mode lookup (--cpu-prof under
+ * `npm run bench -- identification`, with explainFirstParty and the signal dates below).
+ */
+const keyLists = new WeakMap<readonly string[], readonly string[]>();
+const keySets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function keysOf(list: readonly string[]): readonly string[] {
+  let k = keyLists.get(list);
+  if (k === undefined) {
+    k = list.map(key);
+    if (Object.isFrozen(list)) keyLists.set(list, k);
+  }
+  return k;
+}
+
+function keySetOf(list: readonly string[]): ReadonlySet<string> {
+  let k = keySets.get(list);
+  if (k === undefined) {
+    k = new Set(keysOf(list));
+    if (Object.isFrozen(list)) keySets.set(list, k);
+  }
+  return k;
+}
+
+// The range orders are vocabulary constants (readonly, never changed, but not frozen): keyed once here.
+for (const order of [EMPLOYEE_RANGES, REVENUE_RANGES] as readonly (readonly string[])[]) keyLists.set(order, order.map(key));
+
 const toScore = (x: number): number => Math.min(100, Math.max(0, Math.round(x)));
 
 const saturate = (points: number, k: number): number => toScore(100 * (1 - Math.exp(-points / k)));
@@ -151,8 +182,27 @@ const sumAscending = (xs: number[]): number => [...xs].sort((a, b) => a - b).red
 
 const ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/**
+ * Parsed dates (a pure function of the string). Why: an account's intent signals are dated by day, so a
+ * few hundred distinct strings cover the catalog, yet every scored Match parsed each of its signals'
+ * dates (regex, Date.UTC, Date.parse): ~40% of companyScores in a tag-mode lookup (--cpu-prof under
+ * `npm run bench -- identification`). Bounded: past PARSED_LIMIT distinct strings it starts over.
+ */
+const parsed = new Map<string, number>();
+const PARSED_LIMIT = 10_000;
+
 /** Milliseconds since the epoch of an ISO date or date-time; a time without a zone is UTC. NaN if unreadable. */
 export function parseObservedAt(s: string): number {
+  let t = parsed.get(s);
+  if (t === undefined) {
+    if (parsed.size >= PARSED_LIMIT) parsed.clear();
+    t = parseIso(s);
+    parsed.set(s, t);
+  }
+  return t;
+}
+
+function parseIso(s: string): number {
   const m = ISO.exec(s.trim());
   if (!m) return Number.NaN;
   const [, date, time, zone] = m;
@@ -242,18 +292,29 @@ export function explainIntent(
   pageViews: readonly PageViewSummary[] = [],
 ): IntentBreakdown {
   const t = assertNow(now);
-  const topics = new Set(product.intent_topics.map(key));
+  return intentOf(signals, signalAges(signals, t), product, explainFirstParty(pageViews, now));
+}
+
+/** Each signal's age in days at `nowMs` (NaN if its date is unreadable). */
+const signalAges = (signals: readonly IntentSignal[], nowMs: number): number[] => signals.map((s) => ageInDays(s.observed_at, nowMs));
+
+/**
+ * explainIntent with the parts that do not depend on the product (signal ages, first-party page views)
+ * computed by the caller: companyScores computes them once for all its products.
+ */
+function intentOf(signals: readonly IntentSignal[], ages: readonly number[], product: Pick<ScoringProduct, 'intent_topics'>, first_party: FirstPartyContribution[]): IntentBreakdown {
+  const topics = keySetOf(product.intent_topics);
   const contributions: IntentContribution[] = [];
-  for (const s of signals) {
+  for (let i = 0; i < signals.length; i++) {
+    const s = signals[i];
     // An empty topic list means "no restriction", like an empty ICP dimension.
     if (topics.size > 0 && !topics.has(key(s.topic))) continue;
     const strength = Math.min(100, Math.max(0, Number(s.strength)));
-    const ageDays = ageInDays(s.observed_at, t);
+    const ageDays = ages[i];
     const weight = decay(ageDays, INTENT_HALF_LIFE_DAYS, INTENT_WINDOW_DAYS);
     if (Number.isNaN(strength) || weight === 0) continue;
     contributions.push({ topic: s.topic, strength, ageDays, weight, points: weight * strength });
   }
-  const first_party = explainFirstParty(pageViews, now);
   const points = sumAscending([...contributions.map((c) => c.points), ...first_party.map((c) => c.points)]);
   return { contributions, first_party, points, score: saturate(points, INTENT_SATURATION) };
 }
@@ -271,9 +332,11 @@ export function intentScore(
   return explainIntent(signals, product, now, pageViews).score;
 }
 
+const BUYING_STAGE_STEPS = (({ Awareness, Consideration, Decision, Purchase }) =>
+  [['Awareness', Awareness], ['Consideration', Consideration], ['Decision', Decision], ['Purchase', Purchase]] as const)(BUYING_STAGE_THRESHOLDS);
+
 export function buyingStage(intentScore: number): BuyingStage {
-  const t = BUYING_STAGE_THRESHOLDS;
-  return lowestFirst(intentScore, [['Awareness', t.Awareness], ['Consideration', t.Consideration], ['Decision', t.Decision], ['Purchase', t.Purchase]], 'Target');
+  return lowestFirst(intentScore, BUYING_STAGE_STEPS, 'Target');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -293,9 +356,9 @@ function rangeCredit(value: string | undefined, wanted: readonly string[], order
   if (wanted.length === 0) return 1;
   const v = key(value);
   if (v === '') return 0;
-  const wantedKeys = wanted.map(key);
+  const wantedKeys = keysOf(wanted);
   if (wantedKeys.includes(v)) return 1;
-  const orderKeys = order.map(key);
+  const orderKeys = keysOf(order);
   const i = orderKeys.indexOf(v);
   if (i < 0) return 0; // unknown spelling: exact match only
   return wantedKeys.some((w) => {
@@ -308,7 +371,7 @@ function rangeCredit(value: string | undefined, wanted: readonly string[], order
 
 function listCredit(values: ReadonlyArray<string | undefined>, wanted: readonly string[]): number {
   if (wanted.length === 0) return 1;
-  const w = new Set(wanted.map(key));
+  const w = keySetOf(wanted);
   return values.some((v) => key(v) !== '' && w.has(key(v))) ? 1 : 0;
 }
 
@@ -330,9 +393,10 @@ export function profileScore(company: CompanyProfileInput, product: Pick<Scoring
   return explainProfile(company, product).score;
 }
 
+const PROFILE_FIT_STEPS = [['Moderate', PROFILE_FIT_THRESHOLDS.Moderate], ['Strong', PROFILE_FIT_THRESHOLDS.Strong]] as const;
+
 export function profileFit(score: number): ProfileFit {
-  const t = PROFILE_FIT_THRESHOLDS;
-  return lowestFirst(score, [['Moderate', t.Moderate], ['Strong', t.Strong]], 'Weak');
+  return lowestFirst(score, PROFILE_FIT_STEPS, 'Weak');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -478,9 +542,12 @@ export function companyScores(input: {
   now: Date;
 }): CompanyScore[] {
   const { company, signals, products, hotAccount, now, pageViews = [] } = input;
-  assertNow(now);
+  const t = assertNow(now);
+  // The same for every product: computed once (see intentOf).
+  const ages = signalAges(signals, t);
+  const firstParty = explainFirstParty(pageViews, now);
   return products.map((p) => {
-    const intent = intentScore(signals, p, now, pageViews);
+    const intent = intentOf(signals, ages, p, firstParty).score;
     const profile = profileScore(company, p);
     return {
       is_svcqa: isHotForProduct(hotAccount, p.name),
@@ -509,11 +576,14 @@ export function personScores(input: {
   now: Date;
 }): PersonScore[] {
   const { company, signals, products, title, engagement, now, pageViews = [] } = input;
-  assertNow(now);
+  const t = assertNow(now);
   const contactIntent = contactIntentScore(engagement, now);
   const grade = contactGrade(contactIntent);
+  // The same for every product: computed once (see intentOf).
+  const ages = company ? signalAges(signals, t) : [];
+  const firstParty = company ? explainFirstParty(pageViews, now) : [];
   return products.map((p) => {
-    const intent = company ? intentScore(signals, p, now, pageViews) : 0;
+    const intent = company ? intentOf(signals, ages, p, firstParty).score : 0;
     const profile = company ? profileScore(company, p) : 0;
     const contactProfile = contactProfileScore(title, p.persona);
     return {

@@ -39,3 +39,65 @@ describe('SqliteVisitStore', () => {
     expect(daysBetween('2026-03-02', '2026-03-01')).toEqual([]);
   });
 });
+
+describe('SqliteVisitStore account pages (read once, then from memory while unchanged)', () => {
+  const turn = () => new Promise((r) => setImmediate(r));
+
+  it('a view recorded through the store counts in the very next read', async () => {
+    expect(await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20')).toEqual([]);
+    await store.recordPageView(view());
+    expect(await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    await store.recordPageView(view());
+    expect(await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20')).toEqual([{ day: '2026-11-20', path: '/', page_views: 2 }]);
+  });
+
+  it('a view another process recorded counts from the next event-loop turn on', async () => {
+    const other = new SqliteVisitStore(file);
+    try {
+      expect(await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20')).toEqual([]);
+      await turn();
+      await other.recordPageView(view({ path: '/pricing' }));
+      await turn();
+      expect(await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20')).toEqual([{ day: '2026-11-20', path: '/pricing', page_views: 1 }]);
+      // Anonymous views touch no account's pages; an account view of another account still refreshes.
+      await other.recordPageView(view({ company_id: '900002' }));
+      await turn();
+      expect(await store.accountPages('acme', '900002', '2026-11-20', '2026-11-20')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a view recorded through the store drops only its own account from memory', async () => {
+    const read = (company: string) => store.accountPages('acme', company, '2026-11-20', '2026-11-20');
+    await store.recordPageView(view({ company_id: '900002' }));
+    expect(await read('900001')).toEqual([]);
+    expect(await read('900002')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    // A write behind the store's back (no version bump) shows what is still served from memory.
+    const raw = new Database(file);
+    raw.prepare("UPDATE visit_pages SET page_views = 99 WHERE company_id = '900002'").run();
+    raw.close();
+    await store.recordPageView(view({ company_id: '900001' }));
+    expect(await read('900001')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    expect(await read('900002')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+  });
+
+  it('a view another process recorded in between empties the memory when this store records one, even within the turn', async () => {
+    const other = new SqliteVisitStore(file);
+    try {
+      const read = (company: string) => store.accountPages('acme', company, '2026-11-20', '2026-11-20');
+      expect(await read('900002')).toEqual([]);
+      await other.recordPageView(view({ company_id: '900002' }));
+      await store.recordPageView(view({ company_id: '900001' }));
+      expect(await read('900002')).toEqual([{ day: '2026-11-20', path: '/', page_views: 1 }]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('answers are frozen: a caller cannot change what the next one reads', async () => {
+    await store.recordPageView(view());
+    const rows = await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20');
+    expect(Object.isFrozen(rows) && Object.isFrozen(rows[0])).toBe(true);
+  });
+});

@@ -26,12 +26,16 @@ CREATE TABLE IF NOT EXISTS visit_sessions (
 CREATE TABLE IF NOT EXISTS visit_anonymous (
   customer_id TEXT NOT NULL, day TEXT NOT NULL, page_views INTEGER NOT NULL,
   PRIMARY KEY (customer_id, day)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS visit_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+INSERT OR IGNORE INTO visit_version VALUES (1, 0);
 CREATE TABLE IF NOT EXISTS tag_sightings (
   tag_id TEXT NOT NULL, origin TEXT NOT NULL, last_seen_at TEXT NOT NULL,
   PRIMARY KEY (tag_id, origin)) WITHOUT ROWID;
 `;
 
 type Row = Record<string, unknown>;
+
+const ACCOUNT_PAGES_LIMIT = 50_000;
 
 export class SqliteVisitStore implements VisitStore {
   private readonly db: Database.Database;
@@ -42,6 +46,25 @@ export class SqliteVisitStore implements VisitStore {
   private readonly accountPagesQuery: Database.Statement;
   /** The day this process last dropped session ids of earlier days. */
   private sessionsPrunedFor = '';
+  private readonly versionQuery: Database.Statement;
+  /**
+   * Account pages already read, valid while the visit tables are unchanged. Why: every scored Match reads
+   * its account's pages (the first-party intent of the scores), and the read — a statement with four
+   * bound strings, nearly always answering no rows — was ~4% of a tag-mode lookup's CPU (--cpu-prof under
+   * `npm run bench -- identification`), more than the whole scoring model. Exact, like the auth cache
+   * (sqlite-store.ts syncAuth): every account view bumps visit_version in its own transaction, a view
+   * recorded through this store drops its account's entry at once (the whole cache when the version shows
+   * another writer in between), and the version is read once per event-loop turn, so a
+   * view another process (worker) committed is seen from the next turn on — the order in which requests
+   * of one turn and that commit are answered is a valid one. Bounded: cleared past ACCOUNT_PAGES_LIMIT keys.
+   */
+  private readonly accountPagesCache = new Map<string, Map<string, { from: string; to: string; rows: PagePerDay[] }>>();
+  private accountPagesCached = 0;
+  private accountPagesVersion = -1;
+  private versionChecked = false;
+  private readonly endVersionTurn = () => {
+    this.versionChecked = false;
+  };
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -57,6 +80,10 @@ export class SqliteVisitStore implements VisitStore {
     this.accountPagesQuery = this.db.prepare(
       'SELECT day, path, page_views FROM visit_pages WHERE customer_id = ? AND company_id = ? AND day BETWEEN ? AND ? ORDER BY day, path',
     );
+    this.versionQuery = this.db.prepare('SELECT version FROM visit_version WHERE id = 1').pluck();
+    const bumpVersion = this.db.prepare('UPDATE visit_version SET version = version + 1 WHERE id = 1 RETURNING version').pluck();
+    /** The version an account view's transaction left (read inside it, so exact). */
+    let bumped = -1;
     const q = {
       anonymous: this.db.prepare(
         `INSERT INTO visit_anonymous VALUES (?, ?, 1) ON CONFLICT (customer_id, day) DO UPDATE SET page_views = page_views + 1`,
@@ -82,6 +109,8 @@ export class SqliteVisitStore implements VisitStore {
     };
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
+        // Anonymous views change no account's pages: only account views invalidate read account pages.
+        if (v.company_id !== null) bumped = bumpVersion.get() as number;
         if (v.company_id === null) {
           q.anonymous.run(v.customer_id, v.day);
           return false;
@@ -94,7 +123,18 @@ export class SqliteVisitStore implements VisitStore {
         q.page.run(v.customer_id, v.day, v.company_id, full ? OTHER_PATHS : v.path);
         return page_views === 1;
       });
-    this.record = (v) => record.immediate(v);
+    this.record = (v) => {
+      const first = record.immediate(v);
+      if (v.company_id !== null) {
+        // Our own view was the only change since the cache was last known current: forget that account
+        // alone (a site's page-view beacons do not empty the cache for every other account). Any other
+        // change in between (another process) empties it.
+        if (bumped === this.accountPagesVersion + 1) this.forgetAccountPages(v.customer_id, v.company_id);
+        else this.clearAccountPages();
+        this.accountPagesVersion = bumped;
+      }
+      return first;
+    };
 
     const sight = this.db.transaction((tagId: string, origin: string, at: string) => {
         if (q.sightingExists.get(tagId, origin) === undefined && (q.sightingCount.get(tagId) as { n: number }).n >= ORIGINS_PER_TAG) {
@@ -153,7 +193,40 @@ export class SqliteVisitStore implements VisitStore {
   }
 
   async accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]> {
-    return this.accountPagesQuery.all(customerId, companyId, from, to) as PagePerDay[];
+    if (!this.versionChecked) {
+      const version = this.versionQuery.get() as number;
+      if (version !== this.accountPagesVersion) {
+        this.clearAccountPages();
+        this.accountPagesVersion = version;
+      }
+      this.versionChecked = true;
+      setImmediate(this.endVersionTurn);
+    }
+    // Per customer, then per company (no key string built per request); one window per account.
+    let byCompany = this.accountPagesCache.get(customerId);
+    const hit = byCompany?.get(companyId);
+    if (hit !== undefined && hit.from === from && hit.to === to) return hit.rows;
+    const rows = this.accountPagesQuery.all(customerId, companyId, from, to) as PagePerDay[];
+    // Shared by later answers: frozen, so no caller can change what the next one reads.
+    for (const r of rows) Object.freeze(r);
+    Object.freeze(rows);
+    if (this.accountPagesCached >= ACCOUNT_PAGES_LIMIT) this.clearAccountPages();
+    if (byCompany === undefined || this.accountPagesCached === 0) {
+      byCompany = new Map();
+      this.accountPagesCache.set(customerId, byCompany);
+    }
+    if (!byCompany.has(companyId)) this.accountPagesCached++;
+    byCompany.set(companyId, { from, to, rows });
+    return rows;
+  }
+
+  private forgetAccountPages(customerId: string, companyId: string): void {
+    if (this.accountPagesCache.get(customerId)?.delete(companyId)) this.accountPagesCached--;
+  }
+
+  private clearAccountPages(): void {
+    this.accountPagesCache.clear();
+    this.accountPagesCached = 0;
   }
 
   async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {

@@ -70,7 +70,9 @@ export function accountFacts(customer: CustomerRecord, company: CompanyRow | nul
 
 export function createRecorder(deps: { visits: VisitStore; events: EventLog; onError?: (e: Error) => void }): PageViewRecorder {
   const listeners = new Set<PageViewListener>();
-  const lastSighting = new Map<string, number>();
+  /** When each (tag, origin) was last written, per tag; `sightings` counts the pairs (bounded). */
+  const lastSighting = new Map<string, Map<string, number>>();
+  let sightings = 0;
   const onError = deps.onError ?? (() => {});
 
   return {
@@ -116,15 +118,27 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
       return () => void listeners.delete(listener);
     },
 
-    tagSeen(tagId, origin, at = new Date()) {
+    tagSeen(tagId, origin, at) {
       if (!origin) return;
-      const key = `${tagId}\n${origin}`;
-      const t = at.getTime();
-      const last = lastSighting.get(key);
+      // Every tag-mode lookup passes here: per tag, then per origin (no key string built per request), and
+      // the clock read as a number (a Date is made only for the write, at most once a minute per pair).
+      // Was 0.6–1.7% of a tag-mode lookup's CPU (--cpu-prof under `npm run bench -- identification`).
+      const t = at === undefined ? Date.now() : at.getTime();
+      let byOrigin = lastSighting.get(tagId);
+      const last = byOrigin?.get(origin);
       if (last !== undefined && t - last < SIGHTING_RESOLUTION_MS) return;
-      if (lastSighting.size >= SIGHTING_CACHE_LIMIT) lastSighting.clear();
-      lastSighting.set(key, t);
-      deps.visits.recordTagSighting(tagId, origin, at.toISOString()).catch((e: Error) => onError(e));
+      if (sightings >= SIGHTING_CACHE_LIMIT) {
+        lastSighting.clear();
+        sightings = 0;
+        byOrigin = undefined;
+      }
+      if (byOrigin === undefined) {
+        byOrigin = new Map();
+        lastSighting.set(tagId, byOrigin);
+      }
+      if (last === undefined) sightings++;
+      byOrigin.set(origin, t);
+      deps.visits.recordTagSighting(tagId, origin, new Date(t).toISOString()).catch((e: Error) => onError(e));
     },
 
     async close() {
