@@ -1,12 +1,13 @@
 /** Rebuilding the data under a running server: no failed request, and answers switch to the new data. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING } from '../testing/fixtures.ts';
+import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
 let token: string;
 beforeAll(async () => {
-  srv = await startTestServer();
+  // The loops below send as fast as the server answers (thousands of charged Matches): credits are not the point.
+  srv = await startTestServer({ customers: [{ ...TEST_CUSTOMER, identification_credits: 10_000_000 }] });
   token = (await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'load', rate_limit: 1_000_000 })).secret;
 });
 afterAll(() => srv?.close());

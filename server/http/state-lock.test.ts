@@ -20,10 +20,10 @@ let srv: TestServer;
 const dist = mkdtempSync(join(tmpdir(), 'svc-dist-'));
 beforeAll(async () => {
   await buildTag(join(dist, 'tag'));
-  // Limits out of the way: the loops below send as fast as the machine answers, and a 429 is not the point.
+  // Limits and credits out of the way: the loops below send as fast as the machine answers, and a 429 or 402 is not the point.
   srv = await startTestServer({
     env: { SVC_DIST: dist },
-    customers: [{ ...TEST_CUSTOMER, tags: TEST_CUSTOMER.tags!.map((t) => ({ ...t, rate_limit: 1_000_000, visitor_rate_limit: 1_000_000 })) }],
+    customers: [{ ...TEST_CUSTOMER, identification_credits: 10_000_000, tags: TEST_CUSTOMER.tags!.map((t) => ({ ...t, rate_limit: 1_000_000, visitor_rate_limit: 1_000_000 })) }],
   });
 });
 afterAll(async () => {
