@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiGroup, CustomerSeed } from '../../data/sources/schema.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, freshEngagement, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startTestServer, type TestServer, cachedTokens } from '../testing/test-server.ts';
 import {
   CombinedNotFound,
   CombinedResponse,
@@ -20,13 +20,7 @@ const plain = (id: string, o: Partial<CustomerSeed>): CustomerSeed => ({ ...TEST
 const BASIC = plain('basic', { packages: ['sales-intelligence'] });
 
 let srv: TestServer;
-const tokens = new Map<string, string>();
-
-async function token(customer: string, group: ApiGroup, opts: { segment_names?: boolean; rate_limit?: number } = {}): Promise<string> {
-  const key = `${customer}/${group}/${JSON.stringify(opts)}`;
-  if (!tokens.has(key)) tokens.set(key, (await srv.store.createToken({ customer_id: customer, api_group: group, name: key, ...opts })).secret);
-  return tokens.get(key)!;
-}
+const token = cachedTokens(() => srv);
 
 beforeAll(async () => {
   srv = await startTestServer({

@@ -1,18 +1,12 @@
 /** Integration: People Enrichment and People Search over real HTTP, every status. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiGroup, CustomerSeed } from '../../data/sources/schema.ts';
+import type { CustomerSeed } from '../../data/sources/schema.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startTestServer, type TestServer, cachedTokens } from '../testing/test-server.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchNotFound, PeopleSearchResponse } from './schema.ts';
 
 let srv: TestServer;
-const tokens = new Map<string, string>();
-const token = async (customer: string, group: ApiGroup) => {
-  const key = `${customer}/${group}`;
-  if (!tokens.has(key)) tokens.set(key, (await srv.store.createToken({ customer_id: customer, api_group: group, name: key })).secret);
-  return tokens.get(key)!;
-};
-
+const token = cachedTokens(() => srv);
 beforeAll(async () => {
   srv = await startTestServer({ companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE], domains: SHARED_DOMAINS, people: FIXTURE_PEOPLE, customers: [TEST_CUSTOMER] });
 });

@@ -11,6 +11,7 @@ import { COMPANY_COLUMNS, DOMAIN_COLUMNS, ENGAGEMENT_COLUMNS, NETWORK_COLUMNS, P
 import { loadConfig, type Config } from '../config.ts';
 import { createLogger, type Logger } from '../http/logger.ts';
 import { startServer, type RunningServer } from '../serve.ts';
+import type { NewToken } from '../state/store.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from './fixtures.ts';
 
 /** Addresses of the fixture networks: what tests ask about. */
@@ -82,5 +83,18 @@ export async function startTestServer(opts: { customers?: CustomerSeed[]; compan
       await running.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * `token(customer, group, opts)` for route tests: one token per (customer, group, options), created on
+ * first use in the server `server()` returns (read lazily: tests assign it in beforeAll).
+ */
+export function cachedTokens(server: () => TestServer) {
+  const tokens = new Map<string, string>();
+  return async (customer: string, group: NewToken['api_group'], opts: Partial<Omit<NewToken, 'customer_id' | 'api_group' | 'name'>> = {}): Promise<string> => {
+    const key = `${customer}/${group}/${JSON.stringify(opts)}`;
+    if (!tokens.has(key)) tokens.set(key, (await server().store.createToken({ customer_id: customer, api_group: group, name: key, ...opts })).secret);
+    return tokens.get(key)!;
   };
 }
