@@ -97,8 +97,6 @@ describe('answers like the router on the real app', () => {
     limited = (await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'slow', rate_limit: 1 })).secret;
     broke = (await srv.store.createToken({ customer_id: 'broke', api_group: 'identification', name: 'crm', rate_limit: 10_000 })).secret;
     demoTag = (await srv.store.createTag({ customer_id: 'acme', allowed_domains: ['localhost'], demo: true, scores: true })).tag_id;
-    // The limited token's one request of this minute: every request after it is refused (429).
-    await fetch(`${srv.url}/v3/company/details?ip=${IPS.nowhere}`, { headers: { authorization: `Token ${limited}` } });
   });
   afterAll(() => srv?.close());
 
@@ -174,6 +172,9 @@ describe('answers like the router on the real app', () => {
     const query = typeof q === 'function' ? (q as () => string)() : q;
     const h: Record<string, string> = { 'user-agent': UA, ...headers() };
     const ownId = h['x-request-id'] !== undefined && !h['x-request-id'].includes(' ');
+    // A 429 case spends its token's one request of this minute right before the pair (spent in beforeAll,
+    // a minute boundary in between would let the first of the pair through).
+    if (name.includes('(429)')) await fetch(`${srv.url}/v3/company/details?ip=${IPS.nowhere}`, { headers: h });
     const fast = await snapshot(`${srv.url}/v3/company/details${query}`, method, h, ownId);
     // A trailing slash is the same route to Express's (non-strict) router, and not the fast lane's path.
     const routed = await snapshot(`${srv.url}/v3/company/details/${query}`, method, h, ownId);
