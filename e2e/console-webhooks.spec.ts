@@ -42,6 +42,7 @@ test('add a webhook, see its secret once, read its delivery log and remove it', 
   expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
   await dialog.getByRole('button', { name: /close/ }).click();
   await expect(page.getByRole('dialog')).toHaveCount(0);
+  await expect(page.getByTestId('secret-dialog')).toHaveCount(0); // unmounted once its close event reached the page
 
   const endpoint = section.getByTestId('webhook').filter({ hasText: url });
   await expect(endpoint).toContainText('account.visited, account.hot');

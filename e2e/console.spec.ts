@@ -27,6 +27,9 @@ async function takeSecret(page: Page): Promise<string> {
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
   await dialog.getByRole('button', { name: /close/ }).click();
   await expect(page.getByRole('dialog')).toHaveCount(0);
+  // A closed <dialog> stops being a dialog at once; it leaves the DOM when its (asynchronous) close event
+  // has reached the parent: wait for that before looking for the secret.
+  await expect(page.getByTestId('secret-dialog')).toHaveCount(0);
   const everything = await page.evaluate(
     () => document.documentElement.outerHTML + [...document.querySelectorAll('input, textarea, select')].map((el) => (el as HTMLInputElement).value).join('\n'),
   );
