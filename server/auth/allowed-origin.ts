@@ -4,6 +4,7 @@
  * subdomain (not the apex: list `example.com` too if the apex serves pages). Ports and schemes are ignored;
  * hosts compare case-insensitively.
  */
+import { BoundedCache } from '../cache/bounded-cache.ts';
 
 /** The page host a browser request comes from: its Origin, else its Referer; null when neither is usable. */
 export function requestHost(origin: string | undefined, referer: string | undefined): string | null {
@@ -21,8 +22,7 @@ export function requestHost(origin: string | undefined, referer: string | undefi
  * normalised lists below, tag authentication fell from 3–5% to ~2.7% of a tag lookup's CPU (--cpu-prof
  * under the identification benchmark's tag mode; the origin check itself to 0.5%).
  */
-const HOSTS_LIMIT = 10_000;
-const hosts = new Map<string, string>();
+const hosts = new BoundedCache<string, string>(10_000);
 
 function hostOf(candidate: string): string {
   let host = hosts.get(candidate);
@@ -34,10 +34,7 @@ function hostOf(candidate: string): string {
       host = '';
     }
     // Referers carry paths and queries (unbounded variety): only short candidates are remembered.
-    if (candidate.length <= 256) {
-      if (hosts.size >= HOSTS_LIMIT) hosts.clear();
-      hosts.set(candidate, host);
-    }
+    if (candidate.length <= 256) hosts.set(candidate, host);
   }
   return host;
 }
@@ -75,24 +72,14 @@ function normalisedList(allowed: readonly string[]): string[] {
  * a regex and a closure over the list on every tag lookup were ~0.5% of its CPU (--cpu-prof under
  * `npm run bench -- identification`, tag mode); a hit is two map reads. Bounded per list.
  */
-const verdicts = new WeakMap<readonly string[], Map<string, boolean>>();
-const VERDICTS_PER_LIST = 1_000;
+const verdicts = new WeakMap<readonly string[], BoundedCache<string, boolean>>();
 
 export function isHostAllowed(host: string | null, allowed: readonly string[]): boolean {
   if (!host) return false;
   if (!Object.isFrozen(allowed)) return checkHost(host, allowed);
   let byHost = verdicts.get(allowed);
-  if (byHost === undefined) {
-    byHost = new Map();
-    verdicts.set(allowed, byHost);
-  }
-  let verdict = byHost.get(host);
-  if (verdict === undefined) {
-    if (byHost.size >= VERDICTS_PER_LIST) byHost.clear();
-    verdict = checkHost(host, allowed);
-    byHost.set(host, verdict);
-  }
-  return verdict;
+  if (byHost === undefined) verdicts.set(allowed, (byHost = new BoundedCache(1_000)));
+  return byHost.get(host) ?? byHost.set(host, checkHost(host, allowed));
 }
 
 function checkHost(host: string, allowed: readonly string[]): boolean {

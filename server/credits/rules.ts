@@ -7,6 +7,8 @@
  *     one charge per (API, record, UTC calendar month); the same record through another API is charged again.
  *   Lead Scoring and People Search never charge; 404s never charge.
  */
+import { BoundedCache } from '../cache/bounded-cache.ts';
+
 export const CHARGEABLE_APIS = ['identification', 'company-firmographics-v3', 'company-firmographics-v2', 'lead-scoring-firmographics', 'people-enrichment'] as const;
 export type ChargeableApi = (typeof CHARGEABLE_APIS)[number];
 export type CreditPool = 'identification' | 'enrichment';
@@ -33,9 +35,8 @@ export function chargeMonth(now: Date): string {
   return value;
 }
 
-const CONTRACT_YEARS_LIMIT = 10_000;
 /** Per contract start: the contract year and the instants it holds for, [anniversary, next anniversary). */
-const contractYears = new Map<string, { from: number; to: number; years: number }>();
+const contractYears = new BoundedCache<string, { from: number; to: number; years: number }>(10_000);
 
 /** The contract year (0-based) `now` falls in, counted from the contract start date. */
 export function contractYear(contractStart: string, now: Date): number {
@@ -54,7 +55,6 @@ export function contractYear(contractStart: string, now: Date): number {
   from.setUTCFullYear(start.getUTCFullYear() + years);
   const to = new Date(start);
   to.setUTCFullYear(start.getUTCFullYear() + years + 1);
-  if (contractYears.size >= CONTRACT_YEARS_LIMIT) contractYears.clear();
   contractYears.set(contractStart, { from: Math.max(from.getTime(), start.getTime()), to: to.getTime(), years });
   return years;
 }

@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import { linkedinKey, normaliseDomain } from '../../data/catalog/keys.ts';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 
 export interface NetworkSample { ip: string; kind: string; company_id: string; network: string; }
 
@@ -34,16 +35,16 @@ export function openCatalog(file: string): Catalog {
   };
   // The identification route reads the company and its intent signals on every Match: kept per snapshot
   // (the file is read-only), frozen because they are shared, bounded so memory stays flat.
-  const companies = new BoundedCache<CompanyRow | null>();
-  const intents = new BoundedCache<IntentRow[]>();
+  const companies = new BoundedCache<string, CompanyRow | null>(CACHE_LIMIT);
+  const intents = new BoundedCache<string, IntentRow[]>(CACHE_LIMIT);
   // The enrichment routes read a lead's person, its email domain's companies and the person's engagement:
   // each a SQLite statement of 8–15 µs CPU (point queries over a catalog larger than SQLite's page cache),
   // ~35 µs of a combined request together. Leads repeat (a CRM re-enriches the same records, and many
   // leads share a company domain), so they are kept the same way; a repeat costs one Map lookup. These
   // caches are smaller (rows are ~1 KB), and a domain's companies share their rows with `companies`.
-  const domains = new BoundedCache<readonly CompanyRow[]>(LEAD_CACHE_LIMIT);
-  const peopleByEmail = new BoundedCache<PersonRow | null>(LEAD_CACHE_LIMIT);
-  const engagements = new BoundedCache<readonly EngagementRow[]>(LEAD_CACHE_LIMIT);
+  const domains = new BoundedCache<string, readonly CompanyRow[]>(LEAD_CACHE_LIMIT);
+  const peopleByEmail = new BoundedCache<string, PersonRow | null>(LEAD_CACHE_LIMIT);
+  const engagements = new BoundedCache<string, readonly EngagementRow[]>(LEAD_CACHE_LIMIT);
   return {
     company: (id) => {
       const hit = companies.get(id);
@@ -68,23 +69,10 @@ export function openCatalog(file: string): Catalog {
   };
 }
 
-/** Entries kept per cache; past it the cache starts over (a map's clear is cheaper than LRU bookkeeping). */
+/** Entries kept per cache (server/cache/bounded-cache.ts: past it the cache starts over). */
 const CACHE_LIMIT = 50_000;
 /** Entries kept per lead cache (person, domain, engagement; rows of ~1 KB: ≤ ~10 MB each). */
 const LEAD_CACHE_LIMIT = 10_000;
-
-class BoundedCache<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly limit = CACHE_LIMIT) {}
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): V {
-    if (this.map.size >= this.limit) this.map.clear();
-    this.map.set(key, value);
-    return value;
-  }
-}
 
 function freeze<T>(value: T): T {
   return value === null ? value : Object.freeze(value);

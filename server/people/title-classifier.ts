@@ -59,6 +59,7 @@
  */
 import { z } from 'zod';
 import { TITLE_FUNCTIONS, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
+import { boundedMemo } from '../cache/bounded-cache.ts';
 
 // Levels (TITLE_LEVELS, most to least senior) and functions (TITLE_FUNCTIONS) are the product's vocabulary:
 // data/sources/vocabulary.ts.
@@ -458,23 +459,17 @@ function detectLevel(t: string): Level | '' {
  */
 export function classifyTitle(title: string): TitleClassification {
   if (typeof title !== 'string') return blank(); // rows from CSV/JSON may carry null at runtime
-  const hit = classified.get(title);
-  if (hit !== undefined) return { ...hit };
-  const result = classifyUncached(title);
-  if (classified.size >= CLASSIFIED_LIMIT) classified.clear();
-  classified.set(title, result);
-  return { ...result };
+  return { ...classified(title) };
 }
 
 /**
  * Classifications of the titles seen so far: every enrichment answer classifies a title (the catalog
  * person's, or the lead's), titles repeat across leads, and the ~40 regular expressions behind one
  * classification cost ~2.5 µs CPU per call (~10 µs of a firmographics request in the server profile);
- * a hit costs a Map lookup and a copy (callers get their own object, as before). Bounded: past
- * CLASSIFIED_LIMIT distinct titles it starts over.
+ * a hit costs a Map lookup and a copy (callers get their own object, as before). Bounded
+ * (server/cache/bounded-cache.ts).
  */
-const classified = new Map<string, TitleClassification>();
-const CLASSIFIED_LIMIT = 10_000;
+const classified = boundedMemo(classifyUncached, 10_000);
 
 function classifyUncached(title: string): TitleClassification {
   const norm = normalize(title);

@@ -10,6 +10,7 @@
 import type { EngagementRow, HotAccount, IntentRow, Product } from '../../data/sources/schema.ts';
 import { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
 import type { BuyingStage, ContactGrade, ProfileFit } from '../../data/sources/vocabulary.ts';
+import { boundedMemo } from '../cache/bounded-cache.ts';
 
 // The labels and ranges are the product's vocabulary (data/sources/vocabulary.ts); re-exported for readers of the model.
 export { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS };
@@ -126,21 +127,11 @@ const computeKey = (s: string): string => s.normalize('NFKC').toLowerCase().repl
  * Keys of the strings seen so far. The model keys the same few vocabulary strings (ICP lists, range
  * orders, topics, the lead's industry and ranges) several times per product on every scored answer;
  * NFKC plus a Unicode regex cost ~0.3 µs each, most of personScores' 17 µs for two products, and a Map
- * hit brings it to ~5 µs (measured). Bounded: past KEY_CACHE_LIMIT distinct strings it starts over.
+ * hit brings it to ~5 µs (measured). Bounded (server/cache/bounded-cache.ts).
  */
-const keys = new Map<string, string>();
-const KEY_CACHE_LIMIT = 10_000;
+const keyOf = boundedMemo(computeKey, 10_000);
 
-const key = (s: string | undefined | null): string => {
-  if (!s) return '';
-  let k = keys.get(s);
-  if (k === undefined) {
-    if (keys.size >= KEY_CACHE_LIMIT) keys.clear();
-    k = computeKey(s);
-    keys.set(s, k);
-  }
-  return k;
-};
+const key = (s: string | undefined | null): string => (s ? keyOf(s) : '');
 
 /**
  * The keys of a list (ICP dimension, intent topics), computed once per list when the list is frozen: a
@@ -183,24 +174,13 @@ const sumAscending = (xs: number[]): number => [...xs].sort((a, b) => a - b).red
 const ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
- * Parsed dates (a pure function of the string). Why: an account's intent signals are dated by day, so a
+ * Milliseconds since the epoch of an ISO date or date-time; a time without a zone is UTC. NaN if unreadable.
+ * Remembered per string (a pure function of it). Why: an account's intent signals are dated by day, so a
  * few hundred distinct strings cover the catalog, yet every scored Match parsed each of its signals'
  * dates (regex, Date.UTC, Date.parse): ~40% of companyScores in a tag-mode lookup (--cpu-prof under
- * `npm run bench -- identification`). Bounded: past PARSED_LIMIT distinct strings it starts over.
+ * `npm run bench -- identification`). Bounded (server/cache/bounded-cache.ts).
  */
-const parsed = new Map<string, number>();
-const PARSED_LIMIT = 10_000;
-
-/** Milliseconds since the epoch of an ISO date or date-time; a time without a zone is UTC. NaN if unreadable. */
-export function parseObservedAt(s: string): number {
-  let t = parsed.get(s);
-  if (t === undefined) {
-    if (parsed.size >= PARSED_LIMIT) parsed.clear();
-    t = parseIso(s);
-    parsed.set(s, t);
-  }
-  return t;
-}
+export const parseObservedAt: (s: string) => number = boundedMemo(parseIso, 10_000);
 
 function parseIso(s: string): number {
   const m = ISO.exec(s.trim());

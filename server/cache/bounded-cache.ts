@@ -1,0 +1,33 @@
+/**
+ * Bounded in-memory caches for pure, hot lookups (bot detection, origin hosts, scoring keys, parsed dates,
+ * title classifications, catalog rows). When full, a cache starts over: one `clear()` is cheaper than LRU
+ * bookkeeping on every hit, and clients sending endless distinct keys can never grow memory past the bound.
+ */
+export class BoundedCache<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly limit: number) {}
+
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+
+  /** Stores `value` (starting over when full) and returns it. */
+  set(key: K, value: V): V {
+    if (this.map.size >= this.limit) this.map.clear();
+    this.map.set(key, value);
+    return value;
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+/** `compute` remembered per key in a BoundedCache of `limit` entries (`compute` must be pure). */
+export function boundedMemo<K, V>(compute: (key: K) => V, limit: number): (key: K) => V {
+  const cache = new BoundedCache<K, V>(limit);
+  return (key) => {
+    const hit = cache.get(key);
+    return hit !== undefined ? hit : cache.set(key, compute(key));
+  };
+}
