@@ -1,8 +1,8 @@
 /** Integration: the company-level enrichment routes over real HTTP, every status of the spec's error table. */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiGroup, CustomerSeed } from '../../data/sources/schema.ts';
-import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, freshEngagement, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
+import type { ApiGroup } from '../../data/sources/schema.ts';
+import { TEST_CUSTOMER, leadSources, plainCustomer } from '../testing/fixtures.ts';
 import { startTestServer, type TestServer, cachedTokens } from '../testing/test-server.ts';
 import {
   CombinedNotFound,
@@ -15,19 +15,15 @@ import {
   LeadScoringResponse,
 } from './schema.ts';
 
-const plain = (id: string, o: Partial<CustomerSeed>): CustomerSeed => ({ ...TEST_CUSTOMER, id, name: id, tags: [], ...o });
 /** No `advanced`: combined answers carry no scores. */
-const BASIC = plain('basic', { packages: ['sales-intelligence'] });
+const BASIC = plainCustomer('basic', { packages: ['sales-intelligence'] });
 
 let srv: TestServer;
 const token = cachedTokens(() => srv);
 
 beforeAll(async () => {
   srv = await startTestServer({
-    companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE],
-    domains: SHARED_DOMAINS,
-    people: FIXTURE_PEOPLE,
-    engagement: freshEngagement(new Date()),
+    ...leadSources(new Date()),
     customers: [TEST_CUSTOMER, BASIC],
   });
 });
@@ -343,7 +339,7 @@ describe('POST /v2/people/score (Lead Scoring)', () => {
   it('422 over-long; 401; 403 without the advanced package', async () => {
     expect((await score({ email: 'x@northwind.example', country: 'c'.repeat(501) })).status).toBe(422);
     expect((await post('/v2/people/score', null, { email: 'x@northwind.example', country: 'US' })).status).toBe(401);
-    const seed = plain('downgraded', { packages: ['platform', 'advanced'] });
+    const seed = plainCustomer('downgraded', { packages: ['platform', 'advanced'] });
     await srv.store.importCustomer(seed);
     const t = await token('downgraded', 'lead-scoring');
     expect((await score({ email: 'x@northwind.example', country: 'US' }, t)).status).toBe(200);

@@ -6,9 +6,9 @@
 import { request } from 'node:http';
 import express, { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiGroup, CustomerSeed } from '../../data/sources/schema.ts';
+import type { ApiGroup } from '../../data/sources/schema.ts';
 import { httpRequests } from '../observability/metrics.ts';
-import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, freshEngagement, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { TEST_CUSTOMER, leadSources, plainCustomer } from '../testing/fixtures.ts';
 import { startTestServer, type TestServer, cachedTokens } from '../testing/test-server.ts';
 import { postRoutesOf } from './fast-lane.ts';
 
@@ -30,17 +30,13 @@ describe('postRoutesOf', () => {
 });
 
 describe('answers like the router on the real app', () => {
-  const plain = (id: string, o: Partial<CustomerSeed>): CustomerSeed => ({ ...TEST_CUSTOMER, id, name: id, tags: [], ...o });
   let srv: TestServer;
   const token = cachedTokens(() => srv);
 
   beforeAll(async () => {
     srv = await startTestServer({
-      companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE],
-      domains: SHARED_DOMAINS,
-      people: FIXTURE_PEOPLE,
-      engagement: freshEngagement(new Date()),
-      customers: [TEST_CUSTOMER, plain('broke', { enrichment_credits: 0 })],
+      ...leadSources(new Date()),
+      customers: [TEST_CUSTOMER, plainCustomer('broke', { enrichment_credits: 0 })],
     });
   });
   afterAll(() => srv?.close());

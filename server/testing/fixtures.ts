@@ -50,3 +50,14 @@ export const FIXTURE_PEOPLE: PersonRow[] = [
 
 /** Engagement of Jane Doe observed at `now` (scores decay with age, so tests pass the date). */
 export const freshEngagement = (now: Date): EngagementRow[] => [{ people_id: 'P1001', activity: 'meeting', count: 3, observed_at: now.toISOString().slice(0, 10) }];
+
+/** A customer like TEST_CUSTOMER under another id, without tags, with `overrides`. */
+export const plainCustomer = (id: string, overrides: Partial<CustomerSeed> = {}): CustomerSeed => ({ ...TEST_CUSTOMER, id, name: id, tags: [], ...overrides });
+
+/** The catalog the lead APIs' route tests run on: three companies (one sharing a domain), people, fresh engagement. */
+export const leadSources = (now: Date) => ({
+  companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE],
+  domains: SHARED_DOMAINS,
+  people: FIXTURE_PEOPLE,
+  engagement: freshEngagement(now),
+});
