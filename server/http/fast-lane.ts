@@ -104,20 +104,17 @@ export function fastLane(app: Express, routes: FastRoutes, onError: ErrorRequest
     },
   };
   return (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'GET') {
+    const method = req.method;
+    if (method === 'GET' || method === 'POST') {
       const url = req.url ?? '';
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
-      const handler = routes.get(path);
+      const handler = method === 'GET' ? routes.get(path) : undefined;
       if (handler !== undefined) {
         handler(req, res, observer.begin(req, path), lane);
         return;
       }
-    } else if (req.method === 'POST') {
-      const url = req.url ?? '';
-      const q = url.indexOf('?');
-      const path = q < 0 ? url : url.slice(0, q);
-      const handlers = posts.get(path);
+      const handlers = method === 'POST' ? posts.get(path) : undefined;
       if (handlers !== undefined) {
         // Observed exactly as the Express path below (X-Request-Id first, `finish` listener); the route
         // label is the path, as Express's `req.route.path` would give.
