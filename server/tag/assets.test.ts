@@ -1,13 +1,15 @@
 /** The tag bundle over HTTP: /tag/v1/svc.js and /tag/v1/<tagId>.js with the tag's settings inlined. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTag, PLACEHOLDER } from '../../tag/build.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { TagSettings } from '../state/store.ts';
-import { initOptions, inlineSettings } from './assets.ts';
+import { ifNoneMatchHolds, initOptions, inlineSettings } from './assets.ts';
 
 let srv: TestServer;
 const dist = mkdtempSync(join(tmpdir(), 'svc-dist-'));
@@ -38,6 +40,51 @@ describe('GET /tag/v1/svc.js', () => {
     expect(etag).toMatch(/^"[\w-]{22}"$/);
     expect(await res.text()).toContain(PLACEHOLDER);
     expect((await get('/tag/v1/svc.js', { 'if-none-match': etag })).status).toBe(304);
+  });
+});
+
+/** A raw HTTP GET (no automatic decompression, unlike fetch): status, headers and the bytes on the wire. */
+const raw = (path: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+    request(`${srv.url}${path}`, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
+
+describe('the tag over the wire', () => {
+  it('is gzipped for clients that accept it: the bytes the build reports against the budget', async () => {
+    const plain = readFileSync(join(dist, 'tag/svc.js'));
+    const sizes = JSON.parse(readFileSync(join(dist, 'tag/size.json'), 'utf8'));
+    const zipped = await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers['vary']).toMatch(/accept-encoding/i);
+    expect(zipped.body.length).toBe(sizes.bundle.gzip);
+    expect(Number(zipped.headers['content-length'])).toBe(sizes.bundle.gzip);
+    expect(gunzipSync(zipped.body).equals(plain)).toBe(true);
+
+    const identity = await raw('/tag/v1/svc.js');
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.body.equals(plain)).toBe(true);
+    expect(identity.headers['etag']).not.toBe(zipped.headers['etag']); // one strong ETag per encoding
+    expect((await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip;q=0' })).headers['content-encoding']).toBeUndefined();
+  });
+
+  it("revalidates each encoding with its own ETag, a per-tag bundle included", async () => {
+    await srv.store.updateTagSettings('acme-tag', { min_confidence: 'High' });
+    const zipped = await raw('/tag/v1/acme-tag.js', { 'accept-encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(inlined(gunzipSync(zipped.body).toString())).toEqual({ tag: 'acme-tag', minConfidence: 'High' });
+    const etag = String(zipped.headers['etag']);
+    expect((await raw('/tag/v1/acme-tag.js', { 'accept-encoding': 'gzip', 'if-none-match': etag })).status).toBe(304);
+    expect((await raw('/tag/v1/acme-tag.js', { 'accept-encoding': 'gzip', 'if-none-match': `"other", ${etag}` })).status).toBe(304);
+    // The gzip representation's ETag does not validate the identity one.
+    expect((await raw('/tag/v1/acme-tag.js', { 'if-none-match': etag })).status).toBe(200);
+    await srv.store.updateTagSettings('acme-tag', {});
   });
 });
 
@@ -90,6 +137,17 @@ describe('GET /tag/v1/<tagId>.js', () => {
     expect(body).toBe('/* svc: unknown tag "no-such-tag" */\n');
     expect(() => new vm.Script(body)).not.toThrow();
     expect((await get('/tag/v1/bad%20id.js')).status).toBe(404);
+  });
+});
+
+describe('ifNoneMatchHolds', () => {
+  it('matches one tag of a list, weakly, or any for *', () => {
+    expect(ifNoneMatchHolds(undefined, '"a"')).toBe(false);
+    expect(ifNoneMatchHolds('"a"', '"a"')).toBe(true);
+    expect(ifNoneMatchHolds('"b", W/"a"', '"a"')).toBe(true);
+    expect(ifNoneMatchHolds('*', '"a"')).toBe(true);
+    expect(ifNoneMatchHolds('"b"', '"a"')).toBe(false);
+    expect(ifNoneMatchHolds('"ab"', '"a"')).toBe(false);
   });
 });
 
