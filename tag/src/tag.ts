@@ -24,7 +24,7 @@ import { PERSONALISED, personalise } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
-import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
+import type { Svc, SvcCommand, SvcData, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const OPT_OUT_KEY = 'svc:optout';
@@ -61,9 +61,9 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   /** Dispatches `svc:<name>`; with the debug feature, logs it first (in debug mode) with its detail. */
   const emit: typeof dispatch = SVC_FEATURES.debug
-    ? (doc, name, detail) => {
+    ? (name, detail) => {
         debug(name, detail);
-        return dispatch(doc, name, detail);
+        return dispatch(name, detail);
       }
     : dispatch;
 
@@ -97,7 +97,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
         if (reported.get(element) != view) elements.push(exposureOf(element));
         reported.set(element, view);
       }
-      if (elements.length) emit(doc, 'personalized', { elements });
+      if (elements.length) emit('personalized', { elements });
     }
   };
 
@@ -110,13 +110,13 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     personaliseView();
     ready.hidden = reveal();
     (win.dataLayer ||= []).push(flatten(data, config.fields));
-    emit(doc, 'ready', ready);
+    emit('ready', ready);
   };
 
   const fail = (status: number, message: string): void => {
     svc.data = ready = null;
     reveal();
-    emit(doc, 'error', (svc.error = { status, message }));
+    emit('error', (svc.error = { status, message }));
   };
 
   const identify = (tag: string): void => {
@@ -178,7 +178,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     update();
   };
   const onReady = (callback: (detail: SvcReadyDetail) => void): void =>
-    ready ? guarded(callback)(ready) : listen(doc, 'ready', callback, true);
+    ready ? guarded(callback)(ready) : listen('ready', callback, true);
 
   const commands: CommandHandlers = {
     init: configure,
@@ -210,8 +210,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   const svc: Svc = {
     data: null,
     push: (...commands) => commands.forEach(run),
-    // (DocumentEventMap's `svc:<name>` detail is SvcEventMap[name]: types.ts declares both)
-    on: (name, callback) => listen(doc, name, callback as (detail: SvcEventMap[typeof name]) => void),
+    on: listen,
     ready: onReady,
   };
   win.svc = svc;
