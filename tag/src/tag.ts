@@ -18,7 +18,7 @@ import { emit as dispatch, guarded, listen } from './events.ts';
 import { exposureOf } from './exposure.ts';
 import { FILLED, fillForm } from './form-fill.ts';
 import { onNavigation } from './history.ts';
-import { requestIdentification, serviceUrl, type IdentificationResult } from './identify.ts';
+import { requestIdentification, serviceUrl } from './identify.ts';
 import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
 import { PERSONALISED, personalise } from './personalise.ts';
 import { refusal } from './privacy.ts';
@@ -131,8 +131,9 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     }
     const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
     if (cached) return deliver(cached, true);
-    requestIdentification(serviceUrl(config.endpoint, '/v3/company/details', tag, testIp)).then(
-      guarded(([status, body]: IdentificationResult) => {
+    requestIdentification(
+      serviceUrl(config.endpoint, '/v3/company/details', tag, testIp),
+      guarded((status, body) => {
         if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
         if (status == 200 && body.company) {
           if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
