@@ -71,10 +71,11 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
   let decision: string | undefined;
   let ready: SvcReadyDetail | null = null;
-  /** Counts the answers and `personalize` commands: each starts a new view for `svc:personalized`, as a new URL does. */
-  let passes = 0;
-  /** The view in which `svc:personalized` reported each element. */
-  const reported = new WeakMap<Element, string>();
+  /**
+   * The URL at which `svc:personalized` reported each element in this view; each answer and each
+   * `personalize` command starts a new view (a new map), as a new URL does.
+   */
+  let reported = new WeakMap<Element, string>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
   /** The referrer's host, sent with the first page view of the document only. */
@@ -88,7 +89,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   /** Personalises the page from the answer; a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
     if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && ready) {
-      const view = passes + location.href.split('#')[0];
+      const view = location.href.split('#')[0];
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
@@ -106,7 +107,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     const data: SvcData = belowMinimum ? { company: { company_match: 'No Match' } } : answer;
     svc.data = data;
     ready = { data, cached, hidden: 0 };
-    passes++; // a new answer is a new view
+    if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) reported = new WeakMap(); // a new answer is a new view
     personaliseView();
     ready.hidden = reveal();
     (win.dataLayer ||= []).push(flatten(data, config.fields));
@@ -198,8 +199,10 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       update();
     },
     personalize() {
-      passes++;
-      personaliseView();
+      if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) {
+        reported = new WeakMap();
+        personaliseView();
+      }
     },
   };
 
