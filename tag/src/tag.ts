@@ -86,15 +86,15 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   const currentRefusal = () => refusal(!!storage.get(OPT_OUT_KEY), navigator.globalPrivacyControl, config);
 
-  /** Personalises the page from the answer; a new URL (history navigation) is a new view for `svc:personalized`. */
+  /** Personalises the page from the answer (`svc.data`); a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
-    if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && ready) {
+    if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && svc.data) {
       const view = location.href.split('#')[0];
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
-        if (SVC_FEATURES.personalisation) personalise(element, ready.data);
-        if (SVC_FEATURES.form_fill) fillForm(element, ready.data);
+        if (SVC_FEATURES.personalisation) personalise(element, svc.data);
+        if (SVC_FEATURES.form_fill) fillForm(element, svc.data);
         if (reported.get(element) != view) elements.push(exposureOf(element));
         reported.set(element, view);
       }
@@ -106,10 +106,9 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     const belowMinimum = rank(answer.confidence) < rank(config.minConfidence);
     const data: SvcData = belowMinimum ? { company: { company_match: 'No Match' } } : answer;
     svc.data = data;
-    ready = { data, cached, hidden: 0 };
     if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) reported = new WeakMap(); // a new answer is a new view
     personaliseView();
-    ready.hidden = reveal();
+    ready = { data, cached, hidden: reveal() }; // revealed once personalised
     (win.dataLayer ||= []).push(flatten(data, config.fields));
     emit('ready', ready);
   };
