@@ -119,33 +119,6 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     emit('error', (svc.error = { status, message }));
   };
 
-  const identify = (tag: string): void => {
-    const refused = currentRefusal();
-    const key = refused ?? cacheKey(tag, testIp);
-    if (key == decision) return;
-    decision = key;
-    if (SVC_FEATURES.debug) debug(key);
-    if (refused) {
-      if (refused != 'consent pending') fail(0, refused);
-      return;
-    }
-    const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
-    if (cached) return deliver(cached, true);
-    requestIdentification(
-      serviceUrl(config.endpoint, '/v3/company/details', tag, testIp),
-      guarded((status, body) => {
-        if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
-        if (status == 200 && body.company) {
-          if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
-          deliver(body as SvcData, false);
-        } else {
-          decision = ''; // asked in vain: the next decision may ask again
-          fail(status, body.message || 'HTTP ' + status);
-        }
-      }),
-    );
-  };
-
   /**
    * Reports the current page view once per path, with the same permission as the lookup, and only once
    * the document is complete (the `load` listener below): the beacon never competes with (or delays)
@@ -168,10 +141,37 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     }
   };
 
+  /**
+   * After each command: the page view (if not counted yet), then the lookup decision, acted on when it
+   * changed: nothing (consent pending), `svc:error` (no lookup by choice), the cached answer, or ONE request.
+   */
   const update = (): void => {
     if (!started || !config.tag) return;
-    identify(config.tag);
     countPageView();
+    const refused = currentRefusal();
+    const key = refused ?? cacheKey(config.tag, testIp);
+    if (key == decision) return;
+    decision = key;
+    if (SVC_FEATURES.debug) debug(key);
+    if (refused) {
+      if (refused != 'consent pending') fail(0, refused);
+      return;
+    }
+    const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
+    if (cached) return deliver(cached, true);
+    requestIdentification(
+      serviceUrl(config.endpoint, '/v3/company/details', config.tag, testIp),
+      guarded((status, body) => {
+        if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
+        if (status == 200 && body.company) {
+          if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
+          deliver(body as SvcData, false);
+        } else {
+          decision = ''; // asked in vain: the next decision may ask again
+          fail(status, body.message || 'HTTP ' + status);
+        }
+      }),
+    );
   };
 
   const configure = (options: SvcInitOptions): void => {
