@@ -3,17 +3,14 @@ import type { SvcEventMap } from './types.ts';
 
 export type EventName = keyof SvcEventMap;
 
-/** Reports an exception from the tag or a callback; the tag never throws into the host page. */
-export const reportError = (error: unknown): void => console.error('[svc]', error);
-
-/** `callback` wrapped: an exception is reported, never thrown. */
+/** `callback` wrapped: an exception (from the tag or a callback) is reported, never thrown into the host page. */
 export const guarded =
   <A extends unknown[]>(callback: (...args: A) => unknown) =>
   (...args: A): void => {
     try {
       callback(...args);
     } catch (error) {
-      reportError(error);
+      console.error('[svc]', error);
     }
   };
 
