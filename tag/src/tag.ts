@@ -67,7 +67,6 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       }
     : dispatch;
 
-  let started = false;
   /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
   let decision: string | undefined;
   let ready: SvcReadyDetail | null = null;
@@ -125,7 +124,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
    * the page's own resources.
    */
   const countPageView = (): void => {
-    if (SVC_FEATURES.page_views && started && config.tag && doc.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
+    if (SVC_FEATURES.page_views && config.tag && doc.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
@@ -142,11 +141,12 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   };
 
   /**
-   * After each command: the page view (if not counted yet), then the lookup decision, acted on when it
-   * changed: nothing (consent pending), `svc:error` (no lookup by choice), the cached answer, or ONE request.
+   * After each command (`update` once the queue is replayed): the page view (if not counted yet), then
+   * the lookup decision, acted on when it changed: nothing (consent pending), `svc:error` (no lookup by
+   * choice), the cached answer, or ONE request.
    */
-  const update = (): void => {
-    if (!started || !config.tag) return;
+  const decide = (): void => {
+    if (!config.tag) return;
     countPageView();
     const refused = currentRefusal();
     const key = refused ?? cacheKey(config.tag, testIp);
@@ -173,6 +173,12 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       }),
     );
   };
+
+  /**
+   * What a command that may change the decision runs: nothing while the queue is replayed (so the order
+   * of the queued commands does not matter), then `decide`.
+   */
+  let update = (): void => {};
 
   const configure = (options: SvcInitOptions): void => {
     Object.assign(config, options);
@@ -220,7 +226,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   if (typeof serverSettings == 'object') configure(serverSettings);
   queue?.forEach(run);
-  started = true;
+  update = decide;
   update();
   // Anti-flicker: reveal at the timeout, counted from navigation start (the snippet's own timer covers
   // a bundle that never runs).
