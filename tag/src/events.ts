@@ -3,24 +3,24 @@ import type { SvcEventMap } from './types.ts';
 
 export type EventName = keyof SvcEventMap;
 
-/** Reports an exception from the tag or a callback; the tag never throws into the host page. */
-export const reportError = (error: unknown): void => console.error('[svc]', error);
-
-/** `callback` wrapped: an exception is reported, never thrown. */
+/** `callback` wrapped: an exception (from the tag or a callback) is reported, never thrown into the host page. */
 export const guarded =
   <A extends unknown[]>(callback: (...args: A) => unknown) =>
   (...args: A): void => {
     try {
       callback(...args);
     } catch (error) {
-      reportError(error);
+      console.error('[svc]', error);
     }
   };
 
-export const emit = <K extends EventName>(doc: Document, name: K, detail: SvcEventMap[K]): boolean =>
-  doc.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
+export const emit = <K extends EventName>(name: K, detail: SvcEventMap[K]): boolean =>
+  document.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
 
-/** Calls `callback` with the detail of every later `svc:<name>` (only the next one when `once`). */
-export function listen<K extends EventName>(doc: Document, name: K, callback: (detail: SvcEventMap[K]) => void, once?: boolean): void {
-  doc.addEventListener('svc:' + name, guarded((event: Event) => callback((event as CustomEvent<SvcEventMap[K]>).detail)), { once });
+/**
+ * Calls `callback` with the detail of every later `svc:<name>` (only the next one when `once`). Its
+ * signature is `svc.on`'s, so the live object hands it out as is.
+ */
+export function listen<K extends EventName>(name: K, callback: (detail: SvcEventMap[K]) => void, once?: boolean): void {
+  document.addEventListener('svc:' + name, guarded((event: Event) => callback((event as CustomEvent<SvcEventMap[K]>).detail)), { once });
 }

@@ -4,11 +4,8 @@
  */
 import type { SvcData } from './types.ts';
 
-/**
- * The HTTP status, or 0 when no answer came (network error, blocked); and the answer on 200, else the
- * server's error body, or the browser's message.
- */
-export type IdentificationResult = [status: number, body: Partial<SvcData> & { message?: string }];
+/** The answer on 200, else the server's error body, or the browser's message. */
+export type IdentificationBody = Partial<SvcData> & { message?: string };
 
 /**
  * A URL of the service for a tag: `<endpoint><route>?tag=<tag>[&test_ip=<ip>]` (the demo's test IP, so
@@ -17,16 +14,20 @@ export type IdentificationResult = [status: number, body: Partial<SvcData> & { m
 export const serviceUrl = (endpoint: string, route: string, tag: string, testIp: string | null): string =>
   endpoint + route + '?' + new URLSearchParams(testIp ? { tag, test_ip: testIp } : { tag });
 
-/** Never rejects: failures come back as a status (0: no answer) and a message. */
-export function requestIdentification(url: string): Promise<IdentificationResult> {
+/**
+ * Asks, then calls `done` once with the HTTP status (0 when no answer came: network error, blocked) and
+ * the body: failures come back as a status and a message, never as an exception (`done` itself must not throw:
+ * the tag passes it guarded).
+ */
+export function requestIdentification(url: string, done: (status: number, body: IdentificationBody) => void): void {
   let status = 0;
-  return fetch(url, { credentials: 'omit' })
+  fetch(url, { credentials: 'omit' })
     .then((response) => {
       status = response.status;
       return response.json();
     })
     .then(
-      (body): IdentificationResult => [status, body ?? {}],
-      (error: Error): IdentificationResult => [status, { message: error.message }],
+      (body: IdentificationBody | null) => done(status, body ?? {}),
+      (error: Error) => done(status, { message: error.message }),
     );
 }

@@ -3,11 +3,8 @@
  * `/tag/v1/<tagId>.js` replaces the placeholder string below with the tag's settings (a JSON object of
  * `init` options, server/tag/assets.ts); `/tag/v1/svc.js` leaves it, and the page configures the tag.
  */
-import { reportError } from './events.ts';
+import { guarded } from './events.ts';
 import { startTag } from './tag.ts';
 
-try {
-  startTag(window, document, '__SVC_SETTINGS__');
-} catch (error) {
-  reportError(error);
-}
+// Guarded like every entry point: an exception is reported, never thrown into the host page.
+guarded(startTag)(window, document, '__SVC_SETTINGS__');

@@ -18,13 +18,13 @@ import { emit as dispatch, guarded, listen } from './events.ts';
 import { exposureOf } from './exposure.ts';
 import { FILLED, fillForm } from './form-fill.ts';
 import { onNavigation } from './history.ts';
-import { requestIdentification, serviceUrl, type IdentificationResult } from './identify.ts';
+import { requestIdentification, serviceUrl } from './identify.ts';
 import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
 import { PERSONALISED, personalise } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
-import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
+import type { Svc, SvcCommand, SvcData, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const OPT_OUT_KEY = 'svc:optout';
@@ -61,20 +61,20 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   /** Dispatches `svc:<name>`; with the debug feature, logs it first (in debug mode) with its detail. */
   const emit: typeof dispatch = SVC_FEATURES.debug
-    ? (doc, name, detail) => {
+    ? (name, detail) => {
         debug(name, detail);
-        return dispatch(doc, name, detail);
+        return dispatch(name, detail);
       }
     : dispatch;
 
-  let started = false;
   /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
   let decision: string | undefined;
   let ready: SvcReadyDetail | null = null;
-  /** Counts the answers and `personalize` commands: each starts a new view for `svc:personalized`, as a new URL does. */
-  let passes = 0;
-  /** The view in which `svc:personalized` reported each element. */
-  const reported = new WeakMap<Element, string>();
+  /**
+   * The URL at which `svc:personalized` reported each element in this view; each answer and each
+   * `personalize` command starts a new view (a new map), as a new URL does.
+   */
+  let reported = new WeakMap<Element, string>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
   /** The referrer's host, sent with the first page view of the document only. */
@@ -85,19 +85,19 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   const currentRefusal = () => refusal(!!storage.get(OPT_OUT_KEY), navigator.globalPrivacyControl, config);
 
-  /** Personalises the page from the answer; a new URL (history navigation) is a new view for `svc:personalized`. */
+  /** Personalises the page from the answer (`svc.data`); a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
-    if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && ready) {
-      const view = passes + location.href.split('#')[0];
+    if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && svc.data) {
+      const view = location.href.split('#')[0];
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
-        if (SVC_FEATURES.personalisation) personalise(element, ready.data);
-        if (SVC_FEATURES.form_fill) fillForm(element, ready.data);
+        if (SVC_FEATURES.personalisation) personalise(element, svc.data);
+        if (SVC_FEATURES.form_fill) fillForm(element, svc.data);
         if (reported.get(element) != view) elements.push(exposureOf(element));
         reported.set(element, view);
       }
-      if (elements.length) emit(doc, 'personalized', { elements });
+      if (elements.length) emit('personalized', { elements });
     }
   };
 
@@ -105,44 +105,17 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     const belowMinimum = rank(answer.confidence) < rank(config.minConfidence);
     const data: SvcData = belowMinimum ? { company: { company_match: 'No Match' } } : answer;
     svc.data = data;
-    ready = { data, cached, hidden: 0 };
-    passes++; // a new answer is a new view
+    if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) reported = new WeakMap(); // a new answer is a new view
     personaliseView();
-    ready.hidden = reveal();
+    ready = { data, cached, hidden: reveal() }; // revealed once personalised
     (win.dataLayer ||= []).push(flatten(data, config.fields));
-    emit(doc, 'ready', ready);
+    emit('ready', ready);
   };
 
   const fail = (status: number, message: string): void => {
     svc.data = ready = null;
     reveal();
-    emit(doc, 'error', (svc.error = { status, message }));
-  };
-
-  const identify = (tag: string): void => {
-    const refused = currentRefusal();
-    const key = refused ?? cacheKey(tag, testIp);
-    if (key == decision) return;
-    decision = key;
-    if (SVC_FEATURES.debug) debug(key);
-    if (refused) {
-      if (refused != 'consent pending') fail(0, refused);
-      return;
-    }
-    const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
-    if (cached) return deliver(cached, true);
-    requestIdentification(serviceUrl(config.endpoint, '/v3/company/details', tag, testIp)).then(
-      guarded(([status, body]: IdentificationResult) => {
-        if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
-        if (status == 200 && body.company) {
-          if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
-          deliver(body as SvcData, false);
-        } else {
-          decision = ''; // asked in vain: the next decision may ask again
-          fail(status, body.message || 'HTTP ' + status);
-        }
-      }),
-    );
+    emit('error', (svc.error = { status, message }));
   };
 
   /**
@@ -151,7 +124,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
    * the page's own resources.
    */
   const countPageView = (): void => {
-    if (SVC_FEATURES.page_views && started && config.tag && doc.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
+    if (SVC_FEATURES.page_views && config.tag && doc.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
@@ -167,18 +140,52 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     }
   };
 
-  const update = (): void => {
-    if (!started || !config.tag) return;
-    identify(config.tag);
+  /**
+   * After each command (`update` once the queue is replayed): the page view (if not counted yet), then
+   * the lookup decision, acted on when it changed: nothing (consent pending), `svc:error` (no lookup by
+   * choice), the cached answer, or ONE request.
+   */
+  const decide = (): void => {
+    if (!config.tag) return;
     countPageView();
+    const refused = currentRefusal();
+    const key = refused ?? cacheKey(config.tag, testIp);
+    if (key == decision) return;
+    decision = key;
+    if (SVC_FEATURES.debug) debug(key);
+    if (refused) {
+      if (refused != 'consent pending') fail(0, refused);
+      return;
+    }
+    const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
+    if (cached) return deliver(cached, true);
+    requestIdentification(
+      serviceUrl(config.endpoint, '/v3/company/details', config.tag, testIp),
+      guarded((status, body) => {
+        if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
+        if (status == 200 && body.company) {
+          if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
+          deliver(body as SvcData, false);
+        } else {
+          decision = ''; // asked in vain: the next decision may ask again
+          fail(status, body.message || 'HTTP ' + status);
+        }
+      }),
+    );
   };
+
+  /**
+   * What a command that may change the decision runs: nothing while the queue is replayed (so the order
+   * of the queued commands does not matter), then `decide`.
+   */
+  let update = (): void => {};
 
   const configure = (options: SvcInitOptions): void => {
     Object.assign(config, options);
     update();
   };
   const onReady = (callback: (detail: SvcReadyDetail) => void): void =>
-    ready ? guarded(callback)(ready) : listen(doc, 'ready', callback, true);
+    ready ? guarded(callback)(ready) : listen('ready', callback, true);
 
   const commands: CommandHandlers = {
     init: configure,
@@ -197,8 +204,10 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       update();
     },
     personalize() {
-      passes++;
-      personaliseView();
+      if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) {
+        reported = new WeakMap();
+        personaliseView();
+      }
     },
   };
 
@@ -210,15 +219,14 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   const svc: Svc = {
     data: null,
     push: (...commands) => commands.forEach(run),
-    // (DocumentEventMap's `svc:<name>` detail is SvcEventMap[name]: types.ts declares both)
-    on: (name, callback) => listen(doc, name, callback as (detail: SvcEventMap[typeof name]) => void),
+    on: listen,
     ready: onReady,
   };
   win.svc = svc;
 
   if (typeof serverSettings == 'object') configure(serverSettings);
   queue?.forEach(run);
-  started = true;
+  update = decide;
   update();
   // Anti-flicker: reveal at the timeout, counted from navigation start (the snippet's own timer covers
   // a bundle that never runs).
