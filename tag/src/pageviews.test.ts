@@ -31,9 +31,13 @@ describe('referrerHost', () => {
 });
 
 describe('session id', () => {
-  it('is 24 hex digits from random bytes, within the wire format [A-Za-z0-9_-]{8,64}', () => {
-    expect(randomSessionId((n) => new Uint8Array(n).fill(0xab))).toBe('ab'.repeat(12));
-    expect(randomSessionId((n) => crypto.getRandomValues(new Uint8Array(n)))).toMatch(/^[0-9a-f]{24}$/);
+  it('is 12 random bytes in decimal joined by _, within the wire format [A-Za-z0-9_-]{8,64}', () => {
+    expect(randomSessionId((n) => new Uint8Array(n).fill(0xab))).toBe(Array(12).fill(171).join('_'));
+    expect(randomSessionId((n) => new Uint8Array(n))).toBe('0_0_0_0_0_0_0_0_0_0_0_0'); // the shortest: 23 characters
+    expect(randomSessionId((n) => new Uint8Array(n).fill(255))).toHaveLength(47); // the longest
+    for (let i = 0; i < 100; i++) expect(randomSessionId((n) => crypto.getRandomValues(new Uint8Array(n)))).toMatch(/^(\d{1,3}_){11}\d{1,3}$/);
+    // the server's schema (server/visits/beacon.ts)
+    expect(randomSessionId((n) => crypto.getRandomValues(new Uint8Array(n)))).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
   });
 
   it('is kept per tab (sessionStorage), and made once', () => {
