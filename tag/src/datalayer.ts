@@ -40,8 +40,7 @@ export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry
   };
   for (const field of fields ?? [...Object.keys(company).filter((name) => !PRIVATE.test(name)), 'confidence', 'segments', 'scores']) {
     if (field == 'segments') {
-      add('segment_ids', data.segments?.ids?.join());
-      add('segment_names', data.segments?.names?.join());
+      for (const list of ['ids', 'names'] as const) add('segment_' + list, data.segments?.[list]?.join());
     } else if (field == 'scores') {
       for (const score of data.scores ?? []) for (const [name, value] of Object.entries(score)) if (!name.startsWith('product')) add(score.product + '_' + name, value);
     } else {
