@@ -17,6 +17,10 @@ describe('pageViewPath', () => {
     ['https://www.acme.example/p?utm_medium=&q=search+terms', '/p?utm_medium='],
     ['https://www.acme.example/p?xutm_source=a&UTM_SOURCE=b', '/p'],
     ['https://www.acme.example/a%20b/?svc_test_ip=1.2.3.4&svc_debug=1', '/a%20b/'],
+    ['https://www.acme.example/p?utm_source=a&q=1&utm_medium=b', '/p?utm_source=a&utm_medium=b'],
+    ['https://www.acme.example/p?&utm_source=a&&utm_medium=b&', '/p?utm_source=a&utm_medium=b'],
+    ['https://www.acme.example/p?q=utm_x&a=b&utm_id=1', '/p?utm_id=1'],
+    ['https://www.acme.example/p?', '/p'],
   ])('%s → %s', (url, want) => expect(path(url)).toBe(want));
 });
 
