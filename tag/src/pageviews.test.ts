@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageViewPath, randomSessionId, referrerHost, sessionId } from './pageviews.ts';
+import { pageViewPath, referrerHost, sessionId } from './pageviews.ts';
 import { safeStorage } from './storage.ts';
 
 const path = (url: string) => {
@@ -35,6 +35,9 @@ describe('referrerHost', () => {
 });
 
 describe('session id', () => {
+  const memory = () => safeStorage(() => ({ getItem: () => null, setItem() {} }) as unknown as Storage);
+  const randomSessionId = (randomBytes: (count: number) => Uint8Array) => sessionId(memory(), randomBytes);
+
   it('is 12 random bytes in decimal joined by _, within the wire format [A-Za-z0-9_-]{8,64}', () => {
     expect(randomSessionId((n) => new Uint8Array(n).fill(0xab))).toBe(Array(12).fill(171).join('_'));
     expect(randomSessionId((n) => new Uint8Array(n))).toBe('0_0_0_0_0_0_0_0_0_0_0_0'); // the shortest: 23 characters
