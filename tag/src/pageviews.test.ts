@@ -21,6 +21,7 @@ describe('pageViewPath', () => {
     ['https://www.acme.example/p?&utm_source=a&&utm_medium=b&', '/p?utm_source=a&utm_medium=b'],
     ['https://www.acme.example/p?q=utm_x&a=b&utm_id=1', '/p?utm_id=1'],
     ['https://www.acme.example/p?', '/p'],
+    ['https://www.acme.example/p?utm_content=what?now&q=1', '/p?utm_content=what?now'], // a "?" in a value is part of it
   ])('%s → %s', (url, want) => expect(path(url)).toBe(want));
 });
 

@@ -21,8 +21,8 @@ export interface PageView {
 
 /** The pathname plus only the `utm_*` query parameters, as they were written, in their order. */
 export function pageViewPath({ pathname, search }: { pathname: string; search: string }): string {
-  // Drop each parameter (with the separator before it) that is not utm_*; the first kept one then opens with "?".
-  return pathname + search.replace(/[?&](?!utm_)[^&]*/g, '').replace(/^&/, '?');
+  const utm = search.slice(1).split('&').filter((parameter) => parameter.startsWith('utm_')).join('&');
+  return pathname + (utm ? '?' + utm : '');
 }
 
 /** The referrer's host name, or undefined when there is none, it is unreadable, or it is this site. */
