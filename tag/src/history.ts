@@ -1,7 +1,7 @@
 /**
- * History navigations of single-page apps (feature `spa`): `pushState` and `replaceState` (wrapped,
- * the original, bound to the window's history, still runs first) and `popstate` (back / forward). Listeners decide themselves
- * whether the URL really changed (a `replaceState` often only stores scroll state).
+ * History navigations of single-page apps (feature `spa`): `pushState` and `replaceState` (wrapped: the
+ * original, bound to the window's history, still runs first) and `popstate` (back / forward). Listeners
+ * decide themselves whether the URL really changed (a `replaceState` often only stores scroll state).
  */
 export function onNavigation(win: Window, listener: () => void): void {
   const history = win.history;
