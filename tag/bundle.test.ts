@@ -384,7 +384,7 @@ describe('page views (feature page_views)', () => {
     p.run();
     expect(p.beacon).toHaveBeenCalledTimes(1);
     expect(p.beacon.mock.calls[0][0]).toBe('https://svc.example.com/v1/events?tag=t1');
-    expect(body(p)).toEqual({ type: 'pageview', path: '/pricing?utm_source=news&utm_medium=mail', referrer: 'news.example', session: '07'.repeat(12) });
+    expect(body(p)).toEqual({ type: 'pageview', path: '/pricing?utm_source=news&utm_medium=mail', referrer: 'news.example', session: Array(12).fill(7).join('_') });
     p.svc.push(['init', { tag: 't1' }], ['personalize']);
     expect(p.beacon).toHaveBeenCalledTimes(1); // the same view is not counted twice
   });

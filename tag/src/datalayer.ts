@@ -24,7 +24,6 @@ export type DataLayerEntry = Record<string, DataLayerValue>;
 export const PRIVATE = /address|zip|phone|geoip|_v2/i;
 
 const RENAMED: Record<string, string> = { companyId: 'company_id', name: 'company_name', domain: 'company_domain' };
-const keyOf = (name: string): string => 'svc_' + name.replace(/\W+/g, '_').toLowerCase();
 
 /** `fields` default: every company field of the answer but the PRIVATE ones, then confidence, segments, scores. */
 export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry {
@@ -35,13 +34,13 @@ export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry
     svc_company_match: company.company_match || 'No Match',
   };
   if (!match) return entry;
+  /** `svc_` + the name in lower case, non-word characters as `_`. */
   const add = (name: string, value: unknown): void => {
-    entry[keyOf(name)] = (value ?? null) as DataLayerValue;
+    entry['svc_' + name.replace(/\W+/g, '_').toLowerCase()] = (value ?? null) as DataLayerValue;
   };
   for (const field of fields ?? [...Object.keys(company).filter((name) => !PRIVATE.test(name)), 'confidence', 'segments', 'scores']) {
     if (field == 'segments') {
-      add('segment_ids', data.segments?.ids?.join());
-      add('segment_names', data.segments?.names?.join());
+      for (const list of ['ids', 'names'] as const) add('segment_' + list, data.segments?.[list]?.join());
     } else if (field == 'scores') {
       for (const score of data.scores ?? []) for (const [name, value] of Object.entries(score)) if (!name.startsWith('product')) add(score.product + '_' + name, value);
     } else {

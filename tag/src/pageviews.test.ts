@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageViewPath, randomSessionId, referrerHost, sessionId } from './pageviews.ts';
+import { pageViewPath, referrerHost, sessionId } from './pageviews.ts';
 import { safeStorage } from './storage.ts';
 
 const path = (url: string) => {
@@ -17,6 +17,11 @@ describe('pageViewPath', () => {
     ['https://www.acme.example/p?utm_medium=&q=search+terms', '/p?utm_medium='],
     ['https://www.acme.example/p?xutm_source=a&UTM_SOURCE=b', '/p'],
     ['https://www.acme.example/a%20b/?svc_test_ip=1.2.3.4&svc_debug=1', '/a%20b/'],
+    ['https://www.acme.example/p?utm_source=a&q=1&utm_medium=b', '/p?utm_source=a&utm_medium=b'],
+    ['https://www.acme.example/p?&utm_source=a&&utm_medium=b&', '/p?utm_source=a&utm_medium=b'],
+    ['https://www.acme.example/p?q=utm_x&a=b&utm_id=1', '/p?utm_id=1'],
+    ['https://www.acme.example/p?', '/p'],
+    ['https://www.acme.example/p?utm_content=what?now&q=1', '/p?utm_content=what?now'], // a "?" in a value is part of it
   ])('%s → %s', (url, want) => expect(path(url)).toBe(want));
 });
 
@@ -31,9 +36,16 @@ describe('referrerHost', () => {
 });
 
 describe('session id', () => {
-  it('is 24 hex digits from random bytes, within the wire format [A-Za-z0-9_-]{8,64}', () => {
-    expect(randomSessionId((n) => new Uint8Array(n).fill(0xab))).toBe('ab'.repeat(12));
-    expect(randomSessionId((n) => crypto.getRandomValues(new Uint8Array(n)))).toMatch(/^[0-9a-f]{24}$/);
+  const memory = () => safeStorage(() => ({ getItem: () => null, setItem() {} }) as unknown as Storage);
+  const randomSessionId = (randomBytes: (count: number) => Uint8Array) => sessionId(memory(), randomBytes);
+
+  it('is 12 random bytes in decimal joined by _, within the wire format [A-Za-z0-9_-]{8,64}', () => {
+    expect(randomSessionId((n) => new Uint8Array(n).fill(0xab))).toBe(Array(12).fill(171).join('_'));
+    expect(randomSessionId((n) => new Uint8Array(n))).toBe('0_0_0_0_0_0_0_0_0_0_0_0'); // the shortest: 23 characters
+    expect(randomSessionId((n) => new Uint8Array(n).fill(255))).toHaveLength(47); // the longest
+    for (let i = 0; i < 100; i++) expect(randomSessionId((n) => crypto.getRandomValues(new Uint8Array(n)))).toMatch(/^(\d{1,3}_){11}\d{1,3}$/);
+    // the server's schema (server/visits/beacon.ts)
+    expect(randomSessionId((n) => crypto.getRandomValues(new Uint8Array(n)))).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
   });
 
   it('is kept per tab (sessionStorage), and made once', () => {
