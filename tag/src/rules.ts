@@ -50,10 +50,9 @@ export function rank(value: unknown): number {
  * The values a rule field has in an answer: segment ids and names; else the value at the path (as in
  * templates) and, from each score (or only the product named before the dot), the score field of that name.
  */
-function fieldValues(data: Answer, field: string): unknown[] {
+function fieldValues(data: Answer, field: string, product: string, scoreField: string): unknown[] {
   const segments = data?.segments;
   if (/^segment$/i.test(field)) return [...(segments?.ids ?? []), ...(segments?.names ?? [])];
-  const [, product, scoreField] = /^(?:(.*)\.)?(.*)$/.exec(field)!;
   return [
     get(data, field),
     ...(data?.scores ?? []).map((score) => (!product || lowerCase(score.product) == product.toLowerCase() ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
@@ -72,8 +71,9 @@ const QUOTED = /(["'])(.*?)\1/g;
 const INNERMOST_GROUP = /\(([^()]*)\)/;
 const TRUE = '\u0001';
 const FALSE = '\u0002';
-// [1] "no " of "no match", [2] field, [3] operator, [4] index of a quoted value, [5] bare value
-const TERM = /^(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0-\x02()=<>!]+)))$/i;
+// [1] "no " of "no match", [2] field: [3] the product before its last dot, [4] the rest; [5] operator,
+// [6] index of a quoted value, [7] bare value
+const TERM = /^(?:(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0-\x02()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
 export function evaluate(rule: string, data: Answer): boolean {
@@ -85,10 +85,10 @@ export function evaluate(rule: string, data: Answer): boolean {
     if (text == TRUE || text == FALSE) return text == TRUE;
     const match = TERM.exec(text);
     if (!match) throw new SyntaxError(rule);
-    const [, no, field, op, quotedIndex, bare] = match;
+    const [, no, field, product, scoreField, op, quotedIndex, bare] = match;
     if (!field) return (data?.company?.company_match == 'Match') == !no; // "match" / "no match"
     const expected = lowerCase(quotedIndex ? quoted[+quotedIndex] : bare);
-    const holds = fieldValues(data, field).some((actual) => compare(actual, op, expected));
+    const holds = fieldValues(data, field, product, scoreField).some((actual) => compare(actual, op, expected));
     return op == '!=' ? !holds : holds;
   };
   // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
