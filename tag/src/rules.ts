@@ -66,14 +66,13 @@ function compare(actual: unknown, op: string, expected: string): boolean {
   return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
 }
 
-// Placeholders while evaluating: \0<n> a quoted value, \1 / \2 a parenthesised group already true / false.
+// Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
 const QUOTED = /(["'])(.*?)\1/g;
 const INNERMOST_GROUP = /\(([^()]*)\)/;
 const TRUE = '\u0001';
-const FALSE = '\u0002';
 // [1] "no " of "no match", [2] field: [3] the product before its last dot, [4] the rest; [5] operator,
 // [6] index of a quoted value, [7] bare value
-const TERM = /^(?:(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0-\x02()=<>!]+)))$/i;
+const TERM = /^(?:(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
 export function evaluate(rule: string, data: Answer): boolean {
@@ -82,7 +81,7 @@ export function evaluate(rule: string, data: Answer): boolean {
   const term = (text: string): boolean => {
     text = text.trim();
     if (/^not\s/i.test(text)) return !term(text.slice(3));
-    if (text == TRUE || text == FALSE) return text == TRUE;
+    if (text == TRUE) return true;
     const match = TERM.exec(text);
     if (!match) throw new SyntaxError(rule);
     const [, no, field, product, scoreField, op, quotedIndex, bare] = match;
@@ -100,7 +99,7 @@ export function evaluate(rule: string, data: Answer): boolean {
 
   try {
     let text = rule.replace(QUOTED, (_, quote, value: string) => '\0' + (quoted.push(value) - 1));
-    while (INNERMOST_GROUP.test(text)) text = text.replace(INNERMOST_GROUP, (_, inner: string) => ' ' + (flat(inner) ? TRUE : FALSE) + ' ');
+    while (INNERMOST_GROUP.test(text)) text = text.replace(INNERMOST_GROUP, (_, inner: string) => ' ' + (flat(inner) ? '' : 'not ') + TRUE + ' ');
     return flat(text);
   } catch {
     return false; // malformed, or not a string
