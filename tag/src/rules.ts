@@ -46,26 +46,6 @@ export function rank(value: unknown): number {
   return scaled > 0 ? scaled : text ? Number(text) : NaN; // (> 0: not an inherited member such as "constructor")
 }
 
-/**
- * The values a rule field has in an answer: segment ids and names; else the value at the path (as in
- * templates) and, from each score (or only the product named before the dot), the score field of that name.
- */
-function fieldValues(data: Answer, field: string, product: string, scoreField: string): unknown[] {
-  const segments = data?.segments;
-  if (/^segment$/i.test(field)) return [...(segments?.ids ?? []), ...(segments?.names ?? [])];
-  return [
-    get(data, field),
-    ...(data?.scores ?? []).map((score) => (!product || lowerCase(score.product) == product.toLowerCase() ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
-  ].filter((value) => value != null);
-}
-
-/** `actual op expected`; `!=` is tested as `=` and negated by the caller (none of the values equals). */
-function compare(actual: unknown, op: string, expected: string): boolean {
-  const a = rank(actual);
-  const b = rank(expected);
-  return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
-}
-
 // Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
 const QUOTED = /(["'])(.*?)\1/g;
 const INNERMOST_GROUP = /\(([^()]*)\)/;
@@ -87,7 +67,21 @@ export function evaluate(rule: string, data: Answer): boolean {
     const [, no, field, product, scoreField, op, quotedIndex, bare] = match;
     if (!field) return (data?.company?.company_match == 'Match') == !no; // "match" / "no match"
     const expected = lowerCase(quotedIndex ? quoted[+quotedIndex] : bare);
-    const holds = fieldValues(data, field, product, scoreField).some((actual) => compare(actual, op, expected));
+    const segments = data?.segments;
+    // The values of the field: segment ids and names; else the value at the path (as in templates) and,
+    // from each score (or only the product named before the dot), the score field of that name.
+    const values = /^segment$/i.test(field)
+      ? [...(segments?.ids ?? []), ...(segments?.names ?? [])]
+      : [
+          get(data, field),
+          ...(data?.scores ?? []).map((score) => (!product || lowerCase(score.product) == product.toLowerCase() ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
+        ].filter((value) => value != null);
+    const holds = values.some((actual) => {
+      const a = rank(actual);
+      const b = rank(expected);
+      // `!=` is tested as `=` and negated below (none of the values equals).
+      return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
+    });
     return op == '!=' ? !holds : holds;
   };
   // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
