@@ -62,9 +62,8 @@ export function evaluate(rule: string, data: Answer): boolean {
     text = text.trim();
     if (/^not\s/i.test(text)) return !term(text.slice(3));
     if (text == TRUE) return true;
-    const match = TERM.exec(text);
-    if (!match) throw new SyntaxError(rule);
-    const [, no, field, product, scoreField, op, quotedIndex, bare] = match;
+    // A malformed term has no match: destructuring null throws, and the rule is false (below).
+    const [, no, field, product, scoreField, op, quotedIndex, bare] = TERM.exec(text)!;
     if (!field) return (data?.company?.company_match == 'Match') == !no; // "match" / "no match"
     const expected = lowerCase(quotedIndex ? quoted[+quotedIndex] : bare);
     const segments = data?.segments;
