@@ -47,12 +47,13 @@ export function rank(value: unknown): number {
 }
 
 // Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
-const QUOTED = /(["'])(.*?)\1/g;
-const INNERMOST_GROUP = /\(([^()]*)\)/;
+// The leftmost of [1, 2] a quoted value and [3] an innermost group without quotes: a quote opened before a
+// group is replaced first, so parentheses inside quotes are never a group.
+const QUOTED_OR_GROUP = /(["'])(.*?)\1|\(([^()"']*)\)/;
 const TRUE = '\u0001';
-// [1] "no " of "no match", [2] field: [3] the product before its last dot, [4] the rest; [5] operator,
-// [6] index of a quoted value, [7] bare value
-const TERM = /^(?:(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01()=<>!]+)))$/i;
+// A true group (\1, no groups), or: [1] "no " of "no match", [2] field: [3] the product before its last
+// dot, [4] the rest; [5] operator, [6] index of a quoted value, [7] bare value
+const TERM = /^(?:\x01|(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
 export function evaluate(rule: string, data: Answer): boolean {
@@ -61,10 +62,9 @@ export function evaluate(rule: string, data: Answer): boolean {
   const term = (text: string): boolean => {
     text = text.trim();
     if (/^not\s/i.test(text)) return !term(text.slice(3));
-    if (text == TRUE) return true;
     // A malformed term has no match: destructuring null throws, and the rule is false (below).
     const [, no, field, product, scoreField, op, quotedIndex, bare] = TERM.exec(text)!;
-    if (!field) return (data?.company?.company_match == 'Match') == !no; // "match" / "no match"
+    if (!field) return text == TRUE || (data?.company?.company_match == 'Match') == !no; // a true group, "match" / "no match"
     const expected = lowerCase(quotedIndex ? quoted[+quotedIndex] : bare);
     const segments = data?.segments;
     // The values of the field: segment ids and names; else the value at the path (as in templates) and,
@@ -74,12 +74,12 @@ export function evaluate(rule: string, data: Answer): boolean {
       : [
           get(data, field),
           ...(data?.scores ?? []).map((score) => (!product || lowerCase(score.product) == product.toLowerCase() ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
-        ].filter((value) => value != null);
+        ];
     const holds = values.some((actual) => {
       const a = rank(actual);
       const b = rank(expected);
-      // `!=` is tested as `=` and negated below (none of the values equals).
-      return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
+      // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
+      return actual != null && (op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected);
     });
     return op == '!=' ? !holds : holds;
   };
@@ -91,8 +91,11 @@ export function evaluate(rule: string, data: Answer): boolean {
       .some((terms) => terms.every(Boolean));
 
   try {
-    let text = rule.replace(QUOTED, (_, quote, value: string) => '\0' + (quoted.push(value) - 1));
-    while (INNERMOST_GROUP.test(text)) text = text.replace(INNERMOST_GROUP, (_, inner: string) => ' ' + (flat(inner) ? '' : 'not ') + TRUE + ' ');
+    let text = rule;
+    while (QUOTED_OR_GROUP.test(text))
+      text = text.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
+        quote ? '\0' + (quoted.push(value!) - 1) : ' ' + (flat(inner!) ? '' : 'not ') + TRUE + ' ',
+      );
     return flat(text);
   } catch {
     return false; // malformed, or not a string
