@@ -91,12 +91,12 @@ export function evaluate(rule: string, data: Answer): boolean {
       .some((terms) => terms.every(Boolean));
 
   try {
-    let text = rule;
-    while (QUOTED_OR_GROUP.test(text))
-      text = text.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
+    // The rule is reduced in place: the leftmost quoted value or innermost group, one at a time.
+    while (QUOTED_OR_GROUP.test(rule))
+      rule = rule.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
         quote ? '\0' + (quoted.push(value!) - 1) : ' ' + (flat(inner!) ? '' : 'not ') + TRUE + ' ',
       );
-    return flat(text);
+    return flat(rule);
   } catch {
     return false; // malformed, or not a string
   }
