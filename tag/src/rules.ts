@@ -42,8 +42,8 @@ const lowerCase = (value: unknown): string => String(value ?? '').toLowerCase();
 /** The position of a value on its scale (confidence, profile fit, buying stage), or the number; else NaN. */
 export function rank(value: unknown): number {
   const text = lowerCase(value).trim();
-  const scaled = SCALE_RANKS[text];
-  return scaled > 0 ? scaled : text ? Number(text) : NaN; // (> 0: not an inherited member such as "constructor")
+  // (+: an inherited member such as "constructor" is a function, NaN as a number)
+  return +SCALE_RANKS[text] || (text ? Number(text) : NaN);
 }
 
 // Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
@@ -65,7 +65,7 @@ export function evaluate(rule: string, data: Answer): boolean {
     // A malformed term has no match: destructuring null throws, and the rule is false (below).
     const [, no, field, product, scoreField, op, quotedIndex, bare] = TERM.exec(text)!;
     if (!field) return text == TRUE || (data?.company?.company_match == 'Match') == !no; // a true group, "match" / "no match"
-    const expected = lowerCase(quotedIndex ? quoted[+quotedIndex] : bare);
+    const expected = lowerCase(quoted[+quotedIndex] ?? bare); // (no index: quoted[NaN] is undefined)
     const segments = data?.segments;
     // The values of the field: segment ids and names; else the value at the path (as in templates) and,
     // from each score (or only the product named before the dot), the score field of that name.
@@ -73,7 +73,8 @@ export function evaluate(rule: string, data: Answer): boolean {
       ? [...(segments?.ids ?? []), ...(segments?.names ?? [])]
       : [
           get(data, field),
-          ...(data?.scores ?? []).map((score) => (!product || lowerCase(score.product) == product.toLowerCase() ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
+          // (any product when none is named)
+          ...(data?.scores ?? []).map((score) => (lowerCase(product || score.product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
         ];
     const holds = values.some((actual) => {
       const a = rank(actual);
