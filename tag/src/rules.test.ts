@@ -103,6 +103,13 @@ describe('evaluate: and / or', () => {
     expect(evaluate('confidence >= High', noMatch())).toBe(false);
   });
 
+  it('treats null fields as no values (not even an empty one)', () => {
+    const data = { company: { company_match: 'Match' as const, industry: null } } as never;
+    expect(evaluate('industry = ""', data)).toBe(false);
+    expect(evaluate('industry != ""', data)).toBe(true);
+    expect(evaluate('industry = ""', isp())).toBe(true); // "" is a value
+  });
+
   it('treats missing sections as no values', () => {
     const data = { company: { company_match: 'Match' as const } };
     expect(evaluate('segment = 1', data)).toBe(false);
@@ -134,6 +141,11 @@ describe('evaluate: parentheses and not', () => {
     ['(segment = "Research (and) Development") or match', true],
     ['industry=Software and(country_iso_code=US)', true],
     ['match and not(industry = Software)', false],
+    // quotes before, after and around parentheses
+    ['segment = ")" or (match)', true],
+    ['(match) and segment = "Enterprise Software"', true],
+    ["(segment = 'a (b' or match) and segment = \"(\"", false],
+    ["not (segment = '(' or segment = 'x)') and (match)", true],
   ] as const)('%s', (rule, want) => expect(evaluate(rule, m)).toBe(want));
 
   it('evaluates not against a non-match answer', () => {

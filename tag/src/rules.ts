@@ -42,38 +42,18 @@ const lowerCase = (value: unknown): string => String(value ?? '').toLowerCase();
 /** The position of a value on its scale (confidence, profile fit, buying stage), or the number; else NaN. */
 export function rank(value: unknown): number {
   const text = lowerCase(value).trim();
-  const scaled = SCALE_RANKS[text];
-  return scaled > 0 ? scaled : text ? Number(text) : NaN; // (> 0: not an inherited member such as "constructor")
+  // (+: an inherited member such as "constructor" is a function, NaN as a number)
+  return +SCALE_RANKS[text] || (text ? Number(text) : NaN);
 }
 
-/**
- * The values a rule field has in an answer: segment ids and names; else the value at the path (as in
- * templates) and, from each score (or only the product named before the dot), the score field of that name.
- */
-function fieldValues(data: Answer, field: string): unknown[] {
-  const segments = data?.segments;
-  if (/^segment$/i.test(field)) return [...(segments?.ids ?? []), ...(segments?.names ?? [])];
-  const [, product, scoreField] = /^(?:(.*)\.)?(.*)$/.exec(field)!;
-  return [
-    get(data, field),
-    ...(data?.scores ?? []).map((score) => (!product || lowerCase(score.product) == product.toLowerCase() ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
-  ].filter((value) => value != null);
-}
-
-/** `actual op expected`; `!=` is tested as `=` and negated by the caller (none of the values equals). */
-function compare(actual: unknown, op: string, expected: string): boolean {
-  const a = rank(actual);
-  const b = rank(expected);
-  return op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected;
-}
-
-// Placeholders while evaluating: \0<n> a quoted value, \1 / \2 a parenthesised group already true / false.
-const QUOTED = /(["'])(.*?)\1/g;
-const INNERMOST_GROUP = /\(([^()]*)\)/;
+// Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
+// The leftmost of [1, 2] a quoted value and [3] an innermost group without quotes: a quote opened before a
+// group is replaced first, so parentheses inside quotes are never a group.
+const QUOTED_OR_GROUP = /(["'])(.*?)\1|\(([^()"']*)\)/;
 const TRUE = '\u0001';
-const FALSE = '\u0002';
-// [1] "no " of "no match", [2] field, [3] operator, [4] index of a quoted value, [5] bare value
-const TERM = /^(?:(no\s+)?match|([\w.-]+)\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0-\x02()=<>!]+)))$/i;
+// A true group (\1, no groups), or: [1] "no " of "no match", [2] field: [3] the product before its last
+// dot, [4] the rest; [5] operator, [6] index of a quoted value, [7] bare value
+const TERM = /^(?:\x01|(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
 export function evaluate(rule: string, data: Answer): boolean {
@@ -82,13 +62,26 @@ export function evaluate(rule: string, data: Answer): boolean {
   const term = (text: string): boolean => {
     text = text.trim();
     if (/^not\s/i.test(text)) return !term(text.slice(3));
-    if (text == TRUE || text == FALSE) return text == TRUE;
-    const match = TERM.exec(text);
-    if (!match) throw new SyntaxError(rule);
-    const [, no, field, op, quotedIndex, bare] = match;
-    if (!field) return (data?.company?.company_match == 'Match') == !no; // "match" / "no match"
-    const expected = lowerCase(quotedIndex ? quoted[+quotedIndex] : bare);
-    const holds = fieldValues(data, field).some((actual) => compare(actual, op, expected));
+    // A malformed term has no match: destructuring null throws, and the rule is false (below).
+    const [, no, field, product, scoreField, op, quotedIndex, bare] = TERM.exec(text)!;
+    if (!field) return text == TRUE || (data?.company?.company_match == 'Match') == !no; // a true group, "match" / "no match"
+    const expected = lowerCase(quoted[+quotedIndex] ?? bare); // (no index: quoted[NaN] is undefined)
+    const segments = data?.segments;
+    // The values of the field: segment ids and names; else the value at the path (as in templates) and,
+    // from each score (or only the product named before the dot), the score field of that name.
+    const values = /^segment$/i.test(field)
+      ? [...(segments?.ids ?? []), ...(segments?.names ?? [])]
+      : [
+          get(data, field),
+          // (any product when none is named)
+          ...(data?.scores ?? []).map((score) => (lowerCase(product || score.product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
+        ];
+    const holds = values.some((actual) => {
+      const a = rank(actual);
+      const b = rank(expected);
+      // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
+      return actual != null && (op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected);
+    });
     return op == '!=' ? !holds : holds;
   };
   // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
@@ -99,9 +92,12 @@ export function evaluate(rule: string, data: Answer): boolean {
       .some((terms) => terms.every(Boolean));
 
   try {
-    let text = rule.replace(QUOTED, (_, quote, value: string) => '\0' + (quoted.push(value) - 1));
-    while (INNERMOST_GROUP.test(text)) text = text.replace(INNERMOST_GROUP, (_, inner: string) => ' ' + (flat(inner) ? TRUE : FALSE) + ' ');
-    return flat(text);
+    // The rule is reduced in place: the leftmost quoted value or innermost group, one at a time.
+    while (QUOTED_OR_GROUP.test(rule))
+      rule = rule.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
+        quote ? '\0' + (quoted.push(value!) - 1) : ' ' + (flat(inner!) ? '' : 'not ') + TRUE + ' ',
+      );
+    return flat(rule);
   } catch {
     return false; // malformed, or not a string
   }

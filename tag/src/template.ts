@@ -25,7 +25,8 @@ export const get = (data: Answer, path: string): unknown => walk(data, path) ?? 
 export function lookup(data: Answer, path: string): string {
   const value = get(data, path);
   if (Array.isArray(value)) return value.join(', ');
-  return typeof value == 'string' || typeof value == 'number' || typeof value == 'boolean' ? String(value) : '';
+  // Objects and functions (an inherited member such as `constructor`) have no display text.
+  return value === Object(value) ? '' : String(value ?? '');
 }
 
 const PLACEHOLDER = /\{\s*([^{}|]*?)\s*(?:\|([^{}]*))?\}/g;
