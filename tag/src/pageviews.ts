@@ -44,8 +44,8 @@ const SESSION_KEY = 'svc:session';
  * wire format's 8–64 of [A-Za-z0-9_-] (the separator keeps every byte sequence its own id; decimal
  * needs no hex digit padding: 25 B gzip less than 24 hex digits).
  */
-export function sessionId(session: KeyValueStore, randomBytes: (count: number) => Uint8Array): string {
+export function sessionId(session: KeyValueStore): string {
   let id = session.get(SESSION_KEY);
-  if (!id) session.set(SESSION_KEY, (id = randomBytes(12).join('_')));
+  if (!id) session.set(SESSION_KEY, (id = crypto.getRandomValues(new Uint8Array(12)).join('_')));
   return id;
 }

@@ -131,7 +131,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
         type: 'pageview',
         path,
         referrer,
-        session: sessionId(safeStorage(() => sessionStorage), (count) => crypto.getRandomValues(new Uint8Array(count))),
+        session: sessionId(safeStorage(() => sessionStorage)),
       };
       lastPageView = path;
       referrer = undefined;
