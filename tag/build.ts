@@ -141,10 +141,7 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
  * any new excess or growth, and the list can only shrink.
  */
 export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
-  'personalisation-form_fill-spa-page_views-debug': 3727,
-  'personalisation-form_fill-spa-page_views': 3651,
-  'personalisation-form_fill-page_views-debug': 3623,
-  'personalisation-form_fill-page_views': 3544,
+  'personalisation-form_fill-spa-page_views-debug': 3531,
 };
 
 /** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */

@@ -135,8 +135,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       };
       lastPageView = path;
       referrer = undefined;
-      const queued = navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', config.tag, testIp), JSON.stringify(pageView));
-      if (SVC_FEATURES.debug) debug('page view', pageView, queued);
+      navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', config.tag, testIp), JSON.stringify(pageView));
+      if (SVC_FEATURES.debug) debug('page view', pageView);
     }
   };
 

@@ -29,16 +29,14 @@ export function lookup(data: Answer, path: string): string {
   return value === Object(value) ? '' : String(value ?? '');
 }
 
+// What a placeholder without a value or a fallback renders: a NUL, which no answer's text holds (and the HTML
+// parser turns into U+FFFD in attributes), so the template is known incomplete without a flag.
+const MISSING = '\u0000';
+
 const PLACEHOLDER = /\{\s*([^{}|]*?)\s*(?:\|([^{}]*))?\}/g;
 
 /** Renders a `data-svc-text` value; null means "leave the element's default text". */
 export function render(template: string, data: Answer): string | null {
-  let complete = true;
-  const text = (template.includes('{') ? template : '{' + template + '}').replace(PLACEHOLDER, (_, path: string, fallback?: string) => {
-    const value = lookup(data, path);
-    if (value || fallback != null) return value || fallback!;
-    complete = false;
-    return '';
-  });
-  return complete ? text : null;
+  const text = (template.includes('{') ? template : '{' + template + '}').replace(PLACEHOLDER, (_, path: string, fallback?: string) => lookup(data, path) || (fallback ?? MISSING));
+  return text.includes(MISSING) ? null : text;
 }
