@@ -389,6 +389,12 @@ describe('page views (feature page_views)', () => {
     expect(p.beacon).toHaveBeenCalledTimes(1); // the same view is not counted twice
   });
 
+  it('logs each page view in debug mode: the beacon body', () => {
+    const p = page({ url: 'https://www.acme.example/pricing?svc_debug=1', queue: init() });
+    p.run();
+    expect(p.logs).toContainEqual(['[svc]', { type: 'pageview', path: '/pricing', referrer: 'news.example', session: Array(12).fill(7).join('_') }]);
+  });
+
   it('sends none without permission: opt-out, GPC, consent denied; pending waits for granted', () => {
     const storage = memoryStorage();
     storage.setItem('svc:optout', '1');
