@@ -15,7 +15,7 @@ export const cacheKey = (tag: string, testIp: string | null): string => 'svc:' +
 export const cacheEntry = (data: SvcData, now: number): string => JSON.stringify({ t: now, d: data } satisfies CacheEntry);
 
 /** The answer in `stored` if younger than `ttl` ms, else null (absent, expired, dropped or unreadable). */
-export function freshAnswer(stored: string | null, ttl: number, now: number): SvcData | null {
+export function freshAnswer(stored: string | null | undefined, ttl: number, now: number): SvcData | null {
   try {
     const entry = JSON.parse(stored!) as CacheEntry;
     return now - entry.t < ttl && entry.d?.company ? entry.d : null;

@@ -16,8 +16,11 @@ export interface PrivacyOptions {
   consent?: ConsentState;
 }
 
-/** Null when allowed, else why not. `globalPrivacyControl`: `navigator.globalPrivacyControl`. */
-export function refusal(optedOut: boolean, globalPrivacyControl: boolean | undefined, options: PrivacyOptions): Refusal | null {
+/**
+ * Null when allowed, else why not. `optedOut`: truthy when opted out (the stored flag as read, no
+ * conversion); `globalPrivacyControl`: `navigator.globalPrivacyControl`.
+ */
+export function refusal(optedOut: unknown, globalPrivacyControl: boolean | undefined, options: PrivacyOptions): Refusal | null {
   if (optedOut) return 'opted out';
   if (options.gpc !== false && globalPrivacyControl) return 'gpc';
   if (options.consent == 'denied' || options.consent == 'pending') return `consent ${options.consent}`;

@@ -4,7 +4,8 @@
  * browser refuses it (blocked cookies, private modes, quota, sandboxed frames).
  */
 export interface KeyValueStore {
-  get(key: string): string | null;
+  /** undefined or null: nothing stored. */
+  get(key: string): string | null | undefined;
   set(key: string, value: string): void;
 }
 
@@ -16,7 +17,7 @@ export function safeStorage(storage: () => Storage): KeyValueStore {
       try {
         return storage().getItem(key);
       } catch {
-        return memory.get(key) ?? null;
+        return memory.get(key);
       }
     },
     set(key, value) {

@@ -83,7 +83,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
   const reveal = (): number => queue?.r?.() ?? 0;
 
-  const currentRefusal = () => refusal(!!storage.get(OPT_OUT_KEY), navigator.globalPrivacyControl, config);
+  const currentRefusal = () => refusal(storage.get(OPT_OUT_KEY), navigator.globalPrivacyControl, config);
 
   /** Personalises the page from the answer (`svc.data`); a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
