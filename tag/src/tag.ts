@@ -47,9 +47,9 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
 
   const params = new URLSearchParams(location.search);
   const testIp = params.get('svc_test_ip');
-  const scriptUrl = (doc.currentScript as HTMLScriptElement | null)?.src;
   const config: Config = {
-    endpoint: scriptUrl ? scriptUrl.split('/tag/v1/')[0] : location.origin,
+    // where the bundle was loaded from (the origin has no "/tag/v1/": itself when the script has no URL)
+    endpoint: ((doc.currentScript as HTMLScriptElement | null)?.src || location.origin).split('/tag/v1/')[0],
     cacheTTL: DAY_MS,
     timeout: 1000,
     debug: SVC_FEATURES.debug && params.has('svc_debug'),
