@@ -76,12 +76,12 @@ export function evaluate(rule: string, data: Answer): boolean {
           // (any product when none is named)
           ...(data?.scores ?? []).map((score) => (lowerCase(product || score.product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
         ];
-    const holds = values.some((actual) => {
-      const a = rank(actual);
-      const b = rank(expected);
-      // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
-      return actual != null && (op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected);
-    });
+    // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
+    const holds = values.some(
+      (actual) =>
+        actual != null &&
+        (op == '>' ? rank(actual) > rank(expected) : op == '>=' ? rank(actual) >= rank(expected) : op == '<' ? rank(actual) < rank(expected) : op == '<=' ? rank(actual) <= rank(expected) : lowerCase(actual) == expected),
+    );
     return op == '!=' ? !holds : holds;
   };
   // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
