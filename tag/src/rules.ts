@@ -66,11 +66,10 @@ export function evaluate(rule: string, data: Answer): boolean {
     const [, no, field, product, scoreField, op, quotedIndex, bare] = TERM.exec(text)!;
     if (!field) return text == TRUE || (data?.company?.company_match == 'Match') == !no; // a true group, "match" / "no match"
     const expected = lowerCase(quoted[+quotedIndex] ?? bare); // (no index: quoted[NaN] is undefined)
-    const segments = data?.segments;
     // The values of the field: segment ids and names; else the value at the path (as in templates) and,
     // from each score (or only the product named before the dot), the score field of that name.
-    const values = /^segment$/i.test(field)
-      ? [...(segments?.ids ?? []), ...(segments?.names ?? [])]
+    const values = lowerCase(field) == 'segment'
+      ? [...(data?.segments?.ids ?? []), ...(data?.segments?.names ?? [])]
       : [
           get(data, field),
           // (any product when none is named)
