@@ -42,8 +42,8 @@ const lowerCase = (value: unknown): string => String(value ?? '').toLowerCase();
 /** The position of a value on its scale (confidence, profile fit, buying stage), or the number; else NaN. */
 export function rank(value: unknown): number {
   const text = lowerCase(value).trim();
-  // (+: an inherited member such as "constructor" is a function, NaN as a number)
-  return +SCALE_RANKS[text] || (text ? Number(text) : NaN);
+  // (+: an inherited member such as "constructor" is a function, NaN as a number; a blank text is NaN, not 0)
+  return +SCALE_RANKS[text] || Number(text || NaN);
 }
 
 // Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
@@ -81,7 +81,7 @@ export function evaluate(rule: string, data: Answer): boolean {
         actual != null &&
         (op == '>' ? rank(actual) > rank(expected) : op == '>=' ? rank(actual) >= rank(expected) : op == '<' ? rank(actual) < rank(expected) : op == '<=' ? rank(actual) <= rank(expected) : lowerCase(actual) == expected),
     );
-    return op == '!=' ? !holds : holds;
+    return holds != (op == '!='); // negated for !=
   };
   // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
   const flat = (text: string): boolean =>
