@@ -73,7 +73,7 @@ export function evaluate(rule: string, data: Answer): boolean {
       : [
           get(data, field),
           // (any product when none is named)
-          ...(data?.scores ?? []).map((score) => (lowerCase(product || score.product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
+          ...(data?.scores ?? []).map((score) => (!product || lowerCase(product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
         ];
     // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
     const holds = values.some(
@@ -83,20 +83,23 @@ export function evaluate(rule: string, data: Answer): boolean {
     );
     return holds != (op == '!='); // negated for !=
   };
-  // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
-  const flat = (text: string): boolean =>
-    text
-      .split(/\s+or\s+/i)
-      .map((both) => both.split(/\s+and\s+/i).map(term))
-      .some((terms) => terms.every(Boolean));
+  // The rule is reduced: the leftmost quoted value or innermost group, one at a time, then what is left of
+  // it (or of a group) split at "or" and "and". Every term is evaluated (no short-circuit), so one
+  // malformed term makes the whole rule false.
+  const reduce = (text: string): boolean =>
+    QUOTED_OR_GROUP.test(text)
+      ? reduce(
+          text.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
+            quote ? '\0' + (quoted.push(value!) - 1) : (reduce(inner!) ? ' ' : ' not ') + TRUE + ' ',
+          ),
+        )
+      : text
+          .split(/\s+or\s+/i)
+          .map((both) => both.split(/\s+and\s+/i).map(term))
+          .some((terms) => terms.every(Boolean));
 
   try {
-    // The rule is reduced in place: the leftmost quoted value or innermost group, one at a time.
-    while (QUOTED_OR_GROUP.test(rule))
-      rule = rule.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
-        quote ? '\0' + (quoted.push(value!) - 1) : ' ' + (flat(inner!) ? '' : 'not ') + TRUE + ' ',
-      );
-    return flat(rule);
+    return reduce(rule);
   } catch {
     return false; // malformed, or not a string
   }
