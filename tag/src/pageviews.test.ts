@@ -32,6 +32,9 @@ describe('referrerHost', () => {
     expect(referrerHost('https://www.acme.example/pricing', 'www.acme.example')).toBeUndefined();
     expect(referrerHost('', 'www.acme.example')).toBeUndefined();
     expect(referrerHost('not a url', 'www.acme.example')).toBeUndefined();
+    // a page without a host (file:)
+    expect(referrerHost('', '')).toBeUndefined();
+    expect(referrerHost('https://news.example/', '')).toBe('news.example');
   });
 });
 

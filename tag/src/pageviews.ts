@@ -25,15 +25,14 @@ export function pageViewPath({ pathname, search }: { pathname: string; search: s
   return pathname + (utm ? '?' + utm : '');
 }
 
-/** The referrer's host name, or undefined when there is none, it is unreadable, or it is this site. */
+/**
+ * The referrer's host name, or undefined when there is none or it is this site. Read as a URL relative to
+ * this site (any scheme: `a:`), so none ("") or anything not absolute is this site's own host, without a
+ * try: `document.referrer` is always "" or a whole URL, which parses.
+ */
 export function referrerHost(referrer: string, ownHost: string): string | undefined {
-  try {
-    const host = new URL(referrer).hostname;
-    if (host != ownHost) return host || undefined;
-  } catch {
-    // none ("") or unreadable
-  }
-  // (this site, none or unreadable: undefined)
+  const host = new URL(referrer, 'a://' + ownHost).hostname;
+  if (host != ownHost) return host;
 }
 
 const SESSION_KEY = 'svc:session';

@@ -28,10 +28,10 @@ export function personalise(element: HTMLElement, data: SvcData): void {
     if (rendered != null && element.textContent !== rendered) element.textContent = rendered;
   }
   if (show != null || hide != null) {
-    // hidden when the show rule does not hold or the hide rule holds
-    element.hidden = (show != null && !evaluate(show, data)) || (hide != null && evaluate(hide, data));
+    // hidden when the show rule does not hold or the hide rule holds (evaluate: false for no rule, not a string)
+    element.hidden = !(show == null || evaluate(show, data)) || evaluate(hide!, data);
   }
-  for (const pair of attributes?.split(';') ?? []) {
+  for (const pair of (attributes ?? '').split(';')) {
     const [, name, template] = ATTRIBUTE.exec(pair) ?? [];
     const value = name && render(template, data);
     if (value && !SCRIPT_URL.test(value)) element.setAttribute(name, value);

@@ -42,8 +42,8 @@ const lowerCase = (value: unknown): string => String(value ?? '').toLowerCase();
 /** The position of a value on its scale (confidence, profile fit, buying stage), or the number; else NaN. */
 export function rank(value: unknown): number {
   const text = lowerCase(value).trim();
-  // (+: an inherited member such as "constructor" is a function, NaN as a number)
-  return +SCALE_RANKS[text] || (text ? Number(text) : NaN);
+  // (+: an inherited member such as "constructor" is a function, NaN as a number; a blank text is NaN, not 0)
+  return +SCALE_RANKS[text] || Number(text || NaN);
 }
 
 // Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
@@ -66,38 +66,40 @@ export function evaluate(rule: string, data: Answer): boolean {
     const [, no, field, product, scoreField, op, quotedIndex, bare] = TERM.exec(text)!;
     if (!field) return text == TRUE || (data?.company?.company_match == 'Match') == !no; // a true group, "match" / "no match"
     const expected = lowerCase(quoted[+quotedIndex] ?? bare); // (no index: quoted[NaN] is undefined)
-    const segments = data?.segments;
     // The values of the field: segment ids and names; else the value at the path (as in templates) and,
     // from each score (or only the product named before the dot), the score field of that name.
-    const values = /^segment$/i.test(field)
-      ? [...(segments?.ids ?? []), ...(segments?.names ?? [])]
+    const values = lowerCase(field) == 'segment'
+      ? [...(data?.segments?.ids ?? []), ...(data?.segments?.names ?? [])]
       : [
           get(data, field),
           // (any product when none is named)
-          ...(data?.scores ?? []).map((score) => (lowerCase(product || score.product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
+          ...(data?.scores ?? []).map((score) => (!product || lowerCase(product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
         ];
-    const holds = values.some((actual) => {
-      const a = rank(actual);
-      const b = rank(expected);
-      // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
-      return actual != null && (op == '>' ? a > b : op == '>=' ? a >= b : op == '<' ? a < b : op == '<=' ? a <= b : lowerCase(actual) == expected);
-    });
-    return op == '!=' ? !holds : holds;
+    // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
+    const holds = values.some(
+      (actual) =>
+        actual != null &&
+        (op == '>' ? rank(actual) > rank(expected) : op == '>=' ? rank(actual) >= rank(expected) : op == '<' ? rank(actual) < rank(expected) : op == '<=' ? rank(actual) <= rank(expected) : lowerCase(actual) == expected),
+    );
+    return holds != (op == '!='); // negated for !=
   };
-  // Every term is evaluated (no short-circuit), so one malformed term makes the whole rule false.
-  const flat = (text: string): boolean =>
-    text
-      .split(/\s+or\s+/i)
-      .map((both) => both.split(/\s+and\s+/i).map(term))
-      .some((terms) => terms.every(Boolean));
+  // The rule is reduced: the leftmost quoted value or innermost group, one at a time, then what is left of
+  // it (or of a group) split at "or" and "and". Every term is evaluated (no short-circuit), so one
+  // malformed term makes the whole rule false.
+  const reduce = (text: string): boolean =>
+    QUOTED_OR_GROUP.test(text)
+      ? reduce(
+          text.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
+            quote ? '\0' + (quoted.push(value!) - 1) : (reduce(inner!) ? ' ' : ' not ') + TRUE + ' ',
+          ),
+        )
+      : text
+          .split(/\s+or\s+/i)
+          .map((both) => both.split(/\s+and\s+/i).map(term))
+          .some((terms) => terms.every(Boolean));
 
   try {
-    // The rule is reduced in place: the leftmost quoted value or innermost group, one at a time.
-    while (QUOTED_OR_GROUP.test(rule))
-      rule = rule.replace(QUOTED_OR_GROUP, (_, quote?: string, value?: string, inner?: string) =>
-        quote ? '\0' + (quoted.push(value!) - 1) : ' ' + (flat(inner!) ? '' : 'not ') + TRUE + ' ',
-      );
-    return flat(rule);
+    return reduce(rule);
   } catch {
     return false; // malformed, or not a string
   }
