@@ -134,26 +134,6 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
   return sizes;
 }
 
-/**
- * The variants that do not fit the 3,500 B budget yet — issue 12 stays open on it (tag/README.md, "Known
- * gap"). Each may not grow past the gzip size measured when it was listed, and must leave this list as
- * soon as it fits; every other variant, the core and the snippet must meet BUDGETS. So the build fails on
- * any new excess or growth, and the list can only shrink.
- */
-export const KNOWN_OVER_BUDGET: Readonly<Record<string, number>> = {
-  'personalisation-form_fill-spa-page_views-debug': 3531,
-};
-
-/** Budget failures beyond the known gap: a new excess, a known one that grew, or one that fits now and must leave the list. */
-export function budgetViolations(sizes: TagSizes): string[] {
-  const over = new Set(overBudget(sizes));
-  const problems = [...over]
-    .filter((name) => KNOWN_OVER_BUDGET[name] === undefined || (sizes.variants[name]?.gzip ?? 0) > KNOWN_OVER_BUDGET[name]!)
-    .map((name) => (KNOWN_OVER_BUDGET[name] === undefined ? `${name} is over budget` : `${name} grew past ${KNOWN_OVER_BUDGET[name]} B`));
-  for (const name of Object.keys(KNOWN_OVER_BUDGET)) if (!over.has(name)) problems.push(`${name} fits now: remove it from KNOWN_OVER_BUDGET`);
-  return problems;
-}
-
 /** What exceeds its budget: variant names (core over its own budget, any over the `bundle` one), and `snippet`. */
 export function overBudget(sizes: TagSizes): string[] {
   const core = variantName(CORE_FEATURES);
@@ -176,10 +156,8 @@ async function main() {
   line('snippet', sizes.snippet, BUDGETS.snippet);
   console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts and size.json`);
   const over = overBudget(sizes);
-  if (over.length) console.error(`over budget (known gap, may not grow: tag/build.ts KNOWN_OVER_BUDGET): ${over.join(', ')}`);
-  const violations = budgetViolations(sizes);
-  if (violations.length) {
-    console.error(`SIZE BUDGET FAILED: ${violations.join('; ')}`);
+  if (over.length) {
+    console.error(`SIZE BUDGET FAILED, over budget: ${over.join(', ')}`);
     process.exitCode = 1;
   }
 }

@@ -29,9 +29,8 @@ function fillControl(control: FormControl, path: string, data: SvcData): void {
 
 export const FILLED = '[data-svc-fill]';
 
-/** `element` carries `data-svc-fill` (or nothing happens): a path for itself, or none for its controls (mapped by name). */
-export function fillForm(element: HTMLElement, data: SvcData): void {
-  const path = element.dataset.svcFill;
+/** `path`: the element's `data-svc-fill` (undefined: nothing happens), a path for itself, or empty for its controls (mapped by name). */
+export function fillForm(element: HTMLElement, data: SvcData, path?: string): void {
   if (path == null) return;
   for (const control of path ? [element as FormControl] : element.querySelectorAll<FormControl>('input,select,textarea'))
     fillControl(control, path || fillPath(control.name || control.id), data);

@@ -21,8 +21,8 @@ const SCRIPT_URL = /^\s*javascript:/i;
 
 export const PERSONALISED = '[data-svc-text],[data-svc-show],[data-svc-hide],[data-svc-attr]';
 
-export function personalise(element: HTMLElement, data: SvcData): void {
-  const { svcText: text, svcShow: show, svcHide: hide, svcAttr: attributes } = element.dataset;
+/** Applies the element's `data-svc-text`, `-show`, `-hide` and `-attr` values (read once by the caller, exposure.ts). */
+export function personalise(element: HTMLElement, data: SvcData, text?: string, show?: string, hide?: string, attributes?: string): void {
   if (text != null) {
     const rendered = render(text, data);
     if (rendered != null && element.textContent !== rendered) element.textContent = rendered;

@@ -15,12 +15,12 @@
 import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
 import { emit as dispatch, guarded, listen } from './events.ts';
-import { exposureOf } from './exposure.ts';
-import { FILLED, fillForm } from './form-fill.ts';
+import { personaliseElement } from './exposure.ts';
+import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
 import { requestIdentification, serviceUrl } from './identify.ts';
 import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
-import { PERSONALISED, personalise } from './personalise.ts';
+import { PERSONALISED } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
@@ -92,9 +92,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
-        if (SVC_FEATURES.personalisation) personalise(element, svc.data);
-        if (SVC_FEATURES.form_fill) fillForm(element, svc.data);
-        if (reported.get(element) != view) elements.push(exposureOf(element));
+        const exposure = personaliseElement(element, svc.data);
+        if (reported.get(element) != view) elements.push(exposure);
         reported.set(element, view);
       }
       if (elements.length) emit('personalized', { elements });
