@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTag, PLACEHOLDER } from '../../tag/build.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { TagSettings } from '../state/store.ts';
-import { ifNoneMatchHolds, initOptions, inlineSettings } from './assets.ts';
+import { ifNoneMatchHolds, initOptions, inlineSettings, settingsLiteral } from './assets.ts';
 
 let srv: TestServer;
 const dist = mkdtempSync(join(tmpdir(), 'svc-dist-'));
@@ -27,7 +27,7 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(`${srv
 /** The settings object the bundle was given: the argument in place of the placeholder. */
 const inlined = (js: string) => {
   const m = /\}\)\(window,document,(\{.*?\})\)/.exec(js) ?? /\(window,document,(\{[^]*?\})\)\}catch/.exec(js);
-  return m ? JSON.parse(m[1]) : null;
+  return m ? vm.runInNewContext(`(${m[1]})`) : null; // an object literal (settingsLiteral)
 };
 
 describe('GET /tag/v1/svc.js', () => {
@@ -72,6 +72,19 @@ describe('the tag over the wire', () => {
     expect(identity.body.equals(plain)).toBe(true);
     expect(identity.headers['etag']).not.toBe(zipped.headers['etag']); // one strong ETag per encoding
     expect((await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip;q=0' })).headers['content-encoding']).toBeUndefined();
+  });
+
+  it('serves a tag with every feature and every setting within the 3,500 B gzip budget', async () => {
+    await srv.store.updateTagSettings('acme-tag', {
+      fields: ['name', 'domain', 'industry', 'employee_range', 'revenue_range', 'country', 'confidence', 'segments', 'scores'],
+      min_confidence: 'Moderate', cache_ttl_ms: 3_600_000, consent_default: 'pending', anti_flicker_timeout_ms: 800, honor_gpc: true,
+    });
+    const zipped = await raw('/tag/v1/acme-tag.js', { 'accept-encoding': 'gzip' });
+    const js = gunzipSync(zipped.body).toString();
+    expect(js).toMatch(/sendBeacon/); // every feature (absent = on)
+    expect(inlined(js).fields).toHaveLength(9);
+    expect(zipped.body.length).toBeLessThanOrEqual(3500);
+    await srv.store.updateTagSettings('acme-tag', {});
   });
 
   it("revalidates each encoding with its own ETag, a per-tag bundle included", async () => {
@@ -154,7 +167,9 @@ describe('ifNoneMatchHolds', () => {
 describe('inlineSettings', () => {
   it('escapes what could end a script or a line', () => {
     const js = inlineSettings(`x(${PLACEHOLDER})`, { tag: 't', fields: ['</script><b>', 'a\u2028b'] });
-    expect(js).toBe('x({"tag":"t","fields":["\\u003c/script>\\u003cb>","a\\u2028b"]})');
+    expect(js).toBe('x({tag:"t",fields:["\\u003c/script>\\u003cb>","a\\u2028b"]})');
+    expect(inlineSettings(`x(${PLACEHOLDER})`, { tag: 't', minConfidence: undefined, gpc: false })).toBe('x({tag:"t",gpc:false})');
+    expect(() => settingsLiteral({ ['a-b' as 'tag']: 'x' })).toThrow(/option name/);
     expect(() => inlineSettings('x()', {})).toThrow(/placeholder/);
   });
 

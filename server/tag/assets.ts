@@ -46,11 +46,21 @@ export function initOptions(tagId: string, s: TagSettings): SvcInitOptions {
   };
 }
 
+/**
+ * `options` as a JavaScript object literal: keys bare, as the bundle's code spells them (so gzip finds them
+ * there: about 10 B less on the wire than JSON's quoted keys), values as script-safe JSON; absent ones left out.
+ */
+export function settingsLiteral(options: SvcInitOptions): string {
+  const entries = Object.entries(options).filter(([, value]) => value !== undefined);
+  for (const [key] of entries) if (!/^[A-Za-z]\w*$/.test(key)) throw new Error(`not an option name: ${key}`);
+  return '{' + entries.map(([key, value]) => key + ':' + scriptJson(value)).join(',') + '}';
+}
+
 /** The bundle with `options` inlined in place of the placeholder. */
 export function inlineSettings(bundle: string, options: SvcInitOptions): string {
   const at = bundle.indexOf(SETTINGS_PLACEHOLDER);
   if (at < 0) throw new Error('the tag bundle has no settings placeholder: rebuild it with npm run build:tag');
-  return bundle.slice(0, at) + scriptJson(options) + bundle.slice(at + SETTINGS_PLACEHOLDER.length);
+  return bundle.slice(0, at) + settingsLiteral(options) + bundle.slice(at + SETTINGS_PLACEHOLDER.length);
 }
 
 const etagOf = (body: Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
