@@ -15,7 +15,7 @@
  * Match:     { event: 'svc_company_details_loaded', svc_company_match: 'Match', …the fields }
  * Otherwise: { event: 'svc_company_not_identified', svc_company_match }
  */
-import type { SvcCompany, SvcData } from './types.ts';
+import type { SvcCompany, SvcData, SvcScore } from './types.ts';
 
 export type DataLayerValue = string | number | boolean | null;
 export type DataLayerEntry = Record<string, DataLayerValue>;
@@ -42,7 +42,8 @@ export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry
     if (field == 'segments') {
       for (const list of ['ids', 'names'] as const) add('segment_' + list, data.segments?.[list]?.join());
     } else if (field == 'scores') {
-      for (const score of data.scores ?? []) for (const [name, value] of Object.entries(score)) if (!name.startsWith('product')) add(score.product + '_' + name, value);
+      // (for…in: an answer is parsed JSON, a plain object with no inherited enumerable members)
+      for (const score of data.scores ?? []) for (const name in score) if (!name.startsWith('product')) add(score.product + '_' + name, score[name as keyof SvcScore]);
     } else {
       // (industry_v2, a list, is left out by default; asked for, it goes out as the API gives it)
       add(RENAMED[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);

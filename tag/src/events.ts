@@ -1,4 +1,7 @@
-/** The `svc:*` DOM events on `document`, and a wrapper that keeps customer callbacks from breaking the tag. */
+/**
+ * Listening to the `svc:*` DOM events on `document` (tag.ts dispatches them, logging each in debug mode), and a
+ * wrapper that keeps customer callbacks from breaking the tag.
+ */
 import type { SvcEventMap } from './types.ts';
 
 export type EventName = keyof SvcEventMap;
@@ -13,9 +16,6 @@ export const guarded =
       console.error('[svc]', error);
     }
   };
-
-export const emit = <K extends EventName>(name: K, detail: SvcEventMap[K]): boolean =>
-  document.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
 
 /**
  * Calls `callback` with the detail of every later `svc:<name>` (only the next one when `once`). Its

@@ -6,16 +6,16 @@
  * see the change, and `input` and `change` (bubbling) tell form libraries. `data-svc-hide-when-filled`
  * on the control or an ancestor hides that element when the tag filled the control.
  */
-import { fillPath } from './fill.ts';
 import { lookup } from './template.ts';
 import type { SvcData } from './types.ts';
 
-type FormControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+export type FormControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** Controls the tag already considered: each is filled at most once per page. */
 const considered = new WeakSet<Element>();
 
-function fillControl(control: FormControl, path: string, data: SvcData): void {
+/** Fills `control` from the answer at `path` (none: the control is not mapped), unless considered before. */
+export function fillControl(control: FormControl, path: string, data: SvcData): void {
   if (!path || considered.has(control)) return;
   considered.add(control);
   const value = lookup(data, path);
@@ -27,11 +27,5 @@ function fillControl(control: FormControl, path: string, data: SvcData): void {
   if (wrapper) wrapper.hidden = true;
 }
 
+/** The elements a form-fill pass visits (exposure.ts: a path fills the element, no value its controls). */
 export const FILLED = '[data-svc-fill]';
-
-/** `path`: the element's `data-svc-fill` (undefined: nothing happens), a path for itself, or empty for its controls (mapped by name). */
-export function fillForm(element: HTMLElement, data: SvcData, path?: string): void {
-  if (path == null) return;
-  for (const control of path ? [element as FormControl] : element.querySelectorAll<FormControl>('input,select,textarea'))
-    fillControl(control, path || fillPath(control.name || control.id), data);
-}

@@ -14,7 +14,7 @@
  */
 import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
-import { emit as dispatch, guarded, listen } from './events.ts';
+import { guarded, listen, type EventName } from './events.ts';
 import { personaliseElement } from './exposure.ts';
 import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
@@ -24,7 +24,7 @@ import { PERSONALISED } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
-import type { Svc, SvcCommand, SvcData, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
+import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const OPT_OUT_KEY = 'svc:optout';
@@ -59,13 +59,11 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     if (SVC_FEATURES.debug && config.debug) console.log('[svc]', ...details);
   };
 
-  /** Dispatches `svc:<name>`; with the debug feature, logs it first (in debug mode) with its detail. */
-  const emit: typeof dispatch = SVC_FEATURES.debug
-    ? (name, detail) => {
-        debug(name, detail);
-        return dispatch(name, detail);
-      }
-    : dispatch;
+  /** Dispatches `svc:<name>` on the document (where `listen` hears it); with the debug feature, logs it first (in debug mode) with its detail. */
+  const emit = <K extends EventName>(name: K, detail: SvcEventMap[K]): void => {
+    if (SVC_FEATURES.debug) debug(name, detail);
+    document.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
+  };
 
   /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
   let decision: string | undefined;
