@@ -1,7 +1,7 @@
 /**
  * Compile-time feature flags (see tag/features.ts): tag/build.ts makes esbuild replace each
  * `SVC_FEATURES.<name>` by `true` or `false`, and minification drops the code behind a `false`.
- * Only the bundle's composition (tag.ts, exposure.ts) reads them, never the pure modules (their unit tests run
+ * Only the bundle's composition (tag.ts, personalise.ts) reads them, never the pure modules (their unit tests run
  * without a build).
  */
 import type { FeatureSet } from '../features.ts';

@@ -27,5 +27,5 @@ export function fillControl(control: FormControl, path: string, data: SvcData): 
   if (wrapper) wrapper.hidden = true;
 }
 
-/** The elements a form-fill pass visits (exposure.ts: a path fills the element, no value its controls). */
+/** The elements a form-fill pass visits (personalise.ts: a path fills the element, no value its controls). */
 export const FILLED = '[data-svc-fill]';

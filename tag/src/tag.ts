@@ -15,12 +15,11 @@
 import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
 import { guarded, listen, type EventName } from './events.ts';
-import { personaliseElement } from './exposure.ts';
 import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
 import { requestIdentification, serviceUrl } from './identify.ts';
 import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
-import { PERSONALISED } from './personalise.ts';
+import { PERSONALISED, personaliseElement } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
