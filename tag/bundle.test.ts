@@ -22,6 +22,8 @@ interface PageOptions {
   scriptSrc?: string | null;
   queue?: unknown;
   storage?: Storage | (() => never);
+  /** sessionStorage as the page sees it (a throwing getter: blocked). */
+  sessionStorage?: Storage | (() => never);
   fetch?: ReturnType<typeof respond>;
   dataLayer?: unknown[];
   gpc?: boolean;
@@ -71,13 +73,15 @@ function page(o: PageOptions = {}) {
   const errors: unknown[][] = [];
   const logs: unknown[][] = [];
   const beacon = vi.fn((_url: string, _body: string) => true);
+  const location = new URL(o.url ?? 'https://www.acme.example/pricing');
+  const session = o.sessionStorage ?? memoryStorage();
+  let draws = 0;
   const context = vm.createContext({
     window: win,
     document: doc,
-    location: new URL(o.url ?? 'https://www.acme.example/pricing'),
+    location,
     navigator: { globalPrivacyControl: o.gpc, sendBeacon: beacon },
-    sessionStorage: memoryStorage(),
-    crypto: { getRandomValues: <T extends Uint8Array>(a: T) => a.fill(7) },
+    crypto: { getRandomValues: <T extends Uint8Array>(a: T) => a.fill(o.sessionStorage ? ++draws : 7) },
     performance: { now: () => 50 },
     fetch: fetchMock,
     URLSearchParams,
@@ -92,10 +96,14 @@ function page(o: PageOptions = {}) {
   Object.defineProperty(context, 'localStorage', {
     get: () => (typeof storage === 'function' ? storage() : storage),
   });
+  Object.defineProperty(context, 'sessionStorage', {
+    get: () => (typeof session === 'function' ? session() : session),
+  });
   const bundle = o.core ? coreJs : js;
   const source = o.settings ? bundle.replace(PLACEHOLDER, JSON.stringify(o.settings)) : bundle;
   return {
     win,
+    location,
     events,
     errors,
     logs,
@@ -387,6 +395,19 @@ describe('page views (feature page_views)', () => {
     expect(body(p)).toEqual({ type: 'pageview', path: '/pricing?utm_source=news&utm_medium=mail', referrer: 'news.example', session: Array(12).fill(7).join('_') });
     p.svc.push(['init', { tag: 't1' }], ['personalize']);
     expect(p.beacon).toHaveBeenCalledTimes(1); // the same view is not counted twice
+  });
+
+  it('keeps one session id across SPA navigations when sessionStorage is blocked (memory for the document)', () => {
+    const p = page({ sessionStorage: () => { throw new DOMException('blocked', 'SecurityError'); }, queue: init() });
+    p.run();
+    p.location.pathname = '/docs';
+    (p.win.history as History).pushState(null, '', '/docs');
+    p.location.pathname = '/contact';
+    (p.win.history as History).pushState(null, '', '/contact');
+    expect(p.beacon).toHaveBeenCalledTimes(3);
+    expect(body(p, 0).session).toBe(Array(12).fill(1).join('_'));
+    expect([body(p, 1).session, body(p, 2).session]).toEqual([body(p, 0).session, body(p, 0).session]);
+    expect([body(p, 1).path, body(p, 2).path]).toEqual(['/docs', '/contact']);
   });
 
   it('logs each page view in debug mode: the beacon body', () => {

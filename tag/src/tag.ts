@@ -76,6 +76,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   let lastPageView: string | undefined;
   /** The referrer's host, sent with the first page view of the document only. */
   let referrer = SVC_FEATURES.page_views ? referrerHost(doc.referrer, location.hostname) : undefined;
+  /** This tab's session store, one for the document: with sessionStorage blocked, its memory keeps one session id across SPA navigations. */
+  const sessionStore = SVC_FEATURES.page_views ? safeStorage(() => sessionStorage) : undefined;
 
   /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
   const reveal = (): number => queue?.r?.() ?? 0;
@@ -127,7 +129,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
         type: 'pageview',
         path,
         referrer,
-        session: sessionId(safeStorage(() => sessionStorage)),
+        session: sessionId(sessionStore!),
       };
       lastPageView = path;
       referrer = undefined;
