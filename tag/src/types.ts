@@ -17,7 +17,7 @@ export type ConsentState = 'granted' | 'denied' | 'pending';
  * Key `company`. A field with no value is null (never ""); a list with no items is []. A blank answer
  * (No Match, Non-actionable Match, invalid IP) has every company variable null, except the geoIP_*
  * fields of a known network. Fields are optional here because an answer below `minConfidence` is
- * replaced by `{ company: { company_match: 'No Match' }, confidence }`; treat absent like null.
+ * replaced by `{ company: { company_match: 'No Match' } }`; treat absent like null.
  * server/identification/schema.test.ts checks these types against the server's response schema.
  */
 export interface SvcCompany {
@@ -72,7 +72,7 @@ export interface SvcSegments {
 
 /**
  * The 200 answer of `GET /v3/company/details`, stored on `window.svc.data`. An answer below the minimum
- * confidence is replaced by `{ company: { company_match: 'No Match' }, confidence }`.
+ * confidence is replaced by `{ company: { company_match: 'No Match' } }` (README, "minimum confidence").
  */
 export interface SvcData {
   company: SvcCompany;
