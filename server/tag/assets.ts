@@ -94,7 +94,8 @@ export function ifNoneMatchHolds(header: string | undefined, etag: string): bool
 
 function sendScript(req: Request, res: Response, plain: Representation): void {
   // Each encoding is its own representation with its own strong ETag (RFC 9110 8.8.3).
-  const { body, etag } = req.acceptsEncodings('gzip', 'identity') === 'gzip' ? gzipOf(plain) : plain;
+  const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+  const { body, etag } = gzip ? gzipOf(plain) : plain;
   res.set({
     'Content-Type': 'application/javascript; charset=utf-8',
     'Cache-Control': 'public, max-age=300',
@@ -104,7 +105,7 @@ function sendScript(req: Request, res: Response, plain: Representation): void {
     'X-Content-Type-Options': 'nosniff',
   });
   res.vary('Accept-Encoding');
-  if (body !== plain.body) res.set('Content-Encoding', 'gzip');
+  if (gzip) res.set('Content-Encoding', 'gzip');
   if (ifNoneMatchHolds(req.get('if-none-match'), etag)) return void res.status(304).end();
   res.send(body);
 }
