@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../http/logger.ts';
+import { boundedMemo } from '../cache/bounded-cache.ts';
 import { mask } from '../http/log-mask.ts';
 import { httpDuration, httpRequests, rateLimitRefusals } from './metrics.ts';
 import { factsOf } from './request-facts.ts';
@@ -55,7 +56,8 @@ export interface Observer {
 
 export function createObserver(log: Logger): Observer {
   const logRequests = log.isLevelEnabled('info');
-  const maskedPaths = new Map<string, string>();
+  // The fast lane's routes are fixed paths: each is masked once (bounded, as any memo of request data).
+  const maskRoutePath = boundedMemo(mask, 64);
 
   const done = (req: IncomingMessage, res: ServerResponse, trace: Trace) => {
     const fastRoute = trace.fastRoute;
@@ -79,7 +81,7 @@ export function createObserver(log: Logger): Observer {
         route,
         // The path without its query (which can carry addresses); emails and secrets in a path are masked
         // (the fast lane's fixed paths once).
-        path: fastRoute === path ? (maskedPaths.get(path) ?? remember(maskedPaths, path, mask(path))) : mask(path),
+        path: fastRoute === path ? maskRoutePath(path) : mask(path),
         status,
         duration_ms: Math.round(seconds * 1e6) / 1e3,
         customer: facts?.customer ?? null,
@@ -97,9 +99,4 @@ export function createObserver(log: Logger): Observer {
     },
     done,
   };
-}
-
-function remember(map: Map<string, string>, key: string, value: string): string {
-  map.set(key, value);
-  return value;
 }
