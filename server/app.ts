@@ -18,7 +18,7 @@ import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { fastLane, postRoutesOf, type ExpressRoutes, type FastRoutes } from './http/fast-lane.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import type { Logger } from './http/logger.ts';
-import { createMeteringSteps, createPipeline } from './http/pipeline.ts';
+import { createMeteringSteps } from './http/pipeline.ts';
 import { mountIdentification } from './identification/route.ts';
 import { identificationFastRoute } from './identification/fast-route.ts';
 import { mountHealth } from './observability/health.ts';
@@ -70,11 +70,10 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes; post
   app.set('etag', false);
 
   const api = Router();
-  const pipeline = createPipeline(deps.store);
-  const steps = createMeteringSteps(deps.store);
-  const geoip = deps.config.SVC_GEOIP_DB ? openGeoIp(deps.config.SVC_GEOIP_DB) : null;
-  mountIdentification(api, { ...deps, pipeline, geoip });
-  const identification = identificationFastRoute({ ...deps, pipeline, geoip }, steps);
+  const pipeline = createMeteringSteps(deps.store);
+  const identificationDeps = { ...deps, pipeline, geoip: deps.config.SVC_GEOIP_DB ? openGeoIp(deps.config.SVC_GEOIP_DB) : null };
+  mountIdentification(api, identificationDeps);
+  const identification = identificationFastRoute(identificationDeps);
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
   mountEvents(api, { ...deps, pipeline });

@@ -13,7 +13,8 @@ import type { ApiGroup } from '../../data/sources/schema.ts';
 import { authenticateToken, type Caller } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { apiRoute, type ApiResult, type Pipeline } from '../http/api-route.ts';
+import { apiRoute, type ApiResult, } from '../http/api-route.ts';
+import type { MeteringSteps } from '../http/pipeline.ts';
 import { classifyTitle } from '../people/title-classifier.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
@@ -27,7 +28,7 @@ export interface EnrichmentDeps {
   config: Config;
   store: AccessRecords;
   dataset: Dataset;
-  pipeline: Pipeline;
+  pipeline: MeteringSteps;
   /** The company's page views on the customer's own site: first-party intent in the scores. */
   recorder?: PageViewRecorder;
 }

@@ -5,10 +5,13 @@
  * A route supplies how its caller is authenticated and a handler that validates input and looks up;
  * the handler names the record its answer exports, and the pipeline charges for it.
  */
+import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import { noteCustomer } from '../observability/request-facts.ts';
+import { rateLimitHeaders, type MeteringSteps } from './pipeline.ts';
+import { trustedRequestId } from './request-id.ts';
 
 export interface ApiResult {
   status: 200 | 404;
@@ -18,27 +21,55 @@ export interface ApiResult {
   charge?: { api: ChargeableApi; record: string };
 }
 
-export interface Pipeline {
-  /** Throws HttpError(429) with Retry-After/RateLimit-* headers when over the limit; sets RateLimit-* otherwise. */
-  rateLimit(caller: Caller, req: Request, res: Response): Promise<void>;
-  /** Throws HttpError(402) when the customer has no credit left for this charge. */
-  charge(caller: Caller, charge: NonNullable<ApiResult['charge']>, res: Response): Promise<void>;
+/** What the metering needs of a request, and where its answer's headers go (Express's response, or the fast lane's header list). */
+export interface MeteredCall {
+  visitorIp: string;
+  /** HEAD carries no answer, so it exports no record: never charged (nor refused for want of credit). */
+  head: boolean;
+  /** The id a trusted proxy gave the request (asked only when there is a charge). */
+  requestId: () => string | null;
+  /** Where the request's log facts (customer, charge) are noted. */
+  res: ServerResponse;
+  setHeader: (name: string, value: string) => void;
+}
+
+/**
+ * The pipeline from the authenticated caller to the answer, in its documented order: the caller's CORS
+ * origin, rate limit (RateLimit-* headers, 429), the handler (input, lookup), the charge (402), then
+ * `Cache-Control`. Shared by apiRoute and the fast lane's identification route, so the two cannot drift.
+ */
+export async function meteredAnswer(
+  steps: MeteringSteps,
+  caller: Caller,
+  call: MeteredCall,
+  handler: () => Promise<ApiResult> | ApiResult,
+): Promise<ApiResult> {
+  noteCustomer(call.res, caller.customer.id); // for the request's log line
+  if (caller.corsOrigin) call.setHeader('Access-Control-Allow-Origin', caller.corsOrigin);
+  await steps.rateLimit(caller, call.visitorIp, (hit) => {
+    for (const [name, value] of Object.entries(rateLimitHeaders(hit))) call.setHeader(name, value);
+  });
+  const result = await handler();
+  if (result.charge && result.status === 200 && !call.head) await steps.charge(caller, result.charge, call.requestId(), call.res);
+  call.setHeader('Cache-Control', 'private, no-store');
+  return result;
 }
 
 export function apiRoute(
-  pipeline: Pipeline,
+  steps: MeteringSteps,
   authenticate: (req: Request, res: Response) => Promise<Caller>,
   handler: (req: Request, caller: Caller) => Promise<ApiResult> | ApiResult,
 ): RequestHandler {
   return async (req, res) => {
     const caller = await authenticate(req, res);
-    noteCustomer(res, caller.customer.id); // for the request's log line
-    if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
-    await pipeline.rateLimit(caller, req, res);
-    const result = await handler(req, caller);
-    // HEAD carries no answer, so it exports no record: never charged (nor refused for want of credit).
-    if (result.charge && result.status === 200 && req.method !== 'HEAD') await pipeline.charge(caller, result.charge, res);
-    res.set('Cache-Control', 'private, no-store');
+    const call: MeteredCall = {
+      visitorIp: req.ip ?? '',
+      head: req.method === 'HEAD',
+      requestId: () => trustedRequestId(req),
+      res,
+      setHeader: (name, value) => void res.setHeader(name, value),
+    };
+    const result = await meteredAnswer(steps, caller, call, () => handler(req, caller));
     if (result.headers) res.set(result.headers);
     if (req.method === 'POST') {
       // What res.status().json() sends for a POST, written directly: Express's send() re-parses and

@@ -1,15 +1,13 @@
 /** The pipeline's rate-limit and credit steps, backed by the state store's metering (shared by every node). */
 import type { ServerResponse } from 'node:http';
-import type { Request, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import { chargeMonth, dedupeKey, poolOf, quotaPeriod, type ChargeableApi } from '../credits/rules.ts';
 import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
 import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
 import type { Metering, RateLimitHit } from '../state/metering.ts';
-import type { Pipeline } from './api-route.ts';
 import { HttpError } from './errors.ts';
-import { retryChargeKey, trustedRequestId } from './request-id.ts';
+import { retryChargeKey } from './request-id.ts';
 
 const POOL_NAMES = { identification: 'Company Identification API credits', enrichment: 'Enrichment APIs credits' } as const;
 
@@ -44,8 +42,8 @@ export function rateLimitHeaders(hit: RateLimitHit): Record<string, string> {
 }
 
 /**
- * The pipeline's metering steps on plain values, shared by the Express pipeline (below) and the fast
- * lane's identification route (server/identification/fast-route.ts), which has no Express objects.
+ * The pipeline's metering steps on plain values: apiRoute's `meteredAnswer` runs them for every API route
+ * (the fast lane's identification route included, which has no Express objects), the events route its rate limit.
  */
 export interface MeteringSteps {
   /**
@@ -105,13 +103,5 @@ export function createMeteringSteps(metering: Metering, now: () => Date = () => 
         throw new HttpError(402, `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
       }
     },
-  };
-}
-
-export function createPipeline(metering: Metering, now: () => Date = () => new Date()): Pipeline {
-  const steps = createMeteringSteps(metering, now);
-  return {
-    rateLimit: (caller: Caller, req: Request, res: Response) => steps.rateLimit(caller, req.ip ?? '', (hit) => void res.set(rateLimitHeaders(hit))),
-    charge: (caller, charge, res) => steps.charge(caller, charge, res.req ? trustedRequestId(res.req) : null, res),
   };
 }

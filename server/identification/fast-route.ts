@@ -17,12 +17,11 @@
  * fast-lane.test.ts compares its answers with the router's, header by header.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastHandler, Lane } from '../http/fast-lane.ts';
-import type { MeteringSteps } from '../http/pipeline.ts';
+import { meteredAnswer } from '../http/api-route.ts';
 import { trustedRequestIdOf } from '../http/request-id.ts';
-import { noteCustomer } from '../observability/request-facts.ts';
-import type { RateLimitHit } from '../state/metering.ts';
 import { identificationAnswer, identificationCaller, type IdentificationDeps, type IdentificationRequest, type RawQuery } from './route.ts';
 
 /**
@@ -57,10 +56,8 @@ class FastRequest implements IdentificationRequest {
   ) {}
 
   get(name: string): string | undefined {
-    const lc = name.toLowerCase();
-    const h = this.raw.headers;
-    if (lc === 'referer' || lc === 'referrer') return (h.referrer as string | undefined) || h.referer;
-    return h[lc] as string | undefined;
+    // Express's own `req.get`, which reads only `this.headers` (referer/referrer included).
+    return express.request.get.call(this.raw, name) as string | undefined;
   }
 
   get ip(): string | undefined {
@@ -69,7 +66,7 @@ class FastRequest implements IdentificationRequest {
   }
 }
 
-export function identificationFastRoute(deps: IdentificationDeps, steps: MeteringSteps): FastHandler {
+export function identificationFastRoute(deps: IdentificationDeps): FastHandler {
   return (raw, res, trace, lane) => {
     const h = raw.headers;
     const url = raw.url ?? '';
@@ -82,7 +79,7 @@ export function identificationFastRoute(deps: IdentificationDeps, steps: Meterin
     const query = q < 0 ? {} : parseQuery(url.slice(q + 1));
     // The headers set so far, in the order the router's route sets them: an error answer keeps them.
     const headers: string[] = ['X-Request-Id', trace.id, 'Vary', 'Origin'];
-    answer(deps, steps, new FastRequest(raw, lane), raw, res, lane, query, headers)
+    answer(deps, new FastRequest(raw, lane), raw, res, lane, query, headers)
       .then((json) => {
         headers.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)));
         res.writeHead(200, headers);
@@ -94,9 +91,9 @@ export function identificationFastRoute(deps: IdentificationDeps, steps: Meterin
   };
 }
 
+/** The router's route's steps (meteredAnswer, as apiRoute runs them), with the headers collected in `headers`. */
 async function answer(
   deps: IdentificationDeps,
-  steps: MeteringSteps,
   req: FastRequest,
   raw: IncomingMessage,
   res: ServerResponse,
@@ -105,13 +102,17 @@ async function answer(
   headers: string[],
 ): Promise<string> {
   const caller = await identificationCaller(deps, req, query);
-  noteCustomer(res, caller.customer.id);
-  if (caller.corsOrigin) headers.push('Access-Control-Allow-Origin', caller.corsOrigin);
-  await steps.rateLimit(caller, req.ip ?? '', (hit: RateLimitHit) =>
-    headers.push('RateLimit-Limit', String(hit.limit), 'RateLimit-Remaining', String(hit.remaining), 'RateLimit-Reset', String(Math.ceil(hit.resetMs / 1000))),
+  const result = await meteredAnswer(
+    deps.pipeline,
+    caller,
+    {
+      visitorIp: req.ip ?? '',
+      head: false, // the fast lane takes GET only
+      requestId: () => trustedRequestIdOf(raw, lane.trustProxy),
+      res,
+      setHeader: (name, value) => void headers.push(name, value),
+    },
+    () => identificationAnswer(deps, req, query, caller),
   );
-  const result = await identificationAnswer(deps, req, query, caller);
-  if (result.charge) await steps.charge(caller, result.charge, trustedRequestIdOf(raw, lane.trustProxy), res);
-  headers.push('Cache-Control', 'private, no-store');
   return JSON.stringify(result.body);
 }

@@ -2,7 +2,8 @@
 import type { Request, Response, Router } from 'express';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import { authenticateTag, authenticateToken, type Caller, type HeaderSource } from '../auth/authenticate.ts';
-import { apiRoute, type Pipeline } from '../http/api-route.ts';
+import { apiRoute, } from '../http/api-route.ts';
+import type { MeteringSteps } from '../http/pipeline.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { overlayGeo, type GeoIp } from '../geoip/geoip.ts';
@@ -19,7 +20,7 @@ export interface IdentificationDeps {
   config: Config;
   store: AccessRecords;
   dataset: Dataset;
-  pipeline: Pipeline;
+  pipeline: MeteringSteps;
   /** Tag sightings ("installed on") and the account's own page views for first-party intent. */
   recorder?: PageViewRecorder;
   /** SVC_GEOIP_DB, when configured: the geoIP_* fields come from it (server/geoip/). */

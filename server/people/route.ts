@@ -10,7 +10,8 @@ import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { parseDomain } from '../enrichment/email.ts';
 import { parseInput, readBody } from '../enrichment/request-body.ts';
-import { apiRoute, type Pipeline } from '../http/api-route.ts';
+import { apiRoute, } from '../http/api-route.ts';
+import type { MeteringSteps } from '../http/pipeline.ts';
 import type { AccessRecords } from '../state/store.ts';
 import { findPerson, peopleEnrichmentAnswer } from './enrich-person.ts';
 import { PeopleEnrichmentBody, PeopleSearchBody } from './schema.ts';
@@ -21,7 +22,7 @@ export interface PeopleDeps {
   config: Config;
   store: AccessRecords;
   dataset: Dataset;
-  pipeline: Pipeline;
+  pipeline: MeteringSteps;
 }
 
 export function mountPeople(router: Router, deps: PeopleDeps): void {

@@ -13,7 +13,7 @@ import { authenticateTag, type Caller } from '../auth/authenticate.ts';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { Pipeline } from '../http/api-route.ts';
+import { rateLimitHeaders, type MeteringSteps } from '../http/pipeline.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Logger } from '../http/logger.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
@@ -25,7 +25,7 @@ export interface EventsDeps {
   config: Config;
   store: AccessRecords;
   dataset: Dataset;
-  pipeline: Pipeline;
+  pipeline: MeteringSteps;
   recorder: PageViewRecorder;
   log: Logger;
 }
@@ -39,7 +39,7 @@ export function mountEvents(router: Router, deps: EventsDeps): void {
     res.vary('Origin');
     const caller = await authenticateTag(deps.store, req, tagParam(req));
     if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
-    await deps.pipeline.rateLimit(caller, req, res);
+    await deps.pipeline.rateLimit(caller, req.ip ?? '', (hit) => void res.set(rateLimitHeaders(hit)));
     const parsed = parseBeacon(await bodyText(req, res));
     if (!parsed.ok) throw new HttpError(400, parsed.message);
     const at = new Date();
