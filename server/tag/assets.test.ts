@@ -24,10 +24,11 @@ afterAll(async () => {
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${srv.url}${path}`, { headers });
 
-/** The settings object the bundle was given: the argument in place of the placeholder. */
+/** The settings object the bundle was given: the last call's argument, `…})(<settings>)})();` (an object literal). */
 const inlined = (js: string) => {
-  const m = /\}\)\(window,document,(\{.*?\})\)/.exec(js) ?? /\(window,document,(\{[^]*?\})\)\}catch/.exec(js);
-  return m ? vm.runInNewContext(`(${m[1]})`) : null; // an object literal (settingsLiteral)
+  const start = js.lastIndexOf('})({');
+  const end = js.lastIndexOf(')})();');
+  return start < 0 || end < start ? null : vm.runInNewContext(`(${js.slice(start + 3, end)})`); // settingsLiteral's output
 };
 
 describe('GET /tag/v1/svc.js', () => {

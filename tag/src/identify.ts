@@ -5,7 +5,7 @@
 import type { SvcData } from './types.ts';
 
 /** The answer on 200, else the server's error body, or the browser's message. */
-export type IdentificationBody = Partial<SvcData> & { message?: string };
+type IdentificationBody = Partial<SvcData> & { message?: string };
 
 /**
  * A URL of the service for a tag: `<endpoint><route>?tag=<tag>[&test_ip=<ip>]` (the demo's test IP, so

@@ -7,4 +7,4 @@ import { guarded } from './events.ts';
 import { startTag } from './tag.ts';
 
 // Guarded like every entry point: an exception is reported, never thrown into the host page.
-guarded(startTag)(window, document, '__SVC_SETTINGS__');
+guarded(startTag)('__SVC_SETTINGS__');

@@ -40,15 +40,15 @@ type AllCommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArgument
 type CommandHandlers = Omit<AllCommandHandlers, 'debug'> & Partial<Pick<AllCommandHandlers, 'debug'>>;
 
 /** `serverSettings`: the tag's inlined settings, or the unreplaced placeholder string (generic bundle). */
-export function startTag(win: Window, doc: Document, serverSettings: SvcInitOptions | string): void {
-  const queue = win.svc as SvcQueue | undefined;
+export function startTag(serverSettings: SvcInitOptions | string): void {
+  const queue = window.svc as SvcQueue | undefined;
   if (queue && !Array.isArray(queue)) return; // included twice: the first bundle is live
 
   const params = new URLSearchParams(location.search);
   const testIp = params.get('svc_test_ip');
   const config: Config = {
     // where the bundle was loaded from (the origin has no "/tag/v1/": itself when the script has no URL)
-    endpoint: ((doc.currentScript as HTMLScriptElement | null)?.src || location.origin).split('/tag/v1/')[0],
+    endpoint: ((document.currentScript as HTMLScriptElement | null)?.src || location.origin).split('/tag/v1/')[0],
     cacheTTL: DAY_MS,
     timeout: 1000,
     debug: SVC_FEATURES.debug && params.has('svc_debug'),
@@ -74,8 +74,8 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   let reported = new WeakMap<Element, string>();
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
-  /** The referrer's host, sent with the first page view of the document only. */
-  let referrer = SVC_FEATURES.page_views ? referrerHost(doc.referrer, location.hostname) : undefined;
+  /** The referrer's host, sent with the first page view of the document only (none reported yet). */
+  const referrer = SVC_FEATURES.page_views ? referrerHost(document.referrer, location.hostname) : undefined;
   /** This tab's session store, one for the document: with sessionStorage blocked, its memory keeps one session id across SPA navigations. */
   const sessionStore = SVC_FEATURES.page_views ? safeStorage(() => sessionStorage) : undefined;
 
@@ -90,7 +90,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
       const view = location.href.split('#')[0];
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
-      for (const element of doc.querySelectorAll<HTMLElement>(selector)) {
+      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
         const exposure = personaliseElement(element, svc.data);
         if (reported.get(element) != view) elements.push(exposure);
         reported.set(element, view);
@@ -106,7 +106,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) reported = new WeakMap(); // a new answer is a new view
     personaliseView();
     ready = { data, cached, hidden: reveal() }; // revealed once personalised
-    (win.dataLayer ||= []).push(flatten(data, config.fields));
+    (window.dataLayer ||= []).push(flatten(data, config.fields));
     emit('ready', ready);
   };
 
@@ -122,17 +122,16 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
    * the page's own resources.
    */
   const countPageView = (): void => {
-    if (SVC_FEATURES.page_views && config.tag && doc.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
+    if (SVC_FEATURES.page_views && config.tag && document.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
         type: 'pageview',
         path,
-        referrer,
+        referrer: lastPageView ? undefined : referrer,
         session: sessionId(sessionStore!),
       };
       lastPageView = path;
-      referrer = undefined;
       navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', config.tag, testIp), JSON.stringify(pageView));
       if (SVC_FEATURES.debug) debug(pageView); // its `type` says what it is (no label of its own: 6 B gzip)
     }
@@ -220,7 +219,7 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
     on: listen,
     ready: onReady,
   };
-  win.svc = svc;
+  window.svc = svc;
 
   if (typeof serverSettings == 'object') configure(serverSettings);
   queue?.forEach(run);
@@ -229,13 +228,13 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   // Anti-flicker: reveal at the timeout, counted from navigation start (the snippet's own timer covers
   // a bundle that never runs).
   setTimeout(reveal, config.timeout - performance.now());
-  if (SVC_FEATURES.page_views) win.addEventListener('load', guarded(countPageView));
+  if (SVC_FEATURES.page_views) window.addEventListener('load', guarded(countPageView));
 
   if (SVC_FEATURES.spa) {
     // Elements added or re-rendered later, and history navigations: new views of the same answer.
-    new MutationObserver(guarded(personaliseView)).observe(doc, { childList: true, subtree: true, characterData: true });
+    new MutationObserver(guarded(personaliseView)).observe(document, { childList: true, subtree: true, characterData: true });
     onNavigation(
-      win,
+      window,
       guarded(() => {
         personaliseView();
         countPageView();
@@ -244,6 +243,6 @@ export function startTag(win: Window, doc: Document, serverSettings: SvcInitOpti
   } else if (SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) {
     // An async script can run before the page is parsed: personalise what came after it, once (a
     // listener added after the event never runs).
-    doc.addEventListener('DOMContentLoaded', guarded(personaliseView));
+    document.addEventListener('DOMContentLoaded', guarded(personaliseView));
   }
 }
