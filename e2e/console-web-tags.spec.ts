@@ -3,7 +3,7 @@
  * snippet (copied with the button) and where it was seen; creating a tag (domains refused as the API
  * refuses them, features and limits), then installing its snippet on a page and seeing it "installed".
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { ORIGIN, TAG, UA, ADMIN_TOKEN, watchConsoleProblems } from './helpers.ts';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });

@@ -3,6 +3,7 @@
  * (no CDN, no font service, no CSP violation), and its "try it" client sends a real request here.
  */
 import { expect, test } from '@playwright/test';
+import { watchConsoleProblems } from './helpers.ts';
 
 // Scalar's bundle is 3.5 MB of JavaScript: on a busy machine parsing it alone takes seconds.
 test.setTimeout(120_000);
@@ -11,15 +12,11 @@ const RENDERED = { timeout: 60_000 };
 test('renders the reference from this server only, under its CSP', async ({ page, baseURL }) => {
   const origin = new URL(baseURL!).origin;
   const foreign: string[] = [];
-  const problems: string[] = [];
+  const problems = watchConsoleProblems(page);
   page.on('request', (r) => {
     const u = new URL(r.url());
     if (u.protocol.startsWith('http') && u.origin !== origin) foreign.push(r.url());
   });
-  page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
   await page.goto('/docs');
   await expect(page.getByText('svc API').first()).toBeVisible(RENDERED);
   await expect(page.getByText('Identify the company behind an IP address').first()).toBeVisible();

@@ -188,7 +188,7 @@ export function failOnPageErrors(): void {
   });
 }
 
-/** CSP violations and uncaught errors of a console page: the console must run under its CSP without either. */
+/** CSP violations and uncaught errors of a page (the console, the API docs): each must run under its CSP without either. */
 export function watchConsoleProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (m) => {
