@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { deepFreeze } from './auth-cache.ts';
 import {
   daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, TOP_PAGES,
   type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
@@ -206,10 +207,8 @@ export class SqliteVisitStore implements VisitStore {
     let byCompany = this.accountPagesCache.get(customerId);
     const hit = byCompany?.get(companyId);
     if (hit !== undefined && hit.from === from && hit.to === to) return hit.rows;
-    const rows = this.accountPagesQuery.all(customerId, companyId, from, to) as PagePerDay[];
     // Shared by later answers: frozen, so no caller can change what the next one reads.
-    for (const r of rows) Object.freeze(r);
-    Object.freeze(rows);
+    const rows = deepFreeze(this.accountPagesQuery.all(customerId, companyId, from, to) as PagePerDay[]);
     if (this.accountPagesCached >= ACCOUNT_PAGES_LIMIT) this.clearAccountPages();
     if (byCompany === undefined || this.accountPagesCached === 0) {
       byCompany = new Map();
