@@ -110,12 +110,12 @@ export class SqliteVisitStore implements VisitStore {
     };
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
-        // Anonymous views change no account's pages: only account views invalidate read account pages.
-        if (v.company_id !== null) bumped = bumpVersion.get() as number;
         if (v.company_id === null) {
           q.anonymous.run(v.customer_id, v.day);
           return false;
         }
+        // Anonymous views change no account's pages: only account views invalidate read account pages.
+        bumped = bumpVersion.get() as number;
         const newSession = q.session.run(v.customer_id, v.day, v.company_id, v.session_id).changes;
         const { page_views } = q.account.get({ customer_id: v.customer_id, day: v.day, company_id: v.company_id, new_session: newSession, at: v.at }) as { page_views: number };
         // Bounded: past PATHS_PER_ACCOUNT_DAY distinct paths an account's further paths share one row.
