@@ -161,9 +161,6 @@ function keySetOf(list: readonly string[]): ReadonlySet<string> {
   return k;
 }
 
-// The range orders are vocabulary constants (readonly, never changed, but not frozen): keyed once here.
-for (const order of [EMPLOYEE_RANGES, REVENUE_RANGES] as readonly (readonly string[])[]) keyLists.set(order, order.map(key));
-
 const toScore = (x: number): number => Math.min(100, Math.max(0, Math.round(x)));
 
 const saturate = (points: number, k: number): number => toScore(100 * (1 - Math.exp(-points / k)));
