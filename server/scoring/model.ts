@@ -309,8 +309,12 @@ export function intentScore(
   return explainIntent(signals, product, now, pageViews).score;
 }
 
-const BUYING_STAGE_STEPS = (({ Awareness, Consideration, Decision, Purchase }) =>
-  [['Awareness', Awareness], ['Consideration', Consideration], ['Decision', Decision], ['Purchase', Purchase]] as const)(BUYING_STAGE_THRESHOLDS);
+const BUYING_STAGE_STEPS = [
+  ['Awareness', BUYING_STAGE_THRESHOLDS.Awareness],
+  ['Consideration', BUYING_STAGE_THRESHOLDS.Consideration],
+  ['Decision', BUYING_STAGE_THRESHOLDS.Decision],
+  ['Purchase', BUYING_STAGE_THRESHOLDS.Purchase],
+] as const;
 
 export function buyingStage(intentScore: number): BuyingStage {
   return lowestFirst(intentScore, BUYING_STAGE_STEPS, 'Target');
