@@ -41,12 +41,15 @@ export const TITLE_FUNCTIONS = [
 ] as const;
 export type TitleFunction = (typeof TITLE_FUNCTIONS)[number];
 
-/** Employee ranges, smallest first (the scoring model's adjacency = neighbours in this list). */
-export const EMPLOYEE_RANGES = ['1-9', '10-49', '50-199', '200-499', '500-999', '1,000-4,999', '5,000-9,999', '10,000+'] as const;
+/**
+ * Employee ranges, smallest first (the scoring model's adjacency = neighbours in this list). Frozen, as
+ * is REVENUE_RANGES: the scoring model remembers the keys of frozen lists only.
+ */
+export const EMPLOYEE_RANGES = Object.freeze(['1-9', '10-49', '50-199', '200-499', '500-999', '1,000-4,999', '5,000-9,999', '10,000+'] as const);
 export type EmployeeRange = (typeof EMPLOYEE_RANGES)[number];
 
 /** Revenue ranges, smallest first. */
-export const REVENUE_RANGES = ['$1M-$10M', '$10M-$50M', '$50M-$100M', '$100M-$250M', '$250M-$500M', '$500M-$1B', '$1B-$10B', '$10B+'] as const;
+export const REVENUE_RANGES = Object.freeze(['$1M-$10M', '$10M-$50M', '$50M-$100M', '$100M-$250M', '$250M-$500M', '$500M-$1B', '$1B-$10B', '$10B+'] as const);
 export type RevenueRange = (typeof REVENUE_RANGES)[number];
 
 /** Requests per minute a token may make unless its own `rate_limit` says otherwise (spec "Limits"). */

@@ -17,10 +17,6 @@ export class BoundedCache<K, V> {
     this.map.set(key, value);
     return value;
   }
-
-  clear(): void {
-    this.map.clear();
-  }
 }
 
 /** `compute` remembered per key in a BoundedCache of `limit` entries (`compute` must be pure). */

@@ -45,18 +45,20 @@ export function contractYear(contractStart: string, now: Date): number {
   if (known !== undefined && t >= known.from && t < known.to) return known.years;
   const start = new Date(contractStart.length === 10 ? `${contractStart}T00:00:00Z` : contractStart);
   if (Number.isNaN(start.getTime()) || now < start) return 0;
+  // now >= start, so this year's anniversary is at the earliest the start itself: years >= 0.
   let years = now.getUTCFullYear() - start.getUTCFullYear();
-  const anniversary = new Date(start);
-  anniversary.setUTCFullYear(start.getUTCFullYear() + years);
-  if (anniversary > now) years--;
-  years = Math.max(0, years);
+  let from = anniversary(start, years);
+  if (from > t) from = anniversary(start, --years);
   // The year is `years` exactly from its anniversary up to the next one (anniversaries only grow).
-  const from = new Date(start);
-  from.setUTCFullYear(start.getUTCFullYear() + years);
-  const to = new Date(start);
-  to.setUTCFullYear(start.getUTCFullYear() + years + 1);
-  contractYears.set(contractStart, { from: Math.max(from.getTime(), start.getTime()), to: to.getTime(), years });
+  contractYears.set(contractStart, { from, to: anniversary(start, years + 1), years });
   return years;
+}
+
+/** The instant `years` contract years after `start`. */
+function anniversary(start: Date, years: number): number {
+  const d = new Date(start);
+  d.setUTCFullYear(start.getUTCFullYear() + years);
+  return d.getTime();
 }
 
 /**

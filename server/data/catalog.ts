@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import { linkedinKey, normaliseDomain } from '../../data/catalog/keys.ts';
-import { BoundedCache } from '../cache/bounded-cache.ts';
+import { BoundedCache, boundedMemo } from '../cache/bounded-cache.ts';
 
 export interface NetworkSample { ip: string; kind: string; company_id: string; network: string; }
 
@@ -36,15 +36,15 @@ export function openCatalog(file: string): Catalog {
   // The identification route reads the company and its intent signals on every Match: kept per snapshot
   // (the file is read-only), frozen because they are shared, bounded so memory stays flat.
   const companies = new BoundedCache<string, CompanyRow | null>(CACHE_LIMIT);
-  const intents = new BoundedCache<string, IntentRow[]>(CACHE_LIMIT);
+  const intent = boundedMemo((id: string) => freeze((q.intent.all(id) as IntentRow[]).map(freeze)), CACHE_LIMIT);
   // The enrichment routes read a lead's person, its email domain's companies and the person's engagement:
   // each a SQLite statement of 8–15 µs CPU (point queries over a catalog larger than SQLite's page cache),
   // ~35 µs of a combined request together. Leads repeat (a CRM re-enriches the same records, and many
   // leads share a company domain), so they are kept the same way; a repeat costs one Map lookup. These
   // caches are smaller (rows are ~1 KB), and a domain's companies share their rows with `companies`.
   const domains = new BoundedCache<string, readonly CompanyRow[]>(LEAD_CACHE_LIMIT);
-  const peopleByEmail = new BoundedCache<string, PersonRow | null>(LEAD_CACHE_LIMIT);
-  const engagements = new BoundedCache<string, readonly EngagementRow[]>(LEAD_CACHE_LIMIT);
+  const personByEmail = boundedMemo((key: string) => freeze((q.personByEmail.get(key) as PersonRow | undefined) ?? null), LEAD_CACHE_LIMIT);
+  const engagement = boundedMemo((id: string): readonly EngagementRow[] => freeze((q.engagement.all(id) as EngagementRow[]).map(freeze)), LEAD_CACHE_LIMIT);
   return {
     company: (id) => {
       const hit = companies.get(id);
@@ -55,15 +55,11 @@ export function openCatalog(file: string): Catalog {
       return domains.get(key) ?? domains.set(key, freeze((q.byDomain.all(key) as CompanyRow[]).map((c) => companies.get(c.company_id) ?? (companies.set(c.company_id, freeze(c)) as CompanyRow))));
     },
     personById: (id) => (q.personById.get(id) as PersonRow | undefined) ?? null,
-    personByEmail: (email) => {
-      const key = email.trim().toLowerCase();
-      const hit = peopleByEmail.get(key);
-      return hit !== undefined ? hit : peopleByEmail.set(key, freeze((q.personByEmail.get(key) as PersonRow | undefined) ?? null));
-    },
+    personByEmail: (email) => personByEmail(email.trim().toLowerCase()),
     personByLinkedin: (url) => (q.personByLinkedin.get(linkedinKey(url)) as PersonRow | undefined) ?? null,
     peopleOfCompanies: (ids) => q.peopleOfCompanies.iterate(JSON.stringify(ids)) as IterableIterator<PersonRow>,
-    intent: (id) => intents.get(id) ?? intents.set(id, freeze((q.intent.all(id) as IntentRow[]).map(freeze))),
-    engagement: (id) => engagements.get(id) ?? engagements.set(id, freeze((q.engagement.all(id) as EngagementRow[]).map(freeze))),
+    intent,
+    engagement,
     samples: () => q.samples.all() as NetworkSample[],
     close: () => db.close(),
   };

@@ -161,9 +161,6 @@ function keySetOf(list: readonly string[]): ReadonlySet<string> {
   return k;
 }
 
-// The range orders are vocabulary constants (readonly, never changed, but not frozen): keyed once here.
-for (const order of [EMPLOYEE_RANGES, REVENUE_RANGES] as readonly (readonly string[])[]) keyLists.set(order, order.map(key));
-
 const toScore = (x: number): number => Math.min(100, Math.max(0, Math.round(x)));
 
 const saturate = (points: number, k: number): number => toScore(100 * (1 - Math.exp(-points / k)));
@@ -312,8 +309,12 @@ export function intentScore(
   return explainIntent(signals, product, now, pageViews).score;
 }
 
-const BUYING_STAGE_STEPS = (({ Awareness, Consideration, Decision, Purchase }) =>
-  [['Awareness', Awareness], ['Consideration', Consideration], ['Decision', Decision], ['Purchase', Purchase]] as const)(BUYING_STAGE_THRESHOLDS);
+const BUYING_STAGE_STEPS = [
+  ['Awareness', BUYING_STAGE_THRESHOLDS.Awareness],
+  ['Consideration', BUYING_STAGE_THRESHOLDS.Consideration],
+  ['Decision', BUYING_STAGE_THRESHOLDS.Decision],
+  ['Purchase', BUYING_STAGE_THRESHOLDS.Purchase],
+] as const;
 
 export function buyingStage(intentScore: number): BuyingStage {
   return lowestFirst(intentScore, BUYING_STAGE_STEPS, 'Target');

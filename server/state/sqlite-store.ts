@@ -189,7 +189,7 @@ export class SqliteStateStore implements StateStore {
    * dedupe key charged earlier in the batch is seen by a later charge).
    */
   private meterBatch(ops: Metered[]): unknown[] {
-    const counters = new Map<string, { windowStart: number; count: number; changed: boolean; storedWindow: number | null }>();
+    const counters = new Map<string, { windowStart: number; count: number; storedWindow: number | null }>();
     const balances = new Map<string, { r: ChargeRequest; used: number; changed: boolean }>();
     const out = new Array<unknown>(ops.length);
     for (let i = 0; i < ops.length; i++) {
@@ -202,12 +202,11 @@ export class SqliteStateStore implements StateStore {
           let c = counters.get(key);
           if (c === undefined) {
             const row = this.sql('SELECT window_start, count FROM rate_limits WHERE key = ?').get(key) as { window_start: number; count: number } | undefined;
-            c = { windowStart: row?.window_start ?? -1, count: row?.count ?? 0, changed: false, storedWindow: row?.window_start ?? null };
+            c = { windowStart: row?.window_start ?? -1, count: row?.count ?? 0, storedWindow: row?.window_start ?? null };
             counters.set(key, c);
           }
           c.count = c.windowStart === windowStart ? c.count + 1 : 1;
           c.windowStart = windowStart;
-          c.changed = true;
           return { allowed: c.count <= limit, limit, remaining: Math.max(0, limit - c.count), resetMs: windowStart + windowMs - nowMs };
         });
       } else {
@@ -231,8 +230,8 @@ export class SqliteStateStore implements StateStore {
         }
       }
     }
+    // Every counter read was also counted up (it is read only on its first use): each is written back.
     for (const [key, c] of counters) {
-      if (!c.changed) continue;
       // A counter still in its stored window only counts up: updating the count alone leaves the
       // window index untouched (a quarter of the batch's cost in a micro-benchmark of 26 counters).
       if (c.storedWindow === c.windowStart) this.sql('UPDATE rate_limits SET count = ? WHERE key = ?').run(c.count, key);

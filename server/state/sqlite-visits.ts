@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { deepFreeze } from './auth-cache.ts';
 import {
   daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, TOP_PAGES,
   type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
@@ -109,12 +110,12 @@ export class SqliteVisitStore implements VisitStore {
     };
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
-        // Anonymous views change no account's pages: only account views invalidate read account pages.
-        if (v.company_id !== null) bumped = bumpVersion.get() as number;
         if (v.company_id === null) {
           q.anonymous.run(v.customer_id, v.day);
           return false;
         }
+        // Anonymous views change no account's pages: only account views invalidate read account pages.
+        bumped = bumpVersion.get() as number;
         const newSession = q.session.run(v.customer_id, v.day, v.company_id, v.session_id).changes;
         const { page_views } = q.account.get({ customer_id: v.customer_id, day: v.day, company_id: v.company_id, new_session: newSession, at: v.at }) as { page_views: number };
         // Bounded: past PATHS_PER_ACCOUNT_DAY distinct paths an account's further paths share one row.
@@ -206,10 +207,8 @@ export class SqliteVisitStore implements VisitStore {
     let byCompany = this.accountPagesCache.get(customerId);
     const hit = byCompany?.get(companyId);
     if (hit !== undefined && hit.from === from && hit.to === to) return hit.rows;
-    const rows = this.accountPagesQuery.all(customerId, companyId, from, to) as PagePerDay[];
     // Shared by later answers: frozen, so no caller can change what the next one reads.
-    for (const r of rows) Object.freeze(r);
-    Object.freeze(rows);
+    const rows = deepFreeze(this.accountPagesQuery.all(customerId, companyId, from, to) as PagePerDay[]);
     if (this.accountPagesCached >= ACCOUNT_PAGES_LIMIT) this.clearAccountPages();
     if (byCompany === undefined || this.accountPagesCached === 0) {
       byCompany = new Map();

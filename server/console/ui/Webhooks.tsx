@@ -9,6 +9,7 @@ import { emptyWebhookForm, webhookRequestBody, type WebhookFormFields } from '..
 import type { CustomerRecord } from '../../state/store.ts';
 import type { WebhookRecord } from '../../webhooks/schema.ts';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
+import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
 
 /** The console's Webhooks page for one customer: the section below plus the one-time secret dialog. */
@@ -24,36 +25,17 @@ export function WebhooksPage({ api, customer }: { api: AdminClient; customer: Cu
 
 export function Webhooks({ api, customerId, onCreated }: { api: AdminClient; customerId: string; onCreated(w: WebhookWithSecret): void }) {
   const endpoints = useLoad(() => api.webhooks(customerId), [api, customerId]);
-  const [form, setForm] = useState<WebhookFormFields>(emptyWebhookForm);
-  const [invalid, setInvalid] = useState<{ field: keyof WebhookFormFields; message: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const set = <K extends keyof WebhookFormFields>(key: K, value: WebhookFormFields[K]) => {
-    setForm((f) => ({ ...f, [key]: value }));
-    if (invalid?.field === key) setInvalid(null);
-  };
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    const result = webhookRequestBody(form);
-    if (!result.ok) {
-      setInvalid({ field: result.field, message: result.message });
-      document.getElementById(`new-webhook-${result.field}`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
-      const created = await api.createWebhook(customerId, result.body);
-      setForm(emptyWebhookForm());
+  const { form, set, invalid, error, busy, submit } = useCreateForm({
+    idPrefix: 'new-webhook',
+    initial: emptyWebhookForm,
+    validate: webhookRequestBody,
+    create: (body) => api.createWebhook(customerId, body),
+    reset: emptyWebhookForm,
+    onCreated: (created) => {
       endpoints.reload();
       onCreated(created);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
   const described = (key: keyof WebhookFormFields) => (invalid?.field === key ? { 'aria-invalid': true, 'aria-describedby': 'new-webhook-invalid' } : {});
 
   return (
