@@ -47,6 +47,9 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
   let count = 0;
   const file = sourcePath(dir, 'networks');
   let known = companyIds instanceof Promise ? null : companyIds;
+  // Rows are checked directly from the moment the ids arrive (between two batches). A rejection is
+  // left to firstUnknown's await, which reports it.
+  if (companyIds instanceof Promise) void companyIds.then((ids) => void (known = ids), () => {});
   /** Company id → first row naming it, while the ids are not known yet. */
   const pending = new Map<string, number>();
   const unknownCompany = (id: string, row: number) => new SourceError(`${file}: row ${row}: unknown company_id ${id}`);
@@ -59,6 +62,12 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
   };
   try {
     for await (const rows of readCsvBatches(file, NetworkRow)) {
+      if (known !== null && pending.size > 0) {
+        // The ids came while earlier rows were read: check those rows now rather than at the end.
+        const unknown = await firstUnknown();
+        if (unknown) throw unknown;
+        pending.clear();
+      }
       for (const row of rows) {
         count++;
         if (row.kind === 'company') {
