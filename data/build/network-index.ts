@@ -112,7 +112,7 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
  * the worker cost ≈ 4 s of CPU at a million companies.
  */
 export function writeNetworkIndexInWorker(dir: string, out: string): { result: Promise<NetworkIndexResult>; companyIds(ids: Iterable<string>): void; stop(): Promise<void> } {
-  const w = startBuildWorker<NetworkIndexResult>(new URL('./network-worker.ts', import.meta.url), { dir, out }, { youngGenerationMb: WORKER_YOUNG_GENERATION_MB });
+  const w = startBuildWorker<NetworkIndexResult>(new URL('./network-worker.ts', import.meta.url), { dir, out });
   return {
     result: w.result,
     // One string, not an array: cloning a million strings one by one costs far more than one split.
@@ -120,11 +120,3 @@ export function writeNetworkIndexInWorker(dir: string, out: string): { result: P
     stop: w.stop,
   };
 }
-
-/**
- * Young generation of the build workers: they make millions of short-lived row objects; with V8's
- * default (16 MiB semi-spaces) scavenges promote many of them, and at 5 million networks the garbage
- * collector took ≈ 22% of the worker's CPU. 64 MiB semi-spaces cut its CPU by ≈ 16% (measured with
- * --max-semi-space-size on the 1M-company sources).
- */
-export const WORKER_YOUNG_GENERATION_MB = 192;
