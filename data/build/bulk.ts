@@ -2,7 +2,7 @@
  * What every bulk load of `data build` shares: how a throwaway SQLite build file is opened, how rows go
  * in (batched transactions), and how a build worker thread is started.
  */
-import { Worker } from 'node:worker_threads';
+import { parentPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { SourceError } from '../sources/read.ts';
 
@@ -86,8 +86,9 @@ export function startBuildWorker<R>(
   return { worker, result, stop: async () => void (await worker.terminate()) };
 }
 
-/** Worker side: runs `work` and posts its answer. */
-export async function answer<R>(post: (m: WorkerAnswer<R>) => void, work: () => Promise<R>): Promise<void> {
+/** Worker side: runs `work` and posts its answer to the thread that started the worker. */
+export async function answer<R>(work: () => Promise<R>): Promise<void> {
+  const post = (m: WorkerAnswer<R>) => parentPort!.postMessage(m);
   try {
     post({ ok: true, result: await work() });
   } catch (e) {
