@@ -47,6 +47,9 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
   let count = 0;
   const file = sourcePath(dir, 'networks');
   let known = companyIds instanceof Promise ? null : companyIds;
+  // Rows are checked directly from the moment the ids arrive (between two batches). A rejection is
+  // left to firstUnknown's await, which reports it.
+  if (companyIds instanceof Promise) void companyIds.then((ids) => void (known = ids), () => {});
   /** Company id → first row naming it, while the ids are not known yet. */
   const pending = new Map<string, number>();
   const unknownCompany = (id: string, row: number) => new SourceError(`${file}: row ${row}: unknown company_id ${id}`);
@@ -59,6 +62,12 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
   };
   try {
     for await (const rows of readCsvBatches(file, NetworkRow)) {
+      if (known !== null && pending.size > 0) {
+        // The ids came while earlier rows were read: check those rows now rather than at the end.
+        const unknown = await firstUnknown();
+        if (unknown) throw unknown;
+        pending.clear();
+      }
       for (const row of rows) {
         count++;
         if (row.kind === 'company') {
@@ -103,7 +112,7 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
  * the worker cost ≈ 4 s of CPU at a million companies.
  */
 export function writeNetworkIndexInWorker(dir: string, out: string): { result: Promise<NetworkIndexResult>; companyIds(ids: Iterable<string>): void; stop(): Promise<void> } {
-  const w = startBuildWorker<NetworkIndexResult>(new URL('./network-worker.ts', import.meta.url), { dir, out }, { youngGenerationMb: WORKER_YOUNG_GENERATION_MB });
+  const w = startBuildWorker<NetworkIndexResult>(new URL('./network-worker.ts', import.meta.url), { dir, out });
   return {
     result: w.result,
     // One string, not an array: cloning a million strings one by one costs far more than one split.
@@ -111,11 +120,3 @@ export function writeNetworkIndexInWorker(dir: string, out: string): { result: P
     stop: w.stop,
   };
 }
-
-/**
- * Young generation of the build workers: they make millions of short-lived row objects; with V8's
- * default (16 MiB semi-spaces) scavenges promote many of them, and at 5 million networks the garbage
- * collector took ≈ 22% of the worker's CPU. 64 MiB semi-spaces cut its CPU by ≈ 16% (measured with
- * --max-semi-space-size on the 1M-company sources).
- */
-export const WORKER_YOUNG_GENERATION_MB = 192;

@@ -1,12 +1,13 @@
 /** `data build` with the network index and the people table in worker threads builds exactly what the single-threaded build does. */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { writeFixtureSources } from '../../server/testing/test-server.ts';
 import { SourceError } from '../sources/read.ts';
 import { buildDataset } from './build.ts';
+import { writeNetworkIndex } from './network-index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-build-worker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,4 +91,39 @@ it('reports a bad people row from the worker ahead of a bad row of a later file,
   await expect(failed).rejects.toThrow(SourceError);
   await expect(failed).rejects.toThrow(/people\.csv: row \d+: people_id/);
   expect(readdirSync(join(dir, 'people-out')).filter((f) => f !== 'networks.mmdb')).toEqual([]);
+});
+
+describe('company ids that arrive while networks.csv is read (as in the worker)', () => {
+  /** networks.csv of several 1 MiB batches, with an unknown company at row 3 and the known one at row 2. */
+  const write = (name: string) => {
+    const src = join(dir, name);
+    mkdirSync(src, { recursive: true });
+    const lines = ['network,kind,company_id,confidence,country,state,city', '10.0.0.0/24,company,900001,High,,,', '10.0.1.0/24,company,424242,High,,,'];
+    for (let i = 0; i < 100_000; i++) lines.push(`${11 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}.0/24,isp,,High,,,`);
+    writeFileSync(join(src, 'networks.csv'), lines.join('\n') + '\n');
+    mkdirSync(join(dir, `${name}-out`), { recursive: true });
+    return { src, out: join(dir, `${name}-out`), rows: lines.length - 1 };
+  };
+
+  it('checks rows as soon as the ids are there, without reading the rest of the file', async () => {
+    const { src, out, rows } = write('early');
+    let read = 0;
+    const failed = writeNetworkIndex(src, out, Promise.resolve(new Set(['900001'])), (n) => void (read = n));
+    await expect(failed).rejects.toThrow('row 3: unknown company_id 424242');
+    expect(read).toBeLessThan(rows);
+  });
+
+  it('checks the rows read before the ids came at the next batch, still reporting the first bad row', async () => {
+    const { src, out, rows } = write('late');
+    let arrive!: (ids: ReadonlySet<string>) => void;
+    const ids = new Promise<ReadonlySet<string>>((resolve) => (arrive = resolve));
+    let read = 0;
+    const failed = writeNetworkIndex(src, out, ids, (n) => {
+      read = n;
+      arrive(new Set(['900001']));
+    });
+    await expect(failed).rejects.toThrow('row 3: unknown company_id 424242');
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(rows);
+  });
 });

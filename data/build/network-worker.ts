@@ -7,4 +7,4 @@ import { writeNetworkIndex } from './network-index.ts';
 const { dir, out } = workerData as { dir: string; out: string };
 // The main thread posts the company ids (one string, '\n'-separated) once it has read companies.csv.
 const companyIds = once(parentPort!, 'message').then(([ids]) => new Set((ids as string) === '' ? [] : (ids as string).split('\n')));
-await answer((m) => parentPort!.postMessage(m), () => writeNetworkIndex(dir, out, companyIds));
+await answer(() => writeNetworkIndex(dir, out, companyIds));

@@ -4,4 +4,4 @@ import { answer } from './bulk.ts';
 import { buildPeopleFile } from './people.ts';
 
 const { dir, file } = workerData as { dir: string; file: string };
-await answer((m) => parentPort!.postMessage(m), () => buildPeopleFile(dir, file, (n) => parentPort!.postMessage({ progress: n })));
+await answer(() => buildPeopleFile(dir, file, (n) => parentPort!.postMessage({ progress: n })));

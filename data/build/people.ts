@@ -13,7 +13,6 @@ import { PEOPLE_DDL, PEOPLE_INDEXES } from '../catalog/schema.ts';
 import { readOptionalCsvBatches } from '../sources/read.ts';
 import { PERSON_COLUMNS, PersonRow, SOURCE_FILES } from '../sources/schema.ts';
 import { inBatches, openBuildDatabase, startBuildWorker } from './bulk.ts';
-import { WORKER_YOUNG_GENERATION_MB } from './network-index.ts';
 
 /** Loads people.csv into the (empty, index-less) people table of `db`. */
 export async function loadPeople(db: Database.Database, dir: string, tick?: (n: number) => void): Promise<number> {
@@ -47,7 +46,6 @@ export async function buildPeopleFile(dir: string, file: string, tick?: (n: numb
 /** Starts buildPeopleFile in a worker thread; `onRows` gets its progress. */
 export function buildPeopleFileInWorker(dir: string, file: string, onRows: (n: number) => void): { result: Promise<{ count: number; ms: number }>; stop(): Promise<void> } {
   const w = startBuildWorker<{ count: number; ms: number }>(new URL('./people-worker.ts', import.meta.url), { dir, file }, {
-    youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
     onMessage: (m) => onRows((m as { progress: number }).progress),
   });
   return { result: w.result, stop: w.stop };

@@ -13,12 +13,13 @@ import { ByteTable, hashBytes } from './byte-table.ts';
 import { ByteSink, encodeValue, FieldType, MmdbValueError } from './encoder.ts';
 
 export class ValueStore {
+  /**
+   * One entry per value, added in id order: entry index = value id (also stored as its payload), and the
+   * entry's offset and length locate the value's encoding in the arena.
+   */
   private readonly table = new ByteTable(1024);
-  /** Canonical encodings of all values, back to back; value id i is at offsets[i], lengths[i]. */
+  /** Canonical encodings of all values, back to back. */
   readonly arena = new ByteSink(1 << 16);
-  private offsets = new Float64Array(1024);
-  private lengths = new Uint32Array(1024);
-  private count = 0;
   private readonly scratch = new ByteSink(1024);
 
   /** Id of `value`, adding it if new. Throws MmdbValueError for values that cannot be stored. */
@@ -30,38 +31,27 @@ export class ValueStore {
     const hash = hashBytes(sink.buf, 0, len);
     const found = this.table.find(this.arena.buf, sink.buf, 0, len, hash);
     if (found >= 0) return this.table.payload(found);
-    const id = this.count;
+    const id = this.table.size;
     if (id >= MAX_DISTINCT_VALUES) {
       throw new Error(`too many distinct data records (limit ${MAX_DISTINCT_VALUES})`);
     }
-    if (id === this.offsets.length) {
-      const offsets = new Float64Array(id * 2);
-      offsets.set(this.offsets);
-      this.offsets = offsets;
-      const lengths = new Uint32Array(id * 2);
-      lengths.set(this.lengths);
-      this.lengths = lengths;
-    }
     const at = this.arena.len;
     this.arena.bytes(sink.buf, 0, len);
-    this.offsets[id] = at;
-    this.lengths[id] = len;
     this.table.add(at, len, hash, id);
-    this.count++;
     return id;
   }
 
   /** Offset of value `id`'s canonical encoding in `arena.buf`. */
   offsetOf(id: number): number {
-    return this.offsets[id];
+    return this.table.offset(id);
   }
 
   lengthOf(id: number): number {
-    return this.lengths[id];
+    return this.table.length(id);
   }
 
   get size(): number {
-    return this.count;
+    return this.table.size;
   }
 }
 

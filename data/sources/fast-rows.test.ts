@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { FAST_ROWS } from './fast-rows.ts';
-import { CompanyRow, COMPANY_COLUMNS, DomainRow, EngagementRow, IntentRow, NetworkRow, PersonRow, PERSON_COLUMNS } from './schema.ts';
+import { CompanyRow, COMPANY_COLUMNS, DOMAIN_COLUMNS, DomainRow, ENGAGEMENT_COLUMNS, EngagementRow, INTENT_COLUMNS, IntentRow, NETWORK_COLUMNS, NetworkRow, PersonRow, PERSON_COLUMNS } from './schema.ts';
 
 /** Values near every rule's edge: blanks, spaces, case, numbers zod coerces, dates, kinds. */
 const TRICKY = [
@@ -13,12 +13,12 @@ const TRICKY = [
 ];
 
 const SCHEMAS: [string, z.ZodType, readonly string[], Record<string, string>][] = [
-  ['networks', NetworkRow, ['network', 'kind', 'company_id', 'confidence', 'country', 'state', 'city'], { network: '192.0.2.0/24', kind: 'company', company_id: '100001', confidence: 'High', country: 'Ireland', state: 'Cork', city: 'Cork' }],
+  ['networks', NetworkRow, NETWORK_COLUMNS, { network: '192.0.2.0/24', kind: 'company', company_id: '100001', confidence: 'High', country: 'Ireland', state: 'Cork', city: 'Cork' }],
   ['companies', CompanyRow, COMPANY_COLUMNS, { company_id: '100001', name: 'Acme', domain: 'acme.example' }],
   ['people', PersonRow, PERSON_COLUMNS, { people_id: 'P000001', email: 'a@acme.example' }],
-  ['domains', DomainRow, ['domain', 'company_id'], { domain: 'acme.example', company_id: '100001' }],
-  ['intent', IntentRow, ['company_id', 'topic', 'strength', 'observed_at'], { company_id: '100001', topic: 'devops', strength: '38', observed_at: '2026-10-27' }],
-  ['engagement', EngagementRow, ['people_id', 'activity', 'count', 'observed_at'], { people_id: 'P000003', activity: 'email_open', count: '3', observed_at: '2026-10-17' }],
+  ['domains', DomainRow, DOMAIN_COLUMNS, { domain: 'acme.example', company_id: '100001' }],
+  ['intent', IntentRow, INTENT_COLUMNS, { company_id: '100001', topic: 'devops', strength: '38', observed_at: '2026-10-27' }],
+  ['engagement', EngagementRow, ENGAGEMENT_COLUMNS, { people_id: 'P000003', activity: 'email_open', count: '3', observed_at: '2026-10-17' }],
 ];
 
 /** What readCsvBatches hands zod: one property per header column, the last of repeated names winning. */

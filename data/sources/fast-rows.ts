@@ -12,7 +12,7 @@
  * undefined when the header lacks a column the schema requires (zod then reports it).
  */
 import type { z } from 'zod';
-import { CompanyRow, COMPANY_COLUMNS, CONFIDENCES, DomainRow, EngagementRow, IntentRow, NetworkRow, PersonRow, PERSON_COLUMNS } from './schema.ts';
+import { CompanyRow, COMPANY_COLUMNS, CONFIDENCES, DOMAIN_COLUMNS, DomainRow, ENGAGEMENT_COLUMNS, EngagementRow, INTENT_COLUMNS, IntentRow, ISO_DATE_PATTERN, KIND_PATTERN, NETWORK_COLUMNS, NetworkRow, PersonRow, PERSON_COLUMNS } from './schema.ts';
 
 export type FastRow<T> = (fields: string[]) => T | undefined;
 export type FastRowFactory<T> = (header: string[]) => FastRow<T> | undefined;
@@ -42,38 +42,36 @@ function stringRow<T>(names: readonly string[], required: readonly string[]): Fa
   };
 }
 
-const KIND = /^[a-z][a-z0-9_-]*$/;
 const CONFIDENCE_SET = new Set<string>(CONFIDENCES);
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
 
 const networkRow: FastRowFactory<NetworkRow> = (header) => {
-  const [network, kind, company, confidence, country, state, city] = indexes(header, ['network', 'kind', 'company_id', 'confidence', 'country', 'state', 'city']);
+  const [network, kind, company, confidence, country, state, city] = indexes(header, NETWORK_COLUMNS);
   if (network < 0 || kind < 0 || confidence < 0) return undefined;
   return (f) => {
     const k = f[kind];
     const c = field(f, company);
     if (f[network].length === 0 || !CONFIDENCE_SET.has(f[confidence])) return undefined;
-    if (k === 'company' ? c.length === 0 : c.length !== 0 || !KIND.test(k)) return undefined;
+    if (k === 'company' ? c.length === 0 : c.length !== 0 || !KIND_PATTERN.test(k)) return undefined;
     return { network: f[network], kind: k, company_id: c, confidence: f[confidence] as NetworkRow['confidence'], country: field(f, country), state: field(f, state), city: field(f, city) };
   };
 };
 
 const intentRow: FastRowFactory<IntentRow> = (header) => {
-  const [company, topic, strength, observed] = indexes(header, ['company_id', 'topic', 'strength', 'observed_at']);
+  const [company, topic, strength, observed] = indexes(header, INTENT_COLUMNS);
   if (company < 0 || topic < 0 || strength < 0 || observed < 0) return undefined;
   return (f) => {
     const s = Number(f[strength]); // z.coerce.number()
-    if (f[company].length === 0 || f[topic].length === 0 || !(s >= 0 && s <= 100) || !ISO_DATE.test(f[observed])) return undefined;
+    if (f[company].length === 0 || f[topic].length === 0 || !(s >= 0 && s <= 100) || !ISO_DATE_PATTERN.test(f[observed])) return undefined;
     return { company_id: f[company], topic: f[topic], strength: s, observed_at: f[observed] };
   };
 };
 
 const engagementRow: FastRowFactory<EngagementRow> = (header) => {
-  const [people, activity, count, observed] = indexes(header, ['people_id', 'activity', 'count', 'observed_at']);
+  const [people, activity, count, observed] = indexes(header, ENGAGEMENT_COLUMNS);
   if (people < 0 || activity < 0 || count < 0 || observed < 0) return undefined;
   return (f) => {
     const n = Number(f[count]); // z.coerce.number().int().min(0)
-    if (f[people].length === 0 || f[activity].length === 0 || !Number.isSafeInteger(n) || n < 0 || !ISO_DATE.test(f[observed])) return undefined;
+    if (f[people].length === 0 || f[activity].length === 0 || !Number.isSafeInteger(n) || n < 0 || !ISO_DATE_PATTERN.test(f[observed])) return undefined;
     return { people_id: f[people], activity: f[activity], count: n, observed_at: f[observed] };
   };
 };
@@ -83,7 +81,7 @@ export const FAST_ROWS = new Map<z.ZodType, FastRowFactory<unknown>>([
   [NetworkRow, networkRow],
   [CompanyRow, stringRow<CompanyRow>(COMPANY_COLUMNS, ['company_id', 'name', 'domain'])],
   [PersonRow, stringRow<PersonRow>(PERSON_COLUMNS, ['people_id'])],
-  [DomainRow, stringRow<DomainRow>(['domain', 'company_id'], ['domain', 'company_id'])],
+  [DomainRow, stringRow<DomainRow>(DOMAIN_COLUMNS, DOMAIN_COLUMNS)],
   [IntentRow, intentRow],
   [EngagementRow, engagementRow],
 ]);

@@ -45,6 +45,9 @@ export const CompanyRow = z.object({
 export type CompanyRow = z.infer<typeof CompanyRow>;
 export const COMPANY_COLUMNS = Object.keys(CompanyRow.shape) as (keyof CompanyRow)[];
 
+/** A network kind: a lower-case word (shared with the fast path, ./fast-rows.ts). */
+export const KIND_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
 /**
  * `network` is a CIDR (`203.0.113.0/24`) or an inclusive range (`203.0.113.10-203.0.113.99`).
  * `kind` is `company` or a non-company kind (`isp`, `hosting`, `bot`, or another); `company_id` only for
@@ -53,7 +56,7 @@ export const COMPANY_COLUMNS = Object.keys(CompanyRow.shape) as (keyof CompanyRo
 export const NetworkRow = z
   .object({
     network: z.string().min(1),
-    kind: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'kind must be a lower-case word such as company, isp, hosting, bot'),
+    kind: z.string().regex(KIND_PATTERN, 'kind must be a lower-case word such as company, isp, hosting, bot'),
     company_id: blank,
     confidence: Confidence,
     country: blank,
@@ -87,7 +90,9 @@ export const PersonRow = z.object({
 export type PersonRow = z.infer<typeof PersonRow>;
 export const PERSON_COLUMNS = Object.keys(PersonRow.shape) as (keyof PersonRow)[];
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}/, 'expected an ISO date (YYYY-MM-DD…)');
+/** Starts with an ISO date (shared with the fast path, ./fast-rows.ts). */
+export const ISO_DATE_PATTERN = /^\d{4}-\d{2}-\d{2}/;
+const isoDate = z.string().regex(ISO_DATE_PATTERN, 'expected an ISO date (YYYY-MM-DD…)');
 
 /** Third-party intent signal on a topic for an account; `strength` 0–100. */
 export const IntentRow = z.object({
