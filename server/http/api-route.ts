@@ -10,7 +10,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import { noteCustomer } from '../observability/request-facts.ts';
-import { rateLimitHeaders, type MeteringSteps } from './pipeline.ts';
+import { setRateLimitHeaders, type MeteringSteps } from './pipeline.ts';
 import { trustedRequestId } from './request-id.ts';
 
 export interface ApiResult {
@@ -46,9 +46,7 @@ export async function meteredAnswer(
 ): Promise<ApiResult> {
   noteCustomer(call.res, caller.customer.id); // for the request's log line
   if (caller.corsOrigin) call.setHeader('Access-Control-Allow-Origin', caller.corsOrigin);
-  await steps.rateLimit(caller, call.visitorIp, (hit) => {
-    for (const [name, value] of Object.entries(rateLimitHeaders(hit))) call.setHeader(name, value);
-  });
+  await steps.rateLimit(caller, call.visitorIp, (hit) => setRateLimitHeaders(hit, call.setHeader));
   const result = await handler();
   if (result.charge && result.status === 200 && !call.head) await steps.charge(caller, result.charge, call.requestId(), call.res);
   call.setHeader('Cache-Control', 'private, no-store');

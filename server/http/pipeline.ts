@@ -32,13 +32,18 @@ async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
  */
 export const isDegradable = (caller: Caller) => caller.tag !== null || caller.token?.api_group === 'identification';
 
-/** The RateLimit-* headers of a counter's hit (spec "Limits"). */
+/** Sets the RateLimit-* headers of a counter's hit (spec "Limits"), one call per header: no object on the hot path. */
+export function setRateLimitHeaders(hit: RateLimitHit, setHeader: (name: string, value: string) => void): void {
+  setHeader('RateLimit-Limit', String(hit.limit));
+  setHeader('RateLimit-Remaining', String(hit.remaining));
+  setHeader('RateLimit-Reset', String(Math.ceil(hit.resetMs / 1000)));
+}
+
+/** The RateLimit-* headers of a counter's hit, as an object (a 429's headers). */
 export function rateLimitHeaders(hit: RateLimitHit): Record<string, string> {
-  return {
-    'RateLimit-Limit': String(hit.limit),
-    'RateLimit-Remaining': String(hit.remaining),
-    'RateLimit-Reset': String(Math.ceil(hit.resetMs / 1000)),
-  };
+  const headers: Record<string, string> = {};
+  setRateLimitHeaders(hit, (name, value) => (headers[name] = value));
+  return headers;
 }
 
 /**
