@@ -92,3 +92,90 @@ it('kill redis-server under load from two nodes, restart it: only 503s, then cre
   const tight = await c.used('outage-tight');
   expect(Math.max(0, tight.identification - 25)).toBeLessThanOrEqual(ALLOWANCE * NODES);
 });
+
+it('redis-server stopped (SIGSTOP, the connection stays open) for 10 s under load from two nodes: every request answered within 2.5 s, credits equal the 200s', async () => {
+  const customers = ['stall-a', 'stall-b'];
+  const tokens = new Map<string, string>();
+  for (const id of customers) {
+    await c.customer({ id, packages: ['platform'], identification_credits: 100_000 });
+    tokens.set(id, await c.token(id, 'identification'));
+  }
+  // Each node has authenticated every token before the stall (a token first seen during it answers 503).
+  for (let i = 0; i < 6; i++) for (const id of customers) expect((await lookup(c.url, tokens.get(id)!, IPS.northwind)).status).toBe(200);
+  const before = new Map<string, number>();
+  for (const id of customers) before.set(id, (await c.used(id)).identification);
+
+  const ok = new Map<string, number>(customers.map((id) => [id, 0]));
+  const statuses: number[] = [];
+  let slowest = 0;
+  let gaveUp = 0;
+  let running = true;
+  const worker = async (customer: string) => {
+    while (running) {
+      const start = Date.now();
+      try {
+        // A client gives up after 3 s, as the issue's did: such a request must not be charged.
+        const res = await fetch(`${c.url}/v3/company/details?ip=${IPS.northwind}`, {
+          headers: { authorization: `Token ${tokens.get(customer)}`, 'user-agent': 'python-requests/2.32.3' },
+          signal: AbortSignal.timeout(3000),
+        });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        if (res.status === 200) ok.set(customer, ok.get(customer)! + 1);
+        else await sleep(20);
+      } catch {
+        gaveUp++;
+      }
+      slowest = Math.max(slowest, Date.now() - start);
+    }
+  };
+  const load = Promise.all(customers.flatMap((id) => [worker(id), worker(id), worker(id)]));
+  await sleep(1000);
+  c.redis.killNow('SIGSTOP');
+  await sleep(10_000);
+  c.redis.killNow('SIGCONT');
+  await sleep(3000);
+  running = false;
+  await load;
+
+  expect(gaveUp).toBe(0);
+  expect(slowest).toBeLessThan(2500);
+  expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  // After Redis answers again and the journals are replayed: used credits equal the 200s clients got.
+  for (const id of customers) {
+    const answered = before.get(id)! + ok.get(id)!;
+    const deadline = Date.now() + 30_000;
+    let used = NaN;
+    while (Date.now() < deadline) {
+      used = await c.used(id).then((u) => u.identification, () => NaN);
+      if (used === answered) break;
+      await sleep(250);
+    }
+    expect({ id, used }).toEqual({ id, used: answered });
+  }
+});
+
+// Last in this file: it empties the cluster's Redis.
+it('Redis flushed under the nodes (as after a restart without persistence): readiness fails and every state route answers 503, never 401', async () => {
+  await c.customer({ id: 'flushed', packages: ['platform'], identification_credits: 1000 });
+  const token = await c.token('flushed', 'identification');
+  expect((await lookup(c.url, token, IPS.northwind)).status).toBe(200);
+  const { createClient } = await import('@redis/client');
+  const admin = createClient({ url: c.redisUrl });
+  await admin.connect();
+  try {
+    await admin.flushAll();
+  } finally {
+    await admin.close();
+  }
+  for (const node of c.nodes) {
+    await expect
+      .poll(async () => (await fetch(`http://127.0.0.1:${node.port}/readyz`)).status, { timeout: 10_000, interval: 100 })
+      .toBe(503);
+    const body = (await (await fetch(`http://127.0.0.1:${node.port}/readyz`)).json()) as { message: string };
+    expect(body.message).toMatch(/Redis holds none of this deployment's data/);
+  }
+  for (let i = 0; i < 4; i++) expect((await lookup(c.url, token, IPS.northwind)).status).toBe(503);
+  const list = await fetch(`${c.url}/admin/api/customers`, { headers: { authorization: `Bearer ${c.adminToken}` } });
+  expect(list.status).toBe(503);
+});

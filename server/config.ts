@@ -20,6 +20,11 @@ export const ConfigSchema = z.object({
   SVC_JOURNAL_DIR: z.string().default('var/journal'),
   /** Identification credits per customer a node may charge while Redis is unreachable. */
   SVC_OUTAGE_ALLOWANCE: z.coerce.number().int().min(0).default(100),
+  /**
+   * How long a Redis command may go unanswered before the node treats Redis as down (outage paths: local
+   * allowance, journal, 503). A stopped or partitioned Redis never closes the connection.
+   */
+  SVC_REDIS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1_500),
   /** Express "trust proxy" value: unset = trust nothing (the socket address is the visitor). */
   SVC_TRUST_PROXY: z.string().optional(),
   /** Demo mode: seeds the demo customer and honours `test_ip` from the demo page. Never on outside `npm start`. */

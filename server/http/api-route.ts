@@ -48,9 +48,16 @@ export async function meteredAnswer(
   if (caller.corsOrigin) call.setHeader('Access-Control-Allow-Origin', caller.corsOrigin);
   await steps.rateLimit(caller, call.visitorIp, (hit) => setRateLimitHeaders(hit, call.setHeader));
   const result = await handler();
-  if (result.charge && result.status === 200 && !call.head) await steps.charge(caller, result.charge, call.requestId(), call.res);
+  // An answer whose client is gone (it gave up, e.g. while a stalled store was timing out) is never
+  // received, so it exports nothing: not charged. Writing it afterwards is a no-op.
+  if (result.charge && result.status === 200 && !call.head && !clientGone(call.res)) await steps.charge(caller, result.charge, call.requestId(), call.res);
   call.setHeader('Cache-Control', 'private, no-store');
   return result;
+}
+
+/** Whether the client closed its connection before its answer was written. */
+export function clientGone(res: ServerResponse): boolean {
+  return res.destroyed || res.socket?.destroyed === true;
 }
 
 export function apiRoute(

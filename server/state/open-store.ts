@@ -5,13 +5,19 @@ import { SqliteStateStore } from './sqlite-store.ts';
 import type { StateStore } from './store.ts';
 
 export async function openStateStore(
-  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_JOURNAL_DIR' | 'SVC_OUTAGE_ALLOWANCE'>,
+  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_JOURNAL_DIR' | 'SVC_OUTAGE_ALLOWANCE'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>,
   log?: StateLog,
 ): Promise<StateStore> {
   if (config.SVC_REDIS_URL) {
     // Loaded only when used: the embedded default (and every CLI call on it) does not pay for the client.
     const { RedisStateStore } = await import('./redis-store.ts');
-    return RedisStateStore.open({ url: config.SVC_REDIS_URL, journalDir: config.SVC_JOURNAL_DIR, outageAllowance: config.SVC_OUTAGE_ALLOWANCE, log });
+    return RedisStateStore.open({
+      url: config.SVC_REDIS_URL,
+      journalDir: config.SVC_JOURNAL_DIR,
+      outageAllowance: config.SVC_OUTAGE_ALLOWANCE,
+      commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS,
+      log,
+    });
   }
   return new SqliteStateStore(config.SVC_STATE, { log });
 }

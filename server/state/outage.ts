@@ -22,6 +22,11 @@ export interface JournaledCharge {
    * counts it only if its ledger entry (which carries this id) is not in the ledger yet.
    */
   uncertain?: boolean;
+  /**
+   * The data epoch of the store the charge was made against (redis-store.ts): a journal is replayed
+   * only into that same data, never into a Redis that came back empty.
+   */
+  epoch?: string;
 }
 
 export interface OutageOptions {
@@ -54,6 +59,8 @@ export class OutageMeter {
   private replaySeq = 0;
   /** Live nodes sharing the store, as last seen there (rate limits are split by it). */
   nodes = 1;
+  /** The data epoch of the store, written into every journaled charge. */
+  epoch: string | null = null;
 
   constructor(private readonly opts: OutageOptions) {
     mkdirSync(opts.journalDir, { recursive: true });
@@ -75,7 +82,12 @@ export class OutageMeter {
     const spent = this.spent.get(req.customer_id) ?? 0;
     const bound = Math.min(this.opts.allowance, known ?? Infinity);
     if (spent >= bound) return null;
-    const entry: JournaledCharge = { id: journal.id ?? randomUUID(), charge: req, ...(journal.uncertain ? { uncertain: true } : {}) };
+    const entry: JournaledCharge = {
+      id: journal.id ?? randomUUID(),
+      charge: req,
+      ...(journal.uncertain ? { uncertain: true } : {}),
+      ...(this.epoch !== null ? { epoch: this.epoch } : {}),
+    };
     // Written before the answer: a charge the client saw is on disk (append; survives a process crash).
     appendFileSync(this.file, JSON.stringify(entry) + '\n');
     this.spent.set(req.customer_id, spent + 1);
@@ -99,8 +111,10 @@ export class OutageMeter {
   /**
    * Takes the journal files to replay: this process's (renamed in one step, so later charges start a
    * new file) and those left by processes that are gone. Returns the batches, each with its file.
+   * Charges made against another data epoch than `epoch` are moved aside to `<file>.orphaned` (kept for
+   * the operator, never replayed): they belong to data this store no longer holds.
    */
-  takeJournal(): { file: string; charges: JournaledCharge[] }[] {
+  takeJournal(epoch: string | null = null): { file: string; charges: JournaledCharge[] }[] {
     const out: { file: string; charges: JournaledCharge[] }[] = [];
     for (const name of readdirSync(this.opts.journalDir)) {
       const m = JOURNAL.exec(name);
@@ -123,7 +137,9 @@ export class OutageMeter {
             return [];
           }
         });
-      out.push({ file, charges });
+      const foreign = epoch === null ? [] : charges.filter((c) => c.epoch !== undefined && c.epoch !== epoch);
+      if (foreign.length > 0) appendFileSync(`${file}.orphaned`, foreign.map((c) => JSON.stringify(c) + '\n').join(''));
+      out.push({ file, charges: foreign.length > 0 ? charges.filter((c) => !foreign.includes(c)) : charges });
     }
     return out;
   }

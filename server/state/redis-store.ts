@@ -12,6 +12,12 @@
  * - Redis unreachable: identification keeps answering on a bounded local allowance, journaled and
  *   replayed exactly once when Redis is back (outage.ts); other metering fails closed (503); cached
  *   access records keep answering; writes fail with StoreUnavailableError (503).
+ * - Redis stalled (stopped, partitioned without RST): the connection stays "ready" and node-redis waits
+ *   for written commands forever, so every call has a deadline (`commandTimeoutMs`); the first miss
+ *   puts the node on the outage paths until a PING answers again.
+ * - Redis without this deployment's data (restarted empty, flushed, an empty replica promoted): the
+ *   data epoch (`svc:epoch`) differs from the one the node remembers; the node answers 503 and keeps its
+ *   journal rather than serve 401s from, or replay charges into, an empty store.
  */
 import { createClient, type RedisClientType } from '@redis/client';
 import { createHash, randomUUID } from 'node:crypto';
@@ -51,6 +57,7 @@ export const keys = {
   authVersion: 'svc:auth:version',
   authChannel: 'svc:auth',
   nodes: 'svc:nodes',
+  epoch: 'svc:epoch',
 } as const;
 
 const METER_SHA = createHash('sha1').update(METER_SCRIPT).digest('hex');
@@ -61,6 +68,11 @@ const AUTH_POLL_MS = 1_000;
 const JOURNAL_RETRY_MS = 1_000;
 /** Journal entries replayed per script call. */
 const REPLAY_CHUNK = 500;
+/** Default for how long a command may go unanswered before Redis counts as stalled (SVC_REDIS_TIMEOUT_MS). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 1_500;
+
+/** Why a connected Redis is not used right now (the outage paths answer meanwhile). */
+type Hold = 'stalled' | 'verifying';
 
 export interface RedisStoreOptions {
   url: string;
@@ -68,6 +80,11 @@ export interface RedisStoreOptions {
   journalDir: string;
   /** Credits per customer and node while Redis is unreachable. */
   outageAllowance: number;
+  /**
+   * How long a command may go unanswered before Redis counts as stalled. A stopped or partitioned Redis
+   * (no RST) keeps the connection "ready" and node-redis waits for written commands forever.
+   */
+  commandTimeoutMs?: number;
   log?: StateLog;
 }
 
@@ -97,6 +114,17 @@ export class RedisStateStore implements StateStore {
   private batch: MeterOp[] = [];
   private closed = false;
   private draining: Promise<void> | null = null;
+  private readonly commandTimeoutMs: number;
+  /**
+   * The data epoch: a random id written once into an empty Redis (`svc:epoch`) and remembered by every
+   * node. A Redis restarted without persistence, flushed, or a failover to an empty replica has another
+   * (or none): the node then refuses to serve from it or replay its journal into it (`lost`).
+   */
+  private epoch: string | null = null;
+  /** Set while Redis holds no data of this deployment: every call answers 503, readiness fails. */
+  private lost: string | null = null;
+  private hold: Hold | null = null;
+  private recovering = false;
 
   private constructor(
     private readonly client: RedisClientType,
@@ -105,6 +133,7 @@ export class RedisStateStore implements StateStore {
   ) {
     this.log = opts.log ?? ((m) => process.stderr.write(`svc state: ${m}\n`));
     this.outage = new OutageMeter({ journalDir: opts.journalDir, allowance: opts.outageAllowance });
+    this.commandTimeoutMs = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
   static async open(opts: RedisStoreOptions): Promise<RedisStateStore> {
@@ -135,14 +164,18 @@ export class RedisStateStore implements StateStore {
       });
     }
     client.on('ready', () => {
+      // The first connection's epoch is read by open(); a reconnect is used only once its epoch is checked.
+      if (store.epoch === null) return;
       if (down) {
         down = false;
         store.log('Redis is back', 'info');
       }
-      store.auth.sync(-1);
-      void store.drainJournal();
+      store.hold = 'verifying';
+      void store.recover();
     });
-    sub.on('ready', () => store.auth.sync(-1));
+    sub.on('ready', () => {
+      if (store.epoch !== null && store.lost === null) store.auth.sync(-1);
+    });
     try {
       await client.connect();
       await sub.connect();
@@ -152,7 +185,13 @@ export class RedisStateStore implements StateStore {
       throw e;
     }
     starting = false;
-    await sub.subscribe(keys.authChannel, (message) => store.auth.sync(Number(message)));
+    // First writer wins: an empty Redis gets the epoch of the first node (or CLI call) that opens it.
+    await client.set(keys.epoch, randomUUID(), { condition: 'NX' });
+    store.epoch = await client.get(keys.epoch);
+    store.outage.epoch = store.epoch;
+    await sub.subscribe(keys.authChannel, (message) => {
+      if (store.lost === null) store.auth.sync(Number(message));
+    });
     store.auth.sync(Number((await client.get(keys.authVersion)) ?? 0));
     store.timers.push(
       setInterval(() => void store.pollAuth(), AUTH_POLL_MS),
@@ -175,9 +214,14 @@ export class RedisStateStore implements StateStore {
     return this.heartbeat();
   }
 
-  /** Whether Redis is reachable right now (otherwise the outage paths answer). */
+  /** Whether Redis is reachable right now and holds this deployment's data (otherwise the outage paths answer). */
   get connected(): boolean {
-    return this.client.isReady;
+    return this.client.isReady && this.hold === null && this.lost === null;
+  }
+
+  /** Why Redis is not usable, when it holds no data of this deployment (restarted empty, flushed): else null. */
+  get dataLost(): string | null {
+    return this.lost;
   }
 
   private unavailable(e: unknown): StoreUnavailableError {
@@ -185,10 +229,103 @@ export class RedisStateStore implements StateStore {
     return new StoreUnavailableError(`Redis is unavailable: ${(e as Error)?.message ?? e}`, 1, { cause: e });
   }
 
-  /** A Redis call; failures that are not the caller's fault become StoreUnavailableError (503). */
-  private async io<T>(fn: () => Promise<T>): Promise<T> {
+  /** Refuses at once while Redis is known stalled, reconnecting, or without this deployment's data. */
+  private usable(): void {
+    if (this.lost !== null) throw new StoreUnavailableError(this.lost, 5);
+    if (this.hold !== null) throw new StoreUnavailableError(`Redis is not answering (${this.hold === 'stalled' ? `no answer within ${this.commandTimeoutMs} ms` : 'reconnecting'}): retry shortly`);
+  }
+
+  /**
+   * A command's answer within the command timeout, or StoreUnavailableError — and Redis counts as stalled:
+   * later calls go to the outage paths at once instead of each waiting out its own timeout.
+   */
+  private timed<T>(p: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.stalled();
+        reject(new StoreUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms`));
+      }, this.commandTimeoutMs);
+      p.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  private stalled(): void {
+    if (this.hold !== null || this.lost !== null || this.closed) return;
+    this.hold = 'stalled';
+    this.log(`Redis did not answer within ${this.commandTimeoutMs} ms: identification continues on the local allowance, other metering answers 503`);
+    void this.recover();
+  }
+
+  /**
+   * Back to Redis after a stall or a reconnect: one PING waits for Redis to answer again (on the same
+   * connection, so every command written before it has run by then — a timed-out charge is in the
+   * ledger before its journaled copy is replayed), then the epoch decides whether this is still the data
+   * this node knew. Only then are the cache dropped (changes may have been missed) and the journal replayed.
+   */
+  private async recover(): Promise<void> {
+    if (this.recovering) return;
+    this.recovering = true;
     try {
-      return await fn();
+      for (;;) {
+        if (this.closed) return;
+        const hold = this.hold;
+        if (hold === null) return;
+        if (!this.client.isReady) return; // the 'ready' event starts over
+        if (hold === 'stalled') await this.client.ping();
+        if (!(await this.checkEpoch())) return;
+        if (this.hold !== hold) continue;
+        this.hold = null;
+        if (hold === 'stalled') this.log('Redis answers again', 'info');
+        this.auth.sync(-1);
+        void this.drainJournal();
+        return;
+      }
+    } catch {
+      // The connection dropped meanwhile: its 'ready' event starts recovery again.
+    } finally {
+      this.recovering = false;
+    }
+  }
+
+  /** Whether Redis still holds this deployment's data; if not, the node stops using it (and says so once). */
+  private async checkEpoch(): Promise<boolean> {
+    const current = await this.timed(this.client.get(keys.epoch));
+    return this.judgeEpoch(current);
+  }
+
+  private judgeEpoch(current: string | null): boolean {
+    if (current === this.epoch) {
+      if (this.lost !== null) {
+        this.lost = null;
+        this.log('Redis holds this deployment\'s data again: serving from it', 'info');
+        this.auth.sync(-1);
+        void this.drainJournal();
+      }
+      return true;
+    }
+    if (this.lost === null) {
+      this.lost =
+        'Redis holds none of this deployment\'s data (restarted without persistence, flushed, or failed over to an empty replica): ' +
+        'this node answers 503 and keeps its journal until the data is restored (svc state import) and the node restarted';
+      this.log(`${this.lost} (data epoch ${this.epoch}, found ${current ?? 'none'})`);
+    }
+    return false;
+  }
+
+  /** A Redis call; failures that are not the caller's fault become StoreUnavailableError (503). */
+  private async io<T>(fn: () => Promise<T>, timed = true): Promise<T> {
+    this.usable();
+    try {
+      return await (timed ? this.timed(fn()) : fn());
     } catch (e) {
       if (e instanceof StateError) throw e;
       throw this.unavailable(e);
@@ -196,9 +333,11 @@ export class RedisStateStore implements StateStore {
   }
 
   private async pollAuth(): Promise<void> {
-    if (!this.client.isReady) return;
+    if (!this.client.isReady || this.hold !== null) return;
     try {
-      this.auth.sync(Number((await this.client.get(keys.authVersion)) ?? 0));
+      // The epoch first, in the same round trip: a flushed Redis must not empty the cache before it is noticed.
+      const [epoch, version] = await this.timed(Promise.all([this.client.get(keys.epoch), this.client.get(keys.authVersion)]));
+      if (this.judgeEpoch(epoch)) this.auth.sync(Number(version ?? 0));
     } catch {
       // Unreachable: cached records keep answering until Redis is back.
     }
@@ -206,7 +345,7 @@ export class RedisStateStore implements StateStore {
 
   /** Registers this node as live; the count splits rate limits while Redis is unreachable. */
   private async heartbeat(): Promise<void> {
-    if (!this.client.isReady) return;
+    if (!this.connected) return;
     try {
       const t = Date.now();
       await this.client.zAdd(keys.nodes, { score: t, value: this.nodeId });
@@ -269,10 +408,10 @@ export class RedisStateStore implements StateStore {
     try {
       let reply: string;
       try {
-        reply = (await this.client.evalSha(METER_SHA, { keys: keyList, arguments: args })) as string;
+        reply = (await this.timed(this.client.evalSha(METER_SHA, { keys: keyList, arguments: args }))) as string;
       } catch (e) {
         if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
-        reply = (await this.client.eval(METER_SCRIPT, { keys: keyList, arguments: args })) as string;
+        reply = (await this.timed(this.client.eval(METER_SCRIPT, { keys: keyList, arguments: args }))) as string;
       }
       const results = JSON.parse(reply) as unknown[];
       group.forEach((op, i) => op.resolve(results[i]));
@@ -282,18 +421,19 @@ export class RedisStateStore implements StateStore {
   }
 
   async hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]> {
-    if (!this.client.isReady) return this.offlineRate(req);
+    if (!this.connected) return this.offlineRate(req);
     const windowStart = req.nowMs - (req.nowMs % req.windowMs);
     let counts: number[];
     try {
       counts = (await this.enqueue({
         customer: req.customer_id,
         keys: { k: req.counters.map((c) => keys.rate(req.customer_id, windowStart, c.key)) },
-        op: { t: 'rl', ttl: 2 * req.windowMs },
+        op: { t: 'rl', ttl: 2 * req.windowMs, lim: req.counters.map((c) => c.limit) },
       })) as number[];
     } catch (e) {
-      // Sent and lost (connection dropped mid-flight): whether it counted is unknown; count locally.
-      if (!this.client.isReady) return this.offlineRate(req);
+      // Sent and lost (connection dropped mid-flight, or no answer in time): whether it counted is
+      // unknown; count locally.
+      if (!this.connected) return this.offlineRate(req);
       throw this.unavailable(e);
     }
     return req.counters.map(({ limit }, i) => ({
@@ -305,6 +445,7 @@ export class RedisStateStore implements StateStore {
   }
 
   private offlineRate(req: RateLimitRequest): RateLimitHit[] {
+    if (this.lost !== null) throw new StoreUnavailableError(this.lost, 5);
     if (!req.degradable) throw new StoreUnavailableError('Redis is unreachable: this API fails closed until it is back');
     return this.outage.hitRateLimits(req);
   }
@@ -331,17 +472,18 @@ export class RedisStateStore implements StateStore {
   }
 
   async charge(r: ChargeRequest): Promise<ChargeOutcome> {
-    if (!this.client.isReady) return this.offlineCharge(r);
+    if (!this.connected) return this.offlineCharge(r);
     const id = r.pool === 'identification' ? randomUUID() : undefined;
     let reply: [string, number];
     try {
       reply = (await this.enqueue(this.chargeOp(r, undefined, id))) as [string, number];
     } catch (e) {
-      // The connection dropped with the charge in flight: Redis may or may not have counted it. An
-      // identification answer goes out on the outage allowance, journaled under the same id, and the
-      // replay counts it only if its ledger entry is not there already — so credits equal the answers
-      // clients got. Other pools fail closed (their callers retry).
-      if (id) {
+      // The connection dropped (or Redis stalled) with the charge in flight: Redis may or may not count
+      // it. An identification answer goes out on the outage allowance, journaled under the same id, and
+      // the replay (after Redis has answered a PING sent behind the charge) counts it only if its ledger
+      // entry is not there already — so credits equal the answers clients got. Other pools fail closed
+      // (their callers retry).
+      if (id && this.lost === null) {
         const outcome = this.outage.charge(r, { id, uncertain: true });
         if (outcome) return outcome;
       }
@@ -354,6 +496,8 @@ export class RedisStateStore implements StateStore {
   }
 
   private offlineCharge(r: ChargeRequest): ChargeOutcome {
+    // No journal against a Redis that lost the data: it could never be replayed into it.
+    if (this.lost !== null) throw new StoreUnavailableError(this.lost, 5);
     // Enrichment and people exports are server-to-server and retryable: fail closed, nothing charged.
     if (r.pool !== 'identification') throw new StoreUnavailableError('Redis is unreachable: credit accounting for this API fails closed until it is back');
     const outcome = this.outage.charge(r);
@@ -367,10 +511,12 @@ export class RedisStateStore implements StateStore {
    * identification charges keep using the allowance, so the replayed charges are counted first.
    */
   drainJournal(): Promise<void> {
-    if (this.draining || this.closed || !this.client.isReady) return this.draining ?? Promise.resolve();
+    if (this.draining || this.closed || !this.connected) return this.draining ?? Promise.resolve();
     const run = async () => {
       try {
-        const journals = this.outage.takeJournal();
+        // Never into a Redis that is not the one the charges were made against (checked just before).
+        if (!(await this.checkEpoch())) return;
+        const journals = this.outage.takeJournal(this.epoch);
         let total = 0;
         for (const { file, charges } of journals) {
           for (let i = 0; i < charges.length; i += REPLAY_CHUNK) {
@@ -786,7 +932,8 @@ export class RedisStateStore implements StateStore {
         }
       }
       await this.bumpAuth();
-    });
+      // A whole import is many commands: no single deadline (each step would time out on its own).
+    }, false);
     return n;
   }
 
@@ -797,12 +944,13 @@ export class RedisStateStore implements StateStore {
     for (const t of this.timers) clearInterval(t);
     await this.draining;
     // No longer a live node (a CLI call must not count as one for long).
-    await this.client.zRem(keys.nodes, this.nodeId).catch(() => {});
+    if (this.lost === null) await this.timed(this.client.zRem(keys.nodes, this.nodeId)).catch(() => {});
     // Let the last batch's replies arrive before the connection goes.
     await new Promise((r) => setImmediate(r));
     for (const c of [this.sub, this.client]) {
       try {
-        if (c.isOpen) await c.close();
+        // A stalled Redis never answers what close() waits for.
+        if (c.isOpen) await this.timed(c.close());
       } catch {
         c.destroy();
       }

@@ -35,6 +35,10 @@ export interface RedisServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port and folder (AOF replays what was acknowledged). */
   start(): Promise<void>;
+  /** Stops the process without closing its sockets (SIGSTOP): a hung server, or a partition without RST. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT). */
+  resume(): void;
   /** Stops it and removes its folder. */
   close(): Promise<void>;
 }
@@ -87,7 +91,10 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     dir,
     stop,
     start,
+    pause: () => void (child as ChildProcess | null)?.kill('SIGSTOP'),
+    resume: () => void (child as ChildProcess | null)?.kill('SIGCONT'),
     async close() {
+      (child as ChildProcess | null)?.kill('SIGCONT');
       await stop();
       if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },

@@ -51,8 +51,14 @@ export const sqliteBackend: Backend = {
   },
 };
 
-export async function openRedisStore(url: string, journalDir: string, outageAllowance = 100, log: (m: string) => void = quiet): Promise<RedisStateStore> {
-  return RedisStateStore.open({ url, journalDir, outageAllowance, log });
+export async function openRedisStore(
+  url: string,
+  journalDir: string,
+  outageAllowance = 100,
+  log: (m: string) => void = quiet,
+  commandTimeoutMs?: number,
+): Promise<RedisStateStore> {
+  return RedisStateStore.open({ url, journalDir, outageAllowance, log, commandTimeoutMs });
 }
 
 export const redisBackend: Backend = {
