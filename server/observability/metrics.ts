@@ -54,6 +54,12 @@ export const stateStoreErrors = new client.Counter({
   labelNames: ['operation'] as const,
 });
 
+export const webhookDeliveriesDropped = new client.Counter({
+  name: 'svc_webhook_deliveries_dropped_total',
+  help: 'Webhook deliveries not enqueued, by reason (endpoint_backlog: the endpoint already had its cap of pending deliveries)',
+  labelNames: ['reason'] as const,
+});
+
 interface Manifest {
   built_at?: string;
 }

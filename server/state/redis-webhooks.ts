@@ -2,58 +2,73 @@
  * The webhook outbox on Redis, for several nodes. Every key carries the hash tag `{wh}`, so each script
  * below touches one slot and works unchanged on Redis Cluster:
  *
- *   svc:{wh}:endpoints            hash  webhook id → endpoint JSON (with its customer and signing secret)
- *   svc:{wh}:deliveries           hash  delivery id → delivery JSON (status, attempts, lease, last answer …)
- *   svc:{wh}:due                  zset  pending delivery id → when it may next be claimed (next attempt or lease end)
- *   svc:{wh}:dedupe               zset  "<webhook id>|<dedupe key>" → enqueue time (pruned after 3 days)
- *   svc:{wh}:log:<webhook id>     zset  delivery id → creation time (the delivery log; newest 1,000 kept)
+ *   svc:{wh}:endpoints              hash  webhook id → endpoint JSON (with its customer and signing secret)
+ *   svc:{wh}:deliveries             hash  delivery id → delivery JSON (status, attempts, lease, last answer …)
+ *   svc:{wh}:due                    zset  pending delivery id → when it may next be claimed (next attempt or lease end)
+ *   svc:{wh}:dedupe                 zset  "<webhook id>|<dedupe key>" → enqueue time (pruned after 3 days)
+ *   svc:{wh}:pending:<webhook id>   zset  pending delivery id → creation time (its size is the endpoint's backlog)
+ *   svc:{wh}:log:<webhook id>       zset  finished (delivered or failed) delivery id → creation time (newest 1,000 kept)
  *
+ * The delivery log an admin reads is both zsets of the endpoint, merged. Pending deliveries stay out of
+ * `log:` so that trimming it never walks a receiver's backlog: enqueue, claim and record do the same work
+ * however many deliveries wait (a down receiver can pile up to the cap of pending, never more).
  * Enqueue, claim, record and delete are each ONE Lua script: a due delivery is leased to exactly one node.
  */
 import { createClient, type RedisClientType } from '@redis/client';
 import { randomBytes } from 'node:crypto';
 import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
-import { deliveryRecord, type AttemptResult, type ClaimedDelivery, type NewEndpoint, type OutboxItem, type WebhookStore } from './webhooks.ts';
+import {
+  deliveryRecord, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type EnqueueResult, type NewEndpoint, type OutboxItem, type WebhookStore,
+  type WebhookStoreOptions,
+} from './webhooks.ts';
 
 export const webhookKeys = {
   endpoints: 'svc:{wh}:endpoints',
   deliveries: 'svc:{wh}:deliveries',
   due: 'svc:{wh}:due',
   dedupe: 'svc:{wh}:dedupe',
+  pending: (webhookId: string) => `svc:{wh}:pending:${webhookId}`,
   log: (webhookId: string) => `svc:{wh}:log:${webhookId}`,
 } as const;
 
 /** Dedupe keys name a UTC day, so after three days none of them can come again. */
 const DEDUPE_KEEP_MS = 3 * 86_400_000;
+/**
+ * Expired dedupe keys removed per enqueue, on top of one per item: never fewer than the enqueue adds, so
+ * the expired ones cannot pile up, and never a sweep of a whole quiet period's worth in one script.
+ */
+const DEDUPE_PRUNE = 64;
 const LOG_KEEP = 1_000;
+/** Log entries trimmed per finished delivery: one normally; more only while catching up (see RECORD). */
+const LOG_TRIM = 16;
 
 const ENQUEUE = `
 local now = tonumber(ARGV[1])
 local items = cjson.decode(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - ${DEDUPE_KEEP_MS})
+local cap = tonumber(ARGV[3])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - ${DEDUPE_KEEP_MS}, 'LIMIT', 0, #items + ${DEDUPE_PRUNE})
+if #expired > 0 then redis.call('ZREM', KEYS[3], unpack(expired)) end
 local added = 0
+local dropped = 0
+local by_endpoint = {}
 for i, it in ipairs(items) do
   local member = it.webhook_id .. '|' .. it.dedupe_key
-  if not redis.call('ZSCORE', KEYS[3], member) then
+  local pending = KEYS[3 + i]
+  if redis.call('ZSCORE', KEYS[3], member) then
+    -- a duplicate: already stored once
+  elseif redis.call('ZCARD', pending) >= cap then
+    dropped = dropped + 1
+    by_endpoint[it.webhook_id] = (by_endpoint[it.webhook_id] or 0) + 1
+  else
     redis.call('ZADD', KEYS[3], now, member)
     redis.call('HSET', KEYS[1], it.id, it.record)
     redis.call('ZADD', KEYS[2], now, it.id)
-    local log = KEYS[3 + i]
-    redis.call('ZADD', log, now, it.id)
-    local n = redis.call('ZCARD', log)
-    if n > ${LOG_KEEP} then
-      for _, old in ipairs(redis.call('ZRANGE', log, 0, n - ${LOG_KEEP} - 1)) do
-        local rec = redis.call('HGET', KEYS[1], old)
-        if (not rec) or cjson.decode(rec).status ~= 'pending' then
-          redis.call('HDEL', KEYS[1], old)
-          redis.call('ZREM', log, old)
-        end
-      end
-    end
+    redis.call('ZADD', pending, now, it.id)
     added = added + 1
   end
 end
-return added
+if dropped == 0 then return cjson.encode({ added = added, dropped = 0 }) end
+return cjson.encode({ added = added, dropped = dropped, by_endpoint = by_endpoint })
 `;
 
 const CLAIM = `
@@ -78,11 +93,14 @@ end
 return out
 `;
 
+// A finished delivery moves from pending: to log:, and the log's oldest entries past LOG_KEEP go. An entry
+// found pending there was logged before pending deliveries had a zset of their own: it moves over instead
+// of being dropped, so the trim also migrates such a log, LOG_TRIM entries per finished delivery.
 const RECORD = `
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
 local d = cjson.decode(raw)
-if d.status ~= 'pending' or d.lease_owner ~= ARGV[2] then return 0 end
+if d.status ~= 'pending' or d.lease_owner ~= ARGV[2] or d.webhook_id ~= ARGV[8] then return 0 end
 d.attempts = d.attempts + 1
 d.last_attempt_at = tonumber(ARGV[3])
 if ARGV[4] == '' then d.last_status = cjson.null else d.last_status = tonumber(ARGV[4]) end
@@ -93,23 +111,46 @@ if ARGV[6] == '1' then
   d.status = 'delivered'
   d.delivered_at = d.last_attempt_at
   d.next_attempt_at = cjson.null
-  redis.call('ZREM', KEYS[2], ARGV[1])
 elseif ARGV[7] == '' then
   d.status = 'failed'
   d.next_attempt_at = cjson.null
-  redis.call('ZREM', KEYS[2], ARGV[1])
 else
   d.next_attempt_at = tonumber(ARGV[7])
   redis.call('ZADD', KEYS[2], d.next_attempt_at, ARGV[1])
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
+  return 1
 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZADD', KEYS[4], d.created_at, ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
+local over = redis.call('ZCARD', KEYS[4]) - ${LOG_KEEP}
+if over > 0 then
+  for _, old in ipairs(redis.call('ZRANGE', KEYS[4], 0, math.min(over, ${LOG_TRIM}) - 1)) do
+    local rec = redis.call('HGET', KEYS[1], old)
+    local o = rec and cjson.decode(rec)
+    if o and o.status == 'pending' then
+      redis.call('ZADD', KEYS[3], o.created_at, old)
+    else
+      redis.call('HDEL', KEYS[1], old)
+    end
+    redis.call('ZREM', KEYS[4], old)
+  end
+end
 return 1
 `;
 
+// Walks the endpoint's backlog (at most the cap) and its log (at most LOG_KEEP once trimmed): a rare admin
+// action, bounded either way. The log is walked for pending entries written before pending: existed.
 const DELETE = `
 local raw = redis.call('HGET', KEYS[1], ARGV[2])
 if (not raw) or cjson.decode(raw).customer_id ~= ARGV[1] then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[2])
+for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
+end
+redis.call('DEL', KEYS[5])
 for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
   local d = redis.call('HGET', KEYS[2], id)
   if d and cjson.decode(d).status == 'pending' then
@@ -147,14 +188,17 @@ interface StoredDelivery {
 
 
 export class RedisWebhookStore implements WebhookStore {
-  private constructor(private readonly client: RedisClientType) {}
+  private constructor(
+    private readonly client: RedisClientType,
+    private readonly maxPending: number,
+  ) {}
 
-  static async open(url: string): Promise<RedisWebhookStore> {
+  static async open(url: string, opts: WebhookStoreOptions = {}): Promise<RedisWebhookStore> {
     const client = createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) } }) as RedisClientType;
     // Errors surface on the calls (the dispatcher retries on its next pass); this keeps them off the process.
     client.on('error', () => {});
     await client.connect();
-    return new RedisWebhookStore(client);
+    return new RedisWebhookStore(client, opts.maxPendingPerEndpoint ?? MAX_PENDING_PER_ENDPOINT);
   }
 
   async createEndpoint(input: NewEndpoint): Promise<WebhookRecord> {
@@ -178,12 +222,12 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async deleteEndpoint(customerId: string, id: string): Promise<boolean> {
-    const removed = await this.client.eval(DELETE, { keys: [webhookKeys.endpoints, webhookKeys.deliveries, webhookKeys.due, webhookKeys.log(id)], arguments: [customerId, id] });
+    const removed = await this.client.eval(DELETE, { keys: [webhookKeys.endpoints, webhookKeys.deliveries, webhookKeys.due, webhookKeys.log(id), webhookKeys.pending(id)], arguments: [customerId, id] });
     return Number(removed) === 1;
   }
 
-  async enqueue(items: OutboxItem[], nowMs: number): Promise<number> {
-    if (items.length === 0) return 0;
+  async enqueue(items: OutboxItem[], nowMs: number): Promise<EnqueueResult> {
+    if (items.length === 0) return { added: 0, dropped: 0, droppedByEndpoint: {} };
     const payload = items.map((item) => {
       const record: StoredDelivery = {
         id: `dl_${randomBytes(8).toString('hex')}`,
@@ -205,11 +249,12 @@ export class RedisWebhookStore implements WebhookStore {
       };
       return { id: record.id, webhook_id: item.webhook_id, dedupe_key: item.dedupe_key, record: JSON.stringify(record) };
     });
-    const added = await this.client.eval(ENQUEUE, {
-      keys: [webhookKeys.deliveries, webhookKeys.due, webhookKeys.dedupe, ...items.map((i) => webhookKeys.log(i.webhook_id))],
-      arguments: [String(nowMs), JSON.stringify(payload)],
+    const reply = await this.client.eval(ENQUEUE, {
+      keys: [webhookKeys.deliveries, webhookKeys.due, webhookKeys.dedupe, ...items.map((i) => webhookKeys.pending(i.webhook_id))],
+      arguments: [String(nowMs), JSON.stringify(payload), String(this.maxPending)],
     });
-    return Number(added);
+    const { added, dropped, by_endpoint } = JSON.parse(reply as string) as { added: number; dropped: number; by_endpoint?: Record<string, number> };
+    return { added, dropped, droppedByEndpoint: by_endpoint ?? {} };
   }
 
   async claimDue(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<ClaimedDelivery[]> {
@@ -217,15 +262,24 @@ export class RedisWebhookStore implements WebhookStore {
     return rows.map((row) => JSON.parse(row) as ClaimedDelivery);
   }
 
-  async recordAttempt(id: string, owner: string, result: AttemptResult): Promise<void> {
+  async recordAttempt({ id, webhook_id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
     await this.client.eval(RECORD, {
-      keys: [webhookKeys.deliveries, webhookKeys.due],
-      arguments: [id, owner, String(result.atMs), result.status === null ? '' : String(result.status), result.error ?? '', result.delivered ? '1' : '0', result.nextAttemptMs === null ? '' : String(result.nextAttemptMs)],
+      keys: [webhookKeys.deliveries, webhookKeys.due, webhookKeys.pending(webhook_id), webhookKeys.log(webhook_id)],
+      arguments: [id, owner, String(result.atMs), result.status === null ? '' : String(result.status), result.error ?? '', result.delivered ? '1' : '0', result.nextAttemptMs === null ? '' : String(result.nextAttemptMs), webhook_id],
     });
   }
 
   async listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
-    const ids = await this.client.zRange(webhookKeys.log(webhookId), 0, limit - 1, { REV: true });
+    // One transaction: a delivery finishing between two reads would move from one zset to the other.
+    const [pending, finished] = (await this.client
+      .multi()
+      .zRangeWithScores(webhookKeys.pending(webhookId), 0, limit - 1, { REV: true })
+      .zRangeWithScores(webhookKeys.log(webhookId), 0, limit - 1, { REV: true })
+      .exec()) as unknown as [Array<{ value: string; score: number }>, Array<{ value: string; score: number }>];
+    const ids = [...new Map([...pending, ...finished].map((e) => [e.value, e])).values()]
+      .sort((x, y) => y.score - x.score || (x.value < y.value ? 1 : x.value > y.value ? -1 : 0))
+      .slice(0, limit)
+      .map((e) => e.value);
     if (ids.length === 0) return [];
     const rows = await this.client.hmGet(webhookKeys.deliveries, ids);
     return rows

@@ -8,7 +8,10 @@ import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
-import { deliveryRecord, type AttemptResult, type ClaimedDelivery, type NewEndpoint, type OutboxItem, type StoredDeliveryRow, type WebhookStore } from './webhooks.ts';
+import {
+  deliveryRecord, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type EnqueueResult, type NewEndpoint, type OutboxItem, type StoredDeliveryRow,
+  type WebhookStore, type WebhookStoreOptions,
+} from './webhooks.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhooks (
@@ -23,14 +26,17 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   UNIQUE (webhook_id, dedupe_key));
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending ON webhook_deliveries (webhook_id) WHERE status = 'pending';
 `;
 
 type Row = Record<string, unknown>;
 
 export class SqliteWebhookStore implements WebhookStore {
   private readonly db: Database.Database;
+  private readonly maxPending: number;
 
-  constructor(file: string) {
+  constructor(file: string, opts: WebhookStoreOptions = {}) {
+    this.maxPending = opts.maxPendingPerEndpoint ?? MAX_PENDING_PER_ENDPOINT;
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -64,19 +70,34 @@ export class SqliteWebhookStore implements WebhookStore {
     })();
   }
 
-  async enqueue(items: OutboxItem[], nowMs: number): Promise<number> {
-    if (items.length === 0) return 0;
+  async enqueue(items: OutboxItem[], nowMs: number): Promise<EnqueueResult> {
+    const result: EnqueueResult = { added: 0, dropped: 0, droppedByEndpoint: {} };
+    if (items.length === 0) return result;
     const insert = this.db.prepare(
       `INSERT OR IGNORE INTO webhook_deliveries (id, event_id, webhook_id, customer_id, type, dedupe_key, body, status, created_at, next_attempt_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
     );
+    // LIMIT: past the cap the exact backlog does not matter, so the count never walks more than the cap.
+    const pendingOf = this.db.prepare("SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' LIMIT ?)").pluck();
+    const stored = this.db.prepare('SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND dedupe_key = ?').pluck();
     return this.db.transaction(() => {
-      let added = 0;
+      const pending = new Map<string, number>();
       for (const item of items) {
+        const before = pending.get(item.webhook_id) ?? (pendingOf.get(item.webhook_id, this.maxPending) as number);
+        if (before >= this.maxPending) {
+          pending.set(item.webhook_id, before);
+          if (stored.get(item.webhook_id, item.dedupe_key) === undefined) {
+            result.dropped++;
+            result.droppedByEndpoint[item.webhook_id] = (result.droppedByEndpoint[item.webhook_id] ?? 0) + 1;
+          }
+          continue;
+        }
         const id = `dl_${randomBytes(8).toString('hex')}`;
-        added += insert.run(id, item.event.id, item.webhook_id, item.customer_id, item.event.type, item.dedupe_key, JSON.stringify(item.event), nowMs, nowMs).changes;
+        const added = insert.run(id, item.event.id, item.webhook_id, item.customer_id, item.event.type, item.dedupe_key, JSON.stringify(item.event), nowMs, nowMs).changes;
+        pending.set(item.webhook_id, before + added);
+        result.added += added;
       }
-      return added;
+      return result;
     }).immediate();
   }
 
@@ -101,7 +122,7 @@ export class SqliteWebhookStore implements WebhookStore {
     return claimed;
   }
 
-  async recordAttempt(id: string, owner: string, result: AttemptResult): Promise<void> {
+  async recordAttempt({ id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
     const status = result.delivered ? 'delivered' : result.nextAttemptMs === null ? 'failed' : 'pending';
     this.db
       .prepare(

@@ -43,6 +43,26 @@ export interface AttemptResult {
   nextAttemptMs: number | null;
 }
 
+/**
+ * Pending deliveries an endpoint may have before new events for it are dropped: a receiver that stays down
+ * must not let visitors grow the outbox without bound (every node shares it).
+ */
+export const MAX_PENDING_PER_ENDPOINT = 10_000;
+
+export interface WebhookStoreOptions {
+  /** Defaults to `MAX_PENDING_PER_ENDPOINT`. */
+  maxPendingPerEndpoint?: number;
+}
+
+export interface EnqueueResult {
+  /** Deliveries stored (a duplicate by dedupe key is skipped: neither added nor dropped). */
+  added: number;
+  /** Deliveries not stored because their endpoint was at its pending cap. */
+  dropped: number;
+  /** `dropped` by webhook id (absent when none was dropped for it). */
+  droppedByEndpoint: Record<string, number>;
+}
+
 export interface WebhookStore {
   createEndpoint(input: NewEndpoint): Promise<WebhookRecord>;
   listEndpoints(customerId: string): Promise<WebhookRecord[]>;
@@ -50,12 +70,19 @@ export interface WebhookStore {
   /** Removes the endpoint and its undelivered events; false when there was none. */
   deleteEndpoint(customerId: string, id: string): Promise<boolean>;
 
-  /** Adds deliveries due now; returns how many were new (duplicates by dedupe key are skipped). */
-  enqueue(items: OutboxItem[], nowMs: number): Promise<number>;
+  /**
+   * Adds deliveries due now. Duplicates by dedupe key are skipped; an item whose endpoint already has
+   * `maxPendingPerEndpoint` pending deliveries is dropped (counted in the result, not stored, and its dedupe
+   * key stays free so a later event may be enqueued once the backlog drains).
+   */
+  enqueue(items: OutboxItem[], nowMs: number): Promise<EnqueueResult>;
   /** Leases up to `limit` due deliveries to `owner` until `nowMs + leaseMs`; a lease not released by then expires. */
   claimDue(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<ClaimedDelivery[]>;
-  /** Records an attempt of a delivery this owner holds (ignored when the lease was lost meanwhile). */
-  recordAttempt(id: string, owner: string, result: AttemptResult): Promise<void>;
+  /**
+   * Records an attempt of a delivery this owner holds (ignored when the lease was lost meanwhile). Takes the
+   * endpoint too: a Redis script must be given every key it touches, and the endpoint names two of them.
+   */
+  recordAttempt(delivery: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void>;
   /** The delivery log, newest first. */
   listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]>;
 

@@ -7,7 +7,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../http/logger.ts';
-import type { ClaimedDelivery, WebhookStore } from '../state/webhooks.ts';
+import { webhookDeliveriesDropped } from '../observability/metrics.ts';
+import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/webhooks.ts';
 import { plannedEvents, type PageViewForWebhooks } from './events.ts';
 import { isDelivered, nextAttemptAt } from './retry-policy.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
@@ -30,6 +31,8 @@ export interface WebhookServiceOptions {
 export const USER_AGENT = 'svc-webhooks/1.0';
 /** Endpoints are re-read at most this often per customer on the page-view path. */
 const ENDPOINT_CACHE_MS = 2_000;
+/** A backlogged endpoint drops events on every page view: its warning is logged once a minute, not once a view. */
+const DROP_WARNING_EVERY_MS = 60_000;
 
 export class WebhookService {
   private readonly store: WebhookStore;
@@ -44,6 +47,8 @@ export class WebhookService {
   /** When a failed pass was last logged: an outbox outage is logged once a minute, not once a poll. */
   private lastPassErrorLoggedAt = -Infinity;
   private running: Promise<number> | null = null;
+  /** When drops were last logged, by webhook id. */
+  private readonly dropsLoggedAt = new Map<string, number>();
   private readonly endpoints = new Map<string, { at: number; list: Awaited<ReturnType<WebhookStore['listEndpoints']>> }>();
 
   constructor(opts: WebhookServiceOptions) {
@@ -62,14 +67,27 @@ export class WebhookService {
     this.endpoints.delete(customerId);
   }
 
-  /** Enqueues the events this page view raises for each of the customer's endpoints. */
+  /** Enqueues the events this page view raises for each of the customer's endpoints; returns how many were added. */
   async onPageView(view: PageViewForWebhooks): Promise<number> {
     if (!view.company_id) return 0;
     const endpoints = await this.endpointsOf(view.customer_id);
     const items = endpoints.flatMap((endpoint) =>
       plannedEvents(view, endpoint, newEventId).map(({ dedupe_key, event }) => ({ webhook_id: endpoint.id, customer_id: view.customer_id, dedupe_key, event })),
     );
-    return this.store.enqueue(items, this.now());
+    const result = await this.store.enqueue(items, this.now());
+    if (result.dropped > 0) this.noteDropped(result);
+    return result.added;
+  }
+
+  private noteDropped(result: EnqueueResult): void {
+    webhookDeliveriesDropped.inc({ reason: 'endpoint_backlog' }, result.dropped);
+    const now = this.now();
+    for (const [webhookId, count] of Object.entries(result.droppedByEndpoint)) {
+      const last = this.dropsLoggedAt.get(webhookId);
+      if (last !== undefined && now - last < DROP_WARNING_EVERY_MS && now >= last) continue;
+      this.dropsLoggedAt.set(webhookId, now);
+      this.log.warn(`webhooks: dropped ${count} event(s) for ${webhookId}: it has as many deliveries pending as it may (is its receiver down?); logged at most once a minute, counted in svc_webhook_deliveries_dropped_total`);
+    }
   }
 
   private async endpointsOf(customerId: string) {
@@ -129,7 +147,7 @@ export class WebhookService {
     const attempts = delivery.attempts + 1;
     const next = delivered ? null : nextAttemptAt(attempts, this.now());
     try {
-      await this.store.recordAttempt(delivery.id, this.owner, { atMs: this.now(), status, error: error?.slice(0, 500) ?? null, delivered, nextAttemptMs: next });
+      await this.store.recordAttempt(delivery, this.owner, { atMs: this.now(), status, error: error?.slice(0, 500) ?? null, delivered, nextAttemptMs: next });
     } catch (e) {
       // The lease expires and the delivery is attempted again: at-least-once, receivers dedupe on the event id.
       this.log.error(`webhooks: could not record attempt of ${delivery.id}: ${(e as Error).message}`);
