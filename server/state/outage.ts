@@ -95,17 +95,20 @@ export class OutageMeter {
     return { outcome: 'charged', remaining: Math.max(0, (known ?? req.quota) - 1) };
   }
 
-  /** Counts a request in this node's own windows, each limit split over the live nodes. */
+  /**
+   * Counts a request in this node's own windows, each limit split over the live nodes. As in the store,
+   * a request refused by any counter counts against none, and reports the counts it would have made.
+   */
   hitRateLimits(req: RateLimitRequest): RateLimitHit[] {
     const windowStart = req.nowMs - (req.nowMs % req.windowMs);
     if (this.windows.size > 100_000) this.windows.clear();
-    return req.counters.map(({ key, limit }) => {
+    const hits = req.counters.map(({ key, limit }) => {
       const share = Math.max(1, Math.ceil(limit / Math.max(1, this.nodes)));
       const w = this.windows.get(key);
-      const count = w && w[0] === windowStart ? w[1] + 1 : 1;
-      this.windows.set(key, [windowStart, count]);
-      return { allowed: count <= share, limit, remaining: Math.max(0, share - count), resetMs: windowStart + req.windowMs - req.nowMs };
+      return { key, limit, share, count: w && w[0] === windowStart ? w[1] + 1 : 1 };
     });
+    if (hits.every((h) => h.count <= h.share)) for (const h of hits) this.windows.set(h.key, [windowStart, h.count]);
+    return hits.map(({ limit, share, count }) => ({ allowed: count <= share, limit, remaining: Math.max(0, share - count), resetMs: windowStart + req.windowMs - req.nowMs }));
   }
 
   /**

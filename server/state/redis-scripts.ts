@@ -5,7 +5,10 @@
  * read-then-write from Node.
  *
  * METER: ARGV[1] is a JSON array of operations on KEYS (1-based indexes), run in order:
- *   { t: 'rl', k: [key…], ttl }                       → counts after the increment, one per key
+ *   { t: 'rl', k: [key…], lim: [limit…], ttl }       → counts after the increment, one per key; a request
+ *      that would pass a limit (lim[j] for k[j]) increments none of its keys (so a visitor refused by its
+ *      own counter never spends the tag-wide one) and gets the counts it would have made (each one more
+ *      than now, so the refused key reads as over its limit)
  *   { t: 'ch', u, d?, dk?, dttl?, l, s, f, p, q, e, r?, id? }
  *      u: used-credits key, d: the month's dedup hash (field dk), l: ledger list, s: usage hash
  *      (fields f|c and f|p), p: partner call, q: quota, e: ledger entry (JSON),
@@ -29,10 +32,17 @@ local out = {}
 for i, op in ipairs(ops) do
   if op.t == 'rl' then
     local counts = {}
+    local admitted = true
     for j, ki in ipairs(op.k) do
-      local c = redis.call('INCR', KEYS[ki])
-      if c == 1 then redis.call('PEXPIRE', KEYS[ki], op.ttl) end
-      counts[j] = c
+      counts[j] = tonumber(redis.call('GET', KEYS[ki]) or '0') + 1
+      if counts[j] > op.lim[j] then admitted = false end
+    end
+    if admitted then
+      for j, ki in ipairs(op.k) do
+        local c = redis.call('INCR', KEYS[ki])
+        if c == 1 then redis.call('PEXPIRE', KEYS[ki], op.ttl) end
+        counts[j] = c
+      end
     end
     out[i] = counts
   else

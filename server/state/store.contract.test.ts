@@ -209,6 +209,23 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
       expect((await a.hitRateLimits(hit('k', 3, t0 + 60_000)))[0].allowed).toBe(true);
     });
 
+    it('counts a request refused by one counter against none of them, so one visitor cannot spend the tag-wide budget', async () => {
+      const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+      const visit = (store: StateStore, ip: string) =>
+        store.hitRateLimits({ ...hit('tag:t', 5, t0 + 1000), counters: [{ key: `tag:t:ip:${ip}`, limit: 3 }, { key: 'tag:t', limit: 5 }] });
+      const fromA = [];
+      for (let i = 0; i < 10; i++) fromA.push(await visit(a, 'A'));
+      expect(fromA.map((h) => h.every((c) => c.allowed))).toEqual([...Array(3).fill(true), ...Array(7).fill(false)]);
+      // A refusal reports the count the request would have made: nothing left on the counter that refused.
+      expect(fromA[9].map((c) => [c.allowed, c.remaining])).toEqual([[false, 0], [true, 1]]);
+      // The tag-wide counter holds A's 3 admitted requests, not its 10 attempts: B still gets in twice.
+      const fromB = [await visit(b, 'B'), await visit(a, 'B'), await visit(b, 'B')];
+      expect(fromB.map((h) => h.map((c) => c.allowed))).toEqual([[true, true], [true, true], [true, false]]);
+      // Refused by the tag-wide counter, B's third request did not count against B's own either.
+      expect((await a.hitRateLimits(hit('tag:t:ip:B', 3, t0 + 2000)))[0]).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await visit(b, 'C')).map((c) => c.allowed)).toEqual([true, false]);
+    });
+
     it('lets exactly the limit through when two stores count the same key at once', async () => {
       const now = Date.UTC(2026, 10, 10, 12, 0, 0);
       const hits = (await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).hitRateLimits(hit('token:t1', 120, now))))).map((h) => h[0]);
@@ -250,8 +267,9 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
       expect(hits.map((h) => h.map((c) => c.allowed))).toEqual([[true, true], [true, true], [true, true], [true, true], [false, false], [false, false]]);
       expect(charges.map((c) => c.outcome)).toEqual(['charged', 'charged', 'free', 'charged', 'exhausted']);
       expect(charges.map((c) => c.remaining)).toEqual([2, 1, 1, 0, 0]);
-      // The next turn, and another store, continue from the totals.
-      expect((await b.hitRateLimits(hit('k', 10, t0 + 2000)))[0].remaining).toBe(10 - 7);
+      // The next turn, and another store, continue from the totals: the 4 admitted requests (the 2 refused
+      // counted nowhere) and this one.
+      expect((await b.hitRateLimits(hit('k', 10, t0 + 2000)))[0].remaining).toBe(10 - 5);
       expect(await b.balance('acme', 'identification', 'year-0', 3)).toMatchObject({ used: 3 });
       expect((await b.usage('acme'))[0]).toMatchObject({ charges: 3 });
     });
