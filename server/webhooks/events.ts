@@ -7,6 +7,7 @@
  * - `account.hot`: a page view by one of the customer's hot accounts, or on a path matching one of the
  *   endpoint's `hot_paths`; once per account, day, path and endpoint, so a reload is not a new alert.
  */
+import { boundedMemo } from '../cache/bounded-cache.ts';
 import type { WebhookEvent, WebhookEventType } from './schema.ts';
 
 /** What the page-view recorder tells webhooks about each page view it recorded. */
@@ -37,14 +38,37 @@ export interface PlannedEvent {
 
 /** `*` matches any run of characters; everything else literally. Query strings never take part. */
 export function pathMatches(pattern: string, path: string): boolean {
-  const pathOnly = path.split(/[?#]/, 1)[0]!;
-  const regex = new RegExp(`^${pattern.split('*').map(escapeRegex).join('.*')}$`);
-  return regex.test(pathOnly);
+  return compiledPattern(pattern)(path.split(/[?#]/, 1)[0]!);
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+/**
+ * A glob compiled to its literal pieces and matched by plain string search. A regex with one `.*` per
+ * `*` backtracks: a few `/`-separated `*` ending in `.pdf`, against a crafted path of many segments,
+ * blocked the event loop for most of a minute on one page view. Here each piece is searched for once,
+ * left to right, so no path can make a pattern expensive. The leftmost occurrence of each middle piece is
+ * enough: it leaves the most room for the pieces after it, and a `*` accepts any gap. Patterns are
+ * endpoint data, so they are compiled once each into a bounded cache.
+ */
+const compiledPattern = boundedMemo((pattern: string): ((path: string) => boolean) => {
+  const pieces = pattern.split('*');
+  if (pieces.length === 1) return (path) => path === pattern;
+  const first = pieces[0]!;
+  const last = pieces[pieces.length - 1]!;
+  const middle = pieces.slice(1, -1).filter((p) => p !== '');
+  const fixed = first.length + last.length;
+  return (path) => {
+    // The prefix and the suffix may not overlap: each character of the path is matched once.
+    if (path.length < fixed || !path.startsWith(first) || !path.endsWith(last)) return false;
+    const end = path.length - last.length;
+    let at = first.length;
+    for (const piece of middle) {
+      const found = path.indexOf(piece, at);
+      if (found === -1 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  };
+}, 1000);
 
 export function plannedEvents(view: PageViewForWebhooks, endpoint: { id: string; events: readonly WebhookEventType[]; hot_paths: readonly string[] }, newEventId: () => string): PlannedEvent[] {
   if (!view.company_id) return [];
