@@ -21,7 +21,7 @@ export async function serveCluster(config: Config, workers: number): Promise<voi
     // Metrics of every worker, summed (counters, histograms) or min/max/averaged (gauges) by prom-client.
     const aggregator = serveClusterMetrics();
     if (config.SVC_METRICS_PORT !== undefined) {
-      await startMetricsServer(config.SVC_METRICS_PORT, config.HOST, () => aggregator.clusterMetrics());
+      await startMetricsServer(config.SVC_METRICS_PORT, config.SVC_METRICS_HOST, () => aggregator.clusterMetrics());
       log.info(`metrics of all workers on port ${config.SVC_METRICS_PORT} (GET /metrics)`);
     }
     for (let i = 0; i < workers; i++) cluster.fork();

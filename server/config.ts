@@ -54,6 +54,8 @@ export const ConfigSchema = z.object({
   SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** A separate port serving only GET /metrics, unauthenticated (with workers: served by the primary, aggregated). */
   SVC_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Where the unauthenticated metrics port listens: loopback unless the operator opens it on purpose. */
+  SVC_METRICS_HOST: z.string().default('127.0.0.1'),
   /** A GeoIP2/GeoLite2 City or Country database: the `geoIP_*` fields come from it (else from the network's own geo). */
   SVC_GEOIP_DB: z.string().optional(),
 });

@@ -80,7 +80,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
   // With workers, the primary serves the metrics port (aggregated over workers: server/cluster.ts).
-  const metricsServer = config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.HOST) : null;
+  const metricsServer = config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.SVC_METRICS_HOST) : null;
   if (metricsServer) log.info(`metrics on port ${portOf(metricsServer)} (GET /metrics)`);
   log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_REDIS_URL ? 'on Redis' : config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
   return {

@@ -16,7 +16,7 @@ import type { Dataset } from '../data/dataset.ts';
 import { mountVisitsAdmin } from '../visits/admin-routes.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import type { AdminAuth } from './credentials.ts';
-import { FailureThrottle } from './throttle.ts';
+import { adminCredentialThrottle, type FailureThrottle } from './throttle.ts';
 import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
 
 export interface AdminDeps {
@@ -32,7 +32,7 @@ export interface AdminDeps {
 
 export function mountAdmin(router: Router, deps: AdminDeps): void {
   const admin = express.Router();
-  admin.use(guard(deps.adminAuth, new FailureThrottle()));
+  admin.use(guard(deps.adminAuth, adminCredentialThrottle));
   admin.use(express.json({ limit: '64kb' }));
   const { store } = deps;
 

@@ -48,3 +48,9 @@ export class FailureThrottle {
     return w;
   }
 }
+
+/**
+ * The process's one throttle of failed admin credentials: the admin API and `/metrics` on the service port
+ * both check the admin token, so a guesser gets MAX_FAILURES a minute across both, not per route.
+ */
+export const adminCredentialThrottle = new FailureThrottle();

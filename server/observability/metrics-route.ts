@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import client from 'prom-client';
 import type { AdminAuth } from '../admin/credentials.ts';
+import { adminCredentialThrottle, type FailureThrottle } from '../admin/throttle.ts';
 import { HttpError } from '../http/errors.ts';
 import { registry } from './metrics.ts';
 
@@ -70,11 +71,19 @@ export function serveClusterMetrics(): client.AggregatorRegistry<client.Registry
   return aggregator;
 }
 
-export function mountMetrics(router: Router, adminAuth: AdminAuth): void {
+export function mountMetrics(router: Router, adminAuth: AdminAuth, throttle: FailureThrottle = adminCredentialThrottle): void {
   router.get('/metrics', async (req, res) => {
     res.set('Cache-Control', 'no-store');
-    const m = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
+    // The same credential as the admin API, so the same throttle: /metrics is no side door for guessing it.
+    const address = req.ip ?? req.socket.remoteAddress ?? '';
+    const wait = throttle.blockedFor(address, Date.now());
+    if (wait > 0) {
+      throw new HttpError(429, 'metrics: too many failed credentials from this address, try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
+    }
+    const presented = req.get('authorization');
+    const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
     if (!m || !adminAuth.verify(m[1])) {
+      if (presented) throttle.recordFailure(address, Date.now());
       throw new HttpError(401, 'metrics: send "Authorization: Bearer <admin token>", or scrape the SVC_METRICS_PORT port', { 'WWW-Authenticate': 'Bearer' });
     }
     res.type(registry.contentType).send(await metricsText());
