@@ -27,11 +27,32 @@ export function requestId(given: string | string[] | undefined): string {
  * leaves `req.route` on a matched request; `fastRoute` names the fast lane's routes; the rest is `static`
  * (files) or `unmatched` (404s), never the raw path (which would be unbounded).
  */
-export function routeLabel(req: IncomingMessage & { route?: { path?: unknown }; baseUrl?: string }, status: number, fastRoute: string | undefined): string {
+export function routeLabel(req: IncomingMessage & { route?: { path?: unknown }; baseUrl?: string; [ROUTE_BASE]?: string }, status: number, fastRoute: string | undefined): string {
   if (fastRoute) return fastRoute;
   const path = req.route?.path;
-  if (typeof path === 'string') return (req.baseUrl ?? '') + path;
+  if (typeof path === 'string') return (req[ROUTE_BASE] ?? req.baseUrl ?? '') + path;
   return status === 404 || status === 405 ? 'unmatched' : 'static';
+}
+
+/**
+ * The mount path (`req.baseUrl`) at the moment the router picked the route. An error thrown in a mounted
+ * router (the admin API) leaves it, and Express restores `baseUrl` before the app's error handler answers:
+ * read at `finish`, a failed `/admin/api/customers/:id/webhooks` was labelled `/customers/:id/webhooks`.
+ */
+const ROUTE_BASE = Symbol('routeBase');
+
+/** Remembers the mount path whenever the router sets `req.route`. */
+function rememberRouteBase(req: IncomingMessage): void {
+  let route: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value: unknown) {
+      route = value;
+      (req as { [ROUTE_BASE]?: string })[ROUTE_BASE] = (req as { baseUrl?: string }).baseUrl;
+    },
+  });
 }
 
 /** When a request arrived and the id it answers under. */
@@ -95,6 +116,7 @@ export function createObserver(log: Logger): Observer {
     begin: (req, fastRoute) => ({ id: requestId(req.headers['x-request-id']), start: process.hrtime.bigint(), fastRoute }),
     watch(req, res, trace) {
       res.setHeader('X-Request-Id', trace.id);
+      rememberRouteBase(req);
       res.once('finish', () => done(req, res, trace));
     },
     done,
