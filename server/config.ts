@@ -47,6 +47,10 @@ export const ConfigSchema = z.object({
   SVC_EVENTS_DIR: z.string().default('var/events'),
   /** Days of NDJSON page-view files kept; older day files are deleted. */
   SVC_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** MB of NDJSON page views per customer and day; lines past it are dropped (counted). */
+  SVC_EVENTS_MAX_DAY_MB: z.coerce.number().int().min(1).max(1_000_000).default(256),
+  /** MB of NDJSON page-view files on this node's disk; past it the oldest days are deleted. */
+  SVC_EVENTS_MAX_TOTAL_MB: z.coerce.number().int().min(1).max(100_000_000).default(20_480),
   /**
    * On SIGTERM/SIGINT: how long in-flight requests may take to finish before the remaining connections
    * are closed and the process exits anyway (milliseconds).

@@ -54,6 +54,12 @@ export const stateStoreErrors = new client.Counter({
   labelNames: ['operation'] as const,
 });
 
+export const pageViewLinesDropped = new client.Counter({
+  name: 'svc_page_view_lines_dropped_total',
+  help: 'Page views not written to the NDJSON files, by reason (daily_cap, queue_full, stuck_file, invalid_customer); the visit store still counts them',
+  labelNames: ['reason'] as const,
+});
+
 export const webhookDeliveriesDropped = new client.Counter({
   name: 'svc_webhook_deliveries_dropped_total',
   help: 'Webhook deliveries not enqueued, by reason (endpoint_backlog: the endpoint already had its cap of pending deliveries)',

@@ -6,14 +6,24 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../http/logger.ts';
 import { SqliteVisitStore } from '../state/sqlite-visits.ts';
 import type { VisitStore } from '../state/visits.ts';
+import { pageViewLinesDropped } from '../observability/metrics.ts';
 import { createEventLog } from './event-log.ts';
 import { createRecorder, type PageViewRecorder } from './recorder.ts';
 
-export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_EVENTS_DIR' | 'SVC_EVENTS_RETENTION_DAYS'>, log: Logger): Promise<PageViewRecorder> {
+type EventLogConfig = Pick<Config, 'SVC_EVENTS_DIR' | 'SVC_EVENTS_RETENTION_DAYS'> & Partial<Pick<Config, 'SVC_EVENTS_MAX_DAY_MB' | 'SVC_EVENTS_MAX_TOTAL_MB'>>;
+
+export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & EventLogConfig, log: Logger): Promise<PageViewRecorder> {
   const onError = (e: Error) => log.error(`page views: ${e.message}`);
   return createRecorder({
     visits: await openVisitStore(config),
-    events: createEventLog({ dir: config.SVC_EVENTS_DIR, retentionDays: config.SVC_EVENTS_RETENTION_DAYS, onError }),
+    events: createEventLog({
+      dir: config.SVC_EVENTS_DIR,
+      retentionDays: config.SVC_EVENTS_RETENTION_DAYS,
+      maxDayBytes: config.SVC_EVENTS_MAX_DAY_MB === undefined ? undefined : config.SVC_EVENTS_MAX_DAY_MB * 1024 * 1024,
+      maxTotalBytes: config.SVC_EVENTS_MAX_TOTAL_MB === undefined ? undefined : config.SVC_EVENTS_MAX_TOTAL_MB * 1024 * 1024,
+      onError,
+      onDrop: (reason) => pageViewLinesDropped.inc({ reason }),
+    }),
     onError,
   });
 }
