@@ -204,8 +204,14 @@ export const TagSeed = z.object({
 });
 export type TagSeed = z.infer<typeof TagSeed>;
 
+/**
+ * A customer id: also a path segment (the page-view files live under `<events dir>/<customer id>/`), so it
+ * is checked wherever a record is read or imported, never trusted because a store held it.
+ */
+export const CustomerId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a customer id is 1–64 letters, digits, _ or -');
+
 export const CustomerSeed = z.object({
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  id: CustomerId,
   name: z.string().min(1),
   packages: z.array(Package).default([]),
   identification_credits: z.number().int().min(0).default(0),

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { TagFeatures } from '../../tag/features.ts';
 import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
-import { ApiGroup, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
+import { ApiGroup, CustomerId, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
 import { AllowedDomains, RequiredAllowedDomains } from '../auth/allowed-domain.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { AccessRecords } from './access.ts';
@@ -15,7 +15,7 @@ import type { Metering, UsageReports } from './metering.ts';
 import type { StateTransfer } from './transfer.ts';
 
 export const CustomerRecord = z.object({
-  id: z.string(),
+  id: CustomerId,
   name: z.string(),
   packages: z.array(Package),
   identification_credits: z.number().int(),
@@ -33,7 +33,7 @@ export const TOKEN_STATUSES = ['active', 'inactive'] as const;
 
 export const TokenRecord = z.object({
   id: z.string(),
-  customer_id: z.string(),
+  customer_id: CustomerId,
   api_group: ApiGroup,
   name: z.string(),
   /** First characters of the secret, for recognising a token in lists; not enough to use it. */
@@ -84,7 +84,7 @@ export type TagSettings = z.infer<typeof TagSettings>;
 
 export const TagRecord = z.object({
   tag_id: z.string(),
-  customer_id: z.string(),
+  customer_id: CustomerId,
   allowed_domains: z.array(z.string()),
   scores: z.boolean(),
   segment_names: z.boolean(),

@@ -4,13 +4,14 @@
  * Tokens travel with their secret's hash (never a secret), so existing integrations keep working.
  */
 import { z } from 'zod';
+import { CustomerId } from '../../data/sources/schema.ts';
 import { CHARGEABLE_APIS } from '../credits/rules.ts';
 import { CustomerRecord, TagRecord, TokenRecord } from './store.ts';
 
 const Pool = z.enum(['identification', 'enrichment']);
 
 export const LedgerEntry = z.object({
-  customer_id: z.string(),
+  customer_id: CustomerId,
   api: z.enum(CHARGEABLE_APIS),
   pool: Pool,
   record: z.string(),
@@ -29,7 +30,7 @@ export const StateEntry = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tag'), record: TagRecord }),
   z.object({ type: z.literal('setting'), key: z.string(), value: z.string() }),
   /** Credits used per customer, pool and quota period (what balances read). */
-  z.object({ type: z.literal('credit_usage'), customer_id: z.string(), pool: Pool, period: z.string(), used: z.number().int().min(0) }),
+  z.object({ type: z.literal('credit_usage'), customer_id: CustomerId, pool: Pool, period: z.string(), used: z.number().int().min(0) }),
   /** One charge of the ledger (usage reports and the monthly dedup are rebuilt from these). */
   z.object({ type: z.literal('charge'), charge: LedgerEntry }),
 ]);
