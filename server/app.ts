@@ -71,7 +71,7 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes; post
 
   const api = Router();
   const pipeline = createMeteringSteps(deps.store);
-  const identificationDeps = { ...deps, pipeline, geoip: deps.config.SVC_GEOIP_DB ? openGeoIp(deps.config.SVC_GEOIP_DB) : null };
+  const identificationDeps = { ...deps, pipeline, geoip: deps.config.SVC_GEOIP_DB ? openGeoIp(deps.config.SVC_GEOIP_DB, (m) => deps.log.error(m)) : null };
   mountIdentification(api, identificationDeps);
   const identification = identificationFastRoute(identificationDeps);
   mountEnrichment(api, { ...deps, pipeline });

@@ -2,7 +2,12 @@
  * GeoIP from MaxMind's own test databases (../shared/reference/maxmind-db/test-data), unit and through a
  * real server: the geoIP_* fields come from the database, the network's own geo where it knows nothing.
  */
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Reader } from 'maxmind';
+import { createLogger } from '../http/logger.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { openGeoIp, overlayGeo } from './geoip.ts';
@@ -61,5 +66,53 @@ describe('GET /v3/company/details with SVC_GEOIP_DB', () => {
   it("falls back to the network's own geo for an address it does not know", async () => {
     const { company } = await ask(IPS.northwind);
     expect(company).toMatchObject({ company_match: 'Match', geoIP_country: 'United States', geoIP_state: 'California', geoIP_city: 'San Francisco' });
+  });
+});
+
+/** The City test database with the start of its data section overwritten: its lookups throw (garbage types, endless pointers). */
+function corruptCityDb(dir: string): string {
+  const bytes = Buffer.from(readFileSync(CITY_DB));
+  const { nodeCount, recordSize } = new Reader(bytes).metadata;
+  const dataStart = (nodeCount * recordSize * 2) / 8 + 16;
+  bytes.fill(0xff, dataStart, dataStart + 4000);
+  const file = join(dir, 'damaged-City.mmdb');
+  writeFileSync(file, bytes);
+  return file;
+}
+
+describe('a damaged SVC_GEOIP_DB', () => {
+  let dir: string;
+  let srv: TestServer;
+  let logged = '';
+  let token: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-geoip-'));
+    const sink = new PassThrough();
+    sink.on('data', (d: Buffer) => (logged += d.toString()));
+    srv = await startTestServer({ env: { SVC_GEOIP_DB: corruptCityDb(dir) }, log: createLogger('error', { destination: sink }) });
+    token = (await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm' })).secret;
+  });
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers as "not found" and reports once, without the address', () => {
+    const errors: string[] = [];
+    const geo = openGeoIp(corruptCityDb(dir), (m) => errors.push(m));
+    expect(geo.lookup('81.2.69.160')).toBeNull();
+    expect(geo.lookup('2.125.160.216')).toBeNull();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/damaged-City\.mmdb is damaged/);
+    expect(errors[0]).not.toContain('81.2.69.160');
+  });
+
+  it("identifies with the network's own geo instead of a 500, and logs no visitor address", async () => {
+    for (const ip of ['81.2.69.160', '2.125.160.216', IPS.northwind]) {
+      const res = await fetch(`${srv.url}/v3/company/details?ip=${ip}`, { headers: { authorization: `Token ${token}`, 'user-agent': BROWSER_UA } });
+      expect(res.status).toBe(200);
+    }
+    expect(logged).toMatch(/is damaged/);
+    expect(logged).not.toContain('81.2.69.160');
   });
 });

@@ -18,20 +18,39 @@ export interface GeoIp {
   lookup(ip: string): Geo | null;
 }
 
-export function openGeoIp(file: string): GeoIp {
+/** A broken database is reported at most this often (every lookup of its broken part would repeat it). */
+const REPORT_EVERY_MS = 60_000;
+
+/**
+ * `onError`: a lookup the database cannot answer (a corrupt or truncated file decodes to garbage,
+ * throws, or recurses without end): reported, and answered as "not found", so the network's own geo
+ * stays — a broken optional overlay never turns an identification into a 500.
+ */
+export function openGeoIp(file: string, onError: (message: string) => void = () => {}): GeoIp {
   let reader: Reader<CityResponse>;
   try {
     reader = new Reader<CityResponse>(readFileSync(file));
   } catch (e) {
     throw new Error(`SVC_GEOIP_DB ${file}: not a readable MaxMind database (${(e as Error).message})`);
   }
+  let reportedAt = -Infinity;
   const type = reader.metadata.databaseType;
   if (!/City|Country/i.test(type)) throw new Error(`SVC_GEOIP_DB ${file}: expected a GeoIP2/GeoLite2 City or Country database, found ${type}`);
   return {
     lookup(ip) {
-      const r = reader.get(ip);
-      if (!r?.country) return null;
-      return { country: r.country.names.en ?? '', state: r.subdivisions?.[0]?.names.en ?? '', city: r.city?.names.en ?? '' };
+      try {
+        const r = reader.get(ip);
+        if (!r?.country) return null;
+        return { country: r.country.names?.en ?? '', state: r.subdivisions?.[0]?.names?.en ?? '', city: r.city?.names?.en ?? '' };
+      } catch (e) {
+        const now = Date.now();
+        if (now - reportedAt >= REPORT_EVERY_MS) {
+          reportedAt = now;
+          // No address in the message: it would put visitors' IPs in the error log.
+          onError(`SVC_GEOIP_DB ${file} is damaged (${(e as Error).message}): its lookups answer with the network's own geo until it is replaced`);
+        }
+        return null;
+      }
     },
   };
 }
