@@ -1,9 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RateLimitRequest } from './metering.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ChargeRequest, RateLimitRequest } from './metering.ts';
 import { OutageMeter } from './outage.ts';
+
+vi.mock('node:fs/promises', async (original) => {
+  const real = await original<typeof import('node:fs/promises')>();
+  return { ...real, open: vi.fn(real.open) };
+});
 
 let dir: string;
 let meter: OutageMeter;
@@ -33,5 +39,39 @@ describe('local rate limits while the shared store is down', () => {
     expect(meter.hitRateLimits(visit('C')).map((c) => c.allowed)).toEqual([true, false]);
     // The next window starts every counter over.
     expect(admitted(meter.hitRateLimits(visit('A', t0 + 60_000)))).toBe(true);
+  });
+});
+
+describe('the outage journal', () => {
+  const charge = (i: number): ChargeRequest => ({
+    customer_id: 'acme', api: 'identification', pool: 'identification', record: `10.0.0.${i}`, period: 'year-0', quota: 100,
+    dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z',
+  });
+
+  it('is flushed to stable storage (fdatasync) before charges are answered: once per turn for all of its charges', async () => {
+    const datasyncs: string[] = [];
+    const open = vi.mocked(fsPromises.open);
+    const real = open.getMockImplementation()!;
+    open.mockImplementation(async (...args) => {
+      const fh = await real(...args);
+      const datasync = fh.datasync.bind(fh);
+      fh.datasync = async () => {
+        datasyncs.push(String(args[0]));
+        return datasync();
+      };
+      return fh;
+    });
+    try {
+      for (let i = 0; i < 3; i++) expect(meter.charge(charge(i))?.outcome).toBe('charged');
+      await Promise.all([meter.synced(), meter.synced(), meter.synced()]);
+      expect(datasyncs).toHaveLength(1);
+      expect(datasyncs[0]).toMatch(/\.jsonl$/);
+      expect(readFileSync(datasyncs[0], 'utf8').trim().split('\n')).toHaveLength(3);
+      meter.charge(charge(3));
+      await meter.synced();
+      expect(datasyncs).toHaveLength(2);
+    } finally {
+      open.mockImplementation(real);
+    }
   });
 });

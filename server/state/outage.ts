@@ -10,6 +10,7 @@
  * Everything here is local to the process: decisions are synchronous, the journal write is an append.
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ChargeOutcome, ChargeRequest, RateLimitHit, RateLimitRequest } from './metering.ts';
@@ -88,11 +89,30 @@ export class OutageMeter {
       ...(journal.uncertain ? { uncertain: true } : {}),
       ...(this.epoch !== null ? { epoch: this.epoch } : {}),
     };
-    // Written before the answer: a charge the client saw is on disk (append; survives a process crash).
+    // Written before the answer: a charge the client saw is in the file (survives a process crash), and
+    // the caller awaits synced() before answering (survives an OS crash or power loss too).
     appendFileSync(this.file, JSON.stringify(entry) + '\n');
     this.spent.set(req.customer_id, spent + 1);
     if (known !== undefined) this.remaining.set(`${req.customer_id}|${req.pool}|${req.period}`, known - 1);
     return { outcome: 'charged', remaining: Math.max(0, (known ?? req.quota) - 1) };
+  }
+
+  private syncing: Promise<void> | null = null;
+
+  /**
+   * Resolves once every charge journaled so far is on stable storage: one fdatasync per event-loop turn
+   * for all the charges of that turn (group commit), off the event loop (the thread pool waits for the disk).
+   */
+  synced(): Promise<void> {
+    this.syncing ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        this.syncing = null;
+        open(this.file, 'a')
+          .then((fh) => fh.datasync().finally(() => fh.close()))
+          .then(resolve, reject);
+      }),
+    );
+    return this.syncing;
   }
 
   /**

@@ -472,7 +472,12 @@ export class RedisStateStore implements StateStore {
   }
 
   async charge(r: ChargeRequest): Promise<ChargeOutcome> {
-    if (!this.connected) return this.offlineCharge(r);
+    if (!this.connected) {
+      const outcome = this.offlineCharge(r);
+      // A journaled charge is answered only once it is on disk (an outcome of 'exhausted' journals nothing).
+      if (outcome.outcome === 'charged') await this.outage.synced();
+      return outcome;
+    }
     const id = r.pool === 'identification' ? randomUUID() : undefined;
     let reply: [string, number];
     try {
@@ -485,7 +490,10 @@ export class RedisStateStore implements StateStore {
       // (their callers retry).
       if (id && this.lost === null) {
         const outcome = this.outage.charge(r, { id, uncertain: true });
-        if (outcome) return outcome;
+        if (outcome) {
+          await this.outage.synced();
+          return outcome;
+        }
       }
       throw this.unavailable(e);
     }
