@@ -59,10 +59,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const webhookStore = await openWebhookStore(config);
+  const webhookStore = await openWebhookStore(config, store);
   const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, now: opts.now });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
-  const recorder = await openVisitRecorder(config, log);
+  const recorder = await openVisitRecorder(config, log, store);
   // Every recorded page view may raise webhook events (account.visited, account.hot).
   recorder.onPageView(async (view) => {
     await webhooks.onPageView({ ...view, company: companyNames(dataset, view.company_id) });

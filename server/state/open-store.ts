@@ -1,6 +1,7 @@
 /** Chooses the state store from configuration: SQLite by default, Redis when SVC_REDIS_URL is set. */
 import type { Config } from '../config.ts';
 import type { StateLog } from './errors.ts';
+import type { SqliteStateDb } from './sqlite-db.ts';
 import { SqliteStateStore } from './sqlite-store.ts';
 import type { StateStore } from './store.ts';
 
@@ -20,4 +21,12 @@ export async function openStateStore(
     });
   }
   return new SqliteStateStore(config.SVC_STATE, { log });
+}
+
+/**
+ * The state store's SQLite connection, for the visit store and the webhook outbox of the same process:
+ * one connection to the file, one lock policy (sqlite-db.ts). Null on Redis.
+ */
+export function sharedSqlite(store: StateStore): SqliteStateDb | null {
+  return store instanceof SqliteStateStore ? store.sqlite : null;
 }

@@ -2,6 +2,8 @@
  * The SQLite state file's schema and its forward migrations. The file carries its version in
  * `PRAGMA user_version`; opening runs every migration above it, in one transaction, so a file written by
  * an older version gains new tables and columns (a file from a newer version is refused, not guessed at).
+ * One list for every table of the file: the state store's, the visit store's and the webhook outbox's
+ * (they share one connection, sqlite-db.ts).
  */
 import type Database from 'better-sqlite3';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
@@ -32,6 +34,45 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) 
 CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
+/**
+ * The visit store's and the webhook outbox's tables, as their own connections created them (IF NOT
+ * EXISTS at every open) before they shared the state store's connection and its migrations.
+ */
+const VISITS_AND_WEBHOOKS = `
+CREATE TABLE IF NOT EXISTS visit_accounts (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL,
+  page_views INTEGER NOT NULL, sessions INTEGER NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
+  PRIMARY KEY (customer_id, day, company_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS visit_pages (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL, path TEXT NOT NULL, page_views INTEGER NOT NULL,
+  PRIMARY KEY (customer_id, day, company_id, path)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS visit_pages_account ON visit_pages (customer_id, company_id, day);
+CREATE TABLE IF NOT EXISTS visit_sessions (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL, session_id TEXT NOT NULL,
+  PRIMARY KEY (customer_id, day, company_id, session_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS visit_anonymous (
+  customer_id TEXT NOT NULL, day TEXT NOT NULL, page_views INTEGER NOT NULL,
+  PRIMARY KEY (customer_id, day)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS visit_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+INSERT OR IGNORE INTO visit_version VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS tag_sightings (
+  tag_id TEXT NOT NULL, origin TEXT NOT NULL, last_seen_at TEXT NOT NULL,
+  PRIMARY KEY (tag_id, origin)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS webhooks (
+  id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, url TEXT NOT NULL, events TEXT NOT NULL, hot_paths TEXT NOT NULL,
+  description TEXT NOT NULL, secret TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS webhooks_customer ON webhooks (customer_id);
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id TEXT PRIMARY KEY, event_id TEXT NOT NULL, webhook_id TEXT NOT NULL, customer_id TEXT NOT NULL, type TEXT NOT NULL,
+  dedupe_key TEXT NOT NULL, body TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL, next_attempt_at INTEGER, lease_owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0,
+  last_attempt_at INTEGER, last_status INTEGER, last_error TEXT, delivered_at INTEGER,
+  UNIQUE (webhook_id, dedupe_key));
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending ON webhook_deliveries (webhook_id) WHERE status = 'pending';
+`;
+
 /** Migration i brings a file from version i to i + 1. Append only; never edit a shipped one. */
 const MIGRATIONS: ((db: Database.Database) => void)[] = [
   (db) => db.exec(V1),
@@ -49,6 +90,8 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
     addColumn(db, 'tags', 'visitor_rate_limit', `INTEGER NOT NULL DEFAULT ${TAG_PER_VISITOR_LIMIT}`);
     addColumn(db, 'tags', 'demo', 'INTEGER NOT NULL DEFAULT 0');
   },
+  // 4: page views, tag sightings and the webhook outbox join the one schema (a file may hold them already).
+  (db) => db.exec(VISITS_AND_WEBHOOKS),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -61,14 +104,21 @@ function addColumn(db: Database.Database, table: string, column: string, definit
 
 /** Brings the file to SCHEMA_VERSION; returns the version it had. */
 export function migrate(db: Database.Database): number {
-  const from = db.pragma('user_version', { simple: true }) as number;
-  if (from > SCHEMA_VERSION) {
-    throw new Error(`the state file has schema version ${from}, newer than this server's ${SCHEMA_VERSION}: upgrade the server`);
-  }
+  const from = checkedVersion(db);
   if (from === SCHEMA_VERSION) return from;
   db.transaction(() => {
-    for (let v = from; v < SCHEMA_VERSION; v++) MIGRATIONS[v](db);
+    // Read again under the write lock: another process (a worker starting beside this one) may have
+    // migrated since the read above.
+    for (let v = checkedVersion(db); v < SCHEMA_VERSION; v++) MIGRATIONS[v](db);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
   return from;
+}
+
+function checkedVersion(db: Database.Database): number {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new Error(`the state file has schema version ${version}, newer than this server's ${SCHEMA_VERSION}: upgrade the server`);
+  }
+  return version;
 }

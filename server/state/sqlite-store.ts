@@ -1,16 +1,14 @@
 /** The embedded state store: one SQLite file (WAL), safe for several processes on one machine. */
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
+import { StateError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
-import { migrate } from './sqlite-schema.ts';
+import { holdStateDb, isBusy, type SqliteStateDb } from './sqlite-db.ts';
 import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
@@ -24,13 +22,6 @@ interface Metered {
 }
 const now = () => new Date().toISOString();
 
-/**
- * SQLite's own busy wait is a sleep on the event loop (everything would stall behind a lock another
- * process holds), so it is off while serving; a locked write is retried on a timer instead, with a
- * growing delay, for at most LOCK_DEADLINE_MS before it answers 503.
- */
-const LOCK_DEADLINE_MS = 400;
-const retryDelay = (attempt: number) => Math.min(2 ** attempt, 25);
 /** How often expired rate-limit rows are swept (inside a metering batch). */
 const RATE_SWEEP_EVERY_MS = 10_000;
 
@@ -39,28 +30,21 @@ export interface SqliteStoreOptions {
   log?: StateLog;
 }
 
-const isBusy = (e: unknown) => {
-  const code = (e as { code?: string } | undefined)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code?.startsWith('SQLITE_BUSY_') === true;
-};
-
 export class SqliteStateStore implements StateStore {
+  /**
+   * The process's connection to the state file and its lock policy (sqlite-db.ts): the visit store and
+   * the webhook outbox take it from here (open-store.ts `sharedSqlite`), so the file is opened once.
+   */
+  readonly sqlite: SqliteStateDb;
   private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
   private readonly auth = new AuthCache();
-  private readonly log: StateLog;
-  /** The state file's identity at open (device, inode): writes stop if the path no longer names it. */
-  private readonly identity: { dev: number; ino: number } | null;
-  private replaced: string | null = null;
 
-  /** A prepared statement, prepared once per connection (preparing costs more than most of our queries). */
   private sql(source: string): Database.Statement {
-    let st = this.statements.get(source);
-    if (st === undefined) {
-      st = this.db.prepare(source);
-      this.statements.set(source, st);
-    }
-    return st;
+    return this.sqlite.sql(source);
+  }
+
+  private io<T>(fn: () => T): T {
+    return this.sqlite.io(fn);
   }
 
   /**
@@ -89,7 +73,7 @@ export class SqliteStateStore implements StateStore {
 
   /** Runs a change to customers, tokens or tags in one transaction with the version bump. */
   private authChange<T>(fn: () => T): Promise<T> {
-    return this.writeRetrying(() =>
+    return this.sqlite.write(() =>
       this.db.transaction(() => {
         const out = fn();
         this.bumpAuth();
@@ -98,82 +82,9 @@ export class SqliteStateStore implements StateStore {
     );
   }
 
-  /**
-   * A write that waits for a lock held by another process without blocking the event loop: SQLite is
-   * told not to wait (busy_timeout 0), and a busy attempt is retried on a timer until LOCK_DEADLINE_MS,
-   * then fails with StoreUnavailableError (503 + Retry-After).
-   */
-  private async writeRetrying<T>(fn: () => T): Promise<T> {
-    const start = Date.now();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return this.write(fn);
-      } catch (e) {
-        if (!(e instanceof StoreUnavailableError && isBusy(e.cause)) || Date.now() - start >= LOCK_DEADLINE_MS || this.closing) throw e;
-      }
-      await new Promise((r) => setTimeout(r, retryDelay(attempt)));
-    }
-  }
-
-  /**
-   * Every SQLite failure that is not the caller's fault (locked by another process, I/O error, disk
-   * full …) becomes StoreUnavailableError: the HTTP layer answers 503 + Retry-After, never 500.
-   */
-  private io<T>(fn: () => T): T {
-    try {
-      return fn();
-    } catch (e) {
-      if (e instanceof StateError || e instanceof StoreUnavailableError) throw e;
-      if (e instanceof Database.SqliteError && e.code.startsWith('SQLITE_CONSTRAINT')) throw e;
-      throw new StoreUnavailableError(isBusy(e) ? 'the state file is locked by another process' : `state store error: ${(e as Error).message}`, 1, { cause: e });
-    }
-  }
-
-  /** A write: refused while the state file is not the one this store opened; SQLite failures → unavailable. */
-  private write<T>(fn: () => T): T {
-    this.checkIdentity();
-    return this.io(fn);
-  }
-
-  /**
-   * Notices a state file deleted or replaced under the running server (a restore copied over it, a
-   * cleanup removed it): this connection would keep writing into the old inode, which nobody reads. Writes
-   * are refused (503) and the log says why, until the server is restarted on the right file.
-   */
-  private checkIdentity(): void {
-    if (this.identity === null) return;
-    if (this.replaced === null) {
-      let problem: string | null = null;
-      try {
-        const st = statSync(this.file);
-        if (st.ino !== this.identity.ino || st.dev !== this.identity.dev) problem = 'was replaced by another file';
-      } catch {
-        problem = 'was deleted';
-      }
-      if (problem !== null) {
-        this.replaced = `the state file ${this.file} ${problem} while the server ran; writes are refused until the server restarts`;
-        this.log(this.replaced);
-      }
-    }
-    if (this.replaced !== null) throw new StoreUnavailableError(this.replaced, 30);
-  }
-
-  constructor(
-    private readonly file: string,
-    options: SqliteStoreOptions = {},
-  ) {
-    this.log = options.log ?? ((m) => process.stderr.write(`svc state: ${m}\n`));
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    // Opening (and migrating) may wait for another process; serving never waits on the event loop.
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
-    // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last transactions.
-    this.db.pragma('synchronous = NORMAL');
-    migrate(this.db);
-    this.db.pragma('busy_timeout = 0');
-    this.identity = file === ':memory:' ? null : (({ dev, ino }) => ({ dev, ino }))(statSync(file));
+  constructor(file: string, options: SqliteStoreOptions = {}) {
+    this.sqlite = holdStateDb(file, { log: options.log });
+    this.db = this.sqlite.db;
     const batch = this.db.transaction((ops: Metered[]) => this.meterBatch(ops));
     this.runBatch = (ops) => (batch as unknown as { immediate(ops: Metered[]): unknown[] }).immediate(ops);
   }
@@ -277,8 +188,8 @@ export class SqliteStateStore implements StateStore {
    * lock before anything is read, so processes (workers) serialise whole batches, and inside a batch each
    * operation sees the ones before it; nobody can overspend, double-charge or slip past a limit.
    * A locked file (another process holding the write lock, or a busy worker) never blocks the loop: the
-   * batch is retried on a timer for LOCK_DEADLINE_MS, then every operation fails with
-   * StoreUnavailableError (the pipeline answers 503: fail closed).
+   * batch waits in the connection's queue of the request lane (sqlite-db.ts, retried on a timer), then
+   * every operation fails with StoreUnavailableError (the pipeline answers 503: fail closed).
    */
   private meter<T>(op: Pick<Metered, 'rate' | 'charge'>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -291,30 +202,24 @@ export class SqliteStateStore implements StateStore {
     const ops = this.metering;
     if (ops.length === 0) return;
     this.metering = [];
-    this.commitBatch(ops, Date.now(), 0);
-  }
-
-  private commitBatch(ops: Metered[], firstTry: number, attempt: number): void {
-    let results: unknown[];
-    try {
-      results = this.write(() => {
+    this.sqlite
+      .write(() => {
         try {
           return this.runBatch(ops);
         } catch (e) {
           if (isBusy(e)) throw e;
+          // Any other failure (a constraint included) is the store's, not one caller's: all get a 503.
           throw Object.assign(new Error('metering batch failed'), { code: 'SQLITE_BATCH', cause: e });
         }
-      });
-    } catch (e) {
-      const cause = (e as { cause?: unknown }).cause;
-      if (e instanceof StoreUnavailableError && isBusy(cause) && Date.now() - firstTry < LOCK_DEADLINE_MS && !this.closing) {
-        setTimeout(() => this.commitBatch(ops, firstTry, attempt + 1), retryDelay(attempt));
-        return;
-      }
-      for (const op of ops) op.reject(e);
-      return;
-    }
-    for (let i = 0; i < ops.length; i++) ops[i].resolve(results[i]);
+      })
+      .then(
+        (results) => {
+          for (let i = 0; i < ops.length; i++) ops[i].resolve(results[i]);
+        },
+        (e: unknown) => {
+          for (const op of ops) op.reject(e);
+        },
+      );
   }
 
   async charge(req: ChargeRequest): Promise<ChargeOutcome> {
@@ -439,7 +344,7 @@ export class SqliteStateStore implements StateStore {
     if (token.last_used_at === null || at.getTime() - Date.parse(token.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       // Not an auth change (no version bump): other processes keep their copy and write theirs within a minute.
       const id = token.id;
-      await this.writeRetrying(() => this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at.toISOString(), id));
+      await this.sqlite.write(() => this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at.toISOString(), id));
       token = AuthCache.put(this.auth.tokens, hash, Object.freeze({ ...token, last_used_at: at.toISOString() }));
     }
     return token;
@@ -545,7 +450,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async setSettingIfAbsent(key: string, value: string): Promise<boolean> {
-    return this.writeRetrying(() => this.sql('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1);
+    return this.sqlite.write(() => this.sql('INSERT OR IGNORE INTO settings VALUES (?, ?)').run(key, value).changes === 1);
   }
 
   async *exportState(): AsyncIterable<StateEntry> {
@@ -612,11 +517,12 @@ export class SqliteStateStore implements StateStore {
     return all.length;
   }
 
-  private closing = false;
+  private closed = false;
   async close(): Promise<void> {
-    this.closing = true;
+    if (this.closed) return;
+    this.closed = true;
     this.flushMetering();
-    this.db.close();
+    this.sqlite.release();
   }
 
   private async requireCustomer(id: string): Promise<CustomerRecord> {

@@ -1,48 +1,27 @@
 /**
- * The visit store on SQLite: its own connection to the SVC_STATE file (WAL, so it never waits on the
- * main store's readers), its own tables, one IMMEDIATE transaction per page view so several processes
- * count exactly.
+ * The visit store on SQLite: the state file's tables of page views and tag sightings (created by the one
+ * migration list, sqlite-schema.ts), on the process's one connection (sqlite-db.ts), one IMMEDIATE
+ * transaction per page view so several processes count exactly. Its writes are background work (after
+ * the view's 204, beside a tag lookup): behind another process's lock they wait on a timer, never on
+ * the event loop.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { deepFreeze } from './auth-cache.ts';
+import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import {
   daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, TOP_PAGES,
   type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
 } from './visits.ts';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS visit_accounts (
-  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL,
-  page_views INTEGER NOT NULL, sessions INTEGER NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
-  PRIMARY KEY (customer_id, day, company_id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS visit_pages (
-  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL, path TEXT NOT NULL, page_views INTEGER NOT NULL,
-  PRIMARY KEY (customer_id, day, company_id, path)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS visit_pages_account ON visit_pages (customer_id, company_id, day);
-CREATE TABLE IF NOT EXISTS visit_sessions (
-  customer_id TEXT NOT NULL, day TEXT NOT NULL, company_id TEXT NOT NULL, session_id TEXT NOT NULL,
-  PRIMARY KEY (customer_id, day, company_id, session_id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS visit_anonymous (
-  customer_id TEXT NOT NULL, day TEXT NOT NULL, page_views INTEGER NOT NULL,
-  PRIMARY KEY (customer_id, day)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS visit_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-INSERT OR IGNORE INTO visit_version VALUES (1, 0);
-CREATE TABLE IF NOT EXISTS tag_sightings (
-  tag_id TEXT NOT NULL, origin TEXT NOT NULL, last_seen_at TEXT NOT NULL,
-  PRIMARY KEY (tag_id, origin)) WITHOUT ROWID;
-`;
 
 type Row = Record<string, unknown>;
 
 const ACCOUNT_PAGES_LIMIT = 50_000;
 
 export class SqliteVisitStore implements VisitStore {
+  private readonly sqlite: SqliteStateDb;
   private readonly db: Database.Database;
   private readonly record: (view: PageViewCount) => boolean;
   private readonly sight: (tagId: string, origin: string, at: string) => void;
-  private readonly pruneSessions: Database.Statement;
   /** Prepared once: preparing it per call cost ~50 µs of every scored enrichment request and ~15% of a scored tag-mode lookup (profiled). */
   private readonly accountPagesQuery: Database.Statement;
   /** The day this process last dropped session ids of earlier days. */
@@ -67,17 +46,13 @@ export class SqliteVisitStore implements VisitStore {
     this.versionChecked = false;
   };
 
-  constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    // Busy timeout first: the main store's connection (or another worker's) may hold the lock at start.
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(SCHEMA);
+  /** The state store's connection (what a server passes), or a file path: a connection of its own. */
+  constructor(source: string | SqliteStateDb) {
+    this.sqlite = holdStateDb(source);
+    this.db = this.sqlite.db;
 
     // Session ids only deduplicate within their day: older ones are dropped, so the table stays one day deep.
-    this.pruneSessions = this.db.prepare('DELETE FROM visit_sessions WHERE day < ?');
+    const pruneSessions = this.db.prepare('DELETE FROM visit_sessions WHERE day < ?');
     this.accountPagesQuery = this.db.prepare(
       'SELECT day, path, page_views FROM visit_pages WHERE customer_id = ? AND company_id = ? AND day BETWEEN ? AND ? ORDER BY day, path',
     );
@@ -110,6 +85,10 @@ export class SqliteVisitStore implements VisitStore {
     };
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
+        if (v.day > this.sessionsPrunedFor) {
+          // Yesterday's ids are kept: views of a late request may still arrive for that day.
+          pruneSessions.run(new Date(Date.parse(`${v.day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
+        }
         if (v.company_id === null) {
           q.anonymous.run(v.customer_id, v.day);
           return false;
@@ -124,8 +103,10 @@ export class SqliteVisitStore implements VisitStore {
         q.page.run(v.customer_id, v.day, v.company_id, full ? OTHER_PATHS : v.path);
         return page_views === 1;
       });
+    // Runs as one write of the connection's queue: the cache is kept in step with the commit it follows.
     this.record = (v) => {
       const first = record.immediate(v);
+      if (v.day > this.sessionsPrunedFor) this.sessionsPrunedFor = v.day;
       if (v.company_id !== null) {
         // Our own view was the only change since the cache was last known current: forget that account
         // alone (a site's page-view beacons do not empty the cache for every other account). Any other
@@ -147,24 +128,24 @@ export class SqliteVisitStore implements VisitStore {
   }
 
   async recordPageView(view: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
-    if (view.day > this.sessionsPrunedFor) {
-      this.sessionsPrunedFor = view.day;
-      // Yesterday's ids are kept: views of a late request may still arrive for that day.
-      this.pruneSessions.run(new Date(Date.parse(`${view.day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
-    }
-    return { first_of_day_for_account: this.record(view) };
+    return { first_of_day_for_account: await this.sqlite.write(() => this.record(view), 'background') };
   }
 
+  // Reads take no lock in WAL mode: they run directly (io() only turns a rare failure into a 503).
   async accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
-    const accounts = this.db
-      .prepare(
+    return this.sqlite.io(() => this.readAccountVisits(customerId, from, to));
+  }
+
+  private readAccountVisits(customerId: string, from: string, to: string): AccountVisits[] {
+    const accounts = this.sqlite
+      .sql(
         `SELECT company_id, sum(page_views) AS page_views, sum(sessions) AS sessions, min(first_seen) AS first_seen, max(last_seen) AS last_seen
          FROM visit_accounts WHERE customer_id = ? AND day BETWEEN ? AND ?
          GROUP BY company_id ORDER BY page_views DESC, company_id`,
       )
       .all(customerId, from, to) as Omit<AccountVisits, 'top_pages'>[];
-    const pages = this.db
-      .prepare(
+    const pages = this.sqlite
+      .sql(
         `SELECT company_id, path, sum(page_views) AS page_views FROM visit_pages WHERE customer_id = ? AND day BETWEEN ? AND ?
          GROUP BY company_id, path ORDER BY company_id, page_views DESC, path`,
       )
@@ -179,13 +160,17 @@ export class SqliteVisitStore implements VisitStore {
   }
 
   async dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {
+    return this.sqlite.io(() => this.readDailyTotals(customerId, from, to));
+  }
+
+  private readDailyTotals(customerId: string, from: string, to: string): DailyTotals[] {
     const identified = new Map(
-      (this.db.prepare('SELECT day, sum(page_views) AS n FROM visit_accounts WHERE customer_id = ? AND day BETWEEN ? AND ? GROUP BY day').all(customerId, from, to) as Row[]).map(
+      (this.sqlite.sql('SELECT day, sum(page_views) AS n FROM visit_accounts WHERE customer_id = ? AND day BETWEEN ? AND ? GROUP BY day').all(customerId, from, to) as Row[]).map(
         (r) => [r.day as string, r.n as number],
       ),
     );
     const anonymous = new Map(
-      (this.db.prepare('SELECT day, page_views AS n FROM visit_anonymous WHERE customer_id = ? AND day BETWEEN ? AND ?').all(customerId, from, to) as Row[]).map((r) => [
+      (this.sqlite.sql('SELECT day, page_views AS n FROM visit_anonymous WHERE customer_id = ? AND day BETWEEN ? AND ?').all(customerId, from, to) as Row[]).map((r) => [
         r.day as string,
         r.n as number,
       ]),
@@ -195,7 +180,7 @@ export class SqliteVisitStore implements VisitStore {
 
   async accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]> {
     if (!this.versionChecked) {
-      const version = this.versionQuery.get() as number;
+      const version = this.sqlite.io(() => this.versionQuery.get()) as number;
       if (version !== this.accountPagesVersion) {
         this.clearAccountPages();
         this.accountPagesVersion = version;
@@ -208,7 +193,7 @@ export class SqliteVisitStore implements VisitStore {
     const hit = byCompany?.get(companyId);
     if (hit !== undefined && hit.from === from && hit.to === to) return hit.rows;
     // Shared by later answers: frozen, so no caller can change what the next one reads.
-    const rows = deepFreeze(this.accountPagesQuery.all(customerId, companyId, from, to) as PagePerDay[]);
+    const rows = deepFreeze(this.sqlite.io(() => this.accountPagesQuery.all(customerId, companyId, from, to)) as PagePerDay[]);
     if (this.accountPagesCached >= ACCOUNT_PAGES_LIMIT) this.clearAccountPages();
     if (byCompany === undefined || this.accountPagesCached === 0) {
       byCompany = new Map();
@@ -229,17 +214,23 @@ export class SqliteVisitStore implements VisitStore {
   }
 
   async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {
-    this.sight(tagId, origin, at);
+    await this.sqlite.write(() => this.sight(tagId, origin, at), 'background');
   }
 
   async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
     if (tagIds.length === 0) return [];
-    return this.db
-      .prepare(`SELECT tag_id, origin, last_seen_at FROM tag_sightings WHERE tag_id IN (${tagIds.map(() => '?').join(',')}) ORDER BY tag_id, last_seen_at DESC`)
-      .all(...tagIds) as TagSighting[];
+    return this.sqlite.io(
+      () =>
+        this.db
+          .prepare(`SELECT tag_id, origin, last_seen_at FROM tag_sightings WHERE tag_id IN (${tagIds.map(() => '?').join(',')}) ORDER BY tag_id, last_seen_at DESC`)
+          .all(...tagIds) as TagSighting[],
+    );
   }
 
+  private closed = false;
   async close(): Promise<void> {
-    this.db.close();
+    if (this.closed) return;
+    this.closed = true;
+    this.sqlite.release();
   }
 }

@@ -1,10 +1,13 @@
 /**
  * The page-view recorder from configuration: the visit store on Redis when SVC_REDIS_URL is set (shared by
- * every node), else on the SQLite file SVC_STATE; raw events as NDJSON under SVC_EVENTS_DIR (per node).
+ * every node), else in the SQLite file SVC_STATE on the state store's connection; raw events as NDJSON
+ * under SVC_EVENTS_DIR (per node).
  */
 import type { Config } from '../config.ts';
 import type { Logger } from '../http/logger.ts';
+import { sharedSqlite } from '../state/open-store.ts';
 import { SqliteVisitStore } from '../state/sqlite-visits.ts';
+import type { StateStore } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';
 import { pageViewLinesDropped } from '../observability/metrics.ts';
 import { createEventLog } from './event-log.ts';
@@ -12,10 +15,10 @@ import { createRecorder, type PageViewRecorder } from './recorder.ts';
 
 type EventLogConfig = Pick<Config, 'SVC_EVENTS_DIR' | 'SVC_EVENTS_RETENTION_DAYS'> & Partial<Pick<Config, 'SVC_EVENTS_MAX_DAY_MB' | 'SVC_EVENTS_MAX_TOTAL_MB'>>;
 
-export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & EventLogConfig, log: Logger): Promise<PageViewRecorder> {
+export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & EventLogConfig, log: Logger, state: StateStore): Promise<PageViewRecorder> {
   const onError = (e: Error) => log.error(`page views: ${e.message}`);
   return createRecorder({
-    visits: await openVisitStore(config),
+    visits: await openVisitStore(config, state),
     events: createEventLog({
       dir: config.SVC_EVENTS_DIR,
       retentionDays: config.SVC_EVENTS_RETENTION_DAYS,
@@ -28,11 +31,11 @@ export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_
   });
 }
 
-async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'>): Promise<VisitStore> {
+async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'>, state: StateStore): Promise<VisitStore> {
   if (config.SVC_REDIS_URL) {
     // Loaded only when used, as the state store's Redis client.
     const { RedisVisitStore } = await import('../state/redis-visits.ts');
     return RedisVisitStore.open(config.SVC_REDIS_URL);
   }
-  return new SqliteVisitStore(config.SVC_STATE);
+  return new SqliteVisitStore(sharedSqlite(state) ?? config.SVC_STATE);
 }
