@@ -24,7 +24,7 @@ describe('buildTag', async () => {
     expect(sizes.snippet.raw).toBe(Buffer.byteLength(renderSnippet(SAMPLE_SNIPPET)));
   });
 
-  it('writes every variant, the full bundle, the hook, the types and size.json', async () => {
+  it('writes every variant, the full bundle, the hook, the types (svc.d.ts, preact.d.ts) and size.json', async () => {
     expect(Buffer.byteLength(js)).toBe(sizes.bundle.raw);
     for (const features of ALL_VARIANTS) {
       const name = variantName(features);
@@ -32,6 +32,8 @@ describe('buildTag', async () => {
     }
     expect(JSON.parse(await readFile(join(dir, 'size.json'), 'utf8'))).toEqual({ ...sizes, budgets: BUDGETS });
     expect(await readFile(join(dir, 'svc.d.ts'), 'utf8')).toContain('export interface SvcReadyDetail');
+    // The hook's types beside it (compiled with integrators' code by tag/types.test.ts).
+    expect(await readFile(join(dir, 'preact.d.ts'), 'utf8')).toMatch(/export declare function useSvc\(\): SvcState;[\s\S]*from '\.\/svc\.js'|from '\.\/svc\.js'[\s\S]*export declare function useSvc\(\): SvcState;/);
   });
 
   it('emits one dependency-free IIFE with one settings placeholder and nothing a strict CSP forbids', () => {

@@ -6,7 +6,9 @@
  *   for `/tag/v1/<tagId>.js` (server/tag/assets.ts picks the tag's variant per request);
  * - dist/tag/svc.js: the variant with every feature (`/tag/v1/svc.js`, the generic bundle);
  * - dist/tag/preact.js: the `useSvc()` hook (tag/preact.ts) as ESM, preact external — not in svc.js;
- * - dist/tag/svc.d.ts: the public types (tag/src/types.ts);
+ * - dist/tag/svc.d.ts: the public types (tag/src/types.ts, copied: it holds declarations only);
+ * - dist/tag/preact.d.ts: the hook's types, emitted by the TypeScript compiler (`tsc`), importing the
+ *   public types from `./svc.js` (that is svc.d.ts beside it, for every module resolution);
  * - dist/tag/size.json: raw and gzip (zlib level 9) sizes of every variant and of a snippet.
  * It prints the sizes and what exceeds a gzip budget (core, no feature: 2,000 B; any variant 3,500 B;
  * snippet 600 B); tag/build.test.ts fails on it.
@@ -19,8 +21,12 @@
  */
 import { build, type BuildOptions } from 'esbuild';
 import { minify } from 'terser';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, FEATURE_NAMES, variantName, type FeatureSet } from './features.ts';
@@ -113,9 +119,71 @@ export async function bundlePreactHook(): Promise<string> {
   return result.outputFiles![0].text;
 }
 
+/** The TypeScript compiler's command-line entry (the `typescript` devDependency), or null when it is not installed. */
+export function tscPath(): string | null {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `tsc` with `args` (no tsconfig.json is read); rejects with its output when it reports errors. */
+async function runTsc(args: string[], cwd = ROOT): Promise<void> {
+  const tsc = tscPath();
+  if (!tsc) throw new Error('the TypeScript compiler is not installed (devDependency typescript): run npm install');
+  await promisify(execFile)(process.execPath, [tsc, ...args], { cwd }).catch((e: { stdout?: string; stderr?: string }) => {
+    throw new Error(`tsc ${args.join(' ')}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  });
+}
+
+/**
+ * The hook's declarations (tag/preact.ts) as `tsc` emits them, with the types module they import named
+ * `./svc.js`: in dist/tag that resolves to svc.d.ts (a `.js` specifier finds its `.d.ts` under every
+ * moduleResolution; the import is types-only, erased from the hook's JavaScript).
+ */
+export async function preactDeclarations(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-tag-dts-'));
+  try {
+    // The project's compiler options (tsconfig.json), minus Node's types (a browser module).
+    await runTsc([
+      '--ignoreConfig',
+      ...['--declaration', '--emitDeclarationOnly', '--outDir', dir, '--rootDir', join(ROOT, 'tag')],
+      ...['--strict', '--skipLibCheck', '--allowImportingTsExtensions', '--target', 'es2022', '--module', 'nodenext'],
+      ...['--lib', 'es2022,dom,dom.iterable', '--types', '', '--jsx', 'react-jsx', '--jsxImportSource', 'preact'],
+      join(ROOT, 'tag/preact.ts'),
+    ]);
+    const dts = await readFile(join(dir, 'preact.d.ts'), 'utf8');
+    const types = /(['"])\.\/src\/types\.ts\1/g;
+    if (!types.test(dts)) throw new Error('preact.d.ts does not import ./src/types.ts: update preactDeclarations()');
+    return (
+      '/** Types of the `useSvc()` hook, dist/tag/preact.js (source: tag/preact.ts); the public types are in svc.d.ts. */\n' +
+      dts.replace(types, "'./svc.js'")
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes the declaration files into `outDir`: svc.d.ts and, when the TypeScript compiler is installed
+ * (a devDependency; a production install without it still builds the tag), preact.d.ts.
+ */
+export async function writeDeclarations(outDir: string): Promise<string[]> {
+  const written = [copyFile(join(ROOT, 'tag/src/types.ts'), join(outDir, 'svc.d.ts')).then(() => 'svc.d.ts')];
+  if (tscPath()) written.push(preactDeclarations().then((dts) => writeFile(join(outDir, 'preact.d.ts'), dts)).then(() => 'preact.d.ts'));
+  else console.warn('dist/tag/preact.d.ts not written: the TypeScript compiler (devDependency typescript) is not installed');
+  return Promise.all(written);
+}
+
 /** Builds everything into `outDir` (default dist/tag); returns the sizes. */
 export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSizes> {
-  const [bundles, hook] = await Promise.all([Promise.all(ALL_VARIANTS.map((features) => bundleTag(features))), bundlePreactHook()]);
+  await mkdir(join(outDir, 'variants'), { recursive: true });
+  const [bundles, hook] = await Promise.all([
+    Promise.all(ALL_VARIANTS.map((features) => bundleTag(features))),
+    bundlePreactHook(),
+    writeDeclarations(outDir), // tsc runs while esbuild and terser work
+  ]);
   const names = ALL_VARIANTS.map(variantName);
   const js = bundles[names.indexOf(variantName(DEFAULT_FEATURES))];
   const sizes: TagSizes = {
@@ -123,12 +191,10 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
     bundle: sizeOf(js),
     snippet: sizeOf(renderSnippet(SAMPLE_SNIPPET)),
   };
-  await mkdir(join(outDir, 'variants'), { recursive: true });
   await Promise.all([
     ...names.map((name, i) => writeFile(join(outDir, 'variants', name + '.js'), bundles[i])),
     writeFile(join(outDir, 'svc.js'), js),
     writeFile(join(outDir, 'preact.js'), hook),
-    copyFile(join(ROOT, 'tag/src/types.ts'), join(outDir, 'svc.d.ts')),
     writeFile(join(outDir, 'size.json'), JSON.stringify({ ...sizes, budgets: BUDGETS }, null, 2) + '\n'),
   ]);
   return sizes;
@@ -154,7 +220,7 @@ async function main() {
     line(`tag ${name}`, size, name == core ? BUDGETS.core : BUDGETS.bundle);
   }
   line('snippet', sizes.snippet, BUDGETS.snippet);
-  console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts and size.json`);
+  console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts, preact.d.ts and size.json`);
   const over = overBudget(sizes);
   if (over.length) {
     console.error(`SIZE BUDGET FAILED, over budget: ${over.join(', ')}`);

@@ -50,6 +50,7 @@ export function svcPush(...commands: SvcCommand[]): void {
   q.push(...commands);
 }
 
+/** The tag's answer as state: re-renders on every `svc:ready` / `svc:error` (works before and after the bundle loads). */
 export function useSvc(): SvcState {
   const [state, setState] = useState<SvcState>(currentSvcState);
   useEffect(() => {

@@ -14,8 +14,9 @@
  *
  * Match:     { event: 'svc_company_details_loaded', svc_company_match: 'Match', …the fields }
  * Otherwise: { event: 'svc_company_not_identified', svc_company_match }
+ * (the public type: `SvcDataLayerEvent` in types.ts)
  */
-import type { SvcCompany, SvcData, SvcScore } from './types.ts';
+import type { SvcCompany, SvcCompanyDetailsLoaded, SvcCompanyNotIdentified, SvcData, SvcDataLayerEvent, SvcScore } from './types.ts';
 
 export type DataLayerValue = string | number | boolean | null;
 export type DataLayerEntry = Record<string, DataLayerValue>;
@@ -26,14 +27,14 @@ export const PRIVATE = /address|zip|phone|geoip|_v2/i;
 const RENAMED: Record<string, string> = { companyId: 'company_id', name: 'company_name', domain: 'company_domain' };
 
 /** `fields` default: every company field of the answer but the PRIVATE ones, then confidence, segments, scores. */
-export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry {
+export function flatten(data: SvcData, fields?: string[] | null): SvcDataLayerEvent {
   const company: Partial<SvcCompany> = data.company ?? {};
   const match = company.company_match == 'Match';
   const entry: DataLayerEntry = {
     event: match ? 'svc_company_details_loaded' : 'svc_company_not_identified',
     svc_company_match: company.company_match || 'No Match',
   };
-  if (!match) return entry;
+  if (!match) return entry as unknown as SvcCompanyNotIdentified;
   /** `svc_` + the name in lower case, non-word characters as `_`. */
   const add = (name: string, value: unknown): void => {
     entry['svc_' + name.replace(/\W+/g, '_').toLowerCase()] = (value ?? null) as DataLayerValue;
@@ -49,5 +50,5 @@ export function flatten(data: SvcData, fields?: string[] | null): DataLayerEntry
       add(RENAMED[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);
     }
   }
-  return entry;
+  return entry as unknown as SvcCompanyDetailsLoaded;
 }

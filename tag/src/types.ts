@@ -171,7 +171,10 @@ export type SvcCommand =
   | ['personalize']
   | ['debug', boolean];
 
-/** `window.svc` before the bundle runs: the snippet's queue, with its anti-flicker reveal `r()` (hidden ms). */
+/**
+ * `window.svc` before the bundle runs: the snippet's command queue (`push` queues), with its anti-flicker
+ * reveal `r()` (hidden ms). The bundle replays it, then replaces it with the live object (`Svc`).
+ */
 export type SvcQueue = SvcCommand[] & { r?: () => number };
 
 /** `window.svc` once the bundle has run. */
@@ -188,12 +191,67 @@ export interface Svc {
   ready(cb: (detail: SvcReadyDetail) => void): void;
 }
 
+/**
+ * `window.svc`: the snippet's queue until the bundle runs, then the live object. `push` works on both
+ * (`window.svc?.push(['consent', 'granted'])`; before the snippet ran: `(window.svc ||= []).push(…)`);
+ * `data`, `on` and `ready` only on the live one: `if (window.svc && !Array.isArray(window.svc)) …`.
+ */
+export type SvcGlobal = Svc | SvcQueue;
+
+/**
+ * Company fields as pushed to `dataLayer`: `svc_` + the answer's field name in lower case, `companyId`,
+ * `name` and `domain` as `svc_company_id`, `svc_company_name`, `svc_company_domain` (`geoIP_city` →
+ * `svc_geoip_city`). Which ones are present is the `fields` setting (default: all but address, zip,
+ * phone, geoIP_* and industry_v2); a field with no value is pushed as null.
+ */
+export type SvcDataLayerCompanyFields = {
+  [K in keyof SvcCompany as `svc_${K extends 'companyId' ? 'company_id' : K extends 'name' ? 'company_name' : K extends 'domain' ? 'company_domain' : Lowercase<K>}`]?: Exclude<
+    SvcCompany[K],
+    undefined
+  > | null;
+};
+
+/** Pushed to `dataLayer` for a `Match` (after `svc.data` is set, before `svc:ready`). */
+export interface SvcCompanyDetailsLoaded extends SvcDataLayerCompanyFields {
+  event: 'svc_company_details_loaded';
+  svc_company_match: 'Match';
+  /** With the `confidence` field; '' is pushed as null. */
+  svc_confidence?: Confidence | null;
+  /** With the `segments` field: the ids / names joined by commas (`"12,15"`), null when the answer has none. */
+  svc_segment_ids?: string | null;
+  svc_segment_names?: string | null;
+  /** With the `scores` field, per scored product P (lower case, non-alphanumerics as `_`: `svc_cdp_intent_score`). */
+  [key: `svc_${string}_buying_stage`]: BuyingStage;
+  [key: `svc_${string}_intent_score`]: number;
+  [key: `svc_${string}_profile_fit`]: ProfileFit;
+  [key: `svc_${string}_profile_score`]: number;
+  [key: `svc_${string}_is_svcqa`]: boolean;
+}
+
+/** Pushed to `dataLayer` for any other answer (No Match, Non-actionable Match, below the minimum confidence). */
+export interface SvcCompanyNotIdentified {
+  event: 'svc_company_not_identified';
+  svc_company_match: Exclude<CompanyMatch, 'Match'>;
+}
+
+/**
+ * What the tag pushes to `dataLayer` (one push per answer), told apart by `event`:
+ * `if (e.event === 'svc_company_details_loaded') e.svc_company_name`.
+ */
+export type SvcDataLayerEvent = SvcCompanyDetailsLoaded | SvcCompanyNotIdentified;
+
 declare global {
   interface Window {
     /** A command queue (array) until the bundle runs, then the live object. */
-    svc?: Svc | SvcCommand[];
-    dataLayer?: unknown[];
+    svc?: SvcGlobal;
   }
+  /**
+   * GTM's `dataLayer` (also `window.dataLayer`), declared as a global variable of type `any[]` and NOT
+   * as a member of `Window`: a page's own `interface Window { dataLayer: … }` (any type, optional or
+   * not) merges with it, as does `var dataLayer: any[]`. Only another global variable of another type
+   * (e.g. `declare var dataLayer: any`) conflicts (tag/types.test.ts). The tag pushes `SvcDataLayerEvent`s.
+   */
+  var dataLayer: any[];
   interface Navigator {
     /** Global Privacy Control (https://globalprivacycontrol.org). */
     globalPrivacyControl?: boolean;
