@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIRMOGRAPHICS_FIXTURE, MAXMIND_TEST_DB } from './test-data.ts';
+import { FIRMOGRAPHICS_FIXTURE, MAXMIND_BAD_DB, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svc-byod-'));
@@ -108,4 +108,24 @@ describe('the commands an operator types', () => {
     expect(JSON.parse(failed.stdout)).toEqual({ status: 'error', message: expect.stringMatching(/bad\.csv: row 2: employee_count: a whole number/) });
     expect((await import('node:fs')).existsSync(join(dir, 'bad-out', 'networks.csv'))).toBe(false);
   }, 90_000); // a CLI process: slow to start on a busy machine
+
+  it('broken inputs (a GeoLite2-ASN db with a broken pointer, a search tree that loops, a 2 MB CSV field): exit 2, a message naming the file, no stack trace, no output', async () => {
+    const { existsSync, writeFileSync } = await import('node:fs');
+    const brokenAsn = withFirstIpv4Record(MAXMIND_TEST_DB.asn, join(dir, 'broken-asn.mmdb'), (_node, nodeCount) => nodeCount + 1);
+    const hugeCsv = join(dir, 'huge.csv');
+    writeFileSync(hugeCsv, `start,end,asn,organization\n1.0.0.0,1.0.0.255,1,${'x'.repeat(2 * 1024 * 1024)}\n`);
+    for (const [flag, file, why] of [
+      ['--asn-mmdb', brokenAsn, /broken pointer: node \d+ \w+ record \(\d+\) points into the data section separator/],
+      ['--asn-mmdb', MAXMIND_BAD_DB.brokenSearchTree, /broken search tree: node 0 right record \(0\) points back to the root node/],
+      ['--asn-csv', hugeCsv, /line 2: field 4 longer than the limit of 65536 characters/],
+    ] as const) {
+      const out = join(dir, 'broken-out');
+      const failed = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'data', 'import', '--out', out, flag, file], { env }).catch((e) => e);
+      expect(failed.code, file).toBe(2);
+      expect(failed.stderr).toContain(`svc data import: ${flag} ${file}: `);
+      expect(failed.stderr).toMatch(why);
+      expect(failed.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(out)).toBe(false);
+    }
+  }, 90_000);
 });

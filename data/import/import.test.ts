@@ -1,14 +1,17 @@
 /** `importSources` on MaxMind's test databases with the firmographics fixture: the files it writes and its report. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Progress } from '../progress.ts';
+import { MAX_FIELD_LENGTH } from '../sources/csv-records.ts';
 import type { CompanyRow, NetworkRow } from '../sources/schema.ts';
+import { ImportError } from './errors.ts';
 import { importSources } from './import.ts';
 import { parseIPv4 } from './ipv4.ts';
 import { coverageOfSources, CoverageReport, IMPORT_REPORT_FILE } from './report.ts';
-import { FIRMOGRAPHICS_FIXTURE, MAXMIND_TEST_DB } from './test-data.ts';
+import { FIRMOGRAPHICS_FIXTURE, MAXMIND_BAD_DB, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-import-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -151,5 +154,111 @@ describe('data import: precedence, fallbacks and the mapping file', () => {
     await expect(importSources({ out: join(dir, 'x'), geoip2Enterprise: MAXMIND_TEST_DB.enterprise, mapping })).rejects.toThrow(/--mapping .*user_type\.business: a kind is a lower-case word/);
     await expect(importSources({ out: join(dir, 'x'), city: MAXMIND_TEST_DB.city })).rejects.toThrow(/at least one network source/);
     await expect(importSources({ out: join(dir, 'x'), asnMmdb: join(dir, 'nope.mmdb') })).rejects.toThrow(/--asn-mmdb .*nope\.mmdb/);
+  });
+});
+
+/** Every file of a folder with its content. */
+const snapshot = (folder: string): Record<string, string> => Object.fromEntries(readdirSync(folder).map((f) => [f, readFileSync(join(folder, f), 'utf8')]));
+/** What the import left beside `out`: temp folders are hidden entries named after it. */
+const leftovers = (out: string): string[] => readdirSync(join(out, '..')).filter((f) => f.startsWith('.'));
+
+describe('data import: the output folder is replaced whole, or not at all', () => {
+  const ranges = (name: string, lines: string[]): string => {
+    const file = join(dir, name);
+    writeFileSync(file, ['start,end,asn,organization', ...lines].join('\n') + '\n');
+    return file;
+  };
+  const good = ['214.78.0.0,214.78.1.255,64501,Northwind Analytics'];
+  /** A parent folder of its own, so leftovers are the import's. */
+  const previous = async (name: string): Promise<{ out: string; before: Record<string, string> }> => {
+    const out = join(dir, name, 'sources');
+    await importSources({ out, asnCsv: ranges(`${name}.csv`, good), firmographics: FIRMOGRAPHICS_FIXTURE });
+    return { out, before: snapshot(out) };
+  };
+
+  it('a failure while writing (a full disk, here a progress callback that throws) leaves the previous output untouched and no temp folder', async () => {
+    const { out, before } = await previous('write-fails');
+    expect(Object.keys(before).sort()).toEqual(['companies.csv', 'import-report.json', 'networks.csv']);
+    let phase = '';
+    const failing: Progress = {
+      phase: (name) => void (phase = name),
+      update: () => {
+        if (phase === 'write') throw new Error('ENOSPC: no space left on device');
+      },
+      end: () => {},
+    };
+    // Other networks than before, so a half-written networks.csv would differ from the previous one.
+    const other = ranges('write-fails-2.csv', ['74.209.24.0,74.209.24.127,64502,Northwind Analytics']);
+    await expect(importSources({ out, asnCsv: other, firmographics: FIRMOGRAPHICS_FIXTURE, progress: failing })).rejects.toThrow(/ENOSPC/);
+    expect(snapshot(out)).toEqual(before);
+    expect(leftovers(out)).toEqual([]);
+  });
+
+  it('a bad row after good ones leaves the previous output untouched and no temp folder', async () => {
+    const { out, before } = await previous('bad-row');
+    const bad = ranges('bad-row-2.csv', [...good, '74.209.24.0,74.209.24.127,64502,Fine', '74.209.25.0,nowhere,64503,Broken']);
+    await expect(importSources({ out, asnCsv: bad, firmographics: FIRMOGRAPHICS_FIXTURE })).rejects.toThrow(/--asn-csv .*bad-row-2\.csv: row 4: end: "nowhere"/);
+    expect(snapshot(out)).toEqual(before);
+    expect(leftovers(out)).toEqual([]);
+  });
+
+  it('a complete import replaces the folder, keeps the files it does not write, and clears temp folders of killed imports', async () => {
+    const { out } = await previous('replace');
+    writeFileSync(join(out, 'people.csv'), 'person_id,company_id\n');
+    writeFileSync(join(out, 'networks.csv'), 'stale\n');
+    // pid 999999999 exceeds Linux's pid_max: never a live process.
+    mkdirSync(join(out, '..', '.sources.import-999999999-0badc0de'));
+    writeFileSync(join(out, '..', '.sources.import-999999999-0badc0de', 'networks.csv'), 'half\n');
+    await importSources({ out, asnCsv: ranges('replace-2.csv', good), firmographics: FIRMOGRAPHICS_FIXTURE });
+    expect(readFileSync(join(out, 'people.csv'), 'utf8')).toBe('person_id,company_id\n');
+    expect(readFileSync(join(out, 'networks.csv'), 'utf8')).toMatch(/^network,kind,/);
+    expect(leftovers(out)).toEqual([]);
+  });
+
+  it('an --out that is a file, the current folder or one above it is refused before any work', async () => {
+    const file = join(dir, 'not-a-folder');
+    writeFileSync(file, 'x');
+    await expect(importSources({ out: file, asnMmdb: MAXMIND_TEST_DB.asn })).rejects.toThrow(/--out .*not-a-folder: exists and is not a folder/);
+    expect(readFileSync(file, 'utf8')).toBe('x');
+    await expect(importSources({ out: '.', asnMmdb: MAXMIND_TEST_DB.asn })).rejects.toThrow(/--out \.: is the current folder or contains it/);
+    await expect(importSources({ out: '..', asnMmdb: MAXMIND_TEST_DB.asn })).rejects.toThrow(/--out \.\.: is the current folder or contains it/);
+  });
+});
+
+describe('data import: input limits and encodings', () => {
+  it('a firmographics field of 2 MB: refused naming the file, the line and the limit; nothing written', async () => {
+    const firmographics = join(dir, 'huge-field.csv');
+    writeFileSync(firmographics, `domain,name,industry\nok.example,OK,Retail\nbig.example,"${'x'.repeat(2 * 1024 * 1024)}",Retail\n`);
+    const out = join(dir, 'huge-field-out');
+    await expect(importSources({ out, asnMmdb: MAXMIND_TEST_DB.asn, firmographics })).rejects.toThrow(
+      new ImportError(`--firmographics ${firmographics}: line 3: field 2 longer than the limit of ${MAX_FIELD_LENGTH} characters`),
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a UTF-16 ASN CSV (with its BOM) is decoded', async () => {
+    const asn = join(dir, 'utf16.csv');
+    writeFileSync(asn, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('start,end,asn,organization\r\n1.0.0.0,1.0.0.255,64500,Zürich Ärzte AG\r\n', 'utf16le')]));
+    const report = await importSources({ out: join(dir, 'utf16-out'), asnCsv: asn });
+    expect(report.unmatched_organizations.map((u) => u.organization)).toEqual(['Zürich Ärzte AG']);
+  });
+
+  it('a Latin-1 firmographics CSV is refused, naming the file and the line and how to convert it, not imported as mojibake', async () => {
+    const firmographics = join(dir, 'latin1.csv');
+    writeFileSync(firmographics, Buffer.concat([Buffer.from('domain,name,city\nok.example,OK,Berlin\nzh.example,Gr'), Buffer.from([0xfc]), Buffer.from('n AG,Z'), Buffer.from([0xfc]), Buffer.from('rich\n')]));
+    const out = join(dir, 'latin1-out');
+    await expect(importSources({ out, asnMmdb: MAXMIND_TEST_DB.asn, firmographics })).rejects.toThrow(
+      new ImportError(`--firmographics ${firmographics}: line 3: not valid UTF-8 (byte 0xFC), perhaps Latin-1 or Windows-1252: convert to UTF-8 (e.g. iconv -f latin1 -t utf-8)`),
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a broken GeoLite2-ASN database is refused before any work; the bad-data files too', async () => {
+    const broken = withFirstIpv4Record(MAXMIND_TEST_DB.asn, join(dir, 'asn-past-data.mmdb'), (_node, nodeCount) => nodeCount + 1_000_000);
+    const out = join(dir, 'broken-mmdb-out');
+    await expect(importSources({ out, asnMmdb: broken })).rejects.toThrow(/^--asn-mmdb .*asn-past-data\.mmdb: broken pointer: .* points past the end of the data section/);
+    await expect(importSources({ out, asnMmdb: MAXMIND_BAD_DB.pointerIntoSeparator })).rejects.toThrow(ImportError);
+    await expect(importSources({ out, geoip2Isp: MAXMIND_BAD_DB.brokenSearchTree })).rejects.toThrow(/^--geoip2-isp .*: broken search tree/);
+    expect(existsSync(out)).toBe(false);
   });
 });

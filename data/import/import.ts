@@ -7,9 +7,13 @@
  *   3. Domain db laid over the winners: a network's domain is the Domain db's, else its own (Enterprise)
  *   4. each (network, domain) → kind and company (./user-type.ts, ./resolve.ts)
  *   5. City db laid over the result: geo is the network's own (Enterprise), else the City db's
- *   6. rows written, adjacent equal rows merged; the report counted on the way (./report.ts)
+ *   6. rows written, adjacent equal rows merged; the report counted on the way (./report.ts), into a temp
+ *      folder that replaces the output folder only once complete (./output-folder.ts)
+ *
+ * Input limits and encodings: CSVs through ../sources/csv-records.ts (field and record lengths, UTF-8 or
+ * UTF-16 with a BOM); MaxMind DBs through ./mmdb-networks.ts (search tree and pointers checked).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CsvWriter } from '../generate/csv-writer.ts';
 import { SILENT, type Progress } from '../progress.ts';
@@ -21,6 +25,7 @@ import { asnFacts, DATABASE_TYPES, enterpriseFacts, geoOf, ispFacts, type AsnRec
 import { networkText } from './ipv4.ts';
 import { readMapping } from './mapping.ts';
 import { ipv4Networks, openMmdb } from './mmdb-networks.ts';
+import { checkOutputFolder, replaceFolder } from './output-folder.ts';
 import { fillGaps, Interner, overlay, pairKey, PrecedenceTable, RunList, type NetworkSource } from './precedence.ts';
 import { CoverageCounter, IMPORT_REPORT_FILE, type CoverageReport } from './report.ts';
 import { CONFIDENCE_BY_RULE, indexFirmographics, joinCompany, type JoinRule } from './resolve.ts';
@@ -65,6 +70,7 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
     ['geoip2-enterprise', opts.geoip2Enterprise],
   ];
   if (!given.some(([, f]) => f)) throw new ImportError('give at least one network source: --geoip2-enterprise, --geoip2-isp, --asn-mmdb or --asn-csv');
+  checkOutputFolder(opts.out);
 
   // Open every file first, so a wrong path or type fails before any work.
   const readers = {
@@ -191,42 +197,43 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
   };
   for (let i = 0; i < runs.length; i++) out.push(runs.first[i], runs.last[i], (rowOfFinal[runs.value[i]] ??= rowOf(runs.value[i])));
 
-  mkdirSync(opts.out, { recursive: true });
-  const networks = new CsvWriter(join(opts.out, SOURCE_FILES.networks), NETWORK_COLUMNS);
-  progress.phase('write', out.length);
-  try {
-    for (let i = 0; i < out.length; i++) {
-      const { cells, addressesOf: res, company } = rows.values[out.value[i]];
-      const addresses = out.last[i] - out.first[i] + 1;
-      if (res.rule) counter.join(res.rule, addresses, res.facts.organization, res.domain, res.facts.userType);
-      if (cells === null) {
-        counter.notWritten(addresses);
-        continue;
+  return replaceFolder(opts.out, async (dir) => {
+    const networks = new CsvWriter(join(dir, SOURCE_FILES.networks), NETWORK_COLUMNS);
+    progress.phase('write', out.length);
+    try {
+      for (let i = 0; i < out.length; i++) {
+        const { cells, addressesOf: res, company } = rows.values[out.value[i]];
+        const addresses = out.last[i] - out.first[i] + 1;
+        if (res.rule) counter.join(res.rule, addresses, res.facts.organization, res.domain, res.facts.userType);
+        if (cells === null) {
+          counter.notWritten(addresses);
+          continue;
+        }
+        networks.write([networkText(out.first[i], out.last[i]), ...cells]);
+        counter.network(cells[0], addresses, company ? { id: company.company_id, firmographics: hasFirmographics(company) } : undefined);
+        if ((i & 0xffff) === 0) {
+          progress.update(i);
+          await networks.drain();
+        }
       }
-      networks.write([networkText(out.first[i], out.last[i]), ...cells]);
-      counter.network(cells[0], addresses, company ? { id: company.company_id, firmographics: hasFirmographics(company) } : undefined);
-      if ((i & 0xffff) === 0) {
-        progress.update(i);
-        await networks.drain();
+    } finally {
+      await networks.close();
+    }
+    progress.end();
+    const companyFile = new CsvWriter(join(dir, SOURCE_FILES.companies), COMPANY_COLUMNS);
+    let withFirmographics = 0;
+    try {
+      for (const c of companies.values()) {
+        companyFile.write(COMPANY_COLUMNS.map((k) => c[k]));
+        if (hasFirmographics(c)) withFirmographics++;
       }
+    } finally {
+      await companyFile.close();
     }
-  } finally {
-    await networks.close();
-  }
-  progress.end();
-  const companyFile = new CsvWriter(join(opts.out, SOURCE_FILES.companies), COMPANY_COLUMNS);
-  let withFirmographics = 0;
-  try {
-    for (const c of companies.values()) {
-      companyFile.write(COMPANY_COLUMNS.map((k) => c[k]));
-      if (hasFirmographics(c)) withFirmographics++;
-    }
-  } finally {
-    await companyFile.close();
-  }
-  const report = counter.finish({ total: companies.size, withFirmographics }, { sources });
-  writeFileSync(join(opts.out, IMPORT_REPORT_FILE), JSON.stringify(report, null, 2) + '\n');
-  return report;
+    const report = counter.finish({ total: companies.size, withFirmographics }, { sources });
+    writeFileSync(join(dir, IMPORT_REPORT_FILE), JSON.stringify(report, null, 2) + '\n');
+    return report;
+  });
 }
 
 /** A company known only from a network's registered domain (no firmographics record). */

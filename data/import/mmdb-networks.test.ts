@@ -1,10 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Reader } from 'maxmind';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ImportError } from './errors.ts';
 import { formatIPv4, parseIPv4 } from './ipv4.ts';
 import { ipv4Networks, openMmdb } from './mmdb-networks.ts';
-import { MAXMIND_SOURCE_JSON, MAXMIND_TEST_DB } from './test-data.ts';
+import { MAXMIND_BAD_DB, MAXMIND_SOURCE_JSON, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-mmdb-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Every IPv4 network of the official source JSON (plain, or in ::/96), as its first address. */
 function sourceAddresses(name: string): string[] {
@@ -18,7 +23,7 @@ function sourceAddresses(name: string): string[] {
     });
 }
 
-describe('ipv4Networks (iterating a MaxMind DB through the maxmind package)', () => {
+describe('ipv4Networks (walking a MaxMind DB\'s search tree, records decoded by the maxmind package)', () => {
   for (const [name, file] of [
     ['GeoLite2-ASN-Test', MAXMIND_TEST_DB.asn],
     ['GeoIP2-Enterprise-Test', MAXMIND_TEST_DB.enterprise],
@@ -49,5 +54,48 @@ describe('ipv4Networks (iterating a MaxMind DB through the maxmind package)', ()
     expect(() => openMmdb(MAXMIND_SOURCE_JSON('GeoLite2-ASN-Test'), /ASN/, '--asn-mmdb')).toThrow(/--asn-mmdb .*not a readable MaxMind DB/);
     expect(() => openMmdb(MAXMIND_TEST_DB.city, /Enterprise/, '--geoip2-enterprise')).toThrow(ImportError);
     expect(() => openMmdb(MAXMIND_TEST_DB.city, /Enterprise/, '--geoip2-enterprise')).toThrow(/database type "GeoIP2-City"/);
+  });
+});
+
+describe('broken MaxMind DB files: an ImportError naming the flag, the file and what is wrong; never networks', () => {
+  /** Everything the import does with a file: open it, walk it. */
+  const read = (file: string) => () => [...ipv4Networks<object>(openMmdb(file, /./, '--asn-mmdb'))];
+  const refused = (file: string, why: RegExp) => {
+    expect(read(file)).toThrow(ImportError);
+    expect(read(file)).toThrow(new RegExp(`^--asn-mmdb ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${why.source}`));
+  };
+
+  it('a record pointing into the data section separator (libmaxminddb bad-data)', () => {
+    refused(MAXMIND_BAD_DB.pointerIntoSeparator, /broken pointer: node 0 left record \(2\) points into the data section separator/);
+    refused(MAXMIND_BAD_DB.pointerIntoSeparatorRight, /broken pointer: node 0 right record \(2\) points into the data section separator/);
+  });
+
+  it('a record pointing past the end of the data section', () => {
+    refused(MAXMIND_BAD_DB.pointerPastData, /broken pointer: node 36 left record \(100232\) points past the end of the data section \(65 bytes, node_count 164\)/);
+    refused(MAXMIND_BAD_DB.pointerPastDataToo, /broken pointer: .* points past the end of the data section/);
+  });
+
+  it('a search tree that loops back to the root, reachable or not', () => {
+    refused(MAXMIND_BAD_DB.brokenSearchTree, /broken search tree: node 0 right record \(0\) points back to the root node \(a loop\)/);
+    refused(MAXMIND_BAD_DB.corruptSearchTree, /broken search tree: node 1 left record \(0\) points back to the root node/);
+  });
+
+  it('a loop below the root, found by the walk', () => {
+    const looping = withFirstIpv4Record(MAXMIND_TEST_DB.asn, join(dir, 'loop.mmdb'), (node) => node);
+    refused(looping, /broken search tree: the path to [\d.]+ goes on past 32 bits at node \d+ \(a loop\)/);
+  });
+
+  it('a node count larger than the file', () => {
+    refused(MAXMIND_BAD_DB.invalidNodeCount, /broken MaxMind DB file: node_count 100000 makes the search tree \(700000 bytes\) larger than the file/);
+  });
+
+  it('a data record that does not decode, naming its network', () => {
+    refused(MAXMIND_BAD_DB.oversizedArray, /broken data section: the record of 0\.0\.0\.0–127\.255\.255\.255 \(data offset 0\) does not decode: /);
+    refused(MAXMIND_BAD_DB.oversizedMap, /broken data section: the record of .* does not decode: /);
+  });
+
+  it('a GeoLite2-ASN database whose record points into the separator is refused when opened, before any work', () => {
+    const broken = withFirstIpv4Record(MAXMIND_TEST_DB.asn, join(dir, 'separator.mmdb'), (_node, nodeCount) => nodeCount + 1);
+    expect(() => openMmdb(broken, /ASN/, '--asn-mmdb')).toThrow(/--asn-mmdb .*separator\.mmdb: broken pointer: node \d+ (left|right) record \(1342\) points into the data section separator/);
   });
 });

@@ -1,9 +1,13 @@
 /**
- * Every IPv4 network of a MaxMind DB file with its record, in address order, read with the `maxmind`
- * package. The package answers lookups only (no iteration), so we step through the address space with
- * `getWithPrefixLength`: each answer covers its whole prefix (a network, or an empty subtree), so the walk
- * takes one lookup per network or gap — never one per address. IPv6 databases are read at their IPv4
- * subtree (::/96), as the package does for a dotted quad.
+ * Every IPv4 network of a MaxMind DB file with its record, in address order. IPv6 databases are read at
+ * their IPv4 subtree (::/96), as the `maxmind` package does for a dotted quad.
+ *
+ * The `maxmind` package answers lookups only and trusts the file: a record pointing into the data
+ * section separator or past the data section fails deep in its decoder (an untyped error, so the CLI
+ * printed a stack trace), and a record pointing back into the tree is simply followed, so a looping tree
+ * read as networks that are not there. So the search tree is ours to check and walk (MaxMind-DB-spec.md,
+ * "Search Tree Section"): every record when the file is opened, then a depth-first walk that yields each
+ * network once. The package still decodes the records.
  */
 import { readFileSync } from 'node:fs';
 import { Reader } from 'maxmind';
@@ -16,26 +20,122 @@ export interface MmdbNetwork<T> {
   record: T;
 }
 
-export function openMmdb<T>(file: string, expected: RegExp, flag: string): Reader<T & object> {
+/** An opened database: the package's reader, and what the tree walk needs. */
+export interface MmdbFile<T> {
+  reader: Reader<T & object>;
+  db: Buffer;
+  /** Name of the file and the flag it came with, for errors. */
+  file: string;
+  flag: string;
+  nodeCount: number;
+  recordSize: number;
+  /** Bytes of the data section (between the separator and the metadata marker). */
+  dataSize: number;
+  ipVersion: number;
+}
+
+const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
+const SEPARATOR = 16;
+
+export function openMmdb<T>(file: string, expected: RegExp, flag: string): MmdbFile<T> {
   let reader: Reader<T & object>;
+  let db: Buffer;
   try {
-    reader = new Reader<T & object>(readFileSync(file));
+    db = readFileSync(file);
+    reader = new Reader<T & object>(db);
   } catch (e) {
     throw new ImportError(`${flag} ${file}: not a readable MaxMind DB file (${(e as Error).message})`);
   }
+  const { nodeCount, recordSize, ipVersion, searchTreeSize } = reader.metadata;
+  const broken = (why: string): never => {
+    throw new ImportError(`${flag} ${file}: broken MaxMind DB file: ${why}`);
+  };
+  if (!Number.isSafeInteger(nodeCount) || nodeCount < 1) broken(`node_count ${nodeCount} in the metadata is not a positive integer`);
+  if (ipVersion !== 4 && ipVersion !== 6) broken(`ip_version ${ipVersion} in the metadata is neither 4 nor 6`);
+  const metadataStart = db.lastIndexOf(METADATA_MARKER);
+  const dataSize = metadataStart - searchTreeSize - SEPARATOR;
+  if (dataSize < 0) broken(`node_count ${nodeCount} makes the search tree (${searchTreeSize} bytes) larger than the file before its metadata (${metadataStart} bytes)`);
+  const mmdb: MmdbFile<T> = { reader, db, file, flag, nodeCount, recordSize, dataSize, ipVersion };
+  checkRecords(mmdb);
   const type = reader.metadata.databaseType;
   if (!expected.test(type)) throw new ImportError(`${flag} ${file}: database type "${type}" is not what ${flag} takes (${expected.source})`);
-  return reader;
+  return mmdb;
 }
 
-export function* ipv4Networks<T>(reader: Reader<T & object>): Generator<MmdbNetwork<T>> {
-  let addr = 0;
-  while (addr <= 0xffff_ffff) {
-    const [record, prefix] = reader.getWithPrefixLength(formatIPv4(addr));
-    const size = 2 ** (32 - Math.min(32, Math.max(0, prefix)));
-    // A walk ending above the IPv4 subtree reports a prefix < 0 relative to it: the rest is one gap.
-    const start = addr - (addr % size);
-    if (record !== null) yield { first: start, last: start + size - 1, record: record as T };
-    addr = start + size;
+/** Record `side` (0 left, 1 right) of `node`, for the three record sizes of the spec. */
+function record(m: MmdbFile<unknown>, node: number, side: number): number {
+  const db = m.db;
+  switch (m.recordSize) {
+    case 24:
+      return db.readUIntBE(node * 6 + side * 3, 3);
+    case 28: {
+      const o = node * 7;
+      return side === 0 ? (db[o + 3] & 0xf0) * 0x100000 + db.readUIntBE(o, 3) : (db[o + 3] & 0x0f) * 0x1000000 + db.readUIntBE(o + 4, 3);
+    }
+    default:
+      return db.readUInt32BE(node * 8 + side * 4);
+  }
+}
+
+/**
+ * Every record of the tree, reachable or not, so a broken file is refused before any work. Node 0 is the
+ * root: no record may lead back to it. A value above node_count is a data pointer and must land inside
+ * the data section, past the 16-byte separator.
+ */
+function checkRecords(m: MmdbFile<unknown>): void {
+  const { nodeCount, dataSize } = m;
+  for (let node = 0; node < nodeCount; node++) {
+    for (let side = 0; side < 2; side++) {
+      const value = record(m, node, side);
+      const where = `node ${node} ${side === 0 ? 'left' : 'right'} record (${value})`;
+      if (value === 0) throw new ImportError(`${m.flag} ${m.file}: broken search tree: ${where} points back to the root node (a loop)`);
+      if (value > nodeCount && value < nodeCount + SEPARATOR) throw new ImportError(`${m.flag} ${m.file}: broken pointer: ${where} points into the data section separator`);
+      if (value >= nodeCount + SEPARATOR + dataSize) {
+        throw new ImportError(`${m.flag} ${m.file}: broken pointer: ${where} points past the end of the data section (${dataSize} bytes, node_count ${nodeCount})`);
+      }
+    }
+  }
+}
+
+export function* ipv4Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork<T>> {
+  const { nodeCount, flag, file } = m;
+  const decode = (first: number, last: number, value: number): T => {
+    const net = `${formatIPv4(first)}–${formatIPv4(last)}`;
+    let rec: unknown;
+    try {
+      rec = m.reader.get(formatIPv4(first));
+    } catch (e) {
+      throw new ImportError(`${flag} ${file}: broken data section: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) does not decode: ${(e as Error).message}`);
+    }
+    // Every GeoIP2/GeoLite2 record is a map; anything else is not their data, or a pointer into the
+    // middle of other data.
+    if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
+      const what = rec === null ? 'null' : Array.isArray(rec) ? 'an array' : `a ${typeof rec}`;
+      throw new ImportError(`${flag} ${file}: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) is ${what}, where GeoIP2/GeoLite2 records are maps`);
+    }
+    return rec as T;
+  };
+
+  // The IPv4 subtree of an IPv6 database: 96 left turns from the root.
+  let start = 0;
+  if (m.ipVersion === 6) {
+    for (let depth = 0; depth < 96 && start < nodeCount; depth++) start = record(m, start, 0);
+  }
+  // Depth-first, left before right: (record value, prefix length, first address) triples.
+  const stack: number[] = [start, 0, 0];
+  while (stack.length > 0) {
+    const first = stack.pop()!;
+    const depth = stack.pop()!;
+    const value = stack.pop()!;
+    if (value === nodeCount) continue; // no data for this network
+    const size = 2 ** (32 - depth);
+    if (value > nodeCount) {
+      yield { first, last: first + size - 1, record: decode(first, first + size - 1, value) };
+      continue;
+    }
+    // A node below a /32 means a path longer than the address: the tree loops.
+    if (depth === 32) throw new ImportError(`${flag} ${file}: broken search tree: the path to ${formatIPv4(first)} goes on past 32 bits at node ${value} (a loop)`);
+    stack.push(record(m, value, 1), depth + 1, first + size / 2);
+    stack.push(record(m, value, 0), depth + 1, first);
   }
 }

@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { csvRecords, CsvSyntaxError } from './csv-records.ts';
+import { csvRecords, CsvSyntaxError, MAX_FIELD_LENGTH, MAX_RECORD_LENGTH } from './csv-records.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-csv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,5 +71,68 @@ describe('csvRecords', () => {
     expect(() => oracle(text)).toThrow();
     await expect(ours(write(text))).rejects.toThrow(CsvSyntaxError);
     await expect(ours(write(text))).rejects.toThrow(new RegExp(`^line ${line}:`));
+  });
+});
+
+describe('csvRecords: length limits', () => {
+  const big = 'x'.repeat(2 * 1024 * 1024);
+
+  it.each([
+    ['unquoted', `a,b\n1,${big}\n2,3\n`],
+    ['quoted', `a,b\n1,"${big}"\n2,3\n`],
+    ['unquoted, at the end of a file without a final line break', `a,b\n1,${big}`],
+  ])('refuses a 2 MB %s field, naming the line and the limit', async (_what, text) => {
+    await expect(ours(write(text))).rejects.toThrow(new CsvSyntaxError(2, `field 2 longer than the limit of ${MAX_FIELD_LENGTH} characters`));
+  });
+
+  it('refuses the field as it arrives: the rest of the file is never read', async () => {
+    // Past the field lies a byte that is not UTF-8: reaching it first would be a different error.
+    const file = write(Buffer.concat([Buffer.from(`a,b\n1,${big}`), Buffer.from([0xff]), Buffer.from(',2\n')]));
+    await expect(ours(file)).rejects.toThrow(/line 2: field 2 longer than the limit/);
+  });
+
+  it('refuses an over-long field that arrives in one chunk; a field at the limit passes', async () => {
+    const over = 'y'.repeat(MAX_FIELD_LENGTH + 1);
+    await expect(ours(write(`a,b,c\n1,2,3\n4,5,"${over}"\n`))).rejects.toThrow(new CsvSyntaxError(3, `field 3 longer than the limit of ${MAX_FIELD_LENGTH} characters`));
+    // `""` counts once, as it is parsed.
+    const at = 'z'.repeat(MAX_FIELD_LENGTH - 1) + '"';
+    expect(await ours(write(`a,b\n"${at.replace('"', '""')}",1\n`), 4096)).toEqual([['a', 'b'], [at, '1']]);
+  });
+
+  it('refuses a record of many fields each within the limit but over the record limit', async () => {
+    const fields = Array.from({ length: Math.ceil(MAX_RECORD_LENGTH / MAX_FIELD_LENGTH) + 1 }, () => 'w'.repeat(MAX_FIELD_LENGTH));
+    await expect(ours(write(`h\n${fields.join(',')}\n`))).rejects.toThrow(new CsvSyntaxError(2, `record longer than the limit of ${MAX_RECORD_LENGTH} characters`));
+  });
+});
+
+describe('csvRecords: encodings', () => {
+  const text = 'name,city\n"Müller, Zoë",Zürich\n東京,😀\n';
+  const expected = [['name', 'city'], ['Müller, Zoë', 'Zürich'], ['東京', '😀']];
+  const utf16be = (t: string) => Buffer.from(t, 'utf16le').swap16();
+
+  it.each([
+    ['UTF-16 LE', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])],
+    ['UTF-16 BE', Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(text)])],
+    ['UTF-8 with a BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])],
+  ])('decodes %s, at any chunk size', async (_what, bytes) => {
+    const file = write(bytes);
+    for (const chunkSize of [1, 3, 7, undefined]) expect(await ours(file, chunkSize)).toEqual(expected);
+  });
+
+  it('refuses Latin-1 (bytes that are not UTF-8), naming the line and the byte and saying how to convert', async () => {
+    const file = write(Buffer.concat([Buffer.from('name,city\nA,Berlin\n"B\nC",Köln\nD,Z'), Buffer.from([0xfc]), Buffer.from('rich\n')]));
+    for (const chunkSize of [5, undefined]) {
+      await expect(ours(file, chunkSize)).rejects.toThrow(new CsvSyntaxError(5, 'not valid UTF-8 (byte 0xFC), perhaps Latin-1 or Windows-1252: convert to UTF-8 (e.g. iconv -f latin1 -t utf-8)'));
+    }
+    // A sequence cut short by the end of the file.
+    await expect(ours(write(Buffer.from([0x61, 0x0a, 0x62, 0xc3])))).rejects.toThrow(/^line 2: not valid UTF-8 \(byte 0xC3\)/);
+  });
+
+  it('refuses UTF-16 without a byte-order mark (NUL bytes), and UTF-16 that does not decode', async () => {
+    await expect(ours(write(Buffer.from('a,b\n1,2\n', 'utf16le')))).rejects.toThrow(/^line 1: NUL byte: .*UTF-16 without a byte-order mark.*convert to UTF-8/);
+    const lone = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\n1,', 'utf16le'), Buffer.from([0x00, 0xd8]), Buffer.from(',2\n', 'utf16le')]);
+    await expect(ours(write(lone))).rejects.toThrow(/^line 2: not valid UTF-16LE .*convert to UTF-8/);
+    const odd = Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be('a,b\n1,2\n3,4'), Buffer.from([0x00])]);
+    await expect(ours(write(odd), 3)).rejects.toThrow(/^line 3: not valid UTF-16BE /);
   });
 });
