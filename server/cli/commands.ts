@@ -103,7 +103,10 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'turn licensed IP-intelligence files (MaxMind GeoIP2/GeoLite2, ASN range CSVs, a firmographics CSV) into a sources folder for data build; prints the coverage report',
     help: `
 At least one network source is required. Overlaps: the more specific network wins, then Enterprise > ISP >
-ASN mmdb > ASN CSV. Writes companies.csv, networks.csv and import-report.json into DIR.
+ASN mmdb > ASN CSV. Writes companies.csv, networks.csv and import-report.json into DIR (built in a temp
+folder beside it and renamed into place: a failed import leaves DIR as it was).
+Inputs: CSV in UTF-8 or UTF-16 with a BOM (Latin-1 is refused: convert it, e.g. iconv -f latin1 -t utf-8),
+fields at most 64 KiB; .mmdb files whose search tree or pointers are broken are refused (exit 2).
 --mapping FILE: JSON {"user_type": {"<user_type>": "<kind>"|null}, "firmographics": {"columns": {"<our field>": "<their column>"}}}.
 Field mappings and the user_type table: README.md, "Bring your own data".
 `,
