@@ -12,6 +12,7 @@ import { mountConsole } from './console/serve.ts';
 import { mountDemoSite } from './demo/site.ts';
 import type { Dataset } from './data/dataset.ts';
 import { mountDemo } from './demo/visitors.ts';
+import { mountUsage } from './credits/usage-route.ts';
 import { mountEnrichment } from './enrichment/route.ts';
 import { openGeoIp } from './geoip/geoip.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
@@ -76,6 +77,7 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes; post
   const identification = identificationFastRoute(identificationDeps);
   mountEnrichment(api, { ...deps, pipeline });
   mountPeople(api, { ...deps, pipeline });
+  mountUsage(api, { store: deps.store, pipeline });
   mountEvents(api, { ...deps, pipeline });
   mountTagAssets(api, deps);
   mountAdmin(api, deps);

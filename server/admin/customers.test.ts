@@ -21,7 +21,7 @@ describe('POST /admin/api/customers', () => {
     const before = await srv.store.getCustomer('acme');
     const res = await admin('/customers', 'POST', { id: 'acme', name: 'Oops', packages: ['platform'] });
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(/customer acme already exists.*update/) });
+    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(/customer acme already exists.*update/), code: 'conflict' });
     const after = await srv.store.getCustomer('acme');
     expect(after).toEqual(before);
     expect(after!.identification_credits).toBe(TEST_CUSTOMER.identification_credits);

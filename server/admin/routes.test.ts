@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, startTestServer, type TestServer } from '../testing/test-server.ts';
 
@@ -70,5 +72,79 @@ describe('admin API', () => {
     const report = await (await admin('/customers/acme/credits')).json();
     expect(report.balances.map((b: { pool: string }) => b.pool)).toEqual(['identification', 'enrichment']);
     expect((await admin('/customers/nobody/credits')).status).toBe(404);
+  });
+});
+
+/** A POST as HTTP clients send one, over a raw connection: exactly these header lines, then `body`. */
+function rawPost(path: string, headerLines: string[], body = ''): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(srv.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.end([`POST /admin/api${path} HTTP/1.1`, `Host: ${hostname}:${port}`, `Authorization: Bearer ${TEST_ADMIN_TOKEN}`, 'Connection: close', ...headerLines, '', body].join('\r\n'));
+    });
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('error', reject);
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]), text: answer.slice(answer.indexOf('\r\n\r\n') + 4) }));
+  });
+}
+
+/** A POST through node:http, the way HTTP libraries send a call without a body: `Content-Length: 0`. */
+function emptyPost(path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${srv.url}/admin/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-length': '0', ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('token actions without a body (deactivate, activate, rotate)', () => {
+  const newToken = async () => (await (await admin('/tokens', { method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'company-firmographics', name: 'crm' }) })).json()) as { id: string; token: string };
+  const statusOf = async (id: string) => ((await (await admin(`/tokens/${id}`)).json()) as { status: string }).status;
+  const enrich = (secret: string) => fetch(`${srv.url}/v1/enrichment/company`, { method: 'POST', headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' }, body: '{"domain":"northwind.example"}' });
+
+  it.each([
+    ['curl -X POST -H "Content-Type: application/json" (no length)', ['Content-Type: application/json']],
+    ['curl -X POST (no type, no length)', []],
+    ['Content-Length: 0 with a JSON type', ['Content-Type: application/json', 'Content-Length: 0']],
+    ['Content-Length: 0 without a type', ['Content-Length: 0']],
+    ['Content-Length: 0 with a form type', ['Content-Type: application/x-www-form-urlencoded', 'Content-Length: 0']],
+  ])('really deactivates and activates the token when sent as %s', async (_client, headerLines) => {
+    const { id, token } = await newToken();
+    const off = await rawPost(`/tokens/${id}/deactivate`, headerLines);
+    expect(off.status).toBe(200);
+    expect(JSON.parse(off.text)).toMatchObject({ id, status: 'inactive' });
+    expect(await statusOf(id)).toBe('inactive');
+    expect((await enrich(token)).status).toBe(401);
+    expect((await rawPost(`/tokens/${id}/activate`, headerLines)).status).toBe(200);
+    expect(await statusOf(id)).toBe('active');
+  });
+
+  it('works from node:http and python-requests-like calls (Content-Length: 0), with or without Content-Type, rotate included', async () => {
+    const { id, token } = await newToken();
+    expect(await emptyPost(`/tokens/${id}/deactivate`, { 'content-type': 'application/json' })).toBe(200);
+    expect(await statusOf(id)).toBe('inactive');
+    expect(await emptyPost(`/tokens/${id}/activate`, {})).toBe(200);
+    expect(await statusOf(id)).toBe('active');
+    expect(await emptyPost(`/tokens/${id}/rotate`, {})).toBe(200);
+    expect((await enrich(token)).status).toBe(401);
+    const viaFetch = await fetch(`${srv.url}/admin/api/tokens/${id}/deactivate`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    expect(viaFetch.status).toBe(200);
+    expect(await statusOf(id)).toBe('inactive');
+  });
+
+  it('still refuses a body that is not JSON (415) and a cross-origin call (403), leaving the token as it was', async () => {
+    const { id } = await newToken();
+    const text = await rawPost(`/tokens/${id}/deactivate`, ['Content-Type: text/plain', 'Content-Length: 2'], 'hi');
+    expect(text.status).toBe(415);
+    expect(JSON.parse(text.text)).toEqual({ status: 'error', message: expect.stringMatching(/send JSON/), code: 'unsupported_type' });
+    expect((await rawPost(`/tokens/${id}/deactivate`, ['Content-Length: 2'], '{}')).status).toBe(415);
+    const cross = await rawPost(`/tokens/${id}/deactivate`, ['Origin: https://evil.example']);
+    expect(cross.status).toBe(403);
+    expect(JSON.parse(cross.text)).toMatchObject({ code: 'forbidden' });
+    expect(await statusOf(id)).toBe('active');
   });
 });

@@ -2,15 +2,15 @@
  * Admin REST API under /admin/api (the console and operators use it): customers, tokens, tags, credits.
  *
  * Authentication: `Authorization: Bearer <admin token>`. CSRF: browsers never attach this header on their
- * own (no cookies are used), and state-changing requests must be JSON and, when they carry an Origin,
- * come from this server's own origin — so a foreign page can neither forge nor replay a request.
+ * own (no cookies are used), and state-changing requests must be JSON (or carry no body) and, when they
+ * carry an Origin, come from this server's own origin — so a foreign page can neither forge nor replay a request.
  */
 import express, { type Request, type RequestHandler, type Router } from 'express';
 import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import { NewTag, NewToken, TagPatch, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { mountVisitsAdmin } from '../visits/admin-routes.ts';
@@ -54,7 +54,7 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   });
   admin.get('/tokens/:id', async (req, res) => {
     const t = await store.getToken(req.params.id);
-    if (!t) throw new HttpError(404, `unknown token ${req.params.id}`);
+    if (!t) throw new ApiError('not_found', `unknown token ${req.params.id}`);
     res.json(withAdvice(t));
   });
   admin.post('/tokens/:id/deactivate', async (req, res) => void res.json(withAdvice(await store.setTokenStatus(req.params.id, 'inactive'))));
@@ -72,14 +72,14 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   admin.post('/tags', async (req, res) => void res.status(201).json(await store.createTag(NewTag.parse(req.body))));
   admin.get('/tags/:tagId', async (req, res) => {
     const tag = await store.getTag(req.params.tagId);
-    if (!tag) throw new HttpError(404, `unknown tag ${req.params.tagId}`);
+    if (!tag) throw new ApiError('not_found', `unknown tag ${req.params.tagId}`);
     res.json(tag);
   });
   // Only the fields given change (allowed domains, limits, scores, segment names, demo, settings).
   admin.patch('/tags/:tagId', async (req, res) => void res.json(await store.updateTag(req.params.tagId, TagPatch.parse(req.body))));
   // Server-managed tag settings, inlined into /tag/v1/<tagId>.js (the whole object: absent keys = bundle defaults).
   admin.patch('/tags/:id/settings', async (req, res) => {
-    if (!(await store.getTag(req.params.id))) throw new HttpError(404, `unknown tag ${req.params.id}`);
+    if (!(await store.getTag(req.params.id))) throw new ApiError('not_found', `unknown tag ${req.params.id}`);
     res.json(await store.updateTagSettings(req.params.id, TagSettings.parse(req.body)));
   });
 
@@ -95,7 +95,7 @@ function provisionedBody(p: Provisioned) {
 
 async function customerOr404(store: AccessRecords, id: string) {
   const c = await store.getCustomer(id);
-  if (!c) throw new HttpError(404, `unknown customer ${id}`);
+  if (!c) throw new ApiError('not_found', `unknown customer ${id}`);
   return c;
 }
 
@@ -105,21 +105,30 @@ function guard(auth: AdminAuth, throttle: FailureThrottle): RequestHandler {
     const address = req.ip ?? req.socket.remoteAddress ?? '';
     const wait = throttle.blockedFor(address, Date.now());
     if (wait > 0) {
-      throw new HttpError(429, 'admin API: too many failed credentials from this address, try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
+      throw new ApiError('rate_limited', 'admin API: too many failed credentials from this address, try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
     }
     const presented = req.get('authorization');
     const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
     if (!m || !auth.verify(m[1])) {
       // Only a presented credential is a guess; a request without one (a first visit) is not counted.
       if (presented) throttle.recordFailure(address, Date.now());
-      throw new HttpError(401, 'admin API: send "Authorization: Bearer <admin token>" (SVC_ADMIN_TOKEN, or the token printed at first start)', { 'WWW-Authenticate': 'Bearer' });
+      throw new ApiError('unauthenticated', 'admin API: send "Authorization: Bearer <admin token>" (SVC_ADMIN_TOKEN, or the token printed at first start)', { 'WWW-Authenticate': 'Bearer' });
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      if (!sameOrigin(req)) throw new HttpError(403, 'admin API: cross-origin requests are refused');
-      if (req.method !== 'DELETE' && !req.is('application/json')) throw new HttpError(415, 'admin API: send JSON (Content-Type: application/json)');
+      if (!sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
+      // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take
+      // none, and clients send them with or without a Content-Type (curl without -d sends no length,
+      // python-requests sends Content-Length: 0) — refusing those left tokens silently active.
+      if (req.method !== 'DELETE' && hasBody(req) && !req.is('application/json')) throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
     }
     next();
   };
+}
+
+/** Whether the request carries a body (RFC 9112 §6.3: a transfer coding, or a non-zero length). */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function sameOrigin(req: Request): boolean {

@@ -33,7 +33,7 @@ describe('admin API credential throttle over HTTP', () => {
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(blocked.headers.get('retry-after'))).toBeLessThanOrEqual(60);
-    expect(await blocked.json()).toEqual({ status: 'error', message: expect.stringMatching(/too many failed/) });
+    expect(await blocked.json()).toEqual({ status: 'error', message: expect.stringMatching(/too many failed/), code: 'rate_limited' });
     expect((await call(TEST_ADMIN_TOKEN, '198.51.100.7')).status).toBe(429);
     expect((await call(TEST_ADMIN_TOKEN, '198.51.100.8')).status).toBe(200);
   });

@@ -3,7 +3,7 @@
  * a public web tag id. Resolves to the customer and the settings that shape the answer.
  */
 import type { ApiGroup } from '../../data/sources/schema.ts';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import type { CustomerRecord, AccessRecords, TagRecord, TokenRecord } from '../state/store.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
 import { isEntitled } from './entitlements.ts';
@@ -30,9 +30,9 @@ export interface Caller {
 
 /** The secret from `Authorization: Token <secret>`; 401 for any other shape. */
 export function tokenFromHeader(header: string | undefined): string {
-  if (!header) throw new HttpError(401, 'missing Authorization header: send "Authorization: Token <API_TOKEN>"');
+  if (!header) throw new ApiError('unauthenticated', 'missing Authorization header: send "Authorization: Token <API_TOKEN>"');
   const m = /^Token\s+(\S+)\s*$/i.exec(header);
-  if (!m || !TOKEN_PATTERN.test(m[1])) throw new HttpError(401, 'invalid API token: expected "Authorization: Token <40 alphanumeric characters>"');
+  if (!m || !TOKEN_PATTERN.test(m[1])) throw new ApiError('unauthenticated', 'invalid API token: expected "Authorization: Token <40 alphanumeric characters>"');
   return m[1];
 }
 
@@ -41,16 +41,16 @@ export async function authenticateToken(store: AccessRecords, req: HeaderSource,
   const partnerHeader = req.get('x-svc-customid');
   if (partnerHeader !== undefined) return authenticatePartner(store, req, group, presented, partnerHeader);
   const token = await store.authenticateToken(presented);
-  if (!token) throw new HttpError(401, 'invalid API token: unknown, rotated or deactivated');
+  if (!token) throw new ApiError('unauthenticated', 'invalid API token: unknown, rotated or deactivated');
   return authorise(store, req, group, token, null);
 }
 
 /** Group, package and domain checks (403) for an authenticated token. */
 async function authorise(store: AccessRecords, req: HeaderSource, group: ApiGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
   const customer = await store.getCustomer(token.customer_id);
-  if (!customer) throw new HttpError(401, 'invalid API token: its customer no longer exists');
-  if (token.api_group !== group) throw new HttpError(403, `this token belongs to the ${token.api_group} API group and cannot call the ${group} API`);
-  if (!isEntitled(customer.packages, group)) throw new HttpError(403, `the customer's packages no longer cover the ${group} API`);
+  if (!customer) throw new ApiError('unauthenticated', 'invalid API token: its customer no longer exists');
+  if (token.api_group !== group) throw new ApiError('forbidden', `this token belongs to the ${token.api_group} API group and cannot call the ${group} API`);
+  if (!isEntitled(customer.packages, group)) throw new ApiError('forbidden', `the customer's packages no longer cover the ${group} API`);
   let corsOrigin: string | null = null;
   if (token.allowed_domains.length > 0) {
     corsOrigin = checkOrigin(req, token.allowed_domains, 'token');
@@ -67,14 +67,14 @@ async function authorise(store: AccessRecords, req: HeaderSource, group: ApiGrou
  * else is 401, so a malformed header never silently falls back to the partner's own account.
  */
 async function authenticatePartner(store: AccessRecords, req: HeaderSource, group: ApiGroup, presented: string, header: string): Promise<Caller> {
-  const bad = (why: string) => new HttpError(401, `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
+  const bad = (why: string) => new ApiError('unauthenticated', `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
   const m = /^(.+)-([A-Za-z0-9]{40})$/.exec(header.trim());
   if (!m) throw bad('it does not end with -<40 alphanumeric token>');
   const [, names, embedded] = m;
   const partnerToken = await store.authenticateToken(presented);
-  if (!partnerToken) throw new HttpError(401, 'invalid API token: unknown, rotated or deactivated');
+  if (!partnerToken) throw new ApiError('unauthenticated', 'invalid API token: unknown, rotated or deactivated');
   const partner = await store.getCustomer(partnerToken.customer_id);
-  if (!partner) throw new HttpError(401, 'invalid API token: its customer no longer exists');
+  if (!partner) throw new ApiError('unauthenticated', 'invalid API token: its customer no longer exists');
   const is = (name: string, c: CustomerRecord) => name.toLowerCase() === c.id.toLowerCase() || name.toLowerCase() === c.name.toLowerCase();
 
   if (hashesEqual(hashSecret(embedded), hashSecret(presented))) {
@@ -92,13 +92,23 @@ async function authenticatePartner(store: AccessRecords, req: HeaderSource, grou
   return authorise(store, req, group, customerToken, partner.id);
 }
 
+/**
+ * A token of any group, for what every token may ask about itself (GET /v3/usage): its own group's
+ * checks (package, allowed domains) still apply; partner headers do not (a partner asks with its own token).
+ */
+export async function authenticateAnyToken(store: AccessRecords, req: HeaderSource): Promise<Caller> {
+  const token = await store.authenticateToken(tokenFromHeader(req.get('authorization')));
+  if (!token) throw new ApiError('unauthenticated', 'invalid API token: unknown, rotated or deactivated');
+  return authorise(store, req, token.api_group, token, null);
+}
+
 export async function authenticateTag(store: AccessRecords, req: HeaderSource, tagId: string): Promise<Caller> {
   const tag = await store.getTag(tagId);
-  if (!tag) throw new HttpError(401, `unknown web tag ${JSON.stringify(tagId.slice(0, 64))}`);
+  if (!tag) throw new ApiError('unauthenticated', `unknown web tag ${JSON.stringify(tagId.slice(0, 64))}`);
   const corsOrigin = checkOrigin(req, tag.allowed_domains, 'web tag');
   const customer = await store.getCustomer(tag.customer_id);
-  if (!customer) throw new HttpError(401, 'unknown web tag: its customer no longer exists');
-  if (!isEntitled(customer.packages, 'identification')) throw new HttpError(403, "the customer's packages no longer cover the identification API");
+  if (!customer) throw new ApiError('unauthenticated', 'unknown web tag: its customer no longer exists');
+  if (!isEntitled(customer.packages, 'identification')) throw new ApiError('forbidden', "the customer's packages no longer cover the identification API");
   return { customer, token: null, tag, settings: { scores: tag.scores, segment_names: tag.segment_names }, corsOrigin, partner: null };
 }
 
@@ -106,7 +116,7 @@ export async function authenticateTag(store: AccessRecords, req: HeaderSource, t
 function checkOrigin(req: HeaderSource, allowed: readonly string[], what: string): string | null {
   const origin = req.get('origin');
   const host = requestHost(origin, req.get('referer'));
-  if (!host) throw new HttpError(403, `this ${what} is restricted to its allowed domains and the request names no page (Origin or Referer)`);
-  if (!isHostAllowed(host, allowed)) throw new HttpError(403, `${host} is not an allowed domain of this ${what}`);
+  if (!host) throw new ApiError('forbidden', `this ${what} is restricted to its allowed domains and the request names no page (Origin or Referer)`);
+  if (!isHostAllowed(host, allowed)) throw new ApiError('forbidden', `${host} is not an allowed domain of this ${what}`);
   return origin && origin !== 'null' ? origin : null;
 }

@@ -54,6 +54,13 @@ export function contractYear(contractStart: string, now: Date): number {
   return years;
 }
 
+/** The current contract year as instants: from its anniversary up to the next one (when credits renew). */
+export function contractYearRange(contractStart: string, now: Date): { start: Date; end: Date } {
+  const start = new Date(contractStart.length === 10 ? `${contractStart}T00:00:00Z` : contractStart);
+  const years = contractYear(contractStart, now);
+  return { start: new Date(anniversary(start, years)), end: new Date(anniversary(start, years + 1)) };
+}
+
 /** The instant `years` contract years after `start`. */
 function anniversary(start: Date, years: number): number {
   const d = new Date(start);

@@ -28,7 +28,7 @@ describe('enrichment credits', () => {
     expect((await post('/v1/enrichment/company', t, { email: 'x@unknown.example' })).status).toBe(404);
     const res = await post('/v1/enrichment/company', t, { email: 'x@northwind.example' });
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/quota exhausted/) });
+    expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/quota exhausted/), code: 'quota_exhausted' });
     expect((await post('/v2/enrichment/people', await token('no-credit', 'people-enrichment'), { people_id: 'P1001' })).status).toBe(402);
     expect(await usage('no-credit')).toEqual([]);
   });

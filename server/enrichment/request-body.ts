@@ -10,14 +10,14 @@
  * Validation is one zod schema per route body (see `schema.ts` here and in `server/people/`):
  *   - types and lengths (a field that is not a string, a repeated form field, an over-long value,
  *     a body that is not an object) → 422 "validation error";
- *   - required fields left blank (missing, empty or only spaces) → 400; these checks run only once the
- *     types are right, and their issues carry `params.status = 400`.
+ *   - required fields left blank (missing, empty or only spaces) → 400 `blank`; these checks run only
+ *     once the types are right, and their issues carry `params.code = 'blank'`.
  * Unknown fields are ignored (zod strips them).
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 
 /** Largest accepted body, form or JSON; larger → 413. Generous: the biggest valid body is ~6 KB. */
 export const BODY_LIMIT = '16kb';
@@ -52,11 +52,11 @@ function run(parse: RequestHandler, req: Request): Promise<void> {
 }
 
 /** multer/busboy errors carry no HTTP status: too big → 413, a file part → 422, anything else malformed → 400. */
-function multipartError(err: unknown): HttpError {
+function multipartError(err: unknown): ApiError {
   const code = (err as { code?: string }).code;
-  if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT' || code === 'LIMIT_PART_COUNT' || code === 'LIMIT_FIELD_KEY') return new HttpError(413, 'request body too large');
-  if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') return new HttpError(422, 'validation error: multipart bodies carry text fields only, not files');
-  return new HttpError(400, 'request body is not valid multipart/form-data');
+  if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT' || code === 'LIMIT_PART_COUNT' || code === 'LIMIT_FIELD_KEY') return new ApiError('too_large', 'request body too large');
+  if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') return new ApiError('invalid', 'validation error: multipart bodies carry text fields only, not files');
+  return new ApiError('invalid', 'request body is not valid multipart/form-data', {}, 400);
 }
 
 /**
@@ -83,10 +83,10 @@ export async function readBody(req: Request): Promise<Record<string, unknown>> {
   const type = bodyType(req);
   if (!type) {
     const given = req.get('content-type');
-    throw new HttpError(415, `unsupported Content-Type${given ? ` ${JSON.stringify(given.slice(0, 100))}` : ' (none given)'}: send ${ACCEPTED_BODY_TYPES.join(', ')}`);
+    throw new ApiError('unsupported_type', `unsupported Content-Type${given ? ` ${JSON.stringify(given.slice(0, 100))}` : ' (none given)'}: send ${ACCEPTED_BODY_TYPES.join(', ')}`);
   }
   if (type === 'multipart/form-data') {
-    if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) throw new HttpError(413, 'request body too large');
+    if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) throw new ApiError('too_large', 'request body too large');
     await run(multipartParser, req).catch((err: unknown) => {
       throw multipartError(err);
     });
@@ -95,7 +95,7 @@ export async function readBody(req: Request): Promise<Record<string, unknown>> {
   }
   const body: unknown = req.body;
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(422, 'the request body must be form fields or a JSON object');
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid', 'the request body must be form fields or a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -111,9 +111,9 @@ export const text = (max: number = MAX_FIELD_LENGTH) =>
     .nullish()
     .transform((v) => v ?? '');
 
-/** A blank-field issue: answered 400 ("Required fields are blank"), not 422. */
+/** A blank-field issue: answered `blank` (400, "Required fields are blank"), not `invalid` (422). */
 export function blankIssue(ctx: z.RefinementCtx, field: string, message = `${field} is mandatory and cannot be blank`): void {
-  ctx.addIssue({ code: 'custom', path: [field], message, params: { status: 400 } });
+  ctx.addIssue({ code: 'custom', path: [field], message, params: { code: 'blank' } });
 }
 
 /** `.superRefine` check: every named field is non-blank. */
@@ -123,14 +123,14 @@ export const requireAll =
     for (const f of fields) if (value[f] === '') blankIssue(ctx, f);
   };
 
-/** Parses a body with a route's schema; 422 for the first type/length issue, else 400 for a blank field. */
+/** Parses a body with a route's schema: `invalid` (422) for the first type/length issue, else `blank` (400). */
 export function parseInput<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues;
-  const invalid = issues.find((i) => !(i.code === 'custom' && (i.params as { status?: number } | undefined)?.status === 400));
+  const invalid = issues.find((i) => !(i.code === 'custom' && (i.params as { code?: string } | undefined)?.code === 'blank'));
   const issue = invalid ?? issues[0];
   const path = issue.path.join('.');
-  if (invalid) throw new HttpError(422, `validation error: ${path ? `${path}: ` : ''}${issue.message}`);
-  throw new HttpError(400, issue.message);
+  if (invalid) throw new ApiError('invalid', `validation error: ${path ? `${path}: ` : ''}${issue.message}`);
+  throw new ApiError('blank', issue.message);
 }

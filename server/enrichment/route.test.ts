@@ -127,11 +127,11 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
     expect((await v3({ domain: 'unknown.example', company: 'Northwind Analytics Europe Ltd', country: 'GB' })).status).toBe(404);
   });
 
-  it('400 when email and domain are both blank', async () => {
+  it('400 blank when email and domain are both blank', async () => {
     for (const body of [{}, { email: '', domain: '  ' }, { country: 'US' }] as Body[]) {
       const res = await v3(body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/email is mandatory and cannot be blank/) });
+      expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/email is mandatory and cannot be blank/), code: 'blank' });
     }
   });
 
@@ -156,7 +156,7 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
     expect((await v3(JSON.stringify({ email: 'x@northwind.example', nested: { deep: [1, 2] }, __proto__x: 1 }), { type: 'application/json' })).status).toBe(200);
   });
 
-  it('422 for over-long fields, repeated fields and non-string JSON values', async () => {
+  it('422 invalid for over-long fields, repeated fields and non-string JSON values', async () => {
     const cases: [Body | string, boolean][] = [
       [{ email: `${'a'.repeat(250)}@northwind.example` }, false],
       [{ email: 'x@northwind.example', title: 't'.repeat(501) }, false],
@@ -168,7 +168,7 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
     for (const [body, json] of cases) {
       const res = await v3(body, json ? { json: true } : {});
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/validation error|JSON object/) });
+      expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/validation error|JSON object/), code: 'invalid' });
     }
   });
 
@@ -177,12 +177,13 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
     expect((await v3({ email: 'x@northwind.example', note: big })).status).toBe(413);
     const res = await v3({ email: 'x@northwind.example', note: big }, { json: true });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ status: 'error', message: 'request body too large' });
+    expect(res.body).toEqual({ status: 'error', message: 'request body too large', code: 'too_large' });
   });
 
-  it('400 (not 500) for malformed JSON', async () => {
+  it('400 invalid (not 500) for malformed JSON', async () => {
     const res = await v3('{"email": "x@northwind.example"', { type: 'application/json' });
     expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'error', message: 'request body is not valid for its Content-Type', code: 'invalid' });
     expect(res.body.status).toBe('error');
   });
 
@@ -281,7 +282,7 @@ describe('POST /v2/people/full (Lead Scoring and Firmographics)', () => {
   });
 
   it('400 without email, 404 with blank data for an unknown or invalid email, 422 over-long', async () => {
-    expect((await full({ country: 'US' })).body).toEqual({ status: 'error', message: 'email is mandatory and cannot be blank' });
+    expect((await full({ country: 'US' })).body).toEqual({ status: 'error', message: 'email is mandatory and cannot be blank', code: 'blank' });
     for (const email of ['x@unknown.example', 'bad email']) {
       const res = await full({ email });
       expect(res.status).toBe(404);
@@ -326,8 +327,8 @@ describe('POST /v2/people/score (Lead Scoring)', () => {
   });
 
   it('400 naming the blank field', async () => {
-    expect((await score({ email: 'jane.doe@northwind.example' })).body).toEqual({ status: 'error', message: 'country is mandatory and cannot be blank' });
-    expect((await score({ country: 'US' })).body).toEqual({ status: 'error', message: 'email is mandatory and cannot be blank' });
+    expect((await score({ email: 'jane.doe@northwind.example' })).body).toEqual({ status: 'error', message: 'country is mandatory and cannot be blank', code: 'blank' });
+    expect((await score({ country: 'US' })).body).toEqual({ status: 'error', message: 'email is mandatory and cannot be blank', code: 'blank' });
   });
 
   it('404 only for a malformed email', async () => {
@@ -437,7 +438,7 @@ describe('body types', () => {
   it('answers multipart like a form for blank, repeated and file fields', async () => {
     expect(await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ country: 'US' }))).toEqual({
       status: 400,
-      body: { status: 'error', message: expect.stringMatching(/email is mandatory/) },
+      body: { status: 'error', message: expect.stringMatching(/email is mandatory/), code: 'blank' },
     });
     expect((await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ email: ['a@northwind.example', 'b@northwind.example'] }))).status).toBe(422);
     const withFile = formOf({ email: 'someone@northwind.example' });
@@ -451,7 +452,7 @@ describe('body types', () => {
     const auth = await token('acme', 'company-firmographics');
     const broken = await post('/v1/enrichment/company', auth, '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\nsomeone@north', { type: 'multipart/form-data; boundary=x' });
     expect(broken.status).toBe(400);
-    expect(broken.body).toEqual({ status: 'error', message: expect.stringMatching(/multipart/) });
+    expect(broken.body).toEqual({ status: 'error', message: expect.stringMatching(/multipart/), code: 'invalid' });
     const noBoundary = await post('/v1/enrichment/company', auth, 'email=x', { type: 'multipart/form-data' });
     expect(noBoundary.status).toBe(400);
     const big = await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ email: 'someone@northwind.example', title: 'x'.repeat(20_000) }));
@@ -464,6 +465,7 @@ describe('body types', () => {
     expect(res.body).toEqual({
       status: 'error',
       message: expect.stringContaining('application/x-www-form-urlencoded, multipart/form-data, application/json'),
+      code: 'unsupported_type',
     });
   });
 

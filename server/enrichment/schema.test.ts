@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import { parseInput } from './request-body.ts';
 import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody } from './schema.ts';
 
-const fails = (schema: Parameters<typeof parseInput>[0], body: unknown): HttpError => {
+const fails = (schema: Parameters<typeof parseInput>[0], body: unknown): ApiError => {
   try {
     parseInput(schema, body);
   } catch (e) {
-    if (e instanceof HttpError) return e;
+    if (e instanceof ApiError) return e;
     throw e;
   }
-  throw new Error('expected an HttpError');
+  throw new Error('expected an ApiError');
 };
 
 describe('enrichment request bodies', () => {
@@ -20,8 +20,8 @@ describe('enrichment request bodies', () => {
     expect(b).not.toHaveProperty('extra');
   });
 
-  it('v3 needs email or domain (400 naming the email)', () => {
-    expect(fails(FirmographicsV3Body, { email: ' ', domain: '' })).toMatchObject({ status: 400, message: expect.stringMatching(/^email is mandatory and cannot be blank/) });
+  it('v3 needs email or domain (blank, 400, naming the email)', () => {
+    expect(fails(FirmographicsV3Body, { email: ' ', domain: '' })).toMatchObject({ code: 'blank', status: 400, message: expect.stringMatching(/^email is mandatory and cannot be blank/) });
     expect(parseInput(FirmographicsV3Body, { domain: 'x.example' }).domain).toBe('x.example');
   });
 
@@ -29,7 +29,7 @@ describe('enrichment request bodies', () => {
     ['v2', FirmographicsV2Body],
     ['combined', CombinedBody],
   ])('%s needs email; country is optional', (_n, schema) => {
-    expect(fails(schema, { domain: 'x.example', country: 'US' })).toMatchObject({ status: 400, message: 'email is mandatory and cannot be blank' });
+    expect(fails(schema, { domain: 'x.example', country: 'US' })).toMatchObject({ code: 'blank', status: 400, message: 'email is mandatory and cannot be blank' });
     expect(parseInput(schema, { email: 'a@b.example' }).country).toBe('');
   });
 
@@ -44,8 +44,9 @@ describe('enrichment request bodies', () => {
     ['a repeated form field', { email: ['a@b.example', 'c@d.example'] }, /email: must be a single text value/],
     ['a number', { email: 42 }, /email: must be a single text value/],
     ['an object', { email: { $ne: '' } }, /email: must be a single text value/],
-  ])('refuses %s with 422 (before the blank check)', (_n, body, message) => {
+  ])('refuses %s as invalid, 422 (before the blank check)', (_n, body, message) => {
     const e = fails(LeadScoringBody, body);
+    expect(e.code).toBe('invalid');
     expect(e.status).toBe(422);
     expect(e.message).toMatch(message);
   });

@@ -1,19 +1,14 @@
-/** Errors a caller can hit, always answered as the spec's `{"status":"error","message":…}`. */
+/**
+ * Errors a caller can hit, always answered as the spec's `{"status":"error","message":…}` plus a stable
+ * `code` (core/error-codes.ts). Routes and domain code throw `ApiError(code, …)`, the state store its own
+ * kinds, libraries their own statuses: this module alone turns each into a status and a code.
+ */
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
-import { StateError, StoreUnavailableError, type StateErrorKind } from '../state/errors.ts';
+import { ApiError, ERROR_CODES, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../core/error-codes.ts';
+import { StateError, StoreUnavailableError } from '../state/errors.ts';
 import { noteStateStoreError } from '../observability/request-facts.ts';
 import type { Logger } from './logger.ts';
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
 
 /**
  * Anything shaped like a secret: API tokens are 40 alphanumerics, and a message may hold a cut-off piece
@@ -26,50 +21,78 @@ export function redactSecrets(message: string): string {
   return message.replace(SECRET_LIKE, '[redacted]');
 }
 
-/** The HTTP status of each domain error of the state store. */
-export const STATE_ERROR_STATUS: Record<StateErrorKind, 400 | 403 | 404 | 409> = {
-  invalid: 400,
-  not_entitled: 403,
-  not_found: 404,
-  conflict: 409,
-};
+/**
+ * The state store's domain errors as API errors. The statuses are those of before the codes (400, 403,
+ * 404, 409): a value the store refuses (`invalid`) stays 400.
+ */
+export function stateApiError(err: StateError): ApiError {
+  switch (err.kind) {
+    case 'invalid':
+      return new ApiError('invalid', err.message, {}, 400);
+    case 'not_entitled':
+      return new ApiError('forbidden', err.message);
+    case 'not_found':
+      return new ApiError('not_found', err.message);
+    case 'conflict':
+      return new ApiError('conflict', err.message);
+  }
+}
 
-export function sendError(res: Response, status: number, message: string): void {
-  res.status(status).json({ status: 'error', message: redactSecrets(message) });
+const CODE_OF_STATUS = new Map<number, ErrorCode>(ERROR_CODES.map((code) => [ERROR_STATUS[code], code]));
+
+/**
+ * The code of a status we did not choose: a library's error (body-parser: 400 malformed, 413, 415
+ * charset or encoding; the router: 400 undecodable path). Its 400 is a request that cannot be read, never
+ * a blank field; any other client status without a code of its own is `invalid` too.
+ */
+export function codeOfStatus(status: number): ErrorCode {
+  if (status >= 500) return status === 503 ? 'unavailable' : 'internal';
+  const code = CODE_OF_STATUS.get(status);
+  return code === undefined || code === 'blank' ? 'invalid' : code;
+}
+
+/**
+ * Writes an error body. Our own callers name the code; without one (a status from elsewhere) it is the
+ * status's (codeOfStatus).
+ */
+export function sendError(res: Response, status: number, message: string, code: ErrorCode = codeOfStatus(status)): void {
+  res.status(status).json({ status: 'error', message: redactSecrets(message), code } satisfies ErrorBody);
+}
+
+function sendApiError(res: Response, err: ApiError): void {
+  res.set(err.headers);
+  sendError(res, err.status, err.message, err.code);
 }
 
 export const notFoundHandler: RequestHandler = (req, res) => {
-  sendError(res, 404, `no such route: ${req.method} ${req.path}`);
+  sendError(res, 404, `no such route: ${req.method} ${req.path}`, 'not_found');
 };
 
-/** Last middleware: maps every thrown thing to a status; only the unexpected is a 500 (and is logged). */
+/** Last middleware: maps every thrown thing to a status and a code; only the unexpected is a 500 (and is logged). */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) return;
-    if (err instanceof HttpError) {
-      res.set(err.headers);
-      return sendError(res, err.status, err.message);
-    }
-    if (err instanceof StateError) return sendError(res, STATE_ERROR_STATUS[err.kind], err.message);
+    if (err instanceof ApiError) return sendApiError(res, err);
+    if (err instanceof StateError) return sendApiError(res, stateApiError(err));
     // The store could not do it now (locked, unreachable, file replaced): retryable, never a 500.
     if (err instanceof StoreUnavailableError) {
       noteStateStoreError('request');
       res.set('Retry-After', String(err.retryAfterS));
-      return sendError(res, 503, 'service temporarily unavailable (state store), retry shortly');
+      return sendError(res, 503, 'service temporarily unavailable (state store), retry shortly', 'unavailable');
     }
     if (err instanceof ZodError) {
       const issue = err.issues[0];
-      return sendError(res, 422, `${issue?.path.join('.') || 'request'}: ${issue?.message}`);
+      return sendError(res, 422, `${issue?.path.join('.') || 'request'}: ${issue?.message}`, 'invalid');
     }
-    // body-parser errors carry their own status (400 malformed, 413 too large, 415 charset …).
+    // body-parser errors carry their own status (400 malformed, 413 too large, 415 charset …): kept.
     const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const type = (err as { type?: string }).type;
       const message =
         type === 'entity.too.large' ? 'request body too large' : type === 'entity.parse.failed' ? 'request body is not valid for its Content-Type' : (err as Error).message;
-      return sendError(res, status, message);
+      return sendError(res, status, message, codeOfStatus(status));
     }
     log.error(`${req.method} ${req.originalUrl}: ${(err as Error)?.stack ?? String(err)}`);
-    sendError(res, 500, 'internal server error');
+    sendError(res, 500, 'internal server error', 'internal');
   };
 }

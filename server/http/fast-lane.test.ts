@@ -119,7 +119,9 @@ describe('answers like the router on the real app', () => {
     ['token, IPv6 address', '?ip=2001:db8::1', tok],
     ['token, empty address', '?ip=', tok],
     ['token, encoded query', `?%69p=${encodeURIComponent(IPS.northwind)}&x=1+2`, tok],
-    ['token, address too long (400)', `?ip=${'1'.repeat(65)}`, tok],
+    ['token, address too long (422)', `?ip=${'1'.repeat(65)}`, tok],
+    ['token, address of exactly the longest length', `?ip=${'1'.repeat(64)}`, tok],
+    ['token, IPv6 address with a zone', `?ip=${encodeURIComponent('fe80::1ff:fe23:4567:890a%eth0')}`, tok],
     ['token, repeated parameter (400)', '?ip=a&ip=b', tok],
     ['token, repeated tag means token mode (401)', '?tag=acme-tag&tag=acme-tag', () => site],
     ['token, proxied request id (echoed, charge keyed by it)', `?ip=${IPS.northwind}`, () => ({ ...tok(), 'x-request-id': '0123456789abcdef0123456789abcdef' })],
@@ -180,6 +182,7 @@ describe('answers like the router on the real app', () => {
     const routed = await snapshot(`${srv.url}/v3/company/details/${query}`, method, h, ownId);
     expect(fast).toEqual(routed);
     expect(fast.status).toBe(Number(/\((\d{3})\)/.exec(name)?.[1] ?? 200));
+    if (fast.status >= 400) expect(Object.keys(fast.body as object).sort()).toEqual(['code', 'message', 'status']);
     if (ownId) expect(fast.headers['x-request-id']).toBe(h['x-request-id']);
     else expect(fast.headers['x-request-id']).toBeUndefined();
   });

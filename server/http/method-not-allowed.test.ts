@@ -27,7 +27,7 @@ describe('a known route with the wrong method', () => {
     const res = await call(method, path);
     expect(res.status).toBe(405);
     expect(allow(res)).toEqual([...methods].sort());
-    expect(await res.json()).toEqual({ status: 'error', message: expect.stringContaining(`method ${method} is not allowed`) });
+    expect(await res.json()).toEqual({ status: 'error', message: expect.stringContaining(`method ${method} is not allowed`), code: 'method_not_allowed' });
   });
 
   it('covers routes of mounted routers (admin API), after their authentication', async () => {

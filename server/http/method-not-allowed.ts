@@ -33,6 +33,6 @@ export function methodNotAllowed(router: Router): RequestHandler {
     if (allowed.size === 0 || allowed.has(req.method)) return next();
     const list = [...allowed].join(', ');
     res.set('Allow', list);
-    sendError(res, 405, `method ${req.method} is not allowed on ${req.path}; allowed: ${list}`);
+    sendError(res, 405, `method ${req.method} is not allowed on ${req.path}; allowed: ${list}`, 'method_not_allowed');
   };
 }

@@ -50,7 +50,7 @@ describe.each(['sqlite', 'redis'] as const)('on %s', (backend) => {
       expect(statuses.filter((s) => s === 200)).toHaveLength(5);
       expect(statuses.filter((s) => s === 402)).toHaveLength(195);
       const refused = await responses.find((r) => r.status === 402)!.json();
-      expect(refused).toEqual({ status: 'error', message: expect.stringMatching(/quota exhausted/i) });
+      expect(refused).toEqual({ status: 'error', message: expect.stringMatching(/quota exhausted/i), code: 'quota_exhausted' });
       const usage = await srv.store.usage('tiny');
       expect(usage).toEqual([{ pool: 'identification', api: 'identification', month: new Date().toISOString().slice(0, 7), charges: 5, partner_charges: 0 }]);
     });

@@ -6,7 +6,7 @@ import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
 import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
 import type { Metering, RateLimitHit } from '../state/metering.ts';
-import { HttpError } from './errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import { retryChargeKey } from './request-id.ts';
 
 const POOL_NAMES = { identification: 'Company Identification API credits', enrichment: 'Enrichment APIs credits' } as const;
@@ -19,10 +19,10 @@ async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof HttpError) throw e;
+    if (e instanceof ApiError) throw e;
     noteStateStoreError(what);
     const retryAfter = e instanceof StoreUnavailableError ? e.retryAfterS : 1;
-    throw new HttpError(503, `${what} is unavailable, retry shortly`, { 'Retry-After': String(retryAfter) });
+    throw new ApiError('unavailable', `${what} is unavailable, retry shortly`, { 'Retry-After': String(retryAfter) });
   }
 }
 
@@ -53,10 +53,10 @@ export function rateLimitHeaders(hit: RateLimitHit): Record<string, string> {
 export interface MeteringSteps {
   /**
    * Counts the request against the caller's counters; `report` gets the first counter's hit (the one the
-   * RateLimit-* headers report) before any refusal is thrown as HttpError(429).
+   * RateLimit-* headers report) before any refusal is thrown as ApiError('rate_limited').
    */
   rateLimit(caller: Caller, visitorIp: string, report: (first: RateLimitHit) => void): Promise<void>;
-  /** Charges (or refuses with HttpError(402)); the outcome is noted on `res` for the request's log line. */
+  /** Charges (or refuses with ApiError('quota_exhausted')); the outcome is noted on `res` for the request's log line. */
   charge(caller: Caller, charge: { api: ChargeableApi; record: string }, requestId: string | null, res: ServerResponse): Promise<void>;
 }
 
@@ -75,7 +75,7 @@ export function createMeteringSteps(metering: Metering, now: () => Date = () => 
         if (i === 0) report(hit);
         if (!hit.allowed) {
           const headers = rateLimitHeaders(hit);
-          throw new HttpError(429, `rate limit exceeded: ${hit.limit} requests per minute; retry in ${headers['RateLimit-Reset']} s`, {
+          throw new ApiError('rate_limited', `rate limit exceeded: ${hit.limit} requests per minute; retry in ${headers['RateLimit-Reset']} s`, {
             ...headers,
             'Retry-After': headers['RateLimit-Reset'],
           });
@@ -105,7 +105,7 @@ export function createMeteringSteps(metering: Metering, now: () => Date = () => 
       );
       noteCharge(res, pool, api, result.outcome);
       if (result.outcome === 'exhausted') {
-        throw new HttpError(402, `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
+        throw new ApiError('quota_exhausted', `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
       }
     },
   };

@@ -43,14 +43,14 @@ describe('GET /v3/company/details in tag mode', () => {
     const res = await get('/v3/company/details?tag=acme-tag', headers as Record<string, string>);
     expect(res.status).toBe(403);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    expect(await res.json()).toMatchObject({ status: 'error', message: expect.any(String) });
+    expect(await res.json()).toEqual({ status: 'error', message: expect.any(String), code: 'forbidden' });
   });
 
   it('refuses an unknown tag and a request with neither tag nor token with 401', async () => {
     expect((await get('/v3/company/details?tag=nope-nope', { origin: 'http://localhost' })).status).toBe(401);
     const bare = await get('/v3/company/details');
     expect(bare.status).toBe(401);
-    expect(await bare.json()).toEqual({ status: 'error', message: expect.stringMatching(/Authorization/) });
+    expect(await bare.json()).toEqual({ status: 'error', message: expect.stringMatching(/Authorization/), code: 'unauthenticated' });
   });
 
   it('ignores test_ip outside demo mode', async () => {
@@ -119,6 +119,23 @@ describe('GET /v3/company/details in token mode', () => {
     const body = IdentificationResponse.parse(await res.json());
     expect(body.company).toMatchObject({ company_match: 'No Match', companyId: null, name: null, geoIP_country: null });
     expect(JSON.stringify(body)).not.toContain('""');
+  });
+
+  it('refuses an over-long ?ip= with 422 invalid saying it is too long and the limit, on GET (fast lane) and HEAD (router) alike', async () => {
+    const long = '1'.repeat(65);
+    const res = await asToken(long);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ status: 'error', message: 'validation error: ip is too long (at most 64 characters)', code: 'invalid' });
+    const head = await fetch(`${srv.url}/v3/company/details?ip=${long}`, { method: 'HEAD', headers: { authorization: `Token ${token}` } });
+    expect(head.status).toBe(422);
+    // The longest accepted value is still an address to look up (here none: a blank answer).
+    expect((await asToken('1'.repeat(64))).status).toBe(200);
+  });
+
+  it('refuses a repeated ?ip= with 400 invalid (a query it cannot read as one value)', async () => {
+    const res = await get(`/v3/company/details?ip=${IPS.northwind}&ip=${IPS.bluepeak}`, { authorization: `Token ${token}` });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(/at most once/), code: 'invalid' });
   });
 
   it('uses the socket address, not X-Forwarded-For, unless the proxy is trusted', async () => {
@@ -201,7 +218,7 @@ describe('tokens restricted to allowed domains, and packages removed later', () 
     const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'page', allowed_domains: ['*.acme.test'] });
     const res = await get(`/v3/company/details?ip=${IPS.northwind}`, { authorization: `Token ${secret}`, origin: 'https://www.acme.test' });
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(/allowed domains.*own address/) });
+    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(/allowed domains.*own address/), code: 'forbidden' });
     const own = await get('/v3/company/details', { authorization: `Token ${secret}`, origin: 'https://www.acme.test', 'x-forwarded-for': IPS.northwind });
     expect(own.status).toBe(200);
     expect((await own.json()).company.companyId).toBe('900001');
@@ -272,9 +289,9 @@ describe('CORS preflight (OPTIONS /v3/company/details)', () => {
 });
 
 describe('the rest of the app', () => {
-  it('answers unknown routes with a JSON 404', async () => {
+  it('answers unknown routes with a JSON 404 not_found', async () => {
     const res = await get('/nope');
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ status: 'error' });
+    expect(await res.json()).toEqual({ status: 'error', message: 'no such route: GET /nope', code: 'not_found' });
   });
 });

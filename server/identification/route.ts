@@ -7,7 +7,7 @@ import type { MeteringSteps } from '../http/pipeline.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { overlayGeo, type GeoIp } from '../geoip/geoip.ts';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
@@ -81,8 +81,11 @@ export async function identificationAnswer(
 
 function parseQuery(rawQuery: RawQuery) {
   const parsed = IdentificationQuery.safeParse(rawQuery);
-  if (!parsed.success) throw new HttpError(400, 'query parameters tag, ip and test_ip must each be given at most once');
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  if (issue.code === 'too_big') throw new ApiError('invalid', `validation error: ${issue.path.join('.')} ${issue.message}`);
+  // A repeated parameter cannot be read as one value: it keeps the 400 it had before the codes.
+  throw new ApiError('invalid', 'query parameters tag, ip and test_ip must each be given at most once', {}, 400);
 }
 
 /**
@@ -94,7 +97,7 @@ function visitorAddress(config: Config, req: IdentificationRequest, caller: Call
     // A token with allowed domains sits in page source: whoever copies it could look up any address
     // and spend the customer's credits, so it answers only for the visitor's own address.
     if (caller.token && caller.token.allowed_domains.length > 0) {
-      throw new HttpError(403, 'this token is restricted to allowed domains and answers only for the visitor\'s own address: ?ip= needs a token without allowed domains');
+      throw new ApiError('forbidden', 'this token is restricted to allowed domains and answers only for the visitor\'s own address: ?ip= needs a token without allowed domains');
     }
     return toIPv4(query.ip);
   }
@@ -153,9 +156,9 @@ async function preflight(store: AccessRecords, req: Request, res: Response): Pro
   res.vary('Origin');
   const origin = req.get('origin');
   const host = requestHost(origin, undefined);
-  if (!origin || !host) throw new HttpError(403, 'CORS preflight without a usable Origin');
+  if (!origin || !host) throw new ApiError('forbidden', 'CORS preflight without a usable Origin');
   if (!(await originAllowed(store, host, typeof req.query.tag === 'string' ? req.query.tag : undefined))) {
-    throw new HttpError(403, `${host} is not an allowed domain of any web tag or token for this API`);
+    throw new ApiError('forbidden', `${host} is not an allowed domain of any web tag or token for this API`);
   }
   res.set({
     'Access-Control-Allow-Origin': origin,

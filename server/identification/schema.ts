@@ -65,9 +65,21 @@ export const IdentificationResponse = z.object({
 });
 export type IdentificationResponse = z.infer<typeof IdentificationResponse>;
 
+/**
+ * Longest value of a query parameter: a textual IPv6 address is at most 45 characters, a zone index
+ * (`%eth0`) adds a few, tag ids are far shorter; nothing longer is worth reading.
+ */
+export const MAX_QUERY_VALUE_LENGTH = 64;
+
+const queryValue = () =>
+  z
+    .string({ error: 'must be given at most once' })
+    .max(MAX_QUERY_VALUE_LENGTH, { error: `is too long (at most ${MAX_QUERY_VALUE_LENGTH} characters)` })
+    .optional();
+
 /** Query of GET /v3/company/details. Repeated parameters (arrays) are refused by the string types. */
 export const IdentificationQuery = z.object({
-  tag: z.string().max(64).optional(),
-  ip: z.string().max(64).optional(),
-  test_ip: z.string().max(64).optional(),
+  tag: queryValue(),
+  ip: queryValue(),
+  test_ip: queryValue(),
 });

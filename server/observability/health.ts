@@ -5,6 +5,7 @@
  *                 503 with the reason otherwise (the node should get no traffic)
  */
 import type { Router } from 'express';
+import type { ErrorBody } from '../../core/error-codes.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { StateStore } from '../state/store.ts';
 import { noteStateStoreError } from './request-facts.ts';
@@ -65,6 +66,6 @@ export function mountHealth(router: Router, deps: HealthDeps): void {
     const r = await readiness(deps);
     res.set('Cache-Control', 'no-store');
     if (r.ready) res.json({ status: 'ok', checks: r.checks });
-    else res.status(503).json({ status: 'error', message: `not ready: ${r.reason}`, checks: r.checks });
+    else res.status(503).json({ status: 'error', message: `not ready: ${r.reason}`, code: 'unavailable', checks: r.checks } satisfies ErrorBody & { checks: Readiness['checks'] });
   });
 }

@@ -95,10 +95,10 @@ describe('request log', () => {
 });
 
 describe('metrics', () => {
-  it('refuses /metrics without the admin token', async () => {
+  it('refuses /metrics without the admin token (401 unauthenticated)', async () => {
     const res = await fetch(`${srv.url}/metrics`, { headers: CURL });
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ status: 'error' });
+    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(/Bearer/), code: 'unauthenticated' });
   });
 
   it('reports requests, latency, credits, refusals, data version and event-loop lag', async () => {
@@ -150,7 +150,7 @@ describe('when the state store fails', () => {
     expect([401, 503]).toContain(res.status);
     const ready = await fetch(`${srv.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 'error', message: expect.stringMatching(/^not ready: state store: unreachable/), checks: { data: 'ok' } });
+    expect(await ready.json()).toMatchObject({ status: 'error', message: expect.stringMatching(/^not ready: state store: unreachable/), code: 'unavailable', checks: { data: 'ok' } });
     expect(await errors()).toBeGreaterThan(before);
   });
 });

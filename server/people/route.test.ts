@@ -50,7 +50,7 @@ describe('POST /v2/enrichment/people (People Enrichment)', () => {
 
   it('400 when no identifier is given', async () => {
     for (const body of [{}, { email: ' ', linkedin_url: '', people_id: '' }, { domain: 'northwind.example' }]) {
-      expect(await enrich(body)).toEqual({ status: 400, body: { status: 'error', message: 'email, linkedin_url or people_id is mandatory and cannot be blank' } });
+      expect(await enrich(body)).toEqual({ status: 400, body: { status: 'error', message: 'email, linkedin_url or people_id is mandatory and cannot be blank', code: 'blank' } });
     }
   });
 
@@ -149,7 +149,7 @@ describe('POST /v2/search/people (People Search)', () => {
   });
 
   it('400 without a domain, 404 for an unknown, free-mail or malformed domain', async () => {
-    expect(await search({ locations: 'London' })).toEqual({ status: 400, body: { status: 'error', message: 'domain is mandatory and cannot be blank' } });
+    expect(await search({ locations: 'London' })).toEqual({ status: 400, body: { status: 'error', message: 'domain is mandatory and cannot be blank', code: 'blank' } });
     for (const domain of ['unknown.example', 'gmail.com', 'not a domain']) {
       const res = await search({ domain });
       expect(res.status).toBe(404);
@@ -161,7 +161,7 @@ describe('POST /v2/search/people (People Search)', () => {
     for (const extra of [{ page_size: '101' }, { page_size: '2.5' }, { page_size: 'ten' }, { page: '0' }, { locations: 'x'.repeat(501) }]) {
       const res = await search({ domain: 'northwind.example', ...extra });
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/^validation error: (page_size|page|locations): /) });
+      expect(res.body).toEqual({ status: 'error', message: expect.stringMatching(/^validation error: (page_size|page|locations): /), code: 'invalid' });
     }
     expect((await search({ domain: 'northwind.example', page_size: 101 }, true)).status).toBe(422);
     expect((await search({ domain: 'northwind.example', job_titles: Array(51).fill('vp') }, true)).status).toBe(422);

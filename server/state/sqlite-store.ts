@@ -6,7 +6,7 @@ import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.
 import type { CreditPool } from '../credits/rules.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, type StateLog } from './errors.ts';
+import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { holdStateDb, isBusy, type SqliteStateDb } from './sqlite-db.ts';
 import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
@@ -40,6 +40,9 @@ export class SqliteStateStore implements StateStore {
   private readonly auth = new AuthCache();
 
   private sql(source: string): Database.Statement {
+    // The connection outlives this store while the visit store or the outbox still holds it: a closed
+    // store must still refuse (503), not keep answering through the shared connection.
+    if (this.closed) throw new StoreUnavailableError('the state store is closed');
     return this.sqlite.sql(source);
   }
 
@@ -520,8 +523,8 @@ export class SqliteStateStore implements StateStore {
   private closed = false;
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
     this.flushMetering();
+    this.closed = true;
     this.sqlite.release();
   }
 

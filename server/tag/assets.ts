@@ -134,7 +134,7 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
 
   router.get('/tag/v1/svc.js', (req, res) => {
     const asset = load('svc.js');
-    if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag');
+    if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag', 'not_found');
     sendScript(req, res, asset);
   });
 
@@ -147,7 +147,7 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
       return void res.send(`/* svc: unknown tag ${JSON.stringify(m[1]).replace(/\*\//g, '*\\/')} */\n`);
     }
     const asset = load(join('variants', variantName(resolveFeatures(tag.settings.features)) + '.js'));
-    if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag');
+    if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag', 'not_found');
     sendScript(req, res, representationOf(Buffer.from(inlineSettings(asset.text, initOptions(tag.tag_id, tag.settings)))));
   });
 }

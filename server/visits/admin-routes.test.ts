@@ -80,10 +80,10 @@ describe('GET /admin/api/customers/:id/visits', () => {
     ['from=2020-01-01&to=2026-01-01', /366/],
     ['segment=abc', /segment/],
     ['segment=999', /segment/],
-  ])('refuses %s with 422', async (query, message) => {
+  ])('refuses %s with 422 invalid', async (query, message) => {
     const res = await admin(`/customers/acme/visits?${query}`);
     expect(res.status).toBe(422);
-    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(message) });
+    expect(await res.json()).toEqual({ status: 'error', message: expect.stringMatching(message), code: 'invalid' });
   });
 
   it('needs the admin token and a known customer', async () => {

@@ -6,7 +6,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import type { Dataset } from '../data/dataset.ts';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from './recorder.ts';
 import { buildReport, reportCsv, VisitsQuery } from './report.ts';
@@ -20,10 +20,10 @@ export interface VisitsAdminDeps {
 export function mountVisitsAdmin(admin: Router, deps: VisitsAdminDeps): void {
   const report = async (req: Request, res: Response, csv: boolean) => {
     const customer = await deps.store.getCustomer(String(req.params.id));
-    if (!customer) throw new HttpError(404, `unknown customer ${req.params.id}`);
+    if (!customer) throw new ApiError('not_found', `unknown customer ${req.params.id}`);
     const query = VisitsQuery.parse(req.query);
     if (query.segment !== null && !customer.segments.some((s) => s.id === query.segment)) {
-      throw new HttpError(422, `segment: customer ${customer.id} has no segment ${query.segment}`);
+      throw new ApiError('invalid', `segment: customer ${customer.id} has no segment ${query.segment}`);
     }
     const [accounts, daily] = await Promise.all([
       deps.recorder.visits.accountVisits(customer.id, query.from, query.to),
@@ -43,7 +43,7 @@ export function mountVisitsAdmin(admin: Router, deps: VisitsAdminDeps): void {
 
   admin.get('/customers/:id/tag-sightings', async (req, res) => {
     const customer = await deps.store.getCustomer(req.params.id);
-    if (!customer) throw new HttpError(404, `unknown customer ${req.params.id}`);
+    if (!customer) throw new ApiError('not_found', `unknown customer ${req.params.id}`);
     const tags = await deps.store.listTags(customer.id);
     res.json(await deps.recorder.visits.tagSightings(tags.map((t) => t.tag_id)));
   });

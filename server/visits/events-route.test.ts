@@ -103,17 +103,17 @@ describe('POST /v1/events (page views from the tag)', () => {
     ['another event type', JSON.stringify({ type: 'click', path: '/', session: 'tab-session-1' })],
     ['a path without /', JSON.stringify({ type: 'pageview', path: 'pricing', session: 'tab-session-1' })],
     ['a malformed session id', JSON.stringify({ type: 'pageview', path: '/', session: 'x' })],
-  ])('refuses %s with 400 and records nothing', async (_name, body) => {
+  ])('refuses %s with 400 invalid and records nothing', async (_name, body) => {
     const res = await beacon(body);
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ status: 'error', message: expect.any(String) });
+    expect(await res.json()).toEqual({ status: 'error', message: expect.any(String), code: 'invalid' });
     expect(await nothingRecorded()).toEqual([]);
   });
 
   it('refuses a body over 4 KB with 413 and records nothing', async () => {
     const res = await beacon(pageview('/' + 'a'.repeat(5000)));
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ status: 'error', message: 'request body too large' });
+    expect(await res.json()).toEqual({ status: 'error', message: 'request body too large', code: 'too_large' });
     expect(await nothingRecorded()).toEqual([]);
   });
 
@@ -137,6 +137,25 @@ describe('POST /v1/events (page views from the tag)', () => {
     const bad = await fetch(`${srv.url}/v1/events?tag=acme-tag`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
     expect(bad.status).toBe(403);
     expect(bad.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses a foreign, missing or unknown-tag preflight with the JSON error of /v3/company/details (403 forbidden)', async () => {
+    const preflight = (path: string, headers: Record<string, string>) =>
+      fetch(`${srv.url}${path}`, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST', ...headers } });
+    for (const [path, headers] of [
+      ['/v1/events?tag=acme-tag', { origin: 'https://evil.example' }],
+      ['/v1/events?tag=acme-tag', {}],
+      ['/v1/events?tag=no-such-tag', { origin: ORIGIN }],
+      ['/v1/events', { origin: ORIGIN }],
+    ] as const) {
+      const res = await preflight(path, headers);
+      expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ status: 'error', message: expect.any(String), code: 'forbidden' });
+    }
+    const sibling = await preflight('/v3/company/details?tag=acme-tag', { origin: 'https://evil.example' });
+    expect(sibling.status).toBe(403);
+    expect(await sibling.json()).toEqual({ status: 'error', message: expect.any(String), code: 'forbidden' });
   });
 
   it('is rate-limited like the tag: 300 per visitor address and minute, then 429 with Retry-After, not recorded', async () => {

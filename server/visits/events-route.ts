@@ -14,7 +14,7 @@ import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { rateLimitHeaders, type MeteringSteps } from '../http/pipeline.ts';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import type { Logger } from '../http/logger.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
@@ -34,14 +34,14 @@ export interface EventsDeps {
 const readText = express.text({ type: () => true, limit: BEACON_LIMIT_BYTES, defaultCharset: 'utf-8' });
 
 export function mountEvents(router: Router, deps: EventsDeps): void {
-  router.options('/v1/events', (req, res) => void preflight(deps.store, req, res).catch(() => res.status(403).end()));
+  router.options('/v1/events', (req, res) => preflight(deps.store, req, res));
   router.post('/v1/events', async (req, res) => {
     res.vary('Origin');
     const caller = await authenticateTag(deps.store, req, tagParam(req));
     if (caller.corsOrigin) res.set('Access-Control-Allow-Origin', caller.corsOrigin);
     await deps.pipeline.rateLimit(caller, req.ip ?? '', (hit) => void res.set(rateLimitHeaders(hit)));
     const parsed = parseBeacon(await bodyText(req, res));
-    if (!parsed.ok) throw new HttpError(400, parsed.message);
+    if (!parsed.ok) throw new ApiError('invalid', parsed.message, {}, 400);
     const at = new Date();
     const ip = visitorAddress(deps.config, req, caller);
     const bot = isbot(req.get('user-agent') ?? '');
@@ -71,7 +71,7 @@ export function mountEvents(router: Router, deps: EventsDeps): void {
 
 function tagParam(req: Request): string {
   const tag = req.query.tag;
-  if (typeof tag !== 'string' || tag === '') throw new HttpError(401, 'page views need the web tag: POST /v1/events?tag=<tag id>');
+  if (typeof tag !== 'string' || tag === '') throw new ApiError('unauthenticated', 'page views need the web tag: POST /v1/events?tag=<tag id>');
   return tag;
 }
 
@@ -111,16 +111,16 @@ function pageOrigin(req: Request): string | null {
 
 /**
  * A beacon never needs a preflight, but a client posting `application/json` from a page does; it is
- * allowed exactly when the tag's allowed domains allow the page.
+ * allowed exactly when the tag's allowed domains allow the page. A refusal is the JSON error of its
+ * sibling on /v3/company/details, and a store that cannot answer is a 503 there as here, not a refusal.
  */
 async function preflight(store: AccessRecords, req: Request, res: Response): Promise<void> {
   res.vary('Origin');
   const origin = req.get('origin');
+  const host = requestHost(origin, undefined);
+  if (!origin || !host) throw new ApiError('forbidden', 'CORS preflight without a usable Origin');
   const tag = typeof req.query.tag === 'string' ? await store.getTag(req.query.tag) : null;
-  if (!origin || !tag || !isHostAllowed(requestHost(origin, undefined), tag.allowed_domains)) {
-    res.status(403).end();
-    return;
-  }
+  if (!tag || !isHostAllowed(host, tag.allowed_domains)) throw new ApiError('forbidden', `${host} is not an allowed domain of the web tag named in ?tag=`);
   res.set({
     'Access-Control-Allow-Origin': origin,
     'Access-Control-Allow-Methods': 'POST',

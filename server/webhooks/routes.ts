@@ -10,7 +10,7 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import { HttpError } from '../http/errors.ts';
+import { ApiError } from '../../core/error-codes.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
 import { NewWebhook } from './schema.ts';
@@ -27,12 +27,12 @@ const DeliveryQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).
 
 export function mountWebhookAdmin(admin: Router, deps: WebhookAdminDeps): void {
   const customerOr404 = async (id: string) => {
-    if (!(await deps.store.getCustomer(id))) throw new HttpError(404, `unknown customer ${id}`);
+    if (!(await deps.store.getCustomer(id))) throw new ApiError('not_found', `unknown customer ${id}`);
     return id;
   };
   const endpointOr404 = async (customerId: string, webhookId: string) => {
     const endpoint = await deps.webhookStore.getEndpoint(customerId, webhookId);
-    if (!endpoint) throw new HttpError(404, `unknown webhook ${webhookId} for customer ${customerId}`);
+    if (!endpoint) throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
     return endpoint;
   };
 
@@ -52,7 +52,7 @@ export function mountWebhookAdmin(admin: Router, deps: WebhookAdminDeps): void {
   });
   admin.delete('/customers/:id/webhooks/:webhookId', async (req, res) => {
     const customerId = await customerOr404(req.params.id);
-    if (!(await deps.webhookStore.deleteEndpoint(customerId, req.params.webhookId))) throw new HttpError(404, `unknown webhook ${req.params.webhookId} for customer ${customerId}`);
+    if (!(await deps.webhookStore.deleteEndpoint(customerId, req.params.webhookId))) throw new ApiError('not_found', `unknown webhook ${req.params.webhookId} for customer ${customerId}`);
     deps.webhooks.endpointsChanged(customerId);
     res.status(204).end();
   });
