@@ -92,7 +92,8 @@ function assemble(deps: AppDeps): { app: express.Express; fast: FastRoutes; post
   mountDemoSite(app, deps.config.SVC_DIST); // the demo page at /: CSP with a per-answer nonce, X-Frame-Options
   mountConsole(app, deps.config.SVC_DIST); // /console/: the token-management console (dist/console), strict CSP
 
-  app.use(methodNotAllowed(api)); // a known route with another method: 405 + Allow, not 404
+  // A known route with another method: 405 + Allow, not 404 — every route of the app (API, health, metrics, docs, demo page).
+  app.use(methodNotAllowed(app.router));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return { app, fast: new Map([['/v3/company/details', identification]]), posts: postRoutesOf(api, FAST_POSTS) };

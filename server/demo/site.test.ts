@@ -50,3 +50,11 @@ it('serves the other static files with CSP and X-Frame-Options too', async () =>
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   }
 });
+
+it('answers another method on the demo page with 405 and Allow', async () => {
+  for (const path of ['/', '/index.html']) {
+    const res = await fetch(srv.url + path, { method: 'DELETE', headers: { 'user-agent': CHROME } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+  }
+});

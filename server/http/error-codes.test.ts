@@ -194,6 +194,31 @@ describe('errors the app did not expect, and library errors', () => {
     expect(body.message).toBe('internal server error');
   });
 
+  it('logs an unexpected error with the path only: no ?ip= or other query, emails masked', async () => {
+    const { PassThrough } = await import('node:stream');
+    const sink = new PassThrough();
+    let logged = '';
+    sink.on('data', (d: Buffer) => (logged += d.toString()));
+    const app = express();
+    app.get('/boom/:who', () => {
+      throw new Error('a bug');
+    });
+    app.use(errorHandler(createLogger('error', { destination: sink })));
+    const s = createServer(app);
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/boom/jane.doe@example.com?ip=81.2.69.160&email=x@y.com`);
+      expect(res.status).toBe(500);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(logged).toContain('GET /boom/');
+      expect(logged).not.toContain('81.2.69.160');
+      expect(logged).not.toContain('jane.doe@example.com');
+      expect(logged).not.toContain('x@y.com');
+    } finally {
+      await new Promise<void>((r) => s.close(() => r()));
+    }
+  });
+
   it('keeps a library\'s client status and calls it invalid when no code has that status', async () => {
     const res = await fetch(`${base}/teapot`);
     expect(res.status).toBe(416);

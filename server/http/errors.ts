@@ -8,6 +8,7 @@ import { ZodError } from 'zod';
 import { ApiError, ERROR_CODES, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../core/error-codes.ts';
 import { StateError, StoreUnavailableError } from '../state/errors.ts';
 import { noteStateStoreError } from '../observability/request-facts.ts';
+import { mask } from './log-mask.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -92,7 +93,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
         type === 'entity.too.large' ? 'request body too large' : type === 'entity.parse.failed' ? 'request body is not valid for its Content-Type' : (err as Error).message;
       return sendError(res, status, message, codeOfStatus(status));
     }
-    log.error(`${req.method} ${req.originalUrl}: ${(err as Error)?.stack ?? String(err)}`);
+    // The path without its query (`?ip=` is a visitor's address, `?email=` a person), masked like request lines.
+    const url = req.originalUrl ?? req.url;
+    const q = url.indexOf('?');
+    log.error(`${req.method} ${mask(q < 0 ? url : url.slice(0, q))}: ${(err as Error)?.stack ?? String(err)}`);
     sendError(res, 500, 'internal server error', 'internal');
   };
 }

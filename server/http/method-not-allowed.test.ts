@@ -23,6 +23,13 @@ describe('a known route with the wrong method', () => {
     ['GET', '/v2/enrichment/people', ['POST']],
     ['DELETE', '/v2/search/people', ['POST']],
     ['POST', '/tag/v1/svc.js', ['GET', 'HEAD']],
+    ['POST', '/tag/v1/svc.d.ts', ['GET', 'HEAD']],
+    ['POST', '/v3/usage', ['GET', 'HEAD']],
+    ['POST', '/healthz', ['GET', 'HEAD']],
+    ['DELETE', '/readyz', ['GET', 'HEAD']],
+    ['POST', '/metrics', ['GET', 'HEAD']],
+    ['PUT', '/openapi.json', ['GET', 'HEAD']],
+    ['POST', '/docs', ['GET', 'HEAD']],
   ])('%s %s → 405 with Allow', async (method, path, methods) => {
     const res = await call(method, path);
     expect(res.status).toBe(405);
@@ -41,5 +48,16 @@ describe('a known route with the wrong method', () => {
     expect((await call('POST', '/v9/nothing')).status).toBe(404);
     expect((await call('POST', '/v1/enrichment/company')).status).toBe(401);
     expect((await call('GET', '/v3/company/details')).status).toBe(401);
+  });
+});
+
+describe('the tag\'s types for front-end developers', () => {
+  it('serves svc.d.ts and preact.d.ts as the tag build wrote them', async () => {
+    for (const file of ['svc.d.ts', 'preact.d.ts']) {
+      const res = await call('GET', `/tag/v1/${file}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await res.text()).toMatch(/export (type|interface|declare|function|\{)/);
+    }
   });
 });

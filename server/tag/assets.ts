@@ -138,6 +138,17 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
     sendScript(req, res, asset);
   });
 
+  // The public types for front-end developers (`window.svc`, answers, events, dataLayer pushes), as the tag build writes them.
+  for (const file of ['svc.d.ts', 'preact.d.ts']) {
+    router.get(`/tag/v1/${file}`, (req, res) => {
+      const asset = load(file);
+      if (!asset) return sendError(res, 404, 'the tag types are not built: run npm run build:tag', 'not_found');
+      res.set({ 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=300', ETag: asset.etag, 'Access-Control-Allow-Origin': '*', 'X-Content-Type-Options': 'nosniff' });
+      if (ifNoneMatchHolds(req.get('if-none-match'), asset.etag)) return void res.status(304).end();
+      res.send(asset.body);
+    });
+  }
+
   router.get('/tag/v1/:file', async (req, res, next) => {
     const m = TAG_FILE.exec(req.params.file);
     if (!m) return next();
