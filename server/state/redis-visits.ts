@@ -5,14 +5,26 @@
  *
  *   svc:{cust:C}:v:acct:<day>            hash  <company>:views | :sessions | :first | :last
  *   svc:{cust:C}:v:pages:<day>:<company> hash  path → views (PATHS_PER_ACCOUNT_DAY, then OTHER_PATHS)
- *   svc:{cust:C}:v:sess:<day>:<company>  set   session ids (expire after two days: they dedupe one day)
- *   svc:{cust:C}:v:anon                  hash  day → anonymous views
- *   svc:tagseen:<tag>                    hash  origin → last seen (ORIGINS_PER_TAG, oldest dropped)
+ *   svc:{cust:C}:v:sess:<day>:<company>  set   session ids (expire after two days: they dedupe one day;
+ *                                              at most SESSIONS_PER_ACCOUNT_DAY)
+ *   svc:{cust:C}:v:anon                  hash  day → anonymous views (days past the retention dropped)
+ *   svc:tagseen:<tag>                    hash  origin → `<last seen>|<hits>` (ORIGINS_PER_TAG; visits.ts
+ *                                              sightingVictim decides who makes room)
+ *
+ * Retention: every write sets the per-day keys (and the anon hash) to expire VISIT_RETENTION_DAYS plus a
+ * day after it, so keys written before this rule existed get their TTL with their next write; the anon
+ * hash, one field per day, drops the days past the retention on the first anonymous view of each day.
+ *
+ * Every command has a deadline: a stalled Redis (stopped, partitioned without RST) keeps the connection
+ * "ready" and node-redis would wait for ever, holding the page view (and its NDJSON line) with it.
  */
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
+import { StoreUnavailableError } from './errors.ts';
+import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
 import {
-  daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, TOP_PAGES,
+  daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, retainedFrom, SESSIONS_PER_ACCOUNT_DAY, SIGHTING_SETTLE_MS,
+  SIGHTING_STALE_MS, TOP_PAGES, VISIT_RETENTION_DAYS,
   type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
 } from './visits.ts';
 
@@ -26,14 +38,28 @@ export const visitKeys = {
 
 const SESSION_TTL_S = 2 * 86_400;
 
+export interface RedisVisitStoreOptions {
+  /** How long a command may go unanswered (SVC_REDIS_TIMEOUT_MS; DEFAULT_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number;
+  /** Days of per-day aggregates kept (VISIT_RETENTION_DAYS). */
+  retentionDays?: number;
+}
+
 const RECORD = `
 local acct, pages, sess, anon = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local company, day, path, session, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local day_ttl, kept_from = tonumber(ARGV[10]), ARGV[11]
 if company == '' then
-  redis.call('HINCRBY', anon, day, 1)
+  if redis.call('HINCRBY', anon, day, 1) == 1 then
+    for _, d in ipairs(redis.call('HKEYS', anon)) do
+      if d < kept_from then redis.call('HDEL', anon, d) end
+    end
+  end
+  redis.call('EXPIRE', anon, day_ttl)
   return 0
 end
-local new_session = redis.call('SADD', sess, session)
+local new_session = 0
+if redis.call('SCARD', sess) < tonumber(ARGV[9]) then new_session = redis.call('SADD', sess, session) end
 redis.call('EXPIRE', sess, tonumber(ARGV[8]))
 local views = redis.call('HINCRBY', acct, company .. ':views', 1)
 redis.call('HINCRBY', acct, company .. ':sessions', new_session)
@@ -43,35 +69,60 @@ local last = redis.call('HGET', acct, company .. ':last')
 if (not last) or at > last then redis.call('HSET', acct, company .. ':last', at) end
 if redis.call('HEXISTS', pages, path) == 0 and redis.call('HLEN', pages) >= tonumber(ARGV[6]) then path = ARGV[7] end
 redis.call('HINCRBY', pages, path, 1)
+redis.call('EXPIRE', acct, day_ttl)
+redis.call('EXPIRE', pages, day_ttl)
 if views == 1 then return 1 end
 return 0
 `;
 
+/** visits.ts parseSighting, seenAgain and sightingVictim, in Lua (the contract test holds them to one rule). */
 const SIGHT = `
-local key, origin, at, cap = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
+local key, origin, at, cap, stale, settled = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local function parse(value)
+  local bar = string.find(value, '|', 1, true)
+  if not bar then return value, 1 end
+  return string.sub(value, 1, bar - 1), tonumber(string.sub(value, bar + 1)) or 1
+end
 local seen = redis.call('HGET', key, origin)
 if seen then
-  if at > seen then redis.call('HSET', key, origin, at) end
+  local last, hits = parse(seen)
+  if string.sub(at, 1, 16) > string.sub(last, 1, 16) then hits = hits + 1 end
+  if at > last then last = at end
+  redis.call('HSET', key, origin, last .. '|' .. hits)
   return 0
 end
 if redis.call('HLEN', key) >= cap then
   local all = redis.call('HGETALL', key)
-  local oldest, oldest_at = nil, nil
+  local stale_o, stale_t, once_o, once_t = nil, nil, nil, nil
   for i = 1, #all, 2 do
-    if (not oldest_at) or all[i + 1] < oldest_at then oldest, oldest_at = all[i], all[i + 1] end
+    local o = all[i]
+    local last, hits = parse(all[i + 1])
+    if last < stale and ((not stale_t) or last < stale_t or (last == stale_t and o < stale_o)) then stale_o, stale_t = o, last end
+    if hits <= 1 and last <= settled and ((not once_t) or last < once_t or (last == once_t and o < once_o)) then once_o, once_t = o, last end
   end
-  redis.call('HDEL', key, oldest)
+  local victim = stale_o or once_o
+  if not victim then return 0 end
+  redis.call('HDEL', key, victim)
 end
-redis.call('HSET', key, origin, at)
+redis.call('HSET', key, origin, at .. '|1')
 return 1
 `;
 
 const sha = (script: string) => createHash('sha1').update(script).digest('hex');
 
 export class RedisVisitStore implements VisitStore {
-  private constructor(private readonly client: RedisClientType) {}
+  private readonly commandTimeoutMs: number;
+  private readonly retentionDays: number;
 
-  static async open(url: string): Promise<RedisVisitStore> {
+  private constructor(
+    private readonly client: RedisClientType,
+    options: RedisVisitStoreOptions,
+  ) {
+    this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.retentionDays = options.retentionDays ?? VISIT_RETENTION_DAYS;
+  }
+
+  static async open(url: string, options: RedisVisitStoreOptions = {}): Promise<RedisVisitStore> {
     const client = createClient({
       url,
       // While Redis is down commands fail at once (a lookup must not wait on its page-view input).
@@ -81,16 +132,37 @@ export class RedisVisitStore implements VisitStore {
     // Errors surface on the commands (the recorder logs a view it could not count); no unhandled event.
     client.on('error', () => {});
     await client.connect();
-    return new RedisVisitStore(client);
+    return new RedisVisitStore(client, options);
   }
 
-  private async run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.client.evalSha(sha(script), { keys, arguments: args });
-    } catch (e) {
-      if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
-      return this.client.eval(script, { keys, arguments: args });
-    }
+  /** The answer within the command deadline, or StoreUnavailableError (the command may still run later). */
+  private timed<T>(p: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new StoreUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
+      p.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  private run(script: string, keys: string[], args: string[]): Promise<unknown> {
+    return this.timed(
+      (async () => {
+        try {
+          return await this.client.evalSha(sha(script), { keys, arguments: args });
+        } catch (e) {
+          if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
+          return this.client.eval(script, { keys, arguments: args });
+        }
+      })(),
+    );
   }
 
   async recordPageView(v: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
@@ -98,7 +170,11 @@ export class RedisVisitStore implements VisitStore {
     const reply = await this.run(
       RECORD,
       [visitKeys.account(v.customer_id, v.day), visitKeys.pages(v.customer_id, v.day, company), visitKeys.sessions(v.customer_id, v.day, company), visitKeys.anonymous(v.customer_id)],
-      [company, v.day, v.path, v.session_id, v.at, String(PATHS_PER_ACCOUNT_DAY), OTHER_PATHS, String(SESSION_TTL_S)],
+      [
+        company, v.day, v.path, v.session_id, v.at, String(PATHS_PER_ACCOUNT_DAY), OTHER_PATHS, String(SESSION_TTL_S), String(SESSIONS_PER_ACCOUNT_DAY),
+        // A day's keys outlive the retention by a day: the last write of a day comes at most a day late.
+        String((this.retentionDays + 1) * 86_400), retainedFrom(v.day, this.retentionDays),
+      ],
     );
     return { first_of_day_for_account: Number(reply) === 1 };
   }
@@ -107,7 +183,7 @@ export class RedisVisitStore implements VisitStore {
   private async accountDays(customerId: string, days: string[]): Promise<Map<string, Map<string, Record<string, string>>>> {
     const m = this.client.multi();
     for (const day of days) m.hGetAll(visitKeys.account(customerId, day));
-    const replies = (await m.exec()) as unknown as Record<string, string>[];
+    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
     const out = new Map<string, Map<string, Record<string, string>>>();
     days.forEach((day, i) => {
       const byCompany = new Map<string, Record<string, string>>();
@@ -147,7 +223,7 @@ export class RedisVisitStore implements VisitStore {
     if (pageKeys.length > 0) {
       const m = this.client.multi();
       for (const [, key] of pageKeys) m.hGetAll(key);
-      const replies = (await m.exec()) as unknown as Record<string, string>[];
+      const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
       pageKeys.forEach(([company], i) => {
         const counts = pages.get(company) ?? new Map<string, number>();
         for (const [path, n] of Object.entries(replies[i] ?? {})) counts.set(path, (counts.get(path) ?? 0) + Number(n));
@@ -169,7 +245,7 @@ export class RedisVisitStore implements VisitStore {
     const days = daysBetween(from, to);
     const [byDay, anonymous] = await Promise.all([
       this.accountDays(customerId, days),
-      days.length ? this.client.hmGet(visitKeys.anonymous(customerId), days) : Promise.resolve([] as (string | null)[]),
+      days.length ? this.timed(this.client.hmGet(visitKeys.anonymous(customerId), days)) : Promise.resolve([] as (string | null)[]),
     ]);
     return days.map((day, i) => ({
       day,
@@ -183,7 +259,7 @@ export class RedisVisitStore implements VisitStore {
     if (days.length === 0) return [];
     const m = this.client.multi();
     for (const day of days) m.hGetAll(visitKeys.pages(customerId, day, companyId));
-    const replies = (await m.exec()) as unknown as Record<string, string>[];
+    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
     return days.flatMap((day, i) =>
       Object.entries(replies[i] ?? {})
         .map(([path, n]) => ({ day, path, page_views: Number(n) }))
@@ -192,16 +268,19 @@ export class RedisVisitStore implements VisitStore {
   }
 
   async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {
-    await this.run(SIGHT, [visitKeys.sightings(tagId)], [origin, at, String(ORIGINS_PER_TAG)]);
+    const t = Date.parse(at);
+    const stale = new Date(t - SIGHTING_STALE_MS).toISOString();
+    const settled = new Date(t - SIGHTING_SETTLE_MS).toISOString();
+    await this.run(SIGHT, [visitKeys.sightings(tagId)], [origin, at, String(ORIGINS_PER_TAG), stale, settled]);
   }
 
   async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
     if (tagIds.length === 0) return [];
     const m = this.client.multi();
     for (const t of tagIds) m.hGetAll(visitKeys.sightings(t));
-    const replies = (await m.exec()) as unknown as Record<string, string>[];
+    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
     return tagIds
-      .flatMap((tag_id, i) => Object.entries(replies[i] ?? {}).map(([origin, last_seen_at]) => ({ tag_id, origin, last_seen_at })))
+      .flatMap((tag_id, i) => Object.entries(replies[i] ?? {}).map(([origin, value]) => ({ tag_id, origin, last_seen_at: parseSighting(value).last_seen_at })))
       .sort((a, b) => (a.tag_id < b.tag_id ? -1 : a.tag_id > b.tag_id ? 1 : a.last_seen_at > b.last_seen_at ? -1 : a.last_seen_at < b.last_seen_at ? 1 : 0));
   }
 

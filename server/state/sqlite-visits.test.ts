@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteStateDb, type WriteLane } from './sqlite-db.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
-import { daysBetween, type PageViewCount } from './visits.ts';
+import { daysBetween, retainedFrom, SESSIONS_PER_ACCOUNT_DAY, type PageViewCount } from './visits.ts';
 
 let dir: string;
 let file: string;
@@ -99,5 +100,84 @@ describe('SqliteVisitStore account pages (read once, then from memory while unch
     await store.recordPageView(view());
     const rows = await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20');
     expect(Object.isFrozen(rows) && Object.isFrozen(rows[0])).toBe(true);
+  });
+});
+
+describe('SqliteVisitStore bounds', () => {
+  const count = (sql: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare(sql).pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('stores at most SESSIONS_PER_ACCOUNT_DAY session ids per account-day', async () => {
+    for (let i = 0; i < SESSIONS_PER_ACCOUNT_DAY + 5; i++) await store.recordPageView(view({ session_id: `session-${i}` }));
+    await store.recordPageView(view({ company_id: '900002', session_id: 'session-x' }));
+    expect(count("SELECT count(*) FROM visit_sessions WHERE company_id = '900001'")).toBe(SESSIONS_PER_ACCOUNT_DAY);
+    expect(count("SELECT count(*) FROM visit_sessions WHERE company_id = '900002'")).toBe(1);
+  });
+
+  it('keeps 400 days of aggregates: 2026-11-20 keeps 2025-10-16 on, older days go', () => {
+    expect(retainedFrom('2026-11-20')).toBe('2025-10-16');
+  });
+
+  describe('retention prune', () => {
+    let db: SqliteStateDb;
+    let pruning: SqliteVisitStore;
+    const lanes: WriteLane[] = [];
+    beforeEach(() => {
+      db = new SqliteStateDb(file, { log: () => {} });
+      const write = db.write.bind(db);
+      db.write = (fn, lane) => {
+        lanes.push(lane ?? 'request');
+        return write(fn, lane);
+      };
+      pruning = new SqliteVisitStore(db, { pruneBatchRows: 10 });
+    });
+    afterEach(async () => {
+      lanes.length = 0;
+      await pruning.close();
+    });
+
+    /** Three customers, each with 12 accounts on a day past the retention and one on its first kept day. */
+    async function seed() {
+      for (const customer_id of ['a', 'b', 'c']) {
+        for (let i = 0; i < 12; i++) await pruning.recordPageView(view({ customer_id, day: '2025-10-15', at: '2025-10-15T10:00:00.000Z', company_id: `9000${i}` }));
+        await pruning.recordPageView(view({ customer_id, day: '2025-10-15', at: '2025-10-15T10:00:00.000Z', company_id: null }));
+        await pruning.recordPageView(view({ customer_id, day: '2025-10-16', at: '2025-10-16T10:00:00.000Z' }));
+        await pruning.recordPageView(view({ customer_id, day: '2025-10-16', at: '2025-10-16T10:00:00.000Z', company_id: null }));
+      }
+    }
+    const rows = (day: string) => ['visit_accounts', 'visit_pages', 'visit_anonymous'].map((t) => count(`SELECT count(*) FROM ${t} WHERE day = '${day}'`));
+
+    it('deletes the days past the retention in bounded batches on the background lane, and keeps the rest', async () => {
+      await seed();
+      expect(rows('2025-10-15')).toEqual([36, 36, 3]);
+      lanes.length = 0;
+      expect(await pruning.pruneAggregates('2026-11-20')).toBe(75);
+      expect(rows('2025-10-15')).toEqual([0, 0, 0]);
+      expect(rows('2025-10-16')).toEqual([3, 3, 3]);
+      // 75 rows, at most 10 per write.
+      expect(lanes.length).toBeGreaterThanOrEqual(8);
+      expect(new Set(lanes)).toEqual(new Set(['background']));
+    });
+
+    it('starts by itself with the first view of a new day', async () => {
+      await seed();
+      await pruning.recordPageView(view({ customer_id: 'a', day: '2026-11-20' }));
+      await pruning.pruned();
+      expect(rows('2025-10-15')).toEqual([0, 0, 0]);
+      expect(rows('2025-10-16')).toEqual([3, 3, 3]);
+    });
+
+    it('account pages read before no longer show the days it deleted', async () => {
+      await seed();
+      expect(await pruning.accountPages('a', '90000', '2025-10-15', '2025-10-15')).toEqual([{ day: '2025-10-15', path: '/', page_views: 1 }]);
+      await pruning.pruneAggregates('2026-11-20');
+      expect(await pruning.accountPages('a', '90000', '2025-10-15', '2025-10-15')).toEqual([]);
+    });
   });
 });

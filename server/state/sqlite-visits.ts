@@ -3,25 +3,54 @@
  * migration list, sqlite-schema.ts), on the process's one connection (sqlite-db.ts), one IMMEDIATE
  * transaction per page view so several processes count exactly. Its writes are background work (after
  * the view's 204, beside a tag lookup): behind another process's lock they wait on a timer, never on
- * the event loop.
+ * the event loop. Per-day aggregates past the retention are deleted in bounded batches, each a write of
+ * the background lane, once a day (the first view of a new UTC day starts it).
  */
 import type Database from 'better-sqlite3';
 import { deepFreeze } from './auth-cache.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import {
-  daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, TOP_PAGES,
+  daysBetween, formatSighting, ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, retainedFrom, seenAgain, SESSIONS_PER_ACCOUNT_DAY,
+  sightingVictim, TOP_PAGES, VISIT_RETENTION_DAYS,
   type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
 } from './visits.ts';
 
 type Row = Record<string, unknown>;
 
 const ACCOUNT_PAGES_LIMIT = 50_000;
+/**
+ * Rows one write of the retention prune deletes at most, and customers it looks at: each batch holds the
+ * file's write lock, which other processes' metering waits for, so it stays a few milliseconds long.
+ */
+export const PRUNE_BATCH_ROWS = 1_000;
+const PRUNE_BATCH_CUSTOMERS = 100;
+/** The per-day aggregate tables; each is keyed (customer_id, day, …), so one customer's old days are one range. */
+const DAY_TABLES = ['visit_pages', 'visit_accounts', 'visit_anonymous'] as const;
+
+/** Where the retention prune goes on: a table of DAY_TABLES, and the customers of it already done. */
+interface PruneCursor {
+  table: number;
+  after: string;
+}
+
+export interface SqliteVisitStoreOptions {
+  /** Days of per-day aggregates kept (VISIT_RETENTION_DAYS). */
+  retentionDays?: number;
+  /** Rows deleted per write of the retention prune (PRUNE_BATCH_ROWS). */
+  pruneBatchRows?: number;
+}
 
 export class SqliteVisitStore implements VisitStore {
   private readonly sqlite: SqliteStateDb;
   private readonly db: Database.Database;
   private readonly record: (view: PageViewCount) => boolean;
   private readonly sight: (tagId: string, origin: string, at: string) => void;
+  private readonly pruneStep: (cursor: PruneCursor, before: string) => { next: PruneCursor | null; deleted: number };
+  private readonly retentionDays: number;
+  /** The day whose retention prune this process last started (or finished, or is running). */
+  private prunedFor = '';
+  /** The prunes this process started, one after the other. */
+  private pruning: Promise<number> = Promise.resolve(0);
   /** Prepared once: preparing it per call cost ~50 µs of every scored enrichment request and ~15% of a scored tag-mode lookup (profiled). */
   private readonly accountPagesQuery: Database.Statement;
   /** The day this process last dropped session ids of earlier days. */
@@ -47,9 +76,11 @@ export class SqliteVisitStore implements VisitStore {
   };
 
   /** The state store's connection (what a server passes), or a file path: a connection of its own. */
-  constructor(source: string | SqliteStateDb) {
+  constructor(source: string | SqliteStateDb, options: SqliteVisitStoreOptions = {}) {
     this.sqlite = holdStateDb(source);
     this.db = this.sqlite.db;
+    this.retentionDays = options.retentionDays ?? VISIT_RETENTION_DAYS;
+    const pruneBatchRows = options.pruneBatchRows ?? PRUNE_BATCH_ROWS;
 
     // Session ids only deduplicate within their day: older ones are dropped, so the table stays one day deep.
     const pruneSessions = this.db.prepare('DELETE FROM visit_sessions WHERE day < ?');
@@ -71,18 +102,26 @@ export class SqliteVisitStore implements VisitStore {
          RETURNING page_views`,
       ),
       session: this.db.prepare('INSERT OR IGNORE INTO visit_sessions VALUES (?, ?, ?, ?)'),
+      accountSessions: this.db.prepare('SELECT sessions FROM visit_accounts WHERE customer_id = ? AND day = ? AND company_id = ?').pluck(),
       pageExists: this.db.prepare('SELECT 1 FROM visit_pages WHERE customer_id = ? AND day = ? AND company_id = ? AND path = ?'),
       pathCount: this.db.prepare('SELECT count(*) AS n FROM visit_pages WHERE customer_id = ? AND day = ? AND company_id = ?'),
       page: this.db.prepare(
         `INSERT INTO visit_pages VALUES (?, ?, ?, ?, 1) ON CONFLICT (customer_id, day, company_id, path) DO UPDATE SET page_views = page_views + 1`,
       ),
-      sightingExists: this.db.prepare('SELECT 1 FROM tag_sightings WHERE tag_id = ? AND origin = ?'),
-      sightingCount: this.db.prepare('SELECT count(*) AS n FROM tag_sightings WHERE tag_id = ?'),
-      oldestSighting: this.db.prepare('DELETE FROM tag_sightings WHERE tag_id = ? AND origin = (SELECT origin FROM tag_sightings WHERE tag_id = ? ORDER BY last_seen_at LIMIT 1)'),
-      sighting: this.db.prepare(
-        `INSERT INTO tag_sightings VALUES (?, ?, ?) ON CONFLICT (tag_id, origin) DO UPDATE SET last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
-      ),
+      // last_seen_at holds `<time>|<hits>` (visits.ts SightingCell): the hits need no column of their own,
+      // and ordering by it still orders by the time it starts with.
+      sightingGet: this.db.prepare('SELECT last_seen_at FROM tag_sightings WHERE tag_id = ? AND origin = ?').pluck(),
+      sightingSet: this.db.prepare('UPDATE tag_sightings SET last_seen_at = ? WHERE tag_id = ? AND origin = ?'),
+      sightingCount: this.db.prepare('SELECT count(*) FROM tag_sightings WHERE tag_id = ?').pluck(),
+      sightingsOf: this.db.prepare('SELECT origin, last_seen_at FROM tag_sightings WHERE tag_id = ?'),
+      sightingDelete: this.db.prepare('DELETE FROM tag_sightings WHERE tag_id = ? AND origin = ?'),
+      sightingAdd: this.db.prepare('INSERT INTO tag_sightings VALUES (?, ?, ?)'),
     };
+    const prune = DAY_TABLES.map((table) => ({
+      // One index seek per customer (no scan of the whole table to find the next one).
+      nextCustomer: this.db.prepare(`SELECT customer_id FROM ${table} WHERE customer_id > ? ORDER BY customer_id LIMIT 1`).pluck(),
+      deleteOld: this.db.prepare(`DELETE FROM ${table} WHERE customer_id = ? AND day < ? LIMIT ?`),
+    }));
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
         if (v.day > this.sessionsPrunedFor) {
@@ -95,7 +134,10 @@ export class SqliteVisitStore implements VisitStore {
         }
         // Anonymous views change no account's pages: only account views invalidate read account pages.
         bumped = bumpVersion.get() as number;
-        const newSession = q.session.run(v.customer_id, v.day, v.company_id, v.session_id).changes;
+        // The account's session count bounds the ids stored for its day (it is never below them: ids of
+        // past days are pruned, counts are not), so no count of the ids is needed.
+        const sessions = (q.accountSessions.get(v.customer_id, v.day, v.company_id) as number | undefined) ?? 0;
+        const newSession = sessions < SESSIONS_PER_ACCOUNT_DAY ? q.session.run(v.customer_id, v.day, v.company_id, v.session_id).changes : 0;
         const { page_views } = q.account.get({ customer_id: v.customer_id, day: v.day, company_id: v.company_id, new_session: newSession, at: v.at }) as { page_views: number };
         // Bounded: past PATHS_PER_ACCOUNT_DAY distinct paths an account's further paths share one row.
         const known = q.pageExists.get(v.customer_id, v.day, v.company_id, v.path) !== undefined;
@@ -119,16 +161,94 @@ export class SqliteVisitStore implements VisitStore {
     };
 
     const sight = this.db.transaction((tagId: string, origin: string, at: string) => {
-        if (q.sightingExists.get(tagId, origin) === undefined && (q.sightingCount.get(tagId) as { n: number }).n >= ORIGINS_PER_TAG) {
-          q.oldestSighting.run(tagId, tagId);
+        const seen = q.sightingGet.get(tagId, origin) as string | undefined;
+        if (seen !== undefined) {
+          q.sightingSet.run(formatSighting(seenAgain(parseSighting(seen), at)), tagId, origin);
+          return;
         }
-        q.sighting.run(tagId, origin, at);
+        if ((q.sightingCount.get(tagId) as number) >= ORIGINS_PER_TAG) {
+          const cells = (q.sightingsOf.all(tagId) as { origin: string; last_seen_at: string }[]).map((r) => [r.origin, parseSighting(r.last_seen_at)] as const);
+          const victim = sightingVictim(cells, at);
+          if (victim === null) return;
+          q.sightingDelete.run(tagId, victim);
+        }
+        q.sightingAdd.run(tagId, origin, formatSighting({ last_seen_at: at, hits: 1 }));
       });
     this.sight = (tagId, origin, at) => sight.immediate(tagId, origin, at);
+
+    const pruneStep = this.db.transaction((cursor: PruneCursor, before: string) => {
+      let budget = pruneBatchRows;
+      let deleted = 0;
+      let pagesDeleted = false;
+      let done = false;
+      for (let looked = 0; looked < PRUNE_BATCH_CUSTOMERS; looked++) {
+        const table = prune[cursor.table];
+        if (table === undefined) {
+          done = true;
+          break;
+        }
+        const customer = table.nextCustomer.get(cursor.after) as string | undefined;
+        if (customer === undefined) {
+          cursor = { table: cursor.table + 1, after: '' };
+          continue;
+        }
+        const n = table.deleteOld.run(customer, before, budget).changes;
+        if (n > 0 && DAY_TABLES[cursor.table] === 'visit_pages') pagesDeleted = true;
+        deleted += n;
+        budget -= n;
+        // The budget used up: this customer may have more old rows, so the next batch starts at it again.
+        if (budget === 0) break;
+        cursor = { table: cursor.table, after: customer };
+      }
+      // Account pages read before may hold days deleted now: every process's next read sees the version moved.
+      if (pagesDeleted) bumpVersion.get();
+      return { next: done ? null : cursor, deleted, pagesDeleted };
+    });
+    this.pruneStep = (cursor, before) => {
+      const { next, deleted, pagesDeleted } = pruneStep.immediate(cursor, before);
+      if (pagesDeleted) this.clearAccountPages();
+      return { next, deleted };
+    };
   }
 
   async recordPageView(view: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
-    return { first_of_day_for_account: await this.sqlite.write(() => this.record(view), 'background') };
+    const first = await this.sqlite.write(() => this.record(view), 'background');
+    // A failed prune is tried again by the next view (its day's marker is reset); nobody waits on it.
+    if (view.day > this.prunedFor) this.pruneAggregates(view.day).catch(() => {});
+    return { first_of_day_for_account: first };
+  }
+
+  /**
+   * Deletes per-day aggregates (accounts, pages, anonymous views) of days before `today` less the
+   * retention, in writes of at most PRUNE_BATCH_ROWS rows on the background lane; resolves with the rows
+   * deleted. Runs after the prunes started before it (the first view of each UTC day starts one).
+   */
+  pruneAggregates(today: string): Promise<number> {
+    if (today > this.prunedFor) this.prunedFor = today;
+    const before = retainedFrom(today, this.retentionDays);
+    const run = this.pruning.catch(() => 0).then(async () => {
+      let cursor: PruneCursor | null = { table: 0, after: '' };
+      let deleted = 0;
+      try {
+        while (cursor !== null && !this.closed) {
+          const at: PruneCursor = cursor;
+          const step = await this.sqlite.write(() => this.pruneStep(at, before), 'background');
+          deleted += step.deleted;
+          cursor = step.next;
+        }
+      } catch (e) {
+        if (this.prunedFor === today) this.prunedFor = '';
+        throw e;
+      }
+      return deleted;
+    });
+    this.pruning = run;
+    return run;
+  }
+
+  /** Resolves when the prunes started so far are done (failed ones included). */
+  async pruned(): Promise<void> {
+    await this.pruning.catch(() => 0);
   }
 
   // Reads take no lock in WAL mode: they run directly (io() only turns a rare failure into a 503).
@@ -219,12 +339,13 @@ export class SqliteVisitStore implements VisitStore {
 
   async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
     if (tagIds.length === 0) return [];
-    return this.sqlite.io(
+    const rows = this.sqlite.io(
       () =>
         this.db
           .prepare(`SELECT tag_id, origin, last_seen_at FROM tag_sightings WHERE tag_id IN (${tagIds.map(() => '?').join(',')}) ORDER BY tag_id, last_seen_at DESC`)
           .all(...tagIds) as TagSighting[],
     );
+    return rows.map((r) => ({ tag_id: r.tag_id, origin: r.origin, last_seen_at: parseSighting(r.last_seen_at).last_seen_at }));
   }
 
   private closed = false;

@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
-import { RedisVisitStore } from './redis-visits.ts';
+import { RedisVisitStore, visitKeys } from './redis-visits.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
-import { ORIGINS_PER_TAG, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, type PageViewCount, type VisitStore } from './visits.ts';
+import { StoreUnavailableError } from './errors.ts';
+import {
+  ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY, VISIT_RETENTION_DAYS, type PageViewCount, type VisitStore,
+} from './visits.ts';
 
 /** A backend: `open()` gives another store on the same state (another process or node). */
 interface Backend {
@@ -138,4 +141,125 @@ const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
     expect(origins[0]).toBe(`https://o${ORIGINS_PER_TAG}.test`);
   });
 
+  it('bounds the session ids of an account-day: past SESSIONS_PER_ACCOUNT_DAY views still count, new sessions do not', async () => {
+    for (let i = 0; i < SESSIONS_PER_ACCOUNT_DAY + 5; i++) await store.recordPageView(view({ session_id: `session-${i}` }));
+    await store.recordPageView(view({ session_id: 'session-0' }));
+    await store.recordPageView(view({ day: '2026-11-21', at: '2026-11-21T08:00:00.000Z', session_id: 'session-new' }));
+    expect(await store.accountVisits('acme', '2026-11-20', '2026-11-20')).toMatchObject([{ page_views: SESSIONS_PER_ACCOUNT_DAY + 6, sessions: SESSIONS_PER_ACCOUNT_DAY }]);
+    expect(await store.accountVisits('acme', '2026-11-21', '2026-11-21')).toMatchObject([{ page_views: 1, sessions: 1 }]);
+  });
+
+  // One sighting per origin and minute, as the recorder writes them.
+  const minute = (m: number, s = 0) => new Date(Date.UTC(2026, 10, 20, 10, m, s)).toISOString();
+  const listed = async () => (await store.tagSightings(['t1'])).map((s) => s.origin);
+
+  it('a flood of one-off forged origins does not push out the origins that real traffic keeps seeing', async () => {
+    const real = Array.from({ length: ORIGINS_PER_TAG }, (_, i) => `https://site${i}.example.com`);
+    for (const m of [0, 1, 2]) for (const o of real) await store.recordTagSighting('t1', o, minute(m, 30));
+    // `*.example.com` admits any sub-domain: each forged Origin is sent once, later than every real one.
+    for (let i = 0; i < 500; i++) await store.recordTagSighting('t1', `https://a${i}.example.com`, minute(10 + Math.floor(i / 60), i % 60));
+    expect((await listed()).sort()).toEqual([...real].sort());
+  });
+
+  it('a new origin takes the place of a one-off seen more than a minute before; two sightings in one minute are one', async () => {
+    const kept = Array.from({ length: ORIGINS_PER_TAG - 1 }, (_, i) => `https://kept${i}.test`);
+    for (const o of kept) {
+      await store.recordTagSighting('t1', o, minute(0));
+      await store.recordTagSighting('t1', o, minute(1));
+    }
+    await store.recordTagSighting('t1', 'https://once.test', minute(2, 0));
+    await store.recordTagSighting('t1', 'https://once.test', minute(2, 59));
+    await store.recordTagSighting('t1', 'https://early.test', minute(3, 30));
+    expect(await listed()).not.toContain('https://early.test');
+    await store.recordTagSighting('t1', 'https://later.test', minute(3, 59));
+    const origins = await listed();
+    expect(origins).toContain('https://later.test');
+    expect(origins).not.toContain('https://once.test');
+    expect(origins).toHaveLength(ORIGINS_PER_TAG);
+  });
+
+  it('an origin not seen for 30 days makes room first, however often it was seen before', async () => {
+    for (let i = 0; i < ORIGINS_PER_TAG; i++) {
+      await store.recordTagSighting('t1', `https://o${i}.test`, minute(0));
+      await store.recordTagSighting('t1', `https://o${i}.test`, minute(i < 2 ? 1 : 5));
+    }
+    await store.recordTagSighting('t1', 'https://new.test', '2026-12-21T10:00:00.000Z');
+    const origins = await listed();
+    expect(origins).toHaveLength(ORIGINS_PER_TAG);
+    expect(origins[0]).toBe('https://new.test');
+    expect(origins).not.toContain('https://o0.test');
+    expect(origins).toContain('https://o1.test');
+  });
+
+});
+
+describe('tag sighting cells', () => {
+  it('reads a bare time (written before hits were kept) as one hit', () => {
+    expect(parseSighting('2026-11-20T10:00:00.000Z')).toEqual({ last_seen_at: '2026-11-20T10:00:00.000Z', hits: 1 });
+    expect(parseSighting('2026-11-20T10:00:00.000Z|7')).toEqual({ last_seen_at: '2026-11-20T10:00:00.000Z', hits: 7 });
+  });
+});
+
+describe('RedisVisitStore keys', () => {
+  let redis: RedisServer;
+  let raw: ReturnType<typeof createClient>;
+  let store: RedisVisitStore;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    raw = createClient({ url: redis.url });
+    await raw.connect();
+  }, 20_000);
+  afterAll(async () => {
+    await raw?.close();
+    await redis?.close();
+  });
+  beforeEach(async () => {
+    store = await RedisVisitStore.open(redis.url);
+  });
+  afterEach(async () => {
+    await store.close();
+    await raw.flushAll();
+  });
+
+  const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
+    customer_id: 'acme', day: '2026-11-20', company_id: '900001', path: '/', session_id: 'session-aaaa', at: '2026-11-20T10:00:00.000Z', ...over,
+  });
+  const dayTtl = (VISIT_RETENTION_DAYS + 1) * 86_400;
+
+  it('expire a day past the retention, keys written before the rule included (at their next write)', async () => {
+    await raw.hSet(visitKeys.account('acme', '2026-11-20'), '900001:views', '3');
+    await raw.hSet(visitKeys.pages('acme', '2026-11-20', '900001'), '/', '3');
+    expect(await raw.ttl(visitKeys.account('acme', '2026-11-20'))).toBe(-1);
+    await store.recordPageView(view());
+    await store.recordPageView(view({ company_id: '900002' }));
+    await store.recordPageView(view({ company_id: null }));
+    for (const key of [visitKeys.account('acme', '2026-11-20'), visitKeys.pages('acme', '2026-11-20', '900001'), visitKeys.pages('acme', '2026-11-20', '900002'), visitKeys.anonymous('acme')]) {
+      const ttl = await raw.ttl(key);
+      expect(ttl, key).toBeGreaterThan(dayTtl - 60);
+      expect(ttl, key).toBeLessThanOrEqual(dayTtl);
+    }
+  });
+
+  it('keep at most SESSIONS_PER_ACCOUNT_DAY session ids per account-day', async () => {
+    for (let i = 0; i < SESSIONS_PER_ACCOUNT_DAY + 5; i++) await store.recordPageView(view({ session_id: `session-${i}` }));
+    expect(await raw.sCard(visitKeys.sessions('acme', '2026-11-20', '900001'))).toBe(SESSIONS_PER_ACCOUNT_DAY);
+  });
+
+  it('drop anonymous days past the retention from the one hash, on the first anonymous view of a day', async () => {
+    await raw.hSet(visitKeys.anonymous('acme'), { '2025-10-15': '4', '2025-10-16': '5' });
+    await store.recordPageView(view({ company_id: null }));
+    expect(await raw.hGetAll(visitKeys.anonymous('acme'))).toEqual({ '2025-10-16': '5', '2026-11-20': '1' });
+  });
+
+  it('a stalled Redis fails a command at its deadline instead of holding it for ever', async () => {
+    const impatient = await RedisVisitStore.open(redis.url, { commandTimeoutMs: 200 });
+    redis.pause();
+    try {
+      await expect(impatient.recordPageView(view())).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(impatient.accountPages('acme', '900001', '2026-11-20', '2026-11-20')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      redis.resume();
+      await impatient.close();
+    }
+  });
 });

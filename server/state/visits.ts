@@ -5,6 +5,9 @@
  * last seen on. Every method is one atomic operation (a transaction in SQLite, a script in Redis), so a
  * Redis implementation can follow behind the same interface. Raw events go to NDJSON files instead
  * (server/visits/event-log.ts).
+ *
+ * Bounded in time as well as per day: per-day aggregates older than VISIT_RETENTION_DAYS go (SQLite
+ * deletes them, Redis lets their keys expire), so a customer's storage does not grow with its age.
  */
 import { z } from 'zod';
 
@@ -24,7 +27,10 @@ export interface PageViewCount {
 export interface AccountVisits {
   company_id: string;
   page_views: number;
-  /** Distinct sessions per day, summed over the days (a session crossing midnight counts on both days). */
+  /**
+   * Distinct sessions per day, summed over the days (a session crossing midnight counts on both days).
+   * At most SESSIONS_PER_ACCOUNT_DAY per day: a floor, not an exact count, for a day that reached it.
+   */
   sessions: number;
   first_seen: string;
   last_seen: string;
@@ -52,10 +58,80 @@ export interface TagSighting {
 /** Distinct paths kept per (customer, day, account); further paths are counted under OTHER_PATHS. */
 export const PATHS_PER_ACCOUNT_DAY = 200;
 export const OTHER_PATHS = '(other)';
+/**
+ * Session ids stored per (customer, day, account). Ids come from the client, so one account (or a forged
+ * flood of beacons) could otherwise grow the table without limit; past it views still count, new
+ * sessions neither count nor are stored.
+ */
+export const SESSIONS_PER_ACCOUNT_DAY = 1_000;
+/** Days of per-day aggregates kept: the longest report (366 days) with slack. */
+export const VISIT_RETENTION_DAYS = 400;
 /** Origins kept per tag (allowed domains bound them already; `*.example.com` could be many). */
 export const ORIGINS_PER_TAG = 50;
 /** Pages listed per account in the report. */
 export const TOP_PAGES = 5;
+
+/** The first day a store still keeps on `day` (YYYY-MM-DD): days before it are past the retention. */
+export function retainedFrom(day: string, retentionDays = VISIT_RETENTION_DAYS): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - retentionDays * 86_400_000).toISOString().slice(0, 10);
+}
+
+/*
+ * Which origins a full tag keeps. Anyone may send an Origin from a wildcard tag's allowed domains
+ * (`*.example.com` admits `a1.example.com`, `a2.example.com` …), so "drop the longest unseen" let a flood
+ * of one-off forged origins push out every real one. Each origin carries how many distinct minutes it was
+ * seen in (`hits`: real pages keep coming back, a forged one-off does not), and a new origin enters a
+ * full tag only by taking the place of
+ *   1. an origin not seen for SIGHTING_STALE_MS (a site the tag left), the longest unseen first; else
+ *   2. a one-off (hits 1) last seen at least SIGHTING_SETTLE_MS before, the longest unseen first;
+ * else it is not kept. An origin seen in two minutes is never pushed out by one-off origins while it
+ * stays in use. Both backends apply this same rule (redis-visits.ts SIGHT mirrors these functions).
+ */
+export const SIGHTING_STALE_MS = 30 * 86_400_000;
+export const SIGHTING_SETTLE_MS = 60_000;
+
+/** What a store keeps per (tag, origin): `<last_seen_at>|<hits>`; a bare time (stored before hits) is 1 hit. */
+export interface SightingCell {
+  last_seen_at: string;
+  hits: number;
+}
+
+export function parseSighting(value: string): SightingCell {
+  const bar = value.indexOf('|');
+  if (bar === -1) return { last_seen_at: value, hits: 1 };
+  return { last_seen_at: value.slice(0, bar), hits: Number(value.slice(bar + 1)) || 1 };
+}
+
+export function formatSighting(cell: SightingCell): string {
+  return `${cell.last_seen_at}|${cell.hits}`;
+}
+
+/**
+ * A known origin seen again at `at`. A hit per distinct minute (ISO times compared to the minute): the
+ * recorder writes a pair at most once a minute per process, so several nodes seeing one page view count once.
+ */
+export function seenAgain(cell: SightingCell, at: string): SightingCell {
+  return {
+    last_seen_at: at > cell.last_seen_at ? at : cell.last_seen_at,
+    hits: at.slice(0, 16) > cell.last_seen_at.slice(0, 16) ? cell.hits + 1 : cell.hits,
+  };
+}
+
+/** The origin a new one seen at `at` replaces in a full tag, or null: the new one is not kept. */
+export function sightingVictim(cells: Iterable<readonly [origin: string, cell: SightingCell]>, at: string): string | null {
+  const t = Date.parse(at);
+  const stale = new Date(t - SIGHTING_STALE_MS).toISOString();
+  const settled = new Date(t - SIGHTING_SETTLE_MS).toISOString();
+  let staleVictim: [string, string] | null = null;
+  let oneOffVictim: [string, string] | null = null;
+  // Ties on the time go to the smaller origin, so both backends pick the same one whatever their order.
+  const earlier = (origin: string, last: string, best: [string, string] | null) => best === null || last < best[1] || (last === best[1] && origin < best[0]);
+  for (const [origin, { last_seen_at: last, hits }] of cells) {
+    if (last < stale && earlier(origin, last, staleVictim)) staleVictim = [origin, last];
+    if (hits <= 1 && last <= settled && earlier(origin, last, oneOffVictim)) oneOffVictim = [origin, last];
+  }
+  return (staleVictim ?? oneOffVictim)?.[0] ?? null;
+}
 
 export interface VisitStore {
   /** Counts one page view; `first_of_day_for_account` is true for an account's first view of the UTC day. */
@@ -67,7 +143,7 @@ export interface VisitStore {
   /** One account's page views per (day, path): the first-party intent input of the scoring model. */
   accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]>;
 
-  /** Remembers that a tag was used from this origin at this time (latest wins). */
+  /** Remembers that a tag was used from this origin at this time (latest wins; a full tag: sightingVictim). */
   recordTagSighting(tagId: string, origin: string, at: string): Promise<void>;
   tagSightings(tagIds: readonly string[]): Promise<TagSighting[]>;
 

@@ -31,11 +31,11 @@ export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_
   });
 }
 
-async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'>, state: StateStore): Promise<VisitStore> {
+async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>, state: StateStore): Promise<VisitStore> {
   if (config.SVC_REDIS_URL) {
     // Loaded only when used, as the state store's Redis client.
     const { RedisVisitStore } = await import('../state/redis-visits.ts');
-    return RedisVisitStore.open(config.SVC_REDIS_URL);
+    return RedisVisitStore.open(config.SVC_REDIS_URL, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
   }
   return new SqliteVisitStore(sharedSqlite(state) ?? config.SVC_STATE);
 }

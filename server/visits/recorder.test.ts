@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RedisVisitStore } from '../state/redis-visits.ts';
+import type { CustomerRecord } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';
-import type { EventLog } from './event-log.ts';
-import { createRecorder } from './recorder.ts';
+import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { createEventLog, type EventLog } from './event-log.ts';
+import { createRecorder, STORE_FAILURE_REPORT_MS, type PageViewInput, type RecordedPageView } from './recorder.ts';
 
 function recorderWithSightings() {
   const written: [string, string, string][] = [];
@@ -43,5 +49,114 @@ describe('tagSeen', () => {
     recorder.tagSeen('t0', 'https://new.example', at(1));
     recorder.tagSeen('t0', 'https://o0.example', at(2));
     expect(written.length).toBe(10_002);
+  });
+});
+
+describe('record: a visit store that fails', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  const customer = { id: 'acme', segments: [], hot_accounts: [], excluded_accounts: [] } as unknown as CustomerRecord;
+  const input = (second: number): PageViewInput => ({
+    customer, tag_id: 'acme-tag', company: null, path: `/p${second}`, referrer_host: null, session_id: 'session-aaaa', origin: 'https://www.acme.test',
+    at: new Date(Date.UTC(2026, 10, 24, 12, 0, second)),
+  });
+
+  function setUp(visits: VisitStore) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-recorder-'));
+    dirs.push(dir);
+    const errors: Error[] = [];
+    let clock = 0;
+    const recorder = createRecorder({ visits, events: createEventLog({ dir, retentionDays: 30 }), onError: (e) => void errors.push(e), now: () => clock });
+    const heard: RecordedPageView[] = [];
+    recorder.onPageView((v) => void heard.push(v));
+    const lines = async () => {
+      await recorder.events.flush();
+      return readFileSync(join(dir, 'acme', '2026-11-24.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RecordedPageView);
+    };
+    return { recorder, errors, heard, lines, advance: (ms: number) => void (clock += ms) };
+  }
+
+  const failing = (message: string) =>
+    ({
+      recordPageView: async () => {
+        throw new Error(message);
+      },
+      recordTagSighting: async () => {
+        throw new Error(message);
+      },
+      close: async () => {},
+    }) as unknown as VisitStore;
+
+  it('still writes the NDJSON line and tells the listeners; reports the failures at most once a minute, with their count', async () => {
+    const { recorder, errors, heard, lines, advance } = setUp(failing('Redis is down'));
+    for (const s of [0, 1, 2]) await expect(recorder.record(input(s))).resolves.toMatchObject({ path: `/p${s}`, first_of_day_for_account: false });
+    expect((await lines()).map((l) => l.path)).toEqual(['/p0', '/p1', '/p2']);
+    expect(heard.map((v) => v.path)).toEqual(['/p0', '/p1', '/p2']);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toMatch(/1 page view\(s\) not counted .*Redis is down/);
+
+    advance(STORE_FAILURE_REPORT_MS - 1);
+    await recorder.record(input(3));
+    expect(errors).toHaveLength(1);
+    advance(1);
+    await recorder.record(input(4));
+    expect(errors).toHaveLength(2);
+    expect(errors[1].message).toMatch(/4 page view\(s\) not counted/);
+    expect(recorder.storeFailures).toEqual({ page_views: 5, tag_sightings: 0 });
+    expect(await lines()).toHaveLength(5);
+  });
+
+  it('tag sightings that fail are counted into the same report; what is left is reported at close', async () => {
+    const { recorder, errors } = setUp(failing('locked'));
+    await recorder.record(input(0));
+    recorder.tagSeen('acme-tag', 'https://a.acme.test', input(0).at);
+    recorder.tagSeen('acme-tag', 'https://b.acme.test', input(0).at);
+    await new Promise((r) => setImmediate(r));
+    expect(recorder.storeFailures).toEqual({ page_views: 1, tag_sightings: 2 });
+    expect(errors).toHaveLength(1);
+    await recorder.close();
+    expect(errors).toHaveLength(2);
+    expect(errors[1].message).toMatch(/2 tag sighting\(s\) not written/);
+  });
+
+  describe('a real Redis visit store', () => {
+    let redis: RedisServer;
+    beforeAll(async () => {
+      redis = await startRedisServer();
+    }, 20_000);
+    afterAll(async () => redis?.close());
+
+    it('with redis-server stopped: the NDJSON line is on disk and the failure reported', async () => {
+      const visits = await RedisVisitStore.open(redis.url);
+      const { recorder, errors, lines } = setUp(visits);
+      try {
+        expect((await recorder.record(input(0))).first_of_day_for_account).toBe(false);
+        await redis.stop();
+        await recorder.record(input(1));
+        expect((await lines()).map((l) => l.path)).toEqual(['/p0', '/p1']);
+        expect(recorder.storeFailures.page_views).toBe(1);
+        expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/visit store failing: 1 page view/)]);
+      } finally {
+        await redis.start();
+        await recorder.close();
+      }
+    });
+
+    it('with redis-server stalled (SIGSTOP): the view waits out the command deadline, not for ever', async () => {
+      const visits = await RedisVisitStore.open(redis.url, { commandTimeoutMs: 200 });
+      const { recorder, errors, lines } = setUp(visits);
+      redis.pause();
+      try {
+        await recorder.record(input(0));
+        expect((await lines()).map((l) => l.path)).toEqual(['/p0']);
+        expect(errors[0].message).toMatch(/did not answer within 200 ms/);
+      } finally {
+        redis.resume();
+        await recorder.close();
+      }
+    });
   });
 });

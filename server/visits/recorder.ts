@@ -2,6 +2,12 @@
  * Records page views: counts them in the visit store, appends the raw event to the NDJSON log and hands
  * each recorded view to the registered listeners (webhooks build on this seam). Also remembers where each
  * tag was last seen (page views and lookups), for the console's "installed?" display.
+ *
+ * The three outputs of a view do not depend on one another: the NDJSON line is local and is the analytics
+ * team's raw record, so a visit store that cannot count (Redis down or stalled, the state file locked past
+ * its deadline) must not take it along, nor may a failing listener. What the store could not write is
+ * counted and reported at most once a minute: an outage fails every view, and a log line per view would
+ * bury the log (and cost more than the view).
  */
 import type { CompanyRow } from '../../data/sources/schema.ts';
 import { matchingSegments } from '../segments/evaluate.ts';
@@ -22,7 +28,10 @@ export interface RecordedPageView {
   referrer_host: string | null;
   session_id: string;
   origin: string | null;
-  /** The account's first page view of the UTC day (false for anonymous views). */
+  /**
+   * The account's first page view of the UTC day (false for anonymous views, and for a view the visit
+   * store could not count: the first view it counts that day is the first).
+   */
   first_of_day_for_account: boolean;
   segment_ids: number[];
   hot_account: boolean;
@@ -52,11 +61,15 @@ export interface PageViewRecorder {
   readonly events: EventLog;
   /** Logs a failure of page-view work that must not fail the request it happened in. */
   reportError(error: unknown): void;
+  /** What the visit store failed to write since the start (each also reported, at most once a minute). */
+  readonly storeFailures: { readonly page_views: number; readonly tag_sightings: number };
   close(): Promise<void>;
 }
 
 const SIGHTING_RESOLUTION_MS = 60_000;
 const SIGHTING_CACHE_LIMIT = 10_000;
+/** Visit-store failures are reported at most this often (with how many there were since the last report). */
+export const STORE_FAILURE_REPORT_MS = 60_000;
 
 /** The account-level facts of a view, from the customer's configuration (pure). */
 export function accountFacts(customer: CustomerRecord, company: CompanyRow | null): Pick<RecordedPageView, 'segment_ids' | 'hot_account' | 'excluded'> {
@@ -68,25 +81,58 @@ export function accountFacts(customer: CustomerRecord, company: CompanyRow | nul
   };
 }
 
-export function createRecorder(deps: { visits: VisitStore; events: EventLog; onError?: (e: Error) => void }): PageViewRecorder {
+const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
+
+export function createRecorder(deps: { visits: VisitStore; events: EventLog; onError?: (e: Error) => void; now?: () => number }): PageViewRecorder {
   const listeners = new Set<PageViewListener>();
   /** When each (tag, origin) was last written, per tag; `sightings` counts the pairs (bounded). */
   const lastSighting = new Map<string, Map<string, number>>();
   let sightings = 0;
   const onError = deps.onError ?? (() => {});
+  const now = deps.now ?? Date.now;
+
+  const failures = { page_views: 0, tag_sightings: 0 };
+  /** Failures since the last report, and the last one's error. */
+  const unreported = { page_views: 0, tag_sightings: 0 };
+  let lastFailure: Error | null = null;
+  let reportedAt = -Infinity;
+  const reportFailures = () => {
+    if (unreported.page_views === 0 && unreported.tag_sightings === 0) return;
+    const what = [
+      unreported.page_views > 0 ? `${unreported.page_views} page view(s) not counted (their NDJSON lines written)` : '',
+      unreported.tag_sightings > 0 ? `${unreported.tag_sightings} tag sighting(s) not written` : '',
+    ].filter(Boolean);
+    const since = reportedAt === -Infinity ? '' : ` since ${new Date(reportedAt).toISOString()}`;
+    onError(new Error(`visit store failing: ${what.join(', ')}${since}; reported at most once a minute; last error: ${lastFailure?.message}`, { cause: lastFailure }));
+    unreported.page_views = 0;
+    unreported.tag_sightings = 0;
+    reportedAt = now();
+  };
+  const storeFailed = (kind: keyof typeof failures, e: unknown) => {
+    failures[kind]++;
+    unreported[kind]++;
+    lastFailure = asError(e);
+    if (now() - reportedAt >= STORE_FAILURE_REPORT_MS) reportFailures();
+  };
 
   return {
     visits: deps.visits,
     events: deps.events,
-    reportError: (e) => onError(e instanceof Error ? e : new Error(String(e))),
+    reportError: (e) => onError(asError(e)),
+    storeFailures: failures,
 
     async record(input) {
       const at = input.at.toISOString();
       const day = at.slice(0, 10);
       const company_id = input.company?.company_id ?? null;
-      const { first_of_day_for_account } = await deps.visits.recordPageView({
-        customer_id: input.customer.id, day, company_id, path: input.path, session_id: input.session_id, at,
-      });
+      let first_of_day_for_account = false;
+      try {
+        ({ first_of_day_for_account } = await deps.visits.recordPageView({
+          customer_id: input.customer.id, day, company_id, path: input.path, session_id: input.session_id, at,
+        }));
+      } catch (e) {
+        storeFailed('page_views', e);
+      }
       const view: RecordedPageView = {
         customer_id: input.customer.id,
         tag_id: input.tag_id,
@@ -100,14 +146,21 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
         first_of_day_for_account,
         ...accountFacts(input.customer, input.company),
       };
-      deps.events.append(view.customer_id, day, view);
+      try {
+        deps.events.append(view.customer_id, day, view);
+      } catch (e) {
+        onError(asError(e));
+      }
+      // Listeners hear a view the store could not count as well: a hot account's view still alerts, and
+      // `account.visited` comes with the first view the store does count that day (lost only when a write
+      // that missed its deadline ran after all: a stalled Redis answering late).
       for (const listener of listeners) {
         // A failing listener must neither lose the view for the others nor reach the request.
         try {
           const out = listener(view);
-          if (out instanceof Promise) out.catch((e: unknown) => onError(e instanceof Error ? e : new Error(String(e))));
+          if (out instanceof Promise) out.catch((e: unknown) => onError(asError(e)));
         } catch (e) {
-          onError(e instanceof Error ? e : new Error(String(e)));
+          onError(asError(e));
         }
       }
       return view;
@@ -138,10 +191,11 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
       }
       if (last === undefined) sightings++;
       byOrigin.set(origin, t);
-      deps.visits.recordTagSighting(tagId, origin, new Date(t).toISOString()).catch((e: Error) => onError(e));
+      deps.visits.recordTagSighting(tagId, origin, new Date(t).toISOString()).catch((e: unknown) => storeFailed('tag_sightings', e));
     },
 
     async close() {
+      reportFailures();
       listeners.clear();
       await deps.events.close();
       await deps.visits.close();
