@@ -740,6 +740,32 @@ function document(serverUrl?: string): Json {
           },
         },
       },
+      '/tag/v1/svc.d.ts': {
+        get: {
+          operationId: 'getTagTypes',
+          summary: "The tag's TypeScript declarations: window.svc, answers, events, dataLayer pushes",
+          tags: ['Web tag'],
+          security: [],
+          responses: {
+            200: { description: 'TypeScript declarations (text)', headers: { ETag: header('ETag', true) }, content: { 'text/plain': { schema: { type: 'string' } } } },
+            304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
+            ...errors([404]),
+          },
+        },
+      },
+      '/tag/v1/preact.d.ts': {
+        get: {
+          operationId: 'getTagPreactTypes',
+          summary: 'TypeScript declarations of the Preact helper (dist/tag/preact.js)',
+          tags: ['Web tag'],
+          security: [],
+          responses: {
+            200: { description: 'TypeScript declarations (text)', headers: { ETag: header('ETag', true) }, content: { 'text/plain': { schema: { type: 'string' } } } },
+            304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
+            ...errors([404]),
+          },
+        },
+      },
       '/tag/v1/{file}': {
         get: {
           operationId: 'getTagBundleForTag',
