@@ -43,6 +43,11 @@ export const ConfigSchema = z.object({
   SVC_WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(1000),
   /** How long a webhook receiver may take to answer before the attempt counts as failed. */
   SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * Webhook receivers may be on loopback, private or internal addresses. Off: only public addresses are
+   * delivered to (a customer's URL must not reach our own network); on for tests and private deployments.
+   */
+  SVC_WEBHOOK_ALLOW_PRIVATE: flag,
   /** Raw page views as NDJSON: `<dir>/<customer>/<YYYY-MM-DD>.ndjson`. */
   SVC_EVENTS_DIR: z.string().default('var/events'),
   /** Days of NDJSON page-view files kept; older day files are deleted. */

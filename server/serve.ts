@@ -60,7 +60,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const webhookStore = await openWebhookStore(config, store);
-  const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, now: opts.now });
+  const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE, now: opts.now });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
   const recorder = await openVisitRecorder(config, log, store);
   // Every recorded page view may raise webhook events (account.visited, account.hot).

@@ -4,66 +4,92 @@
  *
  *   svc:{wh}:endpoints              hash  webhook id → endpoint JSON (with its customer and signing secret)
  *   svc:{wh}:deliveries             hash  delivery id → delivery JSON (status, attempts, lease, last answer …)
- *   svc:{wh}:due                    zset  pending delivery id → when it may next be claimed (next attempt or lease end)
+ *   svc:{wh}:due:<webhook id>       zset  pending delivery id → when it may next be claimed (next attempt or lease end)
+ *   svc:{wh}:ready                  zset  webhook id → the earliest score in its due: zset (absent: nothing pending)
  *   svc:{wh}:dedupe                 zset  "<webhook id>|<dedupe key>" → enqueue time (pruned after 3 days)
+ *   svc:{wh}:cap:<webhook id>|<cap> string  keys stored under an item's cap (account.hot per account and day), expires after 3 days
  *   svc:{wh}:pending:<webhook id>   zset  pending delivery id → creation time (its size is the endpoint's backlog)
  *   svc:{wh}:log:<webhook id>       zset  finished (delivered or failed) delivery id → creation time (newest 1,000 kept)
+ *   svc:{wh}:due                    zset  legacy: every pending delivery, before due: was per endpoint; claims move it over
  *
  * The delivery log an admin reads is both zsets of the endpoint, merged. Pending deliveries stay out of
  * `log:` so that trimming it never walks a receiver's backlog: enqueue, claim and record do the same work
- * however many deliveries wait (a down receiver can pile up to the cap of pending, never more).
+ * however many deliveries wait (a down receiver can pile up to the cap of pending, never more). A claim
+ * reads `ready` for the endpoints with something due, oldest first, and skips an endpoint without room as
+ * one entry: a hung receiver's 10,000 due deliveries are never walked past.
  * Enqueue, claim, record and delete are each ONE Lua script: a due delivery is leased to exactly one node.
  */
 import { createClient, type RedisClientType } from '@redis/client';
 import { randomBytes } from 'node:crypto';
 import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
 import {
-  deliveryRecord, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type EnqueueResult, type NewEndpoint, type OutboxItem, type WebhookStore,
-  type WebhookStoreOptions,
+  checkCap, DEDUPE_KEEP_MS, deliveryRecord, LOG_KEEP, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type ClaimLimits, type EnqueueResult,
+  type NewEndpoint, type OutboxItem, type WebhookStore, type WebhookStoreOptions,
 } from './webhooks.ts';
 
 export const webhookKeys = {
   endpoints: 'svc:{wh}:endpoints',
   deliveries: 'svc:{wh}:deliveries',
-  due: 'svc:{wh}:due',
+  due: (webhookId: string) => `svc:{wh}:due:${webhookId}`,
+  ready: 'svc:{wh}:ready',
+  legacyDue: 'svc:{wh}:due',
   dedupe: 'svc:{wh}:dedupe',
+  cap: (webhookId: string, capKey: string) => `svc:{wh}:cap:${webhookId}|${capKey}`,
   pending: (webhookId: string) => `svc:{wh}:pending:${webhookId}`,
   log: (webhookId: string) => `svc:{wh}:log:${webhookId}`,
 } as const;
 
-/** Dedupe keys name a UTC day, so after three days none of them can come again. */
-const DEDUPE_KEEP_MS = 3 * 86_400_000;
 /**
  * Expired dedupe keys removed per enqueue, on top of one per item: never fewer than the enqueue adds, so
  * the expired ones cannot pile up, and never a sweep of a whole quiet period's worth in one script.
  */
 const DEDUPE_PRUNE = 64;
-const LOG_KEEP = 1_000;
 /** Log entries trimmed per finished delivery: one normally; more only while catching up (see RECORD). */
 const LOG_TRIM = 16;
+/** Legacy due entries moved per claim (while a node of the previous version may still add some). */
+const LEGACY_MOVE = 100;
 
+/** After its due: zset changed: the endpoint's entry in `ready` is its earliest score, or none. */
+const SET_READY = `
+local function set_ready(ready, due, webhook_id)
+  local first = redis.call('ZRANGE', due, 0, 0, 'WITHSCORES')
+  if first[1] then redis.call('ZADD', ready, first[2], webhook_id) else redis.call('ZREM', ready, webhook_id) end
+end
+`;
+
+// KEYS: deliveries, dedupe, endpoints, ready, then per item: its pending:, due: and cap: keys (cap: is the
+// pending: key again for an item without a cap; it is not touched then).
 const ENQUEUE = `
 local now = tonumber(ARGV[1])
 local items = cjson.decode(ARGV[2])
 local cap = tonumber(ARGV[3])
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - ${DEDUPE_KEEP_MS}, 'LIMIT', 0, #items + ${DEDUPE_PRUNE})
-if #expired > 0 then redis.call('ZREM', KEYS[3], unpack(expired)) end
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ${DEDUPE_KEEP_MS}, 'LIMIT', 0, #items + ${DEDUPE_PRUNE})
+if #expired > 0 then redis.call('ZREM', KEYS[2], unpack(expired)) end
 local added = 0
 local dropped = 0
 local by_endpoint = {}
 for i, it in ipairs(items) do
+  local pending, due, capped = KEYS[2 + 3 * i], KEYS[3 + 3 * i], KEYS[4 + 3 * i]
   local member = it.webhook_id .. '|' .. it.dedupe_key
-  local pending = KEYS[3 + i]
-  if redis.call('ZSCORE', KEYS[3], member) then
+  if redis.call('HEXISTS', KEYS[3], it.webhook_id) == 0 then
+    -- its endpoint was deleted after this node read the list: nothing would ever send it
+  elseif redis.call('ZSCORE', KEYS[2], member) then
     -- a duplicate: already stored once
+  elseif it.cap_max > 0 and tonumber(redis.call('GET', capped) or '0') >= it.cap_max then
+    -- past its cap: not a new event
   elseif redis.call('ZCARD', pending) >= cap then
     dropped = dropped + 1
     by_endpoint[it.webhook_id] = (by_endpoint[it.webhook_id] or 0) + 1
   else
-    redis.call('ZADD', KEYS[3], now, member)
+    redis.call('ZADD', KEYS[2], now, member)
     redis.call('HSET', KEYS[1], it.id, it.record)
-    redis.call('ZADD', KEYS[2], now, it.id)
+    redis.call('ZADD', due, now, it.id)
+    redis.call('ZADD', KEYS[4], 'LT', now, it.webhook_id)
     redis.call('ZADD', pending, now, it.id)
+    if it.cap_max > 0 then
+      redis.call('INCR', capped)
+      redis.call('PEXPIRE', capped, ${DEDUPE_KEEP_MS})
+    end
     added = added + 1
   end
 end
@@ -71,32 +97,76 @@ if dropped == 0 then return cjson.encode({ added = added, dropped = 0 }) end
 return cjson.encode({ added = added, dropped = dropped, by_endpoint = by_endpoint })
 `;
 
-const CLAIM = `
+// KEYS: deliveries, ready, endpoints, then the due: zset of each endpoint in ARGV[5] (webhook ids, in the
+// order to serve them), each taking up to its room in ARGV[6] and all together up to ARGV[4]. Every entry
+// is checked against its delivery before it is leased: one that finished, or that a node of the previous
+// version rescheduled, is dropped or moved instead.
+const CLAIM = `${SET_READY}
 local now = tonumber(ARGV[1])
-local lease_until = now + tonumber(ARGV[4])
+local lease_until = now + tonumber(ARGV[3])
+local left = tonumber(ARGV[4])
+local webhooks = cjson.decode(ARGV[5])
+local rooms = cjson.decode(ARGV[6])
 local out = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))) do
-  local raw = redis.call('HGET', KEYS[1], id)
-  local d = raw and cjson.decode(raw)
-  local ep = d and d.status == 'pending' and redis.call('HGET', KEYS[3], d.webhook_id)
+for i, webhook_id in ipairs(webhooks) do
+  if left <= 0 then break end
+  local due = KEYS[3 + i]
+  local ep = redis.call('HGET', KEYS[3], webhook_id)
   if not ep then
-    redis.call('ZREM', KEYS[2], id)
+    redis.call('DEL', due)
+    redis.call('ZREM', KEYS[2], webhook_id)
   else
-    d.lease_owner = ARGV[3]
-    d.lease_until = lease_until
-    redis.call('HSET', KEYS[1], id, cjson.encode(d))
-    redis.call('ZADD', KEYS[2], lease_until, id)
     local e = cjson.decode(ep)
-    table.insert(out, cjson.encode({ id = id, event_id = d.event_id, webhook_id = d.webhook_id, url = e.url, secret = e.secret, body = d.body, attempts = d.attempts }))
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, math.min(rooms[i], left))) do
+      local raw = redis.call('HGET', KEYS[1], id)
+      local d = raw and cjson.decode(raw)
+      if not d or d.status ~= 'pending' or d.webhook_id ~= webhook_id then
+        redis.call('ZREM', due, id)
+      elseif type(d.next_attempt_at) == 'number' and d.next_attempt_at > now then
+        redis.call('ZADD', due, d.next_attempt_at, id)
+      else
+        d.lease_owner = ARGV[2]
+        d.lease_until = lease_until
+        redis.call('HSET', KEYS[1], id, cjson.encode(d))
+        redis.call('ZADD', due, lease_until, id)
+        table.insert(out, cjson.encode({ id = id, event_id = d.event_id, webhook_id = d.webhook_id, url = e.url, secret = e.secret, body = d.body, attempts = d.attempts }))
+        left = left - 1
+      end
+    end
+    set_ready(KEYS[2], due, webhook_id)
   end
 end
 return out
 `;
 
+// Moves legacy due entries (ARGV[1]: [{id, webhook_id}], as read before the script) to their endpoint's
+// due: zset with the same score. KEYS: deliveries, legacy due, ready, endpoints, then per entry its due:
+// and pending: keys. An entry of a deleted endpoint is removed with its delivery.
+const MOVE_LEGACY = `
+for i, entry in ipairs(cjson.decode(ARGV[1])) do
+  local due, pending = KEYS[3 + 2 * i], KEYS[4 + 2 * i]
+  local score = redis.call('ZSCORE', KEYS[2], entry.id)
+  local raw = score and redis.call('HGET', KEYS[1], entry.id)
+  local d = raw and cjson.decode(raw)
+  if d and d.webhook_id == entry.webhook_id then
+    if redis.call('HEXISTS', KEYS[4], d.webhook_id) == 0 then
+      redis.call('HDEL', KEYS[1], entry.id)
+      redis.call('ZREM', pending, entry.id)
+    elseif d.status == 'pending' then
+      redis.call('ZADD', due, score, entry.id)
+      redis.call('ZADD', KEYS[3], 'LT', score, d.webhook_id)
+    end
+  end
+  if score and (not d or d.webhook_id == entry.webhook_id) then redis.call('ZREM', KEYS[2], entry.id) end
+end
+return 1
+`;
+
 // A finished delivery moves from pending: to log:, and the log's oldest entries past LOG_KEEP go. An entry
 // found pending there was logged before pending deliveries had a zset of their own: it moves over instead
 // of being dropped, so the trim also migrates such a log, LOG_TRIM entries per finished delivery.
-const RECORD = `
+// KEYS: deliveries, due:, pending:, log:, ready.
+const RECORD = `${SET_READY}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
 local d = cjson.decode(raw)
@@ -117,10 +187,12 @@ elseif ARGV[7] == '' then
 else
   d.next_attempt_at = tonumber(ARGV[7])
   redis.call('ZADD', KEYS[2], d.next_attempt_at, ARGV[1])
+  set_ready(KEYS[5], KEYS[2], ARGV[8])
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
   return 1
 end
 redis.call('ZREM', KEYS[2], ARGV[1])
+set_ready(KEYS[5], KEYS[2], ARGV[8])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZADD', KEYS[4], d.created_at, ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
@@ -140,25 +212,22 @@ end
 return 1
 `;
 
-// Walks the endpoint's backlog (at most the cap) and its log (at most LOG_KEEP once trimmed): a rare admin
-// action, bounded either way. The log is walked for pending entries written before pending: existed.
+// Removes the endpoint and every delivery of it: its backlog (at most the cap) and its log (at most
+// LOG_KEEP once trimmed, pending entries of an old log included). A rare admin action, bounded either way;
+// nothing else would ever prune the log of an endpoint that finishes no delivery again.
+// KEYS: endpoints, deliveries, ready, legacy due, log:, pending:, due:.
 const DELETE = `
 local raw = redis.call('HGET', KEYS[1], ARGV[2])
 if (not raw) or cjson.decode(raw).customer_id ~= ARGV[1] then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[2])
-for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
-  redis.call('HDEL', KEYS[2], id)
-  redis.call('ZREM', KEYS[3], id)
-end
-redis.call('DEL', KEYS[5])
-for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
-  local d = redis.call('HGET', KEYS[2], id)
-  if d and cjson.decode(d).status == 'pending' then
+for _, zset in ipairs({ KEYS[6], KEYS[5] }) do
+  for _, id in ipairs(redis.call('ZRANGE', zset, 0, -1)) do
     redis.call('HDEL', KEYS[2], id)
-    redis.call('ZREM', KEYS[3], id)
     redis.call('ZREM', KEYS[4], id)
   end
 end
+redis.call('DEL', KEYS[5], KEYS[6], KEYS[7])
+redis.call('ZREM', KEYS[3], ARGV[2])
 return 1
 `;
 
@@ -222,12 +291,16 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async deleteEndpoint(customerId: string, id: string): Promise<boolean> {
-    const removed = await this.client.eval(DELETE, { keys: [webhookKeys.endpoints, webhookKeys.deliveries, webhookKeys.due, webhookKeys.log(id), webhookKeys.pending(id)], arguments: [customerId, id] });
+    const removed = await this.client.eval(DELETE, {
+      keys: [webhookKeys.endpoints, webhookKeys.deliveries, webhookKeys.ready, webhookKeys.legacyDue, webhookKeys.log(id), webhookKeys.pending(id), webhookKeys.due(id)],
+      arguments: [customerId, id],
+    });
     return Number(removed) === 1;
   }
 
   async enqueue(items: OutboxItem[], nowMs: number): Promise<EnqueueResult> {
     if (items.length === 0) return { added: 0, dropped: 0, droppedByEndpoint: {} };
+    for (const item of items) checkCap(item);
     const payload = items.map((item) => {
       const record: StoredDelivery = {
         id: `dl_${randomBytes(8).toString('hex')}`,
@@ -247,24 +320,60 @@ export class RedisWebhookStore implements WebhookStore {
         last_error: null,
         delivered_at: null,
       };
-      return { id: record.id, webhook_id: item.webhook_id, dedupe_key: item.dedupe_key, record: JSON.stringify(record) };
+      return { id: record.id, webhook_id: item.webhook_id, dedupe_key: item.dedupe_key, cap_max: item.cap?.max ?? 0, record: JSON.stringify(record) };
     });
     const reply = await this.client.eval(ENQUEUE, {
-      keys: [webhookKeys.deliveries, webhookKeys.due, webhookKeys.dedupe, ...items.map((i) => webhookKeys.pending(i.webhook_id))],
+      keys: [
+        webhookKeys.deliveries,
+        webhookKeys.dedupe,
+        webhookKeys.endpoints,
+        webhookKeys.ready,
+        ...items.flatMap((i) => [webhookKeys.pending(i.webhook_id), webhookKeys.due(i.webhook_id), i.cap ? webhookKeys.cap(i.webhook_id, i.cap.key) : webhookKeys.pending(i.webhook_id)]),
+      ],
       arguments: [String(nowMs), JSON.stringify(payload), String(this.maxPending)],
     });
     const { added, dropped, by_endpoint } = JSON.parse(reply as string) as { added: number; dropped: number; by_endpoint?: Record<string, number> };
     return { added, dropped, droppedByEndpoint: by_endpoint ?? {} };
   }
 
-  async claimDue(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows = (await this.client.eval(CLAIM, { keys: [webhookKeys.deliveries, webhookKeys.due, webhookKeys.endpoints], arguments: [String(nowMs), String(limit), owner, String(leaseMs)] })) as string[];
+  async claimDue(nowMs: number, limit: number, owner: string, leaseMs: number, limits?: ClaimLimits): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    const full = new Set(limits ? [...limits.inFlight].filter(([, n]) => n >= limits.perEndpoint).map(([webhookId]) => webhookId) : []);
+    // Every endpoint with room gives at least one delivery, so `limit` of them past the full ones is enough.
+    const readyRange = { LIMIT: { offset: 0, count: limit + full.size } };
+    const [legacy, ready] = (await this.client
+      .multi()
+      .zRange(webhookKeys.legacyDue, 0, LEGACY_MOVE - 1)
+      .zRangeByScore(webhookKeys.ready, '-inf', nowMs, readyRange)
+      .exec()) as unknown as [string[], string[]];
+    let candidates = ready;
+    if (legacy.length > 0) {
+      await this.moveLegacy(legacy);
+      candidates = await this.client.zRangeByScore(webhookKeys.ready, '-inf', nowMs, readyRange);
+    }
+    const webhooks = candidates.filter((webhookId) => !full.has(webhookId)).slice(0, limit);
+    if (webhooks.length === 0) return [];
+    const rooms = webhooks.map((webhookId) => (limits ? limits.perEndpoint - (limits.inFlight.get(webhookId) ?? 0) : limit));
+    const rows = (await this.client.eval(CLAIM, {
+      keys: [webhookKeys.deliveries, webhookKeys.ready, webhookKeys.endpoints, ...webhooks.map((webhookId) => webhookKeys.due(webhookId))],
+      arguments: [String(nowMs), owner, String(leaseMs), String(limit), JSON.stringify(webhooks), JSON.stringify(rooms)],
+    })) as string[];
     return rows.map((row) => JSON.parse(row) as ClaimedDelivery);
+  }
+
+  /** Moves legacy due entries to their endpoints' due: zsets (their endpoints read first: a script names its keys). */
+  private async moveLegacy(ids: string[]): Promise<void> {
+    const raws = await this.client.hmGet(webhookKeys.deliveries, ids);
+    const entries = ids.map((id, i) => ({ id, webhook_id: raws[i] ? (JSON.parse(raws[i]!) as StoredDelivery).webhook_id : '' }));
+    await this.client.eval(MOVE_LEGACY, {
+      keys: [webhookKeys.deliveries, webhookKeys.legacyDue, webhookKeys.ready, webhookKeys.endpoints, ...entries.flatMap((e) => [webhookKeys.due(e.webhook_id), webhookKeys.pending(e.webhook_id)])],
+      arguments: [JSON.stringify(entries)],
+    });
   }
 
   async recordAttempt({ id, webhook_id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
     await this.client.eval(RECORD, {
-      keys: [webhookKeys.deliveries, webhookKeys.due, webhookKeys.pending(webhook_id), webhookKeys.log(webhook_id)],
+      keys: [webhookKeys.deliveries, webhookKeys.due(webhook_id), webhookKeys.pending(webhook_id), webhookKeys.log(webhook_id), webhookKeys.ready],
       arguments: [id, owner, String(result.atMs), result.status === null ? '' : String(result.status), result.error ?? '', result.delivered ? '1' : '0', result.nextAttemptMs === null ? '' : String(result.nextAttemptMs), webhook_id],
     });
   }

@@ -1,23 +1,42 @@
 /**
  * The webhook outbox in the SQLite state file (tables from the one migration list, sqlite-schema.ts), on
- * the process's one connection (sqlite-db.ts). Leasing is one `UPDATE … RETURNING` statement, so
- * processes sharing the file never both take the same delivery. Behind another process's lock every
- * write waits on a timer, never on the event loop: endpoint changes and a poll's claim in the request
- * lane (a 503, or the next poll tries again), entries and attempt results in the background lane.
+ * the process's one connection (sqlite-db.ts). Leasing is one `IMMEDIATE` transaction, so processes
+ * sharing the file never both take the same delivery. Behind another process's lock every write waits on
+ * a timer, never on the event loop: endpoint changes and a poll's claim in the request lane (a 503, or the
+ * next poll tries again), entries, attempt results and pruning in the background lane.
+ *
+ * A delivery row is also its dedupe key (UNIQUE webhook_id, dedupe_key), so a finished one is kept for
+ * three days whatever else happens; after that the newest 1,000 finished per endpoint stay (the delivery
+ * log, as on Redis), none older than 30 days.
  */
 import { randomBytes } from 'node:crypto';
 import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import {
-  deliveryRecord, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type EnqueueResult, type NewEndpoint, type OutboxItem, type StoredDeliveryRow,
-  type WebhookStore, type WebhookStoreOptions,
+  checkCap, DEDUPE_KEEP_MS, deliveryRecord, FINISHED_KEEP_MS, LOG_KEEP, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type ClaimLimits, type EnqueueResult,
+  type NewEndpoint, type OutboxItem, type StoredDeliveryRow, type WebhookStore, type WebhookStoreOptions,
 } from './webhooks.ts';
 
 type Row = Record<string, unknown>;
 
+/**
+ * An endpoint's finished deliveries are pruned once per this many of them finishing in this process: the
+ * prune finds the endpoint's 1,000th newest finished delivery by walking them, too much for every one.
+ */
+const PRUNE_EVERY = 64;
+/** Rows one prune deletes at most: four times PRUNE_EVERY, so pruning outpaces finishing and catches up. */
+const PRUNE_BATCH = 256;
+/**
+ * Queries one claim runs at most. A round passes over the deliveries of an endpoint that filled up during
+ * it (the next round leaves that endpoint out in SQL) and deletes those of a deleted endpoint.
+ */
+const CLAIM_ROUNDS = 16;
+
 export class SqliteWebhookStore implements WebhookStore {
   private readonly sqlite: SqliteStateDb;
   private readonly maxPending: number;
+  /** Deliveries finished by this process since the endpoint's last prune. */
+  private readonly finishedSincePrune = new Map<string, number>();
 
   /** The state store's connection (what a server passes), or a file path: a connection of its own. */
   constructor(source: string | SqliteStateDb, opts: WebhookStoreOptions = {}) {
@@ -48,17 +67,21 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async deleteEndpoint(customerId: string, id: string): Promise<boolean> {
-    return this.sqlite.write(() =>
+    const removed = await this.sqlite.write(() =>
       this.sqlite.db.transaction(() => {
         const removed = this.sql('DELETE FROM webhooks WHERE customer_id = ? AND id = ?').run(customerId, id).changes > 0;
-        if (removed) this.sql("DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'").run(id);
+        // Finished ones too: nothing prunes the log of an endpoint that never finishes a delivery again.
+        if (removed) this.sql('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
         return removed;
       }).immediate(),
     );
+    if (removed) this.finishedSincePrune.delete(id);
+    return removed;
   }
 
   async enqueue(items: OutboxItem[], nowMs: number): Promise<EnqueueResult> {
     if (items.length === 0) return { added: 0, dropped: 0, droppedByEndpoint: {} };
+    for (const item of items) checkCap(item);
     return this.sqlite.write(() => this.enqueueNow(items, nowMs), 'background');
   }
 
@@ -72,16 +95,24 @@ export class SqliteWebhookStore implements WebhookStore {
     // LIMIT: past the cap the exact backlog does not matter, so the count never walks more than the cap.
     const pendingOf = this.sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' LIMIT ?)").pluck();
     const stored = this.sql('SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND dedupe_key = ?').pluck();
+    const live = this.sql('SELECT 1 FROM webhooks WHERE id = ?').pluck();
+    // The stored keys starting with "<cap key>|" are those in ["<cap key>|", "<cap key>}"): '}' follows '|'.
+    // LIMIT: past the cap the exact count does not matter.
+    const underCap = this.sql('SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND dedupe_key >= ? AND dedupe_key < ? LIMIT ?)').pluck();
     return this.sqlite.db.transaction(() => {
       const pending = new Map<string, number>();
+      const exists = new Map<string, boolean>();
       for (const item of items) {
+        // A node's list of endpoints is up to a few seconds old: an entry for a deleted one would never be sent.
+        let alive = exists.get(item.webhook_id);
+        if (alive === undefined) exists.set(item.webhook_id, (alive = live.get(item.webhook_id) !== undefined));
+        if (!alive || stored.get(item.webhook_id, item.dedupe_key) !== undefined) continue;
+        if (item.cap && (underCap.get(item.webhook_id, `${item.cap.key}|`, `${item.cap.key}}`, item.cap.max) as number) >= item.cap.max) continue;
         const before = pending.get(item.webhook_id) ?? (pendingOf.get(item.webhook_id, this.maxPending) as number);
         if (before >= this.maxPending) {
           pending.set(item.webhook_id, before);
-          if (stored.get(item.webhook_id, item.dedupe_key) === undefined) {
-            result.dropped++;
-            result.droppedByEndpoint[item.webhook_id] = (result.droppedByEndpoint[item.webhook_id] ?? 0) + 1;
-          }
+          result.dropped++;
+          result.droppedByEndpoint[item.webhook_id] = (result.droppedByEndpoint[item.webhook_id] ?? 0) + 1;
           continue;
         }
         const id = `dl_${randomBytes(8).toString('hex')}`;
@@ -93,41 +124,94 @@ export class SqliteWebhookStore implements WebhookStore {
     }).immediate();
   }
 
-  async claimDue(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(nowMs: number, limit: number, owner: string, leaseMs: number, limits?: ClaimLimits): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
     // The request lane's short deadline: the next poll claims again, and a shutdown waits for no lock.
-    const rows = await this.sqlite.write(
-      () =>
-        this.sql(
-          `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
-           WHERE id IN (SELECT id FROM webhook_deliveries
-                        WHERE status = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
-                        ORDER BY next_attempt_at LIMIT ?)
-           RETURNING id, event_id, webhook_id, body, attempts`,
-        ).all(owner, nowMs + leaseMs, nowMs, nowMs, limit) as Row[],
+    return this.sqlite.write(() => this.sqlite.db.transaction(() => this.claimNow(nowMs, limit, owner, leaseMs, limits)).immediate());
+  }
+
+  private claimNow(nowMs: number, limit: number, owner: string, leaseMs: number, limits: ClaimLimits | undefined): ClaimedDelivery[] {
+    // Endpoints without room are left out in SQL: passing over a hung receiver's backlog costs no JS per row
+    // (still a row read each: the due index has no webhook id).
+    const due = this.sql(
+      `SELECT d.id, d.event_id, d.webhook_id, d.body, d.attempts, w.url, w.secret
+       FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
+       ORDER BY d.next_attempt_at LIMIT ?`,
     );
-    if (rows.length === 0) return [];
-    const secrets = this.sql('SELECT url, secret FROM webhooks WHERE id = ?');
+    const lease = this.sql('UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?');
+    const drop = this.sql('DELETE FROM webhook_deliveries WHERE id = ?');
+    const full = new Set<string>();
+    const room = new Map<string, number>();
+    if (limits) for (const [webhookId, n] of limits.inFlight) if (n >= limits.perEndpoint) full.add(webhookId);
     const claimed: ClaimedDelivery[] = [];
-    for (const row of rows) {
-      const target = this.sqlite.io(() => secrets.get(row.webhook_id)) as { url: string; secret: string } | undefined;
-      if (!target) continue; // endpoint deleted between enqueue and now: nothing to send to
-      claimed.push({ id: row.id as string, event_id: row.event_id as string, webhook_id: row.webhook_id as string, url: target.url, secret: target.secret, body: row.body as string, attempts: row.attempts as number });
+    for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round++) {
+      const want = limit - claimed.length;
+      const rows = due.all(nowMs, nowMs, JSON.stringify([...full]), want) as Row[];
+      for (const row of rows) {
+        const webhookId = row.webhook_id as string;
+        // Its endpoint was deleted (before deletes took the deliveries along, or by hand): never sent, so gone.
+        if (row.url === null) {
+          drop.run(row.id);
+          continue;
+        }
+        if (full.has(webhookId)) continue;
+        if (limits) {
+          const left = (room.get(webhookId) ?? limits.perEndpoint - (limits.inFlight.get(webhookId) ?? 0)) - 1;
+          room.set(webhookId, left);
+          if (left <= 0) full.add(webhookId);
+        }
+        lease.run(owner, nowMs + leaseMs, row.id);
+        claimed.push({ id: row.id as string, event_id: row.event_id as string, webhook_id: webhookId, url: row.url as string, secret: row.secret as string, body: row.body as string, attempts: row.attempts as number });
+      }
+      if (rows.length < want) break; // nothing more is due
     }
     return claimed;
   }
 
-  async recordAttempt({ id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
+  async recordAttempt({ id, webhook_id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
     const status = result.delivered ? 'delivered' : result.nextAttemptMs === null ? 'failed' : 'pending';
     // Background: a result that waits out a lock is still recorded (else the lease expires and the event goes out twice).
-    await this.sqlite.write(
+    const changes = await this.sqlite.write(
       () =>
         this.sql(
           `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
              next_attempt_at = ?, delivered_at = ?, lease_owner = NULL, lease_until = 0
            WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
-        ).run(status, result.atMs, result.status, result.error, result.delivered ? null : result.nextAttemptMs, result.delivered ? result.atMs : null, id, owner),
+        ).run(status, result.atMs, result.status, result.error, result.delivered ? null : result.nextAttemptMs, result.delivered ? result.atMs : null, id, owner).changes,
       'background',
     );
+    if (status === 'pending' || changes === 0) return;
+    const finished = (this.finishedSincePrune.get(webhook_id) ?? 0) + 1;
+    if (finished < PRUNE_EVERY) {
+      this.finishedSincePrune.set(webhook_id, finished);
+      return;
+    }
+    this.finishedSincePrune.delete(webhook_id);
+    // The attempt is recorded either way; a prune that meets a lock for long is the next one's work.
+    await this.pruneEndpoint(webhook_id, result.atMs).catch(() => 0);
+  }
+
+  /**
+   * Deletes up to PRUNE_BATCH of the endpoint's finished deliveries that are past its newest LOG_KEEP or
+   * older than FINISHED_KEEP_MS, none younger than DEDUPE_KEEP_MS (the row is its dedupe key); returns how
+   * many went. Run as deliveries finish; public for tests.
+   */
+  async pruneEndpoint(webhookId: string, nowMs: number): Promise<number> {
+    return this.sqlite.write(() => {
+      const newestKept = this.sql(
+        `SELECT created_at FROM webhook_deliveries INDEXED BY webhook_deliveries_log
+         WHERE webhook_id = ? AND status IN ('delivered', 'failed') ORDER BY created_at DESC LIMIT 1 OFFSET ?`,
+      )
+        .pluck()
+        .get(webhookId, LOG_KEEP - 1) as number | undefined;
+      const before = Math.min(nowMs - DEDUPE_KEEP_MS, Math.max(nowMs - FINISHED_KEEP_MS, newestKept ?? Number.NEGATIVE_INFINITY));
+      return this.sql(
+        `DELETE FROM webhook_deliveries WHERE rowid IN (
+           SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_log
+           WHERE webhook_id = ? AND created_at < ? AND status IN ('delivered', 'failed') ORDER BY created_at LIMIT ?)`,
+      ).run(webhookId, before, PRUNE_BATCH).changes;
+    }, 'background');
   }
 
   async listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {

@@ -7,7 +7,7 @@ import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
 import type { WebhookEvent } from '../webhooks/schema.ts';
 import { RedisWebhookStore, webhookKeys } from './redis-webhooks.ts';
 import { SqliteWebhookStore } from './sqlite-webhooks.ts';
-import type { AttemptResult, OutboxItem, WebhookStore, WebhookStoreOptions } from './webhooks.ts';
+import { DEDUPE_KEEP_MS, FINISHED_KEEP_MS, LOG_KEEP, type AttemptResult, type OutboxItem, type WebhookStore, type WebhookStoreOptions } from './webhooks.ts';
 
 const event = (id: string): WebhookEvent => ({
   id, type: 'account.visited', created_at: '2026-11-23T10:00:00.000Z', customer_id: 'acme',
@@ -18,6 +18,9 @@ const item = (webhook_id: string, key: string): OutboxItem => ({ webhook_id, cus
 const items = (webhook_id: string, from: number, count: number) => Array.from({ length: count }, (_, i) => item(webhook_id, `k${from + i}`));
 const delivered = (atMs: number): AttemptResult => ({ atMs, status: 200, error: null, delivered: true, nextAttemptMs: null });
 const nothingDropped = { dropped: 0, droppedByEndpoint: {} };
+/** Items under one cap: `<cap>|<path>` for each path, at most `max` of them stored. */
+const capped = (webhook_id: string, cap: string, max: number, paths: string[]): OutboxItem[] => paths.map((p) => ({ ...item(webhook_id, `${cap}|${p}`), cap: { key: cap, max } }));
+const DAY = 86_400_000;
 
 /**
  * One contract, both backends: the same tests against a SQLite state file and a real redis-server.
@@ -125,6 +128,59 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     expect(await b.deleteEndpoint('acme', id)).toBe(true);
     expect(await a.claimDue(1e12, 10, 'n', 1000)).toEqual([]);
     expect(await a.listEndpoints('acme')).toEqual([]);
+  });
+
+  it('an endpoint deleted with deliveries pending, leased and finished: none is claimed again, a late result is ignored, a late entry is not stored', async () => {
+    const gone = await endpoint();
+    const kept = await endpoint();
+    await a.enqueue(items(gone.id, 0, 10), 1000);
+    await a.enqueue(items(kept.id, 0, 1), 2000);
+    const leased = await a.claimDue(1000, 3, 'n', 60_000);
+    expect(leased.map((c) => c.webhook_id)).toEqual([gone.id, gone.id, gone.id]);
+    await a.recordAttempt(leased[0]!, 'n', delivered(1500));
+    expect(await b.deleteEndpoint('acme', gone.id)).toBe(true);
+    await a.recordAttempt(leased[1]!, 'n', delivered(1600)); // its attempt was under way
+    // A node whose list of endpoints is a moment old enqueues for it: nothing is stored, nothing dropped.
+    expect(await b.enqueue(items(gone.id, 10, 2), 3000)).toEqual({ added: 0, ...nothingDropped });
+    expect((await a.claimDue(3000, 10, 'n', 60_000)).map((c) => c.webhook_id)).toEqual([kept.id]);
+    for (const at of [100_000, 1e12]) expect((await a.claimDue(at, 10, 'n', 60_000)).filter((c) => c.webhook_id === gone.id)).toEqual([]);
+    expect(await a.listDeliveries('acme', gone.id, 100)).toEqual([]);
+  });
+
+  it('claims within each endpoint\'s room: an endpoint at its limit is passed over and its deliveries stay unleased; the others fill up in due order', async () => {
+    const busy = await endpoint();
+    const other = await endpoint();
+    await a.enqueue(items(busy.id, 0, 60), 1000);
+    await a.enqueue(items(other.id, 0, 2), 2000);
+    const limits = (inFlight: Array<[string, number]>) => ({ perEndpoint: 4, inFlight: new Map(inFlight) });
+
+    const first = await a.claimDue(3000, 32, 'n', 60_000, limits([]));
+    expect(first.map((c) => c.webhook_id)).toEqual([busy.id, busy.id, busy.id, busy.id, other.id, other.id]);
+    expect(await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 4]]))).toEqual([]);
+    await a.enqueue(items(other.id, 2, 1), 3000);
+    expect((await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 4], [other.id, 2]]))).map((c) => c.webhook_id)).toEqual([other.id]);
+    expect((await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 3], [other.id, 3]]))).map((c) => c.webhook_id)).toEqual([busy.id]);
+    expect(await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 1]]))).toHaveLength(3);
+    // What was passed over was never leased: another node (no limits) takes the rest at once.
+    const rest = await b.claimDue(3000, 100, 'other-node', 60_000);
+    expect(rest).toHaveLength(60 - 8);
+    expect(new Set([...first, ...rest].map((c) => c.id)).size).toBe(6 + 52);
+  });
+
+  it('stores at most `max` distinct dedupe keys under one cap per endpoint, also from two nodes at once', async () => {
+    const { id } = await endpoint();
+    const other = await endpoint();
+    const paths = Array.from({ length: 12 }, (_, i) => `/p${i}`);
+    const results = await Promise.all(paths.map((p, i) => (i % 2 ? a : b).enqueue(capped(id, 'hot|900001|2026-11-23', 5, [p]), 1000)));
+    expect(results.reduce((n, r) => n + r.added, 0)).toBe(5);
+    expect(results.every((r) => r.dropped === 0)).toBe(true); // past the cap is not a drop
+    expect(await a.enqueue(capped(id, 'hot|900001|2026-11-23', 5, ['/more', '/p0']), 1000)).toEqual({ added: 0, ...nothingDropped });
+    // Another cap key, another endpoint: counted on their own; a key that merely starts alike is another cap.
+    expect((await a.enqueue(capped(id, 'hot|900001|2026-11-24', 5, paths), 1000)).added).toBe(5);
+    expect((await a.enqueue(capped(id, 'hot|9000011|2026-11-23', 5, paths), 1000)).added).toBe(5);
+    expect((await a.enqueue(capped(other.id, 'hot|900001|2026-11-23', 5, paths), 1000)).added).toBe(5);
+    expect(await a.listDeliveries('acme', id, 100)).toHaveLength(15);
+    await expect(a.enqueue([{ ...item(id, 'elsewhere|x'), cap: { key: 'hot|900001|2026-11-23', max: 5 } }], 1000)).rejects.toThrow(/cap key/);
   });
 
   it('drops and reports an enqueue for an endpoint at its cap of pending deliveries, until some of them finish', async () => {
@@ -251,12 +307,124 @@ describe('webhook outbox on Redis', () => {
     expect(await store.listDeliveries('acme', id, 2000)).toHaveLength(1001);
   });
 
-  it('deleting an endpoint drops its pending deliveries and their bookkeeping', async () => {
+  it('deleting an endpoint drops every delivery of it (pending and logged) and their bookkeeping', async () => {
     const { id } = await register();
+    const kept = await register();
     await enqueueInBatches(id, 20, 1000);
+    await store.enqueue(items(kept.id, 0, 1), 1000);
+    const claimed = await store.claimDue(1000, 5, 'n', 60_000, { perEndpoint: 5, inFlight: new Map([[kept.id, 5]]) });
+    for (const c of claimed) await store.recordAttempt(c, 'n', delivered(1100));
     expect(await store.deleteEndpoint('acme', id)).toBe(true);
-    expect(await admin.exists(webhookKeys.pending(id))).toBe(0);
-    expect(await admin.hLen(webhookKeys.deliveries)).toBe(0);
-    expect(await admin.zCard(webhookKeys.due)).toBe(0);
+    expect(await admin.exists([webhookKeys.pending(id), webhookKeys.log(id), webhookKeys.due(id)])).toBe(0);
+    expect(await admin.zScore(webhookKeys.ready, id)).toBeNull();
+    expect(await admin.hKeys(webhookKeys.deliveries)).toHaveLength(1); // the other endpoint's
+  });
+
+  it('a claim does the same work however long the backlog of an endpoint at its limit is', async () => {
+    const hung = await register();
+    const other = await register();
+    const commandsOfOneClaim = async (key: string) => {
+      await store.enqueue([item(other.id, key)], 2000);
+      const before = await commandsRun();
+      const claimed = await store.claimDue(3000, 32, 'n', 60_000, { perEndpoint: 4, inFlight: new Map([[hung.id, 4]]) });
+      const ran = (await commandsRun()) - before;
+      expect(claimed.map((c) => c.webhook_id)).toEqual([other.id]);
+      return ran;
+    };
+    await store.enqueue(items(hung.id, 0, 3), 1000);
+    const withShortBacklog = await commandsOfOneClaim('first');
+    await enqueueInBatches(hung.id, 3000, 1000);
+    const withLongBacklog = await commandsOfOneClaim('second');
+    expect(withLongBacklog).toBeLessThan(30);
+    expect(withLongBacklog).toBe(withShortBacklog);
+  });
+
+  it('moves deliveries of the former single due zset to their endpoints as it claims, and removes those of deleted endpoints', async () => {
+    const { id } = await register();
+    const gone = await register();
+    await store.enqueue(items(id, 0, 3), 1000);
+    await store.enqueue(items(gone.id, 0, 2), 1000);
+    // The layout before per-endpoint due zsets: every pending delivery in svc:{wh}:due.
+    for (const webhookId of [id, gone.id]) {
+      await admin.zAdd(webhookKeys.legacyDue, await admin.zRangeWithScores(webhookKeys.due(webhookId), 0, -1));
+      await admin.del(webhookKeys.due(webhookId));
+    }
+    await admin.del(webhookKeys.ready);
+    await admin.hDel(webhookKeys.endpoints, gone.id); // deleted by a node that knew nothing of its deliveries
+    const claimed = await store.claimDue(2000, 10, 'n', 60_000);
+    expect(claimed.map((c) => c.event_id).sort()).toEqual(items(id, 0, 3).map((i) => i.event.id).sort());
+    expect(await admin.exists(webhookKeys.legacyDue)).toBe(0);
+    expect(await admin.hLen(webhookKeys.deliveries)).toBe(3);
+    expect(await admin.zCard(webhookKeys.pending(gone.id))).toBe(0);
+    await store.recordAttempt(claimed[0]!, 'n', { atMs: 2100, status: 500, error: 'HTTP 500', delivered: false, nextAttemptMs: 5000 });
+    expect((await store.claimDue(5000, 10, 'n', 60_000)).map((c) => c.id)).toEqual([claimed[0]!.id]);
+  });
+});
+
+describe('webhook outbox on SQLite', () => {
+  let dir: string;
+  let store: SqliteWebhookStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-sqlite-'));
+    store = new SqliteWebhookStore(join(dir, 'svc.db'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const register = () => store.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
+  /** `count` deliveries, one per millisecond from `fromMs` (prunes cut by creation time). */
+  const enqueueApart = async (webhookId: string, count: number, fromMs: number) => {
+    for (let i = 0; i < count; i++) await store.enqueue(items(webhookId, i, 1), fromMs + i);
+  };
+  const finishAll = async (atMs: number, keepPending = 0) => {
+    const claimed = await store.claimDue(atMs, 100_000, 'n', 60_000);
+    for (const c of claimed.slice(keepPending)) await store.recordAttempt(c, 'n', delivered(atMs));
+    return claimed;
+  };
+  const sqlite = () => (store as unknown as { sqlite: { db: import('better-sqlite3').Database } }).sqlite.db;
+
+  it('deliveries whose endpoint row is gone (deleted by hand, or before deletes took them along) take no claim slot and are removed as claims meet them', async () => {
+    const gone = await register();
+    const kept = await register();
+    await store.enqueue(items(gone.id, 0, 10), 1000);
+    await store.enqueue(items(kept.id, 0, 1), 2000);
+    sqlite().prepare('DELETE FROM webhooks WHERE id = ?').run(gone.id);
+    expect((await store.claimDue(3000, 5, 'n', 60_000)).map((c) => c.webhook_id)).toEqual([kept.id]);
+    expect((await store.claimDue(1e12, 100, 'n', 60_000)).map((c) => c.webhook_id)).toEqual([kept.id]); // its lease ran out
+    expect(sqlite().prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ?').pluck().get(gone.id)).toBe(0);
+  });
+
+  it(`keeps every delivery for the dedupe window, then the newest ${LOG_KEEP} finished per endpoint and every pending one`, async () => {
+    const { id } = await register();
+    await enqueueApart(id, LOG_KEEP + 100, 0);
+    const claimed = await store.claimDue(5000, 100_000, 'n', 60_000);
+    for (const c of claimed.slice(5)) await store.recordAttempt(c, 'n', delivered(5000)); // the 5 oldest stay pending
+    expect(await store.pruneEndpoint(id, DEDUPE_KEEP_MS - 1)).toBe(0); // its dedupe keys may still come again
+    expect(await store.listDeliveries('acme', id, 5000)).toHaveLength(LOG_KEEP + 100);
+    expect(await store.pruneEndpoint(id, DEDUPE_KEEP_MS + 5000)).toBe(95);
+    const log = await store.listDeliveries('acme', id, 5000);
+    expect(log.filter((d) => d.status === 'delivered')).toHaveLength(LOG_KEEP);
+    expect(log.filter((d) => d.status === 'pending').map((d) => d.id).sort()).toEqual(claimed.slice(0, 5).map((c) => c.id).sort());
+    expect(await store.pruneEndpoint(id, DEDUPE_KEEP_MS + 5000)).toBe(0);
+  });
+
+  it('drops finished deliveries older than 30 days however few, at most 256 per prune', async () => {
+    const { id } = await register();
+    await enqueueApart(id, 300, 0);
+    await finishAll(1000);
+    expect(await store.pruneEndpoint(id, FINISHED_KEEP_MS - 1)).toBe(0);
+    expect(await store.pruneEndpoint(id, FINISHED_KEEP_MS + 1000)).toBe(256);
+    expect(await store.pruneEndpoint(id, FINISHED_KEEP_MS + 1000)).toBe(44);
+    expect(await store.listDeliveries('acme', id, 500)).toEqual([]);
+  });
+
+  it('prunes as deliveries finish, without being asked', async () => {
+    const { id } = await register();
+    await enqueueApart(id, LOG_KEEP + 300, 0);
+    await finishAll(4 * DAY);
+    const finished = (await store.listDeliveries('acme', id, 5000)).length;
+    expect(finished).toBeGreaterThanOrEqual(LOG_KEEP);
+    expect(finished).toBeLessThan(LOG_KEEP + 100); // within one prune interval of the newest 1,000
   });
 });

@@ -21,6 +21,26 @@ export interface OutboxItem {
   /** The same key for the same endpoint is enqueued once (see webhooks/events.ts). */
   dedupe_key: string;
   event: WebhookEvent;
+  /**
+   * At most `max` distinct dedupe keys of the endpoint share this cap (account.hot: paths per account and
+   * day), counted in the store in the same step as the enqueue, so nodes racing still stop at `max`. `key`
+   * is the dedupe key's start up to a `|` (SQLite counts the stored keys under it) and names a UTC day: it
+   * counts for three days, as dedupe keys do. An item past its cap is neither added nor dropped.
+   */
+  cap?: { key: string; max: number };
+}
+
+/** The dedupe key `item` must have for its cap (see OutboxItem.cap); throws on a mismatch, a planner bug. */
+export function checkCap(item: OutboxItem): void {
+  if (item.cap && !item.dedupe_key.startsWith(`${item.cap.key}|`)) throw new Error(`webhook outbox: dedupe key ${item.dedupe_key} is not under its cap key ${item.cap.key}`);
+}
+
+/** How a dispatcher limits a claim: deliveries per endpoint it may have in flight at once. */
+export interface ClaimLimits {
+  /** In flight per endpoint for this owner, those it already has included. */
+  perEndpoint: number;
+  /** What the owner has in flight now, by webhook id. */
+  inFlight: ReadonlyMap<string, number>;
 }
 
 /** A delivery leased to this node: everything needed to send it. */
@@ -49,6 +69,13 @@ export interface AttemptResult {
  */
 export const MAX_PENDING_PER_ENDPOINT = 10_000;
 
+/** Dedupe keys name a UTC day, so after three days none of them can come again: kept that long, no longer. */
+export const DEDUPE_KEEP_MS = 3 * 86_400_000;
+/** Finished (delivered or failed) deliveries kept per endpoint for its delivery log; older ones are pruned. */
+export const LOG_KEEP = 1_000;
+/** SQLite also prunes finished deliveries older than this, however few its endpoint has. */
+export const FINISHED_KEEP_MS = 30 * 86_400_000;
+
 export interface WebhookStoreOptions {
   /** Defaults to `MAX_PENDING_PER_ENDPOINT`. */
   maxPendingPerEndpoint?: number;
@@ -67,17 +94,23 @@ export interface WebhookStore {
   createEndpoint(input: NewEndpoint): Promise<WebhookRecord>;
   listEndpoints(customerId: string): Promise<WebhookRecord[]>;
   getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null>;
-  /** Removes the endpoint and its undelivered events; false when there was none. */
+  /** Removes the endpoint and every delivery of it (its log too); false when there was none. */
   deleteEndpoint(customerId: string, id: string): Promise<boolean>;
 
   /**
    * Adds deliveries due now. Duplicates by dedupe key are skipped; an item whose endpoint already has
    * `maxPendingPerEndpoint` pending deliveries is dropped (counted in the result, not stored, and its dedupe
-   * key stays free so a later event may be enqueued once the backlog drains).
+   * key stays free so a later event may be enqueued once the backlog drains). An item whose endpoint is gone
+   * (deleted after a node read its list) or that is past its `cap` is neither added nor dropped.
    */
   enqueue(items: OutboxItem[], nowMs: number): Promise<EnqueueResult>;
-  /** Leases up to `limit` due deliveries to `owner` until `nowMs + leaseMs`; a lease not released by then expires. */
-  claimDue(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Leases up to `limit` due deliveries to `owner` until `nowMs + leaseMs`; a lease not released by then
+   * expires. With `limits`, an endpoint gets at most its room (`perEndpoint` less what the owner has in
+   * flight): the deliveries of an endpoint without room are passed over, not leased, so they neither wait
+   * on this owner nor hold back other endpoints. A delivery whose endpoint is gone is never leased.
+   */
+  claimDue(nowMs: number, limit: number, owner: string, leaseMs: number, limits?: ClaimLimits): Promise<ClaimedDelivery[]>;
   /**
    * Records an attempt of a delivery this owner holds (ignored when the lease was lost meanwhile). Takes the
    * endpoint too: a Redis script must be given every key it touches, and the endpoint names two of them.

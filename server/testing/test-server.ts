@@ -69,7 +69,7 @@ export async function startTestServer(opts: { customers?: CustomerSeed[]; compan
   writeFixtureSources(sources, opts.companies);
   writeExtraSources(sources, opts);
   await buildDataset({ in: sources, out: data });
-  const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_EVENTS_DIR: join(dir, 'events'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...opts.env });
+  const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_EVENTS_DIR: join(dir, 'events'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SVC_WEBHOOK_ALLOW_PRIVATE: '1', ...opts.env });
   const running = await startServer(config, opts.log ?? createLogger('error'), { now: opts.now });
   for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
   return {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pathMatches, plannedEvents, type PageViewForWebhooks } from './events.ts';
+import { HOT_PATHS_PER_ACCOUNT_DAY, pathMatches, plannedEvents, type PageViewForWebhooks } from './events.ts';
 
 const view: PageViewForWebhooks = {
   customer_id: 'acme', tag_id: 'acme-tag', at: '2026-11-23T10:00:00.000Z', day: '2026-11-23', company_id: '900001',
@@ -53,6 +53,13 @@ describe('events a page view raises', () => {
     expect(plannedEvents(view, { ...endpoint, events: ['account.hot'] }, ids)).toEqual([]);
     expect(plannedEvents({ ...view, hot_account: true }, { ...endpoint, events: ['account.hot'] }, ids).map((p) => p.dedupe_key)).toEqual(['account.hot|900001|2026-11-23|/blog/post']);
     expect(plannedEvents({ ...view, path: '/pricing?plan=pro' }, { ...endpoint, events: ['account.hot'] }, ids).map((p) => p.dedupe_key)).toEqual(['account.hot|900001|2026-11-23|/pricing']);
+  });
+
+  it(`account.hot is capped at ${HOT_PATHS_PER_ACCOUNT_DAY} paths per account and day: its dedupe key sits under the account and day's cap key`, () => {
+    const [planned] = plannedEvents({ ...view, hot_account: true }, { ...endpoint, events: ['account.hot'] }, ids);
+    expect(planned!.cap).toEqual({ key: 'account.hot|900001|2026-11-23', max: HOT_PATHS_PER_ACCOUNT_DAY });
+    expect(planned!.dedupe_key.startsWith(`${planned!.cap!.key}|`)).toBe(true);
+    expect(plannedEvents({ ...view, first_of_day_for_account: true }, { ...endpoint, events: ['account.visited'] }, ids)[0]!.cap).toBeUndefined();
   });
 
   it('nothing for anonymous page views or events the endpoint did not subscribe to', () => {

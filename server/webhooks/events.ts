@@ -5,7 +5,10 @@
  * - `account.visited`: an identified account's first page view of the UTC day (once per account, day and
  *   endpoint — the outbox dedupes, so two nodes racing on the first view still send one).
  * - `account.hot`: a page view by one of the customer's hot accounts, or on a path matching one of the
- *   endpoint's `hot_paths`; once per account, day, path and endpoint, so a reload is not a new alert.
+ *   endpoint's `hot_paths`; once per account, day, path and endpoint, so a reload is not a new alert; and
+ *   for at most HOT_PATHS_PER_ACCOUNT_DAY paths per account, day and endpoint (counted by the outbox,
+ *   across nodes): a crawler-like visitor walking thousands of paths is one account's interest, not
+ *   thousands of alerts and outbox rows.
  */
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import type { WebhookEvent, WebhookEventType } from './schema.ts';
@@ -33,8 +36,13 @@ export interface PageViewForWebhooks {
 export interface PlannedEvent {
   /** Same key, same endpoint → enqueued once. */
   dedupe_key: string;
+  /** At most `max` dedupe keys under `key` per endpoint (the outbox counts; see OutboxItem.cap). */
+  cap?: { key: string; max: number };
   event: WebhookEvent;
 }
+
+/** Distinct paths of one account per UTC day that raise account.hot at one endpoint; later paths raise nothing. */
+export const HOT_PATHS_PER_ACCOUNT_DAY = 10;
 
 /** `*` matches any run of characters; everything else literally. Query strings never take part. */
 export function pathMatches(pattern: string, path: string): boolean {
@@ -96,7 +104,8 @@ export function plannedEvents(view: PageViewForWebhooks, endpoint: { id: string;
   }
   if (endpoint.events.includes('account.hot') && (view.hot_account || endpoint.hot_paths.some((p) => pathMatches(p, view.path)))) {
     const pathOnly = view.path.split(/[?#]/, 1)[0];
-    planned.push({ dedupe_key: `account.hot|${view.company_id}|${view.day}|${pathOnly}`, event: make('account.hot') });
+    const cap = { key: `account.hot|${view.company_id}|${view.day}`, max: HOT_PATHS_PER_ACCOUNT_DAY };
+    planned.push({ dedupe_key: `${cap.key}|${pathOnly}`, cap, event: make('account.hot') });
   }
   return planned;
 }

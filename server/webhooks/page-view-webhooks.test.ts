@@ -54,3 +54,26 @@ describe('page views raise signed webhooks', () => {
     expect(events.find((e) => e.body.type === 'account.hot')!.body.data.page.path).toBe('/pricing?utm_source=ad');
   });
 });
+
+describe('SVC_WEBHOOK_ALLOW_PRIVATE=0 (the default outside tests)', () => {
+  it('a receiver on a private address gets nothing, however it was registered', async () => {
+    const server = await startTestServer({ env: { SVC_WEBHOOK_ALLOW_PRIVATE: '0', SVC_WEBHOOK_POLL_MS: '3600000' } });
+    const receiver = await startWebhookReceiver();
+    try {
+      expect(server.webhooks.allowPrivate).toBe(false);
+      // Straight into the store, past any check at registration: delivery checks again at connect time.
+      const { id } = await server.webhookStore.createEndpoint({ customer_id: 'acme', url: receiver.url, events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_private_test' });
+      const now = new Date();
+      await server.webhooks.onPageView({
+        customer_id: 'acme', tag_id: 'acme-tag', at: now.toISOString(), day: now.toISOString().slice(0, 10), company_id: '900001', company: null,
+        path: '/', referrer_host: null, session_id: null, origin: null, first_of_day_for_account: true, segment_ids: [], hot_account: false, excluded: false,
+      });
+      expect(await server.webhooks.runDue()).toBe(1);
+      expect(receiver.received).toHaveLength(0);
+      expect((await server.webhookStore.listDeliveries('acme', id, 1))[0]).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/non-public address/) });
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  });
+});

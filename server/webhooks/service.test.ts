@@ -1,12 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../http/logger.ts';
 import { SqliteWebhookStore } from '../state/sqlite-webhooks.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
-import type { PageViewForWebhooks } from './events.ts';
-import { WebhookService } from './service.ts';
+import { RefusedDestinationError } from './destination.ts';
+import { HOT_PATHS_PER_ACCOUNT_DAY, type PageViewForWebhooks } from './events.ts';
+import { MAX_PER_ENDPOINT, WebhookService, type WebhookServiceOptions } from './service.ts';
 import { verifySignature } from './signature.ts';
 
 const T0 = Date.parse('2026-11-23T10:00:00Z');
@@ -16,15 +19,52 @@ const view: PageViewForWebhooks = {
   origin: 'https://www.acme.test', first_of_day_for_account: true, segment_ids: [101], hot_account: false, excluded: false,
 };
 
+/** A receiver that holds the requests `hold` picks open (unanswered) until it is closed; answers the rest 200. */
+async function startHoldingReceiver(hold: (n: number) => boolean = () => true) {
+  const held: ServerResponse[] = [];
+  let received = 0;
+  let open = 0;
+  let maxOpen = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const n = ++received;
+    open++;
+    maxOpen = Math.max(maxOpen, open);
+    res.on('close', () => open--);
+    req.resume();
+    if (hold(n)) held.push(res);
+    else req.on('end', () => res.end('ok'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/svc`,
+    held,
+    received: () => received,
+    maxOpen: () => maxOpen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('webhook delivery (real receiver, fake clock)', () => {
   let dir: string;
   let receiver: WebhookReceiver;
   let clock: number;
   const opened: Array<{ service: WebhookService; store: SqliteWebhookStore }> = [];
-  /** A node: its own connection to the state file and its own dispatcher. */
-  const node = () => {
+  /** A node: its own connection to the state file and its own dispatcher (receivers here are on 127.0.0.1). */
+  const node = (opts: Partial<WebhookServiceOptions> = {}) => {
     const store = new SqliteWebhookStore(join(dir, 'svc.db'));
-    const service = new WebhookService({ store, log: createLogger('silent'), now: () => clock, timeoutMs: 2000 });
+    const service = new WebhookService({ store, log: createLogger('silent'), now: () => clock, timeoutMs: 2000, allowPrivate: true, ...opts });
     opened.push({ service, store });
     return { store, service };
   };
@@ -141,7 +181,99 @@ describe('webhook delivery (real receiver, fake clock)', () => {
     await service.onPageView(view);
     await service.runDue();
     const [entry] = await store.listDeliveries('acme', id, 1);
-    expect(entry).toMatchObject({ status: 'pending', attempts: 1, last_status: null });
-    expect(entry!.last_error).toMatch(/fetch failed|ECONNREFUSED/);
+    expect(entry).toMatchObject({ status: 'pending', attempts: 1, last_status: null, last_error: 'connection refused' }); // never the address or port
+  });
+
+  it('a receiver on a private address (here localhost, registered past the admin API) is never posted to unless allowed; the log says why without the address', async () => {
+    const refusing = node({ allowPrivate: undefined }); // the default: public addresses only
+    const url = new URL(receiver.url);
+    const { id } = await refusing.store.createEndpoint({ customer_id: 'acme', url: `http://localhost:${url.port}${url.pathname}`, events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_s3cret' });
+    await refusing.service.onPageView(view);
+    expect(await refusing.service.runDue()).toBe(1);
+    expect(receiver.received).toHaveLength(0);
+    const [entry] = await refusing.store.listDeliveries('acme', id, 1);
+    expect(entry).toMatchObject({ status: 'pending', attempts: 1, last_status: null, last_error: new RefusedDestinationError().message });
+    expect(entry!.last_error).not.toContain(url.port);
+
+    clock += 60_000;
+    const allowing = node({ allowPrivate: true });
+    expect(await allowing.service.runDue()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    expect((await allowing.store.listDeliveries('acme', id, 1))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+  });
+
+  it(`account.hot: at most ${HOT_PATHS_PER_ACCOUNT_DAY} distinct paths per account, day and endpoint, also with two nodes enqueueing at once`, async () => {
+    const a = node();
+    const b = node();
+    await register(a.store, ['account.hot'], ['/*']);
+    const added = await Promise.all(Array.from({ length: 3 * HOT_PATHS_PER_ACCOUNT_DAY }, (_, i) => (i % 2 ? a : b).service.onPageView({ ...view, path: `/page-${i}` })));
+    expect(added.reduce((x, y) => x + y, 0)).toBe(HOT_PATHS_PER_ACCOUNT_DAY);
+    expect(await a.service.onPageView({ ...view, path: '/page-0' })).toBe(0);
+    // Another account, and the same account the next day, count on their own.
+    expect(await a.service.onPageView({ ...view, company_id: '900002', path: '/page-0' })).toBe(1);
+    expect(await b.service.onPageView({ ...view, day: '2026-11-24', path: '/page-0' })).toBe(1);
+    await a.service.runDue();
+    expect(receiver.received).toHaveLength(HOT_PATHS_PER_ACCOUNT_DAY + 2);
+  });
+});
+
+describe('webhook delivery flows (real clock, receivers that hold requests open)', () => {
+  let dir: string;
+  let store: SqliteWebhookStore;
+  let service: WebhookService;
+  let healthy: WebhookReceiver;
+  const view = (customer_id: string, company: number): PageViewForWebhooks => ({
+    customer_id, tag_id: `${customer_id}-tag`, at: new Date().toISOString(), day: new Date().toISOString().slice(0, 10), company_id: String(company), company: null,
+    path: '/', referrer_host: null, session_id: null, origin: null, first_of_day_for_account: true, segment_ids: [], hot_account: false, excluded: false,
+  });
+  const register = (customer_id: string, url: string) => store.createEndpoint({ customer_id, url, events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_s3cret' });
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-webhook-flow-'));
+    store = new SqliteWebhookStore(join(dir, 'svc.db'));
+    healthy = await startWebhookReceiver();
+    // A long timeout: the held requests stay in flight for the whole test (closing the receiver ends them).
+    service = new WebhookService({ store, log: createLogger('silent'), timeoutMs: 30_000, allowPrivate: true });
+  });
+  afterEach(async () => {
+    await healthy.close();
+    await service.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("one customer's hung receiver with 60 events waiting does not delay another customer's event: it goes out while every attempt at the hung one is still in flight", async () => {
+    const hung = await startHoldingReceiver();
+    try {
+      const a = await register('customer-a', hung.url);
+      await register('customer-b', healthy.url);
+      for (let i = 0; i < 60; i++) await service.onPageView(view('customer-a', 910_000 + i));
+      await service.onPageView(view('customer-b', 920_000)); // the last in due order
+      service.start(50);
+      await healthy.waitFor(1);
+      // Order, not time: B is delivered before any attempt at A has ended.
+      expect((await store.listDeliveries('customer-a', a.id, 100)).filter((d) => d.attempts > 0)).toEqual([]);
+      await waitUntil(() => hung.received() === MAX_PER_ENDPOINT, `${MAX_PER_ENDPOINT} requests at the hung receiver`);
+      await new Promise((r) => setTimeout(r, 300)); // several polls
+      expect(hung.received()).toBe(MAX_PER_ENDPOINT); // the other 56 wait: its slots are full
+      expect(healthy.received).toHaveLength(1);
+    } finally {
+      await hung.close();
+    }
+  });
+
+  it('an attempt that ends frees its slot at once: one request held open does not hold back the endpoint\'s other deliveries', async () => {
+    const firstHeld = await startHoldingReceiver((n) => n === 1);
+    try {
+      const { id } = await register('acme', firstHeld.url);
+      for (let i = 0; i < 30; i++) await service.onPageView(view('acme', 910_000 + i));
+      service.start(50);
+      await waitUntil(() => firstHeld.received() === 30, 'all 30 requests');
+      expect(firstHeld.held).toHaveLength(1); // still unanswered: the other 29 went past it
+      expect(firstHeld.maxOpen()).toBeLessThanOrEqual(MAX_PER_ENDPOINT);
+      await waitUntil(async () => (await store.listDeliveries('acme', id, 100)).filter((d) => d.status === 'delivered').length === 29, '29 delivered');
+    } finally {
+      await firstHeld.close();
+    }
   });
 });

@@ -1,14 +1,23 @@
 /**
  * Webhooks at run time: turns recorded page views into outbox entries, and delivers due entries —
  * signed, one POST each, retried on the policy's schedule. Every node runs a dispatcher; the outbox's
- * leases make each delivery one node's job. The clock and `fetch` are injected so tests drive the
- * backoff with a fake clock against a real receiver.
+ * leases make each delivery one node's job. The clock and (for tests) `fetch` are injected so tests drive
+ * the backoff with a fake clock against a real receiver.
+ *
+ * Deliveries flow, they do not go in batches: at most MAX_IN_FLIGHT attempts at once per node and
+ * MAX_PER_ENDPOINT per endpoint; an attempt that ends frees its slot and the next due delivery is claimed
+ * then, not when some batch is done. A claim takes only what can start at once (the outbox passes over an
+ * endpoint without room), so one customer's hung receiver holds its own slots and nobody else's.
+ *
+ * Sending goes through destination.ts: public addresses only (unless `allowPrivate`), the address checked
+ * is the address connected to, and the delivery log gets generic error text, never an address or a port.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../http/logger.ts';
 import { webhookDeliveriesDropped } from '../observability/metrics.ts';
 import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/webhooks.ts';
+import { deliveryErrorText, postDelivery } from './destination.ts';
 import { plannedEvents, type PageViewForWebhooks } from './events.ts';
 import { isDelivered, nextAttemptAt } from './retry-policy.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
@@ -17,15 +26,23 @@ export interface WebhookServiceOptions {
   store: WebhookStore;
   log: Logger;
   now?: () => number;
+  /**
+   * Sends with this instead of destination.ts's guarded client (tests that stub the network). The
+   * public-address rule is destination.ts's: a `fetch` given here is not held to it.
+   */
   fetch?: typeof fetch;
   /** Per attempt; a receiver slower than this counts as failed and is retried. */
   timeoutMs?: number;
-  /** Deliveries leased per tick. */
-  batchSize?: number;
+  /** Attempts this node has in flight at most (MAX_IN_FLIGHT). */
+  maxInFlight?: number;
+  /** Attempts to one endpoint this node has in flight at most (MAX_PER_ENDPOINT). */
+  maxPerEndpoint?: number;
   /** A lease outlives the attempt's timeout, so a slow send is never taken over while still running. */
   leaseMs?: number;
   /** This node's name in leases. */
   owner?: string;
+  /** Deliver to loopback, private and internal addresses too (SVC_WEBHOOK_ALLOW_PRIVATE): tests, private deployments. */
+  allowPrivate?: boolean;
 }
 
 export const USER_AGENT = 'svc-webhooks/1.0';
@@ -33,20 +50,43 @@ export const USER_AGENT = 'svc-webhooks/1.0';
 const ENDPOINT_CACHE_MS = 2_000;
 /** A backlogged endpoint drops events on every page view: its warning is logged once a minute, not once a view. */
 const DROP_WARNING_EVERY_MS = 60_000;
+export const MAX_IN_FLIGHT = 32;
+/** A receiver gets at most this many requests at once from one node, however long its backlog. */
+export const MAX_PER_ENDPOINT = 4;
 
 export class WebhookService {
   private readonly store: WebhookStore;
   private readonly log: Logger;
   private readonly now: () => number;
-  private readonly fetch: typeof fetch;
+  private readonly fetch: typeof fetch | null;
   private readonly timeoutMs: number;
-  private readonly batchSize: number;
+  private readonly maxInFlight: number;
+  private readonly maxPerEndpoint: number;
   private readonly leaseMs: number;
   readonly owner: string;
+  /** Whether receivers may be on loopback, private or internal addresses (registration checks this too). */
+  readonly allowPrivate: boolean;
   private timer: NodeJS.Timeout | null = null;
-  /** When a failed pass was last logged: an outbox outage is logged once a minute, not once a poll. */
-  private lastPassErrorLoggedAt = -Infinity;
-  private running: Promise<number> | null = null;
+  /** When a failed claim was last logged: an outbox outage is logged once a minute, not once a poll. */
+  private lastClaimErrorLoggedAt = -Infinity;
+  /** Attempts under way, by webhook id; their count is `inFlight`. */
+  private readonly byEndpoint = new Map<string, number>();
+  private inFlight = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  /** Attempts started so far (runDue answers with the difference). */
+  private started = 0;
+  /** The claim under way (claims never overlap), and whether another is wanted once it is done. */
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  /** Endpoints whose attempt ended while the claim ran (it saw them still busy). */
+  private readonly endedDuringClaim = new Set<string>();
+  /**
+   * What the last claim may have left due: all of it when it filled every free slot, else the deliveries of
+   * the endpoints that had no room (passed over). An attempt that ends claims again only then; otherwise
+   * the next poll looks (new entries, retries coming due).
+   */
+  private leftBehind: { all: boolean; endpoints: ReadonlySet<string> } = { all: false, endpoints: new Set() };
+  private stopped = false;
   /** When drops were last logged, by webhook id. */
   private readonly dropsLoggedAt = new Map<string, number>();
   private readonly endpoints = new Map<string, { at: number; list: Awaited<ReturnType<WebhookStore['listEndpoints']>> }>();
@@ -55,11 +95,13 @@ export class WebhookService {
     this.store = opts.store;
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
-    this.fetch = opts.fetch ?? ((input, init) => fetch(input, init));
+    this.fetch = opts.fetch ?? null;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.batchSize = opts.batchSize ?? 20;
+    this.maxInFlight = opts.maxInFlight ?? MAX_IN_FLIGHT;
+    this.maxPerEndpoint = opts.maxPerEndpoint ?? MAX_PER_ENDPOINT;
     this.leaseMs = opts.leaseMs ?? Math.max(60_000, this.timeoutMs * 2);
     this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.allowPrivate = opts.allowPrivate ?? false;
   }
 
   /** Forgets cached endpoint lists (after a registration change on this node). */
@@ -72,7 +114,7 @@ export class WebhookService {
     if (!view.company_id) return 0;
     const endpoints = await this.endpointsOf(view.customer_id);
     const items = endpoints.flatMap((endpoint) =>
-      plannedEvents(view, endpoint, newEventId).map(({ dedupe_key, event }) => ({ webhook_id: endpoint.id, customer_id: view.customer_id, dedupe_key, event })),
+      plannedEvents(view, endpoint, newEventId).map(({ dedupe_key, cap, event }) => ({ webhook_id: endpoint.id, customer_id: view.customer_id, dedupe_key, cap, event })),
     );
     const result = await this.store.enqueue(items, this.now());
     if (result.dropped > 0) this.noteDropped(result);
@@ -98,25 +140,90 @@ export class WebhookService {
     return list;
   }
 
-  /** One pass: lease what is due and attempt each; returns the number attempted. Never overlaps itself. */
-  runDue(): Promise<number> {
-    if (!this.running) {
-      this.running = this.deliverDue().finally(() => {
-        this.running = null;
-      });
+  /**
+   * Delivers everything due now and waits until nothing is in flight: claims, starts, and claims again as
+   * attempts end. Returns the number of attempts started meanwhile (those the poll or an ending attempt
+   * started included). For tests and tools; a running server's poll does the same without waiting.
+   */
+  async runDue(): Promise<number> {
+    const before = this.started;
+    for (;;) {
+      await this.claim();
+      if (this.inFlight === 0) return this.started - before;
+      await Promise.race(this.attempts);
     }
-    return this.running;
   }
 
-  private async deliverDue(): Promise<number> {
-    let attempted = 0;
-    for (;;) {
-      const batch = await this.store.claimDue(this.now(), this.batchSize, this.owner, this.leaseMs);
-      if (batch.length === 0) return attempted;
-      await Promise.all(batch.map((delivery) => this.attempt(delivery)));
-      attempted += batch.length;
-      if (batch.length < this.batchSize) return attempted;
+  /** Claims for the free slots and starts what it got; a call while a claim runs asks for one more after it. */
+  private claim(): Promise<void> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
     }
+    this.claiming = (async () => {
+      try {
+        do {
+          this.claimAgain = false;
+          this.endedDuringClaim.clear();
+          const free = this.maxInFlight - this.inFlight;
+          if (free <= 0) return;
+          // A copy: attempts ending during the claim only free room, so the claim never takes more than fits.
+          const inFlight = new Map(this.byEndpoint);
+          const claimed = await this.store.claimDue(this.now(), free, this.owner, this.leaseMs, { perEndpoint: this.maxPerEndpoint, inFlight });
+          for (const delivery of claimed) {
+            inFlight.set(delivery.webhook_id, (inFlight.get(delivery.webhook_id) ?? 0) + 1);
+            this.startAttempt(delivery);
+          }
+          this.leftBehind = { all: claimed.length >= free, endpoints: new Set([...inFlight].filter(([, n]) => n >= this.maxPerEndpoint).map(([webhookId]) => webhookId)) };
+          if ([...this.endedDuringClaim].some((webhookId) => this.mayHaveLeftBehind(webhookId))) this.claimAgain = true;
+        } while (this.claimAgain);
+      } finally {
+        this.claiming = null;
+      }
+    })();
+    return this.claiming;
+  }
+
+  private startAttempt(delivery: ClaimedDelivery): void {
+    this.started++;
+    this.inFlight++;
+    this.byEndpoint.set(delivery.webhook_id, (this.byEndpoint.get(delivery.webhook_id) ?? 0) + 1);
+    const attempt = this.attempt(delivery).finally(() => {
+      this.attempts.delete(attempt);
+      this.inFlight--;
+      const left = this.byEndpoint.get(delivery.webhook_id)! - 1;
+      if (left > 0) this.byEndpoint.set(delivery.webhook_id, left);
+      else this.byEndpoint.delete(delivery.webhook_id);
+      if (this.claiming) this.endedDuringClaim.add(delivery.webhook_id);
+      if (!this.stopped && this.mayHaveLeftBehind(delivery.webhook_id)) this.claimLogged();
+    });
+    this.attempts.add(attempt);
+  }
+
+  private mayHaveLeftBehind(webhookId: string): boolean {
+    return this.leftBehind.all || this.leftBehind.endpoints.has(webhookId);
+  }
+
+  /** A claim nobody awaits: its failure is logged (once a minute), and the next poll tries again. */
+  private claimLogged(): void {
+    this.claim().catch((e: unknown) => {
+      if (Date.now() - this.lastClaimErrorLoggedAt < 60_000) return;
+      this.lastClaimErrorLoggedAt = Date.now();
+      this.log.error(`webhooks: claiming due deliveries failed (the next poll tries again): ${(e as Error).message}`);
+    });
+  }
+
+  private async send(delivery: ClaimedDelivery, headers: Record<string, string>): Promise<number> {
+    if (this.fetch === null) return (await postDelivery(delivery.url, { headers, body: delivery.body, timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate })).status;
+    const res = await this.fetch(delivery.url, {
+      method: 'POST',
+      redirect: 'manual', // a redirect is not a delivery: the receiver's URL should be the final one
+      signal: AbortSignal.timeout(this.timeoutMs),
+      headers,
+      body: delivery.body,
+    });
+    await res.body?.cancel().catch(() => {});
+    return res.status;
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -124,24 +231,17 @@ export class WebhookService {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const res = await this.fetch(delivery.url, {
-        method: 'POST',
-        redirect: 'manual', // a redirect is not a delivery: the receiver's URL should be the final one
-        signal: AbortSignal.timeout(this.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          [SIGNATURE_HEADER]: signatureHeader(delivery.secret, delivery.body, Math.floor(sentAt / 1000)),
-          [EVENT_ID_HEADER]: delivery.event_id,
-          'Svc-Delivery-Attempt': String(delivery.attempts + 1),
-        },
-        body: delivery.body,
+      status = await this.send(delivery, {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        [SIGNATURE_HEADER]: signatureHeader(delivery.secret, delivery.body, Math.floor(sentAt / 1000)),
+        [EVENT_ID_HEADER]: delivery.event_id,
+        'Svc-Delivery-Attempt': String(delivery.attempts + 1),
       });
-      status = res.status;
-      await res.body?.cancel().catch(() => {});
       if (!isDelivered(status)) error = `HTTP ${status}`;
     } catch (e) {
-      error = (e as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : `${(e as Error).message}${(e as { cause?: Error }).cause ? `: ${(e as { cause: Error }).cause.message}` : ''}`;
+      // The customer reads this in the delivery log: what went wrong, never where (addresses, ports).
+      error = deliveryErrorText(e, this.timeoutMs);
     }
     const delivered = isDelivered(status);
     const attempts = delivery.attempts + 1;
@@ -155,24 +255,21 @@ export class WebhookService {
     if (!delivered && next === null) this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${delivery.webhook_id} after ${attempts} attempts (${error})`);
   }
 
-  /** Polls the outbox every `intervalMs` until stopped. */
+  /** Polls the outbox every `intervalMs` until stopped (attempts that end claim in between, see leftBehind). */
   start(intervalMs: number): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.runDue().catch((e: unknown) => {
-        if (Date.now() - this.lastPassErrorLoggedAt < 60_000) return;
-        this.lastPassErrorLoggedAt = Date.now();
-        this.log.error(`webhooks: delivery pass failed (retrying every ${intervalMs} ms): ${(e as Error).message}`);
-      });
-    }, intervalMs);
+    this.stopped = false;
+    this.timer = setInterval(() => this.claimLogged(), intervalMs);
     this.timer.unref();
   }
 
-  /** Stops polling and waits for a pass under way. */
+  /** Stops polling and waits for the claim and the attempts under way (each ends within the timeout). */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running?.catch(() => 0);
+    await this.claiming?.catch(() => {});
+    await Promise.all(this.attempts);
   }
 }
 
