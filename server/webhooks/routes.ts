@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
+import { destinationProblem } from './destination.ts';
 import { NewWebhook } from './schema.ts';
 import type { WebhookService } from './service.ts';
 import { generateSigningSecret } from './signature.ts';
@@ -22,6 +23,9 @@ export interface WebhookAdminDeps {
   webhookStore: WebhookStore;
   webhooks: WebhookService;
 }
+
+/** Endpoints per customer: each one is an outbox and a stream of outbound requests of ours. */
+export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
 
 const DeliveryQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 
@@ -39,6 +43,12 @@ export function mountWebhookAdmin(admin: Router, deps: WebhookAdminDeps): void {
   admin.post('/customers/:id/webhooks', async (req, res) => {
     const customerId = await customerOr404(req.params.id);
     const input = NewWebhook.parse(req.body ?? {});
+    // Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face.
+    const problem = destinationProblem(input.url, deps.webhooks.allowPrivate);
+    if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
+    if ((await deps.webhookStore.listEndpoints(customerId)).length >= MAX_ENDPOINTS_PER_CUSTOMER) {
+      throw new ApiError('conflict', `a customer has at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints: delete one first`);
+    }
     const secret = generateSigningSecret();
     const record = await deps.webhookStore.createEndpoint({ customer_id: customerId, ...input, secret });
     deps.webhooks.endpointsChanged(customerId);
