@@ -193,7 +193,7 @@ export function resolvedRuns(buf: Buffer, nc: number, recordSize: number, dataSt
     for (let right = 0; right < 2; right++) {
       const rec = readRecord(node, right);
       const start = prefix + right * 2 ** (31 - depth);
-      if (rec >= nc || depth === 31) emit(start, rec >= nc ? rec : nc);
+      if (rec >= nc || depth === 31) emit(start, Math.max(rec, nc));
       else walk(rec, depth + 1, start);
     }
   };

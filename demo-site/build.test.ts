@@ -17,9 +17,9 @@ import { fetchVisitors, withTestIp } from './src/visitors.ts';
 const attr = (html: string, testid: string, name: string) => {
   const tag = html.match(new RegExp(`<[^>]*data-testid="${testid}"[^>]*>`))?.[0] ?? '';
   const m = tag.match(new RegExp(`${name}=(?:"([^"]*)"|'([^']*)')`));
-  return m ? unescape(m[1] ?? m[2]) : null;
+  return m ? unescapeHtml(m[1] ?? m[2]) : null;
 };
-const unescape = (s: string) =>
+const unescapeHtml = (s: string) =>
   s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 describe('demoSegmentName', () => {
@@ -92,7 +92,7 @@ describe('renderPage', () => {
   });
 
   it('uses only rules the tag understands', () => {
-    const rules = [...html.matchAll(/data-svc-(?:show|hide)=(?:"([^"]*)"|'([^']*)')/g)].map((m) => unescape(m[1] ?? m[2]));
+    const rules = [...html.matchAll(/data-svc-(?:show|hide)=(?:"([^"]*)"|'([^']*)')/g)].map((m) => unescapeHtml(m[1] ?? m[2]));
     expect(rules.length).toBeGreaterThanOrEqual(5);
     const data = {
       company: { company_match: 'Match' as const },

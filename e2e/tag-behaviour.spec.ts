@@ -41,8 +41,7 @@ for (const v of [FULL, CORE]) {
   const serve = (page: Page, path: string, content: TestPage) => serveOn(page, path, { snippet: { tagId: v.tag }, ...content });
   /** The personalised title; the core variant personalises nothing, so the page keeps its default. */
   const expectTitle = (page: Page, text: string) => expect(page.locator('#title')).toHaveText(v.features.personalisation ? text : 'Hello there');
-  const expectWelcome = (page: Page, visible: boolean) =>
-    v.features.personalisation && visible ? expect(page.locator('#welcome')).toBeVisible() : expect(page.locator('#welcome')).toBeHidden();
+  const expectWelcome = (page: Page, visible: boolean) => expect(page.locator('#welcome')).toBeVisible({ visible: v.features.personalisation && visible });
 
   test('asks as soon as it runs, long before the load event', async ({ page }) => {
     // A slow image holds the load event back by 1.5 s.

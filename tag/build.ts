@@ -204,7 +204,7 @@ export async function buildTag(outDir = join(ROOT, 'dist/tag')): Promise<TagSize
 export function overBudget(sizes: TagSizes): string[] {
   const core = variantName(CORE_FEATURES);
   const over = Object.entries(sizes.variants)
-    .filter(([name, size]) => size.gzip > (name == core ? BUDGETS.core : BUDGETS.bundle))
+    .filter(([name, size]) => size.gzip > (name === core ? BUDGETS.core : BUDGETS.bundle))
     .map(([name]) => name);
   return sizes.snippet.gzip > BUDGETS.snippet ? [...over, 'snippet'] : over;
 }
@@ -217,7 +217,7 @@ async function main() {
   const line = (what: string, { raw, gzip }: Size, budget: number) =>
     console.log(`${what.padEnd(52)} raw ${String(raw).padStart(5)} B  gzip ${String(gzip).padStart(5)} B  (budget ${budget} B gzip)`);
   for (const [name, size] of Object.entries(sizes.variants).sort((a, b) => a[1].gzip - b[1].gzip)) {
-    line(`tag ${name}`, size, name == core ? BUDGETS.core : BUDGETS.bundle);
+    line(`tag ${name}`, size, name === core ? BUDGETS.core : BUDGETS.bundle);
   }
   line('snippet', sizes.snippet, BUDGETS.snippet);
   console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts, preact.d.ts and size.json`);

@@ -31,7 +31,7 @@ export interface SvcState {
 }
 
 const live = (): Svc | null => {
-  const s = typeof window == 'undefined' ? null : window.svc;
+  const s = typeof window === 'undefined' ? null : window.svc;
   return s && !Array.isArray(s) ? s : null;
 };
 

@@ -51,7 +51,7 @@ export function normaliseEndpoint(endpoint: string): string {
   } catch {
     throw new Error(`endpoint must be an absolute http(s) URL, got ${JSON.stringify(endpoint)}`);
   }
-  if (u.protocol != 'https:' && u.protocol != 'http:') {
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') {
     throw new Error(`endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   }
   return (u.origin + u.pathname).replace(/\/+$/, '');

@@ -21,7 +21,7 @@ import { tscPath, writeDeclarations } from './build.ts';
 const HERE = import.meta.dirname;
 
 /** Common GTM declarations of `dataLayer`, and whether they compile alongside svc.d.ts. */
-export const DATALAYER_DECLARATIONS: [declaration: string, compiles: boolean][] = [
+const DATALAYER_DECLARATIONS: [declaration: string, compiles: boolean][] = [
   ['interface Window { dataLayer: any[] }', true],
   ['interface Window { dataLayer?: any[] }', true],
   ['interface Window { dataLayer: Record<string, any>[] }', true],

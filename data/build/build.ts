@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, readFileSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { Address4 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_VERSION, NETWORKS_FILE, OTHER_INDEXES, PEOPLE_INDEXES } from '../catalog/schema.ts';

@@ -4,7 +4,7 @@
  */
 import type { Company } from './companies.ts';
 import type { RowSink } from './csv-writer.ts';
-import { Rng, Weighted } from './random.ts';
+import { type Rng, Weighted } from './random.ts';
 import { ENGAGEMENT_ACTIVITIES, INDUSTRY_TOPICS, INTENT_TOPICS, observedAt } from './vocabulary/signals.ts';
 
 const ACTIVITIES = new Weighted(ENGAGEMENT_ACTIVITIES.map(([a, w, max]) => [[a, max] as const, w] as const));

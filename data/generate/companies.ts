@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import type { CompanyRow } from '../sources/schema.ts';
-import { Rng, Weighted } from './random.ts';
+import { type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import {
   BRAND_PREFIXES, BRAND_ROOTS, CAUSES, COINED_ENDS, COINED_MIDDLES, COINED_STARTS, GOVERNMENT_PATTERNS, NONPROFIT_PATTERNS,

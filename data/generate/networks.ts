@@ -15,7 +15,7 @@ import type { Confidence } from '../sources/schema.ts';
 import type { Company } from './companies.ts';
 import type { RowSink } from './csv-writer.ts';
 import { cidr, Container, Ipv4Space, Pool, range, rangeInside, sizeOf } from './ip-space.ts';
-import { Rng, Weighted } from './random.ts';
+import { type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import { COUNTRIES, DATA_CENTRES, findPlace, type Place } from './vocabulary/geography.ts';
 

@@ -40,15 +40,15 @@ export function decodePeopleJob(line: string): { company: PeopleCompany; anchor:
 
 const PLACE_CODE = new Map<City, string>();
 const PLACE_BY_CODE = new Map<string, Place>();
-COUNTRIES.forEach((country, ci) =>
-  country.states.forEach((state, si) =>
-    state.cities.forEach((city, ti) => {
+for (const [ci, country] of COUNTRIES.entries()) {
+  for (const [si, state] of country.states.entries()) {
+    for (const [ti, city] of state.cities.entries()) {
       const code = `${ci}.${si}.${ti}`;
       PLACE_CODE.set(city, code);
       PLACE_BY_CODE.set(code, { country, state, city });
-    }),
-  ),
-);
+    }
+  }
+}
 
 export interface PeopleStreamOptions {
   seed: string;

@@ -6,7 +6,7 @@
  */
 import type { Company, EmailPattern } from './companies.ts';
 import type { RowSink } from './csv-writer.ts';
-import { mix32, Rng, Weighted } from './random.ts';
+import { mix32, type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import { fillPattern, type Place } from './vocabulary/geography.ts';
 import { asciiSlug, NAMES, type NameSet } from './vocabulary/people-names.ts';

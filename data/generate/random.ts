@@ -102,7 +102,7 @@ export class Rng {
 
   /** A value log-uniformly distributed in [min, max] (min > 0): small values are as likely per decade as large. */
   logUniform(min: number, max: number): number {
-    return min * Math.pow(max / min, this.float());
+    return min * (max / min) ** this.float();
   }
 
   /** An independent generator derived from this one and a label (keeps one stream's use from shifting another's). */

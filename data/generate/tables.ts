@@ -1,5 +1,5 @@
 /** Weighted tables over the vocabulary (countries, industries, size tiers, places, naming cultures), built once. */
-import { Rng, Weighted } from './random.ts';
+import { type Rng, Weighted } from './random.ts';
 import { COUNTRIES, type Country, type Place } from './vocabulary/geography.ts';
 import { INDUSTRIES, type Industry, type Subindustry } from './vocabulary/industries.ts';
 import type { Culture } from './vocabulary/people-names.ts';

@@ -10,7 +10,7 @@ import type { CompanyRow, NetworkRow } from '../sources/schema.ts';
 import { ImportError } from './errors.ts';
 import { importSources } from './import.ts';
 import { parseIPv4 } from './ipv4.ts';
-import { coverageOfSources, CoverageReport, IMPORT_REPORT_FILE } from './report.ts';
+import { coverageOfSources, type CoverageReport, IMPORT_REPORT_FILE } from './report.ts';
 import { FIRMOGRAPHICS_FIXTURE, MAXMIND_BAD_DB, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-import-'));

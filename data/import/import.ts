@@ -243,10 +243,10 @@ function domainOnlyCompany(domain: string, name: string): CompanyRow {
 }
 
 /** An attribute database (Domain, City) as runs of value ids; records mapping to -1 are left out. */
-function attributeRuns<T>(reader: Parameters<typeof ipv4Networks<T>>[0], valueOf: (r: T) => number): RunList {
+function attributeRuns<T>(reader: Parameters<typeof ipv4Networks<T>>[0], idOf: (r: T) => number): RunList {
   const runs = new RunList();
   for (const n of ipv4Networks<T>(reader)) {
-    const v = valueOf(n.record);
+    const v = idOf(n.record);
     if (v >= 0) runs.push(n.first, n.last, v);
   }
   return runs;

@@ -25,7 +25,7 @@ describe('precedence between sources', () => {
     const over = new RunList();
     over.push(50, 249, 7);
     over.push(290, 400, 8);
-    expect(list(overlay(base, over, (b, o) => b * 10 + (o < 0 ? 0 : o)))).toEqual([
+    expect(list(overlay(base, over, (b, o) => b * 10 + Math.max(o, 0)))).toEqual([
       [0, 49, 10], [50, 99, 17], [200, 249, 27], [250, 289, 20], [290, 299, 28],
     ]);
   });

@@ -3,7 +3,7 @@
  * `<path>.tmp-<pid>`, fsyncs it, renames it over `path` (atomic on POSIX), then fsyncs the directory so
  * the rename itself survives a crash.
  */
-import { open, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 const inFlight = new Set<string>();
@@ -33,7 +33,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array): Promise<v
   } finally {
     inFlight.delete(tmp);
   }
-  let dir;
+  let dir: FileHandle | undefined;
   try {
     dir = await open(dirname(path), 'r');
     await dir.sync();

@@ -318,7 +318,7 @@ export function encodeValue(sink: ByteSink, value: unknown): void {
       const obj = value as Record<string, unknown>;
       const keys: string[] = [];
       for (const k in obj) {
-        if (Object.prototype.hasOwnProperty.call(obj, k) && obj[k] !== undefined) keys.push(k);
+        if (Object.hasOwn(obj, k) && obj[k] !== undefined) keys.push(k);
       }
       sortKeys(keys);
       writeControl(sink, FieldType.map, keys.length);

@@ -86,7 +86,7 @@ function build(name: string, options: MmdbWriterOptions, fill: (w: MmdbWriter, p
 function fillV4(w: MmdbWriter, probes: string[]): void {
   const rnd = prng(7);
   const fixed = ['1.0.0.0/8', '1.2.3.0/24', '1.2.3.10-1.2.3.99', '0.0.0.0/32', '255.255.255.255/32', '203.0.113.0/25'];
-  fixed.forEach((n, i) => w.insert(n, RECORDS[i % RECORDS.length]));
+  for (const [i, n] of fixed.entries()) w.insert(n, RECORDS[i % RECORDS.length]);
   probes.push('0.0.0.0', '0.0.0.1', '1.2.3.9', '1.2.3.10', '1.2.3.99', '1.2.3.100', '255.255.255.255', '203.0.113.200');
   for (let i = 0; i < 120; i++) {
     const value = RECORDS[rnd() % RECORDS.length];
@@ -124,7 +124,7 @@ function expectLookupsAgree(b: Built): void {
 // One mmdblookup process per probed address: minutes, not seconds, when the machine is busy.
 describe('libmaxminddb (mmdblookup) reads our databases like the maxmind package', { timeout: 300_000 }, () => {
   it('mmdblookup is installed (else: apt-get install -y mmdb-bin)', () => {
-    let r;
+    let r: ReturnType<typeof runMmdblookup>;
     try {
       r = runMmdblookup(['--version']);
     } catch (e) {

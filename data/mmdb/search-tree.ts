@@ -175,7 +175,7 @@ export class BuildTree {
           break;
         }
       }
-      const bits = align < fit ? align : fit;
+      const bits = Math.min(align, fit);
       const w = this.words;
       w[0] = a[1];
       w[1] = a[2];
@@ -202,7 +202,7 @@ export class BuildTree {
       const align = a === 0 ? 32 : 31 - Math.clz32(a & -a);
       const span = b - a;
       const fit = span >= 0x1_0000_0000 ? 32 : 31 - Math.clz32(span);
-      const k = align < fit ? align : fit;
+      const k = Math.min(align, fit);
       if (this.bitLength === 32 && k < 32) {
         this.setRecordV4(a, 32 - k, rec);
       } else {

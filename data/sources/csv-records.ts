@@ -168,7 +168,7 @@ function firstBadByte(file: string): { line: number; byte: number } | null {
     let lead = 0;
     let lower = 0x80;
     let upper = 0xbf;
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+    for (let n: number; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
       for (let k = 0; k < n; k++) {
         const b = buf[k];
         if (need > 0) {
@@ -211,7 +211,7 @@ function firstBadUtf16(file: string, bigEndian: boolean): number | null {
     let high = false;
     let odd = -1;
     let skip = 2;
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+    for (let n: number; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
       for (let k = 0; k < n; k++) {
         if (skip > 0) {
           skip--;

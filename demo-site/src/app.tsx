@@ -28,7 +28,7 @@ function clearTagCache() {
   try {
     for (let i = localStorage.length - 1; i >= 0; i--) {
       const key = localStorage.key(i);
-      if (key && key.startsWith('svc:')) localStorage.removeItem(key);
+      if (key?.startsWith('svc:')) localStorage.removeItem(key);
     }
   } catch {
     // storage disabled: the tag keeps its answer in memory only, a reload asks again anyway
@@ -44,7 +44,7 @@ function VisitorSwitcher() {
   const active = currentTestIp();
   const go = (ip: string | null) => location.assign(withTestIp(location.href, ip));
   return (
-    <section id="visitor-switcher" data-testid="visitor-switcher" class="switcher" hidden={!visitors || !visitors.length}>
+    <section id="visitor-switcher" data-testid="visitor-switcher" class="switcher" hidden={!visitors?.length}>
       <h3>See the page as…</h3>
       <p class="hint">Demo mode: each button reloads the page with <code>?svc_test_ip=</code>, and the server answers as if the visit came from that address.</p>
       <div class="switcher-buttons">

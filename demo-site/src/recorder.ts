@@ -27,7 +27,7 @@ document.addEventListener('svc:personalized', (e) =>
 // GTM's convention: declare the array, never replace it. The tag pushes into this one.
 const dataLayer = (w.dataLayer = w.dataLayer || []);
 const push = dataLayer.push;
-dataLayer.push = function (...items: unknown[]) {
-  items.forEach((item) => add('dataLayer.push', item));
+dataLayer.push = (...items: unknown[]) => {
+  for (const item of items) add('dataLayer.push', item);
   return push.apply(dataLayer, items);
 };

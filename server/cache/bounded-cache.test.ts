@@ -15,7 +15,10 @@ describe('BoundedCache', () => {
 describe('boundedMemo', () => {
   it('computes each key once while it is remembered', () => {
     const calls: string[] = [];
-    const upper = boundedMemo((s: string) => (calls.push(s), s.toUpperCase()), 2);
+    const upper = boundedMemo((s: string) => {
+      calls.push(s);
+      return s.toUpperCase();
+    }, 2);
     expect([upper('a'), upper('a'), upper('b'), upper('a')]).toEqual(['A', 'A', 'B', 'A']);
     expect(calls).toEqual(['a', 'b']);
     upper('c'); // full: starts over

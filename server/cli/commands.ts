@@ -8,7 +8,7 @@ import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, provisionCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import type { StateStore, TokenRecord } from '../state/store.ts';
+import type { TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
 import { STATE_COMMANDS } from './state-commands.ts';
 import { withStore } from './with-store.ts';
@@ -20,6 +20,9 @@ export interface Command {
   summary: string;
   help?: string;
   options: Options;
+  /** Resolves to the exit code, or to nothing for 0 (main.ts: `?? 0`). */
+  // `undefined` instead of `void` would reject commands' bare `return;` and state-commands.ts's Promise<void>.
+  // biome-ignore lint/suspicious/noConfusingVoidType: `void` is a return value here: "no exit code".
   run(values: Record<string, unknown>, positionals: string[], json: boolean): Promise<number | void>;
 }
 

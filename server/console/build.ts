@@ -4,7 +4,7 @@
  * console.css (and a favicon). Called by `npm run build`; `tsx server/console/build.ts` runs it alone.
  */
 import { build } from 'esbuild';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 

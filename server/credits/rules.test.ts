@@ -18,7 +18,7 @@ describe('credit rules', () => {
     // Asked forwards, backwards and around each boundary, so a remembered interval is tested at both its ends.
     const instants = ['2027-03-15T00:00:00Z', '2027-03-14T23:59:59.999Z', '2028-03-15T00:00:00Z', '2026-03-15T00:00:00Z', '2026-03-14T23:59:59Z', '2028-03-14T23:59:59.999Z', '2027-12-31T23:59:59.999Z', '2028-01-01T00:00:00Z'];
     const expected = [1, 0, 2, 0, 0, 1, 1, 1];
-    for (let round = 0; round < 2; round++) instants.forEach((at, i) => expect(contractYear('2026-03-15', new Date(at))).toBe(expected[i]));
+    for (let round = 0; round < 2; round++) for (const [i, at] of instants.entries()) expect(contractYear('2026-03-15', new Date(at))).toBe(expected[i]);
     // A leap-day start: its anniversary is March 1 in other years; a start with a time of day keeps it.
     const leap = [['2025-02-28T23:59:59Z', 0], ['2025-03-01T00:00:00Z', 1], ['2028-02-29T00:00:00Z', 4], ['2028-02-28T23:59:59Z', 3], ['2027-03-01T00:00:00Z', 3]] as const;
     for (let round = 0; round < 2; round++) for (const [at, y] of leap) expect(contractYear('2024-02-29', new Date(at))).toBe(y);

@@ -94,6 +94,7 @@ const blank = (): TitleClassification => ({ titleLevel: '', titleFunction: '' })
 // ---------------------------------------------------------------------------------------------------
 // Normalisation
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \x00-\x7f is all of ASCII (control characters included) so the class is "anything else".
 const NON_ASCII = /[^\x00-\x7f]/;
 const COMBINING_MARKS = /\p{M}+/gu;
 const LIGATURES: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ı: 'i', þ: 'th' };

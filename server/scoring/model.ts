@@ -201,7 +201,7 @@ const ageInDays = (observedAt: string, nowMs: number): number => (nowMs - parseO
 
 /** 0.5^(age/halfLife) for 0 ≤ age ≤ window, else 0 (future, too old, or unreadable date). */
 const decay = (ageDays: number, halfLifeDays: number, windowDays: number): number =>
-  ageDays >= 0 && ageDays <= windowDays ? Math.pow(0.5, ageDays / halfLifeDays) : 0;
+  ageDays >= 0 && ageDays <= windowDays ? 0.5 ** (ageDays / halfLifeDays) : 0;
 
 /** Recency weight of an observation: 0.5^(age/halfLife) inside the window, 0 in the future, beyond it or if unreadable. */
 export function recencyWeight(observedAt: string, now: Date, halfLifeDays: number, windowDays: number): number {

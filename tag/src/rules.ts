@@ -53,6 +53,7 @@ const QUOTED_OR_GROUP = /(["'])(.*?)\1|\(([^()"']*)\)/;
 const TRUE = '\u0001';
 // A true group (\1, no groups), or: [1] "no " of "no match", [2] field: [3] the product before its last
 // dot, [4] the rest; [5] operator, [6] index of a quoted value, [7] bare value
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \0 and \x01 are the placeholders above, control characters on purpose (no rule text contains them).
 const TERM = /^(?:\x01|(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */

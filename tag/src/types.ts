@@ -251,6 +251,7 @@ declare global {
    * not) merges with it, as does `var dataLayer: any[]`. Only another global variable of another type
    * (e.g. `declare var dataLayer: any`) conflicts (tag/types.test.ts). The tag pushes `SvcDataLayerEvent`s.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: GTM pages declare `var dataLayer: any[]`; a global var must repeat that exact type (TS2403), so `any[]` it is.
   var dataLayer: any[];
   interface Navigator {
     /** Global Privacy Control (https://globalprivacycontrol.org). */

@@ -53,7 +53,8 @@ export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose
         <strong>Copy this secret now: you will not see it again.</strong> Only a hash is stored; if it is lost, rotate the token.
       </p>
       <div class="secret-row">
-        <code ref={code} class="secret" data-testid="secret-value" aria-label={`Secret of ${secret.name}`}>
+        <span class="sr-only">Secret of {secret.name}:</span>
+        <code ref={code} class="secret" data-testid="secret-value">
           {secret.value}
         </code>
         <button type="button" class="btn" onClick={async () => setCopied((await copyText(secret.value, code.current)) ? 'copied' : 'failed')}>
