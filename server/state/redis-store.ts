@@ -414,7 +414,7 @@ export class RedisStateStore implements StateStore {
         reply = (await this.timed(this.client.eval(METER_SCRIPT, { keys: keyList, arguments: args }))) as string;
       }
       const results = JSON.parse(reply) as unknown[];
-      group.forEach((op, i) => op.resolve(results[i]));
+      for (let i = 0; i < group.length; i++) group[i].resolve(results[i]);
     } catch (e) {
       for (const op of group) op.reject(e);
     }
