@@ -1,40 +1,53 @@
 /** `svc state export FILE` / `svc state import FILE`: all state between backends (SQLite ⇄ Redis). */
 import type { Config } from '../config.ts';
-import { exportStateFile, importStateFile } from '../state/transfer-file.ts';
-import type { StateStore } from '../state/store.ts';
+import { exportStateFile, importStateFile, type TransferStores } from '../state/transfer-file.ts';
 import type { Command } from './commands.ts';
 import { emit, UsageError } from './output.ts';
-import { withStore } from './with-store.ts';
+import { withAllStores } from './with-store.ts';
 
 const backendName = (config: Config) => (config.SVC_REDIS_URL ? `Redis ${new URL(config.SVC_REDIS_URL).host}` : `SQLite ${config.SVC_STATE}`);
 
-/** Runs one transfer between the configured store and FILE (the first positional). */
-function transfer(positionals: string[], fn: (store: StateStore, file: string, name: string) => Promise<void>): Promise<void> {
+/** Runs one transfer between the configured stores and FILE (the first positional). */
+function transfer(positionals: string[], fn: (stores: TransferStores, file: string, name: string) => Promise<void>): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required');
-  return withStore((store, config) => fn(store, file, backendName(config)));
+  return withAllStores((stores, config) => fn(stores, file, backendName(config)));
 }
+
+const WHAT = `
+What moves: customers; tokens (the hash of each secret, never a secret); web tags; settings; credit
+balances and the charge ledger; page-view aggregates (per customer, day and account: views, sessions,
+first/last seen, top pages; anonymous views per day) and the origins each tag was seen on; webhook
+endpoints WITH THEIR SIGNING SECRETS, the outbox's deliveries (pending ones and the kept log) and the
+dedupe keys of the last three days. Not moved: rate-limit counters (they expire within a minute) and
+the raw page-view NDJSON files (SVC_EVENTS_DIR, per node).
+
+FILE holds webhook signing secrets: keep it as secret as the state itself (it is created readable by its
+owner only), and delete it once imported. The store is SQLite (SVC_STATE) or, with SVC_REDIS_URL set,
+Redis. FILE must not exist yet.
+`;
 
 export const STATE_COMMANDS: Record<string, Command> = {
   'state export': {
     usage: 'state export FILE',
-    summary: 'write all state (customers, tokens as hashes, tags, settings, balances, the charge ledger) to FILE as JSON lines',
-    help: '\nThe store is SQLite (SVC_STATE) or, with SVC_REDIS_URL set, Redis. FILE must not exist yet.\n',
+    summary: 'write all state (customers, tokens as hashes, tags, settings, credits and ledger, page views, webhook endpoints with secrets and their outbox) to FILE as JSON lines',
+    help: WHAT,
     options: {},
     run: (_v, positionals, json) =>
-      transfer(positionals, async (store, file, name) => {
-        const entries = await exportStateFile(store, file);
-        emit(json, { file, entries, from: name }, () => `exported ${entries} entries from ${name} to ${file}`);
+      transfer(positionals, async (stores, file, name) => {
+        const c = await exportStateFile(stores, file);
+        emit(json, { file, ...c, from: name }, () => `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${name} to ${file}`);
       }),
   },
   'state import': {
     usage: 'state import FILE',
-    summary: 'load a `state export` file into an empty store (SQLite, or Redis with SVC_REDIS_URL)',
+    summary: 'load a `state export` file into an empty store (SQLite, or Redis with SVC_REDIS_URL): state, page views and webhooks',
+    help: '\nEvery line is checked, and the state, page views and webhook outbox found empty, before anything is written.\nA file from before page views and webhooks were exported imports too.\n',
     options: {},
     run: (_v, positionals, json) =>
-      transfer(positionals, async (store, file, name) => {
-        const entries = await importStateFile(store, file);
-        emit(json, { file, entries, into: name }, () => `imported ${entries} entries from ${file} into ${name}`);
+      transfer(positionals, async (stores, file, name) => {
+        const c = await importStateFile(stores, file);
+        emit(json, { file, ...c, into: name }, () => `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${file} into ${name}`);
       }),
   },
 };

@@ -1,17 +1,28 @@
 /**
  * `svc state export` / `svc state import` as operators run them (real processes): SQLite → Redis →
- * SQLite loses nothing, and the CLI works against Redis through SVC_REDIS_URL.
+ * SQLite loses nothing — the state store's records, the page views and tag sightings, the webhook
+ * endpoints (with their secrets) and the outbox — and the CLI works against Redis through SVC_REDIS_URL.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { RedisVisitStore } from '../state/redis-visits.ts';
+import { RedisWebhookStore } from '../state/redis-webhooks.ts';
 import { SqliteStateStore } from '../state/sqlite-store.ts';
-import type { StateEntry } from '../state/transfer.ts';
+import { SqliteVisitStore } from '../state/sqlite-visits.ts';
+import { SqliteWebhookStore } from '../state/sqlite-webhooks.ts';
+import type { CustomerRecord } from '../state/store.ts';
+import { storeOf, type TransferEntry } from '../state/transfer.ts';
+import type { VisitStore } from '../state/visits.ts';
+import type { OutboxItem, WebhookStore } from '../state/webhooks.ts';
+import { buildReport } from '../visits/report.ts';
+import type { WebhookEvent } from '../webhooks/schema.ts';
+import { generateSigningSecret, signatureHeader, verifySignature } from '../webhooks/signature.ts';
 
 const run = promisify(execFile);
 let dir: string;
@@ -27,9 +38,54 @@ afterAll(async () => {
 
 const svc = async (env: Record<string, string>, ...args: string[]) =>
   JSON.parse((await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args, '--json'], { env: { ...process.env, SVC_LOG: 'silent', ...env } })).stdout);
-const lines = (file: string): StateEntry[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = (file: string): TransferEntry[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+/** The state store's entries in file order; the others as a set (Redis lists them in SCAN order). */
+const contents = (file: string) => {
+  const all = lines(file);
+  return { state: all.filter((e) => storeOf(e) === 'state'), others: all.filter((e) => storeOf(e) !== 'state').map((e) => JSON.stringify(e)).sort() };
+};
 
-it('moves all state from SQLite to Redis and back without losing anything', async () => {
+// Recent days and times: stores keep page views within their retention and dedupe keys for three days.
+const now = Date.now();
+const today = new Date(now).toISOString().slice(0, 10);
+const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
+const at = (day: string, hms: string) => `${day}T${hms}.000Z`;
+
+const event = (id: string, type: WebhookEvent['type'], path: string): WebhookEvent => ({
+  id, type, created_at: new Date(now).toISOString(), customer_id: 'acme',
+  data: {
+    day: today,
+    account: { company_id: '900001', name: null, domain: null, segment_ids: [101], hot_account: true, excluded: false },
+    page: { path, referrer_host: null, tag_id: 'acme-tag', origin: 'https://www.acme.test', session_id: 's1' },
+  },
+});
+
+/** What users of the moved state see: the visitors report, tag sightings, webhook endpoints and the outbox. */
+async function observe(customer: CustomerRecord, visits: VisitStore, outbox: WebhookStore) {
+  const [endpoint] = await outbox.listEndpoints('acme');
+  const deliveries = endpoint ? (await outbox.listDeliveries('acme', endpoint.id, 100)).sort((a, b) => (a.id < b.id ? -1 : 1)) : [];
+  return {
+    report: buildReport({
+      customer, query: { from: yesterday, to: today, segment: null }, company: () => null,
+      accounts: await visits.accountVisits('acme', yesterday, today), daily: await visits.dailyTotals('acme', yesterday, today),
+    }),
+    globex: await visits.dailyTotals('globex', yesterday, today),
+    sightings: await visits.tagSightings(['acme-tag']),
+    endpoints: await outbox.listEndpoints('acme'),
+    pending: deliveries.filter((d) => d.status === 'pending'),
+    log: deliveries,
+  };
+}
+
+/** Claims the due deliveries, signs each with the secret the store hands out and checks it with `secret`. */
+async function signedWith(outbox: WebhookStore, secret: string): Promise<string[]> {
+  const claimed = await outbox.claimDue(now + 120_000, 10, 'after-the-move', 60_000);
+  const seconds = Math.floor(Date.now() / 1000);
+  for (const d of claimed) expect(verifySignature(signatureHeader(d.secret, d.body, seconds), d.body, secret, seconds)).toBe(true);
+  return claimed.map((d) => d.event_id).sort();
+}
+
+it('moves all state from SQLite to Redis and back without losing anything: records, page views, tag sightings, webhooks and their outbox', async () => {
   const first = new SqliteStateStore(join(dir, 'first.db'), { log: () => {} });
   await first.importCustomer(TEST_CUSTOMER);
   await first.importCustomer({ ...TEST_CUSTOMER, id: 'globex', name: 'Globex', tags: [] });
@@ -41,24 +97,97 @@ it('moves all state from SQLite to Redis and back without losing anything', asyn
   await first.charge({ ...base, customer_id: 'globex', api: 'identification', pool: 'identification', record: '23.10.1.21', dedupe_key: null, partner: null });
   await first.charge({ ...base, api: 'company-firmographics-v3', pool: 'enrichment', record: '900001', dedupe_key: 'acme|company-firmographics-v3|900001|2026-11', partner: 'p1' });
   await first.createToken({ customer_id: 'acme', api_group: 'lead-scoring', name: 'later' });
+
+  // Page views and sightings, as the recorder writes them (on the state store's connection).
+  const visits = new SqliteVisitStore(first.sqlite);
+  const view = { customer_id: 'acme', company_id: '900001', session_id: 's1' };
+  await visits.recordPageView({ ...view, day: yesterday, path: '/', at: at(yesterday, '10:00:00') });
+  await visits.recordPageView({ ...view, day: yesterday, path: '/pricing', session_id: 's2', at: at(yesterday, '11:00:00') });
+  await visits.recordPageView({ ...view, day: today, path: '/pricing', at: at(today, '00:01:00') });
+  await visits.recordPageView({ ...view, day: today, company_id: '900002', path: '/', at: at(today, '00:02:00') });
+  await visits.recordPageView({ ...view, day: today, company_id: null, path: '/', at: at(today, '00:03:00') });
+  await visits.recordPageView({ ...view, customer_id: 'globex', day: yesterday, company_id: null, path: '/', at: at(yesterday, '09:00:00') });
+  await visits.recordTagSighting('acme-tag', 'https://www.acme.test', at(yesterday, '10:00:00'));
+  await visits.recordTagSighting('acme-tag', 'https://www.acme.test', at(yesterday, '10:05:00'));
+  await visits.recordTagSighting('acme-tag', 'http://localhost:3000', at(today, '00:00:00'));
+
+  // A webhook endpoint with one delivery delivered, one failed once and waiting for its retry, one not tried yet.
+  const outbox = new SqliteWebhookStore(first.sqlite);
+  const signingSecret = generateSigningSecret();
+  const endpoint = await outbox.createEndpoint({
+    customer_id: 'acme', url: 'https://hooks.acme.test/svc', events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*'], description: 'CRM', secret: signingSecret,
+  });
+  const item = (key: string, type: WebhookEvent['type'], path: string): OutboxItem => ({ webhook_id: endpoint.id, customer_id: 'acme', dedupe_key: key, event: event(`evt_${path}`, type, path) });
+  const hot = `account.hot|900001|${today}`;
+  await outbox.enqueue([item(`account.visited|900001|${today}`, 'account.visited', '/')], now - 3000);
+  await outbox.enqueue([{ ...item(`${hot}|/pricing`, 'account.hot', '/pricing'), cap: { key: hot, max: 10 } }], now - 2000);
+  await outbox.enqueue([{ ...item(`${hot}|/pricing/teams`, 'account.hot', '/pricing/teams'), cap: { key: hot, max: 10 } }], now - 1000);
+  const [sent, retried] = await outbox.claimDue(now, 2, 'node-1', 60_000);
+  await outbox.recordAttempt(sent!, 'node-1', { atMs: now + 10, status: 200, error: null, delivered: true, nextAttemptMs: null });
+  await outbox.recordAttempt(retried!, 'node-1', { atMs: now + 20, status: 503, error: 'HTTP 503', delivered: false, nextAttemptMs: now + 60_000 });
+
+  const customer = (await first.getCustomer('acme'))!;
+  const before = await observe(customer, visits, outbox);
+  expect(before.report.totals).toEqual({ page_views: 5, identified: 4, anonymous: 1, accounts: 2 });
+  expect(before.sightings).toHaveLength(2);
+  expect(before.pending.map((d) => d.attempts).sort()).toEqual([0, 1]);
+  expect(before.log).toHaveLength(3);
+  await outbox.close();
+  await visits.close();
   await first.close();
 
   const sqlite = { SVC_STATE: join(dir, 'first.db') };
   const viaRedis = { SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(dir, 'journal') };
   const exported = await svc(sqlite, 'state', 'export', join(dir, 'one.jsonl'));
-  expect(exported.entries).toBe(lines(join(dir, 'one.jsonl')).length);
+  const one = lines(join(dir, 'one.jsonl'));
+  expect(exported.entries).toBe(one.length);
+  expect(exported.state + exported.visits + exported.webhooks).toBe(one.length);
+  expect(new Set(one.map((e) => e.type))).toEqual(
+    new Set(['customer', 'token', 'tag', 'setting', 'credit_usage', 'charge', 'visit_account', 'visit_anonymous', 'tag_sighting', 'webhook_endpoint', 'webhook_delivery', 'webhook_dedupe']),
+  );
+  // State first, customers before what belongs to them.
+  expect(one.findIndex((e) => storeOf(e) !== 'state')).toBe(exported.state);
+  expect(one.slice(0, 2).map((e) => e.type)).toEqual(['customer', 'customer']);
+
   expect((await svc(viaRedis, 'state', 'import', join(dir, 'one.jsonl'))).entries).toBe(exported.entries);
   // The CLI reads Redis like SQLite.
   const credits = await svc(viaRedis, 'credits', 'show', '--customer', 'acme');
   expect(credits.usage).toEqual(expect.arrayContaining([expect.objectContaining({ api: 'identification', charges: 1 }), expect.objectContaining({ api: 'company-firmographics-v3', charges: 1, partner_charges: 1 })]));
   await svc(viaRedis, 'state', 'export', join(dir, 'two.jsonl'));
-  expect(lines(join(dir, 'two.jsonl'))).toEqual(lines(join(dir, 'one.jsonl')));
+  expect(contents(join(dir, 'two.jsonl'))).toEqual(contents(join(dir, 'one.jsonl')));
+  // Into a store that holds something already: refused.
+  await expect(svc(viaRedis, 'state', 'import', join(dir, 'one.jsonl'))).rejects.toThrow(/already holds customers, page views or tag sightings, webhook endpoints or deliveries/);
 
+  const [redisVisits, redisOutbox] = await Promise.all([RedisVisitStore.open(redis.url), RedisWebhookStore.open(redis.url)]);
+  try {
+    expect(await observe(customer, redisVisits, redisOutbox)).toEqual(before);
+  } finally {
+    await redisVisits.close();
+    await redisOutbox.close();
+  }
+
+  expect((await svc({ SVC_STATE: join(dir, 'back.db') }, 'state', 'import', join(dir, 'two.jsonl'))).entries).toBe(exported.entries);
   const back = new SqliteStateStore(join(dir, 'back.db'), { log: () => {} });
-  await back.importState(lines(join(dir, 'two.jsonl')));
-  const again: StateEntry[] = [];
-  for await (const e of back.exportState()) again.push(e);
-  expect(again).toEqual(lines(join(dir, 'one.jsonl')));
-  expect((await back.authenticateToken(secret))?.name).toBe('crm');
-  await back.close();
+  const backVisits = new SqliteVisitStore(back.sqlite);
+  const backOutbox = new SqliteWebhookStore(back.sqlite);
+  try {
+    const again: TransferEntry[] = [];
+    for await (const e of back.exportState()) again.push(e);
+    expect(again).toEqual(contents(join(dir, 'one.jsonl')).state);
+    expect((await back.authenticateToken(secret))?.name).toBe('crm');
+    expect(await observe(customer, backVisits, backOutbox)).toEqual(before);
+    // The signing secret moved as it was: what the outbox signs now verifies with the one the receiver holds.
+    expect(await signedWith(backOutbox, signingSecret)).toEqual(before.pending.map((d) => d.event_id).sort());
+    // Dedupe keys moved: the account's visit of today is not announced again.
+    expect((await backOutbox.enqueue([item(`account.visited|900001|${today}`, 'account.visited', '/')], now + 1000)).added).toBe(0);
+  } finally {
+    await backOutbox.close();
+    await backVisits.close();
+    await back.close();
+  }
+
+  // A file written before page views and webhooks were exported (state entries only) still imports.
+  const old = join(dir, 'old.jsonl');
+  writeFileSync(old, contents(join(dir, 'one.jsonl')).state.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  expect(await svc({ SVC_STATE: join(dir, 'old.db') }, 'state', 'import', old)).toMatchObject({ entries: exported.state, state: exported.state, visits: 0, webhooks: 0 });
 }, 180_000);

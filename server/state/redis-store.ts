@@ -899,8 +899,12 @@ export class RedisStateStore implements StateStore {
     }
   }
 
+  async isEmpty(): Promise<boolean> {
+    return (await this.io(() => this.client.sCard(keys.customers))) === 0;
+  }
+
   async importState(entries: AsyncIterable<StateEntry> | Iterable<StateEntry>): Promise<number> {
-    if ((await this.io(() => this.client.sCard(keys.customers))) > 0) throw new StateError('the target state already holds customers: import into an empty state', 'conflict');
+    if (!(await this.isEmpty())) throw new StateError('the target state already holds customers: import into an empty state', 'conflict');
     let n = 0;
     await this.io(async () => {
       for await (const raw of entries) {

@@ -20,10 +20,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
-import { StoreUnavailableError } from './errors.ts';
+import { StateError, StoreUnavailableError } from './errors.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
+import { VisitEntry } from './transfer.ts';
 import {
-  daysBetween, ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, retainedFrom, SESSIONS_PER_ACCOUNT_DAY, SIGHTING_SETTLE_MS,
+  daysBetween, formatSighting, ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, retainedFrom, SESSIONS_PER_ACCOUNT_DAY, SIGHTING_SETTLE_MS,
   SIGHTING_STALE_MS, TOP_PAGES, VISIT_RETENTION_DAYS,
   type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
 } from './visits.ts';
@@ -37,6 +38,16 @@ export const visitKeys = {
 };
 
 const SESSION_TTL_S = 2 * 86_400;
+
+/** Patterns of every visit key (SCAN, never KEYS: an export must not block a live Redis). */
+const ACCOUNT_KEYS = 'svc:{cust:*}:v:acct:*';
+const ANONYMOUS_KEYS = 'svc:{cust:*}:v:anon';
+const SIGHTING_KEYS = 'svc:tagseen:*';
+const ACCOUNT_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:acct:(\d{4}-\d{2}-\d{2})$/;
+const ANONYMOUS_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:anon$/;
+/** Entries an import sends in one MULTI (one round trip each, not one per entry). */
+const IMPORT_BATCH = 200;
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export interface RedisVisitStoreOptions {
   /** How long a command may go unanswered (SVC_REDIS_TIMEOUT_MS; DEFAULT_COMMAND_TIMEOUT_MS). */
@@ -282,6 +293,114 @@ export class RedisVisitStore implements VisitStore {
     return tagIds
       .flatMap((tag_id, i) => Object.entries(replies[i] ?? {}).map(([origin, value]) => ({ tag_id, origin, last_seen_at: parseSighting(value).last_seen_at })))
       .sort((a, b) => (a.tag_id < b.tag_id ? -1 : a.tag_id > b.tag_id ? 1 : a.last_seen_at > b.last_seen_at ? -1 : a.last_seen_at < b.last_seen_at ? 1 : 0));
+  }
+
+  /** Keys matching `pattern`, a SCAN page at a time (a key may come twice while Redis resizes: imports take a repeat as the same row). */
+  private async *scan(pattern: string): AsyncIterable<string[]> {
+    for await (const batch of this.client.scanIterator({ MATCH: pattern, COUNT: 1000 })) yield batch;
+  }
+
+  async *exportEntries(): AsyncIterable<VisitEntry> {
+    for await (const batch of this.scan(ACCOUNT_KEYS)) {
+      for (const key of batch.sort(byText)) {
+        const match = ACCOUNT_KEY.exec(key);
+        if (!match) continue;
+        const [, customer, day] = match as unknown as [string, string, string];
+        const companies = [...((await this.accountDays(customer, [day])).get(day) ?? new Map<string, Record<string, string>>())].sort(([a], [b]) => byText(a, b));
+        if (companies.length === 0) continue;
+        const m = this.client.multi();
+        for (const [company] of companies) m.hGetAll(visitKeys.pages(customer, day, company)).sMembers(visitKeys.sessions(customer, day, company));
+        const replies = (await this.timed(m.exec())) as unknown as (Record<string, string> | string[])[];
+        for (const [i, [company, c]] of companies.entries()) {
+          const pages = replies[2 * i] as Record<string, string>;
+          yield VisitEntry.parse({
+            type: 'visit_account', customer_id: customer, day, company_id: company,
+            page_views: Number(c.views ?? 0), sessions: Number(c.sessions ?? 0), first_seen: c.first, last_seen: c.last,
+            pages: Object.entries(pages ?? {}).map(([path, n]) => ({ path, page_views: Number(n) })).sort((a, b) => byText(a.path, b.path)),
+            session_ids: [...((replies[2 * i + 1] as string[]) ?? [])].sort(byText),
+          });
+        }
+      }
+    }
+    for await (const batch of this.scan(ANONYMOUS_KEYS)) {
+      for (const key of batch.sort(byText)) {
+        const customer = ANONYMOUS_KEY.exec(key)?.[1];
+        if (!customer) continue;
+        const days = await this.timed(this.client.hGetAll(key));
+        for (const day of Object.keys(days).sort(byText)) yield VisitEntry.parse({ type: 'visit_anonymous', customer_id: customer, day, page_views: Number(days[day]) });
+      }
+    }
+    for await (const batch of this.scan(SIGHTING_KEYS)) {
+      for (const key of batch.sort(byText)) {
+        const tag = key.slice(visitKeys.sightings('').length);
+        const cells = await this.timed(this.client.hGetAll(key));
+        for (const origin of Object.keys(cells).sort(byText)) yield VisitEntry.parse({ type: 'tag_sighting', tag_id: tag, origin, ...parseSighting(cells[origin]!) });
+      }
+    }
+  }
+
+  async isEmpty(): Promise<boolean> {
+    for (const pattern of ['svc:{cust:*}:v:*', SIGHTING_KEYS]) {
+      for await (const batch of this.scan(pattern)) if (batch.length > 0) return false;
+    }
+    return true;
+  }
+
+  async importEntries(entries: AsyncIterable<VisitEntry> | Iterable<VisitEntry>): Promise<number> {
+    if (!(await this.isEmpty())) throw new StateError('the target already holds page views or tag sightings: import into an empty state', 'conflict');
+    const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
+    let n = 0;
+    let batch: VisitEntry[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const m = this.client.multi();
+      /** Reply index of each sighting's HLEN, and its tag. */
+      const lengths: [number, string][] = [];
+      let replies = 0;
+      for (const e of batch) {
+        switch (e.type) {
+          case 'visit_account': {
+            const acct = visitKeys.account(e.customer_id, e.day);
+            const pages = visitKeys.pages(e.customer_id, e.day, e.company_id);
+            const sessions = visitKeys.sessions(e.customer_id, e.day, e.company_id);
+            m.hSet(acct, new Map([[`${e.company_id}:views`, String(e.page_views)], [`${e.company_id}:sessions`, String(e.sessions)], [`${e.company_id}:first`, e.first_seen], [`${e.company_id}:last`, e.last_seen]]));
+            // A day's keys expire when a live write of that day would have let them (RECORD: a day late at most, plus the retention).
+            const dayEnd = dayMs(e.day) + (this.retentionDays + 2) * 86_400_000;
+            m.pExpireAt(acct, dayEnd);
+            replies += 2;
+            if (e.pages.length > 0) {
+              m.hSet(pages, new Map(e.pages.map((p) => [p.path, String(p.page_views)]))).pExpireAt(pages, dayEnd);
+              replies += 2;
+            }
+            if (e.session_ids.length > 0) {
+              m.sAdd(sessions, e.session_ids).pExpireAt(sessions, dayMs(e.day) + 86_400_000 + SESSION_TTL_S * 1000);
+              replies += 2;
+            }
+            break;
+          }
+          case 'visit_anonymous':
+            m.hSet(visitKeys.anonymous(e.customer_id), e.day, e.page_views).expire(visitKeys.anonymous(e.customer_id), (this.retentionDays + 1) * 86_400);
+            replies += 2;
+            break;
+          case 'tag_sighting':
+            m.hSet(visitKeys.sightings(e.tag_id), e.origin, formatSighting({ last_seen_at: e.last_seen_at, hits: e.hits })).hLen(visitKeys.sightings(e.tag_id));
+            lengths.push([replies + 1, e.tag_id]);
+            replies += 2;
+            break;
+        }
+      }
+      batch = [];
+      // No deadline for the whole batch: a big import is many commands, each answered in its turn.
+      const out = (await m.exec()) as unknown as number[];
+      for (const [i, tag] of lengths) if (Number(out[i]) > ORIGINS_PER_TAG) throw new StateError(`tag ${tag}: more than ${ORIGINS_PER_TAG} origins`);
+    };
+    for await (const raw of entries) {
+      batch.push(VisitEntry.parse(raw));
+      n++;
+      if (batch.length >= IMPORT_BATCH) await flush();
+    }
+    await flush();
+    return n;
   }
 
   async close(): Promise<void> {

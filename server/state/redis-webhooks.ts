@@ -18,12 +18,16 @@
  * reads `ready` for the endpoints with something due, oldest first, and skips an endpoint without room as
  * one entry: a hung receiver's 10,000 due deliveries are never walked past.
  * Enqueue, claim, record and delete are each ONE Lua script: a due delivery is leased to exactly one node.
+ * A delivery keeps its dedupe key (`dedupe_key`; absent on those stored before), so an export can hand
+ * it to an outbox where the delivery row is the key (SQLite).
  */
 import { createClient, type RedisClientType } from '@redis/client';
 import { randomBytes } from 'node:crypto';
 import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
+import { StateError } from './errors.ts';
+import { WebhookEntry } from './transfer.ts';
 import {
-  checkCap, DEDUPE_KEEP_MS, deliveryRecord, LOG_KEEP, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type ClaimLimits, type EnqueueResult,
+  capKeysOf, checkCap, DEDUPE_KEEP_MS, deliveryRecord, LOG_KEEP, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type ClaimLimits, type EnqueueResult,
   type NewEndpoint, type OutboxItem, type WebhookStore, type WebhookStoreOptions,
 } from './webhooks.ts';
 
@@ -231,6 +235,49 @@ redis.call('ZREM', KEYS[3], ARGV[2])
 return 1
 `;
 
+/** Entries an import sends in one script (one round trip each, not one per entry). */
+const IMPORT_BATCH = 200;
+
+// Imported deliveries (ARGV[1]: [{id, webhook_id, record, pending, created_at, next}]), indexed as enqueue
+// and record leave them: a pending one in due:, pending: and ready, a finished one in log:. KEYS:
+// deliveries, ready, then per item its due:, pending: and log: keys.
+const IMPORT_DELIVERIES = `
+for i, it in ipairs(cjson.decode(ARGV[1])) do
+  local due, pending, log = KEYS[3 * i], KEYS[1 + 3 * i], KEYS[2 + 3 * i]
+  redis.call('HSET', KEYS[1], it.id, it.record)
+  if it.pending then
+    redis.call('ZADD', due, it.next, it.id)
+    redis.call('ZADD', KEYS[2], 'LT', it.next, it.webhook_id)
+    redis.call('ZADD', pending, it.created_at, it.id)
+  else
+    redis.call('ZADD', log, it.created_at, it.id)
+  end
+end
+return 1
+`;
+
+// Imported dedupe keys (ARGV[2]: [{member, at, caps}]): each stored once, and a key stored now counts
+// under its cap keys (the next `caps` of KEYS), which expire as ENQUEUE's do, three days after the
+// latest key counted. ARGV[1]: now. KEYS: dedupe, then each item's cap keys in turn.
+const IMPORT_DEDUPE = `
+local now = tonumber(ARGV[1])
+local k = 2
+for _, it in ipairs(cjson.decode(ARGV[2])) do
+  local added = redis.call('ZADD', KEYS[1], 'NX', it.at, it.member)
+  for _ = 1, it.caps do
+    if added == 1 then
+      redis.call('INCR', KEYS[k])
+      local ttl = redis.call('PTTL', KEYS[k])
+      local until_ms = it.at + ${DEDUPE_KEEP_MS}
+      -- Formatted: Lua would print a number this large in exponent notation, which Redis refuses.
+      if ttl < 0 or now + ttl < until_ms then redis.call('PEXPIREAT', KEYS[k], string.format('%.0f', until_ms)) end
+    end
+    k = k + 1
+  end
+end
+return 1
+`;
+
 interface StoredEndpoint extends NewEndpoint {
   id: string;
   created_at: string;
@@ -242,6 +289,8 @@ interface StoredDelivery {
   webhook_id: string;
   customer_id: string;
   type: string;
+  /** Absent on deliveries stored before it was kept. */
+  dedupe_key?: string;
   body: string;
   status: string;
   attempts: number;
@@ -308,6 +357,7 @@ export class RedisWebhookStore implements WebhookStore {
         webhook_id: item.webhook_id,
         customer_id: item.customer_id,
         type: item.event.type,
+        dedupe_key: item.dedupe_key,
         body: JSON.stringify(item.event),
         status: 'pending',
         attempts: 0,
@@ -396,6 +446,98 @@ export class RedisWebhookStore implements WebhookStore {
       .map((raw) => JSON.parse(raw) as StoredDelivery)
       .filter((d) => d.customer_id === customerId)
       .map((d) => deliveryRecord(d));
+  }
+
+  async *exportEntries(): AsyncIterable<WebhookEntry> {
+    // Endpoints are few (a cap per customer): read at once, in the order SQLite lists them.
+    const endpoints = (await this.client.hVals(webhookKeys.endpoints))
+      .map((raw) => JSON.parse(raw) as StoredEndpoint)
+      .sort((a, b) => a.customer_id.localeCompare(b.customer_id) || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    for (const e of endpoints) {
+      yield WebhookEntry.parse({
+        type: 'webhook_endpoint',
+        endpoint: { id: e.id, customer_id: e.customer_id, url: e.url, events: e.events, hot_paths: e.hot_paths, description: e.description, secret: e.secret, created_at: e.created_at },
+      });
+    }
+    const live = new Set(endpoints.map((e) => e.id));
+    // HSCAN/ZSCAN, a page at a time: an export must not block a live Redis, nor hold the outbox in memory.
+    for await (const page of this.client.hScanIterator(webhookKeys.deliveries, { COUNT: 500 })) {
+      for (const { value } of page) {
+        const d = JSON.parse(value) as StoredDelivery;
+        // Left behind by an endpoint deleted before deletes took its deliveries along: never sent, not moved.
+        if (!live.has(d.webhook_id)) continue;
+        yield WebhookEntry.parse({ type: 'webhook_delivery', delivery: { ...d, dedupe_key: d.dedupe_key ?? null } });
+      }
+    }
+    const recent = Date.now() - DEDUPE_KEEP_MS;
+    for await (const page of this.client.zScanIterator(webhookKeys.dedupe, { COUNT: 500 })) {
+      for (const { value, score } of page) {
+        const bar = value.indexOf('|');
+        if (score < recent || bar === -1 || !live.has(value.slice(0, bar))) continue;
+        yield WebhookEntry.parse({ type: 'webhook_dedupe', webhook_id: value.slice(0, bar), dedupe_key: value.slice(bar + 1), at: score });
+      }
+    }
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.client.exists([webhookKeys.endpoints, webhookKeys.deliveries, webhookKeys.dedupe, webhookKeys.ready, webhookKeys.legacyDue])) === 0;
+  }
+
+  async importEntries(entries: AsyncIterable<WebhookEntry> | Iterable<WebhookEntry>): Promise<number> {
+    if (!(await this.isEmpty())) throw new StateError('the target already holds webhook endpoints or deliveries: import into an empty state', 'conflict');
+    let n = 0;
+    let batch: WebhookEntry[] = [];
+    const flush = async () => {
+      const b = batch;
+      batch = [];
+      const endpoints = new Map<string, string>();
+      const deliveries: { id: string; webhook_id: string; record: string; pending: boolean; created_at: number; next: number }[] = [];
+      const keys: { member: string; at: number; caps: string[] }[] = [];
+      // Dedupe keys older than this can never come again (ENQUEUE prunes them): not stored.
+      const recent = Date.now() - DEDUPE_KEEP_MS;
+      const key = (webhookId: string, dedupeKey: string, at: number) => {
+        if (at >= recent) keys.push({ member: `${webhookId}|${dedupeKey}`, at, caps: capKeysOf(dedupeKey).map((cap) => webhookKeys.cap(webhookId, cap)) });
+      };
+      for (const e of b) {
+        switch (e.type) {
+          case 'webhook_endpoint': {
+            const stored: StoredEndpoint = { ...e.endpoint };
+            endpoints.set(stored.id, JSON.stringify(stored));
+            break;
+          }
+          case 'webhook_delivery': {
+            const { dedupe_key, ...d } = e.delivery;
+            const record: StoredDelivery = { ...d, ...(dedupe_key === null ? {} : { dedupe_key }), lease_owner: null, lease_until: 0 };
+            deliveries.push({ id: d.id, webhook_id: d.webhook_id, record: JSON.stringify(record), pending: d.status === 'pending', created_at: d.created_at, next: d.next_attempt_at ?? d.created_at });
+            if (dedupe_key !== null) key(d.webhook_id, dedupe_key, d.created_at);
+            break;
+          }
+          case 'webhook_dedupe':
+            key(e.webhook_id, e.dedupe_key, e.at);
+            break;
+        }
+      }
+      if (endpoints.size > 0) await this.client.hSet(webhookKeys.endpoints, endpoints);
+      if (deliveries.length > 0) {
+        await this.client.eval(IMPORT_DELIVERIES, {
+          keys: [webhookKeys.deliveries, webhookKeys.ready, ...deliveries.flatMap((d) => [webhookKeys.due(d.webhook_id), webhookKeys.pending(d.webhook_id), webhookKeys.log(d.webhook_id)])],
+          arguments: [JSON.stringify(deliveries)],
+        });
+      }
+      if (keys.length > 0) {
+        await this.client.eval(IMPORT_DEDUPE, {
+          keys: [webhookKeys.dedupe, ...keys.flatMap((k) => k.caps)],
+          arguments: [String(Date.now()), JSON.stringify(keys.map((k) => ({ member: k.member, at: k.at, caps: k.caps.length })))],
+        });
+      }
+    };
+    for await (const raw of entries) {
+      batch.push(WebhookEntry.parse(raw));
+      n++;
+      if (batch.length >= IMPORT_BATCH) await flush();
+    }
+    await flush();
+    return n;
   }
 
   async close(): Promise<void> {

@@ -92,6 +92,11 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
   },
   // 4: page views, tag sightings and the webhook outbox join the one schema (a file may hold them already).
   (db) => db.exec(VISITS_AND_WEBHOOKS),
+  // 5: dedupe keys without a kept delivery. A Redis outbox trims its delivery log by count but keeps every
+  // key of the last three days; `svc state import` of such an outbox puts those keys here.
+  (db) =>
+    db.exec(`CREATE TABLE IF NOT EXISTS webhook_dedupe (
+      webhook_id TEXT NOT NULL, dedupe_key TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (webhook_id, dedupe_key)) WITHOUT ROWID;`),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -473,8 +473,12 @@ export class SqliteStateStore implements StateStore {
     }
   }
 
+  async isEmpty(): Promise<boolean> {
+    return this.io(() => this.sql('SELECT EXISTS (SELECT 1 FROM customers)').pluck().get()) === 0;
+  }
+
   async importState(entries: AsyncIterable<StateEntry> | Iterable<StateEntry>): Promise<number> {
-    if ((await this.listCustomers()).length > 0) throw new StateError('the target state already holds customers: import into an empty state', 'conflict');
+    if (!(await this.isEmpty())) throw new StateError('the target state already holds customers: import into an empty state', 'conflict');
     const all: StateEntry[] = [];
     for await (const e of entries) all.push(StateEntry.parse(e));
     await this.authChange(() => {

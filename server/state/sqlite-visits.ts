@@ -8,7 +8,9 @@
  */
 import type Database from 'better-sqlite3';
 import { deepFreeze } from './auth-cache.ts';
+import { StateError } from './errors.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
+import { VisitEntry } from './transfer.ts';
 import {
   daysBetween, formatSighting, ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, retainedFrom, seenAgain, SESSIONS_PER_ACCOUNT_DAY,
   sightingVictim, TOP_PAGES, VISIT_RETENTION_DAYS,
@@ -26,6 +28,13 @@ export const PRUNE_BATCH_ROWS = 1_000;
 const PRUNE_BATCH_CUSTOMERS = 100;
 /** The per-day aggregate tables; each is keyed (customer_id, day, …), so one customer's old days are one range. */
 const DAY_TABLES = ['visit_pages', 'visit_accounts', 'visit_anonymous'] as const;
+
+/**
+ * Rows an export reads per query (keyset pages, so a big file is never read into memory at once) and
+ * entries an import writes per transaction (each holds the file's write lock, which a live server's
+ * metering waits for).
+ */
+const TRANSFER_PAGE = 500;
 
 /** Where the retention prune goes on: a table of DAY_TABLES, and the customers of it already done. */
 interface PruneCursor {
@@ -346,6 +355,104 @@ export class SqliteVisitStore implements VisitStore {
           .all(...tagIds) as TagSighting[],
     );
     return rows.map((r) => ({ tag_id: r.tag_id, origin: r.origin, last_seen_at: parseSighting(r.last_seen_at).last_seen_at }));
+  }
+
+  async *exportEntries(): AsyncIterable<VisitEntry> {
+    const accounts = this.sqlite.sql(
+      `SELECT * FROM visit_accounts WHERE (customer_id, day, company_id) > (?, ?, ?) ORDER BY customer_id, day, company_id LIMIT ${TRANSFER_PAGE}`,
+    );
+    const pages = this.sqlite.sql('SELECT path, page_views FROM visit_pages WHERE customer_id = ? AND day = ? AND company_id = ? ORDER BY path');
+    const sessions = this.sqlite.sql('SELECT session_id FROM visit_sessions WHERE customer_id = ? AND day = ? AND company_id = ? ORDER BY session_id').pluck();
+    // Pages, not one open iterator: the connection is shared, and a statement left iterating across the
+    // consumer's awaits would keep every other statement of the process off it.
+    for (let after = ['', '', '']; ; ) {
+      const rows = this.sqlite.io(() => accounts.all(...after)) as Row[];
+      for (const r of rows) {
+        const key = [r.customer_id, r.day, r.company_id];
+        yield VisitEntry.parse({
+          type: 'visit_account', ...r,
+          pages: this.sqlite.io(() => pages.all(...key)),
+          session_ids: this.sqlite.io(() => sessions.all(...key)),
+        });
+      }
+      if (rows.length < TRANSFER_PAGE) break;
+      const last = rows[rows.length - 1]!;
+      after = [last.customer_id as string, last.day as string, last.company_id as string];
+    }
+    const anonymous = this.sqlite.sql(`SELECT * FROM visit_anonymous WHERE (customer_id, day) > (?, ?) ORDER BY customer_id, day LIMIT ${TRANSFER_PAGE}`);
+    for (let after = ['', '']; ; ) {
+      const rows = this.sqlite.io(() => anonymous.all(...after)) as Row[];
+      for (const r of rows) yield VisitEntry.parse({ type: 'visit_anonymous', ...r });
+      if (rows.length < TRANSFER_PAGE) break;
+      after = [rows[rows.length - 1]!.customer_id as string, rows[rows.length - 1]!.day as string];
+    }
+    const sightings = this.sqlite.sql(`SELECT * FROM tag_sightings WHERE (tag_id, origin) > (?, ?) ORDER BY tag_id, origin LIMIT ${TRANSFER_PAGE}`);
+    for (let after = ['', '']; ; ) {
+      const rows = this.sqlite.io(() => sightings.all(...after)) as { tag_id: string; origin: string; last_seen_at: string }[];
+      for (const r of rows) yield VisitEntry.parse({ type: 'tag_sighting', tag_id: r.tag_id, origin: r.origin, ...parseSighting(r.last_seen_at) });
+      if (rows.length < TRANSFER_PAGE) break;
+      after = [rows[rows.length - 1]!.tag_id, rows[rows.length - 1]!.origin];
+    }
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const any = this.sqlite.io(() =>
+      this.sqlite
+        .sql('SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings)')
+        .pluck()
+        .get(),
+    );
+    return any === 0;
+  }
+
+  async importEntries(entries: AsyncIterable<VisitEntry> | Iterable<VisitEntry>): Promise<number> {
+    if (!(await this.isEmpty())) throw new StateError('the target already holds page views or tag sightings: import into an empty state', 'conflict');
+    // A row given twice is written once (the last wins): a Redis export may list a key twice (SCAN).
+    const q = {
+      account: this.sqlite.sql('INSERT OR REPLACE INTO visit_accounts VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      page: this.sqlite.sql('INSERT OR REPLACE INTO visit_pages VALUES (?, ?, ?, ?, ?)'),
+      session: this.sqlite.sql('INSERT OR IGNORE INTO visit_sessions VALUES (?, ?, ?, ?)'),
+      anonymous: this.sqlite.sql('INSERT OR REPLACE INTO visit_anonymous VALUES (?, ?, ?)'),
+      sighting: this.sqlite.sql('INSERT OR REPLACE INTO tag_sightings VALUES (?, ?, ?)'),
+      origins: this.sqlite.sql('SELECT count(*) FROM tag_sightings WHERE tag_id = ?').pluck(),
+      bump: this.sqlite.sql('UPDATE visit_version SET version = version + 1 WHERE id = 1'),
+    };
+    const write = this.db.transaction((batch: VisitEntry[]) => {
+      for (const e of batch) {
+        switch (e.type) {
+          case 'visit_account':
+            q.account.run(e.customer_id, e.day, e.company_id, e.page_views, e.sessions, e.first_seen, e.last_seen);
+            for (const p of e.pages) q.page.run(e.customer_id, e.day, e.company_id, p.path, p.page_views);
+            for (const id of e.session_ids) q.session.run(e.customer_id, e.day, e.company_id, id);
+            break;
+          case 'visit_anonymous':
+            q.anonymous.run(e.customer_id, e.day, e.page_views);
+            break;
+          case 'tag_sighting':
+            q.sighting.run(e.tag_id, e.origin, formatSighting({ last_seen_at: e.last_seen_at, hits: e.hits }));
+            if ((q.origins.get(e.tag_id) as number) > ORIGINS_PER_TAG) throw new StateError(`tag ${e.tag_id}: more than ${ORIGINS_PER_TAG} origins`);
+            break;
+        }
+      }
+      // Account pages another process read before the import are not what it holds now.
+      q.bump.run();
+    });
+    let n = 0;
+    let batch: VisitEntry[] = [];
+    const flush = async () => {
+      const b = batch;
+      batch = [];
+      // The background lane's deadline: a CLI import outwaits a live server's short writes.
+      if (b.length > 0) await this.sqlite.write(() => write.immediate(b), 'background');
+    };
+    for await (const raw of entries) {
+      batch.push(VisitEntry.parse(raw));
+      n++;
+      if (batch.length >= TRANSFER_PAGE) await flush();
+    }
+    await flush();
+    this.clearAccountPages();
+    return n;
   }
 
   private closed = false;

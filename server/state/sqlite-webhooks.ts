@@ -7,11 +7,14 @@
  *
  * A delivery row is also its dedupe key (UNIQUE webhook_id, dedupe_key), so a finished one is kept for
  * three days whatever else happens; after that the newest 1,000 finished per endpoint stay (the delivery
- * log, as on Redis), none older than 30 days.
+ * log, as on Redis), none older than 30 days. Keys moved in from a Redis outbox without their delivery
+ * (it trims its log by count) sit in webhook_dedupe and count as stored keys too.
  */
 import { randomBytes } from 'node:crypto';
 import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
+import { StateError } from './errors.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
+import { WebhookEntry } from './transfer.ts';
 import {
   checkCap, DEDUPE_KEEP_MS, deliveryRecord, FINISHED_KEEP_MS, LOG_KEEP, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type ClaimLimits, type EnqueueResult,
   type NewEndpoint, type OutboxItem, type StoredDeliveryRow, type WebhookStore, type WebhookStoreOptions,
@@ -31,6 +34,13 @@ const PRUNE_BATCH = 256;
  * it (the next round leaves that endpoint out in SQL) and deletes those of a deleted endpoint.
  */
 const CLAIM_ROUNDS = 16;
+/** Rows an export reads per query and entries an import writes per transaction (as sqlite-visits.ts). */
+const TRANSFER_PAGE = 500;
+/**
+ * The dedupe key of an imported delivery whose key is not known (a Redis outbox kept none on deliveries
+ * stored before it did): unique per delivery, never a planned key, exported as unknown again.
+ */
+const UNKNOWN_KEY = 'moved-without-key:';
 
 export class SqliteWebhookStore implements WebhookStore {
   private readonly sqlite: SqliteStateDb;
@@ -71,7 +81,10 @@ export class SqliteWebhookStore implements WebhookStore {
       this.sqlite.db.transaction(() => {
         const removed = this.sql('DELETE FROM webhooks WHERE customer_id = ? AND id = ?').run(customerId, id).changes > 0;
         // Finished ones too: nothing prunes the log of an endpoint that never finishes a delivery again.
-        if (removed) this.sql('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
+        if (removed) {
+          this.sql('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
+          this.sql('DELETE FROM webhook_dedupe WHERE webhook_id = ?').run(id);
+        }
         return removed;
       }).immediate(),
     );
@@ -94,11 +107,16 @@ export class SqliteWebhookStore implements WebhookStore {
     );
     // LIMIT: past the cap the exact backlog does not matter, so the count never walks more than the cap.
     const pendingOf = this.sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' LIMIT ?)").pluck();
-    const stored = this.sql('SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND dedupe_key = ?').pluck();
+    const stored = this.sql(
+      'SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_id = @w AND dedupe_key = @k) OR EXISTS (SELECT 1 FROM webhook_dedupe WHERE webhook_id = @w AND dedupe_key = @k)',
+    ).pluck();
     const live = this.sql('SELECT 1 FROM webhooks WHERE id = ?').pluck();
     // The stored keys starting with "<cap key>|" are those in ["<cap key>|", "<cap key>}"): '}' follows '|'.
     // LIMIT: past the cap the exact count does not matter.
-    const underCap = this.sql('SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND dedupe_key >= ? AND dedupe_key < ? LIMIT ?)').pluck();
+    const underCap = this.sql(
+      `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = @w AND dedupe_key >= @from AND dedupe_key < @to LIMIT @max))
+            + (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_dedupe WHERE webhook_id = @w AND dedupe_key >= @from AND dedupe_key < @to LIMIT @max))`,
+    ).pluck();
     return this.sqlite.db.transaction(() => {
       const pending = new Map<string, number>();
       const exists = new Map<string, boolean>();
@@ -106,8 +124,8 @@ export class SqliteWebhookStore implements WebhookStore {
         // A node's list of endpoints is up to a few seconds old: an entry for a deleted one would never be sent.
         let alive = exists.get(item.webhook_id);
         if (alive === undefined) exists.set(item.webhook_id, (alive = live.get(item.webhook_id) !== undefined));
-        if (!alive || stored.get(item.webhook_id, item.dedupe_key) !== undefined) continue;
-        if (item.cap && (underCap.get(item.webhook_id, `${item.cap.key}|`, `${item.cap.key}}`, item.cap.max) as number) >= item.cap.max) continue;
+        if (!alive || stored.get({ w: item.webhook_id, k: item.dedupe_key }) === 1) continue;
+        if (item.cap && (underCap.get({ w: item.webhook_id, from: `${item.cap.key}|`, to: `${item.cap.key}}`, max: item.cap.max }) as number) >= item.cap.max) continue;
         const before = pending.get(item.webhook_id) ?? (pendingOf.get(item.webhook_id, this.maxPending) as number);
         if (before >= this.maxPending) {
           pending.set(item.webhook_id, before);
@@ -206,6 +224,7 @@ export class SqliteWebhookStore implements WebhookStore {
         .pluck()
         .get(webhookId, LOG_KEEP - 1) as number | undefined;
       const before = Math.min(nowMs - DEDUPE_KEEP_MS, Math.max(nowMs - FINISHED_KEEP_MS, newestKept ?? Number.NEGATIVE_INFINITY));
+      this.sql('DELETE FROM webhook_dedupe WHERE webhook_id = ? AND at < ?').run(webhookId, nowMs - DEDUPE_KEEP_MS);
       return this.sql(
         `DELETE FROM webhook_deliveries WHERE rowid IN (
            SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_log
@@ -219,6 +238,105 @@ export class SqliteWebhookStore implements WebhookStore {
       () => this.sql('SELECT * FROM webhook_deliveries WHERE customer_id = ? AND webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(customerId, webhookId, limit) as Row[],
     );
     return rows.map((r) => deliveryRecord(r as unknown as StoredDeliveryRow));
+  }
+
+  async *exportEntries(): AsyncIterable<WebhookEntry> {
+    // Keyset pages, not one open iterator: the connection is shared with the state and visit stores.
+    const endpoints = this.sql(`SELECT rowid AS row_id, * FROM webhooks WHERE rowid > ? ORDER BY rowid LIMIT ${TRANSFER_PAGE}`);
+    for (let after = 0; ; ) {
+      const rows = this.sqlite.io(() => endpoints.all(after)) as Row[];
+      for (const r of rows) {
+        yield WebhookEntry.parse({
+          type: 'webhook_endpoint',
+          endpoint: { ...r, events: JSON.parse(r.events as string), hot_paths: JSON.parse(r.hot_paths as string) },
+        });
+      }
+      if (rows.length < TRANSFER_PAGE) break;
+      after = rows[rows.length - 1]!.row_id as number;
+    }
+    const recent = Date.now() - DEDUPE_KEEP_MS;
+    const deliveries = this.sql(`SELECT rowid AS row_id, * FROM webhook_deliveries WHERE rowid > ? ORDER BY rowid LIMIT ${TRANSFER_PAGE}`);
+    for (let after = 0; ; ) {
+      const rows = this.sqlite.io(() => deliveries.all(after)) as Row[];
+      for (const r of rows) {
+        const key = r.dedupe_key as string;
+        const known = !key.startsWith(UNKNOWN_KEY);
+        yield WebhookEntry.parse({ type: 'webhook_delivery', delivery: { ...r, dedupe_key: known ? key : null } });
+        // Every recent key as its own entry too, as a Redis outbox lists them: the set is the same on both.
+        if (known && (r.created_at as number) >= recent) yield { type: 'webhook_dedupe', webhook_id: r.webhook_id as string, dedupe_key: key, at: r.created_at as number };
+      }
+      if (rows.length < TRANSFER_PAGE) break;
+      after = rows[rows.length - 1]!.row_id as number;
+    }
+    const dedupe = this.sql(
+      `SELECT webhook_id, dedupe_key, at FROM webhook_dedupe WHERE (webhook_id, dedupe_key) > (?, ?) ORDER BY webhook_id, dedupe_key LIMIT ${TRANSFER_PAGE}`,
+    );
+    for (let after = ['', '']; ; ) {
+      const rows = this.sqlite.io(() => dedupe.all(...after)) as { webhook_id: string; dedupe_key: string; at: number }[];
+      for (const r of rows) if (r.at >= recent) yield WebhookEntry.parse({ type: 'webhook_dedupe', ...r });
+      if (rows.length < TRANSFER_PAGE) break;
+      after = [rows[rows.length - 1]!.webhook_id, rows[rows.length - 1]!.dedupe_key];
+    }
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const any = this.sqlite.io(() =>
+      this.sql('SELECT EXISTS (SELECT 1 FROM webhooks) OR EXISTS (SELECT 1 FROM webhook_deliveries) OR EXISTS (SELECT 1 FROM webhook_dedupe)').pluck().get(),
+    );
+    return any === 0;
+  }
+
+  async importEntries(entries: AsyncIterable<WebhookEntry> | Iterable<WebhookEntry>): Promise<number> {
+    if (!(await this.isEmpty())) throw new StateError('the target already holds webhook endpoints or deliveries: import into an empty state', 'conflict');
+    // A row given twice is written once: a Redis export may list one twice (SCAN).
+    const q = {
+      endpoint: this.sql('INSERT OR REPLACE INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      delivery: this.sql(
+        `INSERT OR REPLACE INTO webhook_deliveries (id, event_id, webhook_id, customer_id, type, dedupe_key, body, status, attempts, created_at, next_attempt_at,
+           lease_owner, lease_until, last_attempt_at, last_status, last_error, delivered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?, ?)`,
+      ),
+      onDelivery: this.sql('SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND dedupe_key = ?').pluck(),
+      keyOnly: this.sql('INSERT OR REPLACE INTO webhook_dedupe VALUES (?, ?, ?)'),
+      // A key the file listed before its delivery: the delivery row holds it now.
+      notKeyOnly: this.sql('DELETE FROM webhook_dedupe WHERE webhook_id = ? AND dedupe_key = ?'),
+    };
+    const write = this.sqlite.db.transaction((batch: WebhookEntry[]) => {
+      for (const e of batch) {
+        switch (e.type) {
+          case 'webhook_endpoint': {
+            const w = e.endpoint;
+            q.endpoint.run(w.id, w.customer_id, w.url, JSON.stringify(w.events), JSON.stringify(w.hot_paths), w.description, w.secret, w.created_at);
+            break;
+          }
+          case 'webhook_delivery': {
+            const d = e.delivery;
+            const key = d.dedupe_key ?? `${UNKNOWN_KEY}${d.id}`;
+            q.notKeyOnly.run(d.webhook_id, key);
+            q.delivery.run(d.id, d.event_id, d.webhook_id, d.customer_id, d.type, key, d.body, d.status, d.attempts, d.created_at, d.next_attempt_at,
+              d.last_attempt_at, d.last_status, d.last_error, d.delivered_at);
+            break;
+          }
+          case 'webhook_dedupe':
+            if (q.onDelivery.get(e.webhook_id, e.dedupe_key) === undefined) q.keyOnly.run(e.webhook_id, e.dedupe_key, e.at);
+            break;
+        }
+      }
+    });
+    let n = 0;
+    let batch: WebhookEntry[] = [];
+    const flush = async () => {
+      const b = batch;
+      batch = [];
+      // The background lane's deadline: a CLI import outwaits a live server's short writes.
+      if (b.length > 0) await this.sqlite.write(() => write.immediate(b), 'background');
+    };
+    for await (const raw of entries) {
+      batch.push(WebhookEntry.parse(raw));
+      n++;
+      if (batch.length >= TRANSFER_PAGE) await flush();
+    }
+    await flush();
+    return n;
   }
 
   private closed = false;

@@ -297,7 +297,9 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
 
       await fx.reset();
       const c = await fx.open();
+      expect(await c.isEmpty()).toBe(true);
       expect(await c.importState(exported)).toBe(exported.length);
+      expect(await c.isEmpty()).toBe(false);
       const again: StateEntry[] = [];
       for await (const e of c.exportState()) again.push(e);
       expect(again).toEqual(exported);

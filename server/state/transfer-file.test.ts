@@ -1,18 +1,25 @@
 /** `svc state import` validates every record before anything is written: ids become paths elsewhere. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SqliteStateStore } from './sqlite-store.ts';
-import { importStateFile } from './transfer-file.ts';
+import { SqliteVisitStore } from './sqlite-visits.ts';
+import { SqliteWebhookStore } from './sqlite-webhooks.ts';
+import { exportStateFile, importStateFile, type TransferStores } from './transfer-file.ts';
+import type { StateEntry } from './transfer.ts';
 
 let dir: string;
 let store: SqliteStateStore;
+let stores: TransferStores & { visits: SqliteVisitStore; webhooks: SqliteWebhookStore };
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-transfer-'));
   store = new SqliteStateStore(join(dir, 'svc.db'), { log: () => {} });
+  stores = { state: store, visits: new SqliteVisitStore(store.sqlite), webhooks: new SqliteWebhookStore(store.sqlite) };
 });
 afterEach(async () => {
+  await stores.webhooks.close();
+  await stores.visits.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -25,7 +32,7 @@ const customer = (id: string) => ({
 it('refuses an export file whose customer id is a path (../../tmp/x), naming the line, and imports nothing', async () => {
   const file = join(dir, 'state.jsonl');
   writeFileSync(file, [customer('acme'), customer('../../../../tmp/x')].map((e) => JSON.stringify(e)).join('\n') + '\n');
-  await expect(importStateFile(store, file)).rejects.toThrow(/state\.jsonl:2: record\.id: a customer id is 1–64 letters, digits, _ or -/);
+  await expect(importStateFile(stores, file)).rejects.toThrow(/state\.jsonl:2: record\.id: a customer id is 1–64 letters, digits, _ or -/);
   expect(await store.listCustomers()).toEqual([]);
 });
 
@@ -33,6 +40,53 @@ it('refuses a charge or balance of a customer id that is a path', async () => {
   const file = join(dir, 'state.jsonl');
   const charge = { type: 'credit_usage', customer_id: '../x', pool: 'identification', period: 'year-0', used: 1 };
   writeFileSync(file, [customer('acme'), charge].map((e) => JSON.stringify(e)).join('\n') + '\n');
-  await expect(importStateFile(store, file)).rejects.toThrow(/state\.jsonl:2: customer_id/);
+  await expect(importStateFile(stores, file)).rejects.toThrow(/state\.jsonl:2: customer_id/);
   expect(await store.listCustomers()).toEqual([]);
+});
+
+it('refuses a bad line of the visit or webhook entries before the state store imports anything', async () => {
+  const file = join(dir, 'state.jsonl');
+  const sighting = { type: 'tag_sighting', tag_id: 't1', origin: 'https://a.test', last_seen_at: '2026-11-20T10:00:00.000Z', hits: 0 };
+  writeFileSync(file, [customer('acme'), sighting].map((e) => JSON.stringify(e)).join('\n') + '\n');
+  await expect(importStateFile(stores, file)).rejects.toThrow(/state\.jsonl:2: hits/);
+  expect(await store.listCustomers()).toEqual([]);
+  const endpoint = { type: 'webhook_endpoint', endpoint: { id: '../x', customer_id: 'acme', url: 'https://a.test/h', events: ['account.hot'], hot_paths: [], description: '', secret: 's', created_at: 'x' } };
+  writeFileSync(file, [customer('acme'), endpoint].map((e) => JSON.stringify(e)).join('\n') + '\n');
+  await expect(importStateFile(stores, file)).rejects.toThrow(/state\.jsonl:2: endpoint\.id/);
+  expect(await store.listCustomers()).toEqual([]);
+});
+
+it('refuses a target whose visit store or outbox holds something, before writing anything', async () => {
+  const file = join(dir, 'state.jsonl');
+  writeFileSync(file, JSON.stringify(customer('acme')) + '\n');
+  await stores.visits.recordTagSighting('t1', 'https://a.test', '2026-11-20T10:00:00.000Z');
+  await expect(importStateFile(stores, file)).rejects.toThrow(/already holds page views or tag sightings: import into an empty state/);
+  expect(await store.listCustomers()).toEqual([]);
+});
+
+it('leaves no file behind when an export fails half-way', async () => {
+  await store.importState([customer('acme') as StateEntry]);
+  const failing: TransferStores = {
+    ...stores,
+    visits: {
+      isEmpty: async () => true,
+      importEntries: async () => 0,
+      // One entry out, then the failure: the file has a line by then.
+      exportEntries: async function* () {
+        yield { type: 'visit_anonymous', customer_id: 'acme', day: '2026-11-20', page_views: 1 };
+        throw new Error('Redis went away');
+      },
+    },
+  };
+  const file = join(dir, 'out.jsonl');
+  await expect(exportStateFile(failing, file)).rejects.toThrow('Redis went away');
+  expect(existsSync(file)).toBe(false);
+});
+
+it('creates the export file readable by its owner only (it holds webhook signing secrets)', async () => {
+  const file = join(dir, 'out.jsonl');
+  await stores.webhooks.createEndpoint({ customer_id: 'acme', url: 'https://hooks.acme.test/x', events: ['account.hot'], hot_paths: [], description: '', secret: 'whsec_secret' });
+  await exportStateFile(stores, file);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(readFileSync(file, 'utf8')).toContain('"secret":"whsec_secret"');
 });

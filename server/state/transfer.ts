@@ -1,12 +1,20 @@
 /**
  * Moving all state between backends (`svc state export FILE` / `svc state import FILE`): one JSON object
  * per line, each tagged with its `type`. Rate-limit counters are not moved: they expire within a window.
- * Tokens travel with their secret's hash (never a secret), so existing integrations keep working.
+ * Tokens travel with their secret's hash (never a secret), so existing integrations keep working; webhook
+ * endpoints travel with their signing secret (receivers verify with it), so the file is as sensitive as
+ * the state itself.
+ *
+ * Three stores share the file, each writing and reading its own entries: the state store (StateEntry),
+ * the visit store (VisitEntry) and the webhook outbox (WebhookEntry). Their rows are neutral — what the
+ * store means, not how a backend keeps it — so SQLite and Redis write and read the same lines.
  */
 import { z } from 'zod';
 import { CustomerId } from '../../data/sources/schema.ts';
 import { CHARGEABLE_APIS } from '../credits/rules.ts';
+import { DELIVERY_STATUSES, HotPathPattern, NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
 import { CustomerRecord, TagRecord, TokenRecord } from './store.ts';
+import { ISO_DAY, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
 
 const Pool = z.enum(['identification', 'enrichment']);
 
@@ -39,9 +47,127 @@ export type StateEntry = z.infer<typeof StateEntry>;
 export interface StateTransfer {
   /** Every record, customers before what belongs to them. */
   exportState(): AsyncIterable<StateEntry>;
+  /** Whether the store holds no customer (an import goes only into such a store). */
+  isEmpty(): Promise<boolean>;
   /**
    * Writes exported entries into this store, which must hold no customer yet (an import never merges
    * into live state). Returns the number of entries written.
    */
   importState(entries: AsyncIterable<StateEntry> | Iterable<StateEntry>): Promise<number>;
+}
+
+const Count = z.number().int().min(0);
+// Compared as strings by both stores; whatever they recorded moves as it is.
+const IsoTime = z.string().min(1);
+
+/** Page views and tag sightings (visits.ts): per-day aggregates, not events, so the file stays as bounded as the store. */
+export const VisitEntry = z.discriminatedUnion('type', [
+  /** One account's page views on one UTC day, with its pages and the session ids that day has seen. */
+  z.object({
+    type: z.literal('visit_account'),
+    customer_id: CustomerId,
+    day: ISO_DAY,
+    // Never empty: both stores read an empty company as an anonymous view.
+    company_id: z.string().min(1),
+    page_views: Count,
+    sessions: Count,
+    first_seen: IsoTime,
+    last_seen: IsoTime,
+    // The store's own bounds hold for an imported day too: an edited file cannot grow one past them.
+    pages: z
+      .array(z.object({ path: z.string(), page_views: Count }))
+      .max(PATHS_PER_ACCOUNT_DAY + 1)
+      .refine((pages) => new Set(pages.map((p) => p.path)).size === pages.length, 'a path is listed once')
+      .refine((pages) => pages.filter((p) => p.path !== OTHER_PATHS).length <= PATHS_PER_ACCOUNT_DAY, `at most ${PATHS_PER_ACCOUNT_DAY} paths besides ${OTHER_PATHS}`),
+    /** Only the newest days have them (they dedupe sessions within a day); moved so a visitor's session does not count twice. */
+    session_ids: z
+      .array(z.string())
+      .max(SESSIONS_PER_ACCOUNT_DAY)
+      .refine((ids) => new Set(ids).size === ids.length, 'a session id is listed once')
+      .default([]),
+  }),
+  /** Page views of one UTC day that matched no account. */
+  z.object({ type: z.literal('visit_anonymous'), customer_id: CustomerId, day: ISO_DAY, page_views: Count }),
+  /** An origin a web tag was seen on; `hits` (distinct minutes) decides which origins a full tag keeps (visits.ts). */
+  z.object({ type: z.literal('tag_sighting'), tag_id: z.string().min(1).max(200), origin: z.string().min(1), last_seen_at: IsoTime, hits: z.number().int().min(1) }),
+]);
+export type VisitEntry = z.infer<typeof VisitEntry>;
+
+/** Ids that a Redis key or a zset member carries (`wh_…`, `dl_…`). */
+const OutboxId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an id is 1–64 letters, digits, _ or -');
+const EpochMs = z.number().int().min(0);
+
+/**
+ * The webhook outbox (webhooks.ts): endpoints with their signing secret, deliveries (pending ones and the
+ * kept log), and the dedupe keys of the last DEDUPE_KEEP_MS (older ones can never come again). Leases are
+ * not moved: a delivery in flight during the export is due again after the import (receivers dedupe on
+ * the event id). Times are epoch milliseconds, as both backends keep them.
+ */
+export const WebhookEntry = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('webhook_endpoint'),
+    endpoint: z.object({
+      id: OutboxId,
+      customer_id: CustomerId,
+      url: NewWebhook.shape.url,
+      events: z.array(WebhookEventType).min(1),
+      hot_paths: z.array(HotPathPattern).max(50),
+      description: z.string(),
+      /** The signing secret itself: receivers verify signatures with it, so it moves as it is. */
+      secret: z.string().min(1),
+      created_at: z.string().min(1),
+    }),
+  }),
+  z.object({
+    type: z.literal('webhook_delivery'),
+    delivery: z
+      .object({
+        id: OutboxId,
+        event_id: z.string().min(1),
+        webhook_id: OutboxId,
+        customer_id: CustomerId,
+        type: WebhookEventType,
+        /** Null for a delivery a Redis outbox stored before it kept the key on the delivery (the key moves as a webhook_dedupe entry). */
+        dedupe_key: z.string().min(1).nullable(),
+        /** The signed JSON, byte for byte. */
+        body: z.string(),
+        status: z.enum(DELIVERY_STATUSES),
+        attempts: z.number().int().min(0),
+        created_at: EpochMs,
+        next_attempt_at: EpochMs.nullable(),
+        last_attempt_at: EpochMs.nullable(),
+        last_status: z.number().int().nullable(),
+        last_error: z.string().nullable(),
+        delivered_at: EpochMs.nullable(),
+      })
+      .refine((d) => d.status !== 'pending' || d.next_attempt_at !== null, { message: 'a pending delivery has a next attempt', path: ['next_attempt_at'] }),
+  }),
+  /** A dedupe key enqueued at `at` (each recent one, whether or not its delivery is still kept). */
+  z.object({ type: z.literal('webhook_dedupe'), webhook_id: OutboxId, dedupe_key: z.string().min(1), at: EpochMs }),
+]);
+export type WebhookEntry = z.infer<typeof WebhookEntry>;
+
+/** Every line of an export file, whichever store it belongs to (one union: a bad line's message names its field). */
+export const TransferEntry = z.discriminatedUnion('type', [...StateEntry.options, ...VisitEntry.options, ...WebhookEntry.options]);
+export type TransferEntry = z.infer<typeof TransferEntry>;
+
+const VISIT_TYPES: ReadonlySet<string> = new Set(VisitEntry.options.map((o) => o.shape.type.value));
+const WEBHOOK_TYPES: ReadonlySet<string> = new Set(WebhookEntry.options.map((o) => o.shape.type.value));
+
+/** Which store writes and reads an entry. */
+export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' {
+  return VISIT_TYPES.has(entry.type) ? 'visits' : WEBHOOK_TYPES.has(entry.type) ? 'webhooks' : 'state';
+}
+
+/** How a store beside the state store (visits, webhook outbox) moves its entries. */
+export interface EntryTransfer<E> {
+  /** Every entry, streamed: a bounded page of the store at a time (SCAN on Redis, keyset pages on SQLite). */
+  exportEntries(): AsyncIterable<E>;
+  /** Whether the store holds none of its entries (an import goes only into such a store). */
+  isEmpty(): Promise<boolean>;
+  /**
+   * Writes exported entries into this store, which must be empty (StateError `conflict` otherwise: an
+   * import never merges into live data). Returns the number of entries written.
+   */
+  importEntries(entries: AsyncIterable<E> | Iterable<E>): Promise<number>;
 }

@@ -7,6 +7,7 @@ import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
 import { RedisVisitStore, visitKeys } from './redis-visits.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
 import { StoreUnavailableError } from './errors.ts';
+import type { VisitEntry } from './transfer.ts';
 import {
   ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY, VISIT_RETENTION_DAYS, type PageViewCount, type VisitStore,
 } from './visits.ts';
@@ -189,6 +190,56 @@ const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
     expect(origins[0]).toBe('https://new.test');
     expect(origins).not.toContain('https://o0.test');
     expect(origins).toContain('https://o1.test');
+  });
+
+  it('exports every aggregate and sighting, and an empty store that imports them reads the same (a non-empty one refuses)', async () => {
+    // Recent days: a store keeps (and Redis lets live) only days within the retention.
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const at = (day: string, time: string) => `${day}T${time}.000Z`;
+    await store.recordPageView(view({ day: yesterday, at: at(yesterday, '10:00:00') }));
+    await store.recordPageView(view({ day: yesterday, path: '/pricing', session_id: 'session-bbbb', at: at(yesterday, '11:00:00') }));
+    await store.recordPageView(view({ day: today, path: '/docs', at: at(today, '00:10:00') }));
+    await store.recordPageView(view({ day: today, company_id: '900002', at: at(today, '00:20:00') }));
+    await store.recordPageView(view({ day: today, company_id: null, at: at(today, '00:30:00') }));
+    await store.recordPageView(view({ customer_id: 'other', day: yesterday, company_id: null, at: at(yesterday, '12:00:00') }));
+    await store.recordTagSighting('t1', 'https://www.acme.test', at(yesterday, '10:00:00'));
+    await store.recordTagSighting('t1', 'https://www.acme.test', at(yesterday, '10:05:00'));
+    await store.recordTagSighting('t2', 'https://b.test', at(today, '00:00:00'));
+    const read = async (s: VisitStore) => ({
+      accounts: await s.accountVisits('acme', yesterday, today),
+      daily: [await s.dailyTotals('acme', yesterday, today), await s.dailyTotals('other', yesterday, today)],
+      pages: await s.accountPages('acme', '900001', yesterday, today),
+      sightings: await s.tagSightings(['t1', 't2']),
+    });
+    const before = await read(store);
+    const exported: VisitEntry[] = [];
+    for await (const e of store.exportEntries()) exported.push(e);
+    expect(new Set(exported.map((e) => e.type))).toEqual(new Set(['visit_account', 'visit_anonymous', 'tag_sighting']));
+    expect(exported).toContainEqual({ type: 'tag_sighting', tag_id: 't1', origin: 'https://www.acme.test', last_seen_at: at(yesterday, '10:05:00'), hits: 2 });
+
+    expect(await store.isEmpty()).toBe(false);
+    await expect(store.importEntries(exported)).rejects.toThrow(/already holds page views/);
+
+    await fx.reset();
+    const moved = await open();
+    expect(await moved.isEmpty()).toBe(true);
+    expect(await moved.importEntries(exported)).toBe(exported.length);
+    expect(await read(moved)).toEqual(before);
+    const again: VisitEntry[] = [];
+    for await (const e of moved.exportEntries()) again.push(e);
+    const sorted = (entries: VisitEntry[]) => entries.map((e) => JSON.stringify(e)).sort();
+    expect(sorted(again)).toEqual(sorted(exported));
+    // The day's session ids moved too: the same visitor's next view is not a new session.
+    await moved.recordPageView(view({ day: today, path: '/docs', at: at(today, '00:40:00') }));
+    expect((await moved.accountVisits('acme', today, today)).find((a) => a.company_id === '900001')).toMatchObject({ page_views: 2, sessions: 1 });
+  });
+
+  it('refuses an import past a bound of the store (origins per tag)', async () => {
+    const entries: VisitEntry[] = Array.from({ length: ORIGINS_PER_TAG + 1 }, (_, i) => ({
+      type: 'tag_sighting', tag_id: 't1', origin: `https://o${i}.test`, last_seen_at: '2026-11-20T10:00:00.000Z', hits: 1,
+    }));
+    await expect(store.importEntries(entries)).rejects.toThrow(`tag t1: more than ${ORIGINS_PER_TAG} origins`);
   });
 
 });

@@ -10,6 +10,7 @@
  * deletes them, Redis lets their keys expire), so a customer's storage does not grow with its age.
  */
 import { z } from 'zod';
+import type { EntryTransfer, VisitEntry } from './transfer.ts';
 
 export const ISO_DAY = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD');
 
@@ -133,7 +134,7 @@ export function sightingVictim(cells: Iterable<readonly [origin: string, cell: S
   return (staleVictim ?? oneOffVictim)?.[0] ?? null;
 }
 
-export interface VisitStore {
+export interface VisitStore extends EntryTransfer<VisitEntry> {
   /** Counts one page view; `first_of_day_for_account` is true for an account's first view of the UTC day. */
   recordPageView(view: PageViewCount): Promise<{ first_of_day_for_account: boolean }>;
   /** Accounts that visited between `from` and `to` (inclusive UTC days), most page views first. */

@@ -7,6 +7,7 @@ import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
 import type { WebhookEvent } from '../webhooks/schema.ts';
 import { RedisWebhookStore, webhookKeys } from './redis-webhooks.ts';
 import { SqliteWebhookStore } from './sqlite-webhooks.ts';
+import type { WebhookEntry } from './transfer.ts';
 import { DEDUPE_KEEP_MS, FINISHED_KEEP_MS, LOG_KEEP, type AttemptResult, type OutboxItem, type WebhookStore, type WebhookStoreOptions } from './webhooks.ts';
 
 const event = (id: string): WebhookEvent => ({
@@ -222,6 +223,78 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
       [item(id, 'k0').event.id, 'delivered'],
     ]);
     expect((await b.listDeliveries('acme', id, 2)).map((d) => d.event_id)).toEqual([item(id, 'k3').event.id, item(id, 'k2').event.id]);
+  });
+
+  it('exports endpoints with their secret, deliveries and recent dedupe keys; an empty outbox that imports them holds the same (a non-empty one refuses)', async () => {
+    // Now: dedupe keys older than DEDUPE_KEEP_MS are not moved.
+    const now = Date.now();
+    const cap = `account.hot|900001|${new Date(now).toISOString().slice(0, 10)}`;
+    const ep = await endpoint();
+    await a.enqueue([item(ep.id, 'k1'), item(ep.id, 'k2'), ...capped(ep.id, cap, 2, ['/a'])], now);
+    const [first] = await a.claimDue(now, 1, 'node-a', 60_000);
+    await a.recordAttempt(first!, 'node-a', delivered(now + 10));
+    const exportOf = async (store: WebhookStore) => {
+      const out: WebhookEntry[] = [];
+      for await (const e of store.exportEntries()) out.push(e);
+      return out;
+    };
+    const collect = async (store: WebhookStore) => (await exportOf(store)).map((e) => JSON.stringify(e)).sort();
+    // In the order exported: a log's ties in time list in the order stored.
+    const entries = await exportOf(a);
+    const exported = entries.map((e) => JSON.stringify(e)).sort();
+    expect(entries.filter((e) => e.type === 'webhook_endpoint')).toEqual([{ type: 'webhook_endpoint', endpoint: expect.objectContaining({ id: ep.id, secret: 'whsec_0123456789abcdef' }) }]);
+    expect(entries.filter((e) => e.type === 'webhook_delivery')).toHaveLength(3);
+    expect(entries.filter((e) => e.type === 'webhook_dedupe').map((e) => e.type === 'webhook_dedupe' && e.dedupe_key).sort()).toEqual([`${cap}|/a`, 'k1', 'k2']);
+    const log = await a.listDeliveries('acme', ep.id, 10);
+
+    expect(await b.isEmpty()).toBe(false);
+    await expect(b.importEntries(entries)).rejects.toThrow(/already holds webhook endpoints/);
+
+    const target = await backend();
+    const moved = await target.open();
+    try {
+      expect(await moved.isEmpty()).toBe(true);
+      expect(await moved.importEntries(entries)).toBe(entries.length);
+      expect(await moved.listEndpoints('acme')).toEqual([ep]);
+      expect(await moved.listDeliveries('acme', ep.id, 10)).toEqual(log);
+      expect(await collect(moved)).toEqual(exported);
+      // The keys and the cap moved: a known key is not enqueued again, and one more path fills the cap of 2.
+      expect(await moved.enqueue([item(ep.id, 'k1'), ...capped(ep.id, cap, 2, ['/a', '/b', '/c'])], now + 20)).toEqual({ added: 1, ...nothingDropped });
+      // The pending ones are due, signed with the same secret.
+      const due = await moved.claimDue(now + 20, 10, 'node-c', 60_000);
+      expect(due.map((d) => d.event_id).sort()).toEqual(['k1', 'k2', `${cap}|/a`, `${cap}|/b`].map((k) => item(ep.id, k).event.id).filter((id) => id !== first!.event_id).sort());
+      expect(new Set(due.map((d) => d.secret))).toEqual(new Set(['whsec_0123456789abcdef']));
+    } finally {
+      await moved.close();
+      await target.cleanup();
+    }
+  });
+
+  it('imports a dedupe key without its delivery (a trimmed log) and a delivery without its key (stored before keys were kept): both still dedupe and count', async () => {
+    const now = Date.now();
+    const cap = `account.hot|900001|${new Date(now).toISOString().slice(0, 10)}`;
+    const endpointEntry: WebhookEntry = {
+      type: 'webhook_endpoint',
+      endpoint: { id: 'wh_moved', customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.hot'], hot_paths: [], description: '', secret: 'whsec_moved', created_at: new Date(now).toISOString() },
+    };
+    const deliveryEntry: WebhookEntry = {
+      type: 'webhook_delivery',
+      delivery: {
+        id: 'dl_moved', event_id: 'evt_moved', webhook_id: 'wh_moved', customer_id: 'acme', type: 'account.visited', dedupe_key: null, body: '{}', status: 'pending', attempts: 2,
+        created_at: now - 1000, next_attempt_at: now - 500, last_attempt_at: now - 600, last_status: 503, last_error: 'HTTP 503', delivered_at: null,
+      },
+    };
+    const key = (dedupe_key: string, at: number): WebhookEntry => ({ type: 'webhook_dedupe', webhook_id: 'wh_moved', dedupe_key, at });
+    expect(await a.importEntries([endpointEntry, deliveryEntry, key('k1', now - 1000), key(`${cap}|/x`, now - 1000), key('old', now - DEDUPE_KEEP_MS - 60_000)])).toBe(5);
+
+    expect(await a.enqueue([item('wh_moved', 'k1'), ...capped('wh_moved', cap, 2, ['/x', '/y', '/z'])], now)).toEqual({ added: 1, ...nothingDropped });
+    const exported: WebhookEntry[] = [];
+    for await (const e of b.exportEntries()) exported.push(e);
+    expect(exported).toContainEqual(deliveryEntry);
+    const keys = exported.flatMap((e) => (e.type === 'webhook_dedupe' ? [e.dedupe_key] : [])).sort();
+    expect(keys).toEqual([`${cap}|/x`, `${cap}|/y`, 'k1']);
+    const [claimed] = await a.claimDue(now, 1, 'n', 60_000);
+    expect(claimed).toMatchObject({ id: 'dl_moved', attempts: 2, secret: 'whsec_moved' });
   });
 });
 

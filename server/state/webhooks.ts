@@ -5,6 +5,7 @@
  * receivers dedupe on the event id).
  */
 import { DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../webhooks/schema.ts';
+import type { EntryTransfer, WebhookEntry } from './transfer.ts';
 
 export interface NewEndpoint {
   customer_id: string;
@@ -90,7 +91,8 @@ export interface EnqueueResult {
   droppedByEndpoint: Record<string, number>;
 }
 
-export interface WebhookStore {
+/** Moves endpoints, deliveries and recent dedupe keys (`svc state export/import`, transfer.ts WebhookEntry). */
+export interface WebhookStore extends EntryTransfer<WebhookEntry> {
   createEndpoint(input: NewEndpoint): Promise<WebhookRecord>;
   listEndpoints(customerId: string): Promise<WebhookRecord[]>;
   getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null>;
@@ -120,6 +122,19 @@ export interface WebhookStore {
   listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]>;
 
   close(): Promise<void>;
+}
+
+/**
+ * The caps a dedupe key counts under, for an import that has only the keys: each start of it up to a `|`
+ * whose last part names a UTC day (OutboxItem.cap: a cap key is such a start, and names a day).
+ */
+export function capKeysOf(dedupeKey: string): string[] {
+  const caps: string[] = [];
+  for (let bar = dedupeKey.indexOf('|'); bar !== -1; bar = dedupeKey.indexOf('|', bar + 1)) {
+    const start = dedupeKey.slice(0, bar);
+    if (/(^|\|)\d{4}-\d{2}-\d{2}$/.test(start)) caps.push(start);
+  }
+  return caps;
 }
 
 /** A delivery as both backends store it: times in epoch milliseconds. */

@@ -31,7 +31,8 @@ export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_
   });
 }
 
-async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>, state: StateStore): Promise<VisitStore> {
+/** The visit store alone (the recorder's, and what `svc state export/import` moves). */
+export async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>, state: StateStore): Promise<VisitStore> {
   if (config.SVC_REDIS_URL) {
     // Loaded only when used, as the state store's Redis client.
     const { RedisVisitStore } = await import('../state/redis-visits.ts');
