@@ -75,7 +75,11 @@ export async function seedBenchState(data: BenchData, file: string): Promise<Ben
     return {
       file,
       customer: seed.id,
-      tokens: { identification: await token('identification'), firmographics: await token('company-firmographics'), combined: await token('lead-scoring-firmographics') },
+      tokens: {
+        identification: await token('identification'),
+        firmographics: await token('company-firmographics'),
+        combined: await token('lead-scoring-firmographics'),
+      },
       tags,
     };
   } finally {
@@ -126,13 +130,14 @@ export function emailMix(data: BenchData, n = 2000): string[] {
 }
 
 export function identificationRequests(state: BenchState, ips: string[], mode: 'token' | 'tag'): LoadRequest[] {
-  return ips.map((ip, i): LoadRequest =>
-    mode === 'token'
-      ? { path: `/v3/company/details?ip=${ip}`, headers: { authorization: `Token ${state.tokens.identification}`, 'user-agent': BROWSER_UA } }
-      : {
-          path: `/v3/company/details?tag=${state.tags[i % state.tags.length]}`,
-          headers: { origin: BENCH_ORIGIN, referer: `${BENCH_ORIGIN}/pricing`, 'x-forwarded-for': ip, 'user-agent': BROWSER_UA },
-        },
+  return ips.map(
+    (ip, i): LoadRequest =>
+      mode === 'token'
+        ? { path: `/v3/company/details?ip=${ip}`, headers: { authorization: `Token ${state.tokens.identification}`, 'user-agent': BROWSER_UA } }
+        : {
+            path: `/v3/company/details?tag=${state.tags[i % state.tags.length]}`,
+            headers: { origin: BENCH_ORIGIN, referer: `${BENCH_ORIGIN}/pricing`, 'x-forwarded-for': ip, 'user-agent': BROWSER_UA },
+          },
   );
 }
 

@@ -15,7 +15,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmS
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureBenchData, seedBenchState, type BenchData } from './bench-data.ts';
+import { type BenchData, ensureBenchData, seedBenchState } from './bench-data.ts';
 import { startApp } from './endpoints.ts';
 import { ROOT } from './http-load.ts';
 import { fmt, record } from './results.ts';
@@ -61,7 +61,9 @@ export async function benchBuild(args: string[]): Promise<void> {
     phases: { networks_ms: number; people_ms: number; catalog_ms: number };
   };
   const { phases } = summary;
-  console.log(`build: ${fmt.s(build.ms)} (CPU ${fmt.s(build.cpuMs)}), peak RSS ${fmt.mib(build.peakRss)}; networks.mmdb ${fmt.mib(summary.bytes.networks)}, catalog.db ${fmt.mib(summary.bytes.catalog)}`);
+  console.log(
+    `build: ${fmt.s(build.ms)} (CPU ${fmt.s(build.cpuMs)}), peak RSS ${fmt.mib(build.peakRss)}; networks.mmdb ${fmt.mib(summary.bytes.networks)}, catalog.db ${fmt.mib(summary.bytes.catalog)}`,
+  );
   console.log(`  in the build: networks.mmdb ${fmt.s(phases.networks_ms)}, people table ${fmt.s(phases.people_ms)}, catalog ${fmt.s(phases.catalog_ms)}`);
   // networks.mmdb alone: the same worker with nothing else running (the figure of issue 13's table).
   rmSync(join(dir, 'networks-alone'), { recursive: true, force: true });
@@ -73,7 +75,9 @@ export async function benchBuild(args: string[]): Promise<void> {
   const small = await ensureBenchData();
   const bigStart = await coldStart(big, join(dir, 'state.db'));
   const smallStart = await coldStart(small, join(dir, 'state-small.db'));
-  console.log(`cold start: ${fmt.ms(bigStart.ms)} (RSS ${fmt.mib(bigStart.rss)}) on ${companies.toLocaleString('en-US')} companies; ${fmt.ms(smallStart.ms)} (RSS ${fmt.mib(smallStart.rss)}) on 20,000`);
+  console.log(
+    `cold start: ${fmt.ms(bigStart.ms)} (RSS ${fmt.mib(bigStart.rss)}) on ${companies.toLocaleString('en-US')} companies; ${fmt.ms(smallStart.ms)} (RSS ${fmt.mib(smallStart.rss)}) on 20,000`,
+  );
 
   const gen = generate ? `generate ${fmt.s(generate.ms)} (peak RSS ${fmt.mib(generate.peakRss)}); ` : '';
   record({

@@ -16,8 +16,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { emailMix, enrichmentRequests, ensureBenchData, identificationRequests, ipMix, seedBenchState, type BenchData, type BenchState } from './bench-data.ts';
-import { describeLoad, loadInterleaved, startProcess, type LoadRequest, type LoadResult, type RunningProcess } from './http-load.ts';
+import { type BenchData, type BenchState, emailMix, enrichmentRequests, ensureBenchData, identificationRequests, ipMix, seedBenchState } from './bench-data.ts';
+import { describeLoad, type LoadRequest, type LoadResult, loadInterleaved, type RunningProcess, startProcess } from './http-load.ts';
 import { fmt, record } from './results.ts';
 
 const CLI = 'server/cli/main.ts';
@@ -48,16 +48,24 @@ async function prepare(opts: Options, name: string): Promise<{ data: BenchData; 
 
 /** The real server, as `npm run svc -- serve [--workers N]` runs it. */
 export function startApp(data: BenchData, state: BenchState, workers = 0): Promise<RunningProcess> {
-  return startProcess(CLI, workers > 0 ? ['serve', '--workers', String(workers)] : ['serve'], {
-    SVC_DATA: data.data,
-    SVC_STATE: state.file,
-    SVC_LOG: 'error',
-    SVC_TRUST_PROXY: 'loopback',
-    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-  }, '/health-of-bench');
+  return startProcess(
+    CLI,
+    workers > 0 ? ['serve', '--workers', String(workers)] : ['serve'],
+    {
+      SVC_DATA: data.data,
+      SVC_STATE: state.file,
+      SVC_LOG: 'error',
+      SVC_TRUST_PROXY: 'loopback',
+      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    },
+    '/health-of-bench',
+  );
 }
 
-async function startBaselines(work: string, bodies: Record<string, unknown>): Promise<{ bare: () => Promise<RunningProcess>; raw: () => Promise<RunningProcess> }> {
+async function startBaselines(
+  work: string,
+  bodies: Record<string, unknown>,
+): Promise<{ bare: () => Promise<RunningProcess>; raw: () => Promise<RunningProcess> }> {
   const file = join(work, 'bodies.json');
   writeFileSync(file, JSON.stringify(bodies));
   return {
@@ -67,13 +75,22 @@ async function startBaselines(work: string, bodies: Record<string, unknown>): Pr
 }
 
 /** Starts the servers, loads them interleaved (bench/http-load.ts), stops them. */
-async function measure(servers: Record<string, () => Promise<RunningProcess>>, runs: [name: string, server: string, requests: LoadRequest[]][], opts: Options): Promise<Map<string, LoadResult>> {
+async function measure(
+  servers: Record<string, () => Promise<RunningProcess>>,
+  runs: [name: string, server: string, requests: LoadRequest[]][],
+  opts: Options,
+): Promise<Map<string, LoadResult>> {
   const running = new Map<string, RunningProcess>();
   try {
     for (const [name, start] of Object.entries(servers)) running.set(name, await start());
     const results = await loadInterleaved(
       // CPU per response only for single-process servers (a cluster's work is in its workers).
-      runs.map(([name, server, requests]) => ({ name, url: running.get(server)!.url, requests, pid: opts.workers > 0 || server === 'one' || server === 'two' ? undefined : running.get(server)!.pid })),
+      runs.map(([name, server, requests]) => ({
+        name,
+        url: running.get(server)!.url,
+        requests,
+        pid: opts.workers > 0 || server === 'one' || server === 'two' ? undefined : running.get(server)!.pid,
+      })),
       { duration: opts.duration, connections: opts.connections },
     );
     for (const [name, r] of results) console.log(`   ${name.padEnd(34)} ${describeLoad(r)}`);
@@ -117,7 +134,9 @@ export async function benchIdentification(args: string[]): Promise<void> {
   const tagBodies = await sampleBodies(probe.url, tag);
   await probe.stop();
   const fixedBytes = Buffer.byteLength(JSON.stringify(tokenBodies.sample));
-  console.log(`identification: ${ips.length} addresses; token-mode bodies ${tokenBodies.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(tokenBodies.statuses)}), tag-mode ${tagBodies.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(tagBodies.statuses)}); baselines answer ${fixedBytes} B`);
+  console.log(
+    `identification: ${ips.length} addresses; token-mode bodies ${tokenBodies.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(tokenBodies.statuses)}), tag-mode ${tagBodies.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(tagBodies.statuses)}); baselines answer ${fixedBytes} B`,
+  );
 
   const baselines = await startBaselines(work, { 'GET /v3/company/details': tokenBodies.sample });
   const results = await measure(
@@ -125,7 +144,11 @@ export async function benchIdentification(args: string[]): Promise<void> {
     // The baselines get the same requests as the app in each mode (tag requests carry more headers).
     (['token', 'tag'] as const).flatMap((mode) => {
       const requests = mode === 'token' ? token : tag;
-      return [[`app, ${mode} mode`, 'app', requests], [`bare Express, ${mode} requests`, 'bare', requests], [`raw node:http, ${mode} requests`, 'raw', requests]] as [string, string, LoadRequest[]][];
+      return [
+        [`app, ${mode} mode`, 'app', requests],
+        [`bare Express, ${mode} requests`, 'bare', requests],
+        [`raw node:http, ${mode} requests`, 'raw', requests],
+      ] as [string, string, LoadRequest[]][];
     }),
     opts,
   );
@@ -160,14 +183,18 @@ export async function benchEnrichment(args: string[]): Promise<void> {
     const s = await sampleBodies(probe.url, requests.get(name)!);
     bodies[`POST ${path}`] = s.sample;
     sizes.set(name, s.meanBytes);
-    console.log(`${name}: bodies ${s.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(s.statuses)}); baseline answers ${Buffer.byteLength(JSON.stringify(s.sample))} B`);
+    console.log(
+      `${name}: bodies ${s.meanBytes.toFixed(0)} B mean (statuses ${JSON.stringify(s.statuses)}); baseline answers ${Buffer.byteLength(JSON.stringify(s.sample))} B`,
+    );
   }
   await probe.stop();
 
   const baselines = await startBaselines(work, bodies);
   const results = await measure(
     { app: () => startApp(data, state), bare: baselines.bare, raw: baselines.raw },
-    (['app', 'bare', 'raw'] as const).flatMap((server) => routes.map(([name]) => [`${server}, ${name}`, server, requests.get(name)!] as [string, string, LoadRequest[]])),
+    (['app', 'bare', 'raw'] as const).flatMap((server) =>
+      routes.map(([name]) => [`${server}, ${name}`, server, requests.get(name)!] as [string, string, LoadRequest[]]),
+    ),
     opts,
   );
   for (const [name, path] of routes) {
@@ -188,7 +215,10 @@ export async function benchWorkers(args: string[]): Promise<void> {
   const token = identificationRequests(state, ipMix(data), 'token');
   const results = await measure(
     { one: () => startApp(data, state, 1), two: () => startApp(data, state, 2) },
-    [['serve --workers 1', 'one', token], ['serve --workers 2', 'two', token]],
+    [
+      ['serve --workers 1', 'one', token],
+      ['serve --workers 2', 'two', token],
+    ],
     opts,
   );
   const one = results.get('serve --workers 1')!;

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBenchData, identificationRequests, ipMix, seedBenchState } from './bench-data.ts';
-import { describeLoad, loadInterleaved, type LoadRequest } from './http-load.ts';
 import { startApp } from './endpoints.ts';
+import { describeLoad, type LoadRequest, loadInterleaved } from './http-load.ts';
 import { fmt, record } from './results.ts';
 
 const PATHS = ['/', '/pricing', '/product', '/blog/first-party-data?utm_source=news', '/contact'];

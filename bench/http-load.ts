@@ -3,7 +3,7 @@
  * (`node --import tsx <script>`, one process each, same env), autocannon runs in this process.
  * On a 2-core machine that is one core for the server and one for the load generator.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +56,13 @@ export async function freePort(): Promise<number> {
  * Starts `node --import tsx <script> ...args` with PORT set and waits until `readyPath` answers.
  * `nodeArgs` go before the script (e.g. --cpu-prof). Its stderr is kept for errors; stdout is dropped.
  */
-export async function startProcess(script: string, args: string[], env: Record<string, string>, readyPath = '/', nodeArgs: string[] = []): Promise<RunningProcess> {
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  readyPath = '/',
+  nodeArgs: string[] = [],
+): Promise<RunningProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     cwd: ROOT,

@@ -40,8 +40,15 @@ export async function benchImport(args: string[]): Promise<void> {
 
   rmSync(sources, { recursive: true, force: true });
   const imported = await measured(['data', 'import', '--out', sources, '--asn-csv', asnCsv, '--firmographics', firmographics, '--json']);
-  const report = JSON.parse(imported.stdout) as { networks: { networks: number }; by_kind: Record<string, { networks: number }>; companies: { total: number }; joins: Record<string, { networks: number }> };
-  console.log(`import: ${fmt.s(imported.ms)}, peak RSS ${fmt.mib(imported.peakRss)}; ${report.networks.networks.toLocaleString('en-US')} networks written, ${report.joins.name.networks.toLocaleString('en-US')} joined by name`);
+  const report = JSON.parse(imported.stdout) as {
+    networks: { networks: number };
+    by_kind: Record<string, { networks: number }>;
+    companies: { total: number };
+    joins: Record<string, { networks: number }>;
+  };
+  console.log(
+    `import: ${fmt.s(imported.ms)}, peak RSS ${fmt.mib(imported.peakRss)}; ${report.networks.networks.toLocaleString('en-US')} networks written, ${report.joins.name.networks.toLocaleString('en-US')} joined by name`,
+  );
 
   rmSync(out, { recursive: true, force: true });
   const build = await measured(['data', 'build', '--in', sources, '--out', out, '--json']);

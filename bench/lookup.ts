@@ -53,7 +53,9 @@ async function benchFile(file: string, label: string): Promise<void> {
   const noCache = new Reader(buf);
   const meta = ours.metadata;
   const runs = resolvedRuns(buf, meta.nodeCount, meta.recordSize, meta.searchTreeSize + 16);
-  console.log(`${label}: ${fmt.mib(buf.length)}, ${meta.nodeCount.toLocaleString('en-US')} nodes, ${meta.recordSize}-bit records, ${runs.count.toLocaleString('en-US')} resolved ranges; our reader opens in ${fmt.ms(openMs)}`);
+  console.log(
+    `${label}: ${fmt.mib(buf.length)}, ${meta.nodeCount.toLocaleString('en-US')} nodes, ${meta.recordSize}-bit records, ${runs.count.toLocaleString('en-US')} resolved ranges; our reader opens in ${fmt.ms(openMs)}`,
+  );
 
   const rnd = lcg(12345);
   const random = Array.from({ length: SAMPLE }, () => formatIPv4(Math.floor(rnd() * 2 ** 32)));
@@ -92,7 +94,8 @@ async function benchFile(file: string, label: string): Promise<void> {
   for (const [name] of readers) console.log(`   ${name.padEnd(10)} ${fmt.ns(med(name, 'random')).padStart(10)} ${fmt.ns(med(name, 'edges')).padStart(10)}`);
 
   const figures = readers.map(([n]) => `${n} ${fmt.ns(med(n, 'random'))} random / ${fmt.ns(med(n, 'edges'))} edges`).join('; ');
-  const ratio = (set: 'random' | 'edges') => `maxmind/ours ${fmt.x(med('maxmind', set) / med('ours', set))}, ours/floor ${fmt.x(med('ours', set) / med('floor', set))}`;
+  const ratio = (set: 'random' | 'edges') =>
+    `maxmind/ours ${fmt.x(med('maxmind', set) / med('ours', set))}, ours/floor ${fmt.x(med('ours', set) / med('floor', set))}`;
   record({
     benchmark: `lookup, ${label} (${fmt.mib(statSync(file).size)}, ${meta.recordSize}-bit)`,
     figures: `${figures}; open ${fmt.ms(openMs)}`,
@@ -168,7 +171,7 @@ export function resolvedRuns(buf: Buffer, nc: number, recordSize: number, dataSt
     if (recordSize === 24) return buf.readUIntBE(node * 6 + right * 3, 3);
     if (recordSize === 32) return buf.readUInt32BE(node * 8 + right * 4);
     const o = node * 7;
-    return right ? ((buf[o + 3] & 0x0f) * 2 ** 24) + buf.readUIntBE(o + 4, 3) : ((buf[o + 3] >>> 4) * 2 ** 24) + buf.readUIntBE(o, 3);
+    return right ? (buf[o + 3] & 0x0f) * 2 ** 24 + buf.readUIntBE(o + 4, 3) : (buf[o + 3] >>> 4) * 2 ** 24 + buf.readUIntBE(o, 3);
   };
   let cap = 1 << 20;
   let starts = new Uint32Array(cap);

@@ -18,10 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readCustomersFile } from '../data/sources/read.ts';
-import { REDIS_CONF, startLocalCluster, type LocalCluster } from '../deploy/local-cluster.ts';
+import { type LocalCluster, REDIS_CONF, startLocalCluster } from '../deploy/local-cluster.ts';
 import { freePort, ManagedProcess, redisPing } from '../deploy/processes.ts';
-import { ensureBenchData, identificationRequests, ipMix, TAG_COUNT, type BenchData, type BenchState } from './bench-data.ts';
-import { cpuSeconds, describeLoad, loadInterleaved, startProcess, type LoadResult } from './http-load.ts';
+import { type BenchData, type BenchState, ensureBenchData, identificationRequests, ipMix, TAG_COUNT } from './bench-data.ts';
+import { cpuSeconds, describeLoad, type LoadResult, loadInterleaved, startProcess } from './http-load.ts';
 import { fmt, record } from './results.ts';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -53,7 +53,12 @@ async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
 async function startRedis(dir: string): Promise<{ url: string; process: ManagedProcess }> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const p = new ManagedProcess({ name: 'redis', command: 'redis-server', args: [REDIS_CONF, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir], logFile: join(dir, 'redis.log') });
+  const p = new ManagedProcess({
+    name: 'redis',
+    command: 'redis-server',
+    args: [REDIS_CONF, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+    logFile: join(dir, 'redis.log'),
+  });
   p.start();
   await p.waitUntil('PONG', () => redisPing(port));
   return { url: `redis://127.0.0.1:${port}`, process: p };
@@ -79,7 +84,12 @@ export async function benchNodes(args: string[]): Promise<void> {
   {
     const redis = await startRedis(join(work, 'redis'));
     const sqliteNode = await startProcess(CLI, ['serve'], nodeEnv(data, { SVC_STATE: join(work, 'state.db') }), '/readyz');
-    const redisNode = await startProcess(CLI, ['serve'], nodeEnv(data, { SVC_STATE: join(work, 'unused.db'), SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(work, 'journal') }), '/readyz');
+    const redisNode = await startProcess(
+      CLI,
+      ['serve'],
+      nodeEnv(data, { SVC_STATE: join(work, 'unused.db'), SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(work, 'journal') }),
+      '/readyz',
+    );
     try {
       const sqliteState = await seedViaAdmin(sqliteNode.url, data);
       const redisState = await seedViaAdmin(redisNode.url, data);
@@ -106,7 +116,9 @@ export async function benchNodes(args: string[]): Promise<void> {
       const netSqlite = net(sqlite, 0);
       const netRedis = net(onRedis, 1);
       const idleText = `idle background ${(idleRate[0] * 1e3).toFixed(1)} ms/s SQLite, ${(idleRate[1] * 1e3).toFixed(1)} ms/s Redis`;
-      console.log(`   one node, SQLite state   ${describeLoad(sqlite)}\n   one node, Redis state    ${describeLoad(onRedis)}; redis-server ≤ ${redisServerUs.toFixed(0)} µs/response; ${idleText}`);
+      console.log(
+        `   one node, SQLite state   ${describeLoad(sqlite)}\n   one node, Redis state    ${describeLoad(onRedis)}; redis-server ≤ ${redisServerUs.toFixed(0)} µs/response; ${idleText}`,
+      );
       record({
         benchmark: `nodes: identification token mode, one node on Redis vs one on SQLite (${size})`,
         figures: `SQLite ${describeLoad(sqlite)}; Redis ${describeLoad(onRedis)}; redis-server itself ≤ ${redisServerUs.toFixed(0)} µs/response; ${idleText}; net of it ${netSqlite.toFixed(0)} vs ${netRedis.toFixed(0)} µs/response`,
@@ -124,7 +136,8 @@ export async function benchNodes(args: string[]): Promise<void> {
   {
     const clusters: LocalCluster[] = [];
     try {
-      for (const nodes of [1, 2]) clusters.push(await startLocalCluster({ nodes, dir: join(work, `cluster-${nodes}`), data: data.data, state: 'redis', adminToken: ADMIN_TOKEN }));
+      for (const nodes of [1, 2])
+        clusters.push(await startLocalCluster({ nodes, dir: join(work, `cluster-${nodes}`), data: data.data, state: 'redis', adminToken: ADMIN_TOKEN }));
       const states = await Promise.all(clusters.map((c) => seedViaAdmin(c.url, data)));
       const clusterCpu = (c: LocalCluster) => c.nodes.reduce((sum, n) => sum + cpuSeconds(n.process.pid!), 0);
       const idle0 = clusters.map(clusterCpu);
@@ -132,7 +145,12 @@ export async function benchNodes(args: string[]): Promise<void> {
       const idleRate = clusters.map((c, i) => (clusterCpu(c) - idle0[i]) / 3);
       // CPU per response: the nodes' CPU time summed (nginx and redis-server not included).
       const results = await loadInterleaved(
-        clusters.map((c, i) => ({ name: `${c.nodes.length}`, url: c.url, requests: identificationRequests(states[i], ips, 'token'), pids: c.nodes.map((n) => n.process.pid!) })),
+        clusters.map((c, i) => ({
+          name: `${c.nodes.length}`,
+          url: c.url,
+          requests: identificationRequests(states[i], ips, 'token'),
+          pids: c.nodes.map((n) => n.process.pid!),
+        })),
         { duration, connections },
       );
       const one = results.get('1')!;

@@ -56,7 +56,10 @@ export function record(row: ResultRow): void {
   const command = row.command ?? currentCommand;
   if (!existsSync(RESULTS_FILE)) writeFileSync(RESULTS_FILE, HEADER);
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  appendFileSync(RESULTS_FILE, `| ${date} | ${cell(machine())} | ${cell(row.benchmark)} | ${cell(row.figures)} | ${cell(row.ratio)} | \`${cell(command)}\` (at ${revision()}) |\n`);
+  appendFileSync(
+    RESULTS_FILE,
+    `| ${date} | ${cell(machine())} | ${cell(row.benchmark)} | ${cell(row.figures)} | ${cell(row.ratio)} | \`${cell(command)}\` (at ${revision()}) |\n`,
+  );
   console.log(`\n== ${row.benchmark}\n   ${row.figures}\n   ratio: ${row.ratio}\n   (appended to bench/RESULTS.md)\n`);
 }
 

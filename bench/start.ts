@@ -21,7 +21,15 @@ async function startOnce(args: string[], data: string, state: string): Promise<S
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, [...args, 'serve'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: state, SVC_LOG: 'error', SVC_ADMIN_TOKEN: 'bench-start-admin-token-0123456789' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SVC_DATA: data,
+      SVC_STATE: state,
+      SVC_LOG: 'error',
+      SVC_ADMIN_TOKEN: 'bench-start-admin-token-0123456789',
+    },
     stdio: 'ignore',
   });
   try {
@@ -53,7 +61,8 @@ export async function benchStart(args: string[]): Promise<void> {
     const variants = { tsx: ['--import', 'tsx', 'server/cli/main.ts'], bundle: ['dist/server/main.js'] };
     const results: Record<keyof typeof variants, Start[]> = { tsx: [], bundle: [] };
     for (let i = 0; i < runs; i++) {
-      for (const [name, a] of Object.entries(variants) as [keyof typeof variants, string[]][]) results[name].push(await startOnce(a, join(dir, 'data'), join(dir, `${name}.db`)));
+      for (const [name, a] of Object.entries(variants) as [keyof typeof variants, string[]][])
+        results[name].push(await startOnce(a, join(dir, 'data'), join(dir, `${name}.db`)));
     }
     const m = (name: keyof typeof variants) => ({ ms: median(results[name].map((r) => r.ms)), rss: median(results[name].map((r) => r.rss)) });
     const tsx = m('tsx');

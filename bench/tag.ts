@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { renderSnippet } from '../tag/snippet.ts';
 import { BROWSER_UA, ensureBenchData, seedBenchState } from './bench-data.ts';
 import { startApp } from './endpoints.ts';
@@ -27,7 +27,14 @@ import { ROOT } from './http-load.ts';
 import { fmt, median, percentile, record } from './results.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.bench.example 127.0.0.1'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--host-resolver-rules=MAP *.bench.example 127.0.0.1',
+];
 
 export async function benchTag(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { runs: { type: 'string' } } });
@@ -38,8 +45,12 @@ export async function benchTag(args: string[]): Promise<void> {
   const bundle = readFileSync(bundleFile);
   const gzip = gzipSync(bundle, { level: 9 }).length;
   const sizeFile = join(ROOT, 'dist/tag/size.json');
-  const size = existsSync(sizeFile) ? (JSON.parse(readFileSync(sizeFile, 'utf8')) as { bundle: { gzip: number }; snippet: { gzip: number }; budgets: { bundle: number; snippet: number } }) : null;
-  console.log(`tag bundle: ${bundle.length} B raw, ${gzip} B gzip -9${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of ${size.budgets.bundle} budget, snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`);
+  const size = existsSync(sizeFile)
+    ? (JSON.parse(readFileSync(sizeFile, 'utf8')) as { bundle: { gzip: number }; snippet: { gzip: number }; budgets: { bundle: number; snippet: number } })
+    : null;
+  console.log(
+    `tag bundle: ${bundle.length} B raw, ${gzip} B gzip -9${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of ${size.budgets.bundle} budget, snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`,
+  );
 
   const data = await ensureBenchData(20_000, '1', { loopback: true });
   const work = join(tmpdir(), 'svc-bench', `run-tag-${process.pid}`);

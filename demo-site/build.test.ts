@@ -9,9 +9,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { renderSnippet } from '../tag/snippet.ts';
 import { evaluate } from '../tag/src/rules.ts';
 import { buildDemoSite } from './build.ts';
-import { summarise } from './src/log.ts';
 import { esc, NONCE_PLACEHOLDER, renderPage } from './page.ts';
 import { DEFAULT_SEGMENT, demoSegmentName, segmentRule } from './segment.ts';
+import { summarise } from './src/log.ts';
 import { fetchVisitors, withTestIp } from './src/visitors.ts';
 
 const attr = (html: string, testid: string, name: string) => {
@@ -20,7 +20,12 @@ const attr = (html: string, testid: string, name: string) => {
   return m ? unescapeHtml(m[1] ?? m[2]) : null;
 };
 const unescapeHtml = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 describe('demoSegmentName', () => {
   const file = {
@@ -124,7 +129,13 @@ describe('visitor switcher helpers', () => {
     expect(ok).toHaveBeenCalledWith('/demo/api/visitors', expect.anything());
     await expect(fetchVisitors(vi.fn(async () => new Response('{"status":"error"}', { status: 404 })))).resolves.toBeNull();
     await expect(fetchVisitors(vi.fn(async () => new Response('<html>')))).resolves.toBeNull();
-    await expect(fetchVisitors(vi.fn(async () => { throw new TypeError('offline'); }))).resolves.toBeNull();
+    await expect(
+      fetchVisitors(
+        vi.fn(async () => {
+          throw new TypeError('offline');
+        }),
+      ),
+    ).resolves.toBeNull();
   });
 
   it('summarises log entries', () => {
@@ -132,10 +143,12 @@ describe('visitor switcher helpers', () => {
     expect(summarise({ type: 'svc:error', detail: { status: 0, message: 'Failed to fetch' }, at: 1 })).toBe('no answer: Failed to fetch');
     expect(summarise({ type: 'svc:error', detail: { status: 0, message: 'gpc' }, at: 1 })).toBe('no answer: gpc');
     expect(summarise({ type: 'svc:personalized', detail: { elements: [{}, {}] }, at: 1 })).toBe('2 elements');
-    expect(summarise({ type: 'svc:ready', detail: { data: { company: { company_match: 'Match', name: 'Globex' } }, cached: false, hidden: 240 }, at: 1 })).toBe('Globex, hidden 240 ms');
-    expect(
-      summarise({ type: 'svc:ready', detail: { data: { company: { company_match: 'Match', name: 'Globex' } }, cached: true }, at: 1 }),
-    ).toBe('Globex (from cache, no request)');
+    expect(summarise({ type: 'svc:ready', detail: { data: { company: { company_match: 'Match', name: 'Globex' } }, cached: false, hidden: 240 }, at: 1 })).toBe(
+      'Globex, hidden 240 ms',
+    );
+    expect(summarise({ type: 'svc:ready', detail: { data: { company: { company_match: 'Match', name: 'Globex' } }, cached: true }, at: 1 })).toBe(
+      'Globex (from cache, no request)',
+    );
     expect(summarise({ type: 'svc:ready', detail: { data: { company: { company_match: 'No Match' } }, cached: false }, at: 1 })).toBe('No Match');
     expect(summarise({ type: 'dataLayer.push', detail: { event: 'svc_company_not_identified' }, at: 1 })).toBe('svc_company_not_identified');
   });
@@ -147,7 +160,10 @@ describe('buildDemoSite', async () => {
 
   it('writes index.html and app.js, featuring the generated first segment', async () => {
     const customersFile = join(dir, 'customers.json');
-    await writeFile(customersFile, JSON.stringify({ customers: [{ id: 'demo', segments: [{ name: 'Mid-Market SaaS' }], tags: [{ tag_id: 'demo-web-tag' }] }] }));
+    await writeFile(
+      customersFile,
+      JSON.stringify({ customers: [{ id: 'demo', segments: [{ name: 'Mid-Market SaaS' }], tags: [{ tag_id: 'demo-web-tag' }] }] }),
+    );
     await buildDemoSite({ outDir: join(dir, 'out'), customersFile });
     const html = await readFile(join(dir, 'out/index.html'), 'utf8');
     const app = await readFile(join(dir, 'out/app.js'), 'utf8');

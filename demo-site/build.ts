@@ -3,11 +3,12 @@
  * in <head>) and app.js (the Preact "tag inspector"). Called by the main build; `tsx demo-site/build.ts`
  * runs it alone. The featured segment comes from data/sample/customers.json when that file exists.
  */
-import { build } from 'esbuild';
+
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { renderSnippet } from '../tag/snippet.ts';
 import { NONCE_PLACEHOLDER, renderPage } from './page.ts';
 import { DEFAULT_SEGMENT, DEMO_TAG_ID, demoSegmentName } from './segment.ts';
@@ -57,7 +58,13 @@ export async function buildDemoSite(options: DemoBuildOptions = {}): Promise<voi
     readFile(join(HERE, 'src/styles.css'), 'utf8'),
   ]);
   // Inline scripts and style carry a nonce placeholder: the server serves the page under a strict CSP.
-  const html = renderPage({ snippet: renderSnippet({ tagId: DEMO_TAG_ID, nonce: NONCE_PLACEHOLDER }), segmentName, recorderJs: recorderJs.trim(), css, nonce: NONCE_PLACEHOLDER });
+  const html = renderPage({
+    snippet: renderSnippet({ tagId: DEMO_TAG_ID, nonce: NONCE_PLACEHOLDER }),
+    segmentName,
+    recorderJs: recorderJs.trim(),
+    css,
+    nonce: NONCE_PLACEHOLDER,
+  });
   await mkdir(outDir, { recursive: true });
   await Promise.all([writeFile(join(outDir, 'index.html'), html), writeFile(join(outDir, 'app.js'), app)]);
 }

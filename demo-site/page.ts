@@ -24,8 +24,7 @@ export interface PageParts {
 export const NONCE_PLACEHOLDER = '__SVC_CSP_NONCE__';
 
 /** Escapes text for HTML text and double- or single-quoted attribute values. */
-export const esc = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+export const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Escapes a value for a single-quoted attribute, keeping double quotes readable (as a marketer writes them). */
 const escSingle = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;');

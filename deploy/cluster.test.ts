@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPS } from '../server/testing/test-server.ts';
-import { awayFromWindowEdge, BROWSER_UA, getFrom, lookup, LOOPBACK_VISITOR, startTestCluster, type TestCluster } from './testing/cluster-fixture.ts';
+import { awayFromWindowEdge, BROWSER_UA, getFrom, LOOPBACK_VISITOR, lookup, startTestCluster, type TestCluster } from './testing/cluster-fixture.ts';
 
 // Real processes on a shared, busy machine: generous time per test.
 vi.setConfig({ testTimeout: 180_000 });
@@ -79,7 +79,12 @@ describe(`local cluster: 3 nodes behind nginx (${STATE} state)`, () => {
   });
 
   it("the visitor's address survives the hop through nginx, and a visitor cannot claim another", async () => {
-    await c.customer({ id: 'tagged', packages: ['platform'], identification_credits: 10, tags: [{ tag_id: 'cluster-tag', allowed_domains: ['www.acme.test'], scores: false, segment_names: false }] });
+    await c.customer({
+      id: 'tagged',
+      packages: ['platform'],
+      identification_credits: 10,
+      tags: [{ tag_id: 'cluster-tag', allowed_domains: ['www.acme.test'], scores: false, segment_names: false }],
+    });
     const headers = { origin: 'https://www.acme.test', 'user-agent': BROWSER_UA };
     const url = `${c.url}/v3/company/details?tag=cluster-tag`;
     const visitor = await getFrom(LOOPBACK_VISITOR, url, headers);
@@ -96,9 +101,17 @@ describe(`local cluster: 3 nodes behind nginx (${STATE} state)`, () => {
     const token = await c.token('retried', 'identification');
     // What nginx sends to the next node after the first died having charged: the same request id.
     const attempt = (node: number, id: string) =>
-      fetch(`${c.nodes[node].url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${token}`, 'user-agent': BROWSER_UA, 'x-request-id': id } });
+      fetch(`${c.nodes[node].url}/v3/company/details?ip=${IPS.northwind}`, {
+        headers: { authorization: `Token ${token}`, 'user-agent': BROWSER_UA, 'x-request-id': id },
+      });
     const statuses = [];
-    for (const [node, id] of [[0, 'a'.repeat(32)], [1, 'a'.repeat(32)], [2, 'a'.repeat(32)], [2, 'b'.repeat(32)]] as const) statuses.push((await attempt(node, id)).status);
+    for (const [node, id] of [
+      [0, 'a'.repeat(32)],
+      [1, 'a'.repeat(32)],
+      [2, 'a'.repeat(32)],
+      [2, 'b'.repeat(32)],
+    ] as const)
+      statuses.push((await attempt(node, id)).status);
     expect(statuses).toEqual([200, 200, 200, 200]);
     expect(await c.used('retried')).toMatchObject({ identification: 2 });
   });

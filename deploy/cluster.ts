@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT, startLocalCluster, type StateBackend } from './local-cluster.ts';
+import { ROOT, type StateBackend, startLocalCluster } from './local-cluster.ts';
 
 const USAGE = `usage: npm run cluster -- [--nodes N] [--port P] [--host H] [--dir DIR] [--data DIR] [--state redis|sqlite] [--no-demo]
 
@@ -78,7 +78,11 @@ let data = values.data ? resolve(values.data) : undefined;
 if (!data) {
   data = resolve(ROOT, 'var/data');
   // As `npm start` does: the sample dataset, rebuilt only when its sources changed.
-  execFileSync(process.execPath, ['--import', 'tsx', resolve(ROOT, 'server/cli/main.ts'), 'data', 'build', '--in', resolve(ROOT, 'data/sample'), '--out', data, '--if-stale'], { stdio: 'inherit', cwd: ROOT });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', resolve(ROOT, 'server/cli/main.ts'), 'data', 'build', '--in', resolve(ROOT, 'data/sample'), '--out', data, '--if-stale'],
+    { stdio: 'inherit', cwd: ROOT },
+  );
 }
 
 // Ctrl-C while starting: exit, and the children started so far are killed on the way out (processes.ts).

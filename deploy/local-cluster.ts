@@ -76,7 +76,11 @@ export interface LocalCluster {
 }
 
 /** The environment a node runs with: everything it needs to find the shared state and trust nginx. */
-export function nodeEnvironment(c: { state: StateBackend; redisUrl: string; stateFile: string; data: string; adminToken: string; demo: boolean }, node: { port: number; dir: string }, extra: Record<string, string> = {}): Record<string, string | undefined> {
+export function nodeEnvironment(
+  c: { state: StateBackend; redisUrl: string; stateFile: string; data: string; adminToken: string; demo: boolean },
+  node: { port: number; dir: string },
+  extra: Record<string, string> = {},
+): Record<string, string | undefined> {
   return {
     NODE_ENV: 'production',
     PORT: String(node.port),
@@ -154,7 +158,13 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
   const nginxConf = join(nginxPrefix, 'nginx.conf');
   writeFileSync(
     nginxConf,
-    renderNginxConfig({ listen: host === '0.0.0.0' ? port : `${host}:${port}`, nodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), prefix: nginxPrefix, workerProcesses: o.nginxWorkers ?? 1, accessLog: join(nginxPrefix, 'access.log') }),
+    renderNginxConfig({
+      listen: host === '0.0.0.0' ? port : `${host}:${port}`,
+      nodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+      prefix: nginxPrefix,
+      workerProcesses: o.nginxWorkers ?? 1,
+      accessLog: join(nginxPrefix, 'access.log'),
+    }),
   );
   const nginx = new ManagedProcess({
     name: 'nginx',
@@ -194,5 +204,19 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
     throw e;
   }
 
-  return { url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`, port, state, redisUrl, redisPort, stateFile, adminToken, nodes, redis, nginx, startNode, startRedis, stop };
+  return {
+    url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`,
+    port,
+    state,
+    redisUrl,
+    redisPort,
+    stateFile,
+    adminToken,
+    nodes,
+    redis,
+    nginx,
+    startNode,
+    startRedis,
+    stop,
+  };
 }

@@ -20,7 +20,18 @@ describe('nginx configuration', () => {
     mkdirSync(join(prefix, 'temp'), { recursive: true });
     for (const d of [dir, prefix, join(prefix, 'temp')]) chmodSync(d, 0o755);
     const conf = join(prefix, 'nginx.conf');
-    writeFileSync(conf, renderNginxConfig({ listen: '127.0.0.1:18999', nodes: [{ host: '127.0.0.1', port: 1 }, { host: '127.0.0.1', port: 2 }], prefix, workerProcesses: 1 }));
+    writeFileSync(
+      conf,
+      renderNginxConfig({
+        listen: '127.0.0.1:18999',
+        nodes: [
+          { host: '127.0.0.1', port: 1 },
+          { host: '127.0.0.1', port: 2 },
+        ],
+        prefix,
+        workerProcesses: 1,
+      }),
+    );
     // -t parses and opens the files it names but binds nothing; it reports on stderr.
     const t = spawnSync('nginx', ['-t', '-p', prefix, '-e', join(prefix, 'error.log'), '-c', conf], { encoding: 'utf8' });
     expect(t.stderr).toContain('test is successful');

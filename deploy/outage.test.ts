@@ -83,7 +83,10 @@ it('kill redis-server under load from two nodes, restart it: only 503s, then cre
     const deadline = Date.now() + 30_000;
     let used = NaN;
     while (Date.now() < deadline) {
-      used = await c.used(id).then((u) => u.identification, () => NaN);
+      used = await c.used(id).then(
+        (u) => u.identification,
+        () => NaN,
+      );
       if (used === answered) break;
       await sleep(250);
     }
@@ -147,7 +150,10 @@ it('redis-server stopped (SIGSTOP, the connection stays open) for 10 s under loa
     const deadline = Date.now() + 30_000;
     let used = NaN;
     while (Date.now() < deadline) {
-      used = await c.used(id).then((u) => u.identification, () => NaN);
+      used = await c.used(id).then(
+        (u) => u.identification,
+        () => NaN,
+      );
       if (used === answered) break;
       await sleep(250);
     }
@@ -169,9 +175,7 @@ it('Redis flushed under the nodes (as after a restart without persistence): read
     await admin.close();
   }
   for (const node of c.nodes) {
-    await expect
-      .poll(async () => (await fetch(`http://127.0.0.1:${node.port}/readyz`)).status, { timeout: 10_000, interval: 100 })
-      .toBe(503);
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${node.port}/readyz`)).status, { timeout: 10_000, interval: 100 }).toBe(503);
     const body = (await (await fetch(`http://127.0.0.1:${node.port}/readyz`)).json()) as { message: string };
     expect(body.message).toMatch(/Redis holds none of this deployment's data/);
   }

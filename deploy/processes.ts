@@ -3,7 +3,7 @@
  * (so Ctrl-C reaches only the cluster script, which stops them in order), their output kept in a log
  * file and a short in-memory tail for error messages, stopped by pid — never by name.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { connect, createServer } from 'node:net';
 

@@ -5,8 +5,8 @@
  * chart and an accounts table, filters by segment and date range, and downloads the same rows as CSV.
  */
 import { readFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
-import { pick, TAG, visitors, ADMIN_TOKEN, watchConsoleProblems } from './helpers.ts';
+import { expect, type Page, test } from '@playwright/test';
+import { ADMIN_TOKEN, pick, TAG, visitors, watchConsoleProblems } from './helpers.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 

@@ -4,7 +4,7 @@
  * refuses them, features and limits), then installing its snippet on a page and seeing it "installed".
  */
 import { expect, test } from '@playwright/test';
-import { ORIGIN, TAG, UA, ADMIN_TOKEN, watchConsoleProblems } from './helpers.ts';
+import { ADMIN_TOKEN, ORIGIN, TAG, UA, watchConsoleProblems } from './helpers.ts';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
@@ -62,7 +62,8 @@ test('lists tags with snippet and installed origins; creates a tag; a page view 
   await shop.goto(`http://shop.e2e.test:${new URL(ORIGIN).port}/e2e-no-such-page`);
   expect(
     await shop.evaluate(
-      ({ origin, tagId }) => navigator.sendBeacon(`${origin}/v1/events?tag=${tagId}`, JSON.stringify({ type: 'pageview', path: '/pricing', session: 'e2e-web-tags-1' })),
+      ({ origin, tagId }) =>
+        navigator.sendBeacon(`${origin}/v1/events?tag=${tagId}`, JSON.stringify({ type: 'pageview', path: '/pricing', session: 'e2e-web-tags-1' })),
       { origin: ORIGIN, tagId },
     ),
   ).toBe(true);

@@ -3,9 +3,8 @@
  * signing secret is shown once), see it listed without its secret, open its (empty) delivery log, and
  * remove it; the form points at what is wrong before sending.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { ADMIN_TOKEN } from './helpers.ts';
-
 
 async function openDemoCustomer(page: Page) {
   const problems: string[] = [];

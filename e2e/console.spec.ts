@@ -3,7 +3,7 @@
  * sign-in, the demo customer, create → secret shown once → copy → gone, the secret works on a real API
  * call, rotate (old secret 401), deactivate, delete; sign-in errors and 401s; the strict CSP holds.
  */
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { ADMIN_TOKEN, watchConsoleProblems } from './helpers.ts';
 
 const SESSION_KEY = 'svc-console:admin-token';
@@ -105,7 +105,10 @@ test('create, copy once, use, rotate, deactivate and delete a token for the demo
   await row.getByRole('button', { name: `Delete ${name}` }).click();
   await row.getByRole('button', { name: 'Cancel' }).click();
   await row.getByRole('button', { name: `Delete ${name}` }).click();
-  await row.getByRole('group', { name: `Confirm delete of ${name}` }).getByRole('button', { name: `Delete ${name}` }).click();
+  await row
+    .getByRole('group', { name: `Confirm delete of ${name}` })
+    .getByRole('button', { name: `Delete ${name}` })
+    .click();
   await expect(row).toHaveCount(0);
   expect((await enrich(request, rotated)).status()).toBe(401);
 

@@ -3,8 +3,8 @@
  * allowed-domain check passes), the sample visitors, request counting, events, page-error guard.
  * Every page loads the minified bundle from the real server (`/tag/v1/demo-web-tag.js`).
  */
-import { expect, test, type APIRequestContext, type Page, type Route } from '@playwright/test';
-import { CORE_FEATURES, DEFAULT_FEATURES, variantName, type FeatureSet } from '../tag/features.ts';
+import { type APIRequestContext, expect, type Page, type Route, test } from '@playwright/test';
+import { CORE_FEATURES, DEFAULT_FEATURES, type FeatureSet, variantName } from '../tag/features.ts';
 import { renderSnippet, type SnippetOptions } from '../tag/snippet.ts';
 
 export const TAG = 'demo-web-tag';
@@ -44,7 +44,15 @@ export async function ensureVariantTag(request: APIRequestContext, v: Variant): 
   const res = await request.post('/admin/api/tags', {
     headers,
     // A demo tag, like the seeded one: the specs choose the visitor with `svc_test_ip` (demo mode only).
-    data: { customer_id: 'demo', tag_id: v.tag, allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true, demo: true, settings: { features: v.features } },
+    data: {
+      customer_id: 'demo',
+      tag_id: v.tag,
+      allowed_domains: ['localhost', '127.0.0.1'],
+      scores: true,
+      segment_names: true,
+      demo: true,
+      settings: { features: v.features },
+    },
   });
   expect(res.status()).toBe(201);
 }

@@ -2,7 +2,7 @@
  * The whole path in a real Chromium: demo page → snippet → /tag/v1/svc.js → /v3/company/details (real
  * server, demo mode, committed sample data) → window.svc, personalisation, events, dataLayer.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { countRequests, pick, visitors as sampleVisitors, type Visitor } from './helpers.ts';
 
 let visitors: Visitor[];
@@ -12,7 +12,10 @@ test.beforeAll(async ({ request }) => {
 
 const visitor = (pred: (v: Visitor) => boolean, what: string) => pick(visitors, pred, what);
 
-const dataLayerEvents = (page: Page) => page.evaluate(() => ((window as unknown as { dataLayer?: Record<string, unknown>[] }).dataLayer ?? []).filter((e) => typeof e.event === 'string' && e.event.startsWith('svc_')));
+const dataLayerEvents = (page: Page) =>
+  page.evaluate(() =>
+    ((window as unknown as { dataLayer?: Record<string, unknown>[] }).dataLayer ?? []).filter((e) => typeof e.event === 'string' && e.event.startsWith('svc_')),
+  );
 
 test('a visitor from a sample company in the segment sees the personalised hero, the segment section and the dataLayer event', async ({ page }) => {
   const v = visitor((x) => x.label.startsWith('In segment'), 'in-segment company');
@@ -20,7 +23,9 @@ test('a visitor from a sample company in the segment sees the personalised hero,
   await page.goto(`/?svc_test_ip=${v.ip}`);
   await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${v.company} can trust`);
   await expect(page.getByTestId('segment-section')).toBeVisible();
-  await expect.poll(() => page.evaluate(() => (window as unknown as { svc: { data: { company: { company_match: string } } | null } }).svc.data?.company.company_match)).toBe('Match');
+  await expect
+    .poll(() => page.evaluate(() => (window as unknown as { svc: { data: { company: { company_match: string } } | null } }).svc.data?.company.company_match))
+    .toBe('Match');
   const events = await dataLayerEvents(page);
   expect(events).toContainEqual(expect.objectContaining({ event: 'svc_company_details_loaded', svc_company_name: v.company }));
   // Address and phone never reach the dataLayer.
@@ -109,7 +114,10 @@ test('the visitor switcher lists sample visitors and reloads the page as one of 
   const switcher = page.getByTestId('visitor-switcher');
   await expect(switcher).toBeVisible();
   const v = visitor((x) => x.kind === 'hosting', 'hosting');
-  await switcher.getByRole('button', { name: new RegExp(v.label.split(':')[0]) }).first().click();
+  await switcher
+    .getByRole('button', { name: new RegExp(v.label.split(':')[0]) })
+    .first()
+    .click();
   await expect(page).toHaveURL(new RegExp(`svc_test_ip=${v.ip.replace(/\./g, '\\.')}`));
   await expect(page.getByTestId('svc-data-panel')).toContainText('Non-actionable Match');
 });

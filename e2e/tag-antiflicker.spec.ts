@@ -4,7 +4,7 @@
  * snippet's own timer when the bundle never runs; the hidden time is measured and reported.
  */
 import { expect, test } from '@playwright/test';
-import { answerFor, countRequests, delayApi, events, pick, recordEvents, serve, visibility, visitors, waitForEvent, type Visitor } from './helpers.ts';
+import { answerFor, countRequests, delayApi, events, pick, recordEvents, serve, type Visitor, visibility, visitors, waitForEvent } from './helpers.ts';
 
 let company: Visitor;
 let name: string;
@@ -128,9 +128,9 @@ test('works under a strict Content-Security-Policy with a nonce: no eval, styles
   });
   await page.goto(`${url}?svc_test_ip=${company.ip}`);
   // The anti-flicker style got the nonce (the browser applied it: it hides), and is lifted afterwards.
-  expect(await page.evaluate(() => [...document.querySelectorAll('style')].map((s) => [s.nonce, (s.sheet?.cssRules[0] as CSSStyleRule | undefined)?.selectorText]))).toEqual([
-    ['r4nd0m', '.svc-af [data-svc-show], .svc-af [data-svc-hide], .svc-af [data-svc-text], .svc-af [data-svc-attr]'],
-  ]);
+  expect(
+    await page.evaluate(() => [...document.querySelectorAll('style')].map((s) => [s.nonce, (s.sheet?.cssRules[0] as CSSStyleRule | undefined)?.selectorText])),
+  ).toEqual([['r4nd0m', '.svc-af [data-svc-show], .svc-af [data-svc-hide], .svc-af [data-svc-text], .svc-af [data-svc-attr]']]);
   expect(await visibility(page, 'title')).toBe('hidden');
   await waitForEvent(page, 'svc:ready');
   await expect(page.locator('#title')).toHaveText(`Hello ${name}`);

@@ -6,7 +6,7 @@
  * denied or pending, GPC) and none from a variant without the feature (the tag setting off).
  */
 import { expect, test } from '@playwright/test';
-import { captureBeacons, ensureVariantTag, FULL, ORIGIN, pick, serve, variant, visitors, failOnPageErrors, type Variant, type Visitor } from './helpers.ts';
+import { captureBeacons, ensureVariantTag, FULL, failOnPageErrors, ORIGIN, pick, serve, type Variant, type Visitor, variant, visitors } from './helpers.ts';
 
 /** Every feature; page views without SPA; every feature but page views (the setting off). */
 const WITH_PAGE_VIEWS: Variant[] = [FULL, variant({ page_views: true })];
@@ -28,13 +28,20 @@ for (const v of WITH_PAGE_VIEWS) {
       const { beacons, preflights } = await captureBeacons(page);
       const url = await serve(page, '/t/pv', { body: BODY, snippet: { tagId: v.tag } });
       await serve(page, '/t/pv-next', { body: BODY, snippet: { tagId: v.tag } });
-      await page.goto(`${url}?plan=pro&utm_source=news&email=jane%40example.com&utm_campaign=spring&svc_test_ip=${company.ip}`, { referer: 'https://news.example/story?id=7' });
+      await page.goto(`${url}?plan=pro&utm_source=news&email=jane%40example.com&utm_campaign=spring&svc_test_ip=${company.ip}`, {
+        referer: 'https://news.example/story?id=7',
+      });
       await expect.poll(() => beacons().length).toBe(1);
       const [first] = beacons();
       expect(first.method).toBe('POST');
       expect(first.url).toBe(`${ORIGIN}/v1/events?tag=${v.tag}&test_ip=${company.ip}`);
       expect(first.contentType).toMatch(/^text\/plain/);
-      expect(first.body).toEqual({ type: 'pageview', path: '/t/pv?utm_source=news&utm_campaign=spring', referrer: 'news.example', session: expect.stringMatching(SESSION) });
+      expect(first.body).toEqual({
+        type: 'pageview',
+        path: '/t/pv?utm_source=news&utm_campaign=spring',
+        referrer: 'news.example',
+        session: expect.stringMatching(SESSION),
+      });
       // A link to another page of the site: a new page view, same tab session, no own-site referrer.
       await page.click('#next');
       await expect.poll(() => beacons().length).toBe(2);
@@ -108,7 +115,11 @@ test('single-page apps: each history navigation sends one page view (pushState, 
   await page.waitForTimeout(200);
   expect(beacons().map((b) => b.body.path)).toEqual(['/t/pv-spa?utm_source=ad', '/t/pv-spa/pricing', '/t/pv-spa/contact?utm_medium=cta', '/t/pv-spa/pricing']);
   expect(new Set(beacons().map((b) => b.body.session)).size).toBe(1);
-  expect(beacons().slice(1).every((b) => b.body.referrer === undefined)).toBe(true);
+  expect(
+    beacons()
+      .slice(1)
+      .every((b) => b.body.referrer === undefined),
+  ).toBe(true);
   expect(preflights()).toEqual([]);
 });
 

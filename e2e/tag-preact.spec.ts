@@ -3,9 +3,9 @@
  * way a front-end developer would, on a page with the snippet: `useSvc()` follows the tag.
  */
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { expect, test } from '@playwright/test';
-import { answerFor, ORIGIN, pick, serve, visitors, type Visitor } from './helpers.ts';
+import { build } from 'esbuild';
+import { answerFor, ORIGIN, pick, serve, type Visitor, visitors } from './helpers.ts';
 
 let app = '';
 let company: Visitor;

@@ -7,14 +7,14 @@
  *   the same thing as the nginx example in tag/README.md) while the service's own host is blocked, as an
  *   ad blocker would.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { answerFor, countRequests, dataLayer, events, html, ORIGIN, pick, recordEvents, serve, TAG, visitors, waitForEvent, type Visitor } from './helpers.ts';
+import { expect, type Page, test } from '@playwright/test';
+import { answerFor, countRequests, dataLayer, events, html, ORIGIN, pick, recordEvents, serve, TAG, type Visitor, visitors, waitForEvent } from './helpers.ts';
 
 const ADMIN = 'e2e-admin-token-0123456789';
 const TSX = join(process.cwd(), 'node_modules/tsx/dist/cli.mjs');
@@ -46,7 +46,16 @@ test.describe('server-managed settings', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     proc = spawn(process.execPath, [TSX, 'server/cli/main.ts', 'serve'], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DEMO: '1', SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, 'svc.db'), SVC_ADMIN_TOKEN: ADMIN, SVC_LOG: 'error' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SVC_DEMO: '1',
+        SVC_DATA: join(dir, 'data'),
+        SVC_STATE: join(dir, 'svc.db'),
+        SVC_ADMIN_TOKEN: ADMIN,
+        SVC_LOG: 'error',
+      },
       stdio: 'ignore',
       detached: true, // its own process group, ended as a whole in afterAll
     });
@@ -115,7 +124,10 @@ test.describe('server-managed settings', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.route(`${base}/t/unknown`, (r) =>
-      r.fulfill({ contentType: 'text/html', body: html({ body: '<h1 id="title" data-svc-text="company.name">Default</h1>' }).replace(`/tag/v1/${TAG}.js`, '/tag/v1/no-such-tag.js') }),
+      r.fulfill({
+        contentType: 'text/html',
+        body: html({ body: '<h1 id="title" data-svc-text="company.name">Default</h1>' }).replace(`/tag/v1/${TAG}.js`, '/tag/v1/no-such-tag.js'),
+      }),
     );
     await page.goto(`${base}/t/unknown`);
     // The snippet's own timer (1000 ms) reveals the page.
@@ -137,7 +149,13 @@ test.describe('first-party serving through a reverse proxy', () => {
       if (req.url!.startsWith('/svc/')) {
         // location /svc/ { proxy_pass http://svc-upstream/; } — path prefix stripped, headers kept.
         const up = http.request(
-          { host: upstream.hostname, port: upstream.port, path: req.url!.slice(4), method: req.method, headers: { ...req.headers, host: upstream.host, 'x-forwarded-host': req.headers.host } },
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            path: req.url!.slice(4),
+            method: req.method,
+            headers: { ...req.headers, host: upstream.host, 'x-forwarded-host': req.headers.host },
+          },
           (r) => {
             res.writeHead(r.statusCode!, r.headers);
             r.pipe(res);
@@ -172,9 +190,14 @@ test.describe('first-party serving through a reverse proxy', () => {
     await waitForEvent(page, 'svc:ready');
     await expect(page.locator('#title')).toHaveText(`Hello ${name}`);
     expect(requests()).toEqual([`${site}/svc/v3/company/details?tag=${TAG}&test_ip=${company.ip}`]);
-    expect(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/tag/v1/')))).toEqual([
-      `${site}/svc/tag/v1/${TAG}.js`,
-    ]);
+    expect(
+      await page.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .map((e) => e.name)
+          .filter((n) => n.includes('/tag/v1/')),
+      ),
+    ).toEqual([`${site}/svc/tag/v1/${TAG}.js`]);
     expect(blocked).toEqual([]);
   });
 });

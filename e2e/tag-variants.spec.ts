@@ -7,7 +7,21 @@
  */
 import { expect, test } from '@playwright/test';
 import { ALL_VARIANTS } from '../tag/features.ts';
-import { answerFor, captureBeacons, dataLayer, ensureVariantTag, events, failOnPageErrors, pick, recordEvents, serve, variant, visitors, waitForEvent, type Visitor } from './helpers.ts';
+import {
+  answerFor,
+  captureBeacons,
+  dataLayer,
+  ensureVariantTag,
+  events,
+  failOnPageErrors,
+  pick,
+  recordEvents,
+  serve,
+  type Visitor,
+  variant,
+  visitors,
+  waitForEvent,
+} from './helpers.ts';
 
 const VARIANTS = ALL_VARIANTS.map((features) => variant(features));
 
@@ -20,9 +34,7 @@ test.beforeAll(async ({ request }) => {
 });
 failOnPageErrors();
 
-const BODY =
-  '<h1 id="title" data-svc-text="Hello {company.name|there}">Hello there</h1>' +
-  '<form data-svc-fill><input name="company" id="company"></form>';
+const BODY = '<h1 id="title" data-svc-text="Hello {company.name|there}">Hello there</h1>' + '<form data-svc-fill><input name="company" id="company"></form>';
 
 /** Long enough for a feature that is there to have acted (the observer and the beacon act at once). */
 const SETTLE_MS = 300;

@@ -3,7 +3,7 @@
  * repository (so the external better-sqlite3 resolves from node_modules), started on a free port on a
  * real data build, it answers readiness, an identification and the docs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -21,7 +21,15 @@ beforeAll(async () => {
   writeFixtureSources(join(dir, 'sources'));
   await buildDataset({ in: join(dir, 'sources'), out: join(dir, 'data') });
   child = spawn(process.execPath, [join(dir, 'server', 'main.js'), 'serve'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, 'svc.db'), SVC_ADMIN_TOKEN: 'build-test-admin-token-0123456789', SVC_LOG: 'info' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SVC_DATA: join(dir, 'data'),
+      SVC_STATE: join(dir, 'svc.db'),
+      SVC_ADMIN_TOKEN: 'build-test-admin-token-0123456789',
+      SVC_LOG: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   url = await new Promise<string>((resolve, reject) => {

@@ -3,7 +3,7 @@
  * of concurrent requests spread over both workers spend exactly the quota and let exactly the rate limit
  * through.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,7 +45,16 @@ beforeAll(async () => {
   const port = await freePort();
   metricsPort = await freePort();
   primary = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'serve', '--workers', '2'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, 'svc.db'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SVC_METRICS_PORT: String(metricsPort) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SVC_DATA: join(dir, 'data'),
+      SVC_STATE: join(dir, 'svc.db'),
+      SVC_LOG: 'error',
+      SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SVC_METRICS_PORT: String(metricsPort),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   primary.stderr!.on('data', (d) => (stderr += d));
@@ -86,7 +95,9 @@ function workers(): string[] {
 }
 
 const ask = (secret: string, ip: string) =>
-  fetch(`${url}/v3/company/details?ip=${ip}`, { headers: { authorization: `Token ${secret}`, 'user-agent': 'Mozilla/5.0 Chrome/131.0' } }).then((r) => r.status);
+  fetch(`${url}/v3/company/details?ip=${ip}`, { headers: { authorization: `Token ${secret}`, 'user-agent': 'Mozilla/5.0 Chrome/131.0' } }).then(
+    (r) => r.status,
+  );
 
 it('runs two workers', () => {
   expect(workers()).toHaveLength(2);
@@ -113,7 +124,7 @@ it('lets exactly the rate limit through across workers', async () => {
   expect(statuses.filter((s) => s === 429)).toHaveLength(200 - LIMIT);
 }, 60_000);
 
-it('reports metrics aggregated over both workers, on the metrics port and on any worker\'s /metrics', async () => {
+it("reports metrics aggregated over both workers, on the metrics port and on any worker's /metrics", async () => {
   const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const fromPort = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   expect(value(fromPort, 'svc_credits_charged_total{pool="identification",api="identification"}')).toBe(QUOTA);

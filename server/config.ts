@@ -15,7 +15,10 @@ export const ConfigSchema = z.object({
   SVC_DATA: z.string().default('var/data'),
   SVC_STATE: z.string().default('var/svc.db'),
   /** Shared state on Redis/Valkey (`redis://host:6379`) for many nodes; unset = SQLite (SVC_STATE). */
-  SVC_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'SVC_REDIS_URL must start with redis:// or rediss://').optional(),
+  SVC_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'SVC_REDIS_URL must start with redis:// or rediss://')
+    .optional(),
   /** Local folder of the journal of charges made while Redis is unreachable (replayed when it is back). */
   SVC_JOURNAL_DIR: z.string().default('var/journal'),
   /** Identification credits per customer a node may charge while Redis is unreachable. */

@@ -1,24 +1,24 @@
 /** Starting a server node: state store, data, (demo seed), HTTP listener, metrics port, graceful shutdown with a deadline. */
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { setupAdminAuth } from './admin/credentials.ts';
 import { createRequestListener } from './app.ts';
-import { provisionCustomer } from './customers/provision.ts';
 import type { Config } from './config.ts';
+import { provisionCustomer } from './customers/provision.ts';
 import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { collectProcessMetrics, watchDataset } from './observability/metrics.ts';
 import { portOf, startMetricsServer } from './observability/metrics-route.ts';
 import { openStateStore } from './state/open-store.ts';
-import type { StateStore } from './state/store.ts';
 import { openWebhookStore } from './state/open-webhook-store.ts';
+import type { StateStore } from './state/store.ts';
 import type { WebhookStore } from './state/webhooks.ts';
-import { WebhookService } from './webhooks/service.ts';
 import { openVisitRecorder } from './visits/open-recorder.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
+import { WebhookService } from './webhooks/service.ts';
 
 export interface RunningServer {
   server: Server;
@@ -60,7 +60,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const webhookStore = await openWebhookStore(config, store);
-  const webhooks = new WebhookService({ store: webhookStore, log, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS, allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE, now: opts.now });
+  const webhooks = new WebhookService({
+    store: webhookStore,
+    log,
+    timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE,
+    now: opts.now,
+  });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
   const recorder = await openVisitRecorder(config, log, store);
   // Every recorded page view may raise webhook events (account.visited, account.hot).
@@ -80,9 +86,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
   // With workers, the primary serves the metrics port (aggregated over workers: server/cluster.ts).
-  const metricsServer = config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.SVC_METRICS_HOST) : null;
+  const metricsServer =
+    config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.SVC_METRICS_HOST) : null;
   if (metricsServer) log.info(`metrics on port ${portOf(metricsServer)} (GET /metrics)`);
-  log.info(`listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_REDIS_URL ? 'on Redis' : config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`);
+  log.info(
+    `listening on ${url} (data ${config.SVC_DATA}, state ${config.SVC_REDIS_URL ? 'on Redis' : config.SVC_STATE}${config.SVC_DEMO ? ', demo mode' : ''})`,
+  );
   return {
     server,
     url,

@@ -4,7 +4,7 @@
  * request that never finishes. The server stops accepting, answers the one that finishes, closes the
  * rest, and exits (code 0) once SVC_SHUTDOWN_TIMEOUT_MS is up instead of waiting for the stuck client.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,10 +37,21 @@ const freePort = () =>
   });
 
 /** Starts `serve` on a free port; resolves with the process and its port once it accepts connections. */
-async function serve(name: string, extraArgs: string[], deadlineMs: number): Promise<{ proc: ChildProcess; port: number; exited: Promise<{ code: number | null; at: number }> }> {
+async function serve(
+  name: string,
+  extraArgs: string[],
+  deadlineMs: number,
+): Promise<{ proc: ChildProcess; port: number; exited: Promise<{ code: number | null; at: number }> }> {
   const port = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'serve', '--port', String(port), '--host', '127.0.0.1', ...extraArgs], {
-    env: { ...process.env, SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, `${name}.db`), SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SVC_SHUTDOWN_TIMEOUT_MS: String(deadlineMs), SVC_LOG: 'error' },
+    env: {
+      ...process.env,
+      SVC_DATA: join(dir, 'data'),
+      SVC_STATE: join(dir, `${name}.db`),
+      SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SVC_SHUTDOWN_TIMEOUT_MS: String(deadlineMs),
+      SVC_LOG: 'error',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(proc);
@@ -93,7 +104,9 @@ async function runScenario(extraArgs: string[], name: string, deadlineMs: number
   const body = JSON.stringify({ id: 'late', name: 'Late Co' });
   const slow = await open(port);
   const slowSeen = watch(slow);
-  slow.write(`POST /admin/api/customers HTTP/1.1\r\nHost: x\r\nUser-Agent: python-requests/2.31.0\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+  slow.write(
+    `POST /admin/api/customers HTTP/1.1\r\nHost: x\r\nUser-Agent: python-requests/2.31.0\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+  );
 
   // 3. A request that never finishes.
   const stuck = await open(port);

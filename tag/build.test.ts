@@ -33,7 +33,9 @@ describe('buildTag', async () => {
     expect(JSON.parse(await readFile(join(dir, 'size.json'), 'utf8'))).toEqual({ ...sizes, budgets: BUDGETS });
     expect(await readFile(join(dir, 'svc.d.ts'), 'utf8')).toContain('export interface SvcReadyDetail');
     // The hook's types beside it (compiled with integrators' code by tag/types.test.ts).
-    expect(await readFile(join(dir, 'preact.d.ts'), 'utf8')).toMatch(/export declare function useSvc\(\): SvcState;[\s\S]*from '\.\/svc\.js'|from '\.\/svc\.js'[\s\S]*export declare function useSvc\(\): SvcState;/);
+    expect(await readFile(join(dir, 'preact.d.ts'), 'utf8')).toMatch(
+      /export declare function useSvc\(\): SvcState;[\s\S]*from '\.\/svc\.js'|from '\.\/svc\.js'[\s\S]*export declare function useSvc\(\): SvcState;/,
+    );
   });
 
   it('emits one dependency-free IIFE with one settings placeholder and nothing a strict CSP forbids', () => {
@@ -54,7 +56,13 @@ describe('buildTag', async () => {
   it('compiles only the enabled features into a variant', async () => {
     const core = await readFile(join(dir, 'variants/core.js'), 'utf8');
     // Strings only the features carry: rules, form fill, SPA history hooks, the beacon, debug logging.
-    const marks = { personalisation: 'data-svc-text', form_fill: 'data-svc-hide-when-filled', spa: 'pushState', page_views: 'sendBeacon', debug: 'unknown command' };
+    const marks = {
+      personalisation: 'data-svc-text',
+      form_fill: 'data-svc-hide-when-filled',
+      spa: 'pushState',
+      page_views: 'sendBeacon',
+      debug: 'unknown command',
+    };
     for (const mark of Object.values(marks)) {
       expect(js).toContain(mark);
       expect(core).not.toContain(mark);

@@ -19,17 +19,18 @@
  * full bundle, 80 B on the core; hoisting function declarations and leaving statements unsequenced: 12 B
  * more). The source is written for readers; the minifiers do the squeezing.
  */
-import { build, type BuildOptions } from 'esbuild';
-import { minify } from 'terser';
+
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, FEATURE_NAMES, variantName, type FeatureSet } from './features.ts';
+import { type BuildOptions, build } from 'esbuild';
+import { minify } from 'terser';
+import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, FEATURE_NAMES, type FeatureSet, variantName } from './features.ts';
 import { renderSnippet } from './snippet.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -157,8 +158,7 @@ export async function preactDeclarations(): Promise<string> {
     const types = /(['"])\.\/src\/types\.ts\1/g;
     if (!types.test(dts)) throw new Error('preact.d.ts does not import ./src/types.ts: update preactDeclarations()');
     return (
-      '/** Types of the `useSvc()` hook, dist/tag/preact.js (source: tag/preact.ts); the public types are in svc.d.ts. */\n' +
-      dts.replace(types, "'./svc.js'")
+      '/** Types of the `useSvc()` hook, dist/tag/preact.js (source: tag/preact.ts); the public types are in svc.d.ts. */\n' + dts.replace(types, "'./svc.js'")
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -171,7 +171,12 @@ export async function preactDeclarations(): Promise<string> {
  */
 export async function writeDeclarations(outDir: string): Promise<string[]> {
   const written = [copyFile(join(ROOT, 'tag/src/types.ts'), join(outDir, 'svc.d.ts')).then(() => 'svc.d.ts')];
-  if (tscPath()) written.push(preactDeclarations().then((dts) => writeFile(join(outDir, 'preact.d.ts'), dts)).then(() => 'preact.d.ts'));
+  if (tscPath())
+    written.push(
+      preactDeclarations()
+        .then((dts) => writeFile(join(outDir, 'preact.d.ts'), dts))
+        .then(() => 'preact.d.ts'),
+    );
   else console.warn('dist/tag/preact.d.ts not written: the TypeScript compiler (devDependency typescript) is not installed');
   return Promise.all(written);
 }
@@ -220,7 +225,9 @@ async function main() {
     line(`tag ${name}`, size, name === core ? BUDGETS.core : BUDGETS.bundle);
   }
   line('snippet', sizes.snippet, BUDGETS.snippet);
-  console.log(`wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts, preact.d.ts and size.json`);
+  console.log(
+    `wrote ${where}/variants/*.js (${Object.keys(sizes.variants).length} variants), svc.js (every feature), preact.js, svc.d.ts, preact.d.ts and size.json`,
+  );
   const over = overBudget(sizes);
   if (over.length) {
     console.error(`SIZE BUDGET FAILED, over budget: ${over.join(', ')}`);

@@ -8,8 +8,8 @@ import vm from 'node:vm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bundleTag, PLACEHOLDER } from './build.ts';
 import { CORE_FEATURES, DEFAULT_FEATURES } from './features.ts';
-import { isp, matched } from './test/fixtures.ts';
 import type { Svc, SvcCommand, SvcData } from './src/types.ts';
+import { isp, matched } from './test/fixtures.ts';
 
 let js = '';
 let coreJs = '';
@@ -48,9 +48,7 @@ function memoryStorage(): Storage {
 }
 
 const respond = (body: unknown = matched(), status = 200) =>
-  vi.fn(async (_url: string, _init?: RequestInit): Promise<Response> =>
-    new Response(typeof body === 'string' ? body : JSON.stringify(body), { status }),
-  );
+  vi.fn(async (_url: string, _init?: RequestInit): Promise<Response> => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status }));
 
 function page(o: PageOptions = {}) {
   const events: { type: string; detail: any }[] = [];
@@ -331,7 +329,12 @@ describe('bundle', () => {
     for (const garbage of [['toString'], ['hasOwnProperty'], ['data'], ['push'], [], null, 42]) {
       expect(() => p.svc.push(garbage as never)).not.toThrow();
     }
-    p.svc.push(['onReady', () => { throw new Error('customer bug'); }]);
+    p.svc.push([
+      'onReady',
+      () => {
+        throw new Error('customer bug');
+      },
+    ]);
     expect(p.errors.some((e) => String(e[1]).includes('customer bug'))).toBe(true);
 
     const quiet = page({ queue: queue(['nope' as never] as never) });
@@ -392,13 +395,23 @@ describe('page views (feature page_views)', () => {
     p.run();
     expect(p.beacon).toHaveBeenCalledTimes(1);
     expect(p.beacon.mock.calls[0][0]).toBe('https://svc.example.com/v1/events?tag=t1');
-    expect(body(p)).toEqual({ type: 'pageview', path: '/pricing?utm_source=news&utm_medium=mail', referrer: 'news.example', session: Array(12).fill(7).join('_') });
+    expect(body(p)).toEqual({
+      type: 'pageview',
+      path: '/pricing?utm_source=news&utm_medium=mail',
+      referrer: 'news.example',
+      session: Array(12).fill(7).join('_'),
+    });
     p.svc.push(['init', { tag: 't1' }], ['personalize']);
     expect(p.beacon).toHaveBeenCalledTimes(1); // the same view is not counted twice
   });
 
   it('keeps one session id across SPA navigations when sessionStorage is blocked (memory for the document)', () => {
-    const p = page({ sessionStorage: () => { throw new DOMException('blocked', 'SecurityError'); }, queue: init() });
+    const p = page({
+      sessionStorage: () => {
+        throw new DOMException('blocked', 'SecurityError');
+      },
+      queue: init(),
+    });
     p.run();
     p.location.pathname = '/docs';
     (p.win.history as History).pushState(null, '', '/docs');

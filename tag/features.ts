@@ -50,6 +50,7 @@ export function resolveFeatures(features: TagFeatures | undefined): FeatureSet {
 export const variantName = (features: FeatureSet): string => FEATURE_NAMES.filter((name) => features[name]).join('-') || 'core';
 
 /** Every combination of features (2^5 = 32): every variant the build ships. */
-export const ALL_VARIANTS: FeatureSet[] = Array.from({ length: 2 ** FEATURE_NAMES.length }, (_, bits) =>
-  Object.fromEntries(FEATURE_NAMES.map((name, i) => [name, Boolean(bits & (1 << i))])) as FeatureSet,
+export const ALL_VARIANTS: FeatureSet[] = Array.from(
+  { length: 2 ** FEATURE_NAMES.length },
+  (_, bits) => Object.fromEntries(FEATURE_NAMES.map((name, i) => [name, Boolean(bits & (1 << i))])) as FeatureSet,
 );

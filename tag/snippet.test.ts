@@ -42,9 +42,7 @@ describe('renderSnippet', () => {
   it('keeps a path prefix of the endpoint (first-party proxy) and drops its query', () => {
     expect(normaliseEndpoint('https://example.com/svc/?x=1#y')).toBe('https://example.com/svc');
     expect(normaliseEndpoint('http://localhost:8080')).toBe('http://localhost:8080');
-    expect(renderSnippet({ tagId: 't-1', endpoint: 'https://www.customer.example/svc/' })).toContain(
-      'src="https://www.customer.example/svc/tag/v1/t-1.js"',
-    );
+    expect(renderSnippet({ tagId: 't-1', endpoint: 'https://www.customer.example/svc/' })).toContain('src="https://www.customer.example/svc/tag/v1/t-1.js"');
   });
 
   it('rejects what could break out of the HTML or the script', () => {
@@ -107,7 +105,11 @@ describe('the snippet in a page', () => {
     expect(second.appended).toEqual([]); // one style, one timer
     expect(second.timers).toEqual([]);
     expect(queue).toHaveLength(2);
-    const nomark = runSnippet(html, { mark: () => { throw new Error('no'); } });
+    const nomark = runSnippet(html, {
+      mark: () => {
+        throw new Error('no');
+      },
+    });
     expect(nomark.classes.has('svc-af')).toBe(true);
   });
 });

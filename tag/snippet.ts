@@ -40,7 +40,10 @@ export const HIDDEN_SELECTOR = ['show', 'hide', 'text', 'attr'].map((a) => `.svc
 
 /** JSON for inside a <script> element: no `<` that could close it, no line separators. */
 export const scriptJson = (v: unknown): string =>
-  JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /** The endpoint as `scheme://host[:port][/path]` without a trailing slash; throws if it is no http(s) URL. */

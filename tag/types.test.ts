@@ -48,7 +48,15 @@ for (const item of window.dataLayer as SvcDataLayerEvent[]) if (item.event === '
 `;
 
 const BUNDLER = { module: 'esnext', moduleResolution: 'bundler' };
-const STRICT = { strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], types: [], skipLibCheck: false, skipDefaultLibCheck: true };
+const STRICT = {
+  strict: true,
+  noEmit: true,
+  target: 'es2022',
+  lib: ['es2022', 'dom', 'dom.iterable'],
+  types: [],
+  skipLibCheck: false,
+  skipDefaultLibCheck: true,
+};
 
 describe("the tag's declaration files", async () => {
   const root = await mkdtemp(join(tmpdir(), 'svc-tag-types-'));
@@ -80,14 +88,19 @@ describe("the tag's declaration files", async () => {
     typeCheck({ 'integrator.ts': integrator }),
     typeCheck({ 'integrator.ts': integrator }, BUNDLER),
     // A variable declared in a module is the module's own (Angular components often carry one).
-    typeCheck({ 'component.ts': `declare var dataLayer: any;\ndataLayer.push({ event: 'x' });\nwindow.dataLayer.push({ event: 'y' });\nexport {};\n` }, BUNDLER),
+    typeCheck(
+      { 'component.ts': `declare var dataLayer: any;\ndataLayer.push({ event: 'x' });\nwindow.dataLayer.push({ event: 'y' });\nexport {};\n` },
+      BUNDLER,
+    ),
     ...DATALAYER_DECLARATIONS.map(([declaration]) =>
       typeCheck({ 'page.ts': `import type { SvcDataLayerEvent } from './svc.js';\ndeclare global { ${declaration} }\n${GTM_PAGE}export {};\n` }, BUNDLER),
     ),
     // The same declarations in a script (no import, no export: its declarations are global as written).
     ...DATALAYER_DECLARATIONS.map(([declaration]) =>
       typeCheck(
-        { 'page.ts': `type SvcDataLayerEvent = import('./svc.js').SvcDataLayerEvent;\n${declaration.startsWith('var') ? 'declare ' : ''}${declaration}\n${GTM_PAGE}` },
+        {
+          'page.ts': `type SvcDataLayerEvent = import('./svc.js').SvcDataLayerEvent;\n${declaration.startsWith('var') ? 'declare ' : ''}${declaration}\n${GTM_PAGE}`,
+        },
         { ...BUNDLER, moduleDetection: 'auto' },
       ),
     ),

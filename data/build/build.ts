@@ -4,21 +4,21 @@
  *   catalog.db     read-only SQLite: companies, domains, people, intent, engagement, verified sample addresses
  * Both are written to temp files, fsynced and renamed into place, so a running server never sees half a file.
  */
-import { closeSync, existsSync, readFileSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { Address4 } from 'ip-address';
 import { Reader } from 'maxmind';
+import { normaliseDomain } from '../catalog/keys.ts';
 import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_VERSION, NETWORKS_FILE, OTHER_INDEXES, PEOPLE_INDEXES } from '../catalog/schema.ts';
 import { writeFileAtomic } from '../mmdb/atomic-file.ts';
-import { normaliseDomain } from '../catalog/keys.ts';
-import { readCsvBatches, readOptionalCsvBatches, sourcePath, SourceError } from '../sources/read.ts';
+import { estimateRows, type Progress, SILENT } from '../progress.ts';
+import { readCsvBatches, readOptionalCsvBatches, SourceError, sourcePath } from '../sources/read.ts';
 import { COMPANY_COLUMNS, CompanyRow, DomainRow, EngagementRow, IntentRow, SOURCE_FILES } from '../sources/schema.ts';
 import { inBatches, openBuildDatabase } from './bulk.ts';
-import { writeNetworkIndex, writeNetworkIndexInWorker, type Candidate } from './network-index.ts';
-import { buildPeopleFileInWorker, copyPeopleFrom, loadPeople } from './people.ts';
+import { type Candidate, writeNetworkIndex, writeNetworkIndexInWorker } from './network-index.ts';
 import type { NetworkRecord } from './network-record.ts';
-import { estimateRows, SILENT, type Progress } from '../progress.ts';
+import { buildPeopleFileInWorker, copyPeopleFrom, loadPeople } from './people.ts';
 
 export interface BuildSummary {
   out: string;
@@ -54,7 +54,8 @@ export async function buildDataset(opts: {
   const progress = opts.progress ?? SILENT;
   const started = Date.now();
   for (const key of ['companies', 'networks'] as const) {
-    if (!existsSync(sourcePath(opts.in, key))) throw new SourceError(`${sourcePath(opts.in, key)}: missing (a sources folder needs ${SOURCE_FILES.companies} and ${SOURCE_FILES.networks})`);
+    if (!existsSync(sourcePath(opts.in, key)))
+      throw new SourceError(`${sourcePath(opts.in, key)}: missing (a sources folder needs ${SOURCE_FILES.companies} and ${SOURCE_FILES.networks})`);
   }
   mkdirSync(opts.out, { recursive: true });
   const tmpCatalog = join(opts.out, `${CATALOG_FILE}.tmp-${process.pid}`);
@@ -87,12 +88,32 @@ export async function buildDataset(opts: {
     const inline = networksWorker ? null : await phase('networks', (tick) => writeNetworkIndex(opts.in, opts.out, companyIds, tick), 'networks');
     const domains = await phase('domains', (tick) => loadDomains(db, opts.in, companyIds, tick), 'domains');
     const peopleStarted = Date.now();
-    const peopleInline = peopleWorker ? null : { count: await phase('people', (tick) => loadPeople(db, opts.in, tick), 'people'), ms: Date.now() - peopleStarted };
+    const peopleInline = peopleWorker
+      ? null
+      : { count: await phase('people', (tick) => loadPeople(db, opts.in, tick), 'people'), ms: Date.now() - peopleStarted };
     let intent: number;
     let engagement: number;
     try {
-      intent = await phase('intent', (tick) => loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at], tick), 'intent');
-      engagement = await phase('engagement', (tick) => loadRows(db, opts.in, 'engagement', EngagementRow, 'INSERT INTO engagement VALUES (?, ?, ?, ?)', (r) => [r.people_id, r.activity, r.count, r.observed_at], tick), 'engagement');
+      intent = await phase(
+        'intent',
+        (tick) =>
+          loadRows(db, opts.in, 'intent', IntentRow, 'INSERT INTO intent VALUES (?, ?, ?, ?)', (r) => [r.company_id, r.topic, r.strength, r.observed_at], tick),
+        'intent',
+      );
+      engagement = await phase(
+        'engagement',
+        (tick) =>
+          loadRows(
+            db,
+            opts.in,
+            'engagement',
+            EngagementRow,
+            'INSERT INTO engagement VALUES (?, ?, ?, ?)',
+            (r) => [r.people_id, r.activity, r.count, r.observed_at],
+            tick,
+          ),
+        'engagement',
+      );
     } catch (e) {
       // people.csv comes before these files: its error, if any, is the one to report.
       await peopleWorker?.result;
@@ -180,7 +201,15 @@ async function loadDomains(db: Database.Database, dir: string, ids: Set<string>,
   });
 }
 
-async function loadRows<T>(db: Database.Database, dir: string, key: 'intent' | 'engagement', schema: import('zod').ZodType<T>, sql: string, map: (r: T) => unknown[], tick?: (n: number) => void): Promise<number> {
+async function loadRows<T>(
+  db: Database.Database,
+  dir: string,
+  key: 'intent' | 'engagement',
+  schema: import('zod').ZodType<T>,
+  sql: string,
+  map: (r: T) => unknown[],
+  tick?: (n: number) => void,
+): Promise<number> {
   const insert = db.prepare(sql);
   return inBatches(db, readOptionalCsvBatches(dir, SOURCE_FILES[key], schema), tick, (row) => void insert.run(map(row)));
 }

@@ -22,7 +22,12 @@ export function openBuildDatabase(file: string): Database.Database {
 }
 
 /** Inserts inside transactions of ≥ 50k rows (one per row would be ~100× slower), read in batches of rows. */
-export async function inBatches<T>(db: Database.Database, batches: AsyncIterable<T[]>, tick: ((n: number) => void) | undefined, each: (row: T) => void): Promise<number> {
+export async function inBatches<T>(
+  db: Database.Database,
+  batches: AsyncIterable<T[]>,
+  tick: ((n: number) => void) | undefined,
+  each: (row: T) => void,
+): Promise<number> {
   let n = 0;
   let uncommitted = 0;
   db.exec('BEGIN');

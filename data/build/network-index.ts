@@ -7,9 +7,9 @@
 import { join } from 'node:path';
 import { NETWORKS_FILE } from '../catalog/schema.ts';
 import { MmdbWriter } from '../mmdb/writer.ts';
-import { startBuildWorker } from './bulk.ts';
-import { readCsvBatches, sourcePath, SourceError } from '../sources/read.ts';
+import { readCsvBatches, SourceError, sourcePath } from '../sources/read.ts';
 import { NetworkRow } from '../sources/schema.ts';
+import { startBuildWorker } from './bulk.ts';
 import type { NetworkRecord } from './network-record.ts';
 
 export interface Candidate {
@@ -34,7 +34,12 @@ const OTHER_KIND_SAMPLE_LIMIT = 20;
  * until it arrives, the first row naming each company is noted and checked when it does. Errors are
  * the same either way: the first bad row in file order, with its row number.
  */
-export async function writeNetworkIndex(dir: string, out: string, companyIds: ReadonlySet<string> | Promise<ReadonlySet<string>>, onRows?: (n: number) => void): Promise<NetworkIndexResult> {
+export async function writeNetworkIndex(
+  dir: string,
+  out: string,
+  companyIds: ReadonlySet<string> | Promise<ReadonlySet<string>>,
+  onRows?: (n: number) => void,
+): Promise<NetworkIndexResult> {
   const writer = new MmdbWriter({
     ipVersion: 4,
     databaseType: 'svc-networks',
@@ -49,7 +54,11 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
   let known = companyIds instanceof Promise ? null : companyIds;
   // Rows are checked directly from the moment the ids arrive (between two batches). A rejection is
   // left to firstUnknown's await, which reports it.
-  if (companyIds instanceof Promise) void companyIds.then((ids) => void (known = ids), () => {});
+  if (companyIds instanceof Promise)
+    void companyIds.then(
+      (ids) => void (known = ids),
+      () => {},
+    );
   /** Company id → first row naming it, while the ids are not known yet. */
   const pending = new Map<string, number>();
   const unknownCompany = (id: string, row: number) => new SourceError(`${file}: row ${row}: unknown company_id ${id}`);
@@ -111,7 +120,10 @@ export async function writeNetworkIndex(dir: string, out: string, companyIds: Re
  * companies.csv once the main thread has read (and validated) that file — reading it a second time in
  * the worker cost ≈ 4 s of CPU at a million companies.
  */
-export function writeNetworkIndexInWorker(dir: string, out: string): { result: Promise<NetworkIndexResult>; companyIds(ids: Iterable<string>): void; stop(): Promise<void> } {
+export function writeNetworkIndexInWorker(
+  dir: string,
+  out: string,
+): { result: Promise<NetworkIndexResult>; companyIds(ids: Iterable<string>): void; stop(): Promise<void> } {
   const w = startBuildWorker<NetworkIndexResult>(new URL('./network-worker.ts', import.meta.url), { dir, out });
   return {
     result: w.result,

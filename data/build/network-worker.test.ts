@@ -29,7 +29,9 @@ const writeSources = (src: string) => {
 const tables = (file: string) => {
   const db = new Database(file, { readonly: true });
   try {
-    return Object.fromEntries(['companies', 'domains', 'people', 'intent', 'engagement', 'network_samples'].map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]));
+    return Object.fromEntries(
+      ['companies', 'domains', 'people', 'intent', 'engagement', 'network_samples'].map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]),
+    );
   } finally {
     db.close();
   }
@@ -75,7 +77,9 @@ it('reports a bad network row from the worker as a source error and leaves no ca
 
 it('reports the first bad network row in file order, whether or not the company ids had arrived', async () => {
   writeFixtureSources(join(dir, 'order'));
-  const rows = readFileSync(join(dir, 'order', 'networks.csv'), 'utf8').trimEnd().split('\n').length;
+  const rows = readFileSync(join(dir, 'order', 'networks.csv'), 'utf8')
+    .trimEnd()
+    .split('\n').length;
   appendFileSync(join(dir, 'order', 'networks.csv'), '198.51.100.0/24,company,424242,High,,,\n198.51.100.0/33,isp,,High,,,\n');
   for (const networksInWorker of [false, true]) {
     const failed = buildDataset({ in: join(dir, 'order'), out: join(dir, `order-out-${networksInWorker}`), networksInWorker });

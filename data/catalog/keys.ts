@@ -17,7 +17,13 @@ export function linkedinKeyByRegex(url: string): string {
 }
 
 export function normaliseDomainByRegex(d: string): string {
-  return d.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/[/?#].*$/, '').replace(/\.$/, '');
+  return d
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[/?#].*$/, '')
+    .replace(/\.$/, '');
 }
 
 /** `.` in the rules does not match these, so a key holding one takes the regex path. */

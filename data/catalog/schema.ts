@@ -11,8 +11,7 @@ export const NETWORKS_FILE = 'networks.mmdb';
 export const BUILD_MANIFEST = 'build.json';
 export const CATALOG_VERSION = 1;
 
-const cols = (names: readonly string[], pk: string) =>
-  names.map((c) => (c === pk ? `${c} TEXT PRIMARY KEY` : `${c} TEXT NOT NULL DEFAULT ''`)).join(', ');
+const cols = (names: readonly string[], pk: string) => names.map((c) => (c === pk ? `${c} TEXT PRIMARY KEY` : `${c} TEXT NOT NULL DEFAULT ''`)).join(', ');
 
 /** The people table alone: `data build` may load it into a file of its own in a worker (../build/people.ts). */
 export const PEOPLE_DDL = `CREATE TABLE people (${cols(PERSON_COLUMNS, 'people_id')}, email_lc TEXT NOT NULL DEFAULT '', linkedin_key TEXT NOT NULL DEFAULT '');`;

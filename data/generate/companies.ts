@@ -7,10 +7,22 @@ import type { CompanyRow } from '../sources/schema.ts';
 import { type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import {
-  BRAND_PREFIXES, BRAND_ROOTS, CAUSES, COINED_ENDS, COINED_MIDDLES, COINED_STARTS, GOVERNMENT_PATTERNS, NONPROFIT_PATTERNS,
-  type PatternSet, PLACE_WORDS, PROFESSIONS, SCHOOL_PATTERNS, UNIVERSITY_PATTERNS, US_PLACE_WORDS,
+  BRAND_PREFIXES,
+  BRAND_ROOTS,
+  CAUSES,
+  COINED_ENDS,
+  COINED_MIDDLES,
+  COINED_STARTS,
+  GOVERNMENT_PATTERNS,
+  NONPROFIT_PATTERNS,
+  type PatternSet,
+  PLACE_WORDS,
+  PROFESSIONS,
+  SCHOOL_PATTERNS,
+  UNIVERSITY_PATTERNS,
+  US_PLACE_WORDS,
 } from './vocabulary/company-names.ts';
-import { COUNTRIES, type Country, fillPattern, pickStreet, type Place, type Region } from './vocabulary/geography.ts';
+import { COUNTRIES, type Country, fillPattern, type Place, pickStreet, type Region } from './vocabulary/geography.ts';
 import { INDUSTRIES, type Industry, type Subindustry } from './vocabulary/industries.ts';
 import { asciiSlug, NAMES } from './vocabulary/people-names.ts';
 import { EMPLOYEE_RANGES, revenueRange, roundSignificant, SIZE_TIERS, type SizeTier } from './vocabulary/sizes.ts';
@@ -54,7 +66,14 @@ export function companyId(index: number): string {
 }
 
 const EMAIL_PATTERNS = new Weighted<EmailPattern>([
-  ['first.last', 55], ['flast', 14], ['first', 6], ['firstl', 4], ['first_last', 4], ['f.last', 7], ['firstlast', 7], ['lastf', 3],
+  ['first.last', 55],
+  ['flast', 14],
+  ['first', 6],
+  ['firstl', 4],
+  ['first_last', 4],
+  ['f.last', 7],
+  ['firstlast', 7],
+  ['lastf', 3],
 ]);
 
 const US_ALT_TLDS = ['net', 'co', 'us'];
@@ -74,9 +93,16 @@ function slugOf(text: string, umlautE: boolean): string {
 }
 
 const ORG_ABBREVIATIONS: [RegExp, string][] = [
-  [/\binstitute of technology\b/g, 'tech'], [/\bstate university\b/g, 'state'], [/\bcommunity college\b/g, 'cc'],
-  [/\bunified school district\b/g, 'usd'], [/\bindependent school district\b/g, 'isd'], [/\bpublic schools\b/g, 'schools'],
-  [/\bhigh school\b/g, 'hs'], [/\buniversity\b/g, 'u'], [/\bdepartment of\b/g, ''], [/\bcity council\b/g, 'council'],
+  [/\binstitute of technology\b/g, 'tech'],
+  [/\bstate university\b/g, 'state'],
+  [/\bcommunity college\b/g, 'cc'],
+  [/\bunified school district\b/g, 'usd'],
+  [/\bindependent school district\b/g, 'isd'],
+  [/\bpublic schools\b/g, 'schools'],
+  [/\bhigh school\b/g, 'hs'],
+  [/\buniversity\b/g, 'u'],
+  [/\bdepartment of\b/g, ''],
+  [/\bcity council\b/g, 'council'],
 ];
 const ORG_STOP_WORDS = /\b(of|the|and|for|de|del|des|du|di|la|le|der|die|das|für|do|da|degli)\b/g;
 
@@ -218,14 +244,22 @@ export class CompanyFactory {
     const rng = this.rng;
     return pattern.replace(/\{(\w+)\}/g, (_, key: string) => {
       switch (key) {
-        case 'city': return hq.city.name;
-        case 'state': return hq.state.name || hq.country.name;
-        case 'surname': return rng.pick(NAMES[hq.country.cultures[0][0]].last);
-        case 'brand': return compoundBrand(rng);
-        case 'place': return rng.pick(PLACE_WORDS);
-        case 'profession': return rng.pick(PROFESSIONS);
-        case 'cause': return rng.pick(CAUSES);
-        default: return key;
+        case 'city':
+          return hq.city.name;
+        case 'state':
+          return hq.state.name || hq.country.name;
+        case 'surname':
+          return rng.pick(NAMES[hq.country.cultures[0][0]].last);
+        case 'brand':
+          return compoundBrand(rng);
+        case 'place':
+          return rng.pick(PLACE_WORDS);
+        case 'profession':
+          return rng.pick(PROFESSIONS);
+        case 'cause':
+          return rng.pick(CAUSES);
+        default:
+          return key;
       }
     });
   }
@@ -238,7 +272,10 @@ export class CompanyFactory {
       for (const [re, to] of ORG_ABBREVIATIONS) text = text.replace(re, to);
       text = text.replace(ORG_STOP_WORDS, ' ');
       const umlautE = country.language === 'de';
-      const words = text.split(/[\s-]+/).map((x) => asciiSlug(x, { umlautE })).filter(Boolean);
+      const words = text
+        .split(/[\s-]+/)
+        .map((x) => asciiSlug(x, { umlautE }))
+        .filter(Boolean);
       const sep = country.language === 'en' ? '' : '-';
       const full = words.join(sep);
       const acronym = words.map((x) => x[0]).join('');
@@ -246,13 +283,29 @@ export class CompanyFactory {
       const schoolTld = sub.naming === 'school' && country.iso === 'US' ? 'org' : tld;
       // Short names in full (cityofaustin.gov); long ones by their initials (camp.org), as real bodies do.
       const short = full.length <= 28 ? full : acronym.length >= 3 ? acronym : words.slice(0, 3).join(sep);
-      return [`${short}.${schoolTld}`, `${full.length <= 40 ? full : words.slice(0, 4).join(sep)}.${schoolTld}`, `${short}.org`, `${short}-${country.iso.toLowerCase()}.org`];
+      return [
+        `${short}.${schoolTld}`,
+        `${full.length <= 40 ? full : words.slice(0, 4).join(sep)}.${schoolTld}`,
+        `${short}.org`,
+        `${short}-${country.iso.toLowerCase()}.org`,
+      ];
     }
     // Invented brands are plain ASCII words: lower-casing is their slug.
     const b = invented ? brand.toLowerCase() : slugOf(brand, country.language === 'de');
     const wd = slugOf(word, country.language === 'de');
     const full = wd ? `${b}${wd}` : b;
-    const tld = country.iso === 'US' ? (sub.tlds && rng.chance(0.2) ? rng.pick(sub.tlds) : rng.chance(0.92) ? 'com' : rng.pick(US_ALT_TLDS)) : rng.chance(0.55) ? ccTld : sub.tlds && rng.chance(0.2) ? rng.pick(sub.tlds) : 'com';
+    const tld =
+      country.iso === 'US'
+        ? sub.tlds && rng.chance(0.2)
+          ? rng.pick(sub.tlds)
+          : rng.chance(0.92)
+            ? 'com'
+            : rng.pick(US_ALT_TLDS)
+        : rng.chance(0.55)
+          ? ccTld
+          : sub.tlds && rng.chance(0.2)
+            ? rng.pick(sub.tlds)
+            : 'com';
     // Brand-only domains (northwind.com) only for invented brands, never for a surname or a place word.
     const first = !wd || rng.chance(0.7) || !invented ? full : rng.chance(0.7) ? b : `${b}-${wd}`;
     return [
@@ -356,16 +409,23 @@ function pickTier(rng: Rng, ranges: readonly string[], minTier: number): SizeTie
 }
 
 function pickCountry(rng: Rng, c: CompanyConstraints): Country {
-  const options = COUNTRIES.filter(
-    (x) => (!c.countries || c.countries.includes(x.iso)) && (!c.regions || c.regions.includes(x.region as Region)),
-  );
+  const options = COUNTRIES.filter((x) => (!c.countries || c.countries.includes(x.iso)) && (!c.regions || c.regions.includes(x.region as Region)));
   if (options.length === 0) throw new Error('no country satisfies the constraints');
   return new Weighted(options.map((x) => [x, x.weight] as const)).draw(rng);
 }
 
 function employeeCount(rng: Rng, tier: SizeTier): number {
   const raw = Math.floor(rng.logUniform(tier.min, tier.index === 7 ? 120_000 : tier.max + 1));
-  const rounded = raw < 50 ? raw : raw < 200 ? Math.round(raw / 5) * 5 : raw < 1000 ? Math.round(raw / 10) * 10 : raw < 10_000 ? Math.round(raw / 50) * 50 : Math.round(raw / 500) * 500;
+  const rounded =
+    raw < 50
+      ? raw
+      : raw < 200
+        ? Math.round(raw / 5) * 5
+        : raw < 1000
+          ? Math.round(raw / 10) * 10
+          : raw < 10_000
+            ? Math.round(raw / 50) * 50
+            : Math.round(raw / 500) * 500;
   return Math.min(tier.max, Math.max(tier.min, rounded));
 }
 

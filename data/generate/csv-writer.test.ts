@@ -50,7 +50,11 @@ describe('CsvWriter', () => {
 
   it('writes byte for byte what csvLine gives', async () => {
     const file = join(dir, 'bytes.csv');
-    const rows = [['a', 'b'], ['c,d', 'e'], ['', 'f"g']];
+    const rows = [
+      ['a', 'b'],
+      ['c,d', 'e'],
+      ['', 'f"g'],
+    ];
     const w = new CsvWriter(file, ['h1', 'h2']);
     for (const r of rows) w.write(r);
     await w.close();

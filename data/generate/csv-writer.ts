@@ -36,7 +36,10 @@ export class CsvWriter implements RowSink {
   private failure: Error | null = null;
   rows = 0;
 
-  constructor(readonly path: string, header: readonly string[]) {
+  constructor(
+    readonly path: string,
+    header: readonly string[],
+  ) {
     this.stream = createWriteStream(path);
     this.stream.on('error', (e) => {
       this.failure ??= e;

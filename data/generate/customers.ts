@@ -78,17 +78,39 @@ function segmentConstraints(s: Segment): CompanyConstraints {
  * (the member of the first segment first). The 'segment' anchors are plain accounts (neither excluded nor hot).
  */
 export const ANCHORS: Anchor[] = [
-  ...DEMO_SEGMENTS.map((s, i): Anchor => ({
-    role: 'segment',
-    label: s.name,
-    constraints: { ...segmentConstraints(s), ...(i === 0 ? { countries: ['US'] } : {}) },
-    focusTopics: i === 0 ? DEMO_PRODUCTS[0].intent_topics.slice(0, 3) : [],
-    wishes: i === 0 ? DECISION_MAKERS : [],
-  })),
-  { role: 'excluded', label: 'competitor', constraints: { industries: ['Software'], employeeRanges: ['200-499', '500-999'], regions: ['North America'] }, focusTopics: [], wishes: [] },
-  { role: 'hot', label: 'ICP-fit retailer', constraints: { industries: ['Retail'], employeeRanges: ['1,000-4,999'], regions: ['North America'] }, focusTopics: DEMO_PRODUCTS[0].intent_topics.slice(0, 4), wishes: DECISION_MAKERS, hotProducts: [] },
+  ...DEMO_SEGMENTS.map(
+    (s, i): Anchor => ({
+      role: 'segment',
+      label: s.name,
+      constraints: { ...segmentConstraints(s), ...(i === 0 ? { countries: ['US'] } : {}) },
+      focusTopics: i === 0 ? DEMO_PRODUCTS[0].intent_topics.slice(0, 3) : [],
+      wishes: i === 0 ? DECISION_MAKERS : [],
+    }),
+  ),
+  {
+    role: 'excluded',
+    label: 'competitor',
+    constraints: { industries: ['Software'], employeeRanges: ['200-499', '500-999'], regions: ['North America'] },
+    focusTopics: [],
+    wishes: [],
+  },
+  {
+    role: 'hot',
+    label: 'ICP-fit retailer',
+    constraints: { industries: ['Retail'], employeeRanges: ['1,000-4,999'], regions: ['North America'] },
+    focusTopics: DEMO_PRODUCTS[0].intent_topics.slice(0, 4),
+    wishes: DECISION_MAKERS,
+    hotProducts: [],
+  },
   { role: 'excluded', label: 'agency partner', constraints: { industries: ['Media'], employeeRanges: ['50-199', '200-499'] }, focusTopics: [], wishes: [] },
-  { role: 'hot', label: 'EMEA media group', constraints: { industries: ['Media'], employeeRanges: ['500-999', '1,000-4,999'], regions: ['EMEA'] }, focusTopics: DEMO_PRODUCTS[0].intent_topics.slice(2, 5), wishes: DECISION_MAKERS, hotProducts: ['cdp'] },
+  {
+    role: 'hot',
+    label: 'EMEA media group',
+    constraints: { industries: ['Media'], employeeRanges: ['500-999', '1,000-4,999'], regions: ['EMEA'] },
+    focusTopics: DEMO_PRODUCTS[0].intent_topics.slice(2, 5),
+    wishes: DECISION_MAKERS,
+    hotProducts: ['cdp'],
+  },
 ];
 
 /** The customers file for the anchors that exist (`anchorIds[i]` = company id of ANCHORS[i], or undefined). */

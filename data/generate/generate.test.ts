@@ -4,12 +4,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
-  COMPANY_COLUMNS, CompanyRow, CustomersFile, DOMAIN_COLUMNS, DomainRow, ENGAGEMENT_COLUMNS, EngagementRow, INTENT_COLUMNS, IntentRow,
-  NETWORK_COLUMNS, NetworkRow, PERSON_COLUMNS, PersonRow, SOURCE_FILES,
+  COMPANY_COLUMNS,
+  CompanyRow,
+  CustomersFile,
+  DOMAIN_COLUMNS,
+  DomainRow,
+  ENGAGEMENT_COLUMNS,
+  EngagementRow,
+  INTENT_COLUMNS,
+  IntentRow,
+  NETWORK_COLUMNS,
+  NetworkRow,
+  PERSON_COLUMNS,
+  PersonRow,
+  SOURCE_FILES,
 } from '../sources/schema.ts';
 import { FREE_MAIL_DOMAINS } from './companies.ts';
-import { generateSources, type GenerateSummary, MAX_COMPANIES } from './generate.ts';
-import { type CsvKey, headerLine, networkEntries, type NetworkEntry, readRows } from './read-generated.ts';
+import { type GenerateSummary, generateSources, MAX_COMPANIES } from './generate.ts';
+import { type CsvKey, headerLine, type NetworkEntry, networkEntries, readRows } from './read-generated.ts';
 import { COUNTRIES } from './vocabulary/geography.ts';
 import { ENGAGEMENT_ACTIVITIES, INTENT_TOPICS } from './vocabulary/signals.ts';
 import { EMPLOYEE_RANGES, REVENUE_RANGES, revenueRange } from './vocabulary/sizes.ts';
@@ -87,7 +99,11 @@ describe('schema', () => {
       tags: [{ tag_id: 'demo-web-tag', allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true }],
     });
     expect(demo.products).toHaveLength(2);
-    expect(demo.products[0]).toMatchObject({ name: 'cdp', display_name: 'Customer Data Platform', persona: { levels: ['C-Level', 'VP', 'Director'], functions: ['Marketing', 'Data & Analytics'] } });
+    expect(demo.products[0]).toMatchObject({
+      name: 'cdp',
+      display_name: 'Customer Data Platform',
+      persona: { levels: ['C-Level', 'VP', 'Director'], functions: ['Marketing', 'Data & Analytics'] },
+    });
     expect(demo.segments.length).toBeGreaterThanOrEqual(3);
     expect(demo.segments[0]).toMatchObject({ id: 101, name: 'Enterprise Software' });
     expect(globex).toMatchObject({ id: 'globex', packages: ['platform'] });
@@ -160,7 +176,19 @@ describe('networks', () => {
   });
 
   it('parse as CIDRs (at their network address) or ranges with first ≤ last, in public space only', () => {
-    const forbidden = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16', '224.0.0.0/3', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24'];
+    const forbidden = [
+      '0.0.0.0/8',
+      '10.0.0.0/8',
+      '100.64.0.0/10',
+      '127.0.0.0/8',
+      '169.254.0.0/16',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '224.0.0.0/3',
+      '192.0.2.0/24',
+      '198.51.100.0/24',
+      '203.0.113.0/24',
+    ];
     // networkEntries (beforeAll) already parsed every row, throwing on anything else.
     for (const e of entries) {
       for (const f of forbidden) {
@@ -186,11 +214,23 @@ describe('networks', () => {
 
   it('include nesting of the kinds the data build must handle', () => {
     const inside = (child: NetworkEntry, kind: string, other?: boolean) =>
-      entries.some((p) => p !== child && p.row.kind === kind && p.first <= child.first && child.last <= p.last && (p.last - p.first > child.last - child.first) && (!other || p.row.company_id !== child.row.company_id));
+      entries.some(
+        (p) =>
+          p !== child &&
+          p.row.kind === kind &&
+          p.first <= child.first &&
+          child.last <= p.last &&
+          p.last - p.first > child.last - child.first &&
+          (!other || p.row.company_id !== child.row.company_id),
+      );
     const companies = entries.filter((e) => e.row.kind === 'company');
     expect(companies.some((c) => inside(c, 'isp'))).toBe(true);
     expect(companies.some((c) => inside(c, 'company', true))).toBe(true);
-    expect(companies.some((c) => entries.some((p) => p !== c && p.row.company_id === c.row.company_id && p.first <= c.first && c.last <= p.last && p.last - p.first > c.last - c.first))).toBe(true);
+    expect(
+      companies.some((c) =>
+        entries.some((p) => p !== c && p.row.company_id === c.row.company_id && p.first <= c.first && c.last <= p.last && p.last - p.first > c.last - c.first),
+      ),
+    ).toBe(true);
     expect(entries.filter((e) => e.row.kind === 'bot').some((b) => inside(b, 'hosting'))).toBe(true);
   });
 
@@ -200,7 +240,11 @@ describe('networks', () => {
     expect(companies.length / COMPANIES).toBeLessThan(6.5);
     const high = companies.filter((e) => e.row.confidence === 'High' || e.row.confidence === 'Very High').length;
     expect(high / companies.length).toBeGreaterThan(0.55);
-    for (const kind of ['company', 'isp', 'hosting', 'bot']) expect(entries.some((e) => e.row.kind === kind), kind).toBe(true);
+    for (const kind of ['company', 'isp', 'hosting', 'bot'])
+      expect(
+        entries.some((e) => e.row.kind === kind),
+        kind,
+      ).toBe(true);
     const ids = new Set(readRows(dirs.a, 'companies').map((r) => r.company_id));
     for (const e of companies) expect(ids.has(e.row.company_id)).toBe(true);
     expect(new Set(companies.map((e) => e.row.company_id)).size).toBeGreaterThan(COMPANIES * 0.97);
@@ -248,10 +292,21 @@ describe('people', () => {
     const p = people();
     const titles = new Set(p.map((x) => x.title));
     expect(titles.size).toBeGreaterThan(150);
-    for (const needle of [/^(Chief|CEO|CFO|CTO|CMO|Founder|Owner)/, /^(VP|Vice President|SVP|EVP)/, /Director|Head of/, /Manager/, /Engineer|Analyst|Specialist|Representative/]) {
-      expect([...titles].some((t) => needle.test(t)), String(needle)).toBe(true);
+    for (const needle of [
+      /^(Chief|CEO|CFO|CTO|CMO|Founder|Owner)/,
+      /^(VP|Vice President|SVP|EVP)/,
+      /Director|Head of/,
+      /Manager/,
+      /Engineer|Analyst|Specialist|Representative/,
+    ]) {
+      expect(
+        [...titles].some((t) => needle.test(t)),
+        String(needle),
+      ).toBe(true);
     }
-    expect([...titles].some((t) => /Leiter|Geschäftsführer|Directeur|Directrice|Responsable|Gerente|Director de|Diretor|Entwickler|Ingénieur|Desarrollador/.test(t))).toBe(true);
+    expect(
+      [...titles].some((t) => /Leiter|Geschäftsführer|Directeur|Directrice|Responsable|Gerente|Director de|Diretor|Entwickler|Ingénieur|Desarrollador/.test(t)),
+    ).toBe(true);
     const withPhone = p.filter((x) => x.phone).length / p.length;
     expect(withPhone > 0.3 && withPhone < 0.7).toBe(true);
     expect(p.some((x) => !x.phone && !x.mobile)).toBe(true);

@@ -18,16 +18,16 @@
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type Progress, SILENT } from '../progress.ts';
 import { COMPANY_COLUMNS, CustomersFile, DOMAIN_COLUMNS, INTENT_COLUMNS, NETWORK_COLUMNS, SOURCE_FILES } from '../sources/schema.ts';
 import { intentFor } from './activity.ts';
-import { CompanyFactory, type Company } from './companies.ts';
+import { type Company, CompanyFactory } from './companies.ts';
 import { CsvWriter } from './csv-writer.ts';
-import { ANCHORS, customersFile, DEMO_CUSTOMER_ID, type AnchorRole } from './customers.ts';
-import { NetworkPlanner, type DemoNetwork } from './networks.ts';
+import { ANCHORS, type AnchorRole, customersFile, DEMO_CUSTOMER_ID } from './customers.ts';
+import { type DemoNetwork, NetworkPlanner } from './networks.ts';
 import { inlinePeople, type PeoplePipeline, workerPeople } from './people-pipeline.ts';
 import { encodePeopleJob } from './people-stream.ts';
 import { Rng } from './random.ts';
-import { SILENT, type Progress } from '../progress.ts';
 
 export interface GenerateOptions {
   /** Folder to write the source files into (created if missing; existing files are replaced). */
@@ -176,7 +176,8 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
 
     const files = {} as GenerateSummary['files'];
     for (const key of Object.keys(SOURCE_FILES) as (keyof typeof SOURCE_FILES)[]) {
-      const rows = key === 'customers' ? customers.customers.length : key === 'people' ? counts.people : key === 'engagement' ? counts.engagement : writers[key].rows;
+      const rows =
+        key === 'customers' ? customers.customers.length : key === 'people' ? counts.people : key === 'engagement' ? counts.engagement : writers[key].rows;
       files[key] = { file: file(key), rows, bytes: (await stat(file(key))).size };
     }
     return {

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CustomersFile, SOURCE_FILES, type SegmentMatch } from '../sources/schema.ts';
-import { generateSources, type GenerateSummary } from './generate.ts';
-import { answersForItself, ipNumber, networkEntries, type NetworkEntry, readRows, resolve } from './read-generated.ts';
+import { CustomersFile, type SegmentMatch, SOURCE_FILES } from '../sources/schema.ts';
+import { type GenerateSummary, generateSources } from './generate.ts';
+import { answersForItself, ipNumber, type NetworkEntry, networkEntries, readRows, resolve } from './read-generated.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'guarantees-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -35,12 +35,18 @@ function check(dir: string, summary: GenerateSummary): void {
   const excluded = new Set(demo.excluded_accounts);
   const hot = new Set(demo.hot_accounts.map((h) => h.company_id));
   const members = companies.filter((c) => segmentMatches(demo.segments[0].match, c) && !excluded.has(c.company_id) && !hot.has(c.company_id));
-  expect(members.some((c) => clean(c.company_id).length > 0), 'a plain member of the first segment with a clean network').toBe(true);
+  expect(
+    members.some((c) => clean(c.company_id).length > 0),
+    'a plain member of the first segment with a clean network',
+  ).toBe(true);
 
   expect(excluded.size).toBeGreaterThan(0);
   expect(hot.size).toBeGreaterThan(0);
   for (const id of [...excluded, ...hot]) {
-    expect(companies.some((c) => c.company_id === id), id).toBe(true);
+    expect(
+      companies.some((c) => c.company_id === id),
+      id,
+    ).toBe(true);
     expect(clean(id).length, `clean network of ${id}`).toBeGreaterThan(0);
   }
 
@@ -85,6 +91,9 @@ describe('demo guarantees', () => {
     check(dir, summary);
     const entries = networkEntries(dir);
     const seen = new Set<string>();
-    expect(entries.some((e) => seen.size === seen.add(e.row.network).size), 'some network is repeated').toBe(true);
+    expect(
+      entries.some((e) => seen.size === seen.add(e.row.network).size),
+      'some network is repeated',
+    ).toBe(true);
   });
 });

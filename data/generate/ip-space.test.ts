@@ -1,15 +1,30 @@
 import fc from 'fast-check';
 import { Address4 } from 'ip-address';
 import { describe, expect, it } from 'vitest';
-import { AddressSpaceExhausted, BLOCK_SIZE, cidr, Container, ipToString, Ipv4Space, Pool, range, rangeInside, sizeOf } from './ip-space.ts';
+import { AddressSpaceExhausted, BLOCK_SIZE, Container, cidr, Ipv4Space, ipToString, Pool, range, rangeInside, sizeOf } from './ip-space.ts';
 import { Rng } from './random.ts';
 import { parseNetwork } from './read-generated.ts';
 
 /** The IANA IPv4 Special-Purpose Address Registry (RFC 6890 and updates) plus multicast. */
 const SPECIAL = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24',
-  '192.31.196.0/24', '192.52.193.0/24', '192.88.99.0/24', '192.168.0.0/16', '192.175.48.0/24', '198.18.0.0/15', '198.51.100.0/24',
-  '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.31.196.0/24',
+  '192.52.193.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '192.175.48.0/24',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ].map(parseNetwork);
 
 function overlapsSpecial(first: number, last: number): boolean {

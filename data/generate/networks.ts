@@ -14,7 +14,7 @@
 import type { Confidence } from '../sources/schema.ts';
 import type { Company } from './companies.ts';
 import type { RowSink } from './csv-writer.ts';
-import { cidr, Container, Ipv4Space, Pool, range, rangeInside, sizeOf } from './ip-space.ts';
+import { Container, cidr, Ipv4Space, Pool, range, rangeInside, sizeOf } from './ip-space.ts';
 import { type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import { COUNTRIES, DATA_CENTRES, findPlace, type Place } from './vocabulary/geography.ts';
@@ -32,7 +32,12 @@ export interface DemoNetwork {
 }
 
 const conf = (vh: number, h: number, m: number, l: number) =>
-  new Weighted<Confidence>([['Very High', vh], ['High', h], ['Moderate', m], ['Low', l]]);
+  new Weighted<Confidence>([
+    ['Very High', vh],
+    ['High', h],
+    ['Moderate', m],
+    ['Low', l],
+  ]);
 
 const CONFIDENCE = {
   large: conf(50, 42, 8, 0),
@@ -50,19 +55,102 @@ const CONFIDENCE = {
 /** Kinds of a company's further networks, by size tier (index 0 = 1-9 employees). */
 type Shape = 'isp' | 'c29' | 'c28' | 'c27' | 'c26' | 'c25' | 'c24' | 'c23' | 'c22' | 'range' | 'landlord';
 const SHAPES: Weighted<Shape>[] = [
-  new Weighted<Shape>([['isp', 45], ['c29', 15], ['c28', 15], ['c27', 6], ['range', 10], ['c24', 9]]),
-  new Weighted<Shape>([['isp', 30], ['c29', 12], ['c28', 14], ['c27', 10], ['c26', 6], ['range', 12], ['c24', 16]]),
-  new Weighted<Shape>([['isp', 10], ['c28', 10], ['c27', 12], ['c26', 12], ['c25', 8], ['range', 15], ['c24', 28], ['landlord', 5]]),
-  new Weighted<Shape>([['isp', 5], ['c28', 6], ['c27', 10], ['c26', 10], ['c25', 10], ['range', 12], ['c24', 35], ['c23', 5], ['c22', 3], ['landlord', 4]]),
-  new Weighted<Shape>([['isp', 3], ['c28', 5], ['c27', 8], ['c26', 9], ['c25', 10], ['range', 10], ['c24', 40], ['c23', 7], ['c22', 4], ['landlord', 4]]),
-  new Weighted<Shape>([['c28', 4], ['c27', 8], ['c26', 8], ['c25', 10], ['range', 10], ['c24', 42], ['c23', 10], ['c22', 4], ['landlord', 4]]),
-  new Weighted<Shape>([['c28', 3], ['c27', 6], ['c26', 8], ['c25', 10], ['range', 8], ['c24', 45], ['c23', 12], ['c22', 5], ['landlord', 3]]),
-  new Weighted<Shape>([['c28', 2], ['c27', 5], ['c26', 8], ['c25', 10], ['range', 8], ['c24', 47], ['c23', 12], ['c22', 5], ['landlord', 3]]),
+  new Weighted<Shape>([
+    ['isp', 45],
+    ['c29', 15],
+    ['c28', 15],
+    ['c27', 6],
+    ['range', 10],
+    ['c24', 9],
+  ]),
+  new Weighted<Shape>([
+    ['isp', 30],
+    ['c29', 12],
+    ['c28', 14],
+    ['c27', 10],
+    ['c26', 6],
+    ['range', 12],
+    ['c24', 16],
+  ]),
+  new Weighted<Shape>([
+    ['isp', 10],
+    ['c28', 10],
+    ['c27', 12],
+    ['c26', 12],
+    ['c25', 8],
+    ['range', 15],
+    ['c24', 28],
+    ['landlord', 5],
+  ]),
+  new Weighted<Shape>([
+    ['isp', 5],
+    ['c28', 6],
+    ['c27', 10],
+    ['c26', 10],
+    ['c25', 10],
+    ['range', 12],
+    ['c24', 35],
+    ['c23', 5],
+    ['c22', 3],
+    ['landlord', 4],
+  ]),
+  new Weighted<Shape>([
+    ['isp', 3],
+    ['c28', 5],
+    ['c27', 8],
+    ['c26', 9],
+    ['c25', 10],
+    ['range', 10],
+    ['c24', 40],
+    ['c23', 7],
+    ['c22', 4],
+    ['landlord', 4],
+  ]),
+  new Weighted<Shape>([
+    ['c28', 4],
+    ['c27', 8],
+    ['c26', 8],
+    ['c25', 10],
+    ['range', 10],
+    ['c24', 42],
+    ['c23', 10],
+    ['c22', 4],
+    ['landlord', 4],
+  ]),
+  new Weighted<Shape>([
+    ['c28', 3],
+    ['c27', 6],
+    ['c26', 8],
+    ['c25', 10],
+    ['range', 8],
+    ['c24', 45],
+    ['c23', 12],
+    ['c22', 5],
+    ['landlord', 3],
+  ]),
+  new Weighted<Shape>([
+    ['c28', 2],
+    ['c27', 5],
+    ['c26', 8],
+    ['c25', 10],
+    ['range', 8],
+    ['c24', 47],
+    ['c23', 12],
+    ['c22', 5],
+    ['landlord', 3],
+  ]),
 ];
 
 /** Chance and prefixes of one big network (a company's own /16–/22) by size tier. */
 const BIG: [number, number[]][] = [
-  [0, []], [0, []], [0, []], [0.08, [22]], [0.2, [21, 22]], [0.45, [20, 21, 22]], [0.5, [19, 20, 21]], [0.45, [16, 17, 18, 18, 19, 19]],
+  [0, []],
+  [0, []],
+  [0, []],
+  [0.08, [22]],
+  [0.2, [21, 22]],
+  [0.45, [20, 21, 22]],
+  [0.5, [19, 20, 21]],
+  [0.45, [16, 17, 18, 18, 19, 19]],
 ];
 
 interface Landlord {

@@ -9,9 +9,9 @@ import { engagementFor } from './activity.ts';
 import type { Company, EmailPattern } from './companies.ts';
 import type { RowSink } from './csv-writer.ts';
 import { ANCHORS } from './customers.ts';
-import { PeopleFactory, type PeopleCompany } from './people.ts';
+import { type PeopleCompany, PeopleFactory } from './people.ts';
 import { Rng } from './random.ts';
-import { COUNTRIES, type City, type Place } from './vocabulary/geography.ts';
+import { type City, COUNTRIES, type Place } from './vocabulary/geography.ts';
 import { SIZE_TIERS } from './vocabulary/sizes.ts';
 
 /** Everything people generation needs to know about a company, as one tab-separated line. */

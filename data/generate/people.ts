@@ -10,9 +10,7 @@ import { mix32, type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import { fillPattern, type Place } from './vocabulary/geography.ts';
 import { asciiSlug, NAMES, type NameSet } from './vocabulary/people-names.ts';
-import {
-  FUNCTION_WEIGHTS, LEVEL_WEIGHTS, type Title, type TitleFunction, type TitleLanguage, type TitleLevel, TITLES,
-} from './vocabulary/titles.ts';
+import { FUNCTION_WEIGHTS, LEVEL_WEIGHTS, TITLES, type Title, type TitleFunction, type TitleLanguage, type TitleLevel } from './vocabulary/titles.ts';
 
 /** What people generation needs of a company. */
 export type PeopleCompany = Pick<Company, 'id' | 'domain' | 'extraDomains' | 'tier' | 'employees' | 'emailPattern' | 'offices'> & {
@@ -38,11 +36,29 @@ export function personId(index: number): string {
 
 const LEVELS = new Weighted(LEVEL_WEIGHTS);
 /** Small companies: founders and generalists. */
-const SMALL_COMPANY_LEVELS = new Weighted<TitleLevel>([['C-Level', 20], ['VP', 4], ['Director', 10], ['Manager', 26], ['Staff', 40]]);
+const SMALL_COMPANY_LEVELS = new Weighted<TitleLevel>([
+  ['C-Level', 20],
+  ['VP', 4],
+  ['Director', 10],
+  ['Manager', 26],
+  ['Staff', 40],
+]);
 const FUNCTIONS = new Weighted(FUNCTION_WEIGHTS);
-const INSTITUTION_LEVELS = new Weighted<TitleLevel>([['C-Level', 3], ['VP', 1], ['Director', 24], ['Manager', 30], ['Staff', 42]]);
+const INSTITUTION_LEVELS = new Weighted<TitleLevel>([
+  ['C-Level', 3],
+  ['VP', 1],
+  ['Director', 24],
+  ['Manager', 30],
+  ['Staff', 42],
+]);
 const INSTITUTION_FUNCTIONS = new Weighted<Exclude<TitleFunction, 'Executive'>>([
-  ['Operations', 26], ['IT', 20], ['Finance', 15], ['Human Resources', 15], ['Legal', 7], ['Marketing', 10], ['Data & Analytics', 7],
+  ['Operations', 26],
+  ['IT', 20],
+  ['Finance', 15],
+  ['Human Resources', 15],
+  ['Legal', 7],
+  ['Marketing', 10],
+  ['Data & Analytics', 7],
 ]);
 /** C-level roles an institution has. */
 const INSTITUTION_ROLES = new Set(['ceo', 'president', 'md', 'coo', 'cfo', 'cio', 'ciso', 'chro', 'clo', 'cdo']);
@@ -115,10 +131,21 @@ export class PeopleFactory {
       const email = this.email(c, firstSlug, lastSlug, locals);
       const phone = rng.chance(0.5) ? fillPattern(rng, place.city.phone) : '';
       const mobile = rng.chance(0.35) ? fillPattern(rng, mobilePattern(rng, place)) : '';
-      const linkedin = rng.chance(0.85)
-        ? `https://www.linkedin.com/in/${firstUrl}-${lastUrl}-${hex8(mix32((index ^ this.salt) >>> 0))}`
-        : '';
-      out.write([id, email, first, last, female && title.feminine ? title.feminine : title.title, c.id, place.country.name, place.state.name, place.city.name, phone, mobile, linkedin]);
+      const linkedin = rng.chance(0.85) ? `https://www.linkedin.com/in/${firstUrl}-${lastUrl}-${hex8(mix32((index ^ this.salt) >>> 0))}` : '';
+      out.write([
+        id,
+        email,
+        first,
+        last,
+        female && title.feminine ? title.feminine : title.title,
+        c.id,
+        place.country.name,
+        place.state.name,
+        place.city.name,
+        phone,
+        mobile,
+        linkedin,
+      ]);
       people.push({ id, level: title.level, fn: title.fn });
     }
     return people;
@@ -144,7 +171,12 @@ export class PeopleFactory {
       const all = TITLES[lang]['C-Level'];
       for (let attempt = 0; attempt < 8; attempt++) {
         const t = rng.pick(all);
-        if ((t.role && roles.has(t.role)) || (wish && t.fn !== wish.fn) || (institution && (!INSTITUTION_ROLES.has(t.role ?? '') || t.title.includes('Founder')))) continue;
+        if (
+          (t.role && roles.has(t.role)) ||
+          (wish && t.fn !== wish.fn) ||
+          (institution && (!INSTITUTION_ROLES.has(t.role ?? '') || t.title.includes('Founder')))
+        )
+          continue;
         if (t.role) roles.add(t.role);
         return t;
       }
@@ -176,14 +208,22 @@ function hex8(n: number): string {
 
 function localPart(pattern: EmailPattern, f: string, l: string): string {
   switch (pattern) {
-    case 'first.last': return `${f}.${l}`;
-    case 'flast': return `${f.slice(0, 1)}${l}`;
-    case 'first': return f;
-    case 'firstl': return `${f}${l.slice(0, 1)}`;
-    case 'first_last': return `${f}_${l}`;
-    case 'f.last': return `${f.slice(0, 1)}.${l}`;
-    case 'firstlast': return `${f}${l}`;
-    case 'lastf': return `${l}${f.slice(0, 1)}`;
+    case 'first.last':
+      return `${f}.${l}`;
+    case 'flast':
+      return `${f.slice(0, 1)}${l}`;
+    case 'first':
+      return f;
+    case 'firstl':
+      return `${f}${l.slice(0, 1)}`;
+    case 'first_last':
+      return `${f}_${l}`;
+    case 'f.last':
+      return `${f.slice(0, 1)}.${l}`;
+    case 'firstlast':
+      return `${f}${l}`;
+    case 'lastf':
+      return `${l}${f.slice(0, 1)}`;
   }
 }
 

@@ -53,7 +53,11 @@ describe('Rng', () => {
 
 describe('Weighted', () => {
   it('draws only items with positive weight, roughly in proportion', () => {
-    const w = new Weighted<string>([['a', 3], ['b', 1], ['never', 0]]);
+    const w = new Weighted<string>([
+      ['a', 3],
+      ['b', 1],
+      ['never', 0],
+    ]);
     const rng = new Rng('w');
     const counts: Record<string, number> = {};
     for (let i = 0; i < 4000; i++) {

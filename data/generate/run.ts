@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateSources, GENERATE_DEFAULTS } from './generate.ts';
+import { GENERATE_DEFAULTS, generateSources } from './generate.ts';
 
 export const SAMPLE_DIR = fileURLToPath(new URL('../sample/', import.meta.url));
 

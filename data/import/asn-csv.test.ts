@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readAsnCsv, type AsnRange } from './asn-csv.ts';
+import { type AsnRange, readAsnCsv } from './asn-csv.ts';
 import { parseIPv4 } from './ipv4.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-asn-csv-'));
@@ -17,7 +17,9 @@ async function read(text: string): Promise<{ ranges: AsnRange[]; skippedIpv6: nu
 
 describe('ASN range CSV', () => {
   it('start,end,asn,organization with a header, dotted quads or integers, IPv6 rows skipped', async () => {
-    const { ranges, skippedIpv6 } = await read('start,end,asn,organization\n1.0.0.0,1.0.0.255,AS13335,"Cloudflare, Inc."\n16777472,16777727,15169,Google LLC\n2001:db8::,2001:db8::ffff,64500,Example v6\n');
+    const { ranges, skippedIpv6 } = await read(
+      'start,end,asn,organization\n1.0.0.0,1.0.0.255,AS13335,"Cloudflare, Inc."\n16777472,16777727,15169,Google LLC\n2001:db8::,2001:db8::ffff,64500,Example v6\n',
+    );
     expect(ranges).toEqual([
       { first: parseIPv4('1.0.0.0'), last: parseIPv4('1.0.0.255'), asn: '13335', organization: 'Cloudflare, Inc.' },
       { first: 16777472, last: 16777727, asn: '15169', organization: 'Google LLC' },

@@ -4,7 +4,7 @@
  * (`network,autonomous_system_number,autonomous_system_organization`). IPv6 rows are skipped and counted.
  * Mapping: organization (or autonomous_system_organization) → organization; no kind, no domain, no geo.
  */
-import { csvRecordBatches, CsvSyntaxError } from '../sources/csv-records.ts';
+import { CsvSyntaxError, csvRecordBatches } from '../sources/csv-records.ts';
 import { ImportError } from './errors.ts';
 import { parseIPv4 } from './ipv4.ts';
 

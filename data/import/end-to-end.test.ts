@@ -3,7 +3,7 @@
  * databases and the firmographics fixture → `data build` → a customer and an identification token from
  * the CLI → the real server (`serve`, random port, own process) → `GET /v3/company/details?ip=…`.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,14 @@ import { FIRMOGRAPHICS_FIXTURE, MAXMIND_BAD_DB, MAXMIND_TEST_DB, withFirstIpv4Re
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svc-byod-'));
-const env = { ...process.env, SVC_STATE: join(dir, 'svc.db'), SVC_DATA: join(dir, 'data'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: 'byod-admin-token-0123456789abcdef', HOST: '127.0.0.1' };
+const env = {
+  ...process.env,
+  SVC_STATE: join(dir, 'svc.db'),
+  SVC_DATA: join(dir, 'data'),
+  SVC_LOG: 'error',
+  SVC_ADMIN_TOKEN: 'byod-admin-token-0123456789abcdef',
+  HOST: '127.0.0.1',
+};
 // A server-side lookup as a CRM script sends it: a plain client User-Agent, no X-svc-Visitor-User-Agent.
 const CLIENT_UA = 'curl/8.5.0';
 
@@ -24,12 +31,32 @@ let server: ChildProcess;
 let url: string;
 let token: string;
 let importReport: { by_kind: Record<string, { networks: number }> };
-let buildReport: { networks: number; report: { by_kind: Record<string, { networks: number }>; company_addresses: { share: number }; unmatched_organizations: { organization: string }[] } };
+let buildReport: {
+  networks: number;
+  report: { by_kind: Record<string, { networks: number }>; company_addresses: { share: number }; unmatched_organizations: { organization: string }[] };
+};
 
 beforeAll(async () => {
   importReport = JSON.parse(
-    await svc('data', 'import', '--out', join(dir, 'sources'), '--geoip2-enterprise', MAXMIND_TEST_DB.enterprise, '--geoip2-isp', MAXMIND_TEST_DB.isp, '--geoip2-domain', MAXMIND_TEST_DB.domain,
-      '--asn-mmdb', MAXMIND_TEST_DB.asn, '--city', MAXMIND_TEST_DB.city, '--firmographics', FIRMOGRAPHICS_FIXTURE, '--json'),
+    await svc(
+      'data',
+      'import',
+      '--out',
+      join(dir, 'sources'),
+      '--geoip2-enterprise',
+      MAXMIND_TEST_DB.enterprise,
+      '--geoip2-isp',
+      MAXMIND_TEST_DB.isp,
+      '--geoip2-domain',
+      MAXMIND_TEST_DB.domain,
+      '--asn-mmdb',
+      MAXMIND_TEST_DB.asn,
+      '--city',
+      MAXMIND_TEST_DB.city,
+      '--firmographics',
+      FIRMOGRAPHICS_FIXTURE,
+      '--json',
+    ),
   );
   buildReport = JSON.parse(await svc('data', 'build', '--in', join(dir, 'sources'), '--out', join(dir, 'data'), '--report', '--json'));
   await svc('customer', 'create', '--id', 'byod', '--name', 'BYOD Inc', '--packages', 'platform', '--identification-credits', '100', '--json');
@@ -78,7 +105,12 @@ describe('bring your own data: import → build → serve → /v3/company/detail
 
   it('residential, hosting and spider networks: Non-actionable Match with their geo', async () => {
     const isp = await lookup('74.209.24.1');
-    expect(isp.company).toMatchObject({ company_match: 'Non-actionable Match', geoIP_country: 'United States', geoIP_state: 'New York', geoIP_city: 'Chatham' });
+    expect(isp.company).toMatchObject({
+      company_match: 'Non-actionable Match',
+      geoIP_country: 'United States',
+      geoIP_state: 'New York',
+      geoIP_city: 'Chatham',
+    });
     expect(isp.company.additional_comment).toMatch(/internet service provider/);
     expect((await lookup('214.214.214.220')).company.additional_comment).toMatch(/hosting/);
     expect((await lookup('67.43.156.7')).company.additional_comment).toMatch(/bot network/);
@@ -103,7 +135,24 @@ describe('the commands an operator types', () => {
   it('a bad firmographics row: exit 2, one JSON error naming the row and the field, nothing half-written', async () => {
     const bad = join(dir, 'bad.csv');
     (await import('node:fs')).writeFileSync(bad, 'domain,name,employee_count\nok.example,OK,5\nbad.example,Bad,many\n');
-    const failed = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'data', 'import', '--out', join(dir, 'bad-out'), '--asn-mmdb', MAXMIND_TEST_DB.asn, '--firmographics', bad, '--json'], { env }).catch((e) => e);
+    const failed = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'server/cli/main.ts',
+        'data',
+        'import',
+        '--out',
+        join(dir, 'bad-out'),
+        '--asn-mmdb',
+        MAXMIND_TEST_DB.asn,
+        '--firmographics',
+        bad,
+        '--json',
+      ],
+      { env },
+    ).catch((e) => e);
     expect(failed.code).toBe(2);
     expect(JSON.parse(failed.stdout)).toEqual({ status: 'error', message: expect.stringMatching(/bad\.csv: row 2: employee_count: a whole number/) });
     expect((await import('node:fs')).existsSync(join(dir, 'bad-out', 'networks.csv'))).toBe(false);
@@ -120,7 +169,9 @@ describe('the commands an operator types', () => {
       ['--asn-csv', hugeCsv, /line 2: field 4 longer than the limit of 65536 characters/],
     ] as const) {
       const out = join(dir, 'broken-out');
-      const failed = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'data', 'import', '--out', out, flag, file], { env }).catch((e) => e);
+      const failed = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'data', 'import', '--out', out, flag, file], { env }).catch(
+        (e) => e,
+      );
       expect(failed.code, file).toBe(2);
       expect(failed.stderr).toContain(`svc data import: ${flag} ${file}: `);
       expect(failed.stderr).toMatch(why);

@@ -25,7 +25,9 @@ describe('firmographics CSV', () => {
 
   it('reads a vendor file through the column mapping', async () => {
     const f = file('vendor.csv', 'Website,Company Name,Employees,Sector,ISO\nhttps://www.Globex.example/about,Globex Corp,"1200",Energy,us\n');
-    const mapping = ImportMapping.parse({ firmographics: { columns: { domain: 'Website', name: 'Company Name', employee_count: 'Employees', industry: 'Sector', country_iso_code: 'ISO' } } });
+    const mapping = ImportMapping.parse({
+      firmographics: { columns: { domain: 'Website', name: 'Company Name', employee_count: 'Employees', industry: 'Sector', country_iso_code: 'ISO' } },
+    });
     const [row] = await readFirmographics(f, mapping);
     expect(row).toMatchObject({ domain: 'globex.example', name: 'Globex Corp', employee_count: '1200', industry: 'Energy', country_iso_code: 'US', sic: '' });
   });
@@ -37,12 +39,18 @@ describe('firmographics CSV', () => {
     );
     await expect(readFirmographics(file('bad-domain.csv', 'domain,name\nnot a domain,A\n'), noMapping)).rejects.toThrow(/row 1: domain: required, a domain/);
     await expect(readFirmographics(file('no-name.csv', 'domain,name\na.example,\n'), noMapping)).rejects.toThrow(/row 1: name: required/);
-    await expect(readFirmographics(file('bad-iso.csv', 'domain,name,country_iso_code\na.example,A,USA\n'), noMapping)).rejects.toThrow(/row 1: country_iso_code: a two-letter/);
+    await expect(readFirmographics(file('bad-iso.csv', 'domain,name,country_iso_code\na.example,A,USA\n'), noMapping)).rejects.toThrow(
+      /row 1: country_iso_code: a two-letter/,
+    );
     await expect(readFirmographics(file('bad-sic.csv', 'domain,name,sic\na.example,A,73X2\n'), noMapping)).rejects.toThrow(/row 1: sic: SIC code/);
   });
 
   it('one company per domain; a missing key column is named with a hint', async () => {
-    await expect(readFirmographics(file('dup.csv', 'domain,name\na.example,A\nwww.A.example,A again\n'), noMapping)).rejects.toThrow(/row 2: domain: a\.example is already row 1/);
-    await expect(readFirmographics(file('nodomain.csv', 'Website,name\na.example,A\n'), noMapping)).rejects.toThrow(/no column "domain" for domain .*--mapping/);
+    await expect(readFirmographics(file('dup.csv', 'domain,name\na.example,A\nwww.A.example,A again\n'), noMapping)).rejects.toThrow(
+      /row 2: domain: a\.example is already row 1/,
+    );
+    await expect(readFirmographics(file('nodomain.csv', 'Website,name\na.example,A\n'), noMapping)).rejects.toThrow(
+      /no column "domain" for domain .*--mapping/,
+    );
   });
 });

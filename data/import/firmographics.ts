@@ -6,18 +6,30 @@
  */
 import { z } from 'zod';
 import { normaliseDomain } from '../catalog/keys.ts';
-import { csvRecordBatches, CsvSyntaxError } from '../sources/csv-records.ts';
+import { CsvSyntaxError, csvRecordBatches } from '../sources/csv-records.ts';
 import { COMPANY_COLUMNS, type CompanyRow } from '../sources/schema.ts';
 import { ImportError } from './errors.ts';
 import type { ImportMapping } from './mapping.ts';
 
 const text = z.string().trim().default('');
 const digits = (what: string, min: number, max: number) =>
-  z.string().trim().regex(new RegExp(`^(\\d{${min},${max}})?$`), `${what}: ${min}–${max} digits`).default('');
-const wholeNumber = z.string().trim().regex(/^(\d+)?$/, 'a whole number (no separators)').default('');
+  z
+    .string()
+    .trim()
+    .regex(new RegExp(`^(\\d{${min},${max}})?$`), `${what}: ${min}–${max} digits`)
+    .default('');
+const wholeNumber = z
+  .string()
+  .trim()
+  .regex(/^(\d+)?$/, 'a whole number (no separators)')
+  .default('');
 
 export const FirmographicsRow = z.object({
-  company_id: z.string().trim().regex(/^[A-Za-z0-9._:-]*$/, 'letters, digits, . _ : - only').default(''),
+  company_id: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._:-]*$/, 'letters, digits, . _ : - only')
+    .default(''),
   name: z.string().trim().min(1, 'required'),
   domain: z
     .string()
@@ -30,7 +42,12 @@ export const FirmographicsRow = z.object({
   naics: digits('NAICS code', 2, 6),
   naics_description: text,
   country: text,
-  country_iso_code: z.string().trim().toUpperCase().regex(/^([A-Z]{2})?$/, 'a two-letter ISO 3166 code').default(''),
+  country_iso_code: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^([A-Z]{2})?$/, 'a two-letter ISO 3166 code')
+    .default(''),
   region: text,
   state: text,
   state_code: text,
@@ -64,7 +81,10 @@ export async function readFirmographics(file: string, mapping: ImportMapping, on
         if (index === null) {
           index = new Map(fields.map((h, i) => [h.trim(), i]));
           for (const required of ['name', 'domain']) {
-            if (!index.has(columnOf(required))) throw new ImportError(`--firmographics ${file}: no column "${columnOf(required)}" for ${required} (header: ${fields.join(', ')}; map columns with --mapping)`);
+            if (!index.has(columnOf(required)))
+              throw new ImportError(
+                `--firmographics ${file}: no column "${columnOf(required)}" for ${required} (header: ${fields.join(', ')}; map columns with --mapping)`,
+              );
           }
           continue;
         }
@@ -82,7 +102,8 @@ export async function readFirmographics(file: string, mapping: ImportMapping, on
           throw new ImportError(`--firmographics ${file}: row ${row}: ${field}${column}: ${issue?.message} (got "${record[field] ?? ''}")`);
         }
         const first = seen.get(parsed.data.domain);
-        if (first !== undefined) throw new ImportError(`--firmographics ${file}: row ${row}: domain: ${parsed.data.domain} is already row ${first} (one company per domain)`);
+        if (first !== undefined)
+          throw new ImportError(`--firmographics ${file}: row ${row}: domain: ${parsed.data.domain} is already row ${first} (one company per domain)`);
         seen.set(parsed.data.domain, row);
         out.push(parsed.data);
       }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
-import { asnFacts, enterpriseFacts, geoOf, ispFacts, type AsnRecord, type CityRecord, type EnterpriseRecord, type IspRecord } from './geoip2.ts';
+import { type AsnRecord, asnFacts, type CityRecord, type EnterpriseRecord, enterpriseFacts, geoOf, type IspRecord, ispFacts } from './geoip2.ts';
 import { MAXMIND_TEST_DB } from './test-data.ts';
 
 const open = <T extends object>(file: string) => new Reader<T>(readFileSync(file));

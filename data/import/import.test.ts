@@ -10,7 +10,7 @@ import type { CompanyRow, NetworkRow } from '../sources/schema.ts';
 import { ImportError } from './errors.ts';
 import { importSources } from './import.ts';
 import { parseIPv4 } from './ipv4.ts';
-import { coverageOfSources, type CoverageReport, IMPORT_REPORT_FILE } from './report.ts';
+import { type CoverageReport, coverageOfSources, IMPORT_REPORT_FILE } from './report.ts';
 import { FIRMOGRAPHICS_FIXTURE, MAXMIND_BAD_DB, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-import-'));
@@ -48,7 +48,15 @@ describe('data import: every MaxMind source, the City db and the firmographics f
   });
 
   it('company networks join by domain (+name) or by name, with the confidence of the rule and the network geo', () => {
-    expect(rowFor(networks, '214.78.0.5')).toEqual({ network: '214.78.0.0/23', kind: 'company', company_id: 'health.mil', confidence: 'Very High', country: 'United States', state: 'California', city: 'San Diego' });
+    expect(rowFor(networks, '214.78.0.5')).toEqual({
+      network: '214.78.0.0/23',
+      kind: 'company',
+      company_id: 'health.mil',
+      confidence: 'Very High',
+      country: 'United States',
+      state: 'California',
+      city: 'San Diego',
+    });
     expect(rowFor(networks, '216.160.83.60')).toMatchObject({ kind: 'company', company_id: 'lariatsoftware.com', confidence: 'Moderate', city: 'Milton' });
     expect(rowFor(networks, '89.160.20.115')).toMatchObject({ kind: 'company', company_id: 'bevtec.se', confidence: 'Moderate', country: 'Sweden' });
   });
@@ -106,9 +114,21 @@ describe('data import: precedence, fallbacks and the mapping file', () => {
         '74.209.24.0,74.209.24.127,64502,Northwind Analytics', // more specific than Enterprise's /20: wins
       ].join('\n') + '\n',
     );
-    const report = await importSources({ out, geoip2Enterprise: MAXMIND_TEST_DB.enterprise, asnCsv: asn, city: MAXMIND_TEST_DB.city, firmographics: FIRMOGRAPHICS_FIXTURE });
+    const report = await importSources({
+      out,
+      geoip2Enterprise: MAXMIND_TEST_DB.enterprise,
+      asnCsv: asn,
+      city: MAXMIND_TEST_DB.city,
+      firmographics: FIRMOGRAPHICS_FIXTURE,
+    });
     const rows = csv<NetworkRow>(join(out, 'networks.csv'));
-    expect(rowFor(rows, '81.2.69.144')).toMatchObject({ kind: 'company', company_id: 'northwind.example', confidence: 'Moderate', country: 'United Kingdom', city: 'London' });
+    expect(rowFor(rows, '81.2.69.144')).toMatchObject({
+      kind: 'company',
+      company_id: 'northwind.example',
+      confidence: 'Moderate',
+      country: 'United Kingdom',
+      city: 'London',
+    });
     // Enterprise's STONEHOUSE /27 (government, only a reverse-DNS domain) can say nothing, so the range beneath shows through.
     expect(rowFor(rows, '81.2.69.170')).toMatchObject({ kind: 'company', company_id: 'northwind.example' });
     expect(report.unmatched_organizations.map((u) => u.organization)).not.toContain('STONEHOUSE office network');
@@ -151,7 +171,9 @@ describe('data import: precedence, fallbacks and the mapping file', () => {
   it('a bad mapping file, a missing network source, a missing file: clear errors', async () => {
     const mapping = join(dir, 'bad-mapping.json');
     writeFileSync(mapping, JSON.stringify({ user_type: { business: 'Company!' } }));
-    await expect(importSources({ out: join(dir, 'x'), geoip2Enterprise: MAXMIND_TEST_DB.enterprise, mapping })).rejects.toThrow(/--mapping .*user_type\.business: a kind is a lower-case word/);
+    await expect(importSources({ out: join(dir, 'x'), geoip2Enterprise: MAXMIND_TEST_DB.enterprise, mapping })).rejects.toThrow(
+      /--mapping .*user_type\.business: a kind is a lower-case word/,
+    );
     await expect(importSources({ out: join(dir, 'x'), city: MAXMIND_TEST_DB.city })).rejects.toThrow(/at least one network source/);
     await expect(importSources({ out: join(dir, 'x'), asnMmdb: join(dir, 'nope.mmdb') })).rejects.toThrow(/--asn-mmdb .*nope\.mmdb/);
   });
@@ -197,7 +219,9 @@ describe('data import: the output folder is replaced whole, or not at all', () =
   it('a bad row after good ones leaves the previous output untouched and no temp folder', async () => {
     const { out, before } = await previous('bad-row');
     const bad = ranges('bad-row-2.csv', [...good, '74.209.24.0,74.209.24.127,64502,Fine', '74.209.25.0,nowhere,64503,Broken']);
-    await expect(importSources({ out, asnCsv: bad, firmographics: FIRMOGRAPHICS_FIXTURE })).rejects.toThrow(/--asn-csv .*bad-row-2\.csv: row 4: end: "nowhere"/);
+    await expect(importSources({ out, asnCsv: bad, firmographics: FIRMOGRAPHICS_FIXTURE })).rejects.toThrow(
+      /--asn-csv .*bad-row-2\.csv: row 4: end: "nowhere"/,
+    );
     expect(snapshot(out)).toEqual(before);
     expect(leftovers(out)).toEqual([]);
   });
@@ -238,17 +262,31 @@ describe('data import: input limits and encodings', () => {
 
   it('a UTF-16 ASN CSV (with its BOM) is decoded', async () => {
     const asn = join(dir, 'utf16.csv');
-    writeFileSync(asn, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('start,end,asn,organization\r\n1.0.0.0,1.0.0.255,64500,Zürich Ärzte AG\r\n', 'utf16le')]));
+    writeFileSync(
+      asn,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('start,end,asn,organization\r\n1.0.0.0,1.0.0.255,64500,Zürich Ärzte AG\r\n', 'utf16le')]),
+    );
     const report = await importSources({ out: join(dir, 'utf16-out'), asnCsv: asn });
     expect(report.unmatched_organizations.map((u) => u.organization)).toEqual(['Zürich Ärzte AG']);
   });
 
   it('a Latin-1 firmographics CSV is refused, naming the file and the line and how to convert it, not imported as mojibake', async () => {
     const firmographics = join(dir, 'latin1.csv');
-    writeFileSync(firmographics, Buffer.concat([Buffer.from('domain,name,city\nok.example,OK,Berlin\nzh.example,Gr'), Buffer.from([0xfc]), Buffer.from('n AG,Z'), Buffer.from([0xfc]), Buffer.from('rich\n')]));
+    writeFileSync(
+      firmographics,
+      Buffer.concat([
+        Buffer.from('domain,name,city\nok.example,OK,Berlin\nzh.example,Gr'),
+        Buffer.from([0xfc]),
+        Buffer.from('n AG,Z'),
+        Buffer.from([0xfc]),
+        Buffer.from('rich\n'),
+      ]),
+    );
     const out = join(dir, 'latin1-out');
     await expect(importSources({ out, asnMmdb: MAXMIND_TEST_DB.asn, firmographics })).rejects.toThrow(
-      new ImportError(`--firmographics ${firmographics}: line 3: not valid UTF-8 (byte 0xFC), perhaps Latin-1 or Windows-1252: convert to UTF-8 (e.g. iconv -f latin1 -t utf-8)`),
+      new ImportError(
+        `--firmographics ${firmographics}: line 3: not valid UTF-8 (byte 0xFC), perhaps Latin-1 or Windows-1252: convert to UTF-8 (e.g. iconv -f latin1 -t utf-8)`,
+      ),
     );
     expect(existsSync(out)).toBe(false);
   });
@@ -256,7 +294,9 @@ describe('data import: input limits and encodings', () => {
   it('a broken GeoLite2-ASN database is refused before any work; the bad-data files too', async () => {
     const broken = withFirstIpv4Record(MAXMIND_TEST_DB.asn, join(dir, 'asn-past-data.mmdb'), (_node, nodeCount) => nodeCount + 1_000_000);
     const out = join(dir, 'broken-mmdb-out');
-    await expect(importSources({ out, asnMmdb: broken })).rejects.toThrow(/^--asn-mmdb .*asn-past-data\.mmdb: broken pointer: .* points past the end of the data section/);
+    await expect(importSources({ out, asnMmdb: broken })).rejects.toThrow(
+      /^--asn-mmdb .*asn-past-data\.mmdb: broken pointer: .* points past the end of the data section/,
+    );
     await expect(importSources({ out, asnMmdb: MAXMIND_BAD_DB.pointerIntoSeparator })).rejects.toThrow(ImportError);
     await expect(importSources({ out, geoip2Isp: MAXMIND_BAD_DB.brokenSearchTree })).rejects.toThrow(/^--geoip2-isp .*: broken search tree/);
     expect(existsSync(out)).toBe(false);

@@ -16,19 +16,32 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CsvWriter } from '../generate/csv-writer.ts';
-import { SILENT, type Progress } from '../progress.ts';
-import { COMPANY_COLUMNS, NETWORK_COLUMNS, SOURCE_FILES, type CompanyRow, type Confidence } from '../sources/schema.ts';
+import { type Progress, SILENT } from '../progress.ts';
+import { COMPANY_COLUMNS, type CompanyRow, type Confidence, NETWORK_COLUMNS, SOURCE_FILES } from '../sources/schema.ts';
 import { readAsnCsv } from './asn-csv.ts';
 import { ImportError } from './errors.ts';
-import { readFirmographics, hasFirmographics } from './firmographics.ts';
-import { asnFacts, DATABASE_TYPES, enterpriseFacts, geoOf, ispFacts, type AsnRecord, type CityRecord, type DomainRecord, type EnterpriseRecord, type Geo, type IspRecord, type NetworkFacts } from './geoip2.ts';
+import { hasFirmographics, readFirmographics } from './firmographics.ts';
+import {
+  type AsnRecord,
+  asnFacts,
+  type CityRecord,
+  DATABASE_TYPES,
+  type DomainRecord,
+  type EnterpriseRecord,
+  enterpriseFacts,
+  type Geo,
+  geoOf,
+  type IspRecord,
+  ispFacts,
+  type NetworkFacts,
+} from './geoip2.ts';
 import { networkText } from './ipv4.ts';
 import { readMapping } from './mapping.ts';
 import { ipv4Networks, openMmdb } from './mmdb-networks.ts';
 import { checkOutputFolder, replaceFolder } from './output-folder.ts';
-import { fillGaps, Interner, overlay, pairKey, PrecedenceTable, RunList, type NetworkSource } from './precedence.ts';
-import { CoverageCounter, IMPORT_REPORT_FILE, type CoverageReport } from './report.ts';
-import { CONFIDENCE_BY_RULE, indexFirmographics, joinCompany, type JoinRule } from './resolve.ts';
+import { fillGaps, Interner, type NetworkSource, overlay, PrecedenceTable, pairKey, RunList } from './precedence.ts';
+import { CoverageCounter, type CoverageReport, IMPORT_REPORT_FILE } from './report.ts';
+import { CONFIDENCE_BY_RULE, indexFirmographics, type JoinRule, joinCompany } from './resolve.ts';
 import { kindForUserType } from './user-type.ts';
 
 export interface ImportOptions {
@@ -100,13 +113,20 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
   const facts = new Interner<NetworkFacts>();
   const sources: CoverageReport['sources'] = {};
   const factId = (source: NetworkSource, f: NetworkFacts): number =>
-    facts.id(`${source}\u0000${f.organization}\u0000${f.userType}\u0000${f.domain}\u0000${f.geo ? `${f.geo.country}\u0000${f.geo.state}\u0000${f.geo.city}` : ''}`, () => f);
+    facts.id(
+      `${source}\u0000${f.organization}\u0000${f.userType}\u0000${f.domain}\u0000${f.geo ? `${f.geo.country}\u0000${f.geo.state}\u0000${f.geo.city}` : ''}`,
+      () => f,
+    );
   for (const [source, file] of given) {
     if (!file) continue;
     progress.phase(source);
     const before = table.size;
     if (source === 'asn-csv') {
-      await readAsnCsv(file, (r) => table.add(r.first, r.last, factId(source, { organization: r.organization, userType: '', domain: '', geo: null })), (n) => progress.update(n));
+      await readAsnCsv(
+        file,
+        (r) => table.add(r.first, r.last, factId(source, { organization: r.organization, userType: '', domain: '', geo: null })),
+        (n) => progress.update(n),
+      );
     } else {
       const reader = source === 'geoip2-enterprise' ? readers.enterprise! : source === 'geoip2-isp' ? readers.isp! : readers.asn!;
       const toFacts = (source === 'geoip2-enterprise' ? enterpriseFacts : source === 'geoip2-isp' ? ispFacts : asnFacts) as (r: unknown) => NetworkFacts;
@@ -124,7 +144,9 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
   if (readers.domain) sources['geoip2-domain'] = { file: opts.geoip2Domain!, networks: domainRuns.length };
   const pairs = new Interner<{ fact: number; domain: string }>();
   const withDomains = (runs: RunList): RunList =>
-    overlay(runs, domainRuns, (fact, d) => pairs.id(pairKey(fact, d, domains.values.length), () => ({ fact, domain: d >= 0 ? domains.values[d] : facts.values[fact].domain })));
+    overlay(runs, domainRuns, (fact, d) =>
+      pairs.id(pairKey(fact, d, domains.values.length), () => ({ fact, domain: d >= 0 ? domains.values[d] : facts.values[fact].domain })),
+    );
 
   // 4. Kind and company per (network, domain), memoised per pair.
   const resolved: Resolution[] = [];
@@ -137,7 +159,8 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
     const join = joinCompany(f.organization, domain, index);
     // Without a user_type saying "company", only a firmographics company makes one: an ISP's or a
     // carrier's registered domain must not turn its subscribers into a company.
-    if (join.rule === 'unmatched' || (join.rule === 'domain-only' && kind === null)) return { ...base, kind: null, companyDomain: '', confidence: 'Low', rule: 'unmatched' };
+    if (join.rule === 'unmatched' || (join.rule === 'domain-only' && kind === null))
+      return { ...base, kind: null, companyDomain: '', confidence: 'Low', rule: 'unmatched' };
     if (join.rule === 'domain-only') {
       if (!companies.has(join.domain)) companies.set(join.domain, domainOnlyCompany(join.domain, join.name));
       return { ...base, kind: 'company', companyDomain: join.domain, confidence: CONFIDENCE_BY_RULE[join.rule], rule: join.rule };
@@ -180,7 +203,9 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
     : new RunList();
   if (readers.city) sources.city = { file: opts.city!, networks: cityRuns.length };
   const finals = new Interner<{ resolved: number; geo: Geo | null }>();
-  runs = overlay(runs, cityRuns, (r, g) => finals.id(pairKey(r, g, geos.values.length), () => ({ resolved: r, geo: resolved[r].geo ?? (g >= 0 ? geos.values[g] : null) })));
+  runs = overlay(runs, cityRuns, (r, g) =>
+    finals.id(pairKey(r, g, geos.values.length), () => ({ resolved: r, geo: resolved[r].geo ?? (g >= 0 ? geos.values[g] : null) })),
+  );
 
   const counter = new CoverageCounter();
   // 6. Rows: adjacent runs that write the same row (and count the same way) merge into one network.
@@ -192,7 +217,9 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
     const res = resolved[r];
     const company = res.kind === 'company' ? companies.get(res.companyDomain)! : null;
     const cells = res.kind === null ? null : [res.kind, company?.company_id ?? '', res.confidence, geo?.country ?? '', geo?.state ?? '', geo?.city ?? ''];
-    const key = cells ? `w\u0000${res.rule ?? ''}\u0000${cells.join('\u0000')}` : `n\u0000${res.rule}\u0000${res.facts.organization}\u0000${res.domain}\u0000${res.facts.userType}`;
+    const key = cells
+      ? `w\u0000${res.rule ?? ''}\u0000${cells.join('\u0000')}`
+      : `n\u0000${res.rule}\u0000${res.facts.organization}\u0000${res.domain}\u0000${res.facts.userType}`;
     return rows.id(key, () => ({ cells, addressesOf: res, company }));
   };
   for (let i = 0; i < runs.length; i++) out.push(runs.first[i], runs.last[i], (rowOfFinal[runs.value[i]] ??= rowOf(runs.value[i])));

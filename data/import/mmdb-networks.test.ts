@@ -23,7 +23,7 @@ function sourceAddresses(name: string): string[] {
     });
 }
 
-describe('ipv4Networks (walking a MaxMind DB\'s search tree, records decoded by the maxmind package)', () => {
+describe("ipv4Networks (walking a MaxMind DB's search tree, records decoded by the maxmind package)", () => {
   for (const [name, file] of [
     ['GeoLite2-ASN-Test', MAXMIND_TEST_DB.asn],
     ['GeoIP2-Enterprise-Test', MAXMIND_TEST_DB.enterprise],
@@ -71,7 +71,10 @@ describe('broken MaxMind DB files: an ImportError naming the flag, the file and 
   });
 
   it('a record pointing past the end of the data section', () => {
-    refused(MAXMIND_BAD_DB.pointerPastData, /broken pointer: node 36 left record \(100232\) points past the end of the data section \(65 bytes, node_count 164\)/);
+    refused(
+      MAXMIND_BAD_DB.pointerPastData,
+      /broken pointer: node 36 left record \(100232\) points past the end of the data section \(65 bytes, node_count 164\)/,
+    );
     refused(MAXMIND_BAD_DB.pointerPastDataToo, /broken pointer: .* points past the end of the data section/);
   });
 
@@ -96,6 +99,8 @@ describe('broken MaxMind DB files: an ImportError naming the flag, the file and 
 
   it('a GeoLite2-ASN database whose record points into the separator is refused when opened, before any work', () => {
     const broken = withFirstIpv4Record(MAXMIND_TEST_DB.asn, join(dir, 'separator.mmdb'), (_node, nodeCount) => nodeCount + 1);
-    expect(() => openMmdb(broken, /ASN/, '--asn-mmdb')).toThrow(/--asn-mmdb .*separator\.mmdb: broken pointer: node \d+ (left|right) record \(1342\) points into the data section separator/);
+    expect(() => openMmdb(broken, /ASN/, '--asn-mmdb')).toThrow(
+      /--asn-mmdb .*separator\.mmdb: broken pointer: node \d+ (left|right) record \(1342\) points into the data section separator/,
+    );
   });
 });

@@ -11,8 +11,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Reader } from 'maxmind';
-import { formatIPv4 } from './ipv4.ts';
 import { ImportError } from './errors.ts';
+import { formatIPv4 } from './ipv4.ts';
 
 export interface MmdbNetwork<T> {
   first: number;
@@ -54,7 +54,8 @@ export function openMmdb<T>(file: string, expected: RegExp, flag: string): MmdbF
   if (ipVersion !== 4 && ipVersion !== 6) broken(`ip_version ${ipVersion} in the metadata is neither 4 nor 6`);
   const metadataStart = db.lastIndexOf(METADATA_MARKER);
   const dataSize = metadataStart - searchTreeSize - SEPARATOR;
-  if (dataSize < 0) broken(`node_count ${nodeCount} makes the search tree (${searchTreeSize} bytes) larger than the file before its metadata (${metadataStart} bytes)`);
+  if (dataSize < 0)
+    broken(`node_count ${nodeCount} makes the search tree (${searchTreeSize} bytes) larger than the file before its metadata (${metadataStart} bytes)`);
   const mmdb: MmdbFile<T> = { reader, db, file, flag, nodeCount, recordSize, dataSize, ipVersion };
   checkRecords(mmdb);
   const type = reader.metadata.databaseType;
@@ -89,9 +90,12 @@ function checkRecords(m: MmdbFile<unknown>): void {
       const value = record(m, node, side);
       const where = `node ${node} ${side === 0 ? 'left' : 'right'} record (${value})`;
       if (value === 0) throw new ImportError(`${m.flag} ${m.file}: broken search tree: ${where} points back to the root node (a loop)`);
-      if (value > nodeCount && value < nodeCount + SEPARATOR) throw new ImportError(`${m.flag} ${m.file}: broken pointer: ${where} points into the data section separator`);
+      if (value > nodeCount && value < nodeCount + SEPARATOR)
+        throw new ImportError(`${m.flag} ${m.file}: broken pointer: ${where} points into the data section separator`);
       if (value >= nodeCount + SEPARATOR + dataSize) {
-        throw new ImportError(`${m.flag} ${m.file}: broken pointer: ${where} points past the end of the data section (${dataSize} bytes, node_count ${nodeCount})`);
+        throw new ImportError(
+          `${m.flag} ${m.file}: broken pointer: ${where} points past the end of the data section (${dataSize} bytes, node_count ${nodeCount})`,
+        );
       }
     }
   }
@@ -105,13 +109,17 @@ export function* ipv4Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork<T>> {
     try {
       rec = m.reader.get(formatIPv4(first));
     } catch (e) {
-      throw new ImportError(`${flag} ${file}: broken data section: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) does not decode: ${(e as Error).message}`);
+      throw new ImportError(
+        `${flag} ${file}: broken data section: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) does not decode: ${(e as Error).message}`,
+      );
     }
     // Every GeoIP2/GeoLite2 record is a map; anything else is not their data, or a pointer into the
     // middle of other data.
     if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
       const what = rec === null ? 'null' : Array.isArray(rec) ? 'an array' : `a ${typeof rec}`;
-      throw new ImportError(`${flag} ${file}: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) is ${what}, where GeoIP2/GeoLite2 records are maps`);
+      throw new ImportError(
+        `${flag} ${file}: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) is ${what}, where GeoIP2/GeoLite2 records are maps`,
+      );
     }
     return rec as T;
   };
@@ -134,7 +142,8 @@ export function* ipv4Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork<T>> {
       continue;
     }
     // A node below a /32 means a path longer than the address: the tree loops.
-    if (depth === 32) throw new ImportError(`${flag} ${file}: broken search tree: the path to ${formatIPv4(first)} goes on past 32 bits at node ${value} (a loop)`);
+    if (depth === 32)
+      throw new ImportError(`${flag} ${file}: broken search tree: the path to ${formatIPv4(first)} goes on past 32 bits at node ${value} (a loop)`);
     stack.push(record(m, value, 1), depth + 1, first + size / 2);
     stack.push(record(m, value, 0), depth + 1, first);
   }

@@ -8,7 +8,10 @@ describe('precedence between sources', () => {
     const t = new PrecedenceTable();
     t.add(0, 99, 1); // low-priority source, small network
     t.add(0, 255, 2); // high-priority source, big network
-    expect(list(t.resolve())).toEqual([[0, 99, 1], [100, 255, 2]]);
+    expect(list(t.resolve())).toEqual([
+      [0, 99, 1],
+      [100, 255, 2],
+    ]);
   });
 
   it('equal networks: the source added later (higher priority) wins', () => {
@@ -26,7 +29,11 @@ describe('precedence between sources', () => {
     over.push(50, 249, 7);
     over.push(290, 400, 8);
     expect(list(overlay(base, over, (b, o) => b * 10 + Math.max(o, 0)))).toEqual([
-      [0, 49, 10], [50, 99, 17], [200, 249, 27], [250, 289, 20], [290, 299, 28],
+      [0, 49, 10],
+      [50, 99, 17],
+      [200, 249, 27],
+      [250, 289, 20],
+      [290, 299, 28],
     ]);
   });
 
@@ -44,8 +51,17 @@ describe('precedence between sources', () => {
     const secondary = new RunList();
     secondary.push(0, 14, 7);
     secondary.push(18, 50, 8);
-    expect(list(fillGaps(primary, secondary))).toEqual([[0, 9, 7], [10, 19, 1], [20, 29, 8], [30, 39, 2], [40, 50, 8]]);
-    expect(list(fillGaps(new RunList(), secondary))).toEqual([[0, 14, 7], [18, 50, 8]]);
+    expect(list(fillGaps(primary, secondary))).toEqual([
+      [0, 9, 7],
+      [10, 19, 1],
+      [20, 29, 8],
+      [30, 39, 2],
+      [40, 50, 8],
+    ]);
+    expect(list(fillGaps(new RunList(), secondary))).toEqual([
+      [0, 14, 7],
+      [18, 50, 8],
+    ]);
   });
 
   it('adjacent runs with the same value merge', () => {
@@ -53,6 +69,9 @@ describe('precedence between sources', () => {
     runs.push(0, 9, 1);
     runs.push(10, 19, 1);
     runs.push(21, 30, 1);
-    expect(list(runs)).toEqual([[0, 19, 1], [21, 30, 1]]);
+    expect(list(runs)).toEqual([
+      [0, 19, 1],
+      [21, 30, 1],
+    ]);
   });
 });

@@ -88,7 +88,10 @@ export class CoverageCounter {
     }
   }
 
-  finish(companies: { total: number; withFirmographics: number }, extra: Partial<Pick<CoverageReport, 'joins' | 'unmatched_organizations' | 'sources'>> = {}): CoverageReport {
+  finish(
+    companies: { total: number; withFirmographics: number },
+    extra: Partial<Pick<CoverageReport, 'joins' | 'unmatched_organizations' | 'sources'>> = {},
+  ): CoverageReport {
     const byKind = Object.fromEntries([...this.byKind].sort(([a], [b]) => a.localeCompare(b)));
     const networks = [...this.byKind.values()].reduce((s, t) => ({ networks: s.networks + t.networks, addresses: s.addresses + t.addresses }), tally());
     return {
@@ -125,7 +128,11 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
   for await (const rows of readCsvBatches(sourcePath(dir, 'networks'), NetworkRow)) {
     for (const r of rows) {
       const [first, last] = bounds(r.network);
-      table.addV4(first, last, values.id(`${r.kind}\u0000${r.company_id}`, () => ({ kind: r.kind, company_id: r.company_id })));
+      table.addV4(
+        first,
+        last,
+        values.id(`${r.kind}\u0000${r.company_id}`, () => ({ kind: r.kind, company_id: r.company_id })),
+      );
     }
   }
   const counter = new CoverageCounter();
@@ -137,7 +144,9 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
   const imported = existsSync(file) ? CoverageReport.safeParse(parseJson(readFileSync(file, 'utf8'))) : null;
   return counter.finish(
     { total, withFirmographics: firmographic.size },
-    imported?.success ? { joins: imported.data.joins, unmatched_organizations: imported.data.unmatched_organizations, sources: imported.data.sources } : { joins: {} },
+    imported?.success
+      ? { joins: imported.data.joins, unmatched_organizations: imported.data.unmatched_organizations, sources: imported.data.sources }
+      : { joins: {} },
   );
 }
 
@@ -163,19 +172,27 @@ function bounds(network: string): [number, number] {
 export function formatReport(r: CoverageReport): string {
   const n = (x: number): string => x.toLocaleString('en-US');
   const lines = [`networks: ${n(r.networks.networks)} (${n(r.networks.addresses)} addresses)`];
-  for (const [kind, t] of Object.entries(r.by_kind)) lines.push(`  ${kind.padEnd(12)} ${n(t.networks).padStart(12)} networks ${n(t.addresses).padStart(15)} addresses`);
-  if (r.unresolved.networks) lines.push(`  ${'not written'.padEnd(12)} ${n(r.unresolved.networks).padStart(12)} networks ${n(r.unresolved.addresses).padStart(15)} addresses (no kind, no company)`);
+  for (const [kind, t] of Object.entries(r.by_kind))
+    lines.push(`  ${kind.padEnd(12)} ${n(t.networks).padStart(12)} networks ${n(t.addresses).padStart(15)} addresses`);
+  if (r.unresolved.networks)
+    lines.push(
+      `  ${'not written'.padEnd(12)} ${n(r.unresolved.networks).padStart(12)} networks ${n(r.unresolved.addresses).padStart(15)} addresses (no kind, no company)`,
+    );
   const joins = Object.entries(r.joins).filter(([, t]) => t.networks > 0);
   if (joins.length) {
     lines.push('company joins:');
     for (const [rule, t] of joins) lines.push(`  ${rule.padEnd(12)} ${n(t.networks).padStart(12)} networks ${n(t.addresses).padStart(15)} addresses`);
   }
   lines.push(`companies: ${n(r.companies.total)} (${n(r.companies.with_firmographics)} with firmographics, ${n(r.companies.with_networks)} with networks)`);
-  lines.push(`company addresses with firmographics: ${n(r.company_addresses.with_firmographics)} of ${n(r.company_addresses.total)} (${(r.company_addresses.share * 100).toFixed(1)}%)`);
+  lines.push(
+    `company addresses with firmographics: ${n(r.company_addresses.with_firmographics)} of ${n(r.company_addresses.total)} (${(r.company_addresses.share * 100).toFixed(1)}%)`,
+  );
   if (r.unmatched_organizations.length) {
     lines.push(`unmatched organizations (top ${r.unmatched_organizations.length} by addresses):`);
     for (const u of r.unmatched_organizations) {
-      lines.push(`  ${n(u.addresses).padStart(15)}  ${u.organization || '(no organization)'}${u.domain ? ` <${u.domain}>` : ''}${u.user_type ? ` [${u.user_type}]` : ''}`);
+      lines.push(
+        `  ${n(u.addresses).padStart(15)}  ${u.organization || '(no organization)'}${u.domain ? ` <${u.domain}>` : ''}${u.user_type ? ` [${u.user_type}]` : ''}`,
+      );
     }
   }
   return lines.join('\n');

@@ -3,8 +3,30 @@ import type { FirmographicsRow } from './firmographics.ts';
 import { normaliseOrganization } from './organization-name.ts';
 import { CONFIDENCE_BY_RULE, indexFirmographics, joinCompany } from './resolve.ts';
 
-const company = (name: string, domain: string): FirmographicsRow =>
-  ({ company_id: '', name, domain, industry: '', subindustry: '', sic: '', sic_description: '', naics: '', naics_description: '', country: '', country_iso_code: '', region: '', state: '', state_code: '', city: '', address: '', zip: '', phone: '', employee_count: '', employee_range: '', annual_revenue: '', revenue_range: '' });
+const company = (name: string, domain: string): FirmographicsRow => ({
+  company_id: '',
+  name,
+  domain,
+  industry: '',
+  subindustry: '',
+  sic: '',
+  sic_description: '',
+  naics: '',
+  naics_description: '',
+  country: '',
+  country_iso_code: '',
+  region: '',
+  state: '',
+  state_code: '',
+  city: '',
+  address: '',
+  zip: '',
+  phone: '',
+  employee_count: '',
+  employee_range: '',
+  annual_revenue: '',
+  revenue_range: '',
+});
 
 describe('normaliseOrganization', () => {
   it.each([

@@ -3,8 +3,9 @@
  * latin1 strings for records and for the pointer dictionary). ./data-section.test.ts checks that the
  * byte-table implementation in ./data-section.ts writes exactly the same bytes.
  */
+
+import { type DataSection, MAX_DISTINCT_VALUES, POINTER_DICTIONARY_LIMIT, pointerSize, readHeader, skipField, writePointer } from './data-section.ts';
 import { ByteSink, encodeValue, FieldType, MmdbValueError } from './encoder.ts';
-import { MAX_DISTINCT_VALUES, POINTER_DICTIONARY_LIMIT, pointerSize, readHeader, skipField, writePointer, type DataSection } from './data-section.ts';
 
 export class OracleValueStore {
   private readonly ids = new Map<string, number>();
@@ -39,7 +40,12 @@ export class OracleValueStore {
  * Writes the values `order` (ids into `store`) and returns the bytes and each id's offset.
  * Pointers are relative to the start of the data section, as the spec requires.
  */
-export function oracleAssembleDataSection(store: OracleValueStore, order: ArrayLike<number>, count: number, dictionaryLimit = POINTER_DICTIONARY_LIMIT): DataSection {
+export function oracleAssembleDataSection(
+  store: OracleValueStore,
+  order: ArrayLike<number>,
+  count: number,
+  dictionaryLimit = POINTER_DICTIONARY_LIMIT,
+): DataSection {
   const out = new ByteSink(1 << 16);
   const dict = new Map<string, number>();
   const offsets = new Uint32Array(store.size);

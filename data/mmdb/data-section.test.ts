@@ -5,9 +5,9 @@
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
 import { assembleDataSection, ValueStore } from './data-section.ts';
-import { oracleAssembleDataSection, OracleValueStore } from './data-section-oracle.ts';
-import { MmdbWriter } from './writer.ts';
+import { OracleValueStore, oracleAssembleDataSection } from './data-section-oracle.ts';
 import { dataSectionValues, decodeTyped, fileSections } from './test-support.ts';
+import { MmdbWriter } from './writer.ts';
 
 const writer = (): MmdbWriter => new MmdbWriter({ ipVersion: 4, databaseType: 't', description: {}, languages: [] });
 

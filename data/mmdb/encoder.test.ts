@@ -5,9 +5,9 @@
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
 import { encodeToBuffer } from './encoder.ts';
-import { MMDB_TYPE, mmdb, type MmdbValue } from './value.ts';
-import { MmdbWriter } from './writer.ts';
 import { decodeTyped } from './test-support.ts';
+import { MMDB_TYPE, type MmdbValue, mmdb } from './value.ts';
+import { MmdbWriter } from './writer.ts';
 
 const typeOf = (v: MmdbValue): string => decodeTyped(encodeToBuffer(v), 0, 0).node.type;
 

@@ -4,7 +4,7 @@
  * integers in their shortest byte form. Two equal values therefore encode to identical bytes, which is
  * what the data section uses as the deduplication key (see ./data-section.ts).
  */
-import { MMDB_TYPE, checkTypedValue, INT32_MIN, type MmdbTypeName, type MmdbValue } from './value.ts';
+import { checkTypedValue, INT32_MIN, MMDB_TYPE, type MmdbTypeName, type MmdbValue } from './value.ts';
 
 /** MMDB data field type numbers. */
 export const FieldType = {
@@ -222,10 +222,7 @@ function writeNumber(sink: ByteSink, x: number): void {
       if (x <= 0xffff) return writeUintNumber(sink, FieldType.uint16, x);
       if (x <= 0xffff_ffff) return writeUintNumber(sink, FieldType.uint32, x);
       if (x <= Number.MAX_SAFE_INTEGER) return writeUintNumber(sink, FieldType.uint64, x);
-      throw new MmdbValueError(
-        `integer ${x} is above Number.MAX_SAFE_INTEGER and has lost precision; pass a bigint or mmdb.double(x)`,
-        '',
-      );
+      throw new MmdbValueError(`integer ${x} is above Number.MAX_SAFE_INTEGER and has lost precision; pass a bigint or mmdb.double(x)`, '');
     }
     if (x >= INT32_MIN) return writeInt32(sink, x);
     throw new MmdbValueError(`negative integer ${x} does not fit int32; use mmdb.double(x)`, '');

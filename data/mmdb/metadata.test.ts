@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fileSections, type TypedNode, verboseMetadata } from './test-support.ts';
 import { MmdbWriter } from './writer.ts';
-import { fileSections, verboseMetadata, type TypedNode } from './test-support.ts';
 
 /** Strips values, keeping the type tree. */
 function types(n: TypedNode): unknown {

@@ -4,8 +4,8 @@
  * always written: the libmaxminddb shipped here refuses files without them. No pointers are used.
  */
 import { ByteSink, encodeValue } from './encoder.ts';
-import { mmdb, type MmdbValue } from './value.ts';
 import type { RecordSize } from './search-tree.ts';
+import { type MmdbValue, mmdb } from './value.ts';
 
 export const METADATA_START_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex'); // \xab\xcd\xefMaxMind.com
 export const METADATA_MAX_SIZE = 128 * 1024;

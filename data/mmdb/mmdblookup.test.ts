@@ -10,8 +10,6 @@ import { join } from 'node:path';
 import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MmdbWriter, type MmdbWriterOptions } from './writer.ts';
-import { mmdb, type MmdbValue } from './value.ts';
 import {
   diffLookup,
   loadReferenceSource,
@@ -22,6 +20,8 @@ import {
   verboseMetadata,
   withReferenceTypes,
 } from './test-support.ts';
+import { type MmdbValue, mmdb } from './value.ts';
+import { MmdbWriter, type MmdbWriterOptions } from './writer.ts';
 
 let dir: string;
 beforeAll(() => {
@@ -139,13 +139,17 @@ describe('libmaxminddb (mmdblookup) reads our databases like the maxmind package
 
   for (const recordSize of [24, 28, 32] as const) {
     it(`IPv4 tree with ${recordSize}-bit records: metadata and every probed lookup agree`, () => {
-      const b = build(`v4-${recordSize}`, {
-        ipVersion: 4,
-        databaseType: 'svc-test',
-        description: { en: 'svc test database', de: 'svc Testdatenbank' },
-        languages: ['en', 'de'],
-        recordSize,
-      }, fillV4);
+      const b = build(
+        `v4-${recordSize}`,
+        {
+          ipVersion: 4,
+          databaseType: 'svc-test',
+          description: { en: 'svc test database', de: 'svc Testdatenbank' },
+          languages: ['en', 'de'],
+          recordSize,
+        },
+        fillV4,
+      );
       const m = verboseMetadata(b.file, '1.2.3.4');
       expect(m).toEqual({
         nodeCount: String(b.reader.metadata.nodeCount),
@@ -168,25 +172,29 @@ describe('libmaxminddb (mmdblookup) reads our databases like the maxmind package
   }
 
   it('IPv6 tree with IPv4 aliases: ::ffff:a.b.c.d and 2002:xxxx:xxxx:: answer like a.b.c.d', () => {
-    const b = build('v6-aliases', {
-      ipVersion: 6,
-      databaseType: 'svc-test-v6',
-      description: { en: 'v6' },
-      languages: ['en'],
-    }, (w, probes) => {
-      fillV4(w, probes);
-      const rnd = prng(11);
-      for (let i = 0; i < 40; i++) {
-        const p = 16 + (rnd() % 113);
-        let a = 0n;
-        for (let k = 0; k < 4; k++) a = (a << 32n) | BigInt(rnd());
-        a |= 0x2400n << 112n; // keep away from the aliased 2002::/16 and ::/96
-        a &= ~((1n << BigInt(128 - p)) - 1n);
-        const s = Address6.fromBigInt(a).correctForm();
-        w.insert(`${s}/${p}`, RECORDS[i % RECORDS.length]);
-        probes.push(s, Address6.fromBigInt(a | ((1n << BigInt(128 - p)) - 1n)).correctForm());
-      }
-    });
+    const b = build(
+      'v6-aliases',
+      {
+        ipVersion: 6,
+        databaseType: 'svc-test-v6',
+        description: { en: 'v6' },
+        languages: ['en'],
+      },
+      (w, probes) => {
+        fillV4(w, probes);
+        const rnd = prng(11);
+        for (let i = 0; i < 40; i++) {
+          const p = 16 + (rnd() % 113);
+          let a = 0n;
+          for (let k = 0; k < 4; k++) a = (a << 32n) | BigInt(rnd());
+          a |= 0x2400n << 112n; // keep away from the aliased 2002::/16 and ::/96
+          a &= ~((1n << BigInt(128 - p)) - 1n);
+          const s = Address6.fromBigInt(a).correctForm();
+          w.insert(`${s}/${p}`, RECORDS[i % RECORDS.length]);
+          probes.push(s, Address6.fromBigInt(a | ((1n << BigInt(128 - p)) - 1n)).correctForm());
+        }
+      },
+    );
     expect(verboseMetadata(b.file, '::1')).toMatchObject({ ipVersion: 'IPv6', recordSize: '24 bits' });
     expectLookupsAgree(b);
     for (const ip of ['1.2.3.10', '1.2.3.50', '1.2.3.200', '255.255.255.255', '0.0.0.0', '9.9.9.9']) {
@@ -204,22 +212,25 @@ describe('libmaxminddb (mmdblookup) reads our databases like the maxmind package
   it('GeoIP2-City built from MaxMind source prints exactly like the official file (values and types)', () => {
     const official = `${REFERENCE_DIR}test-data/GeoIP2-City-Test.mmdb`;
     const nets = loadReferenceSource('GeoIP2-City-Test.json');
-    const b = build('city', {
-      ipVersion: 6,
-      databaseType: 'GeoIP2-City',
-      description: {
-        en: 'GeoIP2 City Test Database (fake GeoIP2 data, for example purposes only)',
-        zh: '小型数据库',
+    const b = build(
+      'city',
+      {
+        ipVersion: 6,
+        databaseType: 'GeoIP2-City',
+        description: {
+          en: 'GeoIP2 City Test Database (fake GeoIP2 data, for example purposes only)',
+          zh: '小型数据库',
+        },
+        languages: ['en', 'zh'],
       },
-      languages: ['en', 'zh'],
-    }, (w, probes) => {
-      for (const n of nets) w.insert(n.network, withReferenceTypes('', n.record));
-      for (const n of nets.filter((_, i) => i % 5 === 0)) {
-        const text = (x: bigint): string =>
-          n.v4 ? Address4.fromBigInt(x).correctForm() : Address6.fromBigInt(x).correctForm();
-        probes.push(text(n.start), text(n.end));
-      }
-    });
+      (w, probes) => {
+        for (const n of nets) w.insert(n.network, withReferenceTypes('', n.record));
+        for (const n of nets.filter((_, i) => i % 5 === 0)) {
+          const text = (x: bigint): string => (n.v4 ? Address4.fromBigInt(x).correctForm() : Address6.fromBigInt(x).correctForm());
+          probes.push(text(n.start), text(n.end));
+        }
+      },
+    );
     const mine = verboseMetadata(b.file, '81.2.69.142');
     const theirs = verboseMetadata(official, '81.2.69.142');
     // Node count and record size differ by design (MaxMind's generator forces 28-bit records and adds

@@ -13,9 +13,9 @@ describe('IPv4 fast path', () => {
   it('accepts only what ip-address accepts, with the same address and prefix', () => {
     const octet = fc.oneof(fc.integer({ min: 0, max: 300 }).map(String), fc.constantFrom('00', '01', '010', '255', '256', ''));
     const text = fc.oneof(
-      fc.tuple(octet, octet, octet, octet, fc.option(fc.oneof(fc.integer({ min: 0, max: 40 }).map(String), fc.constantFrom('08', '', '032')))).map(
-        ([a, b, c, d, p]) => `${a}.${b}.${c}.${d}${p === null ? '' : '/' + p}`,
-      ),
+      fc
+        .tuple(octet, octet, octet, octet, fc.option(fc.oneof(fc.integer({ min: 0, max: 40 }).map(String), fc.constantFrom('08', '', '032'))))
+        .map(([a, b, c, d, p]) => `${a}.${b}.${c}.${d}${p === null ? '' : '/' + p}`),
       fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9', '.', '/', ' ', 'x'), maxLength: 20 }),
     );
     fc.assert(
@@ -71,9 +71,13 @@ describe('network input', () => {
     w.insert('203.0.113.7', 'one');
     w.insert('::ffff:100.64.0.0/112', 'mapped'); // = 100.64.0.0/16
     const r = new Reader(w.toBuffer());
-    expect([r.get('192.0.2.9'), r.get('198.51.100.20'), r.get('203.0.113.7'), r.get('203.0.113.8'), r.get('100.64.9.9')]).toEqual(
-      ['cidr', 'range', 'one', null, 'mapped'],
-    );
+    expect([r.get('192.0.2.9'), r.get('198.51.100.20'), r.get('203.0.113.7'), r.get('203.0.113.8'), r.get('100.64.9.9')]).toEqual([
+      'cidr',
+      'range',
+      'one',
+      null,
+      'mapped',
+    ]);
   });
 
   it('IPv6 trees: IPv4 networks live in ::/96; aliases can be switched off', () => {
@@ -82,12 +86,7 @@ describe('network input', () => {
     on.insert('::ffff:198.51.100.0/120', 'mapped');
     on.insert('::/0', 'everything');
     const r = new Reader(on.toBuffer());
-    expect([r.get('192.0.2.1'), r.get('::c000:201'), r.get('::ffff:192.0.2.1'), r.get('2002:c000:0201::1')]).toEqual([
-      'v4',
-      'v4',
-      'v4',
-      'v4',
-    ]);
+    expect([r.get('192.0.2.1'), r.get('::c000:201'), r.get('::ffff:192.0.2.1'), r.get('2002:c000:0201::1')]).toEqual(['v4', 'v4', 'v4', 'v4']);
     expect([r.get('198.51.100.1'), r.get('2001:db8::1'), r.get('2002:0808:0808::'), r.get('8.8.8.8')]).toEqual([
       'mapped',
       'everything',
@@ -100,10 +99,6 @@ describe('network input', () => {
     off.insert('2002::/16', '6to4 as plain IPv6');
     off.insert('::ffff:0:0/96', 'mapped as plain IPv6');
     const r2 = new Reader(off.toBuffer());
-    expect([r2.get('192.0.2.1'), r2.get('::ffff:192.0.2.1'), r2.get('2002:c000:0201::1')]).toEqual([
-      'v4',
-      'mapped as plain IPv6',
-      '6to4 as plain IPv6',
-    ]);
+    expect([r2.get('192.0.2.1'), r2.get('::ffff:192.0.2.1'), r2.get('2002:c000:0201::1')]).toEqual(['v4', 'mapped as plain IPv6', '6to4 as plain IPv6']);
   });
 });

@@ -84,12 +84,7 @@ describe('overlap rule, worked examples', () => {
     w.insert('100.0.0.0-100.0.0.199', 'A'); // 200 addresses
     w.insert('100.0.0.150-100.0.0.255', 'B'); // 106 addresses
     const r = new Reader(w.toBuffer());
-    expect([r.get('100.0.0.149'), r.get('100.0.0.150'), r.get('100.0.0.199'), r.get('100.0.0.200')]).toEqual([
-      'A',
-      'B',
-      'B',
-      'B',
-    ]);
+    expect([r.get('100.0.0.149'), r.get('100.0.0.150'), r.get('100.0.0.199'), r.get('100.0.0.200')]).toEqual(['A', 'B', 'B', 'B']);
   });
 
   it('whole address space and its edges', () => {
@@ -98,9 +93,13 @@ describe('overlap rule, worked examples', () => {
     w.insert('255.255.255.255/32', 'top');
     w.insert('0.0.0.0-0.0.0.0', 'bottom');
     const r = new Reader(w.toBuffer());
-    expect([r.get('0.0.0.0'), r.get('0.0.0.1'), r.get('128.0.0.0'), r.get('255.255.255.254'), r.get('255.255.255.255')]).toEqual(
-      ['bottom', 'all', 'all', 'all', 'top'],
-    );
+    expect([r.get('0.0.0.0'), r.get('0.0.0.1'), r.get('128.0.0.0'), r.get('255.255.255.254'), r.get('255.255.255.255')]).toEqual([
+      'bottom',
+      'all',
+      'all',
+      'all',
+      'top',
+    ]);
   });
 });
 
@@ -110,13 +109,11 @@ const WINDOW = 4096n;
 
 /** IPv4 networks around `anchor` (a 4096-address window, so they overlap a lot), CIDRs and ranges. */
 function v4Net(anchor: bigint): fc.Arbitrary<Net> {
-  const cidr = fc
-    .record({ off: fc.bigInt(0n, WINDOW - 1n), prefix: fc.integer({ min: 18, max: 32 }) })
-    .map(({ off, prefix }) => {
-      const size = 1n << BigInt(32 - prefix);
-      const start = ((anchor + off) / size) * size;
-      return { text: `${v4Text(start)}/${prefix}`, start, end: start + size - 1n };
-    });
+  const cidr = fc.record({ off: fc.bigInt(0n, WINDOW - 1n), prefix: fc.integer({ min: 18, max: 32 }) }).map(({ off, prefix }) => {
+    const size = 1n << BigInt(32 - prefix);
+    const start = ((anchor + off) / size) * size;
+    return { text: `${v4Text(start)}/${prefix}`, start, end: start + size - 1n };
+  });
   const range = fc.record({ off: fc.bigInt(0n, WINDOW - 1n), len: fc.bigInt(1n, 700n) }).map(({ off, len }) => {
     const start = anchor + off;
     const end = start + len - 1n > 0xffff_ffffn ? 0xffff_ffffn : start + len - 1n;
@@ -140,13 +137,11 @@ function v6Net(anchor: bigint): fc.Arbitrary<Net> {
     const start = (at(off) / size) * size;
     return { text: `${v6Text(start)}/${prefix}`, start, end: start + size - 1n };
   });
-  const range = fc
-    .record({ off: offset, len: fc.oneof(fc.bigInt(1n, 700n), fc.bigInt(1n, 1n << 36n)) })
-    .map(({ off, len }) => {
-      const start = at(off);
-      const end = start + len - 1n > max ? max : start + len - 1n;
-      return { text: `${v6Text(start)}-${v6Text(end)}`, start, end };
-    });
+  const range = fc.record({ off: offset, len: fc.oneof(fc.bigInt(1n, 700n), fc.bigInt(1n, 1n << 36n)) }).map(({ off, len }) => {
+    const start = at(off);
+    const end = start + len - 1n > max ? max : start + len - 1n;
+    return { text: `${v6Text(start)}-${v6Text(end)}`, start, end };
+  });
   return fc.oneof(cidr, range);
 }
 

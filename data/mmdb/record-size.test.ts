@@ -5,8 +5,8 @@
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
 import { chooseRecordSize } from './search-tree.ts';
-import { MmdbWriter } from './writer.ts';
 import { fileSections } from './test-support.ts';
+import { MmdbWriter } from './writer.ts';
 
 describe('record size', () => {
   it('picks the smallest size that fits node_count + 16 + data section size', () => {

@@ -19,15 +19,8 @@
 import { readdirSync } from 'node:fs';
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
+import { addressText, loadReferenceSource, officialDatabase, REFERENCE_DIR, type SourceNetwork, withReferenceTypes } from './test-support.ts';
 import { MmdbWriter } from './writer.ts';
-import {
-  addressText,
-  loadReferenceSource,
-  officialDatabase,
-  REFERENCE_DIR,
-  withReferenceTypes,
-  type SourceNetwork,
-} from './test-support.ts';
 
 const sources = readdirSync(`${REFERENCE_DIR}source-data`).filter((f) => f.endsWith('.json'));
 
@@ -91,9 +84,7 @@ describe('databases built from MaxMind source data read back like the official t
               expect(ourAnswer, `${n.network} @ ${ip} (official)`).toEqual(official.get(ip));
             } else {
               orderDependent++;
-              expect(official.get(ip), `${n.network} @ ${ip}: official = later, wider network`).toEqual(
-                nets[theirs].record,
-              );
+              expect(official.get(ip), `${n.network} @ ${ip}: official = later, wider network`).toEqual(nets[theirs].record);
             }
           }
           probes++;

@@ -27,9 +27,7 @@ export const DATA_SECTION_SEPARATOR_SIZE = 16;
 export function chooseRecordSize(nodeCount: number, dataSectionSize: number): RecordSize {
   const needed = nodeCount + DATA_SECTION_SEPARATOR_SIZE + dataSectionSize;
   for (const bits of RECORD_SIZES) if (needed <= 2 ** bits) return bits;
-  throw new Error(
-    `database too large for MMDB: ${nodeCount} nodes + ${dataSectionSize} data bytes exceed 32-bit records`,
-  );
+  throw new Error(`database too large for MMDB: ${nodeCount} nodes + ${dataSectionSize} data bytes exceed 32-bit records`);
 }
 
 /** True if `bits`-bit records can address the tree (see chooseRecordSize). */
@@ -303,13 +301,7 @@ export function layoutTree(tree: BuildTree, valueCount: number): TreeLayout {
 }
 
 /** Writes the search tree section (nodeCount * recordSize / 4 bytes) into `out` at offset 0. */
-export function writeTree(
-  out: Buffer,
-  tree: BuildTree,
-  layout: TreeLayout,
-  dataOffsets: Uint32Array,
-  recordSize: RecordSize,
-): void {
+export function writeTree(out: Buffer, tree: BuildTree, layout: TreeLayout, dataOffsets: Uint32Array, recordSize: RecordSize): void {
   const { nodeCount, order, numbers } = layout;
   const recs = tree.recs;
   const dataBase = nodeCount + DATA_SECTION_SEPARATOR_SIZE;

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
-import { mmdb, type MmdbValue } from './value.ts';
+import { type MmdbValue, mmdb } from './value.ts';
 
 /** MaxMind's format spec, official test databases and their JSON sources (read-only, shared). */
 export const REFERENCE_DIR = fileURLToPath(new URL('../../../shared/reference/maxmind-db/', import.meta.url));
@@ -43,12 +43,7 @@ const TYPE_NAMES: Record<number, TypedNode['type'] | 'pointer'> = {
 };
 
 /** Decodes the field at `offset`; pointers are resolved relative to `base` (and counted). */
-export function decodeTyped(
-  buf: Buffer,
-  offset: number,
-  base: number,
-  stats = { pointers: 0 },
-): { node: TypedNode; end: number } {
+export function decodeTyped(buf: Buffer, offset: number, base: number, stats = { pointers: 0 }): { node: TypedNode; end: number } {
   const ctrl = buf[offset++];
   let t = ctrl >>> 5;
   if (t === 1) {
@@ -166,10 +161,7 @@ export function dataSectionValues(buf: Buffer): TypedNode[] {
 
 export const MMDBLOOKUP_MISSING = 'mmdblookup not found: install mmdb-bin (apt-get install -y mmdb-bin)';
 
-export function runMmdblookup(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): { status: number | null; stdout: string; stderr: string } {
+export function runMmdblookup(args: string[], env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync('mmdblookup', args, { encoding: 'utf8', env });
   if (r.error) {
     if ((r.error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(MMDBLOOKUP_MISSING);
@@ -388,8 +380,7 @@ export function loadReferenceSource(fileName: string): SourceNetwork[] {
       const bits = v4 ? 32 : 128;
       const host = (1n << BigInt(bits - a.subnetMask)) - 1n;
       const start = a.bigInt() & ~host;
-      const network =
-        (v4 ? Address4.fromBigInt(start).correctForm() : Address6.fromBigInt(start).correctForm()) + '/' + a.subnetMask;
+      const network = (v4 ? Address4.fromBigInt(start).correctForm() : Address6.fromBigInt(start).correctForm()) + '/' + a.subnetMask;
       out.push({ listed, network, v4, start, end: start | host, record });
     }
   }

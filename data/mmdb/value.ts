@@ -40,15 +40,7 @@ export interface MmdbMap {
   readonly [key: string]: MmdbValue | undefined;
 }
 
-export type MmdbValue =
-  | string
-  | number
-  | bigint
-  | boolean
-  | Uint8Array
-  | MmdbTypedValue
-  | readonly MmdbValue[]
-  | MmdbMap;
+export type MmdbValue = string | number | bigint | boolean | Uint8Array | MmdbTypedValue | readonly MmdbValue[] | MmdbMap;
 
 type MmdbScalar = string | number | bigint | boolean | Uint8Array | MmdbTypedValue;
 
@@ -91,9 +83,7 @@ export function checkTypedValue(type: MmdbTypeName, value: unknown): string | un
     case 'uint32':
       return isIntIn(value, 0, UINT32_MAX) ? undefined : `uint32 needs an integer 0..${UINT32_MAX}, got ${String(value)}`;
     case 'int32':
-      return isIntIn(value, INT32_MIN, INT32_MAX)
-        ? undefined
-        : `int32 needs an integer ${INT32_MIN}..${INT32_MAX}, got ${String(value)}`;
+      return isIntIn(value, INT32_MIN, INT32_MAX) ? undefined : `int32 needs an integer ${INT32_MIN}..${INT32_MAX}, got ${String(value)}`;
     case 'uint64':
     case 'uint128': {
       const max = type === 'uint64' ? UINT64_MAX : UINT128_MAX;

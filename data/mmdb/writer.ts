@@ -38,16 +38,8 @@ import { MmdbValueError } from './encoder.ts';
 import { encodeMetadata } from './metadata.ts';
 import { networkError, parseNetwork } from './network.ts';
 import { NetworkTable, resolveOverlaps } from './overlap.ts';
-import {
-  BuildTree,
-  chooseRecordSize,
-  DATA_SECTION_SEPARATOR_SIZE,
-  layoutTree,
-  recordSizeFits,
-  writeTree,
-  type RecordSize,
-} from './search-tree.ts';
-import { UINT64_MAX, type MmdbStorable } from './value.ts';
+import { BuildTree, chooseRecordSize, DATA_SECTION_SEPARATOR_SIZE, layoutTree, type RecordSize, recordSizeFits, writeTree } from './search-tree.ts';
+import { type MmdbStorable, UINT64_MAX } from './value.ts';
 
 export const MmdbWriterOptions = z
   .object({
@@ -64,9 +56,7 @@ export const MmdbWriterOptions = z
     /** IPv6 trees only: alias ::ffff:0:0/96 and 2002::/16 to the IPv4 subtree. Default true. */
     ipv4Aliases: z.boolean().optional(),
     /** Build time in Unix seconds (uint64); default: now. */
-    buildEpoch: z
-      .union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.bigint().nonnegative().max(UINT64_MAX)])
-      .optional(),
+    buildEpoch: z.union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.bigint().nonnegative().max(UINT64_MAX)]).optional(),
   })
   .strict()
   .refine((o) => !(o.ipVersion === 4 && o.ipv4Aliases === true), {

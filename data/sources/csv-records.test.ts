@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { csvRecords, CsvSyntaxError, MAX_FIELD_LENGTH, MAX_RECORD_LENGTH } from './csv-records.ts';
+import { CsvSyntaxError, csvRecords, MAX_FIELD_LENGTH, MAX_RECORD_LENGTH } from './csv-records.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-csv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +53,12 @@ describe('csvRecords', () => {
     for (const eol of ['\n', '\r\n']) {
       const text = `\uFEFFa,b,c${eol}${eol}1,,3${eol}${eol},,${eol}"",x,""${eol}`;
       expect(await ours(write(text), 3)).toEqual(oracle(text));
-      expect(await ours(write(text))).toEqual([['a', 'b', 'c'], ['1', '', '3'], ['', '', ''], ['', 'x', '']]);
+      expect(await ours(write(text))).toEqual([
+        ['a', 'b', 'c'],
+        ['1', '', '3'],
+        ['', '', ''],
+        ['', 'x', ''],
+      ]);
     }
   });
 
@@ -93,21 +98,32 @@ describe('csvRecords: length limits', () => {
 
   it('refuses an over-long field that arrives in one chunk; a field at the limit passes', async () => {
     const over = 'y'.repeat(MAX_FIELD_LENGTH + 1);
-    await expect(ours(write(`a,b,c\n1,2,3\n4,5,"${over}"\n`))).rejects.toThrow(new CsvSyntaxError(3, `field 3 longer than the limit of ${MAX_FIELD_LENGTH} characters`));
+    await expect(ours(write(`a,b,c\n1,2,3\n4,5,"${over}"\n`))).rejects.toThrow(
+      new CsvSyntaxError(3, `field 3 longer than the limit of ${MAX_FIELD_LENGTH} characters`),
+    );
     // `""` counts once, as it is parsed.
     const at = 'z'.repeat(MAX_FIELD_LENGTH - 1) + '"';
-    expect(await ours(write(`a,b\n"${at.replace('"', '""')}",1\n`), 4096)).toEqual([['a', 'b'], [at, '1']]);
+    expect(await ours(write(`a,b\n"${at.replace('"', '""')}",1\n`), 4096)).toEqual([
+      ['a', 'b'],
+      [at, '1'],
+    ]);
   });
 
   it('refuses a record of many fields each within the limit but over the record limit', async () => {
     const fields = Array.from({ length: Math.ceil(MAX_RECORD_LENGTH / MAX_FIELD_LENGTH) + 1 }, () => 'w'.repeat(MAX_FIELD_LENGTH));
-    await expect(ours(write(`h\n${fields.join(',')}\n`))).rejects.toThrow(new CsvSyntaxError(2, `record longer than the limit of ${MAX_RECORD_LENGTH} characters`));
+    await expect(ours(write(`h\n${fields.join(',')}\n`))).rejects.toThrow(
+      new CsvSyntaxError(2, `record longer than the limit of ${MAX_RECORD_LENGTH} characters`),
+    );
   });
 });
 
 describe('csvRecords: encodings', () => {
   const text = 'name,city\n"Müller, Zoë",Zürich\n東京,😀\n';
-  const expected = [['name', 'city'], ['Müller, Zoë', 'Zürich'], ['東京', '😀']];
+  const expected = [
+    ['name', 'city'],
+    ['Müller, Zoë', 'Zürich'],
+    ['東京', '😀'],
+  ];
   const utf16be = (t: string) => Buffer.from(t, 'utf16le').swap16();
 
   it.each([
@@ -122,7 +138,9 @@ describe('csvRecords: encodings', () => {
   it('refuses Latin-1 (bytes that are not UTF-8), naming the line and the byte and saying how to convert', async () => {
     const file = write(Buffer.concat([Buffer.from('name,city\nA,Berlin\n"B\nC",Köln\nD,Z'), Buffer.from([0xfc]), Buffer.from('rich\n')]));
     for (const chunkSize of [5, undefined]) {
-      await expect(ours(file, chunkSize)).rejects.toThrow(new CsvSyntaxError(5, 'not valid UTF-8 (byte 0xFC), perhaps Latin-1 or Windows-1252: convert to UTF-8 (e.g. iconv -f latin1 -t utf-8)'));
+      await expect(ours(file, chunkSize)).rejects.toThrow(
+        new CsvSyntaxError(5, 'not valid UTF-8 (byte 0xFC), perhaps Latin-1 or Windows-1252: convert to UTF-8 (e.g. iconv -f latin1 -t utf-8)'),
+      );
     }
     // A sequence cut short by the end of the file.
     await expect(ours(write(Buffer.from([0x61, 0x0a, 0x62, 0xc3])))).rejects.toThrow(/^line 2: not valid UTF-8 \(byte 0xC3\)/);

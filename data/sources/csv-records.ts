@@ -137,7 +137,8 @@ class FileText {
   private fail(): never {
     const bad = firstBadByte(this.file);
     const line = bad?.line ?? this.line();
-    if (bad?.byte === 0) throw new CsvSyntaxError(line, 'NUL byte: not UTF-8 text (UTF-16 without a byte-order mark?): convert to UTF-8 (e.g. iconv -f utf-16 -t utf-8)');
+    if (bad?.byte === 0)
+      throw new CsvSyntaxError(line, 'NUL byte: not UTF-8 text (UTF-16 without a byte-order mark?): convert to UTF-8 (e.g. iconv -f utf-16 -t utf-8)');
     const byte = bad ? ` (byte 0x${bad.byte.toString(16).toUpperCase().padStart(2, '0')})` : '';
     throw new CsvSyntaxError(line, `not valid UTF-8${byte}, perhaps Latin-1 or Windows-1252: ${ICONV_HINT}`);
   }

@@ -12,7 +12,23 @@
  * undefined when the header lacks a column the schema requires (zod then reports it).
  */
 import type { z } from 'zod';
-import { CompanyRow, COMPANY_COLUMNS, CONFIDENCES, DOMAIN_COLUMNS, DomainRow, ENGAGEMENT_COLUMNS, EngagementRow, INTENT_COLUMNS, IntentRow, ISO_DATE_PATTERN, KIND_PATTERN, NETWORK_COLUMNS, NetworkRow, PersonRow, PERSON_COLUMNS } from './schema.ts';
+import {
+  COMPANY_COLUMNS,
+  CONFIDENCES,
+  CompanyRow,
+  DOMAIN_COLUMNS,
+  DomainRow,
+  ENGAGEMENT_COLUMNS,
+  EngagementRow,
+  INTENT_COLUMNS,
+  IntentRow,
+  ISO_DATE_PATTERN,
+  KIND_PATTERN,
+  NETWORK_COLUMNS,
+  NetworkRow,
+  PERSON_COLUMNS,
+  PersonRow,
+} from './schema.ts';
 
 export type FastRow<T> = (fields: string[]) => T | undefined;
 export type FastRowFactory<T> = (header: string[]) => FastRow<T> | undefined;
@@ -52,7 +68,15 @@ const networkRow: FastRowFactory<NetworkRow> = (header) => {
     const c = field(f, company);
     if (f[network].length === 0 || !CONFIDENCE_SET.has(f[confidence])) return undefined;
     if (k === 'company' ? c.length === 0 : c.length !== 0 || !KIND_PATTERN.test(k)) return undefined;
-    return { network: f[network], kind: k, company_id: c, confidence: f[confidence] as NetworkRow['confidence'], country: field(f, country), state: field(f, state), city: field(f, city) };
+    return {
+      network: f[network],
+      kind: k,
+      company_id: c,
+      confidence: f[confidence] as NetworkRow['confidence'],
+      country: field(f, country),
+      state: field(f, state),
+      city: field(f, city),
+    };
   };
 };
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { csvRecordBatches, CsvSyntaxError } from './csv-records.ts';
+import { CsvSyntaxError, csvRecordBatches } from './csv-records.ts';
 import { FAST_ROWS, type FastRow, type FastRowFactory } from './fast-rows.ts';
 import { CustomersFile, SOURCE_FILES } from './schema.ts';
 

@@ -231,12 +231,37 @@ export type CustomerSeed = z.infer<typeof CustomerSeed>;
  * Its id is fixed and its web tags have their own commands, so neither is here.
  */
 export const CustomerPatch = z
-  .object(Object.fromEntries(
-    (['name', 'packages', 'identification_credits', 'enrichment_credits', 'contract_start', 'products', 'segments', 'excluded_accounts', 'hot_accounts'] as const)
-      .map((k) => { const f = CustomerSeed.shape[k]; return [k, ('unwrap' in f && f.def.type === 'default' ? f.unwrap() : f).optional()]; }),
-  ) as { [K in PatchKey]: z.ZodOptional<Unwrapped<(typeof CustomerSeed.shape)[K]>> })
+  .object(
+    Object.fromEntries(
+      (
+        [
+          'name',
+          'packages',
+          'identification_credits',
+          'enrichment_credits',
+          'contract_start',
+          'products',
+          'segments',
+          'excluded_accounts',
+          'hot_accounts',
+        ] as const
+      ).map((k) => {
+        const f = CustomerSeed.shape[k];
+        return [k, ('unwrap' in f && f.def.type === 'default' ? f.unwrap() : f).optional()];
+      }),
+    ) as { [K in PatchKey]: z.ZodOptional<Unwrapped<(typeof CustomerSeed.shape)[K]>> },
+  )
   .strict();
-type PatchKey = 'name' | 'packages' | 'identification_credits' | 'enrichment_credits' | 'contract_start' | 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts';
+type PatchKey =
+  | 'name'
+  | 'packages'
+  | 'identification_credits'
+  | 'enrichment_credits'
+  | 'contract_start'
+  | 'products'
+  | 'segments'
+  | 'excluded_accounts'
+  | 'hot_accounts';
 type Unwrapped<T> = T extends z.ZodDefault<infer I> ? I : T;
 export type CustomerPatch = z.infer<typeof CustomerPatch>;
 

@@ -35,9 +35,25 @@ export type TitleLevel = (typeof TITLE_LEVELS)[number];
  * each exists). `Other` = a level was recognised but no function.
  */
 export const TITLE_FUNCTIONS = [
-  'Executive', 'Marketing', 'Sales', 'Engineering', 'IT', 'Information Security', 'Product', 'Design',
-  'Data & Analytics', 'Finance', 'Human Resources', 'Operations', 'Legal', 'Customer Success',
-  'Procurement', 'Education', 'Healthcare', 'Research', 'Other',
+  'Executive',
+  'Marketing',
+  'Sales',
+  'Engineering',
+  'IT',
+  'Information Security',
+  'Product',
+  'Design',
+  'Data & Analytics',
+  'Finance',
+  'Human Resources',
+  'Operations',
+  'Legal',
+  'Customer Success',
+  'Procurement',
+  'Education',
+  'Healthcare',
+  'Research',
+  'Other',
 ] as const;
 export type TitleFunction = (typeof TITLE_FUNCTIONS)[number];
 

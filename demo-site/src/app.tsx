@@ -6,8 +6,8 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Svc, SvcData } from '../../tag/src/types.ts';
-import { summarise, type DemoLogEntry } from './log.ts';
-import { fetchVisitors, withTestIp, type DemoVisitor } from './visitors.ts';
+import { type DemoLogEntry, summarise } from './log.ts';
+import { type DemoVisitor, fetchVisitors, withTestIp } from './visitors.ts';
 
 const KIND_LABEL: Record<string, string> = {
   company: 'company',
@@ -46,7 +46,9 @@ function VisitorSwitcher() {
   return (
     <section id="visitor-switcher" data-testid="visitor-switcher" class="switcher" hidden={!visitors?.length}>
       <h3>See the page as…</h3>
-      <p class="hint">Demo mode: each button reloads the page with <code>?svc_test_ip=</code>, and the server answers as if the visit came from that address.</p>
+      <p class="hint">
+        Demo mode: each button reloads the page with <code>?svc_test_ip=</code>, and the server answers as if the visit came from that address.
+      </p>
       <div class="switcher-buttons">
         <button type="button" data-testid="visitor-option" data-ip="" aria-pressed={!active} onClick={() => go(null)}>
           Your own address <span class="kind">real</span>
@@ -132,8 +134,7 @@ function Tools() {
             <li key={i} data-testid="svc-event" data-type={e.type}>
               <details>
                 <summary>
-                  <span class="at">{e.at} ms</span> <code class={`type type-${e.type.replace(/\W/g, '-')}`}>{e.type}</code>{' '}
-                  {summarise(e)}
+                  <span class="at">{e.at} ms</span> <code class={`type type-${e.type.replace(/\W/g, '-')}`}>{e.type}</code> {summarise(e)}
                 </summary>
                 <pre class="json">{JSON.stringify(e.detail, null, 2)}</pre>
               </details>

@@ -20,7 +20,8 @@ const add = (type: DemoLogEntry['type'], detail: unknown) => {
 document.addEventListener('svc:ready', (e) => add('svc:ready', e.detail));
 document.addEventListener('svc:error', (e) => add('svc:error', e.detail));
 // Elements are not JSON: the log shows each as tag#id (or its data-testid).
-const describe = (el: Element) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : el.getAttribute('data-testid') ? `[data-testid=${el.getAttribute('data-testid')}]` : '');
+const describe = (el: Element) =>
+  el.tagName.toLowerCase() + (el.id ? '#' + el.id : el.getAttribute('data-testid') ? `[data-testid=${el.getAttribute('data-testid')}]` : '');
 document.addEventListener('svc:personalized', (e) =>
   add('svc:personalized', { elements: e.detail.elements.map((x) => ({ ...x, element: describe(x.element) })) }),
 );

@@ -16,9 +16,7 @@ export async function fetchVisitors(f: typeof fetch = fetch): Promise<DemoVisito
     if (!res.ok) return null;
     const body = (await res.json()) as { visitors?: unknown };
     if (!Array.isArray(body.visitors)) return null;
-    return body.visitors.filter(
-      (v): v is DemoVisitor => !!v && typeof v.label === 'string' && typeof v.ip === 'string',
-    );
+    return body.visitors.filter((v): v is DemoVisitor => !!v && typeof v.label === 'string' && typeof v.ip === 'string');
   } catch {
     return null;
   }

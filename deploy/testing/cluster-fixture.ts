@@ -11,7 +11,7 @@ import { buildDataset } from '../../data/build/build.ts';
 import type { CustomerSeed } from '../../data/sources/schema.ts';
 import { TEST_CUSTOMER } from '../../server/testing/fixtures.ts';
 import { TEST_ADMIN_TOKEN, writeFixtureSources } from '../../server/testing/test-server.ts';
-import { startLocalCluster, type ClusterOptions, type LocalCluster, type StateBackend } from '../local-cluster.ts';
+import { type ClusterOptions, type LocalCluster, type StateBackend, startLocalCluster } from '../local-cluster.ts';
 
 /** A visitor the cluster's clients can really be: 127.0.0.64/26 is a company network in this dataset. */
 export const LOOPBACK_VISITOR = '127.0.0.77';
@@ -68,7 +68,9 @@ export async function startTestCluster(opts: { nodes: number; state: StateBacken
     },
     accessLog() {
       try {
-        return readFileSync(join(dir, 'cluster', 'nginx', 'access.log'), 'utf8').split('\n').filter(Boolean);
+        return readFileSync(join(dir, 'cluster', 'nginx', 'access.log'), 'utf8')
+          .split('\n')
+          .filter(Boolean);
       } catch {
         return [];
       }

@@ -1,7 +1,7 @@
 /** Customers over the admin API: create never replaces, PATCH changes only the fields given, dates are real. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { TEST_ADMIN_TOKEN, startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -48,7 +48,13 @@ describe('PATCH /admin/api/customers/:id', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     const original = await srv.store.getCustomer('acme');
-    expect(body).toMatchObject({ id: 'patchme', name: 'Patch Me', identification_credits: 5000, contract_start: '2026-07-01', enrichment_credits: TEST_CUSTOMER.enrichment_credits });
+    expect(body).toMatchObject({
+      id: 'patchme',
+      name: 'Patch Me',
+      identification_credits: 5000,
+      contract_start: '2026-07-01',
+      enrichment_credits: TEST_CUSTOMER.enrichment_credits,
+    });
     expect(body.packages).toEqual(original!.packages);
     expect(body.products).toEqual(original!.products);
     expect(body.segments).toEqual(original!.segments);
@@ -62,7 +68,14 @@ describe('PATCH /admin/api/customers/:id', () => {
   it('answers 404 for an unknown id and 422 for invalid fields, changing nothing', async () => {
     expect((await admin('/customers/nobody', 'PATCH', { name: 'X' })).status).toBe(404);
     const before = await srv.store.getCustomer('acme');
-    for (const body of [{ contract_start: '2026-02-30' }, { contract_start: '2026-13-01' }, { identification_credits: -1 }, { packages: ['gold'] }, { id: 'other' }, { name: '' }]) {
+    for (const body of [
+      { contract_start: '2026-02-30' },
+      { contract_start: '2026-13-01' },
+      { identification_credits: -1 },
+      { packages: ['gold'] },
+      { id: 'other' },
+      { name: '' },
+    ]) {
       const res = await admin('/customers/acme', 'PATCH', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(await res.json()).toMatchObject({ status: 'error' });

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ADMIN_TOKEN, startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -12,12 +12,19 @@ afterAll(() => srv?.close());
 const admin = (path: string, init: RequestInit = {}) =>
   fetch(`${srv.url}/admin/api${path}`, {
     ...init,
-    headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) },
+    headers: {
+      authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string>),
+    },
   });
 
 describe('admin API', () => {
   it('creates (201), lists without secrets, rotates, deactivates and deletes (204) tokens', async () => {
-    const created = await admin('/tokens', { method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'company-firmographics', name: 'hubspot', integrations: ['hubspot'] }) });
+    const created = await admin('/tokens', {
+      method: 'POST',
+      body: JSON.stringify({ customer_id: 'acme', api_group: 'company-firmographics', name: 'hubspot', integrations: ['hubspot'] }),
+    });
     expect(created.status).toBe(201);
     const body = await created.json();
     expect(body.token).toMatch(/^[A-Za-z0-9]{40}$/);
@@ -35,7 +42,10 @@ describe('admin API', () => {
   });
 
   it('flags default_existing_token for migration', async () => {
-    const res = await admin('/tokens', { method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'identification', name: 'default_existing_token' }) });
+    const res = await admin('/tokens', {
+      method: 'POST',
+      body: JSON.stringify({ customer_id: 'acme', api_group: 'identification', name: 'default_existing_token' }),
+    });
     expect(await res.json()).toMatchObject({ needs_rotation: true, reasons: [expect.stringMatching(/migrate/)] });
   });
 
@@ -62,9 +72,17 @@ describe('admin API', () => {
   });
 
   it('is safe against CSRF: cross-origin and non-JSON writes are refused', async () => {
-    const cross = await admin('/tokens', { method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'identification', name: 'x' }), headers: { origin: 'https://evil.example' } });
+    const cross = await admin('/tokens', {
+      method: 'POST',
+      body: JSON.stringify({ customer_id: 'acme', api_group: 'identification', name: 'x' }),
+      headers: { origin: 'https://evil.example' },
+    });
     expect(cross.status).toBe(403);
-    const form = await fetch(`${srv.url}/admin/api/tokens`, { method: 'POST', body: 'customer_id=acme', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await fetch(`${srv.url}/admin/api/tokens`, {
+      method: 'POST',
+      body: 'customer_id=acme',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
   });
 
@@ -80,7 +98,17 @@ function rawPost(path: string, headerLines: string[], body = ''): Promise<{ stat
   const { hostname, port } = new URL(srv.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      socket.end([`POST /admin/api${path} HTTP/1.1`, `Host: ${hostname}:${port}`, `Authorization: Bearer ${TEST_ADMIN_TOKEN}`, 'Connection: close', ...headerLines, '', body].join('\r\n'));
+      socket.end(
+        [
+          `POST /admin/api${path} HTTP/1.1`,
+          `Host: ${hostname}:${port}`,
+          `Authorization: Bearer ${TEST_ADMIN_TOKEN}`,
+          'Connection: close',
+          ...headerLines,
+          '',
+          body,
+        ].join('\r\n'),
+      );
     });
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk));
@@ -92,19 +120,31 @@ function rawPost(path: string, headerLines: string[], body = ''): Promise<{ stat
 /** A POST through node:http, the way HTTP libraries send a call without a body: `Content-Length: 0`. */
 function emptyPost(path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${srv.url}/admin/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-length': '0', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = httpRequest(
+      `${srv.url}/admin/api${path}`,
+      { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-length': '0', ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 describe('token actions without a body (deactivate, activate, rotate)', () => {
-  const newToken = async () => (await (await admin('/tokens', { method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'company-firmographics', name: 'crm' }) })).json()) as { id: string; token: string };
+  const newToken = async () =>
+    (await (
+      await admin('/tokens', { method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'company-firmographics', name: 'crm' }) })
+    ).json()) as { id: string; token: string };
   const statusOf = async (id: string) => ((await (await admin(`/tokens/${id}`)).json()) as { status: string }).status;
-  const enrich = (secret: string) => fetch(`${srv.url}/v1/enrichment/company`, { method: 'POST', headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' }, body: '{"domain":"northwind.example"}' });
+  const enrich = (secret: string) =>
+    fetch(`${srv.url}/v1/enrichment/company`, {
+      method: 'POST',
+      headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' },
+      body: '{"domain":"northwind.example"}',
+    });
 
   it.each([
     ['curl -X POST -H "Content-Type: application/json" (no length)', ['Content-Type: application/json']],

@@ -6,18 +6,18 @@
  * carry an Origin, come from this server's own origin — so a foreign page can neither forge nor replay a request.
  */
 import express, { type Request, type RequestHandler, type Router } from 'express';
+import { ApiError } from '../../core/error-codes.ts';
 import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
-import { createCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
-import { ApiError } from '../../core/error-codes.ts';
-import { NewTag, NewToken, TagPatch, TagSettings, type AccessRecords, type UsageReports } from '../state/store.ts';
+import { createCustomer, type Provisioned, updateCustomer } from '../customers/provision.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings, type UsageReports } from '../state/store.ts';
 import { mountVisitsAdmin } from '../visits/admin-routes.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
+import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
 import type { AdminAuth } from './credentials.ts';
 import { adminCredentialThrottle, type FailureThrottle } from './throttle.ts';
-import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
 
 export interface AdminDeps {
   store: AccessRecords & UsageReports;
@@ -28,7 +28,6 @@ export interface AdminDeps {
   dataset?: Dataset;
   recorder?: PageViewRecorder;
 }
-
 
 export function mountAdmin(router: Router, deps: AdminDeps): void {
   const admin = express.Router();
@@ -105,21 +104,26 @@ function guard(auth: AdminAuth, throttle: FailureThrottle): RequestHandler {
     const address = req.ip ?? req.socket.remoteAddress ?? '';
     const wait = throttle.blockedFor(address, Date.now());
     if (wait > 0) {
-      throw new ApiError('rate_limited', 'admin API: too many failed credentials from this address, try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
+      throw new ApiError('rate_limited', 'admin API: too many failed credentials from this address, try again later', {
+        'Retry-After': String(Math.ceil(wait / 1000)),
+      });
     }
     const presented = req.get('authorization');
     const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
     if (!m || !auth.verify(m[1])) {
       // Only a presented credential is a guess; a request without one (a first visit) is not counted.
       if (presented) throttle.recordFailure(address, Date.now());
-      throw new ApiError('unauthenticated', 'admin API: send "Authorization: Bearer <admin token>" (SVC_ADMIN_TOKEN, or the token printed at first start)', { 'WWW-Authenticate': 'Bearer' });
+      throw new ApiError('unauthenticated', 'admin API: send "Authorization: Bearer <admin token>" (SVC_ADMIN_TOKEN, or the token printed at first start)', {
+        'WWW-Authenticate': 'Bearer',
+      });
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (!sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
       // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take
       // none, and clients send them with or without a Content-Type (curl without -d sends no length,
       // python-requests sends Content-Length: 0) — refusing those left tokens silently active.
-      if (req.method !== 'DELETE' && hasBody(req) && !req.is('application/json')) throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
+      if (req.method !== 'DELETE' && hasBody(req) && !req.is('application/json'))
+        throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
     }
     next();
   };

@@ -1,6 +1,6 @@
 /** PATCH /admin/api/tags/:id/settings: the server-managed settings the per-tag bundle inlines. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ADMIN_TOKEN, startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -17,7 +17,14 @@ const patch = (id: string, body: unknown, headers: Record<string, string> = {}) 
 
 describe('PATCH /admin/api/tags/:id/settings', () => {
   it('replaces the settings and answers the tag', async () => {
-    const settings = { fields: ['name', 'industry'], min_confidence: 'High', cache_ttl_ms: 3_600_000, consent_default: 'pending', anti_flicker_timeout_ms: 600, honor_gpc: false };
+    const settings = {
+      fields: ['name', 'industry'],
+      min_confidence: 'High',
+      cache_ttl_ms: 3_600_000,
+      consent_default: 'pending',
+      anti_flicker_timeout_ms: 600,
+      honor_gpc: false,
+    };
     const res = await patch('acme-tag', settings);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ tag_id: 'acme-tag', settings });

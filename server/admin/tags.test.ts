@@ -1,6 +1,6 @@
 /** Web tags over the admin API: limits as tag fields, PATCH of any field, allowed-domain syntax, punycode. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ADMIN_TOKEN, startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -13,7 +13,11 @@ const admin = (path: string, method = 'GET', body?: unknown) =>
   fetch(`${srv.url}/admin/api${path}`, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
-    headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'user-agent': 'python-requests/2.31.0', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+      'user-agent': 'python-requests/2.31.0',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
   });
 const identify = (tagId: string, origin: string) => fetch(`${srv.url}/v3/company/details?tag=${tagId}`, { headers: { origin, 'user-agent': CHROME } });
 
@@ -21,7 +25,13 @@ describe('tag limits', () => {
   it('default to 6000/min per tag and 300/min per visitor, and can be set at creation', async () => {
     const plain = await (await admin('/tags', 'POST', { customer_id: 'acme', allowed_domains: ['www.acme.example'] })).json();
     expect(plain).toMatchObject({ rate_limit: 6000, visitor_rate_limit: 300, demo: false });
-    const big = await admin('/tags', 'POST', { customer_id: 'acme', tag_id: 'acme-big', allowed_domains: ['big.acme.example'], rate_limit: 100_000, visitor_rate_limit: 5000 });
+    const big = await admin('/tags', 'POST', {
+      customer_id: 'acme',
+      tag_id: 'acme-big',
+      allowed_domains: ['big.acme.example'],
+      rate_limit: 100_000,
+      visitor_rate_limit: 5000,
+    });
     expect(big.status).toBe(201);
     expect(await big.json()).toMatchObject({ tag_id: 'acme-big', rate_limit: 100_000, visitor_rate_limit: 5000 });
     expect(await (await admin('/tags/acme-big')).json()).toMatchObject({ rate_limit: 100_000, visitor_rate_limit: 5000 });
@@ -51,9 +61,21 @@ describe('tag limits', () => {
 
 describe('PATCH /admin/api/tags/:tagId', () => {
   it('changes only the fields given, 404 for an unknown tag, 422 for invalid fields', async () => {
-    await admin('/tags', 'POST', { customer_id: 'acme', tag_id: 'acme-patch', allowed_domains: ['a.acme.example'], scores: true, settings: { min_confidence: 'High' } });
+    await admin('/tags', 'POST', {
+      customer_id: 'acme',
+      tag_id: 'acme-patch',
+      allowed_domains: ['a.acme.example'],
+      scores: true,
+      settings: { min_confidence: 'High' },
+    });
     const res = await admin('/tags/acme-patch', 'PATCH', { allowed_domains: ['b.acme.example', '*.acme.example'], segment_names: true });
-    expect(await res.json()).toMatchObject({ allowed_domains: ['b.acme.example', '*.acme.example'], scores: true, segment_names: true, settings: { min_confidence: 'High' }, rate_limit: 6000 });
+    expect(await res.json()).toMatchObject({
+      allowed_domains: ['b.acme.example', '*.acme.example'],
+      scores: true,
+      segment_names: true,
+      settings: { min_confidence: 'High' },
+      rate_limit: 6000,
+    });
     expect((await admin('/tags/nope-nope', 'PATCH', { scores: false })).status).toBe(404);
     for (const bad of [{ allowed_domains: [] }, { tag_id: 'other' }, { customer_id: 'other' }, { settings: { min_confidence: 'Sure' } }, { scores: 'yes' }]) {
       expect((await admin('/tags/acme-patch', 'PATCH', bad)).status, JSON.stringify(bad)).toBe(422);
@@ -78,7 +100,9 @@ describe('allowed domains', () => {
   });
 
   it('store international names in punycode, so the Origin a browser sends matches', async () => {
-    const tag = await (await admin('/tags', 'POST', { customer_id: 'acme', tag_id: 'acme-idn', allowed_domains: ['bücher.example', '*.Bücher.example'] })).json();
+    const tag = await (
+      await admin('/tags', 'POST', { customer_id: 'acme', tag_id: 'acme-idn', allowed_domains: ['bücher.example', '*.Bücher.example'] })
+    ).json();
     expect(tag.allowed_domains).toEqual(['xn--bcher-kva.example', '*.xn--bcher-kva.example']);
     const res = await identify('acme-idn', 'https://xn--bcher-kva.example');
     expect(res.status).toBe(200);
@@ -86,7 +110,9 @@ describe('allowed domains', () => {
     expect((await identify('acme-idn', 'https://shop.xn--bcher-kva.example')).status).toBe(200);
     expect((await identify('acme-idn', 'https://buecher.example')).status).toBe(403);
 
-    const token = await (await admin('/tokens', 'POST', { customer_id: 'acme', api_group: 'identification', name: 'idn', allowed_domains: ['bücher.example'] })).json();
+    const token = await (
+      await admin('/tokens', 'POST', { customer_id: 'acme', api_group: 'identification', name: 'idn', allowed_domains: ['bücher.example'] })
+    ).json();
     expect(token.allowed_domains).toEqual(['xn--bcher-kva.example']);
   });
 });

@@ -1,6 +1,6 @@
 /** Failed admin credentials: 10 a minute per client address, then 429 + Retry-After for that address only. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ADMIN_TOKEN, startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { FailureThrottle, MAX_FAILURES } from './throttle.ts';
 
 describe('FailureThrottle', () => {

@@ -57,7 +57,11 @@ export function parseAllowedDomain(entry: string): AllowedDomainResult {
   const labels = ascii.split('.');
   if (!labels.every((l) => LABEL.test(l))) return refuse('not a valid host name (letters, digits and hyphens between dots)');
   if (labels.length < 2) {
-    return refuse(wildcard ? 'a wildcard needs a domain with at least two labels (e.g. *.example.com, not *.com)' : 'a host needs at least two labels (e.g. www.example.com), or use localhost');
+    return refuse(
+      wildcard
+        ? 'a wildcard needs a domain with at least two labels (e.g. *.example.com, not *.com)'
+        : 'a host needs at least two labels (e.g. www.example.com), or use localhost',
+    );
   }
   return { ok: true, value: wildcard ? '*.' + ascii : ascii };
 }

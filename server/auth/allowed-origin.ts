@@ -48,7 +48,10 @@ export function normaliseAllowedDomain(entry: string): string {
   } catch {
     // Not a URL: keep it as written.
   }
-  d = d.replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/\.$/, '');
+  d = d
+    .replace(/[/?#].*$/, '')
+    .replace(/:\d+$/, '')
+    .replace(/\.$/, '');
   return wildcard ? '*.' + d : d;
 }
 

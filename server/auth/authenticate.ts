@@ -2,9 +2,10 @@
  * Who is calling: a token (`Authorization: Token <40 alphanumerics>`) or, on the identification route only,
  * a public web tag id. Resolves to the customer and the settings that shape the answer.
  */
-import type { ApiGroup } from '../../data/sources/schema.ts';
+
 import { ApiError } from '../../core/error-codes.ts';
-import type { CustomerRecord, AccessRecords, TagRecord, TokenRecord } from '../state/store.ts';
+import type { ApiGroup } from '../../data/sources/schema.ts';
+import type { AccessRecords, CustomerRecord, TagRecord, TokenRecord } from '../state/store.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
 import { isEntitled } from './entitlements.ts';
 import { hashesEqual, hashSecret, TOKEN_PATTERN } from './token-secret.ts';
@@ -67,7 +68,8 @@ async function authorise(store: AccessRecords, req: HeaderSource, group: ApiGrou
  * else is 401, so a malformed header never silently falls back to the partner's own account.
  */
 async function authenticatePartner(store: AccessRecords, req: HeaderSource, group: ApiGroup, presented: string, header: string): Promise<Caller> {
-  const bad = (why: string) => new ApiError('unauthenticated', `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
+  const bad = (why: string) =>
+    new ApiError('unauthenticated', `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
   const m = /^(.+)-([A-Za-z0-9]{40})$/.exec(header.trim());
   if (!m) throw bad('it does not end with -<40 alphanumeric token>');
   const [, names, embedded] = m;

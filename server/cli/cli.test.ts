@@ -30,22 +30,49 @@ async function svcWith(env: Record<string, string>, ...args: string[]): Promise<
 // Each case starts several real CLI processes (tsx, a second or more each on a loaded 2-core machine).
 describe('svc CLI', { timeout: 240_000 }, () => {
   it('creates a customer, a token shown once, a tag with its snippet, and lists tokens without secrets', async () => {
-    const customer = JSON.parse((await svc('customer', 'create', '--id', 'globex', '--name', 'Globex', '--packages', 'platform,advanced', '--identification-credits', '10', '--json')).out);
+    const customer = JSON.parse(
+      (await svc('customer', 'create', '--id', 'globex', '--name', 'Globex', '--packages', 'platform,advanced', '--identification-credits', '10', '--json'))
+        .out,
+    );
     expect(customer).toMatchObject({ id: 'globex', packages: ['platform', 'advanced'], identification_credits: 10 });
     expect(customer.lead_scoring_token.token).toMatch(/^[A-Za-z0-9]{40}$/);
 
-    const created = await svc('token', 'create', '--customer', 'globex', '--group', 'identification', '--name', 'salesforce', '--integration', 'salesforce', '--scores', '--json');
+    const created = await svc(
+      'token',
+      'create',
+      '--customer',
+      'globex',
+      '--group',
+      'identification',
+      '--name',
+      'salesforce',
+      '--integration',
+      'salesforce',
+      '--scores',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const token = JSON.parse(created.out);
-    expect(token).toMatchObject({ id: expect.stringMatching(/^tok_/), token: expect.stringMatching(/^[A-Za-z0-9]{40}$/), scores: true, integrations: ['salesforce'] });
+    expect(token).toMatchObject({
+      id: expect.stringMatching(/^tok_/),
+      token: expect.stringMatching(/^[A-Za-z0-9]{40}$/),
+      scores: true,
+      integrations: ['salesforce'],
+    });
 
     const list = await svc('token', 'list', '--customer', 'globex', '--json');
     expect(list.out).not.toContain(token.token);
     expect(list.out).not.toContain(customer.lead_scoring_token.token);
-    expect(JSON.parse(list.out).map((t: { api_group: string }) => t.api_group).sort()).toEqual(['identification', 'lead-scoring']);
+    expect(
+      JSON.parse(list.out)
+        .map((t: { api_group: string }) => t.api_group)
+        .sort(),
+    ).toEqual(['identification', 'lead-scoring']);
     expect(readFileSync(join(dir, 'svc.db')).toString('latin1')).not.toContain(token.token);
 
-    const tag = JSON.parse((await svc('tag', 'create', '--customer', 'globex', '--allowed-domain', 'www.globex.example', '--endpoint', 'https://svc.example', '--json')).out);
+    const tag = JSON.parse(
+      (await svc('tag', 'create', '--customer', 'globex', '--allowed-domain', 'www.globex.example', '--endpoint', 'https://svc.example', '--json')).out,
+    );
     expect(tag.tagId).toMatch(/^tag_/);
     expect(tag.snippet).toContain(tag.tagId);
     expect(tag.snippet).toContain(`https://svc.example/tag/v1/${tag.tagId}.js`);
@@ -74,7 +101,21 @@ describe('svc CLI', { timeout: 240_000 }, () => {
   });
 
   it('customer create refuses an existing id (exit 2, nothing changed); customer update changes only the options given', async () => {
-    const created = await svc('customer', 'create', '--id', 'initech', '--name', 'Initech', '--packages', 'platform', '--identification-credits', '500', '--contract-start', '2026-03-01', '--json');
+    const created = await svc(
+      'customer',
+      'create',
+      '--id',
+      'initech',
+      '--name',
+      'Initech',
+      '--packages',
+      'platform',
+      '--identification-credits',
+      '500',
+      '--contract-start',
+      '2026-03-01',
+      '--json',
+    );
     expect(created.code).toBe(0);
     expect(JSON.parse(created.out)).toMatchObject({ id: 'initech', identification_credits: 500, contract_start: '2026-03-01' });
 
@@ -85,7 +126,13 @@ describe('svc CLI', { timeout: 240_000 }, () => {
     expect(JSON.parse(againJson.out)).toEqual({ status: 'error', message: expect.stringMatching(/already exists/) });
 
     const updated = JSON.parse((await svc('customer', 'update', 'initech', '--enrichment-credits', '40', '--json')).out);
-    expect(updated).toMatchObject({ name: 'Initech', packages: ['platform'], identification_credits: 500, enrichment_credits: 40, contract_start: '2026-03-01' });
+    expect(updated).toMatchObject({
+      name: 'Initech',
+      packages: ['platform'],
+      identification_credits: 500,
+      enrichment_credits: 40,
+      contract_start: '2026-03-01',
+    });
     const renamed = await svc('customer', 'update', 'initech', '--name', 'Initech Corp');
     expect(renamed.code).toBe(0);
     expect(renamed.out).toMatch(/Initech Corp/);
@@ -102,7 +149,25 @@ describe('svc CLI', { timeout: 240_000 }, () => {
   });
 
   it('tag create takes per-tag limits and refuses allowed domains that are not a host, naming the entry', async () => {
-    const tag = JSON.parse((await svc('tag', 'create', '--customer', 'initech', '--allowed-domain', 'www.initech.example', '--allowed-domain', 'bücher.example', '--rate-limit', '20000', '--visitor-rate-limit', '600', '--json')).out);
+    const tag = JSON.parse(
+      (
+        await svc(
+          'tag',
+          'create',
+          '--customer',
+          'initech',
+          '--allowed-domain',
+          'www.initech.example',
+          '--allowed-domain',
+          'bücher.example',
+          '--rate-limit',
+          '20000',
+          '--visitor-rate-limit',
+          '600',
+          '--json',
+        )
+      ).out,
+    );
     expect(tag).toMatchObject({ rate_limit: 20_000, visitor_rate_limit: 600, allowed_domains: ['www.initech.example', 'xn--bcher-kva.example'] });
     const plain = JSON.parse((await svc('tag', 'create', '--customer', 'initech', '--allowed-domain', 'initech.example', '--json')).out);
     expect(plain).toMatchObject({ rate_limit: 6000, visitor_rate_limit: 300 });
@@ -111,7 +176,18 @@ describe('svc CLI', { timeout: 240_000 }, () => {
       expect(res.code, bad).toBe(2);
       expect(res.err).toContain(`"${bad}"`);
     }
-    const token = await svc('token', 'create', '--customer', 'initech', '--group', 'identification', '--name', 'site', '--allowed-domain', 'initech.example:8080');
+    const token = await svc(
+      'token',
+      'create',
+      '--customer',
+      'initech',
+      '--group',
+      'identification',
+      '--name',
+      'site',
+      '--allowed-domain',
+      'initech.example:8080',
+    );
     expect(token.code).toBe(2);
     expect(token.err).toContain('"initech.example:8080"');
     expect((await svc('tag', 'create', '--customer', 'initech', '--allowed-domain', 'initech.example', '--rate-limit', '0')).code).toBe(2);
@@ -119,7 +195,13 @@ describe('svc CLI', { timeout: 240_000 }, () => {
 
   it('customer import validates customers.json: real contract dates and allowed-domain syntax', async () => {
     const file = join(dir, 'customers.json');
-    const customer = { id: 'fileco', name: 'File Co', packages: ['platform'], contract_start: '2026-04-01', tags: [{ tag_id: 'fileco-tag', allowed_domains: ['fileco.example'] }] };
+    const customer = {
+      id: 'fileco',
+      name: 'File Co',
+      packages: ['platform'],
+      contract_start: '2026-04-01',
+      tags: [{ tag_id: 'fileco-tag', allowed_domains: ['fileco.example'] }],
+    };
     writeFileSync(file, JSON.stringify({ customers: [{ ...customer, contract_start: '2026-02-30' }] }));
     expect((await svc('customer', 'import', file)).code).not.toBe(0);
     writeFileSync(file, JSON.stringify({ customers: [{ ...customer, tags: [{ tag_id: 'fileco-tag', allowed_domains: ['*.example'] }] }] }));

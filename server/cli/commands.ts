@@ -1,12 +1,12 @@
 /** The CLI's commands: each parses its options, calls the module that does the work, and prints. */
 import { resolve } from 'node:path';
+import { readCustomersFile } from '../../data/sources/read.ts';
 import { API_GROUPS, ApiGroup, CustomerPatch, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
 import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
-import { readCustomersFile } from '../../data/sources/read.ts';
-import { loadConfig } from '../config.ts';
 import { withAdvice } from '../auth/rotation.ts';
+import { loadConfig } from '../config.ts';
 import { creditReport } from '../credits/report.ts';
-import { createCustomer, provisionCustomer, updateCustomer, type Provisioned } from '../customers/provision.ts';
+import { createCustomer, type Provisioned, provisionCustomer, updateCustomer } from '../customers/provision.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { TokenRecord } from '../state/store.ts';
 import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
@@ -28,8 +28,11 @@ export interface Command {
 
 /** Options shared by `customer create` and `customer update`. */
 const CUSTOMER_OPTIONS: Options = {
-  name: { type: 'string' }, packages: { type: 'string', multiple: true }, 'identification-credits': { type: 'string' },
-  'enrichment-credits': { type: 'string' }, 'contract-start': { type: 'string' },
+  name: { type: 'string' },
+  packages: { type: 'string', multiple: true },
+  'identification-credits': { type: 'string' },
+  'enrichment-credits': { type: 'string' },
+  'contract-start': { type: 'string' },
 };
 
 /** The customer fields given on the command line (absent options stay absent). */
@@ -44,9 +47,13 @@ function customerFields(v: Record<string, unknown>) {
 }
 
 function emitCustomer(json: boolean, verb: string, { customer, leadScoringToken }: Provisioned): void {
-  emit(json, { ...customer, lead_scoring_token: leadScoringToken ?? null }, () =>
-    `customer ${customer.id} (${customer.name}) ${verb}: ${customer.packages.join(', ') || 'no packages'}; credits ${customer.identification_credits} identification, ${customer.enrichment_credits} enrichment; contract from ${customer.contract_start}` +
-    (leadScoringToken ? `\n\nLead Scoring token ${leadScoringToken.id} generated (shown once): ${leadScoringToken.token}` : ''));
+  emit(
+    json,
+    { ...customer, lead_scoring_token: leadScoringToken ?? null },
+    () =>
+      `customer ${customer.id} (${customer.name}) ${verb}: ${customer.packages.join(', ') || 'no packages'}; credits ${customer.identification_credits} identification, ${customer.enrichment_credits} enrichment; contract from ${customer.contract_start}` +
+      (leadScoringToken ? `\n\nLead Scoring token ${leadScoringToken.id} generated (shown once): ${leadScoringToken.token}` : ''),
+  );
 }
 
 /** Allowed domains as given, one per --allowed-domain: a comma-separated list is an invalid entry, not a list. */
@@ -55,7 +62,9 @@ function domainsOption(v: unknown): string[] {
 }
 
 function tokenLine(t: TokenRecord): string {
-  const flags = [t.status, t.scores && 'scores', t.segment_names && 'segment-names', t.allowed_domains.length && `domains=${t.allowed_domains.join(',')}`].filter(Boolean).join(' ');
+  const flags = [t.status, t.scores && 'scores', t.segment_names && 'segment-names', t.allowed_domains.length && `domains=${t.allowed_domains.join(',')}`]
+    .filter(Boolean)
+    .join(' ');
   return `${t.id}  ${t.customer_id}  ${t.api_group.padEnd(26)} ${t.prefix}…  ${t.name}  (${flags}, ${t.rate_limit}/min)`;
 }
 
@@ -64,7 +73,14 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'serve [--port N] [--host H] [--data DIR] [--state FILE] [--demo] [--workers N]',
     summary: 'start the HTTP server (API, tag, demo site); --workers N runs N processes',
     help: '\nSIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within SVC_SHUTDOWN_TIMEOUT_MS (default 10000).\n',
-    options: { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, state: { type: 'string' }, demo: { type: 'boolean' }, workers: { type: 'string' } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      state: { type: 'string' },
+      demo: { type: 'boolean' },
+      workers: { type: 'string' },
+    },
     async run(v, _p, json) {
       const config = loadConfig(process.env, {
         PORT: v.port as string | undefined,
@@ -96,14 +112,21 @@ export const COMMANDS: Record<string, Command> = {
     async run(v, _p, json) {
       const { generateSources } = await import('../../data/generate/generate.ts');
       const { terminalProgress } = await import('../../data/progress.ts');
-      const summary = await generateSources({ out: requireOption(v, 'out'), companies: intOption(v, 'companies', 2000)!, seed: (v.seed as string | undefined) ?? '1', progress: terminalProgress(json) });
+      const summary = await generateSources({
+        out: requireOption(v, 'out'),
+        companies: intOption(v, 'companies', 2000)!,
+        seed: (v.seed as string | undefined) ?? '1',
+        progress: terminalProgress(json),
+      });
       emit(json, summary, () => `generated ${JSON.stringify(summary)}`);
     },
   },
 
   'data import': {
-    usage: 'data import --out DIR [--geoip2-enterprise FILE] [--geoip2-isp FILE] [--geoip2-domain FILE] [--asn-mmdb FILE] [--asn-csv FILE] [--city FILE] [--firmographics FILE] [--mapping FILE]',
-    summary: 'turn licensed IP-intelligence files (MaxMind GeoIP2/GeoLite2, ASN range CSVs, a firmographics CSV) into a sources folder for data build; prints the coverage report',
+    usage:
+      'data import --out DIR [--geoip2-enterprise FILE] [--geoip2-isp FILE] [--geoip2-domain FILE] [--asn-mmdb FILE] [--asn-csv FILE] [--city FILE] [--firmographics FILE] [--mapping FILE]',
+    summary:
+      'turn licensed IP-intelligence files (MaxMind GeoIP2/GeoLite2, ASN range CSVs, a firmographics CSV) into a sources folder for data build; prints the coverage report',
     help: `
 At least one network source is required. Overlaps: the more specific network wins, then Enterprise > ISP >
 ASN mmdb > ASN CSV. Writes companies.csv, networks.csv and import-report.json into DIR (built in a temp
@@ -114,8 +137,15 @@ fields at most 64 KiB; .mmdb files whose search tree or pointers are broken are 
 Field mappings and the user_type table: README.md, "Bring your own data".
 `,
     options: {
-      out: { type: 'string' }, 'geoip2-enterprise': { type: 'string' }, 'geoip2-isp': { type: 'string' }, 'geoip2-domain': { type: 'string' },
-      'asn-mmdb': { type: 'string' }, 'asn-csv': { type: 'string' }, city: { type: 'string' }, firmographics: { type: 'string' }, mapping: { type: 'string' },
+      out: { type: 'string' },
+      'geoip2-enterprise': { type: 'string' },
+      'geoip2-isp': { type: 'string' },
+      'geoip2-domain': { type: 'string' },
+      'asn-mmdb': { type: 'string' },
+      'asn-csv': { type: 'string' },
+      city: { type: 'string' },
+      firmographics: { type: 'string' },
+      mapping: { type: 'string' },
     },
     async run(v, _p, json) {
       const { importSources } = await import('../../data/import/import.ts');
@@ -204,8 +234,13 @@ Field mappings and the user_type table: README.md, "Bring your own data".
         return out;
       });
       const generated = imported.filter((p) => p.leadScoringToken).map((p) => ({ customer: p.customer.id, ...p.leadScoringToken! }));
-      emit(json, { imported: imported.map((p) => p.customer.id), lead_scoring_tokens: generated }, () =>
-        `imported ${imported.map((p) => p.customer.id).join(', ')}` + generated.map((g) => `\nLead Scoring token for ${g.customer} (shown once): ${g.token}`).join(''));
+      emit(
+        json,
+        { imported: imported.map((p) => p.customer.id), lead_scoring_tokens: generated },
+        () =>
+          `imported ${imported.map((p) => p.customer.id).join(', ')}` +
+          generated.map((g) => `\nLead Scoring token for ${g.customer} (shown once): ${g.token}`).join(''),
+      );
     },
   },
 
@@ -213,8 +248,14 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     usage: 'token create --customer ID --group GROUP --name NAME [--integration X]... [--allowed-domain D]... [--scores] [--segment-names] [--rate-limit N]',
     summary: `create an API token; the secret is shown once (groups: ${API_GROUPS.join(', ')})`,
     options: {
-      customer: { type: 'string' }, group: { type: 'string' }, name: { type: 'string' }, integration: { type: 'string', multiple: true },
-      'allowed-domain': { type: 'string', multiple: true }, scores: { type: 'boolean' }, 'segment-names': { type: 'boolean' }, 'rate-limit': { type: 'string' },
+      customer: { type: 'string' },
+      group: { type: 'string' },
+      name: { type: 'string' },
+      integration: { type: 'string', multiple: true },
+      'allowed-domain': { type: 'string', multiple: true },
+      scores: { type: 'boolean' },
+      'segment-names': { type: 'boolean' },
+      'rate-limit': { type: 'string' },
     },
     async run(v, _p, json) {
       const group = ApiGroup.safeParse(requireOption(v, 'group'));
@@ -241,7 +282,9 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     options: { customer: { type: 'string' } },
     async run(v, _p, json) {
       const tokens = (await withStore((store) => store.listTokens(v.customer as string | undefined))).map((t) => withAdvice(t));
-      emit(json, tokens, () => (tokens.length ? tokens.map((t) => tokenLine(t) + (t.needs_rotation ? `\n    ! ${t.reasons.join('; ')}` : '')).join('\n') : 'no tokens'));
+      emit(json, tokens, () =>
+        tokens.length ? tokens.map((t) => tokenLine(t) + (t.needs_rotation ? `\n    ! ${t.reasons.join('; ')}` : '')).join('\n') : 'no tokens',
+      );
     },
   },
 
@@ -250,7 +293,12 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       `token ${action}`,
       {
         usage: `token ${action} ID`,
-        summary: { deactivate: 'stop a token from working (reversible)', activate: 'let a deactivated token work again', delete: 'delete a token for good', rotate: 'replace the secret of a token; the new one is shown once' }[action],
+        summary: {
+          deactivate: 'stop a token from working (reversible)',
+          activate: 'let a deactivated token work again',
+          delete: 'delete a token for good',
+          rotate: 'replace the secret of a token; the new one is shown once',
+        }[action],
         options: {},
         async run(_v, positionals, json) {
           const id = positionals[0];
@@ -288,22 +336,31 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           `customer ${report.customer} (contract from ${report.contract_start})`,
           ...report.balances.map((b) => `  ${b.pool.padEnd(15)} ${b.period}: ${b.used} used of ${b.quota}, ${b.remaining} left`),
           'usage (month, pool, api, charges, of which by partners):',
-          ...(report.usage.length ? report.usage.map((u) => `  ${u.month}  ${u.pool.padEnd(15)} ${u.api.padEnd(28)} ${u.charges}  (${u.partner_charges})`) : ['  none']),
+          ...(report.usage.length
+            ? report.usage.map((u) => `  ${u.month}  ${u.pool.padEnd(15)} ${u.api.padEnd(28)} ${u.charges}  (${u.partner_charges})`)
+            : ['  none']),
         ].join('\n'),
       );
     },
   },
 
   'tag create': {
-    usage: 'tag create --customer ID --allowed-domain D... [--scores] [--segment-names] [--rate-limit N] [--visitor-rate-limit N] [--tag-id ID] [--endpoint URL]',
+    usage:
+      'tag create --customer ID --allowed-domain D... [--scores] [--segment-names] [--rate-limit N] [--visitor-rate-limit N] [--tag-id ID] [--endpoint URL]',
     summary: 'create a web tag and print the snippet to paste into the site',
     help:
       '\n--allowed-domain: one host per flag (www.example.com, localhost, 127.0.0.1, or *.example.com for its subdomains).' +
       `\n--rate-limit: requests per minute for the whole tag (default ${TAG_CEILING}); --visitor-rate-limit: per visitor IP (default ${TAG_PER_VISITOR_LIMIT}).` +
       '\n--endpoint is where the site loads the tag and API from (default: SVC_PUBLIC_URL, else http://localhost:$PORT).\n',
     options: {
-      customer: { type: 'string' }, 'allowed-domain': { type: 'string', multiple: true }, scores: { type: 'boolean' }, 'segment-names': { type: 'boolean' },
-      'rate-limit': { type: 'string' }, 'visitor-rate-limit': { type: 'string' }, 'tag-id': { type: 'string' }, endpoint: { type: 'string' },
+      customer: { type: 'string' },
+      'allowed-domain': { type: 'string', multiple: true },
+      scores: { type: 'boolean' },
+      'segment-names': { type: 'boolean' },
+      'rate-limit': { type: 'string' },
+      'visitor-rate-limit': { type: 'string' },
+      'tag-id': { type: 'string' },
+      endpoint: { type: 'string' },
     },
     async run(v, _p, json) {
       const tag = await withStore((store) =>
@@ -320,7 +377,12 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       const endpoint = (v.endpoint as string | undefined) ?? process.env.SVC_PUBLIC_URL ?? `http://localhost:${loadConfig().PORT}`;
       const { renderSnippet } = await import('../../tag/snippet.ts');
       const snippet = renderSnippet({ tagId: tag.tag_id, endpoint });
-      emit(json, { tagId: tag.tag_id, snippet, ...tag }, () => `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')} (${tag.rate_limit}/min, ${tag.visitor_rate_limit}/min per visitor)\n\nPaste into every page, in <head>:\n\n${snippet}`);
+      emit(
+        json,
+        { tagId: tag.tag_id, snippet, ...tag },
+        () =>
+          `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')} (${tag.rate_limit}/min, ${tag.visitor_rate_limit}/min per visitor)\n\nPaste into every page, in <head>:\n\n${snippet}`,
+      );
     },
   },
   ...STATE_COMMANDS,

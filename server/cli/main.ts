@@ -2,7 +2,7 @@
  * The `svc` command line: `npm run svc --silent -- <command> [options]`. Every command accepts --json and
  * then prints exactly one JSON value. Run with --help (or `help`) for the list.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ZodError } from 'zod';
 import { SourceError } from '../../data/sources/read.ts';
 import { ConfigError } from '../config.ts';
@@ -43,13 +43,26 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: { ...command.options, json: { type: 'boolean' } } as ParseArgsConfig['options'], allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, json: { type: 'boolean' } } as ParseArgsConfig['options'],
+      allowPositionals: true,
+      strict: true,
+    });
     return (await command.run(values as Record<string, unknown>, positionals, json)) ?? 0;
   } catch (e) {
-    const known = e instanceof UsageError || e instanceof StateError || e instanceof ConfigError || e instanceof SourceError || e instanceof ZodError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const known =
+      e instanceof UsageError ||
+      e instanceof StateError ||
+      e instanceof ConfigError ||
+      e instanceof SourceError ||
+      e instanceof ZodError ||
+      (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     const message = e instanceof ZodError ? e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : (e as Error).message;
     if (json) process.stdout.write(JSON.stringify({ status: 'error', message }) + '\n');
-    process.stderr.write(`svc ${key}: ${message}\n${e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? `usage: ${command.usage}\n` : ''}`);
+    process.stderr.write(
+      `svc ${key}: ${message}\n${e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? `usage: ${command.usage}\n` : ''}`,
+    );
     if (!known) process.stderr.write(`${(e as Error).stack}\n`);
     return known ? 2 : 1;
   }

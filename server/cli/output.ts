@@ -20,5 +20,8 @@ export function intOption(values: Record<string, unknown>, name: string, fallbac
 
 export function listOption(v: unknown): string[] {
   const items = Array.isArray(v) ? v : v === undefined ? [] : [v];
-  return items.flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
+  return items
+    .flatMap((x) => String(x).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

@@ -30,13 +30,18 @@ Redis. FILE must not exist yet.
 export const STATE_COMMANDS: Record<string, Command> = {
   'state export': {
     usage: 'state export FILE',
-    summary: 'write all state (customers, tokens as hashes, tags, settings, credits and ledger, page views, webhook endpoints with secrets and their outbox) to FILE as JSON lines',
+    summary:
+      'write all state (customers, tokens as hashes, tags, settings, credits and ledger, page views, webhook endpoints with secrets and their outbox) to FILE as JSON lines',
     help: WHAT,
     options: {},
     run: (_v, positionals, json) =>
       transfer(positionals, async (stores, file, name) => {
         const c = await exportStateFile(stores, file);
-        emit(json, { file, ...c, from: name }, () => `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${name} to ${file}`);
+        emit(
+          json,
+          { file, ...c, from: name },
+          () => `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${name} to ${file}`,
+        );
       }),
   },
   'state import': {
@@ -47,7 +52,11 @@ export const STATE_COMMANDS: Record<string, Command> = {
     run: (_v, positionals, json) =>
       transfer(positionals, async (stores, file, name) => {
         const c = await importStateFile(stores, file);
-        emit(json, { file, ...c, into: name }, () => `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${file} into ${name}`);
+        emit(
+          json,
+          { file, ...c, into: name },
+          () => `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${file} into ${name}`,
+        );
       }),
   },
 };

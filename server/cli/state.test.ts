@@ -9,8 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
 import { RedisVisitStore } from '../state/redis-visits.ts';
 import { RedisWebhookStore } from '../state/redis-webhooks.ts';
 import { SqliteStateStore } from '../state/sqlite-store.ts';
@@ -20,6 +18,8 @@ import type { CustomerRecord } from '../state/store.ts';
 import { storeOf, type TransferEntry } from '../state/transfer.ts';
 import type { VisitStore } from '../state/visits.ts';
 import type { OutboxItem, WebhookStore } from '../state/webhooks.ts';
+import { TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { buildReport } from '../visits/report.ts';
 import type { WebhookEvent } from '../webhooks/schema.ts';
 import { generateSigningSecret, signatureHeader, verifySignature } from '../webhooks/signature.ts';
@@ -37,12 +37,24 @@ afterAll(async () => {
 });
 
 const svc = async (env: Record<string, string>, ...args: string[]) =>
-  JSON.parse((await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args, '--json'], { env: { ...process.env, SVC_LOG: 'silent', ...env } })).stdout);
-const lines = (file: string): TransferEntry[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  JSON.parse(
+    (await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args, '--json'], { env: { ...process.env, SVC_LOG: 'silent', ...env } })).stdout,
+  );
+const lines = (file: string): TransferEntry[] =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 /** The state store's entries in file order; the others as a set (Redis lists them in SCAN order). */
 const contents = (file: string) => {
   const all = lines(file);
-  return { state: all.filter((e) => storeOf(e) === 'state'), others: all.filter((e) => storeOf(e) !== 'state').map((e) => JSON.stringify(e)).sort() };
+  return {
+    state: all.filter((e) => storeOf(e) === 'state'),
+    others: all
+      .filter((e) => storeOf(e) !== 'state')
+      .map((e) => JSON.stringify(e))
+      .sort(),
+  };
 };
 
 // Recent days and times: stores keep page views within their retention and dedupe keys for three days.
@@ -52,7 +64,10 @@ const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
 const at = (day: string, hms: string) => `${day}T${hms}.000Z`;
 
 const event = (id: string, type: WebhookEvent['type'], path: string): WebhookEvent => ({
-  id, type, created_at: new Date(now).toISOString(), customer_id: 'acme',
+  id,
+  type,
+  created_at: new Date(now).toISOString(),
+  customer_id: 'acme',
   data: {
     day: today,
     account: { company_id: '900001', name: null, domain: null, segment_ids: [101], hot_account: true, excluded: false },
@@ -66,8 +81,11 @@ async function observe(customer: CustomerRecord, visits: VisitStore, outbox: Web
   const deliveries = endpoint ? (await outbox.listDeliveries('acme', endpoint.id, 100)).sort((a, b) => (a.id < b.id ? -1 : 1)) : [];
   return {
     report: buildReport({
-      customer, query: { from: yesterday, to: today, segment: null }, company: () => null,
-      accounts: await visits.accountVisits('acme', yesterday, today), daily: await visits.dailyTotals('acme', yesterday, today),
+      customer,
+      query: { from: yesterday, to: today, segment: null },
+      company: () => null,
+      accounts: await visits.accountVisits('acme', yesterday, today),
+      daily: await visits.dailyTotals('acme', yesterday, today),
     }),
     globex: await visits.dailyTotals('globex', yesterday, today),
     sightings: await visits.tagSightings(['acme-tag']),
@@ -95,7 +113,14 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
   const base = { customer_id: 'acme', period: 'year-0', quota: 100, month: '2026-11', token_id: null, at: '2026-11-10T00:00:00.000Z' } as const;
   await first.charge({ ...base, api: 'identification', pool: 'identification', record: '23.10.1.20', dedupe_key: null, partner: null });
   await first.charge({ ...base, customer_id: 'globex', api: 'identification', pool: 'identification', record: '23.10.1.21', dedupe_key: null, partner: null });
-  await first.charge({ ...base, api: 'company-firmographics-v3', pool: 'enrichment', record: '900001', dedupe_key: 'acme|company-firmographics-v3|900001|2026-11', partner: 'p1' });
+  await first.charge({
+    ...base,
+    api: 'company-firmographics-v3',
+    pool: 'enrichment',
+    record: '900001',
+    dedupe_key: 'acme|company-firmographics-v3|900001|2026-11',
+    partner: 'p1',
+  });
   await first.createToken({ customer_id: 'acme', api_group: 'lead-scoring', name: 'later' });
 
   // Page views and sightings, as the recorder writes them (on the state store's connection).
@@ -115,9 +140,19 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
   const outbox = new SqliteWebhookStore(first.sqlite);
   const signingSecret = generateSigningSecret();
   const endpoint = await outbox.createEndpoint({
-    customer_id: 'acme', url: 'https://hooks.acme.test/svc', events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*'], description: 'CRM', secret: signingSecret,
+    customer_id: 'acme',
+    url: 'https://hooks.acme.test/svc',
+    events: ['account.visited', 'account.hot'],
+    hot_paths: ['/pricing*'],
+    description: 'CRM',
+    secret: signingSecret,
   });
-  const item = (key: string, type: WebhookEvent['type'], path: string): OutboxItem => ({ webhook_id: endpoint.id, customer_id: 'acme', dedupe_key: key, event: event(`evt_${path}`, type, path) });
+  const item = (key: string, type: WebhookEvent['type'], path: string): OutboxItem => ({
+    webhook_id: endpoint.id,
+    customer_id: 'acme',
+    dedupe_key: key,
+    event: event(`evt_${path}`, type, path),
+  });
   const hot = `account.hot|900001|${today}`;
   await outbox.enqueue([item(`account.visited|900001|${today}`, 'account.visited', '/')], now - 3000);
   await outbox.enqueue([{ ...item(`${hot}|/pricing`, 'account.hot', '/pricing'), cap: { key: hot, max: 10 } }], now - 2000);
@@ -143,7 +178,20 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
   expect(exported.entries).toBe(one.length);
   expect(exported.state + exported.visits + exported.webhooks).toBe(one.length);
   expect(new Set(one.map((e) => e.type))).toEqual(
-    new Set(['customer', 'token', 'tag', 'setting', 'credit_usage', 'charge', 'visit_account', 'visit_anonymous', 'tag_sighting', 'webhook_endpoint', 'webhook_delivery', 'webhook_dedupe']),
+    new Set([
+      'customer',
+      'token',
+      'tag',
+      'setting',
+      'credit_usage',
+      'charge',
+      'visit_account',
+      'visit_anonymous',
+      'tag_sighting',
+      'webhook_endpoint',
+      'webhook_delivery',
+      'webhook_dedupe',
+    ]),
   );
   // State first, customers before what belongs to them.
   expect(one.findIndex((e) => storeOf(e) !== 'state')).toBe(exported.state);
@@ -152,11 +200,18 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
   expect((await svc(viaRedis, 'state', 'import', join(dir, 'one.jsonl'))).entries).toBe(exported.entries);
   // The CLI reads Redis like SQLite.
   const credits = await svc(viaRedis, 'credits', 'show', '--customer', 'acme');
-  expect(credits.usage).toEqual(expect.arrayContaining([expect.objectContaining({ api: 'identification', charges: 1 }), expect.objectContaining({ api: 'company-firmographics-v3', charges: 1, partner_charges: 1 })]));
+  expect(credits.usage).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ api: 'identification', charges: 1 }),
+      expect.objectContaining({ api: 'company-firmographics-v3', charges: 1, partner_charges: 1 }),
+    ]),
+  );
   await svc(viaRedis, 'state', 'export', join(dir, 'two.jsonl'));
   expect(contents(join(dir, 'two.jsonl'))).toEqual(contents(join(dir, 'one.jsonl')));
   // Into a store that holds something already: refused.
-  await expect(svc(viaRedis, 'state', 'import', join(dir, 'one.jsonl'))).rejects.toThrow(/already holds customers, page views or tag sightings, webhook endpoints or deliveries/);
+  await expect(svc(viaRedis, 'state', 'import', join(dir, 'one.jsonl'))).rejects.toThrow(
+    /already holds customers, page views or tag sightings, webhook endpoints or deliveries/,
+  );
 
   const [redisVisits, redisOutbox] = await Promise.all([RedisVisitStore.open(redis.url), RedisWebhookStore.open(redis.url)]);
   try {
@@ -188,6 +243,16 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
 
   // A file written before page views and webhooks were exported (state entries only) still imports.
   const old = join(dir, 'old.jsonl');
-  writeFileSync(old, contents(join(dir, 'one.jsonl')).state.map((e) => JSON.stringify(e)).join('\n') + '\n');
-  expect(await svc({ SVC_STATE: join(dir, 'old.db') }, 'state', 'import', old)).toMatchObject({ entries: exported.state, state: exported.state, visits: 0, webhooks: 0 });
+  writeFileSync(
+    old,
+    contents(join(dir, 'one.jsonl'))
+      .state.map((e) => JSON.stringify(e))
+      .join('\n') + '\n',
+  );
+  expect(await svc({ SVC_STATE: join(dir, 'old.db') }, 'state', 'import', old)).toMatchObject({
+    entries: exported.state,
+    state: exported.state,
+    visits: 0,
+    webhooks: 0,
+  });
 }, 180_000);

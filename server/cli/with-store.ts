@@ -1,5 +1,5 @@
 /** The configured state store (SQLite, or Redis with SVC_REDIS_URL) opened for one command and closed whatever happens. */
-import { loadConfig, type Config } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdminApiError, adminClient, onUnauthorized, type Fetch } from './admin-client.ts';
+import { AdminApiError, adminClient, type Fetch, onUnauthorized } from './admin-client.ts';
 
 interface Call {
   url: string;
@@ -48,7 +48,11 @@ describe('adminClient', () => {
     await api.tokens('a b/c');
     await api.credits('demo');
     await api.customers();
-    expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual(['GET /admin/api/tokens?customer=a%20b%2Fc', 'GET /admin/api/customers/demo/credits', 'GET /admin/api/customers']);
+    expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'GET /admin/api/tokens?customer=a%20b%2Fc',
+      'GET /admin/api/customers/demo/credits',
+      'GET /admin/api/customers',
+    ]);
     expect(headers(f.calls[0])['content-type']).toBeUndefined();
   });
 
@@ -59,7 +63,10 @@ describe('adminClient', () => {
   });
 
   it("turns error answers into AdminApiError with the server's message", async () => {
-    const api = adminClient('t', fakeFetch(() => json(403, { status: 'error', message: 'customer basic has no package that covers the people-search API group' })).fetch);
+    const api = adminClient(
+      't',
+      fakeFetch(() => json(403, { status: 'error', message: 'customer basic has no package that covers the people-search API group' })).fetch,
+    );
     await expect(api.customers()).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/no package/) });
     const html = adminClient('t', fakeFetch(() => new Response('<h1>Bad gateway</h1>', { status: 502, statusText: 'Bad Gateway' })).fetch);
     await expect(html.customers()).rejects.toMatchObject({ status: 502, message: 'the server answered 502 Bad Gateway' });
@@ -71,10 +78,14 @@ describe('adminClient', () => {
 
   it('onUnauthorized reports a 401 with its message and still rejects; other errors pass through', async () => {
     const seen: string[] = [];
-    const api401 = onUnauthorized(adminClient('t', fakeFetch(() => json(401, { status: 'error', message: 'admin API: send a token' })).fetch), (m) => seen.push(m));
+    const api401 = onUnauthorized(adminClient('t', fakeFetch(() => json(401, { status: 'error', message: 'admin API: send a token' })).fetch), (m) =>
+      seen.push(m),
+    );
     await expect(api401.tokens('demo')).rejects.toBeInstanceOf(AdminApiError);
     expect(seen).toEqual(['admin API: send a token']);
-    const api500 = onUnauthorized(adminClient('t', fakeFetch(() => json(500, { status: 'error', message: 'internal server error' })).fetch), (m) => seen.push(m));
+    const api500 = onUnauthorized(adminClient('t', fakeFetch(() => json(500, { status: 'error', message: 'internal server error' })).fetch), (m) =>
+      seen.push(m),
+    );
     await expect(api500.tokens('demo')).rejects.toMatchObject({ status: 500 });
     expect(seen).toHaveLength(1);
   });

@@ -72,7 +72,13 @@ export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => 
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
-      res = await fetchImpl(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+      res = await fetchImpl(`${base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
     } catch (e) {
       throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
     }

@@ -3,10 +3,11 @@
  * runs under the strict CSP `serve.ts` sends), app.js (Preact, bundled and minified by esbuild) and
  * console.css (and a favicon). Called by `npm run build`; `tsx server/console/build.ts` runs it alone.
  */
-import { build } from 'esbuild';
+
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -68,7 +69,12 @@ export async function buildConsole(options: ConsoleBuildOptions = {}): Promise<{
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   buildConsole().then(
-    ({ outDir, bytes }) => console.log(`wrote ${outDir}: ${Object.entries(bytes).map(([n, b]) => `${n} ${(b / 1024).toFixed(1)} kB`).join(', ')}`),
+    ({ outDir, bytes }) =>
+      console.log(
+        `wrote ${outDir}: ${Object.entries(bytes)
+          .map(([n, b]) => `${n} ${(b / 1024).toFixed(1)} kB`)
+          .join(', ')}`,
+      ),
     (e) => {
       console.error(e);
       process.exit(1);

@@ -7,7 +7,12 @@ describe('creatableGroups', () => {
     expect(creatableGroups(['platform'])).toEqual(['identification', 'company-firmographics', 'lead-scoring-firmographics']);
     expect(creatableGroups(['sales-intelligence'])).toEqual(['company-firmographics', 'lead-scoring-firmographics']);
     expect(creatableGroups(['people-enrichment'])).toEqual([]);
-    expect(creatableGroups(['sales-intelligence', 'people-enrichment'])).toEqual(['company-firmographics', 'lead-scoring-firmographics', 'people-enrichment', 'people-search']);
+    expect(creatableGroups(['sales-intelligence', 'people-enrichment'])).toEqual([
+      'company-firmographics',
+      'lead-scoring-firmographics',
+      'people-enrichment',
+      'people-search',
+    ]);
     expect(creatableGroups(['advanced'])).toEqual(['lead-scoring']);
     expect(creatableGroups([])).toEqual([]);
     expect(creatableGroups(['platform', 'sales-intelligence', 'advanced', 'people-enrichment'])).toEqual(ALL_GROUPS);

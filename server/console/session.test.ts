@@ -20,7 +20,17 @@ describe('tokenSession', () => {
   });
 
   it('falls back to memory when storage is missing or throws', () => {
-    const broken = { getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('denied'); }, removeItem: () => { throw new Error('denied'); } };
+    const broken = {
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('denied');
+      },
+      removeItem: () => {
+        throw new Error('denied');
+      },
+    };
     for (const storage of [null, broken]) {
       const s = tokenSession(storage);
       s.set('admin-secret');

@@ -8,25 +8,39 @@ describe('create-tag form', () => {
     expect(tagRequestBody('acme', f)).toEqual({
       ok: true,
       body: {
-        customer_id: 'acme', allowed_domains: ['www.acme.test', '*.acme.test', 'localhost'], scores: true, segment_names: false,
+        customer_id: 'acme',
+        allowed_domains: ['www.acme.test', '*.acme.test', 'localhost'],
+        scores: true,
+        segment_names: false,
         settings: { features: { personalisation: true, form_fill: true, spa: true, page_views: true, debug: false } },
-        rate_limit: 1200, visitor_rate_limit: 300,
+        rate_limit: 1200,
+        visitor_rate_limit: 300,
       },
     });
   });
 
   it('refuses what the API refuses, naming the field', () => {
-    expect(tagRequestBody('acme', emptyTagForm())).toMatchObject({ ok: false, field: 'allowed_domains', message: expect.stringMatching(/at least one allowed domain/) });
+    expect(tagRequestBody('acme', emptyTagForm())).toMatchObject({
+      ok: false,
+      field: 'allowed_domains',
+      message: expect.stringMatching(/at least one allowed domain/),
+    });
     expect(tagRequestBody('acme', { ...emptyTagForm(), allowed_domains: 'a'.repeat(254) })).toMatchObject({ ok: false, field: 'allowed_domains' });
     expect(tagRequestBody('acme', { ...emptyTagForm(), allowed_domains: 'x.test', rate_limit: '0' })).toMatchObject({ ok: false, field: 'rate_limit' });
-    expect(tagRequestBody('acme', { ...emptyTagForm(), allowed_domains: 'x.test', visitor_rate_limit: '2.5' })).toMatchObject({ ok: false, field: 'visitor_rate_limit' });
+    expect(tagRequestBody('acme', { ...emptyTagForm(), allowed_domains: 'x.test', visitor_rate_limit: '2.5' })).toMatchObject({
+      ok: false,
+      field: 'visitor_rate_limit',
+    });
   });
 });
 
 describe('allowed domains: the console decides as the API schema does', () => {
-  it.each(['', '   ', 'www.acme.test', 'www.acme.test, *.acme.test', 'localhost 127.0.0.1', 'a'.repeat(253), 'a'.repeat(254), `ok.test, ${'b'.repeat(300)}`])('%s', (typed) => {
-    const console = tagRequestBody('acme', { ...emptyTagForm(), allowed_domains: typed });
-    const api = NewTag.safeParse(console.ok ? console.body : { customer_id: 'acme', allowed_domains: typed.split(/[,\s]+/).filter(Boolean) });
-    expect(console.ok).toBe(api.success);
-  });
+  it.each(['', '   ', 'www.acme.test', 'www.acme.test, *.acme.test', 'localhost 127.0.0.1', 'a'.repeat(253), 'a'.repeat(254), `ok.test, ${'b'.repeat(300)}`])(
+    '%s',
+    (typed) => {
+      const console = tagRequestBody('acme', { ...emptyTagForm(), allowed_domains: typed });
+      const api = NewTag.safeParse(console.ok ? console.body : { customer_id: 'acme', allowed_domains: typed.split(/[,\s]+/).filter(Boolean) });
+      expect(console.ok).toBe(api.success);
+    },
+  );
 });

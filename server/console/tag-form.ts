@@ -7,13 +7,13 @@
  * The tag's limits (`rate_limit`, `visitor_rate_limit`) are top-level tag fields; the feature toggles
  * (which bundle variant the tag serves) live in its settings.
  */
-import type { NewTag, TagSettings } from '../state/store.ts';
-import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import { parseAllowedDomains } from '../auth/allowed-domain.ts';
-import { splitList } from './token-form.ts';
 
 // Type-only: tag/features.ts builds a zod schema, which must stay out of the console bundle.
 import type { FeatureName } from '../../tag/features.ts';
+import { parseAllowedDomains } from '../auth/allowed-domain.ts';
+import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
+import type { NewTag, TagSettings } from '../state/store.ts';
+import { splitList } from './token-form.ts';
 
 /** The tag's compile-time features (tag/features.ts FEATURE_NAMES); in a tag's settings an absent key is on. */
 export const TAG_FEATURES: readonly FeatureName[] = ['personalisation', 'form_fill', 'spa', 'page_views', 'debug'];
@@ -59,14 +59,24 @@ function limit(text: string, fallback: number): number | null {
 
 export function tagRequestBody(customerId: string, f: TagFormFields): TagFormResult {
   const rate_limit = limit(f.rate_limit, TAG_CEILING);
-  if (rate_limit === null) return { ok: false, field: 'rate_limit', message: `Tag rate limit: a whole number of requests per minute from 1 to ${MAX_TAG_LIMIT.toLocaleString('en-US')}.` };
+  if (rate_limit === null)
+    return {
+      ok: false,
+      field: 'rate_limit',
+      message: `Tag rate limit: a whole number of requests per minute from 1 to ${MAX_TAG_LIMIT.toLocaleString('en-US')}.`,
+    };
   const visitor_rate_limit = limit(f.visitor_rate_limit, TAG_PER_VISITOR_LIMIT);
   if (visitor_rate_limit === null) {
-    return { ok: false, field: 'visitor_rate_limit', message: `Per-visitor rate limit: a whole number of requests per minute from 1 to ${MAX_TAG_LIMIT.toLocaleString('en-US')}.` };
+    return {
+      ok: false,
+      field: 'visitor_rate_limit',
+      message: `Per-visitor rate limit: a whole number of requests per minute from 1 to ${MAX_TAG_LIMIT.toLocaleString('en-US')}.`,
+    };
   }
   const settings: TagSettings = { features: { ...f.features } };
   const body = { customer_id: customerId, allowed_domains: splitList(f.allowed_domains, /[,\s]+/), scores: f.scores, segment_names: f.segment_names, settings };
-  if (body.allowed_domains.length === 0) return { ok: false, field: 'allowed_domains', message: 'Allowed domains: a web tag needs at least one allowed domain.' };
+  if (body.allowed_domains.length === 0)
+    return { ok: false, field: 'allowed_domains', message: 'Allowed domains: a web tag needs at least one allowed domain.' };
   // The API's own syntax check (server/auth/allowed-domain.ts), which the console bundle can carry.
   const domains = parseAllowedDomains(body.allowed_domains);
   if (!domains.ok) return { ok: false, field: 'allowed_domains', message: `Allowed domains: ${domains.message}` };

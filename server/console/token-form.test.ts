@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NewToken } from '../state/store.ts';
-import { emptyTokenForm, splitList, tokenRequestBody, type TokenFormFields } from './token-form.ts';
+import { emptyTokenForm, splitList, type TokenFormFields, tokenRequestBody } from './token-form.ts';
 
 const form = (over: Partial<TokenFormFields>): TokenFormFields => ({ ...emptyTokenForm('company-firmographics'), name: 'hubspot', ...over });
 
@@ -22,7 +22,16 @@ describe('tokenRequestBody', () => {
     const r = tokenRequestBody('demo', form({ name: '  hubspot ', integrations: 'hubspot, zapier', scores: true, rate_limit: '250' }));
     expect(r).toEqual({
       ok: true,
-      body: { customer_id: 'demo', api_group: 'company-firmographics', name: 'hubspot', integrations: ['hubspot', 'zapier'], allowed_domains: [], scores: true, segment_names: false, rate_limit: 250 },
+      body: {
+        customer_id: 'demo',
+        api_group: 'company-firmographics',
+        name: 'hubspot',
+        integrations: ['hubspot', 'zapier'],
+        allowed_domains: [],
+        scores: true,
+        segment_names: false,
+        rate_limit: 250,
+      },
     });
     if (r.ok) expect(NewToken.parse(r.body)).toEqual(r.body);
   });

@@ -3,9 +3,10 @@
  * what a person can fix before sending (a name, a sane rate limit, the allowed-domain syntax); the server
  * validates everything again.
  */
-import { parseAllowedDomains } from '../auth/allowed-domain.ts';
+
 import type { ApiGroup } from '../../data/sources/schema.ts';
 import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
+import { parseAllowedDomains } from '../auth/allowed-domain.ts';
 import type { NewToken } from '../state/store.ts';
 import { groupUsesDomains } from './groups.ts';
 
@@ -31,7 +32,14 @@ export function emptyTokenForm(group: ApiGroup | '' = ''): TokenFormFields {
 
 /** Trimmed, non-blank, de-duplicated items of a list typed into one field. */
 export function splitList(text: string, separators: RegExp = /[,\n]/): string[] {
-  return [...new Set(text.split(separators).map((s) => s.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(separators)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export type TokenFormResult = { ok: true; body: NewToken } | { ok: false; field: keyof TokenFormFields; message: string };
@@ -43,7 +51,11 @@ export function tokenRequestBody(customerId: string, f: TokenFormFields): TokenF
   const rateText = f.rate_limit.trim();
   const rate = rateText === '' ? DEFAULT_RATE_LIMIT : Number(rateText);
   if (!Number.isInteger(rate) || rate < 1 || rate > MAX_RATE_LIMIT) {
-    return { ok: false, field: 'rate_limit', message: `Rate limit: a whole number of requests per minute from 1 to ${MAX_RATE_LIMIT.toLocaleString('en-US')}.` };
+    return {
+      ok: false,
+      field: 'rate_limit',
+      message: `Rate limit: a whole number of requests per minute from 1 to ${MAX_RATE_LIMIT.toLocaleString('en-US')}.`,
+    };
   }
   // The field takes several domains separated by commas, spaces or new lines; each is checked on its own.
   const domains = groupUsesDomains(f.api_group) ? parseAllowedDomains(splitList(f.allowed_domains, /[,\s]+/)) : { ok: true as const, value: [] };

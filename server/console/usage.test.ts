@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { UsageRow } from '../state/store.ts';
 import { usageTable } from './usage.ts';
 
-const row = (api: string, month: string, charges: number, partner_charges = 0, pool: UsageRow['pool'] = 'enrichment'): UsageRow => ({ pool, api, month, charges, partner_charges });
+const row = (api: string, month: string, charges: number, partner_charges = 0, pool: UsageRow['pool'] = 'enrichment'): UsageRow => ({
+  pool,
+  api,
+  month,
+  charges,
+  partner_charges,
+});
 
 describe('usageTable', () => {
   it('has one row per API and one column per month, oldest month first, zeros where nothing was charged', () => {
@@ -21,7 +27,10 @@ describe('usageTable', () => {
   });
 
   it('keeps only the most recent months', () => {
-    const t = usageTable(['2025-10', '2025-11', '2025-12', '2026-01'].map((m, i) => row('x', m, i + 1)), 2);
+    const t = usageTable(
+      ['2025-10', '2025-11', '2025-12', '2026-01'].map((m, i) => row('x', m, i + 1)),
+      2,
+    );
     expect(t.months).toEqual(['2025-12', '2026-01']);
     expect(t.rows[0]).toMatchObject({ charges: [3, 4], total: 7 });
   });

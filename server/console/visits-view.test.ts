@@ -10,7 +10,11 @@ describe('visitors page helpers', () => {
       { day: '2026-03-01', identified: 2, anonymous: 5 },
       { day: '2026-03-02', identified: 4, anonymous: 1 },
     ];
-    expect(chartSeries(daily)).toEqual([[1772323200, 1772409600], [2, 4], [5, 1]]);
+    expect(chartSeries(daily)).toEqual([
+      [1772323200, 1772409600],
+      [2, 4],
+      [5, 1],
+    ]);
     expect(chartSummary(daily)).toBe('Page views per day: 6 identified, 6 anonymous over 2 days; busiest day 2026-03-01 with 7.');
     expect(chartSummary([{ day: '2026-03-01', identified: 0, anonymous: 0 }])).toBe('Page views per day: 0 identified, 0 anonymous over 1 days.');
   });

@@ -7,12 +7,23 @@ describe('console webhook form', () => {
       ok: true,
       body: { url: 'https://hooks.example.com/svc', events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*', '/demo', '/contact*'] },
     });
-    expect(webhookRequestBody({ url: 'https://h.example/', visited: true, hot: false, hot_paths: '' })).toEqual({ ok: true, body: { url: 'https://h.example/', events: ['account.visited'], hot_paths: [] } });
+    expect(webhookRequestBody({ url: 'https://h.example/', visited: true, hot: false, hot_paths: '' })).toEqual({
+      ok: true,
+      body: { url: 'https://h.example/', events: ['account.visited'], hot_paths: [] },
+    });
   });
 
   it('points at the field in error with the schema message', () => {
     expect(webhookRequestBody({ ...emptyWebhookForm(), url: 'ftp://x' })).toMatchObject({ ok: false, field: 'url' });
-    expect(webhookRequestBody({ ...emptyWebhookForm(), url: 'https://x.example', visited: false, hot: false })).toEqual({ ok: false, field: 'visited', message: 'Choose at least one event.' });
-    expect(webhookRequestBody({ ...emptyWebhookForm(), url: 'https://x.example', hot_paths: 'pricing' })).toMatchObject({ ok: false, field: 'hot_paths', message: expect.stringContaining('pricing') });
+    expect(webhookRequestBody({ ...emptyWebhookForm(), url: 'https://x.example', visited: false, hot: false })).toEqual({
+      ok: false,
+      field: 'visited',
+      message: 'Choose at least one event.',
+    });
+    expect(webhookRequestBody({ ...emptyWebhookForm(), url: 'https://x.example', hot_paths: 'pricing' })).toMatchObject({
+      ok: false,
+      field: 'hot_paths',
+      message: expect.stringContaining('pricing'),
+    });
   });
 });

@@ -24,9 +24,13 @@ export function webhookRequestBody(form: WebhookFormFields): WebhookFormResult {
   if (form.visited) events.push('account.visited');
   if (form.hot) events.push('account.hot');
   if (!events.length) return { ok: false, field: 'visited', message: 'Choose at least one event.' };
-  const hot_paths = form.hot_paths.split(/[\n,]/).map((p) => p.trim()).filter(Boolean);
+  const hot_paths = form.hot_paths
+    .split(/[\n,]/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const bad = hot_paths.find((p) => !/^\/[^\s?#]*$/.test(p));
-  if (bad !== undefined) return { ok: false, field: 'hot_paths', message: `“${bad}” is not a path pattern: start with / (e.g. /pricing*), no spaces or query.` };
+  if (bad !== undefined)
+    return { ok: false, field: 'hot_paths', message: `“${bad}” is not a path pattern: start with / (e.g. /pricing*), no spaces or query.` };
   return { ok: true, body: { url, events, hot_paths } };
 }
 

@@ -4,7 +4,8 @@ import { chargeMonth, contractYear, dedupeKey, poolOf, quotaPeriod } from './rul
 describe('credit rules', () => {
   it('puts identification in its own pool and every enrichment API in the enrichment pool', () => {
     expect(poolOf('identification')).toBe('identification');
-    for (const api of ['company-firmographics-v3', 'company-firmographics-v2', 'lead-scoring-firmographics', 'people-enrichment'] as const) expect(poolOf(api)).toBe('enrichment');
+    for (const api of ['company-firmographics-v3', 'company-firmographics-v2', 'lead-scoring-firmographics', 'people-enrichment'] as const)
+      expect(poolOf(api)).toBe('enrichment');
   });
   it('counts contract years from the contract start, anniversaries included', () => {
     expect(contractYear('2026-03-15', new Date('2026-03-15T00:00:00Z'))).toBe(0);
@@ -16,15 +17,39 @@ describe('credit rules', () => {
   });
   it('answers the same when asked again, in any order across anniversaries and month ends (remembered intervals)', () => {
     // Asked forwards, backwards and around each boundary, so a remembered interval is tested at both its ends.
-    const instants = ['2027-03-15T00:00:00Z', '2027-03-14T23:59:59.999Z', '2028-03-15T00:00:00Z', '2026-03-15T00:00:00Z', '2026-03-14T23:59:59Z', '2028-03-14T23:59:59.999Z', '2027-12-31T23:59:59.999Z', '2028-01-01T00:00:00Z'];
+    const instants = [
+      '2027-03-15T00:00:00Z',
+      '2027-03-14T23:59:59.999Z',
+      '2028-03-15T00:00:00Z',
+      '2026-03-15T00:00:00Z',
+      '2026-03-14T23:59:59Z',
+      '2028-03-14T23:59:59.999Z',
+      '2027-12-31T23:59:59.999Z',
+      '2028-01-01T00:00:00Z',
+    ];
     const expected = [1, 0, 2, 0, 0, 1, 1, 1];
     for (let round = 0; round < 2; round++) for (const [i, at] of instants.entries()) expect(contractYear('2026-03-15', new Date(at))).toBe(expected[i]);
     // A leap-day start: its anniversary is March 1 in other years; a start with a time of day keeps it.
-    const leap = [['2025-02-28T23:59:59Z', 0], ['2025-03-01T00:00:00Z', 1], ['2028-02-29T00:00:00Z', 4], ['2028-02-28T23:59:59Z', 3], ['2027-03-01T00:00:00Z', 3]] as const;
+    const leap = [
+      ['2025-02-28T23:59:59Z', 0],
+      ['2025-03-01T00:00:00Z', 1],
+      ['2028-02-29T00:00:00Z', 4],
+      ['2028-02-28T23:59:59Z', 3],
+      ['2027-03-01T00:00:00Z', 3],
+    ] as const;
     for (let round = 0; round < 2; round++) for (const [at, y] of leap) expect(contractYear('2024-02-29', new Date(at))).toBe(y);
-    const timed = [['2027-06-01T11:59:59Z', 0], ['2027-06-01T12:00:00Z', 1], ['2027-06-01T11:59:59Z', 0]] as const;
+    const timed = [
+      ['2027-06-01T11:59:59Z', 0],
+      ['2027-06-01T12:00:00Z', 1],
+      ['2027-06-01T11:59:59Z', 0],
+    ] as const;
     for (const [at, y] of timed) expect(contractYear('2026-06-01T12:00:00Z', new Date(at))).toBe(y);
-    const months = [['2026-12-01T00:00:00Z', '2026-12'], ['2026-11-30T23:59:59.999Z', '2026-11'], ['2027-01-01T00:00:00Z', '2027-01'], ['2026-12-31T23:59:59.999Z', '2026-12']] as const;
+    const months = [
+      ['2026-12-01T00:00:00Z', '2026-12'],
+      ['2026-11-30T23:59:59.999Z', '2026-11'],
+      ['2027-01-01T00:00:00Z', '2027-01'],
+      ['2026-12-31T23:59:59.999Z', '2026-12'],
+    ] as const;
     for (let round = 0; round < 2; round++) for (const [at, m] of months) expect(chargeMonth(new Date(at))).toBe(m);
   });
   it('uses the UTC calendar month', () => {

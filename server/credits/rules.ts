@@ -9,7 +9,13 @@
  */
 import { BoundedCache } from '../cache/bounded-cache.ts';
 
-export const CHARGEABLE_APIS = ['identification', 'company-firmographics-v3', 'company-firmographics-v2', 'lead-scoring-firmographics', 'people-enrichment'] as const;
+export const CHARGEABLE_APIS = [
+  'identification',
+  'company-firmographics-v3',
+  'company-firmographics-v2',
+  'lead-scoring-firmographics',
+  'people-enrichment',
+] as const;
 export type ChargeableApi = (typeof CHARGEABLE_APIS)[number];
 export type CreditPool = 'identification' | 'enrichment';
 

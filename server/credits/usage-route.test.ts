@@ -25,7 +25,17 @@ it('answers an identification token with its pool: quota, used, remaining, the c
   expect(body).toEqual({
     customer_id: 'acme',
     token: { id: expect.any(String), name: 'crm', api_group: 'identification' },
-    pools: [{ pool: 'identification', quota: 1000, used: 3, remaining: 997, period: `year-${year - 2026}`, period_start: `${year}-01-01T00:00:00.000Z`, period_end: `${year + 1}-01-01T00:00:00.000Z` }],
+    pools: [
+      {
+        pool: 'identification',
+        quota: 1000,
+        used: 3,
+        remaining: 997,
+        period: `year-${year - 2026}`,
+        period_start: `${year}-01-01T00:00:00.000Z`,
+        period_end: `${year + 1}-01-01T00:00:00.000Z`,
+      },
+    ],
     rate_limit: { limit: 50, remaining: 46, reset_seconds: expect.any(Number) },
   });
   expect(res.headers.get('ratelimit-limit')).toBe('50');

@@ -5,12 +5,12 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
+import type { ApiGroup } from '../../data/sources/schema.ts';
 import { authenticateAnyToken, type Caller } from '../auth/authenticate.ts';
 import { apiRoute } from '../http/api-route.ts';
 import type { MeteringSteps } from '../http/pipeline.ts';
 import type { AccessRecords, UsageReports } from '../state/store.ts';
-import type { ApiGroup } from '../../data/sources/schema.ts';
-import { contractYearRange, quotaPeriod, type CreditPool } from './rules.ts';
+import { type CreditPool, contractYearRange, quotaPeriod } from './rules.ts';
 
 export interface UsageDeps {
   store: AccessRecords & UsageReports;

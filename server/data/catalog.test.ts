@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDataset } from '../../data/build/build.ts';
-import { DOMAIN_COLUMNS, ENGAGEMENT_COLUMNS, PERSON_COLUMNS, type DomainRow, type EngagementRow, type PersonRow } from '../../data/sources/schema.ts';
-import { FIXTURE_PEOPLE, NORTHWIND_EUROPE, ACME_SOFTWARE, BLUEPEAK_MANUFACTURING } from '../testing/fixtures.ts';
+import { DOMAIN_COLUMNS, type DomainRow, ENGAGEMENT_COLUMNS, type EngagementRow, PERSON_COLUMNS, type PersonRow } from '../../data/sources/schema.ts';
+import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE } from '../testing/fixtures.ts';
 import { writeFixtureSources } from '../testing/test-server.ts';
 import { Dataset } from './dataset.ts';
 

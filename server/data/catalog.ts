@@ -1,10 +1,15 @@
 /** Read-only access to catalog.db (companies, domains, people, intent, engagement) built by `data build`. */
 import Database from 'better-sqlite3';
-import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import { linkedinKey, normaliseDomain } from '../../data/catalog/keys.ts';
+import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import { BoundedCache, boundedMemo } from '../cache/bounded-cache.ts';
 
-export interface NetworkSample { ip: string; kind: string; company_id: string; network: string; }
+export interface NetworkSample {
+  ip: string;
+  kind: string;
+  company_id: string;
+  network: string;
+}
 
 export interface Catalog {
   company(id: string): CompanyRow | null;
@@ -52,7 +57,13 @@ export function openCatalog(file: string): Catalog {
     },
     companiesByDomain: (domain) => {
       const key = normaliseDomain(domain);
-      return domains.get(key) ?? domains.set(key, freeze((q.byDomain.all(key) as CompanyRow[]).map((c) => companies.get(c.company_id) ?? (companies.set(c.company_id, freeze(c)) as CompanyRow))));
+      return (
+        domains.get(key) ??
+        domains.set(
+          key,
+          freeze((q.byDomain.all(key) as CompanyRow[]).map((c) => companies.get(c.company_id) ?? (companies.set(c.company_id, freeze(c)) as CompanyRow))),
+        )
+      );
     },
     personById: (id) => (q.personById.get(id) as PersonRow | undefined) ?? null,
     personByEmail: (email) => personByEmail(email.trim().toLowerCase()),

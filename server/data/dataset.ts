@@ -11,11 +11,11 @@
  * watch sees nothing more. So the folder's identity is also checked every FOLDER_CHECK_MS; when a new
  * folder appears at the path, the watch moves to it, and if a build already finished there it is loaded.
  */
-import { existsSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BUILD_MANIFEST, CATALOG_FILE, NETWORKS_FILE } from '../../data/catalog/schema.ts';
-import { openCatalog, type Catalog } from './catalog.ts';
-import { openNetworkIndex, type NetworkIndex } from './network-index.ts';
+import { type Catalog, openCatalog } from './catalog.ts';
+import { type NetworkIndex, openNetworkIndex } from './network-index.ts';
 
 export interface DataSnapshot {
   index: NetworkIndex;

@@ -13,7 +13,9 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const ask = async () => {
-  const res = await fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${token}`, 'user-agent': 'Mozilla/5.0 Chrome/131.0' } });
+  const res = await fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, {
+    headers: { authorization: `Token ${token}`, 'user-agent': 'Mozilla/5.0 Chrome/131.0' },
+  });
   return { status: res.status, name: res.status === 200 ? ((await res.json()) as { company: { name: string } }).company.name : '' };
 };
 

@@ -5,9 +5,9 @@
  * addresses.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { Address4 } from 'ip-address';
-import { pathToFileURL } from 'node:url';
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_DIR } from '../../data/mmdb/test-support.ts';
@@ -63,7 +63,24 @@ describe('parseIPv4', () => {
   });
 
   it('rejects everything else', () => {
-    for (const bad of ['', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1.2.3.04', '1..2.3', '.1.2.3', '1.2.3.', ' 1.2.3.4', '1.2.3.4 ', '::ffff:1.2.3.4', '1.2.3.4/24', 'a.b.c.d', '1.2.3.-4', '1234.1.1.1']) {
+    for (const bad of [
+      '',
+      '1.2.3',
+      '1.2.3.4.5',
+      '256.1.1.1',
+      '01.2.3.4',
+      '1.2.3.04',
+      '1..2.3',
+      '.1.2.3',
+      '1.2.3.',
+      ' 1.2.3.4',
+      '1.2.3.4 ',
+      '::ffff:1.2.3.4',
+      '1.2.3.4/24',
+      'a.b.c.d',
+      '1.2.3.-4',
+      '1234.1.1.1',
+    ]) {
       expect(parseIPv4(bad), bad).toBe(-1);
     }
   });
@@ -114,8 +131,14 @@ describe('answers like the maxmind reader on MaxMind test databases', () => {
 /** Deterministic pseudo-random networks shaped like ours (ISP blocks with company networks nested). */
 function buildOurs(opts: { ipVersion: 4 | 6; recordSize?: 24 | 28 | 32; networks: number; seed: number }): { buf: Buffer; edges: number[] } {
   let s = opts.seed >>> 0;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-  const writer = new MmdbWriter({ ipVersion: opts.ipVersion, databaseType: 'svc-networks-test', description: { en: 't' }, languages: ['en'], recordSize: opts.recordSize });
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const writer = new MmdbWriter({
+    ipVersion: opts.ipVersion,
+    databaseType: 'svc-networks-test',
+    description: { en: 't' },
+    languages: ['en'],
+    recordSize: opts.recordSize,
+  });
   const edges: number[] = [];
   const kinds = ['company', 'isp', 'hosting', 'bot', 'education'];
   const conf = ['Very High', 'High', 'Moderate', 'Low'];

@@ -429,4 +429,3 @@ function readMetadata(buf: Buffer): MmdbMetadata {
     searchTreeSize: (nodeCount * recordSize) / 4,
   };
 }
-

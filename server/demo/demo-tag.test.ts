@@ -8,13 +8,22 @@ let srv: TestServer;
 beforeAll(async () => {
   srv = await startTestServer({
     env: { SVC_DEMO: '1' },
-    customers: [{ ...TEST_CUSTOMER, tags: [TEST_CUSTOMER.tags[0], { tag_id: 'acme-demo', allowed_domains: ['localhost'], scores: true, segment_names: true, demo: true }] }],
+    customers: [
+      {
+        ...TEST_CUSTOMER,
+        tags: [TEST_CUSTOMER.tags[0], { tag_id: 'acme-demo', allowed_domains: ['localhost'], scores: true, segment_names: true, demo: true }],
+      },
+    ],
   });
 });
 afterAll(() => srv?.close());
 
 const ask = async (tag: string) =>
-  (await (await fetch(`${srv.url}/v3/company/details?tag=${tag}&test_ip=${IPS.northwind}`, { headers: { origin: 'http://localhost', 'user-agent': CHROME } })).json()).company.company_match;
+  (
+    await (
+      await fetch(`${srv.url}/v3/company/details?tag=${tag}&test_ip=${IPS.northwind}`, { headers: { origin: 'http://localhost', 'user-agent': CHROME } })
+    ).json()
+  ).company.company_match;
 
 it('answers as the test address for a demo tag', async () => {
   expect(await ask('acme-demo')).toBe('Match');

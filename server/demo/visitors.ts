@@ -6,7 +6,7 @@ import type { Router } from 'express';
 import type { Catalog } from '../data/catalog.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { segmentMatches } from '../segments/evaluate.ts';
-import type { CustomerRecord, AccessRecords } from '../state/store.ts';
+import type { AccessRecords, CustomerRecord } from '../state/store.ts';
 
 export interface DemoVisitor {
   label: string;
@@ -39,7 +39,10 @@ export function pickVisitors(catalog: Catalog, customer: CustomerRecord | null):
   if (firstSegment) {
     take(`In segment "${firstSegment.name}"`, (s, c) => s.kind === 'company' && c !== null && plain(c.company_id) && segmentMatches(firstSegment.match, c));
   }
-  take('Company outside the segments', (s, c) => s.kind === 'company' && c !== null && plain(c.company_id) && !(customer?.segments ?? []).some((seg) => segmentMatches(seg.match, c)));
+  take(
+    'Company outside the segments',
+    (s, c) => s.kind === 'company' && c !== null && plain(c.company_id) && !(customer?.segments ?? []).some((seg) => segmentMatches(seg.match, c)),
+  );
   take('Hot account', (s, c) => s.kind === 'company' && c !== null && hot.has(c.company_id));
   take('Excluded account', (s, c) => s.kind === 'company' && c !== null && excluded.has(c.company_id));
   take('Internet service provider', (s) => s.kind === 'isp');

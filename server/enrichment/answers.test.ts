@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ACME_SOFTWARE, FIXTURE_PEOPLE, TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { combinedAnswer, firmographicsAnswer, leadScoringAnswer, leadTitle, MESSAGES, V2_DEPRECATION_HEADERS, type AnswerContext, type LeadFacts } from './answers.ts';
+import {
+  type AnswerContext,
+  combinedAnswer,
+  firmographicsAnswer,
+  type LeadFacts,
+  leadScoringAnswer,
+  leadTitle,
+  MESSAGES,
+  V2_DEPRECATION_HEADERS,
+} from './answers.ts';
 import { companyV2, companyV3 } from './company-payload.ts';
 import {
   CombinedNotFound,
@@ -31,7 +40,17 @@ const unknown: LeadFacts = { ...found, resolution: { outcome: 'not-found', perso
 describe('company objects', () => {
   it('use the spec sample names, strings; v2 has no companyId', () => {
     const v3 = EnrichedCompanyV3.parse(companyV3(ACME_SOFTWARE, title, []));
-    expect(v3).toMatchObject({ companyId: '900001', countryISOCode: 'US', streetAddress: '1 Market St', postalCode: '94105', companyPhone: '+1 415 555 0100', siccode: '7372', sicdescription: 'Prepackaged Software', naicscode: '511210', titleLevel: 'VP' });
+    expect(v3).toMatchObject({
+      companyId: '900001',
+      countryISOCode: 'US',
+      streetAddress: '1 Market St',
+      postalCode: '94105',
+      companyPhone: '+1 415 555 0100',
+      siccode: '7372',
+      sicdescription: 'Prepackaged Software',
+      naicscode: '511210',
+      titleLevel: 'VP',
+    });
     expect(Object.keys(v3)[0]).toBe('companyId');
     const v2 = EnrichedCompanyV2.parse(companyV2(ACME_SOFTWARE, title, []));
     expect(v2).not.toHaveProperty('companyId');
@@ -55,7 +74,11 @@ describe('firmographicsAnswer', () => {
   it('v3: 200 with company and segments, charging the company id', () => {
     const r = firmographicsAnswer('v3', found, ctx);
     expect(r.status).toBe(200);
-    expect(FirmographicsV3Response.parse(r.body).segments).toEqual({ ids: [101], names: ['Enterprise Software'], list: [{ name: 'Enterprise Software', id: 101 }] });
+    expect(FirmographicsV3Response.parse(r.body).segments).toEqual({
+      ids: [101],
+      names: ['Enterprise Software'],
+      list: [{ name: 'Enterprise Software', id: 101 }],
+    });
     expect(r.charge).toEqual({ api: 'company-firmographics-v3', record: '900001' });
   });
   it('hides segment names unless the token may see them', () => {
@@ -74,7 +97,11 @@ describe('firmographicsAnswer', () => {
     const a = firmographicsAnswer('v3', invalid, ctx);
     expect(a.status).toBe(404);
     expect(a.charge).toBeUndefined();
-    expect(FirmographicsV3NotFound.parse(a.body)).toMatchObject({ status: 'error', message: MESSAGES.invalidEmail, segments: { ids: [], names: [], list: [] } });
+    expect(FirmographicsV3NotFound.parse(a.body)).toMatchObject({
+      status: 'error',
+      message: MESSAGES.invalidEmail,
+      segments: { ids: [], names: [], list: [] },
+    });
     const b = firmographicsAnswer('v2', unknown, ctx);
     expect(FirmographicsV2NotFound.parse(b.body).message).toMatch(/no data found.*contact support/i);
   });
@@ -85,7 +112,17 @@ describe('combinedAnswer', () => {
     const r = combinedAnswer(found, ctx);
     const body = CombinedResponse.parse(r.body);
     expect(body.scores).toEqual([
-      { product: 'cdp', company_intent_score: 55, company_buying_stage: 'Consideration', company_profile_score: 100, company_profile_fit: 'Strong', contact_intent_score: 95, contact_grade: 'A', contact_profile_score: 100, contact_profile_fit: 'Strong' },
+      {
+        product: 'cdp',
+        company_intent_score: 55,
+        company_buying_stage: 'Consideration',
+        company_profile_score: 100,
+        company_profile_fit: 'Strong',
+        contact_intent_score: 95,
+        contact_grade: 'A',
+        contact_profile_score: 100,
+        contact_profile_fit: 'Strong',
+      },
     ]);
     expect(r.charge).toEqual({ api: 'lead-scoring-firmographics', record: '900001' });
   });
@@ -111,7 +148,17 @@ describe('leadScoringAnswer', () => {
     const r = leadScoringAnswer(unknown, ctx);
     expect(r.status).toBe(200);
     expect(LeadScoringResponse.parse(r.body).scores).toEqual([
-      { product: 'cdp', company_intent_score: 0, company_buying_stage: 'Target', company_profile_score: 0, company_profile_fit: 'Weak', contact_intent_score: 0, contact_grade: 'D', contact_profile_score: 100, contact_profile_fit: 'Strong' },
+      {
+        product: 'cdp',
+        company_intent_score: 0,
+        company_buying_stage: 'Target',
+        company_profile_score: 0,
+        company_profile_fit: 'Weak',
+        contact_intent_score: 0,
+        contact_grade: 'D',
+        contact_profile_score: 100,
+        contact_profile_fit: 'Strong',
+      },
     ]);
   });
   it('404 only for a malformed email', () => {

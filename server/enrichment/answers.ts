@@ -10,7 +10,7 @@
  */
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import type { ApiResult } from '../http/api-route.ts';
-import { personScores, type PageViewSummary, type TitleClassification } from '../scoring/model.ts';
+import { type PageViewSummary, personScores, type TitleClassification } from '../scoring/model.ts';
 import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { companyV2, companyV3 } from './company-payload.ts';
@@ -83,7 +83,16 @@ export const combinedHasScores = (customer: Pick<CustomerRecord, 'packages'>): b
 export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult {
   const company = found(facts.resolution);
   if (!company) {
-    return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), company: companyV3(null, facts.title, ctx.customer.excluded_accounts), scores: [], segments: segments(null, ctx) } };
+    return {
+      status: 404,
+      body: {
+        status: 'error',
+        message: notFoundMessage(facts.resolution),
+        company: companyV3(null, facts.title, ctx.customer.excluded_accounts),
+        scores: [],
+        segments: segments(null, ctx),
+      },
+    };
   }
   return {
     status: 200,

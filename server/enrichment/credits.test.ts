@@ -11,13 +11,21 @@ const seed = (id: string, enrichment_credits: number): CustomerSeed => ({ ...TES
 
 let srv: TestServer;
 beforeAll(async () => {
-  srv = await startTestServer({ companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING], people: FIXTURE_PEOPLE, customers: [seed('one-credit', 1), seed('no-credit', 0), seed('other', 1000), seed('burst', 1000)] });
+  srv = await startTestServer({
+    companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING],
+    people: FIXTURE_PEOPLE,
+    customers: [seed('one-credit', 1), seed('no-credit', 0), seed('other', 1000), seed('burst', 1000)],
+  });
 });
 afterAll(() => srv?.close());
 
 const token = async (customer: string, group: ApiGroup) => (await srv.store.createToken({ customer_id: customer, api_group: group, name: group })).secret;
 const post = async (path: string, token: string, body: Record<string, string>) => {
-  const res = await fetch(srv.url + path, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+  const res = await fetch(srv.url + path, {
+    method: 'POST',
+    headers: { authorization: `Token ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(body),
+  });
   return { status: res.status, body: await res.json() };
 };
 const usage = async (customer: string) => (await srv.store.usage(customer)).map(({ api, charges }) => ({ api, charges }));
@@ -55,7 +63,10 @@ describe('enrichment credits', () => {
 
   it('People Enrichment charges the people id once a month', async () => {
     const t = await token('other', 'people-enrichment');
-    for (const body of [{ people_id: 'P1002' }, { email: 'max.mustermann@bluepeak.example' }, { linkedin_url: 'linkedin.com/in/max-mustermann' }] as Record<string, string>[]) {
+    for (const body of [{ people_id: 'P1002' }, { email: 'max.mustermann@bluepeak.example' }, { linkedin_url: 'linkedin.com/in/max-mustermann' }] as Record<
+      string,
+      string
+    >[]) {
       expect((await post('/v2/enrichment/people', t, body)).status).toBe(200);
     }
     expect(await usage('other')).toEqual([{ api: 'people-enrichment', charges: 1 }]);
@@ -73,7 +84,9 @@ describe('enrichment credits', () => {
 
   it('charges a record once under hundreds of concurrent exports (no double charge)', async () => {
     const t = (await srv.store.createToken({ customer_id: 'burst', api_group: 'company-firmographics', name: 'burst', rate_limit: 100_000 })).secret;
-    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => post('/v1/enrichment/company', t, { email: `lead${i}@northwind.example` }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => post('/v1/enrichment/company', t, { email: `lead${i}@northwind.example` }).then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(await usage('burst')).toEqual([{ api: 'company-firmographics-v3', charges: 1 }]);
   });

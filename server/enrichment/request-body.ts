@@ -54,8 +54,10 @@ function run(parse: RequestHandler, req: Request): Promise<void> {
 /** multer/busboy errors carry no HTTP status: too big → 413, a file part → 422, anything else malformed → 400. */
 function multipartError(err: unknown): ApiError {
   const code = (err as { code?: string }).code;
-  if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT' || code === 'LIMIT_PART_COUNT' || code === 'LIMIT_FIELD_KEY') return new ApiError('too_large', 'request body too large');
-  if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') return new ApiError('invalid', 'validation error: multipart bodies carry text fields only, not files');
+  if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT' || code === 'LIMIT_PART_COUNT' || code === 'LIMIT_FIELD_KEY')
+    return new ApiError('too_large', 'request body too large');
+  if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT')
+    return new ApiError('invalid', 'validation error: multipart bodies carry text fields only, not files');
   return new ApiError('invalid', 'request body is not valid multipart/form-data', {}, 400);
 }
 
@@ -83,7 +85,10 @@ export async function readBody(req: Request): Promise<Record<string, unknown>> {
   const type = bodyType(req);
   if (!type) {
     const given = req.get('content-type');
-    throw new ApiError('unsupported_type', `unsupported Content-Type${given ? ` ${JSON.stringify(given.slice(0, 100))}` : ' (none given)'}: send ${ACCEPTED_BODY_TYPES.join(', ')}`);
+    throw new ApiError(
+      'unsupported_type',
+      `unsupported Content-Type${given ? ` ${JSON.stringify(given.slice(0, 100))}` : ' (none given)'}: send ${ACCEPTED_BODY_TYPES.join(', ')}`,
+    );
   }
   if (type === 'multipart/form-data') {
     if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) throw new ApiError('too_large', 'request body too large');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE } from '../testing/fixtures.ts';
-import { hintMatches, pickCompany, resolveCompany, type CompanyLookups } from './resolve-company.ts';
+import { type CompanyLookups, hintMatches, pickCompany, resolveCompany } from './resolve-company.ts';
 
 const companies = [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE];
 /** The catalog's domain order: the primary owner first, then by id. */

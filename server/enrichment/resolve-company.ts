@@ -88,11 +88,32 @@ export function hintMatches(company: CompanyRow, hints: DisambiguationHints): nu
 }
 
 /** Legal-form words that do not tell two companies apart. */
-const LEGAL_FORMS = new Set(['inc', 'incorporated', 'llc', 'ltd', 'limited', 'gmbh', 'ag', 'sa', 'sas', 'bv', 'nv', 'plc', 'corp', 'corporation', 'co', 'company', 'the']);
+const LEGAL_FORMS = new Set([
+  'inc',
+  'incorporated',
+  'llc',
+  'ltd',
+  'limited',
+  'gmbh',
+  'ag',
+  'sa',
+  'sas',
+  'bv',
+  'nv',
+  'plc',
+  'corp',
+  'corporation',
+  'co',
+  'company',
+  'the',
+]);
 
 /** The hint's words (legal forms aside) all appear in the name, e.g. "Northwind Europe" ~ "Northwind Analytics Europe Ltd". */
 function nameMatches(name: string, hint: string): boolean {
-  const words = (s: string) => fold(s).split(' ').filter((w) => w !== '' && !LEGAL_FORMS.has(w));
+  const words = (s: string) =>
+    fold(s)
+      .split(' ')
+      .filter((w) => w !== '' && !LEGAL_FORMS.has(w));
   const wanted = words(hint);
   if (wanted.length === 0) return false;
   const have = new Set(words(name));

@@ -2,8 +2,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiGroup } from '../../data/sources/schema.ts';
-import { TEST_CUSTOMER, leadSources, plainCustomer } from '../testing/fixtures.ts';
-import { startTestServer, type TestServer, cachedTokens } from '../testing/test-server.ts';
+import { leadSources, plainCustomer, TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { cachedTokens, startTestServer, type TestServer } from '../testing/test-server.ts';
 import {
   CombinedNotFound,
   CombinedResponse,
@@ -37,7 +37,12 @@ interface Sent {
 }
 
 /** POST a form (default) or JSON body. */
-async function post(path: string, auth: string | null, body: Body | string = {}, opts: { json?: boolean; type?: string; headers?: Record<string, string> } = {}): Promise<Sent> {
+async function post(
+  path: string,
+  auth: string | null,
+  body: Body | string = {},
+  opts: { json?: boolean; type?: string; headers?: Record<string, string> } = {},
+): Promise<Sent> {
   const headers: Record<string, string> = { ...opts.headers };
   if (auth !== null) headers.authorization = `Token ${auth}`;
   let data: string;
@@ -60,7 +65,8 @@ async function post(path: string, auth: string | null, body: Body | string = {},
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
-const v3 = async (body: Body | string, opts?: Parameters<typeof post>[3]) => post('/v1/enrichment/company', await token('acme', 'company-firmographics'), body, opts);
+const v3 = async (body: Body | string, opts?: Parameters<typeof post>[3]) =>
+  post('/v1/enrichment/company', await token('acme', 'company-firmographics'), body, opts);
 const usage = async (customer: string) => (await srv.store.usage(customer)).map(({ api, charges }) => ({ api, charges }));
 
 describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
@@ -70,10 +76,29 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
       expect(res.status).toBe(200);
       const body = FirmographicsV3Response.parse(res.body);
       expect(body.company).toEqual({
-        companyId: '900001', domain: 'northwind.example', name: 'Northwind Analytics', region: 'North America', country: 'United States', countryISOCode: 'US',
-        state: 'California', city: 'San Francisco', streetAddress: '1 Market St', postalCode: '94105', companyPhone: '+1 415 555 0100', industry: 'Software',
-        employeeRange: '1,000-4,999', revenueRange: '$100M-$250M', employeeCount: '1200', annualRevenue: '180000000', titleLevel: null, titleFunction: null,
-        sicdescription: 'Prepackaged Software', siccode: '7372', naicscode: '511210', naicsdescription: 'Software Publishers', is_blacklisted: false,
+        companyId: '900001',
+        domain: 'northwind.example',
+        name: 'Northwind Analytics',
+        region: 'North America',
+        country: 'United States',
+        countryISOCode: 'US',
+        state: 'California',
+        city: 'San Francisco',
+        streetAddress: '1 Market St',
+        postalCode: '94105',
+        companyPhone: '+1 415 555 0100',
+        industry: 'Software',
+        employeeRange: '1,000-4,999',
+        revenueRange: '$100M-$250M',
+        employeeCount: '1200',
+        annualRevenue: '180000000',
+        titleLevel: null,
+        titleFunction: null,
+        sicdescription: 'Prepackaged Software',
+        siccode: '7372',
+        naicscode: '511210',
+        naicsdescription: 'Software Publishers',
+        is_blacklisted: false,
       });
       expect(body.segments).toEqual({ ids: [101], names: [], list: [{ name: null, id: 101 }] });
       expect(res.headers.get('deprecation')).toBeNull();
@@ -112,7 +137,10 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
 
   it("titleLevel/titleFunction: the known person's title, else the request's", async () => {
     expect((await v3({ email: 'jane.doe@northwind.example', title: 'Intern' })).body.company).toMatchObject({ titleLevel: 'VP', titleFunction: 'Marketing' });
-    expect((await v3({ email: 'new.lead@northwind.example', title: 'Director of Sales' })).body.company).toMatchObject({ titleLevel: 'Director', titleFunction: 'Sales' });
+    expect((await v3({ email: 'new.lead@northwind.example', title: 'Director of Sales' })).body.company).toMatchObject({
+      titleLevel: 'Director',
+      titleFunction: 'Sales',
+    });
   });
 
   it('disambiguates a domain shared by two companies with country, company or industry', async () => {
@@ -153,7 +181,9 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
 
   it('ignores unknown fields, in forms and JSON', async () => {
     expect((await v3({ email: 'x@northwind.example', favourite_colour: 'teal', 'a[b]': 'c' })).status).toBe(200);
-    expect((await v3(JSON.stringify({ email: 'x@northwind.example', nested: { deep: [1, 2] }, __proto__x: 1 }), { type: 'application/json' })).status).toBe(200);
+    expect((await v3(JSON.stringify({ email: 'x@northwind.example', nested: { deep: [1, 2] }, __proto__x: 1 }), { type: 'application/json' })).status).toBe(
+      200,
+    );
   });
 
   it('422 invalid for over-long fields, repeated fields and non-string JSON values', async () => {
@@ -215,7 +245,8 @@ describe('POST /v1/enrichment/company (Company Firmographics v3)', () => {
 });
 
 describe('POST /v2/people/enrichment (Company Firmographics v2, deprecated)', () => {
-  const v2 = async (body: Body, auth?: string | null) => post('/v2/people/enrichment', auth === undefined ? await token('acme', 'company-firmographics') : auth, body);
+  const v2 = async (body: Body, auth?: string | null) =>
+    post('/v2/people/enrichment', auth === undefined ? await token('acme', 'company-firmographics') : auth, body);
 
   it('200 with the v2 field set (no companyId) and deprecation headers', async () => {
     const res = await v2({ email: 'max.mustermann@bluepeak.example' });
@@ -265,7 +296,14 @@ describe('POST /v2/people/full (Lead Scoring and Firmographics)', () => {
     expect(body.company).toMatchObject({ companyId: '900001', titleLevel: 'VP', titleFunction: 'Marketing' });
     expect(body.scores).toHaveLength(1);
     // Fresh engagement (3 meetings today) → A; VP of Marketing against the persona VP / Marketing → 100.
-    expect(body.scores[0]).toMatchObject({ product: 'cdp', contact_grade: 'A', contact_profile_score: 100, contact_profile_fit: 'Strong', company_profile_score: 100, company_profile_fit: 'Strong' });
+    expect(body.scores[0]).toMatchObject({
+      product: 'cdp',
+      contact_grade: 'A',
+      contact_profile_score: 100,
+      contact_profile_fit: 'Strong',
+      company_profile_score: 100,
+      company_profile_fit: 'Strong',
+    });
     expect(body.segments.ids).toEqual([101]);
   });
 
@@ -321,13 +359,27 @@ describe('POST /v2/people/score (Lead Scoring)', () => {
       const res = await score({ email, country: 'US', title: 'VP Marketing' });
       expect(res.status).toBe(200);
       expect(LeadScoringResponse.parse(res.body).scores).toEqual([
-        { product: 'cdp', company_intent_score: 0, company_buying_stage: 'Target', company_profile_score: 0, company_profile_fit: 'Weak', contact_intent_score: 0, contact_grade: 'D', contact_profile_score: 100, contact_profile_fit: 'Strong' },
+        {
+          product: 'cdp',
+          company_intent_score: 0,
+          company_buying_stage: 'Target',
+          company_profile_score: 0,
+          company_profile_fit: 'Weak',
+          contact_intent_score: 0,
+          contact_grade: 'D',
+          contact_profile_score: 100,
+          contact_profile_fit: 'Strong',
+        },
       ]);
     }
   });
 
   it('400 naming the blank field', async () => {
-    expect((await score({ email: 'jane.doe@northwind.example' })).body).toEqual({ status: 'error', message: 'country is mandatory and cannot be blank', code: 'blank' });
+    expect((await score({ email: 'jane.doe@northwind.example' })).body).toEqual({
+      status: 'error',
+      message: 'country is mandatory and cannot be blank',
+      code: 'blank',
+    });
     expect((await score({ country: 'US' })).body).toEqual({ status: 'error', message: 'email is mandatory and cannot be blank', code: 'blank' });
   });
 
@@ -353,9 +405,42 @@ describe('POST /v2/people/score (Lead Scoring)', () => {
 
 describe('garbage input', () => {
   const ROUTES = ['/v1/enrichment/company', '/v2/people/enrichment', '/v2/people/full', '/v2/people/score', '/v2/enrichment/people', '/v2/search/people'];
-  const GROUPS: ApiGroup[] = ['company-firmographics', 'company-firmographics', 'lead-scoring-firmographics', 'lead-scoring', 'people-enrichment', 'people-search'];
-  const TYPES = ['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded; charset=koi8-r', ''];
-  const FIELDS = ['email', 'domain', 'country', 'company', 'title', 'website', 'people_id', 'linkedin_url', 'locations', 'job_titles', 'industries', 'page', 'page_size', '__proto__', 'constructor', 'a[b]', ''];
+  const GROUPS: ApiGroup[] = [
+    'company-firmographics',
+    'company-firmographics',
+    'lead-scoring-firmographics',
+    'lead-scoring',
+    'people-enrichment',
+    'people-search',
+  ];
+  const TYPES = [
+    'application/x-www-form-urlencoded',
+    'application/json',
+    'text/plain',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=utf-16',
+    'application/x-www-form-urlencoded; charset=koi8-r',
+    '',
+  ];
+  const FIELDS = [
+    'email',
+    'domain',
+    'country',
+    'company',
+    'title',
+    'website',
+    'people_id',
+    'linkedin_url',
+    'locations',
+    'job_titles',
+    'industries',
+    'page',
+    'page_size',
+    '__proto__',
+    'constructor',
+    'a[b]',
+    '',
+  ];
 
   /** A small deterministic PRNG (mulberry32) so failures reproduce. */
   function rng(seed: number) {
@@ -369,7 +454,7 @@ describe('garbage input', () => {
 
   it('never answers 500 to random bodies and content types', async () => {
     const r = rng(42);
-    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
     const junk = () =>
       pick([
         () => '',
@@ -415,7 +500,11 @@ describe('garbage input', () => {
 
 describe('body types', () => {
   const multipart = async (path: string, group: ApiGroup, form: FormData) => {
-    const res = await fetch(srv.url + path, { method: 'POST', headers: { authorization: `Token ${await token('acme', group)}`, 'user-agent': 'python-requests/2.31.0' }, body: form });
+    const res = await fetch(srv.url + path, {
+      method: 'POST',
+      headers: { authorization: `Token ${await token('acme', group)}`, 'user-agent': 'python-requests/2.31.0' },
+      body: form,
+    });
     return { status: res.status, body: await res.json() };
   };
   const formOf = (fields: Record<string, string | string[]>) => {
@@ -440,7 +529,9 @@ describe('body types', () => {
       status: 400,
       body: { status: 'error', message: expect.stringMatching(/email is mandatory/), code: 'blank' },
     });
-    expect((await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ email: ['a@northwind.example', 'b@northwind.example'] }))).status).toBe(422);
+    expect((await multipart('/v1/enrichment/company', 'company-firmographics', formOf({ email: ['a@northwind.example', 'b@northwind.example'] }))).status).toBe(
+      422,
+    );
     const withFile = formOf({ email: 'someone@northwind.example' });
     withFile.append('upload', new Blob(['x']), 'leads.csv');
     const file = await multipart('/v1/enrichment/company', 'company-firmographics', withFile);
@@ -450,7 +541,9 @@ describe('body types', () => {
 
   it('answers a malformed or oversized multipart body 400 / 413, never 500', async () => {
     const auth = await token('acme', 'company-firmographics');
-    const broken = await post('/v1/enrichment/company', auth, '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\nsomeone@north', { type: 'multipart/form-data; boundary=x' });
+    const broken = await post('/v1/enrichment/company', auth, '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\nsomeone@north', {
+      type: 'multipart/form-data; boundary=x',
+    });
     expect(broken.status).toBe(400);
     expect(broken.body).toEqual({ status: 'error', message: expect.stringMatching(/multipart/), code: 'invalid' });
     const noBoundary = await post('/v1/enrichment/company', auth, 'email=x', { type: 'multipart/form-data' });
@@ -459,24 +552,31 @@ describe('body types', () => {
     expect(big.status).toBe(413);
   });
 
-  it.each(['text/plain', 'application/xml', 'text/csv; charset=utf-8', 'application/octet-stream'])('answers a %s body 415 naming the accepted types', async (type) => {
-    const res = await post('/v1/enrichment/company', await token('acme', 'company-firmographics'), 'email=someone@northwind.example', { type });
-    expect(res.status).toBe(415);
-    expect(res.body).toEqual({
-      status: 'error',
-      message: expect.stringContaining('application/x-www-form-urlencoded, multipart/form-data, application/json'),
-      code: 'unsupported_type',
-    });
-  });
+  it.each(['text/plain', 'application/xml', 'text/csv; charset=utf-8', 'application/octet-stream'])(
+    'answers a %s body 415 naming the accepted types',
+    async (type) => {
+      const res = await post('/v1/enrichment/company', await token('acme', 'company-firmographics'), 'email=someone@northwind.example', { type });
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({
+        status: 'error',
+        message: expect.stringContaining('application/x-www-form-urlencoded, multipart/form-data, application/json'),
+        code: 'unsupported_type',
+      });
+    },
+  );
 
   it('answers a body without a Content-Type 415, and no body at all like an empty form', async () => {
     const auth = await token('acme', 'company-firmographics');
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(srv.url + '/v1/enrichment/company', { method: 'POST', headers: { authorization: `Token ${auth}`, 'content-length': '7' } }, (r) => {
-        let text = '';
-        r.on('data', (c) => (text += c));
-        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text }));
-      });
+      const req = httpRequest(
+        srv.url + '/v1/enrichment/company',
+        { method: 'POST', headers: { authorization: `Token ${auth}`, 'content-length': '7' } },
+        (r) => {
+          let text = '';
+          r.on('data', (c) => (text += c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       req.end('email=x');
     });

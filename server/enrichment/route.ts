@@ -13,16 +13,25 @@ import type { ApiGroup } from '../../data/sources/schema.ts';
 import { authenticateToken, type Caller } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { apiRoute, type ApiResult, } from '../http/api-route.ts';
+import { type ApiResult, apiRoute } from '../http/api-route.ts';
 import type { MeteringSteps } from '../http/pipeline.ts';
 import { classifyTitle } from '../people/title-classifier.ts';
 import type { AccessRecords } from '../state/store.ts';
-import type { PageViewRecorder } from '../visits/recorder.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
-import { combinedAnswer, combinedHasScores, firmographicsAnswer, leadScoringAnswer, leadTitle, V2_DEPRECATION_HEADERS, type AnswerContext, type LeadFacts } from './answers.ts';
+import type { PageViewRecorder } from '../visits/recorder.ts';
+import {
+  type AnswerContext,
+  combinedAnswer,
+  combinedHasScores,
+  firmographicsAnswer,
+  type LeadFacts,
+  leadScoringAnswer,
+  leadTitle,
+  V2_DEPRECATION_HEADERS,
+} from './answers.ts';
 import { parseInput, readBody } from './request-body.ts';
 import { resolveCompany } from './resolve-company.ts';
-import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody, type LeadBody } from './schema.ts';
+import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, type LeadBody, LeadScoringBody } from './schema.ts';
 
 export interface EnrichmentDeps {
   config: Config;
@@ -35,7 +44,12 @@ export interface EnrichmentDeps {
 
 export function mountEnrichment(router: Router, deps: EnrichmentDeps): void {
   /** `scores`: whether this route's answer for this customer carries scores (and so needs their facts). */
-  const route = <S extends z.ZodType<LeadBody>>(group: ApiGroup, schema: S, scores: (caller: Caller) => boolean, answer: (facts: LeadFacts, ctx: AnswerContext) => ApiResult) =>
+  const route = <S extends z.ZodType<LeadBody>>(
+    group: ApiGroup,
+    schema: S,
+    scores: (caller: Caller) => boolean,
+    answer: (facts: LeadFacts, ctx: AnswerContext) => ApiResult,
+  ) =>
     apiRoute(
       deps.pipeline,
       (req) => authenticateToken(deps.store, req, group),
@@ -48,13 +62,23 @@ export function mountEnrichment(router: Router, deps: EnrichmentDeps): void {
   const never = () => false;
   const always = () => true;
 
-  router.post('/v1/enrichment/company', route('company-firmographics', FirmographicsV3Body, never, (f, c) => firmographicsAnswer('v3', f, c)));
+  router.post(
+    '/v1/enrichment/company',
+    route('company-firmographics', FirmographicsV3Body, never, (f, c) => firmographicsAnswer('v3', f, c)),
+  );
   // v2 is superseded by v3: every answer (errors included) says so.
-  router.post('/v2/people/enrichment', (_req, res, next) => {
-    res.set(V2_DEPRECATION_HEADERS);
-    next();
-  }, route('company-firmographics', FirmographicsV2Body, never, (f, c) => firmographicsAnswer('v2', f, c)));
-  router.post('/v2/people/full', route('lead-scoring-firmographics', CombinedBody, (caller) => combinedHasScores(caller.customer), combinedAnswer));
+  router.post(
+    '/v2/people/enrichment',
+    (_req, res, next) => {
+      res.set(V2_DEPRECATION_HEADERS);
+      next();
+    },
+    route('company-firmographics', FirmographicsV2Body, never, (f, c) => firmographicsAnswer('v2', f, c)),
+  );
+  router.post(
+    '/v2/people/full',
+    route('lead-scoring-firmographics', CombinedBody, (caller) => combinedHasScores(caller.customer), combinedAnswer),
+  );
   router.post('/v2/people/score', route('lead-scoring', LeadScoringBody, always, leadScoringAnswer));
 }
 

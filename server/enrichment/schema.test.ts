@@ -21,7 +21,11 @@ describe('enrichment request bodies', () => {
   });
 
   it('v3 needs email or domain (blank, 400, naming the email)', () => {
-    expect(fails(FirmographicsV3Body, { email: ' ', domain: '' })).toMatchObject({ code: 'blank', status: 400, message: expect.stringMatching(/^email is mandatory and cannot be blank/) });
+    expect(fails(FirmographicsV3Body, { email: ' ', domain: '' })).toMatchObject({
+      code: 'blank',
+      status: 400,
+      message: expect.stringMatching(/^email is mandatory and cannot be blank/),
+    });
     expect(parseInput(FirmographicsV3Body, { domain: 'x.example' }).domain).toBe('x.example');
   });
 
@@ -29,7 +33,11 @@ describe('enrichment request bodies', () => {
     ['v2', FirmographicsV2Body],
     ['combined', CombinedBody],
   ])('%s needs email; country is optional', (_n, schema) => {
-    expect(fails(schema, { domain: 'x.example', country: 'US' })).toMatchObject({ code: 'blank', status: 400, message: 'email is mandatory and cannot be blank' });
+    expect(fails(schema, { domain: 'x.example', country: 'US' })).toMatchObject({
+      code: 'blank',
+      status: 400,
+      message: 'email is mandatory and cannot be blank',
+    });
     expect(parseInput(schema, { email: 'a@b.example' }).country).toBe('');
   });
 

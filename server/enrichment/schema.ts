@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../../data/sources/vocabulary.ts';
 import { nullableText } from '../http/null-rule.ts';
-import { MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, blankIssue, requireAll, text } from './request-body.ts';
+import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, requireAll, text } from './request-body.ts';
 
 /**
  * Lead attributes every route accepts. `country`, `company` and `industry` disambiguate when a domain
@@ -87,7 +87,9 @@ export type EnrichedCompanyV2 = z.infer<typeof EnrichedCompanyV2>;
 export const EnrichedCompanyV3 = z.object({ companyId: nullableText(), ...EnrichedCompanyV2.shape }).strict();
 export type EnrichedCompanyV3 = z.infer<typeof EnrichedCompanyV3>;
 
-export const SegmentsObject = z.object({ ids: z.array(z.number()), names: z.array(z.string()), list: z.array(z.object({ name: z.string().nullable(), id: z.number() })) }).strict();
+export const SegmentsObject = z
+  .object({ ids: z.array(z.number()), names: z.array(z.string()), list: z.array(z.object({ name: z.string().nullable(), id: z.number() })) })
+  .strict();
 
 const score = z.number().int().min(0).max(100);
 export const PersonScore = z

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Reader } from 'maxmind';
-import { createLogger } from '../http/logger.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../http/logger.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { openGeoIp, overlayGeo } from './geoip.ts';
 
@@ -35,7 +35,11 @@ describe('openGeoIp', () => {
 describe('overlayGeo', () => {
   const network = { geoIP_country: 'United States', geoIP_state: 'California', geoIP_city: 'San Francisco' };
   it('lets the database win and keeps the network for what it lacks in the same country', () => {
-    expect(overlayGeo(network, { country: 'United States', state: 'Washington', city: '' }, '')).toEqual({ geoIP_country: 'United States', geoIP_state: 'Washington', geoIP_city: 'San Francisco' });
+    expect(overlayGeo(network, { country: 'United States', state: 'Washington', city: '' }, '')).toEqual({
+      geoIP_country: 'United States',
+      geoIP_state: 'Washington',
+      geoIP_city: 'San Francisco',
+    });
   });
   it('never mixes a network city of another country into the database answer', () => {
     expect(overlayGeo(network, { country: 'Germany', state: '', city: '' }, null)).toEqual({ geoIP_country: 'Germany', geoIP_state: null, geoIP_city: null });

@@ -5,7 +5,7 @@
  * A Country database has only the country. Where the database knows nothing, the network's own geo stays.
  */
 import { readFileSync } from 'node:fs';
-import { Reader, type CityResponse } from 'maxmind';
+import { type CityResponse, Reader } from 'maxmind';
 
 export interface Geo {
   country: string;

@@ -5,12 +5,16 @@ import express from 'express';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Caller } from '../auth/authenticate.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { apiRoute, type ApiResult } from './api-route.ts';
+import { type ApiResult, apiRoute } from './api-route.ts';
 
 let server: Server;
 let url: string;
 const BODIES: Record<string, ApiResult> = {
-  found: { status: 200, body: { company: { name: 'Nörthwind ✓', n: 1, list: [1, 'two', null], nested: { a: true } } }, headers: { Deprecation: 'true', Link: '<https://x.example>; rel="successor-version"' } },
+  found: {
+    status: 200,
+    body: { company: { name: 'Nörthwind ✓', n: 1, list: [1, 'two', null], nested: { a: true } } },
+    headers: { Deprecation: 'true', Link: '<https://x.example>; rel="successor-version"' },
+  },
   missing: { status: 404, body: { status: 'no data found', company: {} } },
   // Express converts a body of 1,000 characters or more to a Buffer before writing it.
   long: { status: 200, body: { text: 'é'.repeat(1500) } },
@@ -21,7 +25,14 @@ beforeAll(async () => {
   app.set('etag', false);
   const caller = { customer: { ...TEST_CUSTOMER, id: 'acme' }, corsOrigin: null } as unknown as Caller;
   const pipeline = { rateLimit: async () => undefined, charge: async () => undefined };
-  app.all('/api/:name', apiRoute(pipeline, async () => caller, (req) => BODIES[req.params.name as string]!));
+  app.all(
+    '/api/:name',
+    apiRoute(
+      pipeline,
+      async () => caller,
+      (req) => BODIES[req.params.name as string]!,
+    ),
+  );
   // What apiRoute sent before its direct write, for the same results.
   app.all('/json/:name', (req, res) => {
     const result = BODIES[req.params.name as string]!;
@@ -41,7 +52,9 @@ const raw = (method: string, path: string, headers: Record<string, string> = {})
       const chunks: Buffer[] = [];
       res.on('data', (d: Buffer) => chunks.push(d));
       // Header names and values in the order sent, without the date.
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.rawHeaders.filter((_, i, all) => all[i - (i % 2)] !== 'Date'), body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.rawHeaders.filter((_, i, all) => all[i - (i % 2)] !== 'Date'), body: Buffer.concat(chunks) }),
+      );
     })
       .on('error', reject)
       .end();

@@ -10,7 +10,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../auth/authenticate.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import { noteCustomer } from '../observability/request-facts.ts';
-import { setRateLimitHeaders, type MeteringSteps } from './pipeline.ts';
+import { type MeteringSteps, setRateLimitHeaders } from './pipeline.ts';
 import { trustedRequestId } from './request-id.ts';
 
 export interface ApiResult {

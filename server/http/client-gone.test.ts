@@ -13,10 +13,17 @@ it('does not charge a lookup whose client disconnected while it was being answer
   const steps = { rateLimit: async () => undefined, charge: async (_c: Caller, ch: { record: string }) => void charged.push(ch.record) };
   const app = express();
   // The handler takes a while, as a lookup does behind a store that has stopped answering.
-  app.get('/slow/:id', apiRoute(steps, async () => caller, async (req) => {
-    await new Promise((r) => setTimeout(r, 300));
-    return { status: 200, body: { ok: true }, charge: { api: 'identification', record: req.params.id as string } };
-  }));
+  app.get(
+    '/slow/:id',
+    apiRoute(
+      steps,
+      async () => caller,
+      async (req) => {
+        await new Promise((r) => setTimeout(r, 300));
+        return { status: 200, body: { ok: true }, charge: { api: 'identification', record: req.params.id as string } };
+      },
+    ),
+  );
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,15 +4,15 @@
  * routes and failures with real HTTP, the way a client meets them.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALSO_STATUS, ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
 import { startMetricsServer } from '../observability/metrics-route.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { IPS, TEST_ADMIN_TOKEN, startTestServer, type TestServer } from '../testing/test-server.ts';
+import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { errorHandler } from './errors.ts';
 import { createLogger } from './logger.ts';
 
@@ -52,17 +52,25 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const url = (path: string) => srv.url + path;
-const asToken = (secret: string, init: RequestInit & { headers?: Record<string, string> } = {}) => ({ ...init, headers: { authorization: `Token ${secret}`, ...init.headers } });
+const asToken = (secret: string, init: RequestInit & { headers?: Record<string, string> } = {}) => ({
+  ...init,
+  headers: { authorization: `Token ${secret}`, ...init.headers },
+});
 const asAdmin = (init: RequestInit & { headers?: Record<string, string> } = {}) => ({
   ...init,
   headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
 });
-const enrich = (body: string, type = 'application/x-www-form-urlencoded') => fetch(url('/v1/enrichment/company'), asToken(firmographics, { method: 'POST', body, headers: { 'content-type': type } }));
+const enrich = (body: string, type = 'application/x-www-form-urlencoded') =>
+  fetch(url('/v1/enrichment/company'), asToken(firmographics, { method: 'POST', body, headers: { 'content-type': type } }));
 
 describe('error bodies carry the code of their failure', () => {
   it('401 unauthenticated: no credential, an unknown token, a wrong admin token, an unknown tag, a page view without a tag', async () => {
     await expectError(await fetch(url('/v3/company/details')), 401, 'unauthenticated');
-    await expectError(await fetch(url('/v1/enrichment/company'), asToken('A'.repeat(40), { method: 'POST', body: 'email=a@b.example' })), 401, 'unauthenticated');
+    await expectError(
+      await fetch(url('/v1/enrichment/company'), asToken('A'.repeat(40), { method: 'POST', body: 'email=a@b.example' })),
+      401,
+      'unauthenticated',
+    );
     await expectError(await fetch(url('/admin/api/customers')), 401, 'unauthenticated');
     await expectError(await fetch(url('/v3/company/details?tag=no-such-tag'), { headers: { origin: 'http://localhost' } }), 401, 'unauthenticated');
     await expectError(await fetch(url('/v1/events'), { method: 'POST', body: '{}' }), 401, 'unauthenticated');
@@ -71,13 +79,25 @@ describe('error bodies carry the code of their failure', () => {
   it('403 forbidden: another API group, a foreign page, a cross-origin admin write, foreign preflights, a package the customer lacks', async () => {
     await expectError(await fetch(url(`/v3/company/details?ip=${IPS.northwind}`), asToken(firmographics)), 403, 'forbidden');
     await expectError(await fetch(url('/v3/company/details?tag=acme-tag'), { headers: { origin: 'https://evil.example' } }), 403, 'forbidden');
-    await expectError(await fetch(url('/admin/api/customers'), asAdmin({ method: 'POST', body: '{}', headers: { origin: 'https://evil.example' } })), 403, 'forbidden');
+    await expectError(
+      await fetch(url('/admin/api/customers'), asAdmin({ method: 'POST', body: '{}', headers: { origin: 'https://evil.example' } })),
+      403,
+      'forbidden',
+    );
     for (const path of ['/v3/company/details?tag=acme-tag', '/v1/events?tag=acme-tag']) {
-      await expectError(await fetch(url(path), { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }), 403, 'forbidden');
+      await expectError(
+        await fetch(url(path), { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }),
+        403,
+        'forbidden',
+      );
     }
     // The state store's not_entitled.
     await fetch(url('/admin/api/customers'), asAdmin({ method: 'POST', body: JSON.stringify({ id: 'basic', name: 'Basic', packages: ['platform'] }) }));
-    await expectError(await fetch(url('/admin/api/tokens'), asAdmin({ method: 'POST', body: JSON.stringify({ customer_id: 'basic', api_group: 'people-search', name: 'x' }) })), 403, 'forbidden');
+    await expectError(
+      await fetch(url('/admin/api/tokens'), asAdmin({ method: 'POST', body: JSON.stringify({ customer_id: 'basic', api_group: 'people-search', name: 'x' }) })),
+      403,
+      'forbidden',
+    );
   });
 
   it('404 not_found: an unknown route, an unknown record (route check and state store alike)', async () => {
@@ -88,7 +108,7 @@ describe('error bodies carry the code of their failure', () => {
     await expectError(await fetch(url('/admin/api/tokens/tok_nope/deactivate'), asAdmin({ method: 'POST' })), 404, 'not_found');
   });
 
-  it('keeps the spec\'s 404 data answers (no data found, invalid email) as they are: no code', async () => {
+  it("keeps the spec's 404 data answers (no data found, invalid email) as they are: no code", async () => {
     const res = await enrich('domain=unknown.example');
     expect(res.status).toBe(404);
     const body = (await res.json()) as Record<string, unknown>;
@@ -103,24 +123,43 @@ describe('error bodies carry the code of their failure', () => {
   });
 
   it('409 conflict: a customer that already exists', async () => {
-    await expectError(await fetch(url('/admin/api/customers'), asAdmin({ method: 'POST', body: JSON.stringify({ id: 'acme', name: 'Again', packages: ['platform'] }) })), 409, 'conflict');
+    await expectError(
+      await fetch(url('/admin/api/customers'), asAdmin({ method: 'POST', body: JSON.stringify({ id: 'acme', name: 'Again', packages: ['platform'] }) })),
+      409,
+      'conflict',
+    );
   });
 
   it('413 too_large: an enrichment body over 16 KB, a page view over 4 KB', async () => {
     await expectError(await enrich(`email=a@northwind.example&note=${'x'.repeat(17 * 1024)}`), 413, 'too_large');
     const beacon = JSON.stringify({ type: 'pageview', path: '/' + 'a'.repeat(5000), session: 'tab-session-1' });
-    await expectError(await fetch(url('/v1/events?tag=acme-tag'), { method: 'POST', body: beacon, headers: { origin: 'http://localhost', 'content-type': 'text/plain' } }), 413, 'too_large');
+    await expectError(
+      await fetch(url('/v1/events?tag=acme-tag'), { method: 'POST', body: beacon, headers: { origin: 'http://localhost', 'content-type': 'text/plain' } }),
+      413,
+      'too_large',
+    );
   });
 
   it('415 unsupported_type: an enrichment body of another type, an admin write that is not JSON, an unknown charset', async () => {
     await expectError(await enrich('email=a@northwind.example', 'text/plain'), 415, 'unsupported_type');
-    await expectError(await fetch(url('/admin/api/tokens'), asAdmin({ method: 'POST', body: 'customer_id=acme', headers: { 'content-type': 'application/x-www-form-urlencoded' } })), 415, 'unsupported_type');
+    await expectError(
+      await fetch(
+        url('/admin/api/tokens'),
+        asAdmin({ method: 'POST', body: 'customer_id=acme', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      ),
+      415,
+      'unsupported_type',
+    );
     await expectError(await enrich('{"email":"a@northwind.example"}', 'application/json; charset=klingon'), 415, 'unsupported_type');
   });
 
   it('422 invalid: a validation error of an API body, an admin body, an over-long ?ip=', async () => {
     await expectError(await enrich(`email=${'a'.repeat(260)}@northwind.example`), 422, 'invalid');
-    await expectError(await fetch(url('/admin/api/tokens'), asAdmin({ method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'nope', name: 'x' }) })), 422, 'invalid');
+    await expectError(
+      await fetch(url('/admin/api/tokens'), asAdmin({ method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'nope', name: 'x' }) })),
+      422,
+      'invalid',
+    );
     await expectError(await fetch(url(`/v3/company/details?ip=${'1'.repeat(65)}`), asToken(identification)), 422, 'invalid');
   });
 
@@ -129,7 +168,11 @@ describe('error bodies carry the code of their failure', () => {
     await expectError(await enrich('{"email": "a@', 'application/json'), 400, 'invalid');
     await expectError(await enrich('--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@north', 'multipart/form-data; boundary=x'), 400, 'invalid');
     await expectError(await fetch(url('/v3/company/details?ip=a&ip=b'), asToken(identification)), 400, 'invalid');
-    await expectError(await fetch(url('/v1/events?tag=acme-tag'), { method: 'POST', body: 'hello', headers: { origin: 'http://localhost', 'content-type': 'text/plain' } }), 400, 'invalid');
+    await expectError(
+      await fetch(url('/v1/events?tag=acme-tag'), { method: 'POST', body: 'hello', headers: { origin: 'http://localhost', 'content-type': 'text/plain' } }),
+      400,
+      'invalid',
+    );
     await expectError(await fetch(url('/admin/api/customers'), asAdmin({ method: 'POST', body: '{"id":' })), 400, 'invalid');
     // The state store's `invalid`: allowed domains on a server-to-server token.
     const body = JSON.stringify({ customer_id: 'acme', api_group: 'company-firmographics', name: 'x', allowed_domains: ['www.acme.test'] });
@@ -219,7 +262,7 @@ describe('errors the app did not expect, and library errors', () => {
     }
   });
 
-  it('keeps a library\'s client status and calls it invalid when no code has that status', async () => {
+  it("keeps a library's client status and calls it invalid when no code has that status", async () => {
     const res = await fetch(`${base}/teapot`);
     expect(res.status).toBe(416);
     expect(await res.json()).toEqual({ status: 'error', message: 'library says no', code: 'invalid' });

@@ -6,8 +6,8 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
 import { ApiError, ERROR_CODES, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../core/error-codes.ts';
-import { StateError, StoreUnavailableError } from '../state/errors.ts';
 import { noteStateStoreError } from '../observability/request-facts.ts';
+import { StateError, StoreUnavailableError } from '../state/errors.ts';
 import { mask } from './log-mask.ts';
 import type { Logger } from './logger.ts';
 
@@ -90,7 +90,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const type = (err as { type?: string }).type;
       const message =
-        type === 'entity.too.large' ? 'request body too large' : type === 'entity.parse.failed' ? 'request body is not valid for its Content-Type' : (err as Error).message;
+        type === 'entity.too.large'
+          ? 'request body too large'
+          : type === 'entity.parse.failed'
+            ? 'request body is not valid for its Content-Type'
+            : (err as Error).message;
       return sendError(res, status, message, codeOfStatus(status));
     }
     // The path without its query (`?ip=` is a visitor's address, `?email=` a person), masked like request lines.

@@ -8,8 +8,8 @@ import express, { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiGroup } from '../../data/sources/schema.ts';
 import { httpRequests } from '../observability/metrics.ts';
-import { TEST_CUSTOMER, leadSources, plainCustomer } from '../testing/fixtures.ts';
-import { startTestServer, type TestServer, cachedTokens } from '../testing/test-server.ts';
+import { leadSources, plainCustomer, TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { cachedTokens, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { postRoutesOf } from './fast-lane.ts';
 
 describe('postRoutesOf', () => {
@@ -62,7 +62,9 @@ describe('answers like the router on the real app', () => {
   const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
   type Case = [name: string, path: string, group: () => Promise<Record<string, string>>, type: string | null, body: string, extra?: Record<string, string>];
-  const as = (customer: string, group: ApiGroup, opts?: { rate_limit?: number }) => async () => ({ authorization: `Token ${await token(customer, group, opts)}` });
+  const as = (customer: string, group: ApiGroup, opts?: { rate_limit?: number }) => async () => ({
+    authorization: `Token ${await token(customer, group, opts)}`,
+  });
   /**
    * The token limited to 1 request a minute, with this minute's request spent just before the compared
    * pair (spent in beforeAll instead, a window boundary in between would let the first of the pair through).
@@ -93,9 +95,30 @@ describe('answers like the router on the real app', () => {
     ['token of another group (403)', '/v1/enrichment/company', as('acme', 'identification'), FORM, form({ email: 'x@northwind.example' })],
     ['rate limited (429)', '/v1/enrichment/company', spentLimit, FORM, form({ email: 'x@northwind.example' })],
     ['no enrichment credits (402)', '/v1/enrichment/company', as('broke', 'company-firmographics'), FORM, form({ email: 'jane.doe@northwind.example' })],
-    ['partner calling for itself (200)', '/v1/enrichment/company', firmo, FORM, form({ email: 'someone@northwind.example' }), { 'x-svc-customid': 'partner-of-itself' }],
-    ['partner header that names no token (401)', '/v1/enrichment/company', firmo, FORM, form({ email: 'someone@northwind.example' }), { 'x-svc-customid': 'nonsense' }],
-    ['proxied request id (echoed)', '/v1/enrichment/company', firmo, FORM, form({ email: 'someone@northwind.example' }), { 'x-request-id': '0123456789abcdef0123456789abcdef' }],
+    [
+      'partner calling for itself (200)',
+      '/v1/enrichment/company',
+      firmo,
+      FORM,
+      form({ email: 'someone@northwind.example' }),
+      { 'x-svc-customid': 'partner-of-itself' },
+    ],
+    [
+      'partner header that names no token (401)',
+      '/v1/enrichment/company',
+      firmo,
+      FORM,
+      form({ email: 'someone@northwind.example' }),
+      { 'x-svc-customid': 'nonsense' },
+    ],
+    [
+      'proxied request id (echoed)',
+      '/v1/enrichment/company',
+      firmo,
+      FORM,
+      form({ email: 'someone@northwind.example' }),
+      { 'x-request-id': '0123456789abcdef0123456789abcdef' },
+    ],
     ['v2, Deprecation and Link headers (200)', '/v2/people/enrichment', firmo, FORM, form({ email: 'jane.doe@northwind.example' })],
     ['v2, Deprecation and Link headers on an error (401)', '/v2/people/enrichment', async () => ({}), FORM, form({ email: 'jane.doe@northwind.example' })],
     ['v2, blank (400)', '/v2/people/enrichment', firmo, JSON_TYPE, JSON.stringify({})],
@@ -103,7 +126,13 @@ describe('answers like the router on the real app', () => {
     ['combined, unknown (404)', '/v2/people/full', as('acme', 'lead-scoring-firmographics'), JSON_TYPE, JSON.stringify({ email: 'x@unknown.example' })],
     ['lead scoring (200)', '/v2/people/score', as('acme', 'lead-scoring'), MULTIPART, multipart({ email: 'jane.doe@northwind.example', country: 'US' })],
     ['people enrichment (200)', '/v2/enrichment/people', as('acme', 'people-enrichment'), FORM, form({ email: 'jane.doe@northwind.example' })],
-    ['people enrichment, unknown person (404)', '/v2/enrichment/people', as('acme', 'people-enrichment'), JSON_TYPE, JSON.stringify({ email: 'nobody@unknown.example' })],
+    [
+      'people enrichment, unknown person (404)',
+      '/v2/enrichment/people',
+      as('acme', 'people-enrichment'),
+      JSON_TYPE,
+      JSON.stringify({ email: 'nobody@unknown.example' }),
+    ],
     ['people search (200)', '/v2/search/people', as('acme', 'people-search'), FORM, form({ domain: 'northwind.example', job_titles: 'marketing' })],
   ];
 
@@ -129,7 +158,8 @@ describe('answers like the router on the real app', () => {
   });
 
   it('labels its metrics with the route pattern, as the router does', async () => {
-    const count = async () => (await httpRequests.get()).values.find((v) => v.labels.route === '/v2/people/score' && v.labels.method === 'POST' && v.labels.status === 401)?.value ?? 0;
+    const count = async () =>
+      (await httpRequests.get()).values.find((v) => v.labels.route === '/v2/people/score' && v.labels.method === 'POST' && v.labels.status === 401)?.value ?? 0;
     const before = await count();
     await send('POST', '/v2/people/score', { 'content-type': FORM }, 'email=x@northwind.example');
     await send('POST', '/v2/people/score/', { 'content-type': FORM }, 'email=x@northwind.example');

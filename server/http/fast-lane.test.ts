@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createObserver } from '../observability/request-observer.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
-import { fastLane, type FastHandler } from './fast-lane.ts';
+import { type FastHandler, fastLane } from './fast-lane.ts';
 import { createLogger } from './logger.ts';
 
 describe('routing', () => {
@@ -91,9 +91,13 @@ describe('answers like the router on the real app', () => {
       env: { SVC_TRUST_PROXY: 'loopback', SVC_DEMO: 'true' },
       customers: [TEST_CUSTOMER, { ...TEST_CUSTOMER, id: 'broke', name: 'Broke Test', identification_credits: 0, tags: [] }],
     });
-    token = (await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm', rate_limit: 10_000, scores: true, segment_names: true })).secret;
+    token = (
+      await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm', rate_limit: 10_000, scores: true, segment_names: true })
+    ).secret;
     otherGroup = (await srv.store.createToken({ customer_id: 'acme', api_group: 'company-firmographics', name: 'crm' })).secret;
-    restricted = (await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'site', allowed_domains: ['localhost'], rate_limit: 10_000 })).secret;
+    restricted = (
+      await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'site', allowed_domains: ['localhost'], rate_limit: 10_000 })
+    ).secret;
     limited = (await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'slow', rate_limit: 1 })).secret;
     broke = (await srv.store.createToken({ customer_id: 'broke', api_group: 'identification', name: 'crm', rate_limit: 10_000 })).secret;
     demoTag = (await srv.store.createTag({ customer_id: 'acme', allowed_domains: ['localhost'], demo: true, scores: true })).tag_id;
@@ -110,7 +114,7 @@ describe('answers like the router on the real app', () => {
     ['token, Non-actionable Match (ISP)', `?ip=${IPS.isp}`, tok],
     ['token, Non-actionable Match (bot network)', `?ip=${IPS.bot}`, tok],
     ['token, No Match', `?ip=${IPS.nowhere}`, tok],
-    ['token, without ?ip= (the caller\'s own address)', '', () => ({ ...tok(), 'x-forwarded-for': IPS.northwind })],
+    ["token, without ?ip= (the caller's own address)", '', () => ({ ...tok(), 'x-forwarded-for': IPS.northwind })],
     ['token, bot user agent of the caller itself', '', () => ({ ...tok(), 'x-forwarded-for': IPS.northwind, 'user-agent': 'Googlebot/2.1' })],
     ['token, integrator user agent with ?ip= (not classified)', `?ip=${IPS.northwind}`, () => ({ ...tok(), 'user-agent': 'curl/8.5.0' })],
     ['token, X-svc-Visitor-User-Agent of a bot', `?ip=${IPS.northwind}`, () => ({ ...tok(), 'x-svc-visitor-user-agent': 'Googlebot/2.1' })],
@@ -124,7 +128,11 @@ describe('answers like the router on the real app', () => {
     ['token, IPv6 address with a zone', `?ip=${encodeURIComponent('fe80::1ff:fe23:4567:890a%eth0')}`, tok],
     ['token, repeated parameter (400)', '?ip=a&ip=b', tok],
     ['token, repeated tag means token mode (401)', '?tag=acme-tag&tag=acme-tag', () => site],
-    ['token, proxied request id (echoed, charge keyed by it)', `?ip=${IPS.northwind}`, () => ({ ...tok(), 'x-request-id': '0123456789abcdef0123456789abcdef' })],
+    [
+      'token, proxied request id (echoed, charge keyed by it)',
+      `?ip=${IPS.northwind}`,
+      () => ({ ...tok(), 'x-request-id': '0123456789abcdef0123456789abcdef' }),
+    ],
     ['token, caller request id that is not an id', `?ip=${IPS.northwind}`, () => ({ ...tok(), 'x-request-id': 'no spaces allowed' })],
     ['no credentials (401)', '', () => ({})],
     ['malformed Authorization (401)', '', () => ({ authorization: 'Bearer abc' })],
@@ -146,7 +154,7 @@ describe('answers like the router on the real app', () => {
     ['tag, foreign origin (403)', '?tag=acme-tag', () => ({ origin: 'https://evil.example' })],
     ['tag, no page (403)', '?tag=acme-tag', () => ({})],
     ['unknown tag (401)', '?tag=nope-nope', () => ({ origin: 'http://localhost' })],
-    ['conditional GET, Express\'s freshness answer (304)', `?ip=${IPS.northwind}`, () => ({ ...tok(), 'if-none-match': '*' })],
+    ["conditional GET, Express's freshness answer (304)", `?ip=${IPS.northwind}`, () => ({ ...tok(), 'if-none-match': '*' })],
     ['HEAD', `?ip=${IPS.northwind}`, tok, 'HEAD'],
     ['HEAD, tag mode', '?tag=acme-tag', () => site, 'HEAD'],
     ['OPTIONS preflight (204)', '?tag=acme-tag', () => ({ origin: 'http://localhost:3000', 'access-control-request-method': 'GET' }), 'OPTIONS'],

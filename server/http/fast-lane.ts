@@ -74,7 +74,13 @@ export function postRoutesOf(router: Router, paths: readonly string[]): ExpressR
   );
 }
 
-export function fastLane(app: Express, routes: FastRoutes, onError: ErrorRequestHandler, observer: Observer, posts: ExpressRoutes = new Map()): RequestListener {
+export function fastLane(
+  app: Express,
+  routes: FastRoutes,
+  onError: ErrorRequestHandler,
+  observer: Observer,
+  posts: ExpressRoutes = new Map(),
+): RequestListener {
   const lane: Lane = {
     trustProxy: app.get('trust proxy fn') as TrustProxy | undefined,
     // Express's own getter, run on a stand-in with what it reads (app, headers, socket).

@@ -16,7 +16,10 @@ describe('createLogger', () => {
     log.info({ request_id: 'r1', status: 200 }, 'request');
     log.error('lookup for jane.doe@example.com with Token Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789AbCd failed');
     await new Promise((r) => setImmediate(r));
-    const [first, second] = text().trim().split('\n').map((l) => JSON.parse(l));
+    const [first, second] = text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(first).toMatchObject({ level: 'info', request_id: 'r1', status: 200, msg: 'request', time: expect.any(String) });
     expect(second).toMatchObject({ level: 'error', msg: 'lookup for j***@example.com with Token *** failed' });
   });

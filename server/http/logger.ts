@@ -4,7 +4,7 @@
  * level. Every message string passes through `mask()` (server/http/log-mask.ts): no secret, admin token or
  * full email address reaches a log line even from a careless caller.
  */
-import { pino, type Logger as PinoLogger } from 'pino';
+import { type Logger as PinoLogger, pino } from 'pino';
 import pretty from 'pino-pretty';
 import { mask } from './log-mask.ts';
 
@@ -21,7 +21,15 @@ export function createLogger(level: LogLevel, opts: LoggerOptions = {}): Logger 
   const human = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
   // pino-pretty as an in-process stream, not a transport: transports load by file name in a worker
   // thread, which the esbuild bundle (dist/server) cannot resolve.
-  const stream = human ? pretty({ colorize: opts.destination === undefined, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: opts.destination ?? 1 }) : (opts.destination ?? pino.destination({ fd: 1, sync: false }));
+  const stream = human
+    ? pretty({
+        colorize: opts.destination === undefined,
+        sync: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+        destination: opts.destination ?? 1,
+      })
+    : (opts.destination ?? pino.destination({ fd: 1, sync: false }));
   return pino(
     {
       level,

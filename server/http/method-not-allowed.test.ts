@@ -8,7 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => srv?.close());
 
-const call = (method: string, path: string, headers: Record<string, string> = {}) => fetch(srv.url + path, { method, headers: { 'user-agent': 'curl/8.5.0', ...headers } });
+const call = (method: string, path: string, headers: Record<string, string> = {}) =>
+  fetch(srv.url + path, { method, headers: { 'user-agent': 'curl/8.5.0', ...headers } });
 const allow = (res: Response) => (res.headers.get('allow') ?? '').split(/,\s*/).sort();
 
 describe('a known route with the wrong method', () => {
@@ -51,7 +52,7 @@ describe('a known route with the wrong method', () => {
   });
 });
 
-describe('the tag\'s types for front-end developers', () => {
+describe("the tag's types for front-end developers", () => {
   it('serves svc.d.ts and preact.d.ts as the tag build wrote them', async () => {
     for (const file of ['svc.d.ts', 'preact.d.ts']) {
       const res = await call('GET', `/tag/v1/${file}`);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 
 describe.each(['sqlite', 'redis'] as const)('on %s', (backend) => {
@@ -67,7 +67,10 @@ describe.each(['sqlite', 'redis'] as const)('on %s', (backend) => {
         const secret = await tokenFor(customer);
         const before = await srv.store.usage(customer);
         for (const query of [`?ip=${IPS.northwind}`, '']) {
-          const res = await fetch(`${srv.url}/v3/company/details${query}`, { method: 'HEAD', headers: { authorization: `Token ${secret}`, 'user-agent': UA, 'x-forwarded-for': IPS.northwind } });
+          const res = await fetch(`${srv.url}/v3/company/details${query}`, {
+            method: 'HEAD',
+            headers: { authorization: `Token ${secret}`, 'user-agent': UA, 'x-forwarded-for': IPS.northwind },
+          });
           expect(res.status).toBe(200);
           expect(await res.text()).toBe('');
         }
@@ -172,10 +175,11 @@ describe.each(['sqlite', 'redis'] as const)('on %s', (backend) => {
         expect(res.status).toBeGreaterThanOrEqual(400);
         seen.push((await res.json()).message);
       }
-      for (const message of seen) for (const secret of secrets) {
-        expect(message).not.toContain(secret);
-        expect(message).not.toContain(secret.slice(0, 20));
-      }
+      for (const message of seen)
+        for (const secret of secrets) {
+          expect(message).not.toContain(secret);
+          expect(message).not.toContain(secret.slice(0, 20));
+        }
     });
   });
 });

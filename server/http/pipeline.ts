@@ -1,12 +1,12 @@
 /** The pipeline's rate-limit and credit steps, backed by the state store's metering (shared by every node). */
 import type { ServerResponse } from 'node:http';
+import { ApiError } from '../../core/error-codes.ts';
 import type { Caller } from '../auth/authenticate.ts';
-import { chargeMonth, dedupeKey, poolOf, quotaPeriod, type ChargeableApi } from '../credits/rules.ts';
+import { type ChargeableApi, chargeMonth, dedupeKey, poolOf, quotaPeriod } from '../credits/rules.ts';
 import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
 import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
 import type { Metering, RateLimitHit } from '../state/metering.ts';
-import { ApiError } from '../../core/error-codes.ts';
 import { retryChargeKey } from './request-id.ts';
 
 const POOL_NAMES = { identification: 'Company Identification API credits', enrichment: 'Enrichment APIs credits' } as const;
@@ -105,7 +105,10 @@ export function createMeteringSteps(metering: Metering, now: () => Date = () => 
       );
       noteCharge(res, pool, api, result.outcome);
       if (result.outcome === 'exhausted') {
-        throw new ApiError('quota_exhausted', `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`);
+        throw new ApiError(
+          'quota_exhausted',
+          `quota exhausted: no ${POOL_NAMES[pool]} left for this contract year; contact your customer success manager to add credits`,
+        );
       }
     },
   };

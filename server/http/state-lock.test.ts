@@ -8,10 +8,10 @@
  * on the event loop for it.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -30,7 +30,13 @@ beforeAll(async () => {
   // gives page views a visitor address (a company network, so they raise webhook events).
   srv = await startTestServer({
     env: { SVC_DIST: dist, SVC_WEBHOOK_POLL_MS: '50', SVC_TRUST_PROXY: 'loopback' },
-    customers: [{ ...TEST_CUSTOMER, identification_credits: 10_000_000, tags: TEST_CUSTOMER.tags!.map((t) => ({ ...t, rate_limit: 1_000_000, visitor_rate_limit: 1_000_000 })) }],
+    customers: [
+      {
+        ...TEST_CUSTOMER,
+        identification_credits: 10_000_000,
+        tags: TEST_CUSTOMER.tags!.map((t) => ({ ...t, rate_limit: 1_000_000, visitor_rate_limit: 1_000_000 })),
+      },
+    ],
   });
 });
 afterAll(async () => {
@@ -49,12 +55,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Another process holding BEGIN EXCLUSIVE on the state file for `ms`; resolves once it holds the lock. */
 async function holdLock(ms: number): Promise<{ released: Promise<void> }> {
-  const holder = spawn(process.execPath, ['-e', `
+  const holder = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
     const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
     const db = new Database(${JSON.stringify(join(srv.dir, 'svc.db'))});
     db.exec('BEGIN EXCLUSIVE');
     process.stdout.write('locked\\n');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); process.exit(0); }, ${ms});`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    setTimeout(() => { db.exec('COMMIT'); db.close(); process.exit(0); }, ${ms});`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const released = new Promise<void>((resolve) => holder.once('exit', () => resolve()));
   await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
   return { released };
@@ -73,7 +86,10 @@ async function traffic(secret: string, running: () => boolean) {
     }
   };
   await Promise.all([
-    loop(() => fetch(`${srv.url}/tag/v1/svc.js`, { headers: { 'user-agent': CHROME } }), (_res, ms) => assets.push(ms)),
+    loop(
+      () => fetch(`${srv.url}/tag/v1/svc.js`, { headers: { 'user-agent': CHROME } }),
+      (_res, ms) => assets.push(ms),
+    ),
     ...[
       () => fetch(`${srv.url}/v3/company/details?tag=acme-tag&test_ip=${IPS.northwind}`, { headers: { 'user-agent': CHROME, origin: 'http://localhost' } }),
       () => fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${secret}`, 'user-agent': 'curl/8.5.0' } }),
@@ -111,7 +127,7 @@ it('keeps serving while another process holds the write lock for 3 s; metered ca
   expect(after.status).toBe(200);
 }, 30_000);
 
-it('waits for no lock on the event loop: a first-time origin\'s tag lookup, page views and webhook polling meet a 3 s outside lock, and every request answers 200/204/503 without waiting for it', async () => {
+it("waits for no lock on the event loop: a first-time origin's tag lookup, page views and webhook polling meet a 3 s outside lock, and every request answers 200/204/503 without waiting for it", async () => {
   const received: string[] = [];
   const receiver = createServer((req, res) => {
     let body = '';
@@ -124,8 +140,12 @@ it('waits for no lock on the event loop: a first-time origin\'s tag lookup, page
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   try {
     await srv.webhookStore.createEndpoint({
-      customer_id: 'acme', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['account.visited'], hot_paths: [],
-      description: 'lock test', secret: 'whsec_lock_test_secret_0123456789',
+      customer_id: 'acme',
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      events: ['account.visited'],
+      hot_paths: [],
+      description: 'lock test',
+      secret: 'whsec_lock_test_secret_0123456789',
     });
     srv.webhooks.endpointsChanged('acme');
 
@@ -179,12 +199,18 @@ it('waits for no lock on the event loop: a first-time origin\'s tag lookup, page
       Promise.all([
         // Each new origin's sighting is a write; a page view's rate-limit hit is one too.
         every(300, newOrigin, lookup),
-        every(100, () => `lock-session-${views++}`, (session) => pageView(session, 'https://www.acme.test')),
+        every(
+          100,
+          () => `lock-session-${views++}`,
+          (session) => pageView(session, 'https://www.acme.test'),
+        ),
       ]);
     const [probes] = await Promise.all([probe(() => locked), during()]);
     const maxProbe = Math.max(...probes);
-    console.log(`state-lock: /healthz max ${maxProbe.toFixed(0)} ms under the lock (unlocked max ${baseMax.toFixed(0)} ms, bar ${probeBar.toFixed(0)} ms); ` +
-      `slowest other request ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms of ${answers.length}`);
+    console.log(
+      `state-lock: /healthz max ${maxProbe.toFixed(0)} ms under the lock (unlocked max ${baseMax.toFixed(0)} ms, bar ${probeBar.toFixed(0)} ms); ` +
+        `slowest other request ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms of ${answers.length}`,
+    );
 
     expect(maxProbe).toBeLessThan(probeBar);
     expect(probes.length).toBeGreaterThan(20);

@@ -17,12 +17,12 @@
  * fast-lane.test.ts compares its answers with the router's, header by header.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
 import { parse as parseQueryString } from 'node:querystring';
-import type { FastHandler, Lane } from '../http/fast-lane.ts';
+import express from 'express';
 import { meteredAnswer } from '../http/api-route.ts';
+import type { FastHandler, Lane } from '../http/fast-lane.ts';
 import { trustedRequestIdOf } from '../http/request-id.ts';
-import { identificationAnswer, identificationCaller, type IdentificationDeps, type IdentificationRequest, type RawQuery } from './route.ts';
+import { type IdentificationDeps, type IdentificationRequest, identificationAnswer, identificationCaller, type RawQuery } from './route.ts';
 
 /**
  * Characters for which Express's URL parser (parseurl) leaves its fast path for Node's legacy `url.parse`

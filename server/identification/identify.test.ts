@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CustomerRecord } from '../state/store.ts';
 import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerRecord } from '../state/store.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { COMMENTS, identify, type IdentifyInput } from './identify.ts';
+import { COMMENTS, type IdentifyInput, identify } from './identify.ts';
 import { IdentificationResponse } from './schema.ts';
 
 const customer = CustomerRecord.parse({ ...CustomerSeed.parse(TEST_CUSTOMER), created_at: '2026-01-01T00:00:00Z' });
@@ -10,7 +10,17 @@ const now = new Date('2026-11-01T00:00:00Z');
 const companyNet = { kind: 'company', company_id: '900001', confidence: 'Very High', country: 'United States', state: 'California', city: 'Oakland' };
 
 function run(over: Partial<IdentifyInput>) {
-  const out = identify({ ip: '23.1.2.3', network: companyNet, company: ACME_SOFTWARE, signals: [], customer, settings: { scores: true, segment_names: true }, isBot: false, now, ...over });
+  const out = identify({
+    ip: '23.1.2.3',
+    network: companyNet,
+    company: ACME_SOFTWARE,
+    signals: [],
+    customer,
+    settings: { scores: true, segment_names: true },
+    isBot: false,
+    now,
+    ...over,
+  });
   IdentificationResponse.parse(out); // every field of the spec's tables, with its type
   return out;
 }
@@ -67,7 +77,10 @@ describe('identify', () => {
   });
 
   it('answers No Match with every company variable blank for an unknown or invalid address', () => {
-    for (const over of [{ network: null, company: null }, { ip: null, network: null, company: null }]) {
+    for (const over of [
+      { network: null, company: null },
+      { ip: null, network: null, company: null },
+    ]) {
       const out = run(over);
       expect(out.company.company_match).toBe('No Match');
       expect(out.company.additional_comment).toBe(COMMENTS.noMatch);

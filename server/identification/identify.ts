@@ -4,17 +4,16 @@
  */
 import type { NetworkRecord } from '../../data/build/network-record.ts';
 import type { CompanyRow, Confidence, IntentRow } from '../../data/sources/schema.ts';
+import { orNull } from '../http/null-rule.ts';
 import { companyScores, type PageViewSummary } from '../scoring/model.ts';
 import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
-import { orNull } from '../http/null-rule.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import type { IdentificationResponse, IdentifiedCompany } from './schema.ts';
 
 export const COMMENTS = {
   match: 'A company name or domain match was found for this IP address.',
   noMatch: 'No company name or domain was found for this IP address.',
-  nonActionable: (what: string) =>
-    `No valid B2B use case: the IP address matched ${what}, not a company name or domain.`,
+  nonActionable: (what: string) => `No valid B2B use case: the IP address matched ${what}, not a company name or domain.`,
   botAgent: 'No valid B2B use case: the request came from a bot user agent, not a company name or domain.',
 } as const;
 
@@ -96,7 +95,11 @@ export function identify(input: IdentifyInput): IdentificationResponse {
 }
 
 /** A blank company (null rule): every company variable null; the reason and the network's geoIP kept. */
-function blankCompany(match: IdentifiedCompany['company_match'], comment: string, geo: Pick<IdentifiedCompany, 'geoIP_country' | 'geoIP_state' | 'geoIP_city'>): IdentifiedCompany {
+function blankCompany(
+  match: IdentifiedCompany['company_match'],
+  comment: string,
+  geo: Pick<IdentifiedCompany, 'geoIP_country' | 'geoIP_state' | 'geoIP_city'>,
+): IdentifiedCompany {
   return {
     company_match: match,
     additional_comment: comment,

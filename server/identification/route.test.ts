@@ -13,7 +13,8 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(srv.url + path, { headers: { 'user-agent': BROWSER_UA, ...headers } });
-const asToken = (ip: string, headers: Record<string, string> = {}) => get(`/v3/company/details?ip=${encodeURIComponent(ip)}`, { authorization: `Token ${token}`, ...headers });
+const asToken = (ip: string, headers: Record<string, string> = {}) =>
+  get(`/v3/company/details?ip=${encodeURIComponent(ip)}`, { authorization: `Token ${token}`, ...headers });
 
 describe('GET /v3/company/details in tag mode', () => {
   it('answers an allowed origin with CORS for that origin only', async () => {
@@ -99,13 +100,21 @@ describe('GET /v3/company/details in token mode', () => {
     expect(browser.company.company_match).toBe('Match');
   });
 
-  it('still classifies the caller\'s own User-Agent without ?ip= (the caller is the visitor)', async () => {
-    const res = await get('/v3/company/details', { authorization: `Token ${token}`, 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'x-forwarded-for': IPS.northwind });
+  it("still classifies the caller's own User-Agent without ?ip= (the caller is the visitor)", async () => {
+    const res = await get('/v3/company/details', {
+      authorization: `Token ${token}`,
+      'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)',
+      'x-forwarded-for': IPS.northwind,
+    });
     expect((await res.json()).company.company_match).toBe('Non-actionable Match');
   });
 
-  it('still classifies the page\'s User-Agent in tag mode', async () => {
-    const res = await get('/v3/company/details?tag=acme-tag', { origin: 'http://localhost', 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'x-forwarded-for': IPS.northwind });
+  it("still classifies the page's User-Agent in tag mode", async () => {
+    const res = await get('/v3/company/details?tag=acme-tag', {
+      origin: 'http://localhost',
+      'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)',
+      'x-forwarded-for': IPS.northwind,
+    });
     expect((await res.json()).company.company_match).toBe('Non-actionable Match');
   });
 
@@ -142,7 +151,9 @@ describe('GET /v3/company/details in token mode', () => {
     const other = await startTestServer();
     try {
       const t = (await other.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'x' })).secret;
-      const res = await fetch(other.url + '/v3/company/details', { headers: { authorization: `Token ${t}`, 'x-forwarded-for': IPS.northwind, 'user-agent': BROWSER_UA } });
+      const res = await fetch(other.url + '/v3/company/details', {
+        headers: { authorization: `Token ${t}`, 'x-forwarded-for': IPS.northwind, 'user-agent': BROWSER_UA },
+      });
       expect((await res.json()).company.company_match).toBe('No Match');
     } finally {
       await other.close();
@@ -189,7 +200,7 @@ const CLIENT_USER_AGENTS = [
   'Salesforce',
 ];
 
-describe('server-side lookups (?ip=) do not classify the integrator\'s User-Agent', () => {
+describe("server-side lookups (?ip=) do not classify the integrator's User-Agent", () => {
   it.each(CLIENT_USER_AGENTS)('answers Match for a company IP asked by %s', async (userAgent) => {
     const res = await asToken(IPS.northwind, { 'user-agent': userAgent });
     expect(res.status).toBe(200);
@@ -214,7 +225,7 @@ describe('server-side lookups (?ip=) do not classify the integrator\'s User-Agen
 });
 
 describe('tokens restricted to allowed domains, and packages removed later', () => {
-  it('refuses ?ip= on a domain-restricted token with 403: it answers only for the visitor\'s own address', async () => {
+  it("refuses ?ip= on a domain-restricted token with 403: it answers only for the visitor's own address", async () => {
     const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'page', allowed_domains: ['*.acme.test'] });
     const res = await get(`/v3/company/details?ip=${IPS.northwind}`, { authorization: `Token ${secret}`, origin: 'https://www.acme.test' });
     expect(res.status).toBe(403);
@@ -249,7 +260,10 @@ describe('tokens restricted to allowed domains, and packages removed later', () 
 
 describe('CORS preflight (OPTIONS /v3/company/details)', () => {
   const preflight = (path: string, origin?: string) =>
-    fetch(srv.url + path, { method: 'OPTIONS', headers: { ...(origin ? { origin } : {}), 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+    fetch(srv.url + path, {
+      method: 'OPTIONS',
+      headers: { ...(origin ? { origin } : {}), 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
 
   it('allows an origin of a domain-restricted identification token, with the headers it needs', async () => {
     await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'preflight', allowed_domains: ['app.preflight.test'] });
@@ -265,7 +279,9 @@ describe('CORS preflight (OPTIONS /v3/company/details)', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://www.shop.acme.test');
     // No tag named: an origin some web tag allows.
-    expect((await preflight('/v3/company/details', 'https://www.shop.acme.test')).headers.get('access-control-allow-origin')).toBe('https://www.shop.acme.test');
+    expect((await preflight('/v3/company/details', 'https://www.shop.acme.test')).headers.get('access-control-allow-origin')).toBe(
+      'https://www.shop.acme.test',
+    );
   });
 
   it.each([
@@ -281,7 +297,12 @@ describe('CORS preflight (OPTIONS /v3/company/details)', () => {
   });
 
   it('stops allowing an origin once its token is deactivated', async () => {
-    const { record } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'gone', allowed_domains: ['gone.preflight.test'] });
+    const { record } = await srv.store.createToken({
+      customer_id: 'acme',
+      api_group: 'identification',
+      name: 'gone',
+      allowed_domains: ['gone.preflight.test'],
+    });
     expect((await preflight('/v3/company/details', 'https://gone.preflight.test')).status).toBe(204);
     await srv.store.setTokenStatus(record.id, 'inactive');
     expect((await preflight('/v3/company/details', 'https://gone.preflight.test')).headers.get('access-control-allow-origin')).toBeNull();

@@ -1,17 +1,17 @@
 /** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
 import type { Request, Response, Router } from 'express';
+import { ApiError } from '../../core/error-codes.ts';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import { authenticateTag, authenticateToken, type Caller, type HeaderSource } from '../auth/authenticate.ts';
-import { apiRoute, } from '../http/api-route.ts';
-import type { MeteringSteps } from '../http/pipeline.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { overlayGeo, type GeoIp } from '../geoip/geoip.ts';
-import { ApiError } from '../../core/error-codes.ts';
+import { type GeoIp, overlayGeo } from '../geoip/geoip.ts';
+import { apiRoute } from '../http/api-route.ts';
+import type { MeteringSteps } from '../http/pipeline.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
-import type { PageViewRecorder } from '../visits/recorder.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
+import type { PageViewRecorder } from '../visits/recorder.ts';
 import { isBotAgent } from './bot-agent.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
@@ -97,7 +97,10 @@ function visitorAddress(config: Config, req: IdentificationRequest, caller: Call
     // A token with allowed domains sits in page source: whoever copies it could look up any address
     // and spend the customer's credits, so it answers only for the visitor's own address.
     if (caller.token && caller.token.allowed_domains.length > 0) {
-      throw new ApiError('forbidden', 'this token is restricted to allowed domains and answers only for the visitor\'s own address: ?ip= needs a token without allowed domains');
+      throw new ApiError(
+        'forbidden',
+        "this token is restricted to allowed domains and answers only for the visitor's own address: ?ip= needs a token without allowed domains",
+      );
     }
     return toIPv4(query.ip);
   }
@@ -175,6 +178,7 @@ async function originAllowed(store: AccessRecords, host: string, tagId: string |
     return tag !== null && isHostAllowed(host, tag.allowed_domains);
   }
   const tokens = await store.listTokens();
-  if (tokens.some((t) => t.status === 'active' && t.api_group === 'identification' && t.allowed_domains.length > 0 && isHostAllowed(host, t.allowed_domains))) return true;
+  if (tokens.some((t) => t.status === 'active' && t.api_group === 'identification' && t.allowed_domains.length > 0 && isHostAllowed(host, t.allowed_domains)))
+    return true;
   return (await store.listTags()).some((t) => isHostAllowed(host, t.allowed_domains));
 }

@@ -15,12 +15,45 @@ type Tag<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
 
 /** The tag's SvcCompany keys, in the server's order; the type assertion below proves it is every key. */
 const SVC_COMPANY_KEYS = [
-  'company_match', 'additional_comment', 'companyId', 'name', 'domain', 'industry', 'industry_v2', 'country',
-  'country_iso_code', 'state', 'state_code', 'city', 'address', 'zip', 'phone', 'region', 'employee_count',
-  'employee_range', 'annual_revenue', 'revenue_range', 'sic', 'sic_description', 'naics', 'naics_description',
-  'is_blacklisted', 'is_svcqa', 'geoIP_country', 'geoIP_state', 'geoIP_city',
+  'company_match',
+  'additional_comment',
+  'companyId',
+  'name',
+  'domain',
+  'industry',
+  'industry_v2',
+  'country',
+  'country_iso_code',
+  'state',
+  'state_code',
+  'city',
+  'address',
+  'zip',
+  'phone',
+  'region',
+  'employee_count',
+  'employee_range',
+  'annual_revenue',
+  'revenue_range',
+  'sic',
+  'sic_description',
+  'naics',
+  'naics_description',
+  'is_blacklisted',
+  'is_svcqa',
+  'geoIP_country',
+  'geoIP_state',
+  'geoIP_city',
 ] as const satisfies readonly (keyof SvcCompany)[];
-const SVC_SCORE_KEYS = ['is_svcqa', 'product', 'product_display_name', 'intent_score', 'buying_stage', 'profile_score', 'profile_fit'] as const satisfies readonly (keyof SvcScore)[];
+const SVC_SCORE_KEYS = [
+  'is_svcqa',
+  'product',
+  'product_display_name',
+  'intent_score',
+  'buying_stage',
+  'profile_score',
+  'profile_fit',
+] as const satisfies readonly (keyof SvcScore)[];
 const SVC_SEGMENTS_KEYS = ['ids', 'names', 'list'] as const satisfies readonly (keyof SvcSegments)[];
 const SVC_DATA_KEYS = ['company', 'scores', 'segments', 'confidence'] as const satisfies readonly (keyof SvcData)[];
 
@@ -44,7 +77,7 @@ describe('tag/src/types.ts and the server response schema', () => {
     expect(Object.keys(IdentificationResponse.shape)).toEqual([...SVC_DATA_KEYS]);
   });
 
-  it('share the vocabulary: the tag\'s label types are the vocabulary module\'s lists', () => {
+  it("share the vocabulary: the tag's label types are the vocabulary module's lists", () => {
     expectTypeOf<Confidence>().toEqualTypeOf<(typeof CONFIDENCES)[number]>();
     expectTypeOf<CompanyMatch>().toEqualTypeOf<(typeof COMPANY_MATCHES)[number]>();
     expectTypeOf<BuyingStage>().toEqualTypeOf<(typeof BUYING_STAGES)[number]>();

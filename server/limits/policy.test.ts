@@ -3,7 +3,8 @@ import type { Caller } from '../auth/authenticate.ts';
 import type { TagRecord } from '../state/store.ts';
 import { limitKeys } from './policy.ts';
 
-const tag = (over: Partial<TagRecord>): Caller => ({ token: null, tag: { tag_id: 't1', rate_limit: 6000, visitor_rate_limit: 300, ...over } as TagRecord }) as Caller;
+const tag = (over: Partial<TagRecord>): Caller =>
+  ({ token: null, tag: { tag_id: 't1', rate_limit: 6000, visitor_rate_limit: 300, ...over } as TagRecord }) as Caller;
 
 describe('limitKeys', () => {
   it("uses the tag's own limits: per visitor first (reported in headers), then the whole tag", () => {

@@ -66,6 +66,9 @@ export function mountHealth(router: Router, deps: HealthDeps): void {
     const r = await readiness(deps);
     res.set('Cache-Control', 'no-store');
     if (r.ready) res.json({ status: 'ok', checks: r.checks });
-    else res.status(503).json({ status: 'error', message: `not ready: ${r.reason}`, code: 'unavailable', checks: r.checks } satisfies ErrorBody & { checks: Readiness['checks'] });
+    else
+      res.status(503).json({ status: 'error', message: `not ready: ${r.reason}`, code: 'unavailable', checks: r.checks } satisfies ErrorBody & {
+        checks: Readiness['checks'];
+      });
   });
 }

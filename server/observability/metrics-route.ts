@@ -11,9 +11,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import client from 'prom-client';
+import { ApiError, type ErrorBody } from '../../core/error-codes.ts';
 import type { AdminAuth } from '../admin/credentials.ts';
 import { adminCredentialThrottle, type FailureThrottle } from '../admin/throttle.ts';
-import { ApiError, type ErrorBody } from '../../core/error-codes.ts';
 import { registry } from './metrics.ts';
 
 const ASK = 'svc:metrics?';
@@ -78,13 +78,17 @@ export function mountMetrics(router: Router, adminAuth: AdminAuth, throttle: Fai
     const address = req.ip ?? req.socket.remoteAddress ?? '';
     const wait = throttle.blockedFor(address, Date.now());
     if (wait > 0) {
-      throw new ApiError('rate_limited', 'metrics: too many failed credentials from this address, try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
+      throw new ApiError('rate_limited', 'metrics: too many failed credentials from this address, try again later', {
+        'Retry-After': String(Math.ceil(wait / 1000)),
+      });
     }
     const presented = req.get('authorization');
     const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
     if (!m || !adminAuth.verify(m[1])) {
       if (presented) throttle.recordFailure(address, Date.now());
-      throw new ApiError('unauthenticated', 'metrics: send "Authorization: Bearer <admin token>", or scrape the SVC_METRICS_PORT port', { 'WWW-Authenticate': 'Bearer' });
+      throw new ApiError('unauthenticated', 'metrics: send "Authorization: Bearer <admin token>", or scrape the SVC_METRICS_PORT port', {
+        'WWW-Authenticate': 'Bearer',
+      });
     }
     res.type(registry.contentType).send(await metricsText());
   });
@@ -94,12 +98,17 @@ export function mountMetrics(router: Router, adminAuth: AdminAuth, throttle: Fai
 export async function startMetricsServer(port: number, host: string, text: () => Promise<string> = metricsText): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', message: 'only GET /metrics here', code: 'not_found' } satisfies ErrorBody));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'error', message: 'only GET /metrics here', code: 'not_found' } satisfies ErrorBody));
       return;
     }
     text().then(
       (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-      (e: Error) => res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', message: `metrics unavailable: ${e.message}`, code: 'unavailable' } satisfies ErrorBody)),
+      (e: Error) =>
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: 'error', message: `metrics unavailable: ${e.message}`, code: 'unavailable' } satisfies ErrorBody)),
     );
   });
   await new Promise<void>((resolve, reject) => {

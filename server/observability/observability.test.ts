@@ -21,7 +21,11 @@ const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, l
 beforeAll(async () => {
   const sink = new PassThrough();
   sink.on('data', (d: Buffer) => (logged += d.toString()));
-  srv = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback', SVC_METRICS_PORT: '0' }, people: FIXTURE_PEOPLE, log: createLogger('info', { destination: sink }) });
+  srv = await startTestServer({
+    env: { SVC_TRUST_PROXY: 'loopback', SVC_METRICS_PORT: '0' },
+    people: FIXTURE_PEOPLE,
+    log: createLogger('info', { destination: sink }),
+  });
   // Tokens are created the way an operator does: through the admin API.
   const create = async (api_group: string) => {
     const res = await fetch(`${srv.url}/admin/api/tokens`, {
@@ -48,7 +52,9 @@ const settle = () => new Promise((r) => setTimeout(r, 50));
 
 describe('request log', () => {
   it('writes one JSON line per request with id, method, route, status, duration, customer and credits', async () => {
-    const res = await fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { headers: { 'user-agent': BROWSER_UA, authorization: `Token ${idToken}`, 'x-request-id': 'crm-call-42' } });
+    const res = await fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, {
+      headers: { 'user-agent': BROWSER_UA, authorization: `Token ${idToken}`, 'x-request-id': 'crm-call-42' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('crm-call-42');
     await settle();
@@ -65,7 +71,9 @@ describe('request log', () => {
   });
 
   it('generates a request id when none (or an unsafe one) is sent, and logs routes by pattern', async () => {
-    const res = await fetch(`${srv.url}/admin/api/customers/acme`, { headers: { ...CURL, authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-request-id': 'bad id "forged": true' } });
+    const res = await fetch(`${srv.url}/admin/api/customers/acme`, {
+      headers: { ...CURL, authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-request-id': 'bad id "forged": true' },
+    });
     const id = res.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await settle();
@@ -150,7 +158,12 @@ describe('when the state store fails', () => {
     expect([401, 503]).toContain(res.status);
     const ready = await fetch(`${srv.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 'error', message: expect.stringMatching(/^not ready: state store: unreachable/), code: 'unavailable', checks: { data: 'ok' } });
+    expect(await ready.json()).toMatchObject({
+      status: 'error',
+      message: expect.stringMatching(/^not ready: state store: unreachable/),
+      code: 'unavailable',
+      checks: { data: 'ok' },
+    });
     expect(await errors()).toBeGreaterThan(before);
   });
 });

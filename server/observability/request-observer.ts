@@ -9,9 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../http/logger.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import { mask } from '../http/log-mask.ts';
+import type { Logger } from '../http/logger.ts';
 import { httpDuration, httpRequests, rateLimitRefusals } from './metrics.ts';
 import { factsOf } from './request-facts.ts';
 
@@ -27,7 +27,11 @@ export function requestId(given: string | string[] | undefined): string {
  * leaves `req.route` on a matched request; `fastRoute` names the fast lane's routes; the rest is `static`
  * (files) or `unmatched` (404s), never the raw path (which would be unbounded).
  */
-export function routeLabel(req: IncomingMessage & { route?: { path?: unknown }; baseUrl?: string; [ROUTE_BASE]?: string }, status: number, fastRoute: string | undefined): string {
+export function routeLabel(
+  req: IncomingMessage & { route?: { path?: unknown }; baseUrl?: string; [ROUTE_BASE]?: string },
+  status: number,
+  fastRoute: string | undefined,
+): string {
   if (fastRoute) return fastRoute;
   const path = req.route?.path;
   if (typeof path === 'string') return (req[ROUTE_BASE] ?? req.baseUrl ?? '') + path;

@@ -11,7 +11,7 @@
  *   - `lenient` (no `--errors`): requests the document forbids, forwarded anyway. Each must show a
  *     request violation (the document declares the rule the server enforced) and no response violation.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -170,10 +170,16 @@ async function sendHead(r: { name: string; route: string; path: string; headers:
   const res = await fetch(srv.url + r.path, { method: 'HEAD', headers: { 'user-agent': BROWSER_UA, ...r.headers } });
   const label = `HEAD ${r.path} (${r.name}) → ${res.status}`;
   if (res.status !== r.status) problems.push(`${label}: expected ${r.status}`);
-  const response = (DOC.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { $ref?: string; required?: boolean }>; content?: unknown }> }>>)[r.route]?.head?.responses[String(res.status)];
+  const response = (
+    DOC.paths as Record<
+      string,
+      Record<string, { responses: Record<string, { headers?: Record<string, { $ref?: string; required?: boolean }>; content?: unknown }> }>
+    >
+  )[r.route]?.head?.responses[String(res.status)];
   if (!response) return void problems.push(`${label}: the document lists no such answer to HEAD`);
   if (response.content) problems.push(`${label}: the document gives HEAD a body`);
-  for (const [name, h] of Object.entries(response.headers ?? {})) if (h.required && !res.headers.has(name)) problems.push(`${label}: required header ${name} missing`);
+  for (const [name, h] of Object.entries(response.headers ?? {}))
+    if (h.required && !res.headers.has(name)) problems.push(`${label}: required header ${name} missing`);
   if ((await res.text()) !== '') problems.push(`${label}: HEAD answered a body`);
 }
 
@@ -199,28 +205,83 @@ describe('real requests through Prism against the document', () => {
     const D = '/v3/company/details';
     await send({ name: 'token mode, Match', method: 'GET', path: `${D}?ip=${IPS.northwind}`, headers: token('identification'), status: 200 });
     await send({ name: 'token mode, No Match', method: 'GET', path: `${D}?ip=${IPS.nowhere}`, headers: token('identification'), status: 200 });
-    await send({ name: 'visitor user agent of a bot', method: 'GET', path: `${D}?ip=${IPS.northwind}`, headers: { ...token('identification'), 'x-svc-visitor-user-agent': BOT_UA }, status: 200 });
-    await send({ name: 'partner on its own behalf', method: 'GET', path: `${D}?ip=${IPS.bluepeak}`, headers: { ...token('identification'), 'x-svc-customid': `acme-${tokens.identification}` }, status: 200 });
+    await send({
+      name: 'visitor user agent of a bot',
+      method: 'GET',
+      path: `${D}?ip=${IPS.northwind}`,
+      headers: { ...token('identification'), 'x-svc-visitor-user-agent': BOT_UA },
+      status: 200,
+    });
+    await send({
+      name: 'partner on its own behalf',
+      method: 'GET',
+      path: `${D}?ip=${IPS.bluepeak}`,
+      headers: { ...token('identification'), 'x-svc-customid': `acme-${tokens.identification}` },
+      status: 200,
+    });
     await send({ name: 'tag mode', method: 'GET', path: `${D}?tag=acme-tag`, headers: { origin: PAGE, 'x-forwarded-for': IPS.northwind }, status: 200 });
     await send({ name: 'usage of an identification token', method: 'GET', path: '/v3/usage', headers: token('identification'), status: 200 });
     await send({ name: 'usage of a free group', method: 'GET', path: '/v3/usage', headers: token('lead-scoring'), status: 200 });
     await send({ name: 'usage with an unknown token', method: 'GET', path: '/v3/usage', headers: { authorization: `Token ${'x'.repeat(40)}` }, status: 401 });
     await sendHead({ name: 'HEAD, never charged', route: D, path: `${D}?ip=${IPS.northwind}`, headers: token('identification'), status: 200 });
-    await sendHead({ name: 'HEAD, unknown token', route: D, path: `${D}?ip=${IPS.northwind}`, headers: { authorization: `Token ${'x'.repeat(40)}` }, status: 401 });
+    await sendHead({
+      name: 'HEAD, unknown token',
+      route: D,
+      path: `${D}?ip=${IPS.northwind}`,
+      headers: { authorization: `Token ${'x'.repeat(40)}` },
+      status: 401,
+    });
     await send({ name: 'unknown token', method: 'GET', path: `${D}?ip=${IPS.northwind}`, headers: { authorization: `Token ${'x'.repeat(40)}` }, status: 401 });
     await send({ name: 'unknown tag', method: 'GET', path: `${D}?tag=no-such-tag`, headers: { origin: PAGE }, status: 401 });
     await send({ name: 'token of another API group', method: 'GET', path: `${D}?ip=${IPS.northwind}`, headers: token('lead-scoring'), status: 403 });
     await send({ name: 'tag from a foreign page', method: 'GET', path: `${D}?tag=acme-tag`, headers: { origin: FOREIGN }, status: 403 });
-    await send({ name: 'domain-restricted token naming an address', method: 'GET', path: `${D}?ip=${IPS.northwind}`, headers: { ...token('restricted'), origin: PAGE }, status: 403 });
-    await send({ name: 'preflight from an allowed page', method: 'OPTIONS', path: D, headers: { origin: PAGE, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, status: 204 });
-    await send({ name: 'preflight from a foreign page', method: 'OPTIONS', path: D, headers: { origin: FOREIGN, 'access-control-request-method': 'GET' }, status: 403 });
+    await send({
+      name: 'domain-restricted token naming an address',
+      method: 'GET',
+      path: `${D}?ip=${IPS.northwind}`,
+      headers: { ...token('restricted'), origin: PAGE },
+      status: 403,
+    });
+    await send({
+      name: 'preflight from an allowed page',
+      method: 'OPTIONS',
+      path: D,
+      headers: { origin: PAGE, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      status: 204,
+    });
+    await send({
+      name: 'preflight from a foreign page',
+      method: 'OPTIONS',
+      path: D,
+      headers: { origin: FOREIGN, 'access-control-request-method': 'GET' },
+      status: 403,
+    });
     await send({ name: 'no credential', method: 'GET', path: D, status: 401, forbidden: true });
-    await send({ name: 'repeated ?ip=', method: 'GET', path: `${D}?ip=${IPS.northwind}&ip=${IPS.bluepeak}`, headers: token('identification'), status: 400, forbidden: true });
+    await send({
+      name: 'repeated ?ip=',
+      method: 'GET',
+      path: `${D}?ip=${IPS.northwind}&ip=${IPS.bluepeak}`,
+      headers: token('identification'),
+      status: 400,
+      forbidden: true,
+    });
     await send({ name: 'over-long ?ip=', method: 'GET', path: `${D}?ip=${'1'.repeat(65)}`, headers: token('identification'), status: 422, forbidden: true });
 
     // 402 and 429 on a customer of their own: no credits, and a token allowed one request a minute.
-    await send({ name: 'customer without credits', method: 'POST', path: '/admin/api/customers', ...adminJson({ id: 'broke', name: 'Broke Ltd', packages: ['platform'] }), status: 201 });
-    const created = await send({ name: 'its token, one request a minute', method: 'POST', path: '/admin/api/tokens', ...adminJson({ customer_id: 'broke', api_group: 'identification', name: 'crm', rate_limit: 1 }), status: 201 });
+    await send({
+      name: 'customer without credits',
+      method: 'POST',
+      path: '/admin/api/customers',
+      ...adminJson({ id: 'broke', name: 'Broke Ltd', packages: ['platform'] }),
+      status: 201,
+    });
+    const created = await send({
+      name: 'its token, one request a minute',
+      method: 'POST',
+      path: '/admin/api/tokens',
+      ...adminJson({ customer_id: 'broke', api_group: 'identification', name: 'crm', rate_limit: 1 }),
+      status: 201,
+    });
     const broke = { authorization: `Token ${(created.body as { token: string }).token}` };
     await send({ name: 'quota exhausted', method: 'GET', path: `${D}?ip=${IPS.northwind}`, headers: broke, status: 402 });
     await send({ name: 'rate limited', method: 'GET', path: `${D}?ip=${IPS.northwind}`, headers: broke, status: 429 });
@@ -243,7 +304,15 @@ describe('real requests through Prism against the document', () => {
       await send({ name: 'multipart', method: 'POST', path, headers: token(group), ...multipart(fields), status: 200 });
     }
     const post = (name: string, path: string, group: string, fields: Record<string, string>, status: number, forbidden?: true) =>
-      send({ name, method: 'POST', path, headers: { ...token(group), ...form(fields).headers }, body: form(fields).body, status, ...(forbidden ? { forbidden } : {}) });
+      send({
+        name,
+        method: 'POST',
+        path,
+        headers: { ...token(group), ...form(fields).headers },
+        body: form(fields).body,
+        status,
+        ...(forbidden ? { forbidden } : {}),
+      });
     await post('v3 by domain, unknown', '/v1/enrichment/company', 'company-firmographics', { domain: 'unknown.example' }, 404);
     await post('v2, unknown', '/v2/people/enrichment', 'company-firmographics', { email: 'nobody@unknown.example' }, 404);
     await post('combined, unknown', '/v2/people/full', 'lead-scoring-firmographics', { email: 'nobody@unknown.example', country: 'Germany' }, 404);
@@ -252,33 +321,109 @@ describe('real requests through Prism against the document', () => {
     await post('search, unknown domain', '/v2/search/people', 'people-search', { domain: 'unknown.example' }, 404);
     await post('search, page size 0', '/v2/search/people', 'people-search', { domain: 'northwind.example', page_size: '0' }, 422);
     await post('token of another API group', '/v1/enrichment/company', 'lead-scoring', { email }, 403);
-    await send({ name: 'unknown token', method: 'POST', path: '/v2/people/full', headers: { authorization: `Token ${'y'.repeat(40)}`, ...FORM }, body: `email=${encodeURIComponent(email)}`, status: 401 });
+    await send({
+      name: 'unknown token',
+      method: 'POST',
+      path: '/v2/people/full',
+      headers: { authorization: `Token ${'y'.repeat(40)}`, ...FORM },
+      body: `email=${encodeURIComponent(email)}`,
+      status: 401,
+    });
     await post('body over 16 KB (an unknown field)', '/v1/enrichment/company', 'company-firmographics', { email, note: 'n'.repeat(20_000) }, 413);
     await send({ name: 'no credential', method: 'POST', path: '/v1/enrichment/company', ...form({ email }), status: 401, forbidden: true });
     await post('blank email', '/v2/people/enrichment', 'company-firmographics', { email: ' ' }, 400, true);
     await post('scoring without country', '/v2/people/score', 'lead-scoring', { email }, 400, true);
     await post('over-long email', '/v1/enrichment/company', 'company-firmographics', { email: `${'x'.repeat(300)}@example.com` }, 422, true);
     await send({ name: 'no body', method: 'POST', path: '/v2/people/full', headers: token('lead-scoring-firmographics'), status: 400, forbidden: true });
-    await send({ name: 'text/plain body', method: 'POST', path: '/v1/enrichment/company', headers: { ...token('company-firmographics'), 'content-type': 'text/plain' }, body: `email=${email}`, status: 415, forbidden: true });
+    await send({
+      name: 'text/plain body',
+      method: 'POST',
+      path: '/v1/enrichment/company',
+      headers: { ...token('company-firmographics'), 'content-type': 'text/plain' },
+      body: `email=${email}`,
+      status: 415,
+      forbidden: true,
+    });
 
     // 402: a customer with a package but no enrichment credits.
-    const created = await send({ name: 'token of the customer without credits', method: 'POST', path: '/admin/api/tokens', ...adminJson({ customer_id: 'broke', api_group: 'company-firmographics', name: 'crm' }), status: 201 });
-    await send({ name: 'quota exhausted', method: 'POST', path: '/v1/enrichment/company', headers: { authorization: `Token ${(created.body as { token: string }).token}`, ...FORM }, body: `email=${encodeURIComponent(email)}`, status: 402 });
+    const created = await send({
+      name: 'token of the customer without credits',
+      method: 'POST',
+      path: '/admin/api/tokens',
+      ...adminJson({ customer_id: 'broke', api_group: 'company-firmographics', name: 'crm' }),
+      status: 201,
+    });
+    await send({
+      name: 'quota exhausted',
+      method: 'POST',
+      path: '/v1/enrichment/company',
+      headers: { authorization: `Token ${(created.body as { token: string }).token}`, ...FORM },
+      body: `email=${encodeURIComponent(email)}`,
+      status: 402,
+    });
     expectNoProblems();
   });
 
   it('web tag: beacons, preflights, bundles', async () => {
     const beacon = JSON.stringify({ type: 'pageview', path: '/pricing?utm_source=x', referrer: 'news.example', session: 'sess-0123456789' });
     const E = '/v1/events?tag=acme-tag';
-    await send({ name: 'beacon (text/plain)', method: 'POST', path: E, headers: { origin: PAGE, 'content-type': 'text/plain;charset=UTF-8', 'x-forwarded-for': IPS.northwind }, body: beacon, status: 204 });
+    await send({
+      name: 'beacon (text/plain)',
+      method: 'POST',
+      path: E,
+      headers: { origin: PAGE, 'content-type': 'text/plain;charset=UTF-8', 'x-forwarded-for': IPS.northwind },
+      body: beacon,
+      status: 204,
+    });
     await send({ name: 'JSON sender', method: 'POST', path: E, headers: { origin: PAGE, 'content-type': 'application/json' }, body: beacon, status: 204 });
-    await send({ name: 'not a page view', method: 'POST', path: E, headers: { origin: PAGE, 'content-type': 'text/plain' }, body: '{"type":"click"}', status: 400 });
-    await send({ name: 'beacon over 4 KB', method: 'POST', path: E, headers: { origin: PAGE, 'content-type': 'text/plain' }, body: 'x'.repeat(5000), status: 413 });
-    await send({ name: 'unknown tag', method: 'POST', path: '/v1/events?tag=no-such-tag', headers: { origin: PAGE, 'content-type': 'text/plain' }, body: beacon, status: 401 });
+    await send({
+      name: 'not a page view',
+      method: 'POST',
+      path: E,
+      headers: { origin: PAGE, 'content-type': 'text/plain' },
+      body: '{"type":"click"}',
+      status: 400,
+    });
+    await send({
+      name: 'beacon over 4 KB',
+      method: 'POST',
+      path: E,
+      headers: { origin: PAGE, 'content-type': 'text/plain' },
+      body: 'x'.repeat(5000),
+      status: 413,
+    });
+    await send({
+      name: 'unknown tag',
+      method: 'POST',
+      path: '/v1/events?tag=no-such-tag',
+      headers: { origin: PAGE, 'content-type': 'text/plain' },
+      body: beacon,
+      status: 401,
+    });
     await send({ name: 'foreign page', method: 'POST', path: E, headers: { origin: FOREIGN, 'content-type': 'text/plain' }, body: beacon, status: 403 });
-    await send({ name: 'preflight of a JSON sender', method: 'OPTIONS', path: E, headers: { origin: PAGE, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' }, status: 204 });
-    await send({ name: 'preflight from a foreign page', method: 'OPTIONS', path: E, headers: { origin: FOREIGN, 'access-control-request-method': 'POST' }, status: 403 });
-    await send({ name: 'no tag', method: 'POST', path: '/v1/events', headers: { origin: PAGE, 'content-type': 'text/plain' }, body: beacon, status: 401, forbidden: true });
+    await send({
+      name: 'preflight of a JSON sender',
+      method: 'OPTIONS',
+      path: E,
+      headers: { origin: PAGE, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      status: 204,
+    });
+    await send({
+      name: 'preflight from a foreign page',
+      method: 'OPTIONS',
+      path: E,
+      headers: { origin: FOREIGN, 'access-control-request-method': 'POST' },
+      status: 403,
+    });
+    await send({
+      name: 'no tag',
+      method: 'POST',
+      path: '/v1/events',
+      headers: { origin: PAGE, 'content-type': 'text/plain' },
+      body: beacon,
+      status: 401,
+      forbidden: true,
+    });
 
     // Built or not (npm run build:tag), both answers are documented; identity: Prism's fetch would unzip a gzip body.
     const plain = { 'accept-encoding': 'identity' };
@@ -291,8 +436,17 @@ describe('real requests through Prism against the document', () => {
 
   it('admin API: reads and writes, body-less token actions, refusals', async () => {
     await send({ name: 'customers', method: 'GET', path: '/admin/api/customers', headers: admin, status: 200 });
-    const beta = await send({ name: 'create with advanced: Lead Scoring token', method: 'POST', path: '/admin/api/customers', ...adminJson({ id: 'beta', name: 'Beta Ltd', packages: ['platform', 'advanced'] }), status: 201 });
-    expect((beta.body as { lead_scoring_token: { id: string; token: string } }).lead_scoring_token).toEqual({ id: expect.any(String), token: expect.stringMatching(/^[A-Za-z0-9]{40}$/) });
+    const beta = await send({
+      name: 'create with advanced: Lead Scoring token',
+      method: 'POST',
+      path: '/admin/api/customers',
+      ...adminJson({ id: 'beta', name: 'Beta Ltd', packages: ['platform', 'advanced'] }),
+      status: 201,
+    });
+    expect((beta.body as { lead_scoring_token: { id: string; token: string } }).lead_scoring_token).toEqual({
+      id: expect.any(String),
+      token: expect.stringMatching(/^[A-Za-z0-9]{40}$/),
+    });
     await send({ name: 'create again', method: 'POST', path: '/admin/api/customers', ...adminJson({ id: 'beta', name: 'Beta Ltd' }), status: 409 });
     await send({ name: 'a customer', method: 'GET', path: '/admin/api/customers/acme', headers: admin, status: 200 });
     await send({ name: 'unknown customer', method: 'GET', path: '/admin/api/customers/nope', headers: admin, status: 404 });
@@ -305,17 +459,48 @@ describe('real requests through Prism against the document', () => {
     await send({ name: 'tag sightings', method: 'GET', path: '/admin/api/customers/acme/tag-sightings', headers: admin, status: 200 });
 
     await send({ name: 'tokens', method: 'GET', path: '/admin/api/tokens?customer=acme', headers: admin, status: 200 });
-    const created = await send({ name: 'create a token', method: 'POST', path: '/admin/api/tokens', ...adminJson({ customer_id: 'acme', api_group: 'identification', name: 'contract test', scores: true }), status: 201 });
+    const created = await send({
+      name: 'create a token',
+      method: 'POST',
+      path: '/admin/api/tokens',
+      ...adminJson({ customer_id: 'acme', api_group: 'identification', name: 'contract test', scores: true }),
+      status: 201,
+    });
     const { id, token: secret } = created.body as { id: string; token: string };
-    await send({ name: 'a package not bought', method: 'POST', path: '/admin/api/tokens', ...adminJson({ customer_id: 'beta', api_group: 'people-search', name: 'x' }), status: 403 });
-    await send({ name: 'unknown customer', method: 'POST', path: '/admin/api/tokens', ...adminJson({ customer_id: 'nope', api_group: 'identification', name: 'x' }), status: 404 });
+    await send({
+      name: 'a package not bought',
+      method: 'POST',
+      path: '/admin/api/tokens',
+      ...adminJson({ customer_id: 'beta', api_group: 'people-search', name: 'x' }),
+      status: 403,
+    });
+    await send({
+      name: 'unknown customer',
+      method: 'POST',
+      path: '/admin/api/tokens',
+      ...adminJson({ customer_id: 'nope', api_group: 'identification', name: 'x' }),
+      status: 404,
+    });
     await send({ name: 'a token', method: 'GET', path: `/admin/api/tokens/${id}`, headers: admin, status: 200 });
     await send({ name: 'unknown token', method: 'GET', path: '/admin/api/tokens/tok_nope', headers: admin, status: 404 });
     // The token actions take no body: sent as curl and python-requests send them, with and without a type.
-    const lookup = () => send({ name: 'lookup with the token', method: 'GET', path: `/v3/company/details?ip=${IPS.northwind}`, headers: { authorization: `Token ${secret}` }, status: [200, 401] });
+    const lookup = () =>
+      send({
+        name: 'lookup with the token',
+        method: 'GET',
+        path: `/v3/company/details?ip=${IPS.northwind}`,
+        headers: { authorization: `Token ${secret}` },
+        status: [200, 401],
+      });
     await send({ name: 'deactivate, no body, no type', method: 'POST', path: `/admin/api/tokens/${id}/deactivate`, headers: admin, status: 200 });
     expect((await lookup()).status, 'a deactivated token answers 401').toBe(401);
-    await send({ name: 'activate, no body, JSON type', method: 'POST', path: `/admin/api/tokens/${id}/activate`, headers: { ...admin, 'content-type': 'application/json' }, status: 200 });
+    await send({
+      name: 'activate, no body, JSON type',
+      method: 'POST',
+      path: `/admin/api/tokens/${id}/activate`,
+      headers: { ...admin, 'content-type': 'application/json' },
+      status: 200,
+    });
     expect((await lookup()).status, 'an active token answers').toBe(200);
     const rotated = await send({ name: 'rotate, no body', method: 'POST', path: `/admin/api/tokens/${id}/rotate`, headers: admin, status: 200 });
     expect((rotated.body as { token?: string }).token).toMatch(/^[A-Za-z0-9]{40}$/);
@@ -323,26 +508,84 @@ describe('real requests through Prism against the document', () => {
     await send({ name: 'delete the token', method: 'DELETE', path: `/admin/api/tokens/${id}`, headers: admin, status: 204 });
 
     await send({ name: 'tags', method: 'GET', path: '/admin/api/tags?customer=acme', headers: admin, status: 200 });
-    await send({ name: 'create a tag', method: 'POST', path: '/admin/api/tags', ...adminJson({ customer_id: 'acme', tag_id: 'contract-tag', allowed_domains: ['docs.example'] }), status: 201 });
-    await send({ name: 'create it again', method: 'POST', path: '/admin/api/tags', ...adminJson({ customer_id: 'acme', tag_id: 'contract-tag', allowed_domains: ['docs.example'] }), status: 409 });
+    await send({
+      name: 'create a tag',
+      method: 'POST',
+      path: '/admin/api/tags',
+      ...adminJson({ customer_id: 'acme', tag_id: 'contract-tag', allowed_domains: ['docs.example'] }),
+      status: 201,
+    });
+    await send({
+      name: 'create it again',
+      method: 'POST',
+      path: '/admin/api/tags',
+      ...adminJson({ customer_id: 'acme', tag_id: 'contract-tag', allowed_domains: ['docs.example'] }),
+      status: 409,
+    });
     await send({ name: 'a tag', method: 'GET', path: '/admin/api/tags/contract-tag', headers: admin, status: 200 });
-    await send({ name: 'change a tag', method: 'PATCH', path: '/admin/api/tags/contract-tag', ...adminJson({ scores: true, visitor_rate_limit: 50 }), status: 200 });
-    await send({ name: "replace a tag's settings", method: 'PATCH', path: '/admin/api/tags/contract-tag/settings', ...adminJson({ min_confidence: 'High', features: { debug: false } }), status: 200 });
+    await send({
+      name: 'change a tag',
+      method: 'PATCH',
+      path: '/admin/api/tags/contract-tag',
+      ...adminJson({ scores: true, visitor_rate_limit: 50 }),
+      status: 200,
+    });
+    await send({
+      name: "replace a tag's settings",
+      method: 'PATCH',
+      path: '/admin/api/tags/contract-tag/settings',
+      ...adminJson({ min_confidence: 'High', features: { debug: false } }),
+      status: 200,
+    });
     await send({ name: 'settings of an unknown tag', method: 'PATCH', path: '/admin/api/tags/nope-tag/settings', ...adminJson({}), status: 404 });
 
-    const hook = await send({ name: 'register a webhook', method: 'POST', path: '/admin/api/customers/acme/webhooks', ...adminJson({ url: 'http://127.0.0.1:9/hook', events: ['account.visited'] }), status: 201 });
+    const hook = await send({
+      name: 'register a webhook',
+      method: 'POST',
+      path: '/admin/api/customers/acme/webhooks',
+      ...adminJson({ url: 'http://127.0.0.1:9/hook', events: ['account.visited'] }),
+      status: 201,
+    });
     const webhookId = (hook.body as { id: string }).id;
     await send({ name: 'webhooks', method: 'GET', path: '/admin/api/customers/acme/webhooks', headers: admin, status: 200 });
     await send({ name: 'a webhook', method: 'GET', path: `/admin/api/customers/acme/webhooks/${webhookId}`, headers: admin, status: 200 });
-    await send({ name: 'its deliveries', method: 'GET', path: `/admin/api/customers/acme/webhooks/${webhookId}/deliveries?limit=10`, headers: admin, status: 200 });
+    await send({
+      name: 'its deliveries',
+      method: 'GET',
+      path: `/admin/api/customers/acme/webhooks/${webhookId}/deliveries?limit=10`,
+      headers: admin,
+      status: 200,
+    });
     await send({ name: 'remove it', method: 'DELETE', path: `/admin/api/customers/acme/webhooks/${webhookId}`, headers: admin, status: 204 });
     await send({ name: 'removed', method: 'GET', path: `/admin/api/customers/acme/webhooks/${webhookId}`, headers: admin, status: 404 });
 
     const tag = adminJson({ customer_id: 'acme', allowed_domains: ['docs.example'] });
-    await send({ name: 'cross-origin write', method: 'POST', path: '/admin/api/tags', headers: { ...tag.headers, origin: FOREIGN }, body: tag.body, status: 403 });
+    await send({
+      name: 'cross-origin write',
+      method: 'POST',
+      path: '/admin/api/tags',
+      headers: { ...tag.headers, origin: FOREIGN },
+      body: tag.body,
+      status: 403,
+    });
     await send({ name: 'no credential', method: 'GET', path: '/admin/api/customers', status: 401, forbidden: true });
-    await send({ name: 'a body that is not JSON', method: 'POST', path: '/admin/api/tokens', headers: { ...admin, 'content-type': 'text/plain' }, body: 'x', status: 415, forbidden: true });
-    await send({ name: 'a token without its group', method: 'POST', path: '/admin/api/tokens', ...adminJson({ customer_id: 'acme', name: 'x' }), status: 422, forbidden: true });
+    await send({
+      name: 'a body that is not JSON',
+      method: 'POST',
+      path: '/admin/api/tokens',
+      headers: { ...admin, 'content-type': 'text/plain' },
+      body: 'x',
+      status: 415,
+      forbidden: true,
+    });
+    await send({
+      name: 'a token without its group',
+      method: 'POST',
+      path: '/admin/api/tokens',
+      ...adminJson({ customer_id: 'acme', name: 'x' }),
+      status: 422,
+      forbidden: true,
+    });
     expectNoProblems();
   });
 
@@ -356,7 +599,8 @@ describe('real requests through Prism against the document', () => {
     // Last: ten wrong admin credentials block this address (the server sees Prism's) for a minute.
     const wrong = { authorization: 'Bearer wrong-admin-token' };
     await send({ name: 'wrong metrics credential', method: 'GET', path: '/metrics', headers: wrong, status: 401 });
-    for (let i = 0; i < 9; i++) await send({ name: `wrong admin credential ${i + 1}`, method: 'GET', path: '/admin/api/customers', headers: wrong, status: 401 });
+    for (let i = 0; i < 9; i++)
+      await send({ name: `wrong admin credential ${i + 1}`, method: 'GET', path: '/admin/api/customers', headers: wrong, status: 401 });
     await send({ name: 'throttled', method: 'GET', path: '/admin/api/customers', headers: admin, status: 429 });
     await send({ name: 'throttled metrics', method: 'GET', path: '/metrics', headers: admin, status: 429 });
     expectNoProblems();

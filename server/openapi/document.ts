@@ -7,9 +7,9 @@
  * through Stoplight Prism against it — so it cannot drift from the code.
  */
 import { z } from 'zod';
-import { UsageResponse } from '../credits/usage-route.ts';
 import { ALSO_STATUS, ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
 import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import { UsageResponse } from '../credits/usage-route.ts';
 import {
   CombinedBody,
   CombinedNotFound,
@@ -24,9 +24,16 @@ import {
   LeadScoringNotFound,
   LeadScoringResponse,
 } from '../enrichment/schema.ts';
-import { IdentificationQuery, IdentificationResponse } from '../identification/schema.ts';
 import { VISITOR_USER_AGENT_HEADER } from '../identification/route.ts';
-import { PeopleEnrichmentBody, PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchBody, PeopleSearchNotFound, PeopleSearchResponse } from '../people/schema.ts';
+import { IdentificationQuery, IdentificationResponse } from '../identification/schema.ts';
+import {
+  PeopleEnrichmentBody,
+  PeopleEnrichmentNotFound,
+  PeopleEnrichmentResponse,
+  PeopleSearchBody,
+  PeopleSearchNotFound,
+  PeopleSearchResponse,
+} from '../people/schema.ts';
 import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
 import { PageViewBeacon } from '../visits/beacon.ts';
 import { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
@@ -68,7 +75,11 @@ const statusesOf = (code: ErrorCode): number[] => [ERROR_STATUS[code], ...((ALSO
 /** The codes an error answer with this status can carry. */
 const codesOfStatus = (status: number): ErrorCode[] => ERROR_CODES.filter((code) => statusesOf(code).includes(status));
 
-const ERROR_CODE_TABLE = ['| code | status | meaning |', '|---|---|---|', ...ERROR_CODES.map((c) => `| \`${c}\` | ${statusesOf(c).join(', ')} | ${ERROR_MEANING[c]} |`)].join('\n');
+const ERROR_CODE_TABLE = [
+  '| code | status | meaning |',
+  '|---|---|---|',
+  ...ERROR_CODES.map((c) => `| \`${c}\` | ${statusesOf(c).join(', ')} | ${ERROR_MEANING[c]} |`),
+].join('\n');
 
 const ErrorCodeSchema: Json = {
   type: 'string',
@@ -97,7 +108,6 @@ function errorSchema(status: number, codes: ErrorCode[] = codesOfStatus(status))
   return { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: codes } } }] };
 }
 
-
 const STATUS_TEXT: Record<number, string> = {
   400: 'The request cannot be read (`invalid`): malformed body, repeated query parameter, a value the store refuses',
   401: 'Missing, unknown, inactive or malformed credentials (`unauthenticated`)',
@@ -125,7 +135,8 @@ interface Variant {
 /** `blank` is a 400 only where required fields are checked: the enrichment, scoring and people bodies. */
 const BLANK_400: Variant = {
   codes: ['blank', 'invalid'],
-  description: 'A required field is blank (`blank`: missing, empty or only spaces), or the body cannot be read (`invalid`: malformed, not form fields or a JSON object)',
+  description:
+    'A required field is blank (`blank`: missing, empty or only spaces), or the body cannot be read (`invalid`: malformed, not form fields or a JSON object)',
 };
 const DEFAULT_CODES: Partial<Record<number, ErrorCode[]>> = { 400: ['invalid'] };
 
@@ -152,8 +163,11 @@ const header = (name: string, required = false): Json => {
 };
 
 const HEADERS: Record<string, Json> = {
-  'X-Request-Id': { schema: { type: 'string' }, description: 'The request id (yours, from X-Request-Id, when it is a plain token; else generated): quote it to support' },
-  'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed per minute by the caller\'s own counter' },
+  'X-Request-Id': {
+    schema: { type: 'string' },
+    description: 'The request id (yours, from X-Request-Id, when it is a plain token; else generated): quote it to support',
+  },
+  'RateLimit-Limit': { schema: { type: 'integer' }, description: "Requests allowed per minute by the caller's own counter" },
   'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in this minute' },
   'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets' },
   'Retry-After': { schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying' },
@@ -168,7 +182,11 @@ const HEADERS: Record<string, Json> = {
   ETag: { schema: { type: 'string' }, description: 'Of the bytes served: revalidate with If-None-Match' },
 };
 
-const RATE = { 'RateLimit-Limit': header('RateLimit-Limit'), 'RateLimit-Remaining': header('RateLimit-Remaining'), 'RateLimit-Reset': header('RateLimit-Reset') };
+const RATE = {
+  'RateLimit-Limit': header('RateLimit-Limit'),
+  'RateLimit-Remaining': header('RateLimit-Remaining'),
+  'RateLimit-Reset': header('RateLimit-Reset'),
+};
 const RATE_REFUSED = {
   'RateLimit-Limit': header('RateLimit-Limit', true),
   'RateLimit-Remaining': header('RateLimit-Remaining', true),
@@ -234,42 +252,45 @@ function requireFields(json: Json, rule: { all: string[] } | { anyOf: string[] }
 }
 
 const LEAD_FIELDS = {
-  email: 'The lead\'s email address: the known person, else the company of its domain (free-mail domains identify none)',
-  country: 'The lead\'s country: tells apart companies sharing a domain (never identifies a company on its own)',
-  company: 'The lead\'s company name: tells apart companies sharing a domain',
-  industry: 'The company\'s industry: tells apart companies sharing a domain',
-  title: 'The lead\'s job title: gives titleLevel, titleFunction and the contact profile score when the email is no known person',
-  website: 'The company\'s website or domain: tried when the email identifies no company (free-mail or unknown domain)',
+  email: "The lead's email address: the known person, else the company of its domain (free-mail domains identify none)",
+  country: "The lead's country: tells apart companies sharing a domain (never identifies a company on its own)",
+  company: "The lead's company name: tells apart companies sharing a domain",
+  industry: "The company's industry: tells apart companies sharing a domain",
+  title: "The lead's job title: gives titleLevel, titleFunction and the contact profile score when the email is no known person",
+  website: "The company's website or domain: tried when the email identifies no company (free-mail or unknown domain)",
   role: 'Accepted, not used',
   firstname: 'Accepted, not used',
   lastname: 'Accepted, not used',
   leadsource: 'Accepted, not used',
 };
 
-const BODY_NOTE = 'At most 16 KB (larger: 413). All values are text (trimmed): email ≤ 254, domain and website ≤ 253, others ≤ 500 characters (longer: 422); unknown fields are ignored.';
+const BODY_NOTE =
+  'At most 16 KB (larger: 413). All values are text (trimmed): email ≤ 254, domain and website ≤ 253, others ≤ 500 characters (longer: 422); unknown fields are ignored.';
 
 const bodies = {
   FirmographicsV3Body: requireFields(
     described(schema(FirmographicsV3Body, 'input'), {
       ...LEAD_FIELDS,
-      domain: 'The company\'s domain: used when email is blank or identifies no company (email is tried first)',
+      domain: "The company's domain: used when email is blank or identifies no company (email is tried first)",
     }),
     { anyOf: ['email', 'domain'] },
   ),
   FirmographicsV2Body: requireFields(described(schema(FirmographicsV2Body, 'input'), LEAD_FIELDS), { all: ['email'] }),
-  CombinedBody: requireFields(described(schema(CombinedBody, 'input'), { ...LEAD_FIELDS, country: `${LEAD_FIELDS.country}. Recommended.` }), { all: ['email'] }),
+  CombinedBody: requireFields(described(schema(CombinedBody, 'input'), { ...LEAD_FIELDS, country: `${LEAD_FIELDS.country}. Recommended.` }), {
+    all: ['email'],
+  }),
   LeadScoringBody: requireFields(described(schema(LeadScoringBody, 'input'), LEAD_FIELDS), { all: ['email', 'country'] }),
   PeopleEnrichmentBody: requireFields(
     described(schema(PeopleEnrichmentBody, 'input'), {
       people_id: 'A people id (from People Search): tried first',
-      email: 'The person\'s email address: tried second',
-      linkedin_url: 'The person\'s professional-network profile URL: tried last',
+      email: "The person's email address: tried second",
+      linkedin_url: "The person's professional-network profile URL: tried last",
     }),
     { anyOf: ['people_id', 'email', 'linkedin_url'] },
   ),
   PeopleSearchBody: requireFields(
     described(schema(PeopleSearchBody, 'input'), {
-      domain: 'The company\'s domain: the people of the companies behind it are searched',
+      domain: "The company's domain: the people of the companies behind it are searched",
       locations: 'Only people whose country, state or city equals one of these (comma-separated text, or a list)',
       industries: 'Only people of companies whose industry or subindustry equals one of these',
       job_titles: 'Only people whose title contains one of these as a word sequence, or whose titleLevel or titleFunction equals one',
@@ -280,13 +301,13 @@ const bodies = {
   ),
   PageViewBeacon: described(schema(PageViewBeacon, 'input'), {
     type: 'Always `pageview`',
-    path: 'The page\'s path; only `utm_*` query parameters are kept, the fragment never',
+    path: "The page's path; only `utm_*` query parameters are kept, the fragment never",
     referrer: 'The referring page (a URL or a host): only its host is kept',
     session: 'A random id the tag keeps for the browser session',
   }),
   CustomerSeed: described(schema(CustomerSeed, 'input'), {
-    id: 'The customer\'s id (1–64 of A–Z a–z 0–9 _ -); an existing id is a 409',
-    name: 'The customer\'s name',
+    id: "The customer's id (1–64 of A–Z a–z 0–9 _ -); an existing id is a 409",
+    name: "The customer's name",
     packages: 'Packages bought: which API groups its tokens may call (advanced also gets an automatic Lead Scoring token)',
     identification_credits: 'Company Identification credits per contract year',
     enrichment_credits: 'Enrichment API credits per contract year',
@@ -298,7 +319,7 @@ const bodies = {
     tags: 'Web tags to create or update with the customer',
   }),
   CustomerPatch: described(schema(CustomerPatch, 'input'), {
-    name: 'The customer\'s name',
+    name: "The customer's name",
     packages: 'Packages bought (the whole list; adding advanced creates the Lead Scoring token)',
     identification_credits: 'Company Identification credits per contract year',
     enrichment_credits: 'Enrichment API credits per contract year',
@@ -310,10 +331,11 @@ const bodies = {
   }),
   NewToken: described(schema(NewToken, 'input'), {
     customer_id: 'The customer the token belongs to',
-    api_group: 'The one API group the token may call; the customer\'s packages must cover it (else 403)',
+    api_group: "The one API group the token may call; the customer's packages must cover it (else 403)",
     name: 'A name for people: name it after its integration',
     integrations: 'The integrations that use it (labels)',
-    allowed_domains: 'Identification tokens only: page domains a browser may use it from (`example.com`, `*.example.com`, `localhost`); such a token answers only for the visitor\'s own address',
+    allowed_domains:
+      "Identification tokens only: page domains a browser may use it from (`example.com`, `*.example.com`, `localhost`); such a token answers only for the visitor's own address",
     scores: 'Whether answers carry scores (off by default)',
     segment_names: 'Whether answers carry segment names (off by default)',
     rate_limit: 'Requests per minute',
@@ -388,7 +410,13 @@ const PARTNER = {
   schema: { type: 'string' },
   description: 'Partners only, with their own token: `<partner>-<customer>-<customer_api_token>` (on behalf of a customer) or `<partner>-<partner_api_token>`',
 };
-const SVC_COOKIE = { name: 'SvcCookie', in: 'header', required: false, schema: { type: 'string' }, description: 'Optional visitor cookie value forwarded by server-side callers' };
+const SVC_COOKIE = {
+  name: 'SvcCookie',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: 'Optional visitor cookie value forwarded by server-side callers',
+};
 const REQUEST_ID = {
   name: 'X-Request-Id',
   in: 'header',
@@ -401,7 +429,8 @@ const VISITOR_UA = {
   in: 'header',
   required: false,
   schema: { type: 'string' },
-  description: 'Token mode with `?ip=` only: the visitor\'s own User-Agent, for bot detection (the request\'s User-Agent is the integration\'s, so it is not classified then)',
+  description:
+    "Token mode with `?ip=` only: the visitor's own User-Agent, for bot detection (the request's User-Agent is the integration's, so it is not classified then)",
 };
 
 interface LeadOp {
@@ -431,7 +460,9 @@ function leadOp(o: LeadOp): Json {
       ...(o.deprecated ? { deprecated: true } : {}),
       description:
         `Token of API group \`${o.group}\`. ` +
-        (o.charged ? 'Charged per exported record: 1 Enrichment API credit, free again for the rest of the calendar month; a 404 is never charged.' : 'Never charged.') +
+        (o.charged
+          ? 'Charged per exported record: 1 Enrichment API credit, free again for the rest of the calendar month; a 404 is never charged.'
+          : 'Never charged.') +
         (o.deprecated ? ' Every answer says it is deprecated (`Deprecation`, and `Link` to the successor).' : ''),
       security: [{ Token: [] }],
       parameters: [PARTNER, REQUEST_ID],
@@ -439,7 +470,7 @@ function leadOp(o: LeadOp): Json {
       responses: {
         200: { description: 'Found', headers: meteredHeaders(200, extra), content: json(ref(o.okName), o.ok) },
         404: {
-          description: 'No data found (or an invalid email): `status` and `message` with the route\'s data, every field blank; a data answer, so without a code',
+          description: "No data found (or an invalid email): `status` and `message` with the route's data, every field blank; a data answer, so without a code",
           headers: meteredHeaders(404, extra),
           content: json(ref(o.notFoundName), o.notFound),
         },
@@ -468,9 +499,27 @@ function adminErrors(kind: 'read' | 'write' | 'delete', ...extra: number[]): Jso
 }
 
 const VISITS_QUERY = [
-  { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'First UTC day (default: the report is the 30 days up to `to`)' },
-  { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'Last UTC day (default: today); a report covers at most 366 days' },
-  { name: 'segment', in: 'query', required: false, schema: { type: 'string', pattern: '^\\d{1,9}$' }, description: 'Only accounts in this segment of the customer (an unknown one: 422)' },
+  {
+    name: 'from',
+    in: 'query',
+    required: false,
+    schema: { type: 'string', format: 'date' },
+    description: 'First UTC day (default: the report is the 30 days up to `to`)',
+  },
+  {
+    name: 'to',
+    in: 'query',
+    required: false,
+    schema: { type: 'string', format: 'date' },
+    description: 'Last UTC day (default: today); a report covers at most 366 days',
+  },
+  {
+    name: 'segment',
+    in: 'query',
+    required: false,
+    schema: { type: 'string', pattern: '^\\d{1,9}$' },
+    description: 'Only accounts in this segment of the customer (an unknown one: 422)',
+  },
 ];
 
 /** Paths the API router serves: a method they do not serve is 405 + Allow (the app's own paths answer it 404). */
@@ -490,7 +539,8 @@ function withCommonAnswers(doc: Json): Json {
       const responses = op.responses as Record<string, Json>;
       if (ROUTER_PATH.test(path)) responses['405'] ??= errorResponse(405, { Allow: header('Allow', true) });
       responses['500'] ??= errorResponse(500);
-      for (const response of Object.values(responses)) response.headers = { 'X-Request-Id': header('X-Request-Id', true), ...(response.headers as Json | undefined) };
+      for (const response of Object.values(responses))
+        response.headers = { 'X-Request-Id': header('X-Request-Id', true), ...(response.headers as Json | undefined) };
     }
   }
   return doc;
@@ -499,8 +549,21 @@ function withCommonAnswers(doc: Json): Json {
 function document(serverUrl?: string): Json {
   const ex = examples;
   const identificationParams = [
-    { name: 'ip', in: 'query', required: false, schema: schema(IdentificationQuery.shape.ip.unwrap()), description: 'Token mode: the IPv4 address to identify (default: the caller). Longer than 64 characters: 422.', example: ex.request.ip },
-    { name: 'test_ip', in: 'query', required: false, schema: schema(IdentificationQuery.shape.test_ip.unwrap()), description: 'Demo tags in demo mode only (tag mode): a sample address to identify.' },
+    {
+      name: 'ip',
+      in: 'query',
+      required: false,
+      schema: schema(IdentificationQuery.shape.ip.unwrap()),
+      description: 'Token mode: the IPv4 address to identify (default: the caller). Longer than 64 characters: 422.',
+      example: ex.request.ip,
+    },
+    {
+      name: 'test_ip',
+      in: 'query',
+      required: false,
+      schema: schema(IdentificationQuery.shape.test_ip.unwrap()),
+      description: 'Demo tags in demo mode only (tag mode): a sample address to identify.',
+    },
     PARTNER,
     SVC_COOKIE,
     VISITOR_UA,
@@ -530,12 +593,17 @@ function document(serverUrl?: string): Json {
     ],
     components: {
       securitySchemes: {
-        Token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API token of the route\'s API group, sent as `Authorization: Token <secret>`.' },
+        Token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: "An API token of the route's API group, sent as `Authorization: Token <secret>`.",
+        },
         TagMode: {
           type: 'apiKey',
           in: 'query',
           name: 'tag',
-          description: 'Tag mode (browsers): the web tag id; the page\'s Origin (or Referer) must be one of the tag\'s allowed domains. No secret involved.',
+          description: "Tag mode (browsers): the web tag id; the page's Origin (or Referer) must be one of the tag's allowed domains. No secret involved.",
         },
         AdminBearer: { type: 'http', scheme: 'bearer', description: 'The admin token (SVC_ADMIN_TOKEN, or the one printed at first start).' },
       },
@@ -581,7 +649,12 @@ function document(serverUrl?: string): Json {
             200: {
               description: 'The company (or a blank company with `No Match` / `Non-actionable Match`)',
               headers: meteredHeaders(200, CORS),
-              content: { 'application/json': { schema: ref('IdentificationResponse'), examples: { match: { value: ex.identification }, noMatch: { value: ex.identificationNoMatch } } } },
+              content: {
+                'application/json': {
+                  schema: ref('IdentificationResponse'),
+                  examples: { match: { value: ex.identification }, noMatch: { value: ex.identificationNoMatch } },
+                },
+              },
             },
             ...errors(identificationStatuses, (s) => meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS)),
           },
@@ -594,17 +667,27 @@ function document(serverUrl?: string): Json {
           security: [{ Token: [] }, { TagMode: [] }],
           parameters: identificationParams,
           responses: Object.fromEntries(
-            [200, 400, 401, 403, 422, 429, 503].map((s) => [String(s), { description: s === 200 ? 'As GET, without the body' : STATUS_TEXT[s], headers: meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS) }]),
+            [200, 400, 401, 403, 422, 429, 503].map((s) => [
+              String(s),
+              {
+                description: s === 200 ? 'As GET, without the body' : STATUS_TEXT[s],
+                headers: meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS),
+              },
+            ]),
           ),
         },
         options: {
           operationId: 'identificationPreflight',
           summary: 'CORS preflight (a browser using a domain-restricted token)',
-          description: 'Allowed when the tag named in `?tag=` (or, without one, an active domain-restricted identification token or any web tag) allows the Origin.',
+          description:
+            'Allowed when the tag named in `?tag=` (or, without one, an active domain-restricted identification token or any web tag) allows the Origin.',
           tags: ['Company Identification'],
           security: [],
           parameters: [{ name: 'tag', in: 'query', required: false, schema: { type: 'string' }, description: 'The web tag the page uses' }],
-          responses: { 204: { description: 'Allowed methods and headers for the Origin', headers: PREFLIGHT_ALLOWED }, ...errors([403, 503], (s) => (s === 503 ? RETRY : {})) },
+          responses: {
+            204: { description: 'Allowed methods and headers for the Origin', headers: PREFLIGHT_ALLOWED },
+            ...errors([403, 503], (s) => (s === 503 ? RETRY : {})),
+          },
         },
       },
       '/v1/enrichment/company': leadOp({
@@ -685,12 +768,12 @@ function document(serverUrl?: string): Json {
         get: {
           operationId: 'getUsage',
           summary: 'What the calling token has left: credits per pool, when the contract year restarts, its rate limit',
-          description: 'A token of any API group asks about itself. Free (never charged); counted in the token\'s rate limit like any call.',
+          description: "A token of any API group asks about itself. Free (never charged); counted in the token's rate limit like any call.",
           tags: ['Operating'],
           security: [{ Token: [] }],
           parameters: [REQUEST_ID],
           responses: {
-            200: { description: 'The token\'s usage', headers: meteredHeaders(200), content: json(ref('UsageResponse')) },
+            200: { description: "The token's usage", headers: meteredHeaders(200), content: json(ref('UsageResponse')) },
             ...errors([401, 403, 429, 503], (s) => meteredHeaders(s)),
           },
         },
@@ -700,11 +783,20 @@ function document(serverUrl?: string): Json {
           operationId: 'recordPageView',
           summary: 'Page views from the web tag (navigator.sendBeacon): recorded, never charged',
           description:
-            'Checked like a tag lookup (tag, Origin/Referer, the tag\'s limits), then answered 204 before the view is recorded. ' +
+            "Checked like a tag lookup (tag, Origin/Referer, the tag's limits), then answered 204 before the view is recorded. " +
             'The body is the JSON page view sent as `text/plain` (a simple CORS request, no preflight); it is read as text whatever its Content-Type, at most 4 KB.',
           tags: ['Web tag'],
           security: [],
-          parameters: [{ name: 'tag', in: 'query', required: true, schema: { type: 'string' }, description: 'The web tag id (missing or unknown: 401)', example: ex.request.tag }],
+          parameters: [
+            {
+              name: 'tag',
+              in: 'query',
+              required: true,
+              schema: { type: 'string' },
+              description: 'The web tag id (missing or unknown: 401)',
+              example: ex.request.tag,
+            },
+          ],
           requestBody: {
             required: true,
             content: {
@@ -734,7 +826,11 @@ function document(serverUrl?: string): Json {
           tags: ['Web tag'],
           security: [],
           responses: {
-            200: { description: 'JavaScript (gzip when accepted)', headers: { ETag: header('ETag', true) }, content: { 'application/javascript': { schema: { type: 'string' } } } },
+            200: {
+              description: 'JavaScript (gzip when accepted)',
+              headers: { ETag: header('ETag', true) },
+              content: { 'application/javascript': { schema: { type: 'string' } } },
+            },
             304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
             ...errors([404]),
           },
@@ -747,7 +843,11 @@ function document(serverUrl?: string): Json {
           tags: ['Web tag'],
           security: [],
           responses: {
-            200: { description: 'TypeScript declarations (text)', headers: { ETag: header('ETag', true) }, content: { 'text/plain': { schema: { type: 'string' } } } },
+            200: {
+              description: 'TypeScript declarations (text)',
+              headers: { ETag: header('ETag', true) },
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
             304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
             ...errors([404]),
           },
@@ -760,7 +860,11 @@ function document(serverUrl?: string): Json {
           tags: ['Web tag'],
           security: [],
           responses: {
-            200: { description: 'TypeScript declarations (text)', headers: { ETag: header('ETag', true) }, content: { 'text/plain': { schema: { type: 'string' } } } },
+            200: {
+              description: 'TypeScript declarations (text)',
+              headers: { ETag: header('ETag', true) },
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
             304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
             ...errors([404]),
           },
@@ -772,9 +876,15 @@ function document(serverUrl?: string): Json {
           summary: "A tag's bundle with its settings inlined (`<tagId>.js`)",
           tags: ['Web tag'],
           security: [],
-          parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}\\.js$' }, example: `${ex.request.tag}.js` }],
+          parameters: [
+            { name: 'file', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}\\.js$' }, example: `${ex.request.tag}.js` },
+          ],
           responses: {
-            200: { description: 'JavaScript (gzip when accepted)', headers: { ETag: header('ETag', true) }, content: { 'application/javascript': { schema: { type: 'string' } } } },
+            200: {
+              description: 'JavaScript (gzip when accepted)',
+              headers: { ETag: header('ETag', true) },
+              content: { 'application/javascript': { schema: { type: 'string' } } },
+            },
             304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
             404: {
               description: 'Unknown tag (a JavaScript comment, so a page that loads it runs nothing), or the bundle is not built (JSON)',
@@ -812,7 +922,11 @@ function document(serverUrl?: string): Json {
                 properties: {
                   visitors: {
                     type: 'array',
-                    items: { type: 'object', properties: { label: { type: 'string' }, ip: { type: 'string' }, kind: { type: 'string' }, company: { type: 'string' } }, required: ['label', 'ip', 'kind'] },
+                    items: {
+                      type: 'object',
+                      properties: { label: { type: 'string' }, ip: { type: 'string' }, kind: { type: 'string' }, company: { type: 'string' } },
+                      required: ['label', 'ip', 'kind'],
+                    },
                   },
                 },
                 required: ['visitors'],
@@ -823,22 +937,30 @@ function document(serverUrl?: string): Json {
         },
       },
       '/admin/api/customers': {
-        get: admin('listCustomers', 'List customers', { responses: { 200: { description: 'Customers', content: json({ type: 'array', items: ref('Customer') }, [ex.customer]) }, ...adminErrors('read') } }),
+        get: admin('listCustomers', 'List customers', {
+          responses: { 200: { description: 'Customers', content: json({ type: 'array', items: ref('Customer') }, [ex.customer]) }, ...adminErrors('read') },
+        }),
         post: admin('createCustomer', 'Create a customer (and its Lead Scoring token when it has the advanced package)', {
           requestBody: jsonBody('CustomerSeed'),
           responses: {
-            201: { description: 'Created; `lead_scoring_token` holds the Lead Scoring token\'s secret, shown only here', content: json(ref('CreatedCustomer')) },
+            201: { description: "Created; `lead_scoring_token` holds the Lead Scoring token's secret, shown only here", content: json(ref('CreatedCustomer')) },
             ...adminErrors('write', 409, 422),
           },
         }),
       },
       '/admin/api/customers/{id}': {
-        get: admin('getCustomer', 'A customer', { parameters: [idParam('customer')], responses: { 200: { description: 'The customer', content: json(ref('Customer'), ex.customer) }, ...adminErrors('read', 404) } }),
+        get: admin('getCustomer', 'A customer', {
+          parameters: [idParam('customer')],
+          responses: { 200: { description: 'The customer', content: json(ref('Customer'), ex.customer) }, ...adminErrors('read', 404) },
+        }),
         patch: admin('updateCustomer', 'Change a customer: only the fields given', {
           parameters: [idParam('customer')],
           requestBody: jsonBody('CustomerPatch'),
           responses: {
-            200: { description: 'The customer; `lead_scoring_token` is set when this change created the Lead Scoring token', content: json(ref('CreatedCustomer')) },
+            200: {
+              description: 'The customer; `lead_scoring_token` is set when this change created the Lead Scoring token',
+              content: json(ref('CreatedCustomer')),
+            },
             ...adminErrors('write', 404, 422),
           },
         }),
@@ -864,7 +986,14 @@ function document(serverUrl?: string): Json {
           responses: {
             200: {
               description: 'Sightings',
-              content: json({ type: 'array', items: { type: 'object', properties: { tag_id: { type: 'string' }, origin: { type: 'string' }, last_seen_at: { type: 'string' } }, required: ['tag_id', 'origin', 'last_seen_at'] } }),
+              content: json({
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { tag_id: { type: 'string' }, origin: { type: 'string' }, last_seen_at: { type: 'string' } },
+                  required: ['tag_id', 'origin', 'last_seen_at'],
+                },
+              }),
             },
             ...adminErrors('read', 404),
           },
@@ -893,7 +1022,17 @@ function document(serverUrl?: string): Json {
       },
       '/admin/api/customers/{id}/webhooks/{webhookId}/deliveries': {
         get: admin('listWebhookDeliveries', "An endpoint's delivery log, newest first", {
-          parameters: [idParam('customer'), WEBHOOK_ID, { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 }, description: 'At most this many deliveries' }],
+          parameters: [
+            idParam('customer'),
+            WEBHOOK_ID,
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+              description: 'At most this many deliveries',
+            },
+          ],
           responses: { 200: { description: 'Deliveries', content: json({ type: 'array', items: ref('Delivery') }) }, ...adminErrors('read', 404, 422) },
         }),
       },
@@ -904,7 +1043,16 @@ function document(serverUrl?: string): Json {
             200: {
               description: 'Balances per pool for the contract year; usage per API and month',
               content: json(
-                { type: 'object', properties: { customer: { type: 'string' }, contract_start: { type: 'string' }, balances: { type: 'array', items: { type: 'object' } }, usage: { type: 'array', items: { type: 'object' } } }, required: ['customer', 'contract_start', 'balances', 'usage'] },
+                {
+                  type: 'object',
+                  properties: {
+                    customer: { type: 'string' },
+                    contract_start: { type: 'string' },
+                    balances: { type: 'array', items: { type: 'object' } },
+                    usage: { type: 'array', items: { type: 'object' } },
+                  },
+                  required: ['customer', 'contract_start', 'balances', 'usage'],
+                },
                 ex.credits,
               ),
             },
@@ -914,7 +1062,7 @@ function document(serverUrl?: string): Json {
       },
       '/admin/api/tokens': {
         get: admin('listTokens', 'List tokens (secrets are never shown again)', {
-          parameters: [{ name: 'customer', in: 'query', required: false, schema: { type: 'string' }, description: 'Only this customer\'s tokens' }],
+          parameters: [{ name: 'customer', in: 'query', required: false, schema: { type: 'string' }, description: "Only this customer's tokens" }],
           responses: { 200: { description: 'Tokens with rotation advice', content: json({ type: 'array', items: ref('Token') }) }, ...adminErrors('read') },
         }),
         post: admin('createToken', 'Create a token: the secret is in this answer only', {
@@ -923,8 +1071,14 @@ function document(serverUrl?: string): Json {
         }),
       },
       '/admin/api/tokens/{id}': {
-        get: admin('getToken', 'A token', { parameters: [idParam('token')], responses: { 200: { description: 'The token', content: json(ref('Token')) }, ...adminErrors('read', 404) } }),
-        delete: admin('deleteToken', 'Delete a token', { parameters: [idParam('token')], responses: { 204: { description: 'Deleted' }, ...adminErrors('delete', 404) } }),
+        get: admin('getToken', 'A token', {
+          parameters: [idParam('token')],
+          responses: { 200: { description: 'The token', content: json(ref('Token')) }, ...adminErrors('read', 404) },
+        }),
+        delete: admin('deleteToken', 'Delete a token', {
+          parameters: [idParam('token')],
+          responses: { 204: { description: 'Deleted' }, ...adminErrors('delete', 404) },
+        }),
       },
       ...Object.fromEntries(
         (['deactivate', 'activate', 'rotate'] as const).map((action) => [
@@ -947,13 +1101,19 @@ function document(serverUrl?: string): Json {
       ),
       '/admin/api/tags': {
         get: admin('listTags', 'List web tags', {
-          parameters: [{ name: 'customer', in: 'query', required: false, schema: { type: 'string' }, description: 'Only this customer\'s tags' }],
+          parameters: [{ name: 'customer', in: 'query', required: false, schema: { type: 'string' }, description: "Only this customer's tags" }],
           responses: { 200: { description: 'Tags', content: json({ type: 'array', items: ref('Tag') }, ex.tags) }, ...adminErrors('read') },
         }),
-        post: admin('createTag', 'Create a web tag', { requestBody: jsonBody('NewTag'), responses: { 201: { description: 'Created', content: json(ref('Tag')) }, ...adminErrors('write', 404, 409, 422) } }),
+        post: admin('createTag', 'Create a web tag', {
+          requestBody: jsonBody('NewTag'),
+          responses: { 201: { description: 'Created', content: json(ref('Tag')) }, ...adminErrors('write', 404, 409, 422) },
+        }),
       },
       '/admin/api/tags/{tagId}': {
-        get: admin('getTag', 'A web tag', { parameters: [TAG_ID], responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors('read', 404) } }),
+        get: admin('getTag', 'A web tag', {
+          parameters: [TAG_ID],
+          responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors('read', 404) },
+        }),
         patch: admin('updateTag', 'Change a tag: only the fields given (allowed domains, limits, answers, settings)', {
           parameters: [TAG_ID],
           requestBody: jsonBody('TagPatch'),
@@ -983,12 +1143,24 @@ function document(serverUrl?: string): Json {
           tags: ['Operating'],
           security: [],
           responses: {
-            200: { description: 'Ready', content: json({ type: 'object', properties: { status: { const: 'ok' }, checks: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['status', 'checks'] }) },
+            200: {
+              description: 'Ready',
+              content: json({
+                type: 'object',
+                properties: { status: { const: 'ok' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+                required: ['status', 'checks'],
+              }),
+            },
             503: {
               description: 'Not ready: the message says why (an error answer with the checks)',
               content: json({
                 type: 'object',
-                properties: { status: { const: 'error' }, message: { type: 'string' }, code: { allOf: [ref('ErrorCode')], enum: codesOfStatus(503) }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+                properties: {
+                  status: { const: 'error' },
+                  message: { type: 'string' },
+                  code: { allOf: [ref('ErrorCode')], enum: codesOfStatus(503) },
+                  checks: { type: 'object', additionalProperties: { type: 'string' } },
+                },
                 required: ['status', 'message', 'code', 'checks'],
               }),
             },
@@ -999,7 +1171,7 @@ function document(serverUrl?: string): Json {
         get: {
           operationId: 'getMetrics',
           summary: 'Prometheus metrics (also unauthenticated on SVC_METRICS_PORT)',
-          description: 'Guarded by the admin token and by the admin API\'s throttle of failed credentials.',
+          description: "Guarded by the admin token and by the admin API's throttle of failed credentials.",
           tags: ['Operating'],
           security: [{ AdminBearer: [] }],
           responses: {
@@ -1009,7 +1181,13 @@ function document(serverUrl?: string): Json {
         },
       },
       '/openapi.json': {
-        get: { operationId: 'getOpenApiDocument', summary: 'This document', tags: ['Operating'], security: [], responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } } },
+        get: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This document',
+          tags: ['Operating'],
+          security: [],
+          responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } },
+        },
       },
       '/docs': {
         get: {

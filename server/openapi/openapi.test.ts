@@ -111,7 +111,10 @@ describe('the document', () => {
 
   it('names every operation (unique operationIds) and describes every field of every request body', () => {
     const ids = Object.values(doc.paths as Json).flatMap((item) => Object.values(item as Json).map((op) => (op as Json).operationId));
-    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id)), ids.join(', ')).toBe(true);
+    expect(
+      ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id)),
+      ids.join(', '),
+    ).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     const bodies = new Set<string>();
     for (const item of Object.values(doc.paths as Json)) {
@@ -125,7 +128,8 @@ describe('the document', () => {
     }
     expect(bodies.size).toBeGreaterThan(10);
     for (const name of bodies) {
-      for (const [field, s] of Object.entries(doc.components.schemas[name].properties as Json)) expect((s as Json).description, `${name}.${field}`).toBeTruthy();
+      for (const [field, s] of Object.entries(doc.components.schemas[name].properties as Json))
+        expect((s as Json).description, `${name}.${field}`).toBeTruthy();
     }
   });
 
@@ -147,7 +151,11 @@ describe('the document', () => {
           }
           const codes: string[] = s.allOf?.[1]?.properties?.code?.enum ?? s.properties?.code?.enum;
           expect(codes, `${method} ${route} ${status}`).toBeDefined();
-          for (const c of codes) expect([ERROR_STATUS[c as ErrorCode], ...((ALSO_STATUS as Record<string, readonly number[]>)[c] ?? [])], `${method} ${route} ${status} ${c}`).toContain(Number(status));
+          for (const c of codes)
+            expect(
+              [ERROR_STATUS[c as ErrorCode], ...((ALSO_STATUS as Record<string, readonly number[]>)[c] ?? [])],
+              `${method} ${route} ${status} ${c}`,
+            ).toContain(Number(status));
         }
       }
     }
@@ -183,7 +191,11 @@ const secrets = new Set<string>([TEST_ADMIN_TOKEN]);
 beforeAll(async () => {
   const sink = new PassThrough();
   sink.on('data', (d: Buffer) => (logged += d.toString()));
-  srv = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback', SVC_DEMO: '1' }, people: FIXTURE_PEOPLE, log: createLogger('info', { destination: sink }) });
+  srv = await startTestServer({
+    env: { SVC_TRUST_PROXY: 'loopback', SVC_DEMO: '1' },
+    people: FIXTURE_PEOPLE,
+    log: createLogger('info', { destination: sink }),
+  });
   for (const g of ['identification', 'company-firmographics', 'lead-scoring-firmographics', 'lead-scoring', 'people-enrichment', 'people-search'] as const) {
     tokens[g] = (await srv.store.createToken({ customer_id: 'acme', api_group: g, name: 'crm' })).secret;
     secrets.add(tokens[g]!);
@@ -195,20 +207,31 @@ describe('routes', () => {
   it('every route registered on the app is in the document, with its method', async () => {
     const { auth } = await setupAdminAuth(srv.store, TEST_ADMIN_TOKEN);
     const app = createApp({
-      config: loadConfig({}, { SVC_DEMO: '1' }), store: srv.store, dataset: srv.dataset, log: createLogger('silent'), adminAuth: auth,
-      recorder: srv.recorder, webhooks: { webhookStore: srv.webhookStore, webhooks: srv.webhooks },
+      config: loadConfig({}, { SVC_DEMO: '1' }),
+      store: srv.store,
+      dataset: srv.dataset,
+      log: createLogger('silent'),
+      adminAuth: auth,
+      recorder: srv.recorder,
+      webhooks: { webhookStore: srv.webhookStore, webhooks: srv.webhooks },
     });
     const found: string[] = [];
     const walk = (stack: Json[], prefix: string) => {
       for (const layer of stack) {
-        if (layer.route) for (const path of [layer.route.path].flat()) for (const m of Object.keys(layer.route.methods)) found.push(`${m.toUpperCase()} ${prefix}${path}`);
+        if (layer.route)
+          for (const path of [layer.route.path].flat()) for (const m of Object.keys(layer.route.methods)) found.push(`${m.toUpperCase()} ${prefix}${path}`);
         else if (layer.handle?.stack) walk(layer.handle.stack, prefix + (typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : ''));
       }
     };
     walk((app as unknown as { router: { stack: Json[] } }).router.stack, '');
     expect(found.length).toBeGreaterThan(25);
-    const documented = new Set(Object.entries(doc.paths as Json).flatMap(([p, item]) => Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`)));
-    expect(found.filter((r) => !documented.has(r)), `documented: ${[...documented].join(', ')}`).toEqual([]);
+    const documented = new Set(
+      Object.entries(doc.paths as Json).flatMap(([p, item]) => Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`)),
+    );
+    expect(
+      found.filter((r) => !documented.has(r)),
+      `documented: ${[...documented].join(', ')}`,
+    ).toEqual([]);
   });
 
   it('serves the document and the rendered reference from this server', async () => {
@@ -261,17 +284,40 @@ describe('real answers validate against the document', () => {
   it('enrichment, scoring and people: found, not found and input errors', async () => {
     const email = FIXTURE_PEOPLE[0]!.email;
     expect(await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', form(tokens['company-firmographics']!, { email }))).toBe(200);
-    expect(await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', form(tokens['company-firmographics']!, { domain: 'unknown.example' }))).toBe(404);
-    expect(await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', form(tokens['company-firmographics']!, { email: 'x'.repeat(300) + '@example.com' }))).toBe(422);
+    expect(await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', form(tokens['company-firmographics']!, { domain: 'unknown.example' }))).toBe(
+      404,
+    );
+    expect(
+      await call(
+        'POST',
+        '/v1/enrichment/company',
+        '/v1/enrichment/company',
+        form(tokens['company-firmographics']!, { email: 'x'.repeat(300) + '@example.com' }),
+      ),
+    ).toBe(422);
     expect(await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', form(null, { email }))).toBe(401);
-    expect(await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', { ...form(tokens['company-firmographics']!, {}), body: 'email=' + 'x'.repeat(300_000) })).toBe(413);
-    expect(await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', { headers: { authorization: `Token ${tokens['company-firmographics']}`, 'content-type': 'application/json' }, body: '{"email":' })).toBe(400);
+    expect(
+      await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', {
+        ...form(tokens['company-firmographics']!, {}),
+        body: 'email=' + 'x'.repeat(300_000),
+      }),
+    ).toBe(413);
+    expect(
+      await call('POST', '/v1/enrichment/company', '/v1/enrichment/company', {
+        headers: { authorization: `Token ${tokens['company-firmographics']}`, 'content-type': 'application/json' },
+        body: '{"email":',
+      }),
+    ).toBe(400);
     expect(await call('POST', '/v2/people/enrichment', '/v2/people/enrichment', form(tokens['company-firmographics']!, { email }))).toBe(200);
-    expect(await call('POST', '/v2/people/enrichment', '/v2/people/enrichment', form(tokens['company-firmographics']!, { email: 'nobody@unknown.example' }))).toBe(404);
+    expect(
+      await call('POST', '/v2/people/enrichment', '/v2/people/enrichment', form(tokens['company-firmographics']!, { email: 'nobody@unknown.example' })),
+    ).toBe(404);
     expect(await call('POST', '/v2/people/full', '/v2/people/full', form(tokens['lead-scoring-firmographics']!, { email }))).toBe(200);
     expect(await call('POST', '/v2/people/score', '/v2/people/score', form(tokens['lead-scoring']!, { email, country: 'United States' }))).toBe(200);
     expect(await call('POST', '/v2/enrichment/people', '/v2/enrichment/people', form(tokens['people-enrichment']!, { email }))).toBe(200);
-    expect(await call('POST', '/v2/enrichment/people', '/v2/enrichment/people', form(tokens['people-enrichment']!, { email: 'nobody@northwind.example' }))).toBe(404);
+    expect(
+      await call('POST', '/v2/enrichment/people', '/v2/enrichment/people', form(tokens['people-enrichment']!, { email: 'nobody@northwind.example' })),
+    ).toBe(404);
     expect(await call('POST', '/v2/search/people', '/v2/search/people', form(tokens['people-search']!, { domain: 'northwind.example' }))).toBe(200);
     expect(await call('POST', '/v2/search/people', '/v2/search/people', form(tokens['people-search']!, { domain: 'unknown.example' }))).toBe(404);
   });
@@ -283,18 +329,23 @@ describe('real answers validate against the document', () => {
     expect(await call('GET', '/admin/api/customers/{id}', '/admin/api/customers/nope', { headers: adminH })).toBe(404);
     expect(await call('GET', '/admin/api/customers/{id}/credits', '/admin/api/customers/acme/credits', { headers: adminH })).toBe(200);
     expect(await call('POST', '/admin/api/customers', '/admin/api/customers', adminJson({ id: 'beta', name: 'Beta Ltd', packages: ['platform'] }))).toBe(201);
-    expect(await call('POST', '/admin/api/tokens', '/admin/api/tokens', adminJson({ customer_id: 'acme', api_group: 'identification', name: 'doc test' }))).toBe(201);
+    expect(
+      await call('POST', '/admin/api/tokens', '/admin/api/tokens', adminJson({ customer_id: 'acme', api_group: 'identification', name: 'doc test' })),
+    ).toBe(201);
     expect(await call('POST', '/admin/api/tokens', '/admin/api/tokens', { headers: { ...adminH, 'content-type': 'text/plain' }, body: 'x' })).toBe(415);
     expect(await call('POST', '/admin/api/tokens', '/admin/api/tokens', adminJson({ customer_id: 'acme' }))).toBe(422);
     const list = await (await fetch(`${srv.url}/admin/api/tokens?customer=acme`, { headers: adminH })).json();
     expect(await call('GET', '/admin/api/tokens', '/admin/api/tokens?customer=acme', { headers: adminH })).toBe(200);
     const id = list[0].id as string;
     expect(await call('GET', '/admin/api/tokens/{id}', `/admin/api/tokens/${id}`, { headers: adminH })).toBe(200);
-    for (const action of ['deactivate', 'activate', 'rotate']) expect(await call('POST', `/admin/api/tokens/{id}/${action}`, `/admin/api/tokens/${id}/${action}`, { headers: adminH })).toBe(200);
+    for (const action of ['deactivate', 'activate', 'rotate'])
+      expect(await call('POST', `/admin/api/tokens/{id}/${action}`, `/admin/api/tokens/${id}/${action}`, { headers: adminH })).toBe(200);
     expect(await call('DELETE', '/admin/api/tokens/{id}', `/admin/api/tokens/${id}`, { headers: adminH })).toBe(204);
     expect(await call('GET', '/admin/api/tags', '/admin/api/tags', { headers: adminH })).toBe(200);
     expect(await call('POST', '/admin/api/tags', '/admin/api/tags', adminJson({ customer_id: 'acme', allowed_domains: ['docs.example'] }))).toBe(201);
-    expect(await call('PATCH', '/admin/api/tags/{id}/settings', '/admin/api/tags/acme-tag/settings', { ...adminJson({ min_confidence: 'High' }), method: 'PATCH' })).toBe(200);
+    expect(
+      await call('PATCH', '/admin/api/tags/{id}/settings', '/admin/api/tags/acme-tag/settings', { ...adminJson({ min_confidence: 'High' }), method: 'PATCH' }),
+    ).toBe(200);
     expect(await call('PATCH', '/admin/api/tags/{id}/settings', '/admin/api/tags/nope/settings', { ...adminJson({}), method: 'PATCH' })).toBe(404);
     expect([200, 404]).toContain(await call('GET', '/tag/v1/svc.js', '/tag/v1/svc.js'));
     expect([200, 404]).toContain(await call('GET', '/tag/v1/{file}', '/tag/v1/acme-tag.js'));

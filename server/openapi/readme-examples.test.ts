@@ -21,14 +21,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDataset } from '../../data/build/build.ts';
 import { ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
+import { buildDataset } from '../../data/build/build.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../http/logger.ts';
-import { startServer, type RunningServer } from '../serve.ts';
+import { type RunningServer, startServer } from '../serve.ts';
 import { openApiDocument } from './document.ts';
 import examples from './examples.json' with { type: 'json' };
-import { callExample, createExampleTokens, type ExampleCall, exampleCalls, type ExampleGroup } from './sample-examples.ts';
+import { callExample, createExampleTokens, type ExampleCall, type ExampleGroup, exampleCalls } from './sample-examples.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN = 'readme-examples-admin-token-0123456789';
@@ -137,7 +137,13 @@ function readmeExamples(md: string): { examples: Example[]; skipped: string[] } 
       while (i + 1 < block.lines.length && !COMMAND.test(block.lines[i + 1]!)) answer.push(block.lines[++i]!);
       const words = shellWords(command);
       const kind = words[0] === 'curl' ? 'curl' : 'svc';
-      examples.push({ line, kind, words: kind === 'curl' ? words.slice(1) : words.slice(words.indexOf('--') + 1), answer: answer.join('\n').trim(), block: block.line });
+      examples.push({
+        line,
+        kind,
+        words: kind === 'curl' ? words.slice(1) : words.slice(words.indexOf('--') + 1),
+        answer: answer.join('\n').trim(),
+        block: block.line,
+      });
     }
   }
   return { examples, skipped };
@@ -196,7 +202,10 @@ function shownPairs(answer: string): [string, unknown][] {
 /** Whether a real value is what the README shows: equal, or for a string with `…`, anything in its place. */
 function shows(shown: unknown, real: unknown): boolean {
   if (typeof shown === 'string' && shown.includes('…')) {
-    const pattern = shown.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*');
+    const pattern = shown
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[\\s\\S]*');
     return typeof real === 'string' && new RegExp(`^${pattern}$`).test(real);
   }
   return JSON.stringify(shown) === JSON.stringify(real);
@@ -228,12 +237,23 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
   // What `npm start` serves: the sample sources built by `data build`, demo mode seeding data/sample/customers.json.
   await buildDataset({ in: join(ROOT, 'data/sample'), out: join(dir, 'data') });
-  const config = loadConfig({}, {
-    PORT: '0', HOST: '127.0.0.1', SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, 'svc.db'), SVC_EVENTS_DIR: join(dir, 'events'),
-    SVC_ADMIN_TOKEN: ADMIN, SVC_LOG: 'silent', SVC_DEMO: '1', SVC_SEED: join(ROOT, 'data/sample/customers.json'), SVC_DIST: join(ROOT, 'dist'),
-    // The README registers a webhook at hooks.example.com: nothing here should try to deliver to it.
-    SVC_WEBHOOK_POLL_MS: '3600000',
-  });
+  const config = loadConfig(
+    {},
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SVC_DATA: join(dir, 'data'),
+      SVC_STATE: join(dir, 'svc.db'),
+      SVC_EVENTS_DIR: join(dir, 'events'),
+      SVC_ADMIN_TOKEN: ADMIN,
+      SVC_LOG: 'silent',
+      SVC_DEMO: '1',
+      SVC_SEED: join(ROOT, 'data/sample/customers.json'),
+      SVC_DIST: join(ROOT, 'dist'),
+      // The README registers a webhook at hooks.example.com: nothing here should try to deliver to it.
+      SVC_WEBHOOK_POLL_MS: '3600000',
+    },
+  );
   srv = await startServer(config, createLogger('silent'));
   for (const g of Object.values(GROUP_OF_PATH)) {
     readmeTokens[g] ??= (await srv.store.createToken({ customer_id: 'demo', api_group: g, name: 'crm', segment_names: true })).secret;
@@ -255,7 +275,7 @@ async function runCli(args: string[]): Promise<string> {
   return stdout;
 }
 
-describe('README.md examples run against npm start\'s data', () => {
+describe("README.md examples run against npm start's data", () => {
   it('finds the examples (and every NOT_RUN entry still names a block)', () => {
     expect(README_EXAMPLES.filter((e) => e.kind === 'curl').length).toBeGreaterThanOrEqual(7);
     expect(skipped.sort()).toEqual(NOT_RUN.map((n) => n.block).sort());
@@ -285,9 +305,15 @@ describe('README.md examples run against npm start\'s data', () => {
           return secret;
         });
       }
-      const res = await fetch(new URL(req.url.pathname + req.url.search, srv.url), { method: req.method, headers, ...(req.body !== undefined ? { body: req.body } : {}) });
+      const res = await fetch(new URL(req.url.pathname + req.url.search, srv.url), {
+        method: req.method,
+        headers,
+        ...(req.body !== undefined ? { body: req.body } : {}),
+      });
       const text = await res.text();
-      expect(res.status, `${req.method} ${req.url.pathname}${req.url.search} answered ${res.status}: ${text.slice(0, 400)}`).toBe(impliedStatus(req, ex.answer));
+      expect(res.status, `${req.method} ${req.url.pathname}${req.url.search} answered ${res.status}: ${text.slice(0, 400)}`).toBe(
+        impliedStatus(req, ex.answer),
+      );
       if (!ex.answer) return;
       const real = realPairs(JSON.parse(text));
       const pairs = shownPairs(ex.answer);
@@ -299,7 +325,8 @@ describe('README.md examples run against npm start\'s data', () => {
 });
 
 /** Fields of an example answer that move with the clock (dates, contract year, intent decay, rate windows) or with the calls made before it (balances). */
-const VARIES = /(_at|^month|^period(_start|_end)?|^used|^remaining|^charges|^partner_charges|^company_intent_score|^company_buying_stage|^contact_intent_score|^contact_grade|^reset_seconds)$/;
+const VARIES =
+  /(_at|^month|^period(_start|_end)?|^used|^remaining|^charges|^partner_charges|^company_intent_score|^company_buying_stage|^contact_intent_score|^contact_grade|^reset_seconds)$/;
 
 function stable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stable);
@@ -307,7 +334,7 @@ function stable(value: unknown): unknown {
   return value;
 }
 
-describe('/docs examples (examples.json) run against npm start\'s data', () => {
+describe("/docs examples (examples.json) run against npm start's data", () => {
   type Json = Record<string, any>;
   const doc = openApiDocument() as Json;
   const calls = exampleCalls(examples.request) as Record<string, ExampleCall>;
@@ -335,7 +362,9 @@ describe('/docs examples (examples.json) run against npm start\'s data', () => {
       tokens ??= await createExampleTokens(srv.store);
       const { status, body } = await callExample(srv.url, call, { tokens, admin: ADMIN });
       expect(status).toBe(call.status);
-      expect(stable(body), `examples.json "${name}" is not what the server answers: regenerate with npx tsx server/openapi/sample-examples.ts`).toEqual(stable((examples as Json)[name]));
+      expect(stable(body), `examples.json "${name}" is not what the server answers: regenerate with npx tsx server/openapi/sample-examples.ts`).toEqual(
+        stable((examples as Json)[name]),
+      );
     });
   }
 });

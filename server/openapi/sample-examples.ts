@@ -27,7 +27,14 @@ const ADMIN = 'sample-examples-admin-token-0123456789';
 export const SAMPLE = { email: 'nielsvos@gemeente-den-haag.nl', domain: 'gemeente-den-haag.nl', company_id: '100001' };
 
 /** The API groups the examples call: one token of the demo customer each, with default settings (no scores, no segment names). */
-export const EXAMPLE_GROUPS = ['identification', 'company-firmographics', 'lead-scoring-firmographics', 'lead-scoring', 'people-enrichment', 'people-search'] as const;
+export const EXAMPLE_GROUPS = [
+  'identification',
+  'company-firmographics',
+  'lead-scoring-firmographics',
+  'lead-scoring',
+  'people-enrichment',
+  'people-search',
+] as const;
 export type ExampleGroup = (typeof EXAMPLE_GROUPS)[number];
 
 export interface ExampleCall {
@@ -55,7 +62,13 @@ export function exampleCalls(request: ExampleRequest) {
     identification: { method: 'GET', path: `/v3/company/details?ip=${ip}`, auth: 'identification', status: 200 },
     identificationNoMatch: { method: 'GET', path: '/v3/company/details?ip=198.51.100.7', auth: 'identification', status: 200 },
     firmographicsV3: { method: 'POST', path: '/v1/enrichment/company', auth: 'company-firmographics', body: { email }, status: 200 },
-    firmographicsV3NotFound: { method: 'POST', path: '/v1/enrichment/company', auth: 'company-firmographics', body: { domain: 'unknown-company.example' }, status: 404 },
+    firmographicsV3NotFound: {
+      method: 'POST',
+      path: '/v1/enrichment/company',
+      auth: 'company-firmographics',
+      body: { domain: 'unknown-company.example' },
+      status: 404,
+    },
     firmographicsV2: { method: 'POST', path: '/v2/people/enrichment', auth: 'company-firmographics', body: { email }, status: 200 },
     combined: { method: 'POST', path: '/v2/people/full', auth: 'lead-scoring-firmographics', body: { email, country: 'Netherlands' }, status: 200 },
     leadScoring: { method: 'POST', path: '/v2/people/score', auth: 'lead-scoring', body: { email, country: 'Netherlands' }, status: 200 },
@@ -75,7 +88,11 @@ export async function createExampleTokens(store: AccessRecords): Promise<Record<
 }
 
 /** Sends one example call to the server at `baseUrl`; the answer's status and parsed JSON body. */
-export async function callExample(baseUrl: string, call: ExampleCall, credentials: { tokens: Record<ExampleGroup, string>; admin: string }): Promise<{ status: number; body: unknown }> {
+export async function callExample(
+  baseUrl: string,
+  call: ExampleCall,
+  credentials: { tokens: Record<ExampleGroup, string>; admin: string },
+): Promise<{ status: number; body: unknown }> {
   const authorization = call.auth === 'admin' ? `Bearer ${credentials.admin}` : `Token ${credentials.tokens[call.auth]}`;
   const res = await fetch(baseUrl + call.path, {
     method: call.method,
@@ -89,10 +106,20 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-examples-'));
   try {
     await buildDataset({ in: 'data/sample', out: join(dir, 'data') });
-    const config = loadConfig({}, {
-      PORT: '0', HOST: '127.0.0.1', SVC_DATA: join(dir, 'data'), SVC_STATE: join(dir, 'svc.db'), SVC_EVENTS_DIR: join(dir, 'events'),
-      SVC_ADMIN_TOKEN: ADMIN, SVC_LOG: 'silent', SVC_DEMO: '1', SVC_SEED: 'data/sample/customers.json',
-    });
+    const config = loadConfig(
+      {},
+      {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SVC_DATA: join(dir, 'data'),
+        SVC_STATE: join(dir, 'svc.db'),
+        SVC_EVENTS_DIR: join(dir, 'events'),
+        SVC_ADMIN_TOKEN: ADMIN,
+        SVC_LOG: 'silent',
+        SVC_DEMO: '1',
+        SVC_SEED: 'data/sample/customers.json',
+      },
+    );
     const srv = await startServer(config, createLogger('silent'));
     try {
       const request = { ip: firstAddressOf(SAMPLE.company_id), ...SAMPLE, tag: 'demo-web-tag' };

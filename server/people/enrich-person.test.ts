@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ACME_SOFTWARE, FIXTURE_PEOPLE } from '../testing/fixtures.ts';
 import { MESSAGES } from '../enrichment/answers.ts';
-import { findPerson, fullName, peopleEnrichmentAnswer, type PersonLookups } from './enrich-person.ts';
+import { ACME_SOFTWARE, FIXTURE_PEOPLE } from '../testing/fixtures.ts';
+import { findPerson, fullName, type PersonLookups, peopleEnrichmentAnswer } from './enrich-person.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse } from './schema.ts';
 
 const lookups: PersonLookups = {
@@ -32,7 +32,14 @@ describe('peopleEnrichmentAnswer', () => {
   it('200: contact information and firmographics, charging the people id', () => {
     const r = peopleEnrichmentAnswer({ outcome: 'found', person: FIXTURE_PEOPLE[0] }, ACME_SOFTWARE, title, []);
     expect(PeopleEnrichmentResponse.parse(r.body)).toMatchObject({
-      person: { people_id: 'P1001', name: 'Jane Doe', email: 'Jane.Doe@northwind.example', mobile: '+1 415 555 0199', titleLevel: 'VP', location: { city: 'San Francisco' } },
+      person: {
+        people_id: 'P1001',
+        name: 'Jane Doe',
+        email: 'Jane.Doe@northwind.example',
+        mobile: '+1 415 555 0199',
+        titleLevel: 'VP',
+        location: { city: 'San Francisco' },
+      },
       company: { companyId: '900001', name: 'Northwind Analytics', titleFunction: 'Marketing' },
     });
     expect(r.charge).toEqual({ api: 'people-enrichment', record: 'P1001' });
@@ -51,7 +58,9 @@ describe('peopleEnrichmentAnswer', () => {
     expect(JSON.stringify(body)).not.toContain('""');
   });
   it('flags an excluded account in the company object, and answers null for what the person lacks', () => {
-    const r = peopleEnrichmentAnswer({ outcome: 'found', person: { ...FIXTURE_PEOPLE[0], mobile: '', phone: '' } }, ACME_SOFTWARE, title, [ACME_SOFTWARE.company_id]);
+    const r = peopleEnrichmentAnswer({ outcome: 'found', person: { ...FIXTURE_PEOPLE[0], mobile: '', phone: '' } }, ACME_SOFTWARE, title, [
+      ACME_SOFTWARE.company_id,
+    ]);
     const body = PeopleEnrichmentResponse.parse(r.body);
     expect(body.company.is_blacklisted).toBe(true);
     expect(body.person).toMatchObject({ mobile: null, phone: null });

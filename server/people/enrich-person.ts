@@ -8,9 +8,9 @@
  *     every field null, null rule).
  */
 import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
+import { MESSAGES } from '../enrichment/answers.ts';
 import { companyV3 } from '../enrichment/company-payload.ts';
 import { parseEmail } from '../enrichment/email.ts';
-import { MESSAGES } from '../enrichment/answers.ts';
 import type { ApiResult } from '../http/api-route.ts';
 import { orNull } from '../http/null-rule.ts';
 import type { TitleClassification } from '../scoring/model.ts';
@@ -56,7 +56,12 @@ export function personPayload(p: PersonRow | null, title: TitleClassification): 
   };
 }
 
-export function peopleEnrichmentAnswer(resolution: PersonResolution, company: CompanyRow | null, title: TitleClassification, excludedAccounts: readonly string[]): ApiResult {
+export function peopleEnrichmentAnswer(
+  resolution: PersonResolution,
+  company: CompanyRow | null,
+  title: TitleClassification,
+  excludedAccounts: readonly string[],
+): ApiResult {
   if (resolution.outcome === 'not-found') {
     const message = resolution.invalidEmail ? MESSAGES.invalidEmail : MESSAGES.noData;
     return { status: 404, body: { status: 'error', message, person: personPayload(null, title), company: companyV3(null, title, excludedAccounts) } };

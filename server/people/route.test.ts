@@ -2,13 +2,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerSeed } from '../../data/sources/schema.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { startTestServer, type TestServer, cachedTokens } from '../testing/test-server.ts';
+import { cachedTokens, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchNotFound, PeopleSearchResponse } from './schema.ts';
 
 let srv: TestServer;
 const token = cachedTokens(() => srv);
 beforeAll(async () => {
-  srv = await startTestServer({ companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE], domains: SHARED_DOMAINS, people: FIXTURE_PEOPLE, customers: [TEST_CUSTOMER] });
+  srv = await startTestServer({
+    companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE],
+    domains: SHARED_DOMAINS,
+    people: FIXTURE_PEOPLE,
+    customers: [TEST_CUSTOMER],
+  });
 });
 afterAll(() => srv?.close());
 
@@ -19,7 +24,8 @@ async function post(path: string, auth: string | null, body: Record<string, unkn
   const res = await fetch(srv.url + path, { method: 'POST', headers, body: data });
   return { status: res.status, body: await res.json() };
 }
-const enrich = async (body: Record<string, unknown> | string, json = false) => post('/v2/enrichment/people', await token('acme', 'people-enrichment'), body, json);
+const enrich = async (body: Record<string, unknown> | string, json = false) =>
+  post('/v2/enrichment/people', await token('acme', 'people-enrichment'), body, json);
 const search = async (body: Record<string, unknown> | string, json = false) => post('/v2/search/people', await token('acme', 'people-search'), body, json);
 
 describe('POST /v2/enrichment/people (People Enrichment)', () => {
@@ -33,11 +39,26 @@ describe('POST /v2/enrichment/people (People Enrichment)', () => {
       expect(res.status).toBe(200);
       expect(PeopleEnrichmentResponse.parse(res.body)).toEqual({
         person: {
-          people_id: 'P1001', name: 'Jane Doe', first_name: 'Jane', last_name: 'Doe', title: 'VP of Marketing', titleLevel: 'VP', titleFunction: 'Marketing',
-          email: 'Jane.Doe@northwind.example', phone: '+1 415 555 0101', mobile: '+1 415 555 0199', linkedin_url: 'https://www.linkedin.com/in/janedoe',
+          people_id: 'P1001',
+          name: 'Jane Doe',
+          first_name: 'Jane',
+          last_name: 'Doe',
+          title: 'VP of Marketing',
+          titleLevel: 'VP',
+          titleFunction: 'Marketing',
+          email: 'Jane.Doe@northwind.example',
+          phone: '+1 415 555 0101',
+          mobile: '+1 415 555 0199',
+          linkedin_url: 'https://www.linkedin.com/in/janedoe',
           location: { country: 'United States', state: 'California', city: 'San Francisco' },
         },
-        company: expect.objectContaining({ companyId: '900001', name: 'Northwind Analytics', domain: 'northwind.example', countryISOCode: 'US', titleLevel: 'VP' }),
+        company: expect.objectContaining({
+          companyId: '900001',
+          name: 'Northwind Analytics',
+          domain: 'northwind.example',
+          countryISOCode: 'US',
+          titleLevel: 'VP',
+        }),
       });
     }
     expect(await srv.store.usage('acme')).toEqual([expect.objectContaining({ api: 'people-enrichment', charges: 1 })]);
@@ -50,12 +71,20 @@ describe('POST /v2/enrichment/people (People Enrichment)', () => {
 
   it('400 when no identifier is given', async () => {
     for (const body of [{}, { email: ' ', linkedin_url: '', people_id: '' }, { domain: 'northwind.example' }]) {
-      expect(await enrich(body)).toEqual({ status: 400, body: { status: 'error', message: 'email, linkedin_url or people_id is mandatory and cannot be blank', code: 'blank' } });
+      expect(await enrich(body)).toEqual({
+        status: 400,
+        body: { status: 'error', message: 'email, linkedin_url or people_id is mandatory and cannot be blank', code: 'blank' },
+      });
     }
   });
 
   it('404 with blank data for an unknown person or a malformed email', async () => {
-    for (const body of [{ people_id: 'P0000' }, { email: 'nobody@northwind.example' }, { linkedin_url: 'https://linkedin.com/in/nobody' }, { email: 'not an email' }]) {
+    for (const body of [
+      { people_id: 'P0000' },
+      { email: 'nobody@northwind.example' },
+      { linkedin_url: 'https://linkedin.com/in/nobody' },
+      { email: 'not an email' },
+    ]) {
       const res = await enrich(body);
       expect(res.status).toBe(404);
       const parsed = PeopleEnrichmentNotFound.parse(res.body);
@@ -91,7 +120,10 @@ describe('POST /v2/enrichment/people (People Enrichment)', () => {
     const searchToken = await token('addon-only', 'people-search');
     expect((await post('/v2/enrichment/people', enrichToken, { people_id: 'P1001' })).status).toBe(200);
     await srv.store.importCustomer({ ...seed, packages: ['people-enrichment'] });
-    for (const [path, t, body] of [['/v2/enrichment/people', enrichToken, { people_id: 'P1001' }], ['/v2/search/people', searchToken, { domain: 'northwind.example' }]] as const) {
+    for (const [path, t, body] of [
+      ['/v2/enrichment/people', enrichToken, { people_id: 'P1001' }],
+      ['/v2/search/people', searchToken, { domain: 'northwind.example' }],
+    ] as const) {
       const res = await post(path, t, body);
       expect(res.status).toBe(403);
       expect(res.body.message).toMatch(/packages no longer cover/);
@@ -108,8 +140,15 @@ describe('POST /v2/search/people (People Search)', () => {
     expect(body).toMatchObject({ total: 3, page: 1, page_size: 25 });
     expect(body.profiles.map((p) => p.people_id)).toEqual(['P1001', 'P1003', 'P1005']);
     expect(body.profiles[0]).toEqual({
-      people_id: 'P1001', name: 'Jane Doe', title: 'VP of Marketing', titleLevel: 'VP', titleFunction: 'Marketing',
-      location: { country: 'United States', state: 'California', city: 'San Francisco' }, has_email: true, has_phone: true, has_mobile: true,
+      people_id: 'P1001',
+      name: 'Jane Doe',
+      title: 'VP of Marketing',
+      titleLevel: 'VP',
+      titleFunction: 'Marketing',
+      location: { country: 'United States', state: 'California', city: 'San Francisco' },
+      has_email: true,
+      has_phone: true,
+      has_mobile: true,
     });
     expect(body.profiles[1]).toMatchObject({ people_id: 'P1003', has_email: true, has_phone: false, has_mobile: false });
   });
@@ -123,7 +162,8 @@ describe('POST /v2/search/people (People Search)', () => {
   });
 
   it('filters by locations, industries and job titles (form lists and JSON arrays)', async () => {
-    const ids = async (body: Record<string, unknown>, json = false) => PeopleSearchResponse.parse((await search({ domain: 'northwind.example', ...body }, json)).body).profiles.map((p) => p.people_id);
+    const ids = async (body: Record<string, unknown>, json = false) =>
+      PeopleSearchResponse.parse((await search({ domain: 'northwind.example', ...body }, json)).body).profiles.map((p) => p.people_id);
     expect(await ids({ locations: 'London, California' })).toEqual(['P1001', 'P1005']);
     expect(await ids({ locations: ['new york'] }, true)).toEqual(['P1003']);
     expect(await ids({ industries: 'it consulting' })).toEqual(['P1005']);
@@ -149,7 +189,10 @@ describe('POST /v2/search/people (People Search)', () => {
   });
 
   it('400 without a domain, 404 for an unknown, free-mail or malformed domain', async () => {
-    expect(await search({ locations: 'London' })).toEqual({ status: 400, body: { status: 'error', message: 'domain is mandatory and cannot be blank', code: 'blank' } });
+    expect(await search({ locations: 'London' })).toEqual({
+      status: 400,
+      body: { status: 'error', message: 'domain is mandatory and cannot be blank', code: 'blank' },
+    });
     for (const domain of ['unknown.example', 'gmail.com', 'not a domain']) {
       const res = await search({ domain });
       expect(res.status).toBe(404);

@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { parseDomain } from '../enrichment/email.ts';
 import { parseInput, readBody } from '../enrichment/request-body.ts';
-import { apiRoute, } from '../http/api-route.ts';
+import { apiRoute } from '../http/api-route.ts';
 import type { MeteringSteps } from '../http/pipeline.ts';
 import type { AccessRecords } from '../state/store.ts';
 import { findPerson, peopleEnrichmentAnswer } from './enrich-person.ts';

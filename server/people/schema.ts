@@ -6,19 +6,18 @@
  * Answers follow the null rule (server/http/null-rule.ts): an absent field is null, never "".
  */
 import { z } from 'zod';
+import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, requireAll, text } from '../enrichment/request-body.ts';
 import { EnrichedCompanyV3 } from '../enrichment/schema.ts';
 import { nullableText } from '../http/null-rule.ts';
-import { MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, blankIssue, requireAll, text } from '../enrichment/request-body.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // People Enrichment
 
 /** One of `people_id`, `email`, `linkedin_url` (tried in that order; the first that finds a person wins). */
-export const PeopleEnrichmentBody = z
-  .object({ people_id: text(), email: text(MAX_EMAIL_LENGTH), linkedin_url: text() })
-  .superRefine((b, ctx) => {
-    if (b.people_id === '' && b.email === '' && b.linkedin_url === '') blankIssue(ctx, 'email', 'email, linkedin_url or people_id is mandatory and cannot be blank');
-  });
+export const PeopleEnrichmentBody = z.object({ people_id: text(), email: text(MAX_EMAIL_LENGTH), linkedin_url: text() }).superRefine((b, ctx) => {
+  if (b.people_id === '' && b.email === '' && b.linkedin_url === '')
+    blankIssue(ctx, 'email', 'email, linkedin_url or people_id is mandatory and cannot be blank');
+});
 export type PeopleEnrichmentBody = z.infer<typeof PeopleEnrichmentBody>;
 
 export const PersonLocation = z.object({ country: nullableText(), state: nullableText(), city: nullableText() }).strict();
@@ -112,7 +111,12 @@ export const PeopleProfile = z
 export type PeopleProfile = z.infer<typeof PeopleProfile>;
 
 export const PeopleSearchResponse = z
-  .object({ total: z.number().int().min(0), page: z.number().int().min(1), page_size: z.number().int().min(1).max(MAX_PAGE_SIZE), profiles: z.array(PeopleProfile) })
+  .object({
+    total: z.number().int().min(0),
+    page: z.number().int().min(1),
+    page_size: z.number().int().min(1).max(MAX_PAGE_SIZE),
+    profiles: z.array(PeopleProfile),
+  })
   .strict();
 export type PeopleSearchResponse = z.infer<typeof PeopleSearchResponse>;
 export const PeopleSearchNotFound = PeopleSearchResponse.extend({ status: z.literal('error'), message: z.string() });

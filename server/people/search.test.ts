@@ -5,22 +5,37 @@ import { PeopleSearchBody, PeopleSearchNotFound, PeopleSearchResponse } from './
 import { companiesInIndustries, jobTitleMatches, locationMatches, peopleSearchAnswer, profileOf, searchPeople } from './search.ts';
 
 /** A stand-in classification so these tests do not depend on the classifier's vocabulary. */
-const classify = (title: string) => ({ titleLevel: /vp|vice/i.test(title) ? 'VP' : /chief/i.test(title) ? 'C-Level' : 'Staff', titleFunction: /marketing/i.test(title) ? 'Marketing' : 'Other' });
+const classify = (title: string) => ({
+  titleLevel: /vp|vice/i.test(title) ? 'VP' : /chief/i.test(title) ? 'C-Level' : 'Staff',
+  titleFunction: /marketing/i.test(title) ? 'Marketing' : 'Other',
+});
 const page = (n: number, size: number) => ({ page: n, page_size: size });
 
 describe('profiles', () => {
   it('say only whether contact details exist', () => {
     const p = profileOf(FIXTURE_PEOPLE[0], classify(FIXTURE_PEOPLE[0].title));
     expect(PeopleSearchResponse.shape.profiles.element.parse(p)).toEqual({
-      people_id: 'P1001', name: 'Jane Doe', title: 'VP of Marketing', titleLevel: 'VP', titleFunction: 'Marketing',
-      location: { country: 'United States', state: 'California', city: 'San Francisco' }, has_email: true, has_phone: true, has_mobile: true,
+      people_id: 'P1001',
+      name: 'Jane Doe',
+      title: 'VP of Marketing',
+      titleLevel: 'VP',
+      titleFunction: 'Marketing',
+      location: { country: 'United States', state: 'California', city: 'San Francisco' },
+      has_email: true,
+      has_phone: true,
+      has_mobile: true,
     });
     expect(JSON.stringify(p)).not.toMatch(/@|\+1 415/);
     expect(profileOf(FIXTURE_PEOPLE[2], classify('x'))).toMatchObject({ has_email: true, has_phone: false, has_mobile: false });
   });
   it('answer null, never "", for what a person lacks (null rule)', () => {
     const p = profileOf({ ...FIXTURE_PEOPLE[0], title: '', state: '', city: ' ' }, { titleLevel: '', titleFunction: '' });
-    expect(PeopleSearchResponse.shape.profiles.element.parse(p)).toMatchObject({ title: null, titleLevel: null, titleFunction: null, location: { country: 'United States', state: null, city: null } });
+    expect(PeopleSearchResponse.shape.profiles.element.parse(p)).toMatchObject({
+      title: null,
+      titleLevel: null,
+      titleFunction: null,
+      location: { country: 'United States', state: null, city: null },
+    });
   });
 });
 
@@ -53,7 +68,10 @@ describe('searchPeople', () => {
   const people: PersonRow[] = [...FIXTURE_PEOPLE].sort((a, b) => (a.people_id < b.people_id ? -1 : 1));
 
   it('counts every match and returns the requested page only', () => {
-    expect(searchPeople(people, { locations: [], job_titles: [] }, page(1, 2), classify)).toMatchObject({ total: 5, profiles: [{ people_id: 'P1001' }, { people_id: 'P1002' }] });
+    expect(searchPeople(people, { locations: [], job_titles: [] }, page(1, 2), classify)).toMatchObject({
+      total: 5,
+      profiles: [{ people_id: 'P1001' }, { people_id: 'P1002' }],
+    });
     expect(searchPeople(people, { locations: [], job_titles: [] }, page(3, 2), classify).profiles.map((p) => p.people_id)).toEqual(['P1005']);
     expect(searchPeople(people, { locations: [], job_titles: [] }, page(4, 2), classify)).toEqual({ total: 5, profiles: [] });
   });
@@ -73,8 +91,19 @@ describe('PeopleSearchBody', () => {
     expect(PeopleSearchBody.parse({ domain: 'x.example', page: '' })).toMatchObject({ page: 1, page_size: 25 });
   });
   it.each([
-    { page_size: 101 }, { page_size: '101' }, { page_size: 0 }, { page_size: 2.5 }, { page_size: '2.5' }, { page: 0 }, { page: '-1' }, { page: 'one' }, { page: '1e3' },
-    { locations: 'x'.repeat(501) }, { locations: Array(51).fill('x') }, { job_titles: [1] }, { industries: { a: 1 } },
+    { page_size: 101 },
+    { page_size: '101' },
+    { page_size: 0 },
+    { page_size: 2.5 },
+    { page_size: '2.5' },
+    { page: 0 },
+    { page: '-1' },
+    { page: 'one' },
+    { page: '1e3' },
+    { locations: 'x'.repeat(501) },
+    { locations: Array(51).fill('x') },
+    { job_titles: [1] },
+    { industries: { a: 1 } },
   ])('refuses %j', (extra) => {
     expect(PeopleSearchBody.safeParse({ domain: 'x.example', ...extra }).success).toBe(false);
   });

@@ -1,13 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  TITLE_FUNCTIONS,
-  TITLE_LEVELS,
-  TitleClassificationSchema,
-  classifyTitle,
-  type TitleFunction,
-  type TitleLevel,
-} from './title-classifier.ts';
+import { describe, expect, it } from 'vitest';
+import { classifyTitle, TITLE_FUNCTIONS, TITLE_LEVELS, TitleClassificationSchema, type TitleFunction, type TitleLevel } from './title-classifier.ts';
 
 type Row = readonly [title: string, level: TitleLevel, fn: TitleFunction];
 
@@ -473,12 +466,34 @@ describe('classifyTitle: real-world titles', () => {
 
 describe('classifyTitle: blank, garbage and no current role', () => {
   // "MD" (managing director or physician) and a bare "Executive" are too ambiguous to call.
-  it.each(['', '   ', '\t\n', '-', '.', '---', 'n/a', 'N/A', 'none', 'null', 'unknown', 'asdf', 'xxx', '123', '!!!', '???', 'Retired', 'CEO (retired)', 'Former CEO', 'Ex-CFO', 'Unemployed', 'MD', 'Executive', 'Открытый'])(
-    '%j → blank',
-    (title) => {
-      expect(classifyTitle(title)).toEqual({ titleLevel: '', titleFunction: '' });
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    '\t\n',
+    '-',
+    '.',
+    '---',
+    'n/a',
+    'N/A',
+    'none',
+    'null',
+    'unknown',
+    'asdf',
+    'xxx',
+    '123',
+    '!!!',
+    '???',
+    'Retired',
+    'CEO (retired)',
+    'Former CEO',
+    'Ex-CFO',
+    'Unemployed',
+    'MD',
+    'Executive',
+    'Открытый',
+  ])('%j → blank', (title) => {
+    expect(classifyTitle(title)).toEqual({ titleLevel: '', titleFunction: '' });
+  });
 
   it('treats non-string input from untyped sources as blank instead of throwing', () => {
     for (const v of [null, undefined, 42, {}, []]) expect(classifyTitle(v as unknown as string)).toEqual({ titleLevel: '', titleFunction: '' });
@@ -530,16 +545,46 @@ describe('classifyTitle: outputs and determinism', () => {
 
   it('always returns a schema-valid classification, function blank exactly when level is blank (property)', () => {
     const words = fc.constantFrom(
-      'VP', 'Head of', 'Director', 'Senior', 'Manager', 'Sales', 'Marketing', 'Founder', 'Assistant to the', 'CEO', 'IT', 'Leiter',
-      'Geschäftsführer', 'Partner', 'Owner', 'Lead', 'Principal', '&', ',', '/', '-', 'of', 'the', 'Ingénieur', 'Jefe', 'x',
+      'VP',
+      'Head of',
+      'Director',
+      'Senior',
+      'Manager',
+      'Sales',
+      'Marketing',
+      'Founder',
+      'Assistant to the',
+      'CEO',
+      'IT',
+      'Leiter',
+      'Geschäftsführer',
+      'Partner',
+      'Owner',
+      'Lead',
+      'Principal',
+      '&',
+      ',',
+      '/',
+      '-',
+      'of',
+      'the',
+      'Ingénieur',
+      'Jefe',
+      'x',
     );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 80 }), fc.array(words, { maxLength: 8 }).map((w) => w.join(' '))), (title) => {
-        const c = classifyTitle(title);
-        expect(TitleClassificationSchema.parse(c)).toEqual(c);
-        expect(c.titleFunction === '').toBe(c.titleLevel === '');
-        expect(classifyTitle(title)).toEqual(c); // deterministic, no state carried between calls
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 80 }),
+          fc.array(words, { maxLength: 8 }).map((w) => w.join(' ')),
+        ),
+        (title) => {
+          const c = classifyTitle(title);
+          expect(TitleClassificationSchema.parse(c)).toEqual(c);
+          expect(c.titleFunction === '').toBe(c.titleLevel === '');
+          expect(classifyTitle(title)).toEqual(c); // deterministic, no state carried between calls
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -1,45 +1,45 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  BUYING_STAGES,
+  activityWeight,
   BUYING_STAGE_THRESHOLDS,
-  CONTACT_GRADES,
+  BUYING_STAGES,
+  buyingStage,
   CONTACT_GRADE_THRESHOLDS,
+  CONTACT_GRADES,
   CONTACT_INTENT_HALF_LIFE_DAYS,
   CONTACT_INTENT_SATURATION,
   CONTACT_INTENT_WINDOW_DAYS,
   CONTACT_PROFILE_WEIGHTS,
-  EMPLOYEE_RANGES,
-  ENGAGEMENT_WEIGHTS,
-  INTENT_HALF_LIFE_DAYS,
-  INTENT_SATURATION,
-  INTENT_WINDOW_DAYS,
-  PROFILE_FITS,
-  PROFILE_FIT_THRESHOLDS,
-  PROFILE_WEIGHTS,
-  REVENUE_RANGES,
-  TITLE_LEVELS,
-  activityWeight,
-  buyingStage,
+  type CompanyProfileInput,
   companyScores,
   contactGrade,
   contactIntentScore,
   contactProfileFit,
   contactProfileScore,
+  EMPLOYEE_RANGES,
+  ENGAGEMENT_WEIGHTS,
+  type Engagement,
   explainContactIntent,
   explainContactProfile,
   explainIntent,
   explainProfile,
+  INTENT_HALF_LIFE_DAYS,
+  INTENT_SATURATION,
+  INTENT_WINDOW_DAYS,
+  type IntentSignal,
   intentScore,
+  PROFILE_FIT_THRESHOLDS,
+  PROFILE_FITS,
+  PROFILE_WEIGHTS,
   parseObservedAt,
   personScores,
   profileFit,
   profileScore,
+  REVENUE_RANGES,
   recencyWeight,
-  type CompanyProfileInput,
-  type Engagement,
-  type IntentSignal,
   type ScoringProduct,
+  TITLE_LEVELS,
   type TitleClassification,
 } from './model.ts';
 
@@ -115,15 +115,24 @@ describe('worked example (README.md)', () => {
     expect(none).toBe(0);
     expect(pricing).toBeGreaterThan(blogOnly);
     expect(pricing).toBeGreaterThan(none);
-    expect(intentScore(example.signals, product, now, [{ day: '2026-04-29', path: '/request-demo', page_views: 1 }])).toBeGreaterThan(intentScore(example.signals, product, now));
+    expect(intentScore(example.signals, product, now, [{ day: '2026-04-29', path: '/request-demo', page_views: 1 }])).toBeGreaterThan(
+      intentScore(example.signals, product, now),
+    );
     // Older than the 30-day window, or a reload loop past the cap, adds nothing more.
     expect(intentScore([], product, now, [{ day: '2026-03-01', path: '/pricing', page_views: 5 }])).toBe(0);
-    expect(intentScore([], product, now, [{ day: '2026-05-01', path: '/pricing', page_views: 1000 }])).toBe(intentScore([], product, now, [{ day: '2026-05-01', path: '/pricing', page_views: 20 }]));
+    expect(intentScore([], product, now, [{ day: '2026-05-01', path: '/pricing', page_views: 1000 }])).toBe(
+      intentScore([], product, now, [{ day: '2026-05-01', path: '/pricing', page_views: 20 }]),
+    );
   });
 
   it('company profile: 40 + 12.5 + 20 + 0 = 72.5 → 73, Strong', () => {
     expect(explainProfile(example.company, example.product)).toEqual({
-      industry: 40, employee_range: 12.5, revenue_range: 20, region: 0, points: 72.5, score: 73,
+      industry: 40,
+      employee_range: 12.5,
+      revenue_range: 20,
+      region: 0,
+      points: 72.5,
+      score: 73,
     });
     expect(profileFit(73)).toBe('Strong');
   });
@@ -187,9 +196,9 @@ const FUNCTIONS = ['Marketing', 'Sales', 'IT', 'Finance', ''];
 const ACTIVITIES = [...Object.keys(ENGAGEMENT_WEIGHTS), 'Form Fill', 'EMAIL-CLICK', 'chat', ''];
 
 const anyCase = (values: readonly string[]) =>
-  fc.tuple(fc.constantFrom(...values), fc.constantFrom('same', 'lower', 'upper') as fc.Arbitrary<string>).map(([v, c]) =>
-    c === 'lower' ? v.toLowerCase() : c === 'upper' ? v.toUpperCase() : v,
-  );
+  fc
+    .tuple(fc.constantFrom(...values), fc.constantFrom('same', 'lower', 'upper') as fc.Arbitrary<string>)
+    .map(([v, c]) => (c === 'lower' ? v.toLowerCase() : c === 'upper' ? v.toUpperCase() : v));
 
 // fc.double spreads over the float encoding (most draws would be tiny): draw integers and scale instead.
 /** Age in days, −5 … 200, in steps of one hour. */
@@ -241,8 +250,12 @@ describe('bounds and labels', () => {
   it('every score is an integer 0–100 and every label is from its enum', () => {
     fc.assert(
       fc.property(
-        companyArb, fc.array(signalArb, { maxLength: 30 }), fc.array(productArb, { maxLength: 4 }), titleArb,
-        fc.array(engagementArb, { maxLength: 30 }), fc.option(fc.record({ products: fc.subarray(['a', 'b', 'z']) })),
+        companyArb,
+        fc.array(signalArb, { maxLength: 30 }),
+        fc.array(productArb, { maxLength: 4 }),
+        titleArb,
+        fc.array(engagementArb, { maxLength: 30 }),
+        fc.option(fc.record({ products: fc.subarray(['a', 'b', 'z']) })),
         fc.boolean(),
         (company, signals, products, title, engagement, hotAccount, known) => {
           for (const s of companyScores({ company, signals, products, hotAccount, now: NOW })) {
@@ -294,10 +307,19 @@ describe('determinism', () => {
   it('same inputs give equal outputs, whatever the order of signals and engagement', () => {
     fc.assert(
       fc.property(
-        companyArb, fc.array(signalArb, { maxLength: 25 }), fc.array(productArb, { minLength: 1, maxLength: 3 }), titleArb,
-        fc.array(engagementArb, { maxLength: 25 }), nowArb, fc.integer(),
+        companyArb,
+        fc.array(signalArb, { maxLength: 25 }),
+        fc.array(productArb, { minLength: 1, maxLength: 3 }),
+        titleArb,
+        fc.array(engagementArb, { maxLength: 25 }),
+        nowArb,
+        fc.integer(),
         (company, signals, products, title, engagement, now, seed) => {
-          const shuffle = <T>(xs: T[]) => xs.map((x, i) => [((i + 1) * (seed | 1)) % 9973, x] as const).sort((p, q) => p[0] - q[0]).map((p) => p[1]);
+          const shuffle = <T>(xs: T[]) =>
+            xs
+              .map((x, i) => [((i + 1) * (seed | 1)) % 9973, x] as const)
+              .sort((p, q) => p[0] - q[0])
+              .map((p) => p[1]);
           const run = (s: IntentSignal[], e: Engagement[]) => [
             companyScores({ company, signals: s, products, now: new Date(now) }),
             personScores({ company, signals: s, products, title, engagement: e, now: new Date(now) }),
@@ -330,14 +352,11 @@ describe('monotonicity', () => {
 
   it('raising a strength never lowers the intent score', () => {
     fc.assert(
-      fc.property(
-        fc.array(signalArb, { minLength: 1, maxLength: 6 }), fc.nat(), strengthArb, productArb,
-        (signals, i, raise, product) => {
-          const j = i % signals.length;
-          const raised = signals.map((s, k) => (k === j ? { ...s, strength: Math.min(100, s.strength + raise) } : s));
-          expect(intentScore(raised, product, NOW)).toBeGreaterThanOrEqual(intentScore(signals, product, NOW));
-        },
-      ),
+      fc.property(fc.array(signalArb, { minLength: 1, maxLength: 6 }), fc.nat(), strengthArb, productArb, (signals, i, raise, product) => {
+        const j = i % signals.length;
+        const raised = signals.map((s, k) => (k === j ? { ...s, strength: Math.min(100, s.strength + raise) } : s));
+        expect(intentScore(raised, product, NOW)).toBeGreaterThanOrEqual(intentScore(signals, product, NOW));
+      }),
     );
   });
 
@@ -373,16 +392,13 @@ describe('monotonicity', () => {
 describe('recency', () => {
   it('the same signal observed earlier scores lower or equal (ages ≥ 0)', () => {
     fc.assert(
-      fc.property(
-        fc.array(signalArb, { maxLength: 4 }), signalArb, daysArb(0, 200), daysArb(0, 200),
-        (others, s, a, b) => {
-          const [young, old] = a <= b ? [a, b] : [b, a];
-          const product = { intent_topics: [] };
-          expect(intentScore([...others, { ...s, observed_at: at(old) }], product, NOW)).toBeLessThanOrEqual(
-            intentScore([...others, { ...s, observed_at: at(young) }], product, NOW),
-          );
-        },
-      ),
+      fc.property(fc.array(signalArb, { maxLength: 4 }), signalArb, daysArb(0, 200), daysArb(0, 200), (others, s, a, b) => {
+        const [young, old] = a <= b ? [a, b] : [b, a];
+        const product = { intent_topics: [] };
+        expect(intentScore([...others, { ...s, observed_at: at(old) }], product, NOW)).toBeLessThanOrEqual(
+          intentScore([...others, { ...s, observed_at: at(young) }], product, NOW),
+        );
+      }),
     );
   });
 
@@ -434,9 +450,9 @@ describe('recency', () => {
 describe('thresholds at their exact boundaries', () => {
   it('buying stage', () => {
     const t = BUYING_STAGE_THRESHOLDS;
-    expect([0, t.Awareness - 1, t.Awareness, t.Consideration - 1, t.Consideration, t.Decision - 1, t.Decision, t.Purchase - 1, t.Purchase, 100].map(buyingStage)).toEqual([
-      'Target', 'Target', 'Awareness', 'Awareness', 'Consideration', 'Consideration', 'Decision', 'Decision', 'Purchase', 'Purchase',
-    ]);
+    expect(
+      [0, t.Awareness - 1, t.Awareness, t.Consideration - 1, t.Consideration, t.Decision - 1, t.Decision, t.Purchase - 1, t.Purchase, 100].map(buyingStage),
+    ).toEqual(['Target', 'Target', 'Awareness', 'Awareness', 'Consideration', 'Consideration', 'Decision', 'Decision', 'Purchase', 'Purchase']);
     expect(t).toEqual({ Awareness: 20, Consideration: 40, Decision: 60, Purchase: 80 });
   });
 
@@ -525,7 +541,12 @@ describe('profile score', () => {
       fc.property(productArb, fc.nat(), (product, i) => {
         const pick = (xs: string[]) => (xs.length ? xs[i % xs.length] : '');
         const { icp } = product;
-        const c = { industry: pick(icp.industries), employee_range: pick(icp.employee_ranges), revenue_range: pick(icp.revenue_ranges), region: pick(icp.regions) };
+        const c = {
+          industry: pick(icp.industries),
+          employee_range: pick(icp.employee_ranges),
+          revenue_range: pick(icp.revenue_ranges),
+          region: pick(icp.regions),
+        };
         expect(profileScore(c, product)).toBe(100);
       }),
     );
@@ -596,8 +617,15 @@ describe('composers', () => {
     expect(Object.keys(c[0])).toEqual(['is_svcqa', 'product', 'product_display_name', 'intent_score', 'buying_stage', 'profile_score', 'profile_fit']);
     const p = personScores({ ...example, products });
     expect(Object.keys(p[0])).toEqual([
-      'product', 'company_intent_score', 'company_buying_stage', 'company_profile_score', 'company_profile_fit',
-      'contact_intent_score', 'contact_grade', 'contact_profile_score', 'contact_profile_fit',
+      'product',
+      'company_intent_score',
+      'company_buying_stage',
+      'company_profile_score',
+      'company_profile_fit',
+      'contact_intent_score',
+      'contact_grade',
+      'contact_profile_score',
+      'contact_profile_fit',
     ]);
     expect(companyScores({ company: {}, signals: [], products: [], now: NOW })).toEqual([]);
   });

@@ -8,13 +8,13 @@
  * file explains them with a worked example, and `model.test.ts` asserts that example to the digit.
  */
 import type { EngagementRow, HotAccount, IntentRow, Product } from '../../data/sources/schema.ts';
-import { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
 import type { BuyingStage, ContactGrade, ProfileFit } from '../../data/sources/vocabulary.ts';
+import { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 
+export type { BuyingStage, ContactGrade, ProfileFit };
 // The labels and ranges are the product's vocabulary (data/sources/vocabulary.ts); re-exported for readers of the model.
 export { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS };
-export type { BuyingStage, ContactGrade, ProfileFit };
 
 // ---------------------------------------------------------------------------------------------------
 // Labels
@@ -57,7 +57,6 @@ export const PROFILE_WEIGHTS = Object.freeze({ industry: 40, employee_range: 25,
 /** Share of a range dimension's weight earned by a range one step away from an ICP range. */
 export const ADJACENT_RANGE_CREDIT = 0.5;
 
-
 // ---------------------------------------------------------------------------------------------------
 // Contact profile (persona fit of the person's title)
 
@@ -66,11 +65,19 @@ export const CONTACT_PROFILE_WEIGHTS = Object.freeze({ level: 50, function: 50 }
 export const ADJACENT_LEVEL_CREDIT = 0.5;
 /** Spellings accepted for the levels (compared after lower-casing and dropping non-alphanumerics). */
 export const TITLE_LEVEL_ALIASES: Readonly<Record<string, (typeof TITLE_LEVELS)[number]>> = Object.freeze({
-  clevel: 'C-Level', csuite: 'C-Level', cxo: 'C-Level', executive: 'C-Level',
-  vp: 'VP', vicepresident: 'VP', svp: 'VP', evp: 'VP',
+  clevel: 'C-Level',
+  csuite: 'C-Level',
+  cxo: 'C-Level',
+  executive: 'C-Level',
+  vp: 'VP',
+  vicepresident: 'VP',
+  svp: 'VP',
+  evp: 'VP',
   director: 'Director',
   manager: 'Manager',
-  staff: 'Staff', individualcontributor: 'Staff', nonmanager: 'Staff',
+  staff: 'Staff',
+  individualcontributor: 'Staff',
+  nonmanager: 'Staff',
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -78,7 +85,12 @@ export const TITLE_LEVEL_ALIASES: Readonly<Record<string, (typeof TITLE_LEVELS)[
 
 /** Points per unit of `count`, before recency decay. Unknown activities score 0. */
 export const ENGAGEMENT_WEIGHTS = Object.freeze({
-  meeting: 40, form_fill: 25, webinar: 15, email_click: 5, page_view: 2, email_open: 1,
+  meeting: 40,
+  form_fill: 25,
+  webinar: 15,
+  email_click: 5,
+  page_view: 2,
+  email_open: 1,
 } as const);
 export const CONTACT_INTENT_HALF_LIFE_DAYS = 14;
 export const CONTACT_INTENT_WINDOW_DAYS = 90;
@@ -121,7 +133,11 @@ export type Persona = Product['persona'];
  * Case-, space- and punctuation-insensitive key used for every string comparison of the model: NFKC,
  * lower case, keep only letters, digits, `$` and `+` (so `1,000-4,999` = `1000 - 4999`, `C-Level` = `c level`).
  */
-const computeKey = (s: string): string => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}$+]/gu, '');
+const computeKey = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}$+]/gu, '');
 
 /**
  * Keys of the strings seen so far. The model keys the same few vocabulary strings (ICP lists, range
@@ -279,7 +295,12 @@ const signalAges = (signals: readonly IntentSignal[], nowMs: number): number[] =
  * explainIntent with the parts that do not depend on the product (signal ages, first-party page views)
  * computed by the caller: companyScores computes them once for all its products.
  */
-function intentOf(signals: readonly IntentSignal[], ages: readonly number[], product: Pick<ScoringProduct, 'intent_topics'>, first_party: FirstPartyContribution[]): IntentBreakdown {
+function intentOf(
+  signals: readonly IntentSignal[],
+  ages: readonly number[],
+  product: Pick<ScoringProduct, 'intent_topics'>,
+  first_party: FirstPartyContribution[],
+): IntentBreakdown {
   const topics = keySetOf(product.intent_topics);
   const contributions: IntentContribution[] = [];
   for (let i = 0; i < signals.length; i++) {
@@ -374,7 +395,10 @@ export function profileScore(company: CompanyProfileInput, product: Pick<Scoring
   return explainProfile(company, product).score;
 }
 
-const PROFILE_FIT_STEPS = [['Moderate', PROFILE_FIT_THRESHOLDS.Moderate], ['Strong', PROFILE_FIT_THRESHOLDS.Strong]] as const;
+const PROFILE_FIT_STEPS = [
+  ['Moderate', PROFILE_FIT_THRESHOLDS.Moderate],
+  ['Strong', PROFILE_FIT_THRESHOLDS.Strong],
+] as const;
 
 export function profileFit(score: number): ProfileFit {
   return lowestFirst(score, PROFILE_FIT_STEPS, 'Weak');
@@ -449,7 +473,10 @@ export interface ContactIntentBreakdown {
 
 /** Weight of an activity name (`Form Fill`, `form-fill` and `form_fill` are the same); 0 if unknown. */
 export function activityWeight(activity: string): number {
-  const k = activity.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const k = activity
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   return Object.hasOwn(ENGAGEMENT_WEIGHTS, k) ? ENGAGEMENT_WEIGHTS[k as keyof typeof ENGAGEMENT_WEIGHTS] : 0;
 }
 
@@ -475,7 +502,15 @@ export function contactIntentScore(engagement: readonly Engagement[], now: Date)
 
 export function contactGrade(score: number): ContactGrade {
   const t = CONTACT_GRADE_THRESHOLDS;
-  return lowestFirst(score, [['C', t.C], ['B', t.B], ['A', t.A]], 'D');
+  return lowestFirst(
+    score,
+    [
+      ['C', t.C],
+      ['B', t.B],
+      ['A', t.A],
+    ],
+    'D',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------

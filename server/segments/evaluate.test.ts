@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { CompanyRow } from '../../data/sources/schema.ts';
 import { matchingSegments, segmentMatches, segmentsPayload } from './evaluate.ts';
 
-const company = { company_id: '1', industry: 'Software', employee_range: '1,000-4,999', country_iso_code: 'US', region: 'North America', revenue_range: '$100M-$250M' } as CompanyRow;
+const company = {
+  company_id: '1',
+  industry: 'Software',
+  employee_range: '1,000-4,999',
+  country_iso_code: 'US',
+  region: 'North America',
+  revenue_range: '$100M-$250M',
+} as CompanyRow;
 
 describe('segment rules', () => {
   it('AND across fields, OR within a field, case-insensitive', () => {

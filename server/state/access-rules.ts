@@ -7,7 +7,10 @@ import type { CustomerRecord, TokenRecord } from './store.ts';
 /** The business rules of granting access, shared by every backend. */
 export function checkTokenGrant(customer: CustomerRecord, t: { api_group: TokenRecord['api_group']; allowed_domains: string[] }): void {
   if (!isEntitled(customer.packages, t.api_group)) {
-    throw new StateError(`customer ${customer.id} has no package that covers the ${t.api_group} API group (packages: ${customer.packages.join(', ') || 'none'})`, 'not_entitled');
+    throw new StateError(
+      `customer ${customer.id} has no package that covers the ${t.api_group} API group (packages: ${customer.packages.join(', ') || 'none'})`,
+      'not_entitled',
+    );
   }
   if (t.allowed_domains.length > 0 && t.api_group !== 'identification') {
     throw new StateError('allowed domains exist only for identification tokens: the other APIs are server-to-server');
@@ -22,4 +25,3 @@ export function checkTagGrant(customer: CustomerRecord): void {
 
 export const newTokenId = () => 'tok_' + randomBytes(8).toString('hex');
 export const newTagId = () => 'tag_' + randomBytes(9).toString('base64url');
-

@@ -43,4 +43,3 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-

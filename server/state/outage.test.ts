@@ -21,7 +21,14 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
 const visit = (ip: string, nowMs = t0 + 1000): RateLimitRequest => ({
-  customer_id: 'acme', counters: [{ key: `tag:t:ip:${ip}`, limit: 6 }, { key: 'tag:t', limit: 10 }], windowMs: 60_000, nowMs, degradable: true,
+  customer_id: 'acme',
+  counters: [
+    { key: `tag:t:ip:${ip}`, limit: 6 },
+    { key: 'tag:t', limit: 10 },
+  ],
+  windowMs: 60_000,
+  nowMs,
+  degradable: true,
 });
 const admitted = (hits: { allowed: boolean }[]) => hits.every((h) => h.allowed);
 
@@ -31,9 +38,16 @@ describe('local rate limits while the shared store is down', () => {
     meter.nodes = 2;
     const fromA = Array.from({ length: 10 }, () => meter.hitRateLimits(visit('A')));
     expect(fromA.map(admitted)).toEqual([...Array(3).fill(true), ...Array(7).fill(false)]);
-    expect(fromA[9].map((h) => [h.allowed, h.remaining])).toEqual([[false, 0], [true, 1]]);
+    expect(fromA[9].map((h) => [h.allowed, h.remaining])).toEqual([
+      [false, 0],
+      [true, 1],
+    ]);
     const fromB = Array.from({ length: 3 }, () => meter.hitRateLimits(visit('B')));
-    expect(fromB.map((h) => h.map((c) => c.allowed))).toEqual([[true, true], [true, true], [true, false]]);
+    expect(fromB.map((h) => h.map((c) => c.allowed))).toEqual([
+      [true, true],
+      [true, true],
+      [true, false],
+    ]);
     // Refused by the tag's share, B's third request left B's own counter at 2.
     expect(meter.hitRateLimits({ ...visit('B'), counters: [{ key: 'tag:t:ip:B', limit: 6 }] })[0]).toMatchObject({ allowed: true, remaining: 0 });
     expect(meter.hitRateLimits(visit('C')).map((c) => c.allowed)).toEqual([true, false]);
@@ -44,8 +58,17 @@ describe('local rate limits while the shared store is down', () => {
 
 describe('the outage journal', () => {
   const charge = (i: number): ChargeRequest => ({
-    customer_id: 'acme', api: 'identification', pool: 'identification', record: `10.0.0.${i}`, period: 'year-0', quota: 100,
-    dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z',
+    customer_id: 'acme',
+    api: 'identification',
+    pool: 'identification',
+    record: `10.0.0.${i}`,
+    period: 'year-0',
+    quota: 100,
+    dedupe_key: null,
+    month: '2026-11',
+    token_id: null,
+    partner: null,
+    at: '2026-11-10T00:00:00Z',
   });
 
   it('is flushed to stable storage (fdatasync) before charges are answered: once per turn for all of its charges', async () => {

@@ -9,9 +9,10 @@
  *     store remembers; a replay interrupted half-way is simply run again).
  * Everything here is local to the process: decisions are synchronous, the journal write is an append.
  */
+
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ChargeOutcome, ChargeRequest, RateLimitHit, RateLimitRequest } from './metering.ts';
 
@@ -128,7 +129,12 @@ export class OutageMeter {
       return { key, limit, share, count: w && w[0] === windowStart ? w[1] + 1 : 1 };
     });
     if (hits.every((h) => h.count <= h.share)) for (const h of hits) this.windows.set(h.key, [windowStart, h.count]);
-    return hits.map(({ limit, share, count }) => ({ allowed: count <= share, limit, remaining: Math.max(0, share - count), resetMs: windowStart + req.windowMs - req.nowMs }));
+    return hits.map(({ limit, share, count }) => ({
+      allowed: count <= share,
+      limit,
+      remaining: Math.max(0, share - count),
+      resetMs: windowStart + req.windowMs - req.nowMs,
+    }));
   }
 
   /**

@@ -3,13 +3,14 @@
  * partition without RST looks), and a Redis that comes back without this deployment's data (restarted
  * without persistence, FLUSHALL). Real redis-server processes; each node is a store.
  */
-import { createClient } from '@redis/client';
+
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@redis/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { openRedisStore } from '../testing/state-backends.ts';
 import { StoreUnavailableError } from './errors.ts';
 import type { ChargeRequest, RateLimitRequest } from './metering.ts';
@@ -25,14 +26,38 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const identification = (i: number): ChargeRequest => ({
-  customer_id: 'acme', api: 'identification', pool: 'identification', record: `10.1.0.${i}`, period: 'year-0', quota: 1000,
-  dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z',
+  customer_id: 'acme',
+  api: 'identification',
+  pool: 'identification',
+  record: `10.1.0.${i}`,
+  period: 'year-0',
+  quota: 1000,
+  dedupe_key: null,
+  month: '2026-11',
+  token_id: null,
+  partner: null,
+  at: '2026-11-10T00:00:00Z',
 });
-const enrichment: ChargeRequest = { ...identification(0), api: 'company-firmographics-v3', pool: 'enrichment', record: '900001', dedupe_key: 'acme|v3|900001|2026-11' };
-const rate = (degradable: boolean): RateLimitRequest => ({ customer_id: 'acme', counters: [{ key: 'token:t1', limit: 1000 }], windowMs: 60_000, nowMs: Date.now(), degradable });
+const enrichment: ChargeRequest = {
+  ...identification(0),
+  api: 'company-firmographics-v3',
+  pool: 'enrichment',
+  record: '900001',
+  dedupe_key: 'acme|v3|900001|2026-11',
+};
+const rate = (degradable: boolean): RateLimitRequest => ({
+  customer_id: 'acme',
+  counters: [{ key: 'token:t1', limit: 1000 }],
+  windowMs: 60_000,
+  nowMs: Date.now(),
+  degradable,
+});
 const timedOutcome = async <T>(p: Promise<T>) => {
   const start = Date.now();
-  const r = await p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+  const r = await p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
   return { ...r, ms: Date.now() - start };
 };
 

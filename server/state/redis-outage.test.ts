@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { openRedisStore } from '../testing/state-backends.ts';
 import { StoreUnavailableError } from './errors.ts';
 import type { ChargeRequest, RateLimitRequest } from './metering.ts';
@@ -37,14 +37,37 @@ afterAll(async () => {
 });
 
 const identification = (i: number): ChargeRequest => ({
-  customer_id: 'acme', api: 'identification', pool: 'identification', record: `10.0.0.${i}`, period: 'year-0', quota: 1000,
-  dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z',
+  customer_id: 'acme',
+  api: 'identification',
+  pool: 'identification',
+  record: `10.0.0.${i}`,
+  period: 'year-0',
+  quota: 1000,
+  dedupe_key: null,
+  month: '2026-11',
+  token_id: null,
+  partner: null,
+  at: '2026-11-10T00:00:00Z',
 });
-const enrichment: ChargeRequest = { ...identification(0), api: 'company-firmographics-v3', pool: 'enrichment', record: '900001', dedupe_key: 'acme|v3|900001|2026-11' };
+const enrichment: ChargeRequest = {
+  ...identification(0),
+  api: 'company-firmographics-v3',
+  pool: 'enrichment',
+  record: '900001',
+  dedupe_key: 'acme|v3|900001|2026-11',
+};
 const rate = (degradable: boolean, limit = 10): RateLimitRequest => ({
-  customer_id: 'acme', counters: [{ key: 'token:t1', limit }], windowMs: 60_000, nowMs: Date.now(), degradable,
+  customer_id: 'acme',
+  counters: [{ key: 'token:t1', limit }],
+  windowMs: 60_000,
+  nowMs: Date.now(),
+  degradable,
 });
-const settled = <T>(p: Promise<T>) => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const settled = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 
 it('keeps identification answering on a bounded allowance, fails the rest closed, and replays the journal exactly once', async () => {
   const { secret } = await a.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm' });
@@ -105,7 +128,9 @@ it('keeps identification answering on a bounded allowance, fails the rest closed
 it('refuses to start on an unreachable Redis with a clear message (no secret in it)', async () => {
   const { freePort } = await import('../testing/redis-server.ts');
   const port = await freePort();
-  await expect(openRedisStore(`redis://:hunter2@127.0.0.1:${port}`, join(dir, 'c'))).rejects.toThrow(new RegExp(`cannot reach Redis at redis://:\\*\\*\\*@127.0.0.1:${port}`));
+  await expect(openRedisStore(`redis://:hunter2@127.0.0.1:${port}`, join(dir, 'c'))).rejects.toThrow(
+    new RegExp(`cannot reach Redis at redis://:\\*\\*\\*@127.0.0.1:${port}`),
+  );
 });
 
 it('a charge in flight when the connection drops is counted once: answered on the allowance, journaled under its id, replayed only if Redis had not counted it', async () => {

@@ -19,20 +19,21 @@
  *   data epoch (`svc:epoch`) differs from the one the node remembers; the node answers 503 and keeps its
  *   journal rather than serve 401s from, or replay charges into, an empty store.
  */
-import { createClient, type RedisClientType } from '@redis/client';
+
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { createClient, type RedisClientType } from '@redis/client';
 import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
-import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
+import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
-import { OutageMeter, type JournaledCharge } from './outage.ts';
+import { type JournaledCharge, OutageMeter } from './outage.ts';
 import { METER_SCRIPT } from './redis-scripts.ts';
-import { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord, type StateStore } from './store.ts';
+import { CustomerRecord, NewTag, NewToken, type StateStore, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
 /** Key names; `{cust:<id>}` is the hash tag that keeps one customer's keys in one slot. */
@@ -147,7 +148,8 @@ export class RedisStateStore implements StateStore {
         disableOfflineQueue: true,
         socket: {
           connectTimeout: 2_000,
-          reconnectStrategy: (retries, cause) => (starting ? new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000)),
+          reconnectStrategy: (retries, cause) =>
+            starting ? new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000),
         },
         pingInterval: 5_000,
       }) as RedisClientType;
@@ -232,7 +234,10 @@ export class RedisStateStore implements StateStore {
   /** Refuses at once while Redis is known stalled, reconnecting, or without this deployment's data. */
   private usable(): void {
     if (this.lost !== null) throw new StoreUnavailableError(this.lost, 5);
-    if (this.hold !== null) throw new StoreUnavailableError(`Redis is not answering (${this.hold === 'stalled' ? `no answer within ${this.commandTimeoutMs} ms` : 'reconnecting'}): retry shortly`);
+    if (this.hold !== null)
+      throw new StoreUnavailableError(
+        `Redis is not answering (${this.hold === 'stalled' ? `no answer within ${this.commandTimeoutMs} ms` : 'reconnecting'}): retry shortly`,
+      );
   }
 
   /**
@@ -306,7 +311,7 @@ export class RedisStateStore implements StateStore {
     if (current === this.epoch) {
       if (this.lost !== null) {
         this.lost = null;
-        this.log('Redis holds this deployment\'s data again: serving from it', 'info');
+        this.log("Redis holds this deployment's data again: serving from it", 'info');
         this.auth.sync(-1);
         void this.drainJournal();
       }
@@ -314,7 +319,7 @@ export class RedisStateStore implements StateStore {
     }
     if (this.lost === null) {
       this.lost =
-        'Redis holds none of this deployment\'s data (restarted without persistence, flushed, or failed over to an empty replica): ' +
+        "Redis holds none of this deployment's data (restarted without persistence, flushed, or failed over to an empty replica): " +
         'this node answers 503 and keeps its journal until the data is restored (svc state import) and the node restarted';
       this.log(`${this.lost} (data epoch ${this.epoch}, found ${current ?? 'none'})`);
     }
@@ -498,7 +503,8 @@ export class RedisStateStore implements StateStore {
       throw this.unavailable(e);
     }
     const [outcome, used] = reply;
-    const result: ChargeOutcome = outcome === 'exhausted' ? { outcome: 'exhausted', remaining: 0 } : { outcome: outcome as 'charged' | 'free', remaining: Math.max(0, r.quota - used) };
+    const result: ChargeOutcome =
+      outcome === 'exhausted' ? { outcome: 'exhausted', remaining: 0 } : { outcome: outcome as 'charged' | 'free', remaining: Math.max(0, r.quota - used) };
     this.outage.observe(r, result);
     return result;
   }
@@ -783,7 +789,12 @@ export class RedisStateStore implements StateStore {
     const { record, secret_hash } = await this.requireToken(id);
     await this.io(async () => {
       await this.client.del(keys.tokenHash(secret_hash));
-      await this.client.multi().del(keys.token(record.customer_id, id)).sRem(keys.tokens(record.customer_id), id).hDel(keys.tokenUsed(record.customer_id), id).exec();
+      await this.client
+        .multi()
+        .del(keys.token(record.customer_id, id))
+        .sRem(keys.tokens(record.customer_id), id)
+        .hDel(keys.tokenUsed(record.customer_id), id)
+        .exec();
       await this.client.hDel(keys.tokenOwner, id);
       await this.bumpAuth();
     });
@@ -917,14 +928,22 @@ export class RedisStateStore implements StateStore {
             break;
           case 'token': {
             const r = e.record;
-            await this.client.multi().hSet(keys.token(r.customer_id, r.id), toHash({ ...r, last_used_at: null, secret_hash: e.secret_hash })).sAdd(keys.tokens(r.customer_id), r.id).exec();
+            await this.client
+              .multi()
+              .hSet(keys.token(r.customer_id, r.id), toHash({ ...r, last_used_at: null, secret_hash: e.secret_hash }))
+              .sAdd(keys.tokens(r.customer_id), r.id)
+              .exec();
             if (r.last_used_at) await this.client.hSet(keys.tokenUsed(r.customer_id), r.id, r.last_used_at);
             await this.client.hSet(keys.tokenOwner, r.id, r.customer_id);
             await this.client.set(keys.tokenHash(e.secret_hash), `${r.customer_id}/${r.id}`);
             break;
           }
           case 'tag':
-            await this.client.multi().hSet(keys.tag(e.record.customer_id, e.record.tag_id), toHash(e.record)).sAdd(keys.tags(e.record.customer_id), e.record.tag_id).exec();
+            await this.client
+              .multi()
+              .hSet(keys.tag(e.record.customer_id, e.record.tag_id), toHash(e.record))
+              .sAdd(keys.tags(e.record.customer_id), e.record.tag_id)
+              .exec();
             await this.client.hSet(keys.tagOwner, e.record.tag_id, e.record.customer_id);
             break;
           case 'setting':
@@ -935,9 +954,13 @@ export class RedisStateStore implements StateStore {
             break;
           case 'charge': {
             const c = e.charge;
-            const m = this.client.multi().rPush(keys.ledger(c.customer_id), JSON.stringify(ledgerOf(c))).hIncrBy(keys.usage(c.customer_id), `${c.pool}|${c.api}|${c.month}|c`, 1);
+            const m = this.client
+              .multi()
+              .rPush(keys.ledger(c.customer_id), JSON.stringify(ledgerOf(c)))
+              .hIncrBy(keys.usage(c.customer_id), `${c.pool}|${c.api}|${c.month}|c`, 1);
             if (c.partner !== null) m.hIncrBy(keys.usage(c.customer_id), `${c.pool}|${c.api}|${c.month}|p`, 1);
-            if (c.dedupe_key !== null) m.hSet(keys.dedupe(c.customer_id, c.month), c.dedupe_key, '1').pExpire(keys.dedupe(c.customer_id, c.month), DEDUPE_TTL_MS);
+            if (c.dedupe_key !== null)
+              m.hSet(keys.dedupe(c.customer_id, c.month), c.dedupe_key, '1').pExpire(keys.dedupe(c.customer_id, c.month), DEDUPE_TTL_MS);
             await m.exec();
             break;
           }

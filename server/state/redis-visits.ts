@@ -24,9 +24,24 @@ import { StateError, StoreUnavailableError } from './errors.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
 import { VisitEntry } from './transfer.ts';
 import {
-  daysBetween, formatSighting, ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, retainedFrom, SESSIONS_PER_ACCOUNT_DAY, SIGHTING_SETTLE_MS,
-  SIGHTING_STALE_MS, TOP_PAGES, VISIT_RETENTION_DAYS,
-  type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
+  type AccountVisits,
+  type DailyTotals,
+  daysBetween,
+  formatSighting,
+  ORIGINS_PER_TAG,
+  OTHER_PATHS,
+  PATHS_PER_ACCOUNT_DAY,
+  type PagePerDay,
+  type PageViewCount,
+  parseSighting,
+  retainedFrom,
+  SESSIONS_PER_ACCOUNT_DAY,
+  SIGHTING_SETTLE_MS,
+  SIGHTING_STALE_MS,
+  type TagSighting,
+  TOP_PAGES,
+  VISIT_RETENTION_DAYS,
+  type VisitStore,
 } from './visits.ts';
 
 export const visitKeys = {
@@ -180,11 +195,25 @@ export class RedisVisitStore implements VisitStore {
     const company = v.company_id ?? '';
     const reply = await this.run(
       RECORD,
-      [visitKeys.account(v.customer_id, v.day), visitKeys.pages(v.customer_id, v.day, company), visitKeys.sessions(v.customer_id, v.day, company), visitKeys.anonymous(v.customer_id)],
       [
-        company, v.day, v.path, v.session_id, v.at, String(PATHS_PER_ACCOUNT_DAY), OTHER_PATHS, String(SESSION_TTL_S), String(SESSIONS_PER_ACCOUNT_DAY),
+        visitKeys.account(v.customer_id, v.day),
+        visitKeys.pages(v.customer_id, v.day, company),
+        visitKeys.sessions(v.customer_id, v.day, company),
+        visitKeys.anonymous(v.customer_id),
+      ],
+      [
+        company,
+        v.day,
+        v.path,
+        v.session_id,
+        v.at,
+        String(PATHS_PER_ACCOUNT_DAY),
+        OTHER_PATHS,
+        String(SESSION_TTL_S),
+        String(SESSIONS_PER_ACCOUNT_DAY),
         // A day's keys outlive the retention by a day: the last write of a day comes at most a day late.
-        String((this.retentionDays + 1) * 86_400), retainedFrom(v.day, this.retentionDays),
+        String((this.retentionDays + 1) * 86_400),
+        retainedFrom(v.day, this.retentionDays),
       ],
     );
     return { first_of_day_for_account: Number(reply) === 1 };
@@ -306,7 +335,9 @@ export class RedisVisitStore implements VisitStore {
         const match = ACCOUNT_KEY.exec(key);
         if (!match) continue;
         const [, customer, day] = match as unknown as [string, string, string];
-        const companies = [...((await this.accountDays(customer, [day])).get(day) ?? new Map<string, Record<string, string>>())].sort(([a], [b]) => byText(a, b));
+        const companies = [...((await this.accountDays(customer, [day])).get(day) ?? new Map<string, Record<string, string>>())].sort(([a], [b]) =>
+          byText(a, b),
+        );
         if (companies.length === 0) continue;
         const m = this.client.multi();
         for (const [company] of companies) m.hGetAll(visitKeys.pages(customer, day, company)).sMembers(visitKeys.sessions(customer, day, company));
@@ -314,9 +345,17 @@ export class RedisVisitStore implements VisitStore {
         for (const [i, [company, c]] of companies.entries()) {
           const pages = replies[2 * i] as Record<string, string>;
           yield VisitEntry.parse({
-            type: 'visit_account', customer_id: customer, day, company_id: company,
-            page_views: Number(c.views ?? 0), sessions: Number(c.sessions ?? 0), first_seen: c.first, last_seen: c.last,
-            pages: Object.entries(pages ?? {}).map(([path, n]) => ({ path, page_views: Number(n) })).sort((a, b) => byText(a.path, b.path)),
+            type: 'visit_account',
+            customer_id: customer,
+            day,
+            company_id: company,
+            page_views: Number(c.views ?? 0),
+            sessions: Number(c.sessions ?? 0),
+            first_seen: c.first,
+            last_seen: c.last,
+            pages: Object.entries(pages ?? {})
+              .map(([path, n]) => ({ path, page_views: Number(n) }))
+              .sort((a, b) => byText(a.path, b.path)),
             session_ids: [...((replies[2 * i + 1] as string[]) ?? [])].sort(byText),
           });
         }
@@ -327,14 +366,16 @@ export class RedisVisitStore implements VisitStore {
         const customer = ANONYMOUS_KEY.exec(key)?.[1];
         if (!customer) continue;
         const days = await this.timed(this.client.hGetAll(key));
-        for (const day of Object.keys(days).sort(byText)) yield VisitEntry.parse({ type: 'visit_anonymous', customer_id: customer, day, page_views: Number(days[day]) });
+        for (const day of Object.keys(days).sort(byText))
+          yield VisitEntry.parse({ type: 'visit_anonymous', customer_id: customer, day, page_views: Number(days[day]) });
       }
     }
     for await (const batch of this.scan(SIGHTING_KEYS)) {
       for (const key of batch.sort(byText)) {
         const tag = key.slice(visitKeys.sightings('').length);
         const cells = await this.timed(this.client.hGetAll(key));
-        for (const origin of Object.keys(cells).sort(byText)) yield VisitEntry.parse({ type: 'tag_sighting', tag_id: tag, origin, ...parseSighting(cells[origin]!) });
+        for (const origin of Object.keys(cells).sort(byText))
+          yield VisitEntry.parse({ type: 'tag_sighting', tag_id: tag, origin, ...parseSighting(cells[origin]!) });
       }
     }
   }
@@ -363,7 +404,15 @@ export class RedisVisitStore implements VisitStore {
             const acct = visitKeys.account(e.customer_id, e.day);
             const pages = visitKeys.pages(e.customer_id, e.day, e.company_id);
             const sessions = visitKeys.sessions(e.customer_id, e.day, e.company_id);
-            m.hSet(acct, new Map([[`${e.company_id}:views`, String(e.page_views)], [`${e.company_id}:sessions`, String(e.sessions)], [`${e.company_id}:first`, e.first_seen], [`${e.company_id}:last`, e.last_seen]]));
+            m.hSet(
+              acct,
+              new Map([
+                [`${e.company_id}:views`, String(e.page_views)],
+                [`${e.company_id}:sessions`, String(e.sessions)],
+                [`${e.company_id}:first`, e.first_seen],
+                [`${e.company_id}:last`, e.last_seen],
+              ]),
+            );
             // A day's keys expire when a live write of that day would have let them (RECORD: a day late at most, plus the retention).
             const dayEnd = dayMs(e.day) + (this.retentionDays + 2) * 86_400_000;
             m.pExpireAt(acct, dayEnd);

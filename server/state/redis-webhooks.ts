@@ -21,14 +21,27 @@
  * A delivery keeps its dedupe key (`dedupe_key`; absent on those stored before), so an export can hand
  * it to an outbox where the delivery row is the key (SQLite).
  */
-import { createClient, type RedisClientType } from '@redis/client';
+
 import { randomBytes } from 'node:crypto';
-import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
+import { createClient, type RedisClientType } from '@redis/client';
+import { type DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
 import { StateError } from './errors.ts';
 import { WebhookEntry } from './transfer.ts';
 import {
-  capKeysOf, checkCap, DEDUPE_KEEP_MS, deliveryRecord, LOG_KEEP, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type ClaimLimits, type EnqueueResult,
-  type NewEndpoint, type OutboxItem, type WebhookStore, type WebhookStoreOptions,
+  type AttemptResult,
+  type ClaimedDelivery,
+  type ClaimLimits,
+  capKeysOf,
+  checkCap,
+  DEDUPE_KEEP_MS,
+  deliveryRecord,
+  type EnqueueResult,
+  LOG_KEEP,
+  MAX_PENDING_PER_ENDPOINT,
+  type NewEndpoint,
+  type OutboxItem,
+  type WebhookStore,
+  type WebhookStoreOptions,
 } from './webhooks.ts';
 
 export const webhookKeys = {
@@ -304,7 +317,6 @@ interface StoredDelivery {
   delivered_at: number | null;
 }
 
-
 export class RedisWebhookStore implements WebhookStore {
   private constructor(
     private readonly client: RedisClientType,
@@ -312,7 +324,11 @@ export class RedisWebhookStore implements WebhookStore {
   ) {}
 
   static async open(url: string, opts: WebhookStoreOptions = {}): Promise<RedisWebhookStore> {
-    const client = createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) } }) as RedisClientType;
+    const client = createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
+    }) as RedisClientType;
     // Errors surface on the calls (the dispatcher retries on its next pass); this keeps them off the process.
     client.on('error', () => {});
     await client.connect();
@@ -341,7 +357,15 @@ export class RedisWebhookStore implements WebhookStore {
 
   async deleteEndpoint(customerId: string, id: string): Promise<boolean> {
     const removed = await this.client.eval(DELETE, {
-      keys: [webhookKeys.endpoints, webhookKeys.deliveries, webhookKeys.ready, webhookKeys.legacyDue, webhookKeys.log(id), webhookKeys.pending(id), webhookKeys.due(id)],
+      keys: [
+        webhookKeys.endpoints,
+        webhookKeys.deliveries,
+        webhookKeys.ready,
+        webhookKeys.legacyDue,
+        webhookKeys.log(id),
+        webhookKeys.pending(id),
+        webhookKeys.due(id),
+      ],
       arguments: [customerId, id],
     });
     return Number(removed) === 1;
@@ -378,7 +402,11 @@ export class RedisWebhookStore implements WebhookStore {
         webhookKeys.dedupe,
         webhookKeys.endpoints,
         webhookKeys.ready,
-        ...items.flatMap((i) => [webhookKeys.pending(i.webhook_id), webhookKeys.due(i.webhook_id), i.cap ? webhookKeys.cap(i.webhook_id, i.cap.key) : webhookKeys.pending(i.webhook_id)]),
+        ...items.flatMap((i) => [
+          webhookKeys.pending(i.webhook_id),
+          webhookKeys.due(i.webhook_id),
+          i.cap ? webhookKeys.cap(i.webhook_id, i.cap.key) : webhookKeys.pending(i.webhook_id),
+        ]),
       ],
       arguments: [String(nowMs), JSON.stringify(payload), String(this.maxPending)],
     });
@@ -416,7 +444,13 @@ export class RedisWebhookStore implements WebhookStore {
     const raws = await this.client.hmGet(webhookKeys.deliveries, ids);
     const entries = ids.map((id, i) => ({ id, webhook_id: raws[i] ? (JSON.parse(raws[i]!) as StoredDelivery).webhook_id : '' }));
     await this.client.eval(MOVE_LEGACY, {
-      keys: [webhookKeys.deliveries, webhookKeys.legacyDue, webhookKeys.ready, webhookKeys.endpoints, ...entries.flatMap((e) => [webhookKeys.due(e.webhook_id), webhookKeys.pending(e.webhook_id)])],
+      keys: [
+        webhookKeys.deliveries,
+        webhookKeys.legacyDue,
+        webhookKeys.ready,
+        webhookKeys.endpoints,
+        ...entries.flatMap((e) => [webhookKeys.due(e.webhook_id), webhookKeys.pending(e.webhook_id)]),
+      ],
       arguments: [JSON.stringify(entries)],
     });
   }
@@ -424,7 +458,16 @@ export class RedisWebhookStore implements WebhookStore {
   async recordAttempt({ id, webhook_id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
     await this.client.eval(RECORD, {
       keys: [webhookKeys.deliveries, webhookKeys.due(webhook_id), webhookKeys.pending(webhook_id), webhookKeys.log(webhook_id), webhookKeys.ready],
-      arguments: [id, owner, String(result.atMs), result.status === null ? '' : String(result.status), result.error ?? '', result.delivered ? '1' : '0', result.nextAttemptMs === null ? '' : String(result.nextAttemptMs), webhook_id],
+      arguments: [
+        id,
+        owner,
+        String(result.atMs),
+        result.status === null ? '' : String(result.status),
+        result.error ?? '',
+        result.delivered ? '1' : '0',
+        result.nextAttemptMs === null ? '' : String(result.nextAttemptMs),
+        webhook_id,
+      ],
     });
   }
 
@@ -456,7 +499,16 @@ export class RedisWebhookStore implements WebhookStore {
     for (const e of endpoints) {
       yield WebhookEntry.parse({
         type: 'webhook_endpoint',
-        endpoint: { id: e.id, customer_id: e.customer_id, url: e.url, events: e.events, hot_paths: e.hot_paths, description: e.description, secret: e.secret, created_at: e.created_at },
+        endpoint: {
+          id: e.id,
+          customer_id: e.customer_id,
+          url: e.url,
+          events: e.events,
+          hot_paths: e.hot_paths,
+          description: e.description,
+          secret: e.secret,
+          created_at: e.created_at,
+        },
       });
     }
     const live = new Set(endpoints.map((e) => e.id));
@@ -508,7 +560,14 @@ export class RedisWebhookStore implements WebhookStore {
           case 'webhook_delivery': {
             const { dedupe_key, ...d } = e.delivery;
             const record: StoredDelivery = { ...d, ...(dedupe_key === null ? {} : { dedupe_key }), lease_owner: null, lease_until: 0 };
-            deliveries.push({ id: d.id, webhook_id: d.webhook_id, record: JSON.stringify(record), pending: d.status === 'pending', created_at: d.created_at, next: d.next_attempt_at ?? d.created_at });
+            deliveries.push({
+              id: d.id,
+              webhook_id: d.webhook_id,
+              record: JSON.stringify(record),
+              pending: d.status === 'pending',
+              created_at: d.created_at,
+              next: d.next_attempt_at ?? d.created_at,
+            });
             if (dedupe_key !== null) key(d.webhook_id, dedupe_key, d.created_at);
             break;
           }
@@ -520,7 +579,11 @@ export class RedisWebhookStore implements WebhookStore {
       if (endpoints.size > 0) await this.client.hSet(webhookKeys.endpoints, endpoints);
       if (deliveries.length > 0) {
         await this.client.eval(IMPORT_DELIVERIES, {
-          keys: [webhookKeys.deliveries, webhookKeys.ready, ...deliveries.flatMap((d) => [webhookKeys.due(d.webhook_id), webhookKeys.pending(d.webhook_id), webhookKeys.log(d.webhook_id)])],
+          keys: [
+            webhookKeys.deliveries,
+            webhookKeys.ready,
+            ...deliveries.flatMap((d) => [webhookKeys.due(d.webhook_id), webhookKeys.pending(d.webhook_id), webhookKeys.log(d.webhook_id)]),
+          ],
           arguments: [JSON.stringify(deliveries)],
         });
       }

@@ -5,7 +5,7 @@
  * (page views, tag sightings, outbox entries) wait on a timer until the lock is gone, request writes fail
  * with StoreUnavailableError (503) at their deadline.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -32,11 +32,24 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
-  customer_id: 'acme', day: '2026-11-20', company_id: '900001', path: '/', session_id: 'session-aaaa', at: '2026-11-20T10:00:00.000Z', ...over,
+  customer_id: 'acme',
+  day: '2026-11-20',
+  company_id: '900001',
+  path: '/',
+  session_id: 'session-aaaa',
+  at: '2026-11-20T10:00:00.000Z',
+  ...over,
 });
 const event = (id: string): WebhookEvent => ({
-  id, type: 'account.visited', created_at: '2026-11-20T10:00:00.000Z', customer_id: 'acme',
-  data: { day: '2026-11-20', account: { company_id: '900001', name: null, domain: null, segment_ids: [], hot_account: false, excluded: false }, page: { path: '/', referrer_host: null, tag_id: 't', origin: null, session_id: null } },
+  id,
+  type: 'account.visited',
+  created_at: '2026-11-20T10:00:00.000Z',
+  customer_id: 'acme',
+  data: {
+    day: '2026-11-20',
+    account: { company_id: '900001', name: null, domain: null, segment_ids: [], hot_account: false, excluded: false },
+    page: { path: '/', referrer_host: null, tag_id: 't', origin: null, session_id: null },
+  },
 });
 
 /** The three stores of one process on one connection, as the server opens them. */
@@ -52,12 +65,15 @@ function openProcess(options: ConstructorParameters<typeof SqliteStateStore>[1] 
  * nothing here depends on how fast the machine is).
  */
 async function holdLock(): Promise<{ release(): Promise<void> }> {
-  const holder: ChildProcessWithoutNullStreams = spawn(process.execPath, ['-e', `
+  const holder: ChildProcessWithoutNullStreams = spawn(process.execPath, [
+    '-e',
+    `
     const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
     const db = new Database(${JSON.stringify(file)});
     db.exec('BEGIN EXCLUSIVE');
     process.stdout.write('locked\\n');
-    process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`]);
+    process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`,
+  ]);
   holder.stderr.pipe(process.stderr);
   await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
   const exited = new Promise<void>((resolve) => holder.once('exit', () => resolve()));
@@ -78,7 +94,14 @@ function ticker() {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Whether a promise has settled by now. */
-const settled = (p: Promise<unknown>) => Promise.race([p.then(() => true, () => true), sleep(0).then(() => false)]);
+const settled = (p: Promise<unknown>) =>
+  Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    sleep(0).then(() => false),
+  ]);
 
 describe('a state file written by the three connections of before', () => {
   /**
@@ -157,14 +180,41 @@ describe('a state file written by the three connections of before', () => {
     try {
       expect(await p.state.getTag('old-tag')).toMatchObject({ customer_id: 'old', rate_limit: 6000, demo: false });
       expect(await p.visits.accountVisits('old', '2026-11-19', '2026-11-19')).toEqual([
-        { company_id: '900001', page_views: 3, sessions: 2, first_seen: '2026-11-19T08:00:00.000Z', last_seen: '2026-11-19T09:00:00.000Z', top_pages: [{ path: '/pricing', page_views: 3 }] },
+        {
+          company_id: '900001',
+          page_views: 3,
+          sessions: 2,
+          first_seen: '2026-11-19T08:00:00.000Z',
+          last_seen: '2026-11-19T09:00:00.000Z',
+          top_pages: [{ path: '/pricing', page_views: 3 }],
+        },
       ]);
-      expect(await p.visits.tagSightings(['old-tag'])).toEqual([{ tag_id: 'old-tag', origin: 'https://old.example', last_seen_at: '2026-11-19T09:00:00.000Z' }]);
+      expect(await p.visits.tagSightings(['old-tag'])).toEqual([
+        { tag_id: 'old-tag', origin: 'https://old.example', last_seen_at: '2026-11-19T09:00:00.000Z' },
+      ]);
       expect((await p.outbox.listEndpoints('old')).map((e) => e.id)).toEqual(['wh_old']);
       expect((await p.outbox.claimDue(2000, 10, 'node-a', 60_000)).map((d) => d.id)).toEqual(['dl_old']);
       // And every store writes on it.
-      expect(await p.visits.recordPageView(view({ customer_id: 'old', day: '2026-11-19', path: '/docs', at: '2026-11-19T10:00:00.000Z' }))).toEqual({ first_of_day_for_account: false });
-      expect((await p.state.charge({ customer_id: 'old', api: 'identification', pool: 'identification', record: '1.2.3.4', period: 'year-0', quota: 10, dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z' })).outcome).toBe('charged');
+      expect(await p.visits.recordPageView(view({ customer_id: 'old', day: '2026-11-19', path: '/docs', at: '2026-11-19T10:00:00.000Z' }))).toEqual({
+        first_of_day_for_account: false,
+      });
+      expect(
+        (
+          await p.state.charge({
+            customer_id: 'old',
+            api: 'identification',
+            pool: 'identification',
+            record: '1.2.3.4',
+            period: 'year-0',
+            quota: 10,
+            dedupe_key: null,
+            month: '2026-11',
+            token_id: null,
+            partner: null,
+            at: '2026-11-10T00:00:00Z',
+          })
+        ).outcome,
+      ).toBe('charged');
       expect((await p.outbox.enqueue([{ webhook_id: 'wh_old', customer_id: 'old', dedupe_key: 'k-new', event: event('evt_new') }], 3000)).added).toBe(1);
     } finally {
       await p.close();
@@ -178,7 +228,7 @@ describe('a state file written by the three connections of before', () => {
   it('creates every table in a new file, once, for the three stores', async () => {
     const p = openProcess();
     try {
-      const tables = (p.state.sqlite.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]);
+      const tables = p.state.sqlite.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
       expect(tables).toEqual(expect.arrayContaining(['customers', 'tags', 'charges', 'visit_accounts', 'tag_sightings', 'webhooks', 'webhook_deliveries']));
       expect(p.state.sqlite.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     } finally {
@@ -209,7 +259,14 @@ describe('another process holds the write lock', () => {
   it('page views, tag sightings, outbox entries and attempt results wait on a timer and are written once the lock is gone', async () => {
     p = openProcess();
     await p.state.importCustomer(TEST_CUSTOMER);
-    const endpoint = await p.outbox.createEndpoint({ customer_id: 'acme', url: 'https://hooks.acme.test/in', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
+    const endpoint = await p.outbox.createEndpoint({
+      customer_id: 'acme',
+      url: 'https://hooks.acme.test/in',
+      events: ['account.visited'],
+      hot_paths: [],
+      description: '',
+      secret: 'whsec_x',
+    });
     await p.outbox.enqueue([{ webhook_id: endpoint.id, customer_id: 'acme', dedupe_key: 'k0', event: event('evt_0') }], 1000);
     const [claimed] = await p.outbox.claimDue(1000, 1, 'node-a', 60_000);
 
@@ -235,11 +292,16 @@ describe('another process holds the write lock', () => {
     expect(results[0]).toEqual({ first_of_day_for_account: true });
     expect(results[3]).toMatchObject({ added: 1 });
     expect(await p.visits.dailyTotals('acme', '2026-11-20', '2026-11-20')).toEqual([{ day: '2026-11-20', identified: 1, anonymous: 1 }]);
-    expect(await p.visits.tagSightings(['acme-tag'])).toEqual([{ tag_id: 'acme-tag', origin: 'https://new.acme.test', last_seen_at: '2026-11-20T10:00:00.000Z' }]);
-    expect((await p.outbox.listDeliveries('acme', endpoint.id, 10)).map((d) => [d.event_id, d.status])).toEqual([['evt_1', 'pending'], ['evt_0', 'delivered']]);
+    expect(await p.visits.tagSightings(['acme-tag'])).toEqual([
+      { tag_id: 'acme-tag', origin: 'https://new.acme.test', last_seen_at: '2026-11-20T10:00:00.000Z' },
+    ]);
+    expect((await p.outbox.listDeliveries('acme', endpoint.id, 10)).map((d) => [d.event_id, d.status])).toEqual([
+      ['evt_1', 'pending'],
+      ['evt_0', 'delivered'],
+    ]);
   });
 
-  it('request writes (token last_used_at, settings, a poll\'s claim, endpoint changes) fail with StoreUnavailableError at their deadline, without blocking the loop', async () => {
+  it("request writes (token last_used_at, settings, a poll's claim, endpoint changes) fail with StoreUnavailableError at their deadline, without blocking the loop", async () => {
     p = openProcess();
     await p.state.importCustomer(TEST_CUSTOMER);
     const { secret } = await p.state.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm' });
@@ -252,7 +314,14 @@ describe('another process holds the write lock', () => {
         p.state.authenticateToken(secret),
         p.state.setSettingIfAbsent('k', 'v'),
         p.outbox.claimDue(Date.now(), 10, 'node-a', 60_000),
-        p.outbox.createEndpoint({ customer_id: 'acme', url: 'https://hooks.acme.test/in', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' }),
+        p.outbox.createEndpoint({
+          customer_id: 'acme',
+          url: 'https://hooks.acme.test/in',
+          events: ['account.visited'],
+          hot_paths: [],
+          description: '',
+          secret: 'whsec_x',
+        }),
       ]);
       const ms = performance.now() - t;
       loop.stop();

@@ -9,7 +9,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StateError, StoreUnavailableError, type StateLog } from './errors.ts';
+import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
 import { migrate } from './sqlite-schema.ts';
 
 /**
@@ -134,7 +134,9 @@ export class SqliteStateDb {
     } catch (e) {
       if (e instanceof StateError || e instanceof StoreUnavailableError) throw e;
       if (e instanceof Database.SqliteError && e.code.startsWith('SQLITE_CONSTRAINT')) throw e;
-      throw new StoreUnavailableError(isBusy(e) ? 'the state file is locked by another process' : `state store error: ${(e as Error).message}`, 1, { cause: e });
+      throw new StoreUnavailableError(isBusy(e) ? 'the state file is locked by another process' : `state store error: ${(e as Error).message}`, 1, {
+        cause: e,
+      });
     }
   }
 
@@ -156,7 +158,9 @@ export class SqliteStateDb {
         error = e;
       }
     } else {
-      error = new StoreUnavailableError('the state file is locked by another process', 1, { cause: Object.assign(new Error('queued behind a lock'), { code: 'SQLITE_BUSY' }) });
+      error = new StoreUnavailableError('the state file is locked by another process', 1, {
+        cause: Object.assign(new Error('queued behind a lock'), { code: 'SQLITE_BUSY' }),
+      });
     }
     if (lane === 'background' && this.waiting.background.length >= BACKGROUND_WAITING_LIMIT) return Promise.reject(error);
     return new Promise<T>((resolve, reject) => {

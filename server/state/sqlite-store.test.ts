@@ -4,7 +4,7 @@
  * state file replaced under a running store.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, copyFileSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -31,8 +31,17 @@ afterEach(async () => {
 });
 
 const identification = (quota = 10): ChargeRequest => ({
-  customer_id: 'acme', api: 'identification', pool: 'identification', record: '1.2.3.4', period: 'year-0', quota,
-  dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z',
+  customer_id: 'acme',
+  api: 'identification',
+  pool: 'identification',
+  record: '1.2.3.4',
+  period: 'year-0',
+  quota,
+  dedupe_key: null,
+  month: '2026-11',
+  token_id: null,
+  partner: null,
+  at: '2026-11-10T00:00:00Z',
 });
 
 it('never keeps a secret in plaintext in the state file', async () => {
@@ -41,7 +50,9 @@ it('never keeps a secret in plaintext in the state file', async () => {
   const { secret: rotated } = await store.rotateToken((await store.listTokens('acme'))[0].id);
   secrets.push(rotated);
   await store.close();
-  const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('');
+  const bytes = readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+    .join('');
   for (const s of secrets) expect(bytes.includes(s)).toBe(false);
   store = open();
 });
@@ -100,7 +111,13 @@ it('expires rate-limit rows of past windows, so many visitor IPs do not grow the
   for (let minute = 0; minute < 5; minute++) {
     await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        store.hitRateLimits({ customer_id: 'acme', counters: [{ key: `tag:t:ip:10.${minute}.0.${i}`, limit: 300 }], windowMs: 60_000, nowMs: t0 + minute * 60_000 + 1, degradable: true }),
+        store.hitRateLimits({
+          customer_id: 'acme',
+          counters: [{ key: `tag:t:ip:10.${minute}.0.${i}`, limit: 300 }],
+          windowMs: 60_000,
+          nowMs: t0 + minute * 60_000 + 1,
+          degradable: true,
+        }),
       ),
     );
   }
@@ -109,12 +126,19 @@ it('expires rate-limit rows of past windows, so many visitor IPs do not grow the
 
 describe('outside interference', () => {
   it('fails a write fast with StoreUnavailableError while another process holds the write lock, and works again after', async () => {
-    const holder = spawn(process.execPath, ['-e', `
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
       const db = new Database(${JSON.stringify(join(dir, 'svc.db'))});
       db.exec('BEGIN EXCLUSIVE');
       process.stdout.write('locked\\n');
-      setTimeout(() => { db.exec('COMMIT'); process.exit(0); }, 1500);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      setTimeout(() => { db.exec('COMMIT'); process.exit(0); }, 1500);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     const t = Date.now();
     // The loop is never blocked for long: a timer scheduled now fires while the charge waits for the lock.
@@ -133,10 +157,13 @@ describe('outside interference', () => {
 
   it.each([
     ['deleted', (file: string) => unlinkSync(file)],
-    ['replaced', (file: string) => {
-      copyFileSync(file, `${file}.copy`);
-      renameSync(`${file}.copy`, file);
-    }],
+    [
+      'replaced',
+      (file: string) => {
+        copyFileSync(file, `${file}.copy`);
+        renameSync(`${file}.copy`, file);
+      },
+    ],
   ])('refuses writes (and says so in the log) when the state file is %s under it', async (_what, change) => {
     change(join(dir, 'svc.db'));
     await expect(store.charge(identification())).rejects.toBeInstanceOf(StoreUnavailableError);

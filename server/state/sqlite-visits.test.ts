@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStateDb, type WriteLane } from './sqlite-db.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
-import { daysBetween, retainedFrom, SESSIONS_PER_ACCOUNT_DAY, type PageViewCount } from './visits.ts';
+import { daysBetween, type PageViewCount, retainedFrom, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
 
 let dir: string;
 let file: string;
@@ -21,7 +21,13 @@ afterEach(async () => {
 });
 
 const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
-  customer_id: 'acme', day: '2026-11-20', company_id: '900001', path: '/', session_id: 'session-aaaa', at: '2026-11-20T10:00:00.000Z', ...over,
+  customer_id: 'acme',
+  day: '2026-11-20',
+  company_id: '900001',
+  path: '/',
+  session_id: 'session-aaaa',
+  at: '2026-11-20T10:00:00.000Z',
+  ...over,
 });
 
 describe('SqliteVisitStore', () => {
@@ -145,7 +151,8 @@ describe('SqliteVisitStore bounds', () => {
     /** Three customers, each with 12 accounts on a day past the retention and one on its first kept day. */
     async function seed() {
       for (const customer_id of ['a', 'b', 'c']) {
-        for (let i = 0; i < 12; i++) await pruning.recordPageView(view({ customer_id, day: '2025-10-15', at: '2025-10-15T10:00:00.000Z', company_id: `9000${i}` }));
+        for (let i = 0; i < 12; i++)
+          await pruning.recordPageView(view({ customer_id, day: '2025-10-15', at: '2025-10-15T10:00:00.000Z', company_id: `9000${i}` }));
         await pruning.recordPageView(view({ customer_id, day: '2025-10-15', at: '2025-10-15T10:00:00.000Z', company_id: null }));
         await pruning.recordPageView(view({ customer_id, day: '2025-10-16', at: '2025-10-16T10:00:00.000Z' }));
         await pruning.recordPageView(view({ customer_id, day: '2025-10-16', at: '2025-10-16T10:00:00.000Z', company_id: null }));

@@ -12,9 +12,24 @@ import { StateError } from './errors.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import { VisitEntry } from './transfer.ts';
 import {
-  daysBetween, formatSighting, ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, retainedFrom, seenAgain, SESSIONS_PER_ACCOUNT_DAY,
-  sightingVictim, TOP_PAGES, VISIT_RETENTION_DAYS,
-  type AccountVisits, type DailyTotals, type PagePerDay, type PageViewCount, type TagSighting, type VisitStore,
+  type AccountVisits,
+  type DailyTotals,
+  daysBetween,
+  formatSighting,
+  ORIGINS_PER_TAG,
+  OTHER_PATHS,
+  PATHS_PER_ACCOUNT_DAY,
+  type PagePerDay,
+  type PageViewCount,
+  parseSighting,
+  retainedFrom,
+  SESSIONS_PER_ACCOUNT_DAY,
+  seenAgain,
+  sightingVictim,
+  type TagSighting,
+  TOP_PAGES,
+  VISIT_RETENTION_DAYS,
+  type VisitStore,
 } from './visits.ts';
 
 type Row = Record<string, unknown>;
@@ -101,9 +116,7 @@ export class SqliteVisitStore implements VisitStore {
     /** The version an account view's transaction left (read inside it, so exact). */
     let bumped = -1;
     const q = {
-      anonymous: this.db.prepare(
-        `INSERT INTO visit_anonymous VALUES (?, ?, 1) ON CONFLICT (customer_id, day) DO UPDATE SET page_views = page_views + 1`,
-      ),
+      anonymous: this.db.prepare(`INSERT INTO visit_anonymous VALUES (?, ?, 1) ON CONFLICT (customer_id, day) DO UPDATE SET page_views = page_views + 1`),
       account: this.db.prepare(
         `INSERT INTO visit_accounts VALUES (@customer_id, @day, @company_id, 1, @new_session, @at, @at)
          ON CONFLICT (customer_id, day, company_id) DO UPDATE SET page_views = page_views + 1, sessions = sessions + @new_session,
@@ -133,27 +146,29 @@ export class SqliteVisitStore implements VisitStore {
     }));
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
-        if (v.day > this.sessionsPrunedFor) {
-          // Yesterday's ids are kept: views of a late request may still arrive for that day.
-          pruneSessions.run(new Date(Date.parse(`${v.day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
-        }
-        if (v.company_id === null) {
-          q.anonymous.run(v.customer_id, v.day);
-          return false;
-        }
-        // Anonymous views change no account's pages: only account views invalidate read account pages.
-        bumped = bumpVersion.get() as number;
-        // The account's session count bounds the ids stored for its day (it is never below them: ids of
-        // past days are pruned, counts are not), so no count of the ids is needed.
-        const sessions = (q.accountSessions.get(v.customer_id, v.day, v.company_id) as number | undefined) ?? 0;
-        const newSession = sessions < SESSIONS_PER_ACCOUNT_DAY ? q.session.run(v.customer_id, v.day, v.company_id, v.session_id).changes : 0;
-        const { page_views } = q.account.get({ customer_id: v.customer_id, day: v.day, company_id: v.company_id, new_session: newSession, at: v.at }) as { page_views: number };
-        // Bounded: past PATHS_PER_ACCOUNT_DAY distinct paths an account's further paths share one row.
-        const known = q.pageExists.get(v.customer_id, v.day, v.company_id, v.path) !== undefined;
-        const full = !known && (q.pathCount.get(v.customer_id, v.day, v.company_id) as { n: number }).n >= PATHS_PER_ACCOUNT_DAY;
-        q.page.run(v.customer_id, v.day, v.company_id, full ? OTHER_PATHS : v.path);
-        return page_views === 1;
-      });
+      if (v.day > this.sessionsPrunedFor) {
+        // Yesterday's ids are kept: views of a late request may still arrive for that day.
+        pruneSessions.run(new Date(Date.parse(`${v.day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
+      }
+      if (v.company_id === null) {
+        q.anonymous.run(v.customer_id, v.day);
+        return false;
+      }
+      // Anonymous views change no account's pages: only account views invalidate read account pages.
+      bumped = bumpVersion.get() as number;
+      // The account's session count bounds the ids stored for its day (it is never below them: ids of
+      // past days are pruned, counts are not), so no count of the ids is needed.
+      const sessions = (q.accountSessions.get(v.customer_id, v.day, v.company_id) as number | undefined) ?? 0;
+      const newSession = sessions < SESSIONS_PER_ACCOUNT_DAY ? q.session.run(v.customer_id, v.day, v.company_id, v.session_id).changes : 0;
+      const { page_views } = q.account.get({ customer_id: v.customer_id, day: v.day, company_id: v.company_id, new_session: newSession, at: v.at }) as {
+        page_views: number;
+      };
+      // Bounded: past PATHS_PER_ACCOUNT_DAY distinct paths an account's further paths share one row.
+      const known = q.pageExists.get(v.customer_id, v.day, v.company_id, v.path) !== undefined;
+      const full = !known && (q.pathCount.get(v.customer_id, v.day, v.company_id) as { n: number }).n >= PATHS_PER_ACCOUNT_DAY;
+      q.page.run(v.customer_id, v.day, v.company_id, full ? OTHER_PATHS : v.path);
+      return page_views === 1;
+    });
     // Runs as one write of the connection's queue: the cache is kept in step with the commit it follows.
     this.record = (v) => {
       const first = record.immediate(v);
@@ -170,19 +185,19 @@ export class SqliteVisitStore implements VisitStore {
     };
 
     const sight = this.db.transaction((tagId: string, origin: string, at: string) => {
-        const seen = q.sightingGet.get(tagId, origin) as string | undefined;
-        if (seen !== undefined) {
-          q.sightingSet.run(formatSighting(seenAgain(parseSighting(seen), at)), tagId, origin);
-          return;
-        }
-        if ((q.sightingCount.get(tagId) as number) >= ORIGINS_PER_TAG) {
-          const cells = (q.sightingsOf.all(tagId) as { origin: string; last_seen_at: string }[]).map((r) => [r.origin, parseSighting(r.last_seen_at)] as const);
-          const victim = sightingVictim(cells, at);
-          if (victim === null) return;
-          q.sightingDelete.run(tagId, victim);
-        }
-        q.sightingAdd.run(tagId, origin, formatSighting({ last_seen_at: at, hits: 1 }));
-      });
+      const seen = q.sightingGet.get(tagId, origin) as string | undefined;
+      if (seen !== undefined) {
+        q.sightingSet.run(formatSighting(seenAgain(parseSighting(seen), at)), tagId, origin);
+        return;
+      }
+      if ((q.sightingCount.get(tagId) as number) >= ORIGINS_PER_TAG) {
+        const cells = (q.sightingsOf.all(tagId) as { origin: string; last_seen_at: string }[]).map((r) => [r.origin, parseSighting(r.last_seen_at)] as const);
+        const victim = sightingVictim(cells, at);
+        if (victim === null) return;
+        q.sightingDelete.run(tagId, victim);
+      }
+      q.sightingAdd.run(tagId, origin, formatSighting({ last_seen_at: at, hits: 1 }));
+    });
     this.sight = (tagId, origin, at) => sight.immediate(tagId, origin, at);
 
     const pruneStep = this.db.transaction((cursor: PruneCursor, before: string) => {
@@ -235,22 +250,24 @@ export class SqliteVisitStore implements VisitStore {
   pruneAggregates(today: string): Promise<number> {
     if (today > this.prunedFor) this.prunedFor = today;
     const before = retainedFrom(today, this.retentionDays);
-    const run = this.pruning.catch(() => 0).then(async () => {
-      let cursor: PruneCursor | null = { table: 0, after: '' };
-      let deleted = 0;
-      try {
-        while (cursor !== null && !this.closed) {
-          const at: PruneCursor = cursor;
-          const step = await this.sqlite.write(() => this.pruneStep(at, before), 'background');
-          deleted += step.deleted;
-          cursor = step.next;
+    const run = this.pruning
+      .catch(() => 0)
+      .then(async () => {
+        let cursor: PruneCursor | null = { table: 0, after: '' };
+        let deleted = 0;
+        try {
+          while (cursor !== null && !this.closed) {
+            const at: PruneCursor = cursor;
+            const step = await this.sqlite.write(() => this.pruneStep(at, before), 'background');
+            deleted += step.deleted;
+            cursor = step.next;
+          }
+        } catch (e) {
+          if (this.prunedFor === today) this.prunedFor = '';
+          throw e;
         }
-      } catch (e) {
-        if (this.prunedFor === today) this.prunedFor = '';
-        throw e;
-      }
-      return deleted;
-    });
+        return deleted;
+      });
     this.pruning = run;
     return run;
   }
@@ -294,15 +311,16 @@ export class SqliteVisitStore implements VisitStore {
 
   private readDailyTotals(customerId: string, from: string, to: string): DailyTotals[] {
     const identified = new Map(
-      (this.sqlite.sql('SELECT day, sum(page_views) AS n FROM visit_accounts WHERE customer_id = ? AND day BETWEEN ? AND ? GROUP BY day').all(customerId, from, to) as Row[]).map(
-        (r) => [r.day as string, r.n as number],
-      ),
+      (
+        this.sqlite
+          .sql('SELECT day, sum(page_views) AS n FROM visit_accounts WHERE customer_id = ? AND day BETWEEN ? AND ? GROUP BY day')
+          .all(customerId, from, to) as Row[]
+      ).map((r) => [r.day as string, r.n as number]),
     );
     const anonymous = new Map(
-      (this.sqlite.sql('SELECT day, page_views AS n FROM visit_anonymous WHERE customer_id = ? AND day BETWEEN ? AND ?').all(customerId, from, to) as Row[]).map((r) => [
-        r.day as string,
-        r.n as number,
-      ]),
+      (
+        this.sqlite.sql('SELECT day, page_views AS n FROM visit_anonymous WHERE customer_id = ? AND day BETWEEN ? AND ?').all(customerId, from, to) as Row[]
+      ).map((r) => [r.day as string, r.n as number]),
     );
     return daysBetween(from, to).map((day) => ({ day, identified: identified.get(day) ?? 0, anonymous: anonymous.get(day) ?? 0 }));
   }
@@ -351,7 +369,9 @@ export class SqliteVisitStore implements VisitStore {
     const rows = this.sqlite.io(
       () =>
         this.db
-          .prepare(`SELECT tag_id, origin, last_seen_at FROM tag_sightings WHERE tag_id IN (${tagIds.map(() => '?').join(',')}) ORDER BY tag_id, last_seen_at DESC`)
+          .prepare(
+            `SELECT tag_id, origin, last_seen_at FROM tag_sightings WHERE tag_id IN (${tagIds.map(() => '?').join(',')}) ORDER BY tag_id, last_seen_at DESC`,
+          )
           .all(...tagIds) as TagSighting[],
     );
     return rows.map((r) => ({ tag_id: r.tag_id, origin: r.origin, last_seen_at: parseSighting(r.last_seen_at).last_seen_at }));
@@ -370,7 +390,8 @@ export class SqliteVisitStore implements VisitStore {
       for (const r of rows) {
         const key = [r.customer_id, r.day, r.company_id];
         yield VisitEntry.parse({
-          type: 'visit_account', ...r,
+          type: 'visit_account',
+          ...r,
           pages: this.sqlite.io(() => pages.all(...key)),
           session_ids: this.sqlite.io(() => sessions.all(...key)),
         });
@@ -398,7 +419,9 @@ export class SqliteVisitStore implements VisitStore {
   async isEmpty(): Promise<boolean> {
     const any = this.sqlite.io(() =>
       this.sqlite
-        .sql('SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings)')
+        .sql(
+          'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings)',
+        )
         .pluck()
         .get(),
     );

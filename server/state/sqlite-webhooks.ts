@@ -11,13 +11,26 @@
  * (it trims its log by count) sit in webhook_dedupe and count as stored keys too.
  */
 import { randomBytes } from 'node:crypto';
-import { WebhookRecord, type DeliveryRecord } from '../webhooks/schema.ts';
+import { type DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
 import { StateError } from './errors.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import { WebhookEntry } from './transfer.ts';
 import {
-  checkCap, DEDUPE_KEEP_MS, deliveryRecord, FINISHED_KEEP_MS, LOG_KEEP, MAX_PENDING_PER_ENDPOINT, type AttemptResult, type ClaimedDelivery, type ClaimLimits, type EnqueueResult,
-  type NewEndpoint, type OutboxItem, type StoredDeliveryRow, type WebhookStore, type WebhookStoreOptions,
+  type AttemptResult,
+  type ClaimedDelivery,
+  type ClaimLimits,
+  checkCap,
+  DEDUPE_KEEP_MS,
+  deliveryRecord,
+  type EnqueueResult,
+  FINISHED_KEEP_MS,
+  LOG_KEEP,
+  MAX_PENDING_PER_ENDPOINT,
+  type NewEndpoint,
+  type OutboxItem,
+  type StoredDeliveryRow,
+  type WebhookStore,
+  type WebhookStoreOptions,
 } from './webhooks.ts';
 
 type Row = Record<string, unknown>;
@@ -61,8 +74,16 @@ export class SqliteWebhookStore implements WebhookStore {
   async createEndpoint(input: NewEndpoint): Promise<WebhookRecord> {
     const id = `wh_${randomBytes(8).toString('hex')}`;
     await this.sqlite.write(() =>
-      this.sql('INSERT INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(id, input.customer_id, input.url, JSON.stringify(input.events), JSON.stringify(input.hot_paths), input.description, input.secret, new Date().toISOString()),
+      this.sql('INSERT INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+        id,
+        input.customer_id,
+        input.url,
+        JSON.stringify(input.events),
+        JSON.stringify(input.hot_paths),
+        input.description,
+        input.secret,
+        new Date().toISOString(),
+      ),
     );
     return (await this.getEndpoint(input.customer_id, id))!;
   }
@@ -78,15 +99,17 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async deleteEndpoint(customerId: string, id: string): Promise<boolean> {
     const removed = await this.sqlite.write(() =>
-      this.sqlite.db.transaction(() => {
-        const removed = this.sql('DELETE FROM webhooks WHERE customer_id = ? AND id = ?').run(customerId, id).changes > 0;
-        // Finished ones too: nothing prunes the log of an endpoint that never finishes a delivery again.
-        if (removed) {
-          this.sql('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
-          this.sql('DELETE FROM webhook_dedupe WHERE webhook_id = ?').run(id);
-        }
-        return removed;
-      }).immediate(),
+      this.sqlite.db
+        .transaction(() => {
+          const removed = this.sql('DELETE FROM webhooks WHERE customer_id = ? AND id = ?').run(customerId, id).changes > 0;
+          // Finished ones too: nothing prunes the log of an endpoint that never finishes a delivery again.
+          if (removed) {
+            this.sql('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
+            this.sql('DELETE FROM webhook_dedupe WHERE webhook_id = ?').run(id);
+          }
+          return removed;
+        })
+        .immediate(),
     );
     if (removed) this.finishedSincePrune.delete(id);
     return removed;
@@ -117,29 +140,42 @@ export class SqliteWebhookStore implements WebhookStore {
       `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = @w AND dedupe_key >= @from AND dedupe_key < @to LIMIT @max))
             + (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_dedupe WHERE webhook_id = @w AND dedupe_key >= @from AND dedupe_key < @to LIMIT @max))`,
     ).pluck();
-    return this.sqlite.db.transaction(() => {
-      const pending = new Map<string, number>();
-      const exists = new Map<string, boolean>();
-      for (const item of items) {
-        // A node's list of endpoints is up to a few seconds old: an entry for a deleted one would never be sent.
-        let alive = exists.get(item.webhook_id);
-        if (alive === undefined) exists.set(item.webhook_id, (alive = live.get(item.webhook_id) !== undefined));
-        if (!alive || stored.get({ w: item.webhook_id, k: item.dedupe_key }) === 1) continue;
-        if (item.cap && (underCap.get({ w: item.webhook_id, from: `${item.cap.key}|`, to: `${item.cap.key}}`, max: item.cap.max }) as number) >= item.cap.max) continue;
-        const before = pending.get(item.webhook_id) ?? (pendingOf.get(item.webhook_id, this.maxPending) as number);
-        if (before >= this.maxPending) {
-          pending.set(item.webhook_id, before);
-          result.dropped++;
-          result.droppedByEndpoint[item.webhook_id] = (result.droppedByEndpoint[item.webhook_id] ?? 0) + 1;
-          continue;
+    return this.sqlite.db
+      .transaction(() => {
+        const pending = new Map<string, number>();
+        const exists = new Map<string, boolean>();
+        for (const item of items) {
+          // A node's list of endpoints is up to a few seconds old: an entry for a deleted one would never be sent.
+          let alive = exists.get(item.webhook_id);
+          if (alive === undefined) exists.set(item.webhook_id, (alive = live.get(item.webhook_id) !== undefined));
+          if (!alive || stored.get({ w: item.webhook_id, k: item.dedupe_key }) === 1) continue;
+          if (item.cap && (underCap.get({ w: item.webhook_id, from: `${item.cap.key}|`, to: `${item.cap.key}}`, max: item.cap.max }) as number) >= item.cap.max)
+            continue;
+          const before = pending.get(item.webhook_id) ?? (pendingOf.get(item.webhook_id, this.maxPending) as number);
+          if (before >= this.maxPending) {
+            pending.set(item.webhook_id, before);
+            result.dropped++;
+            result.droppedByEndpoint[item.webhook_id] = (result.droppedByEndpoint[item.webhook_id] ?? 0) + 1;
+            continue;
+          }
+          const id = `dl_${randomBytes(8).toString('hex')}`;
+          const added = insert.run(
+            id,
+            item.event.id,
+            item.webhook_id,
+            item.customer_id,
+            item.event.type,
+            item.dedupe_key,
+            JSON.stringify(item.event),
+            nowMs,
+            nowMs,
+          ).changes;
+          pending.set(item.webhook_id, before + added);
+          result.added += added;
         }
-        const id = `dl_${randomBytes(8).toString('hex')}`;
-        const added = insert.run(id, item.event.id, item.webhook_id, item.customer_id, item.event.type, item.dedupe_key, JSON.stringify(item.event), nowMs, nowMs).changes;
-        pending.set(item.webhook_id, before + added);
-        result.added += added;
-      }
-      return result;
-    }).immediate();
+        return result;
+      })
+      .immediate();
   }
 
   async claimDue(nowMs: number, limit: number, owner: string, leaseMs: number, limits?: ClaimLimits): Promise<ClaimedDelivery[]> {
@@ -180,7 +216,15 @@ export class SqliteWebhookStore implements WebhookStore {
           if (left <= 0) full.add(webhookId);
         }
         lease.run(owner, nowMs + leaseMs, row.id);
-        claimed.push({ id: row.id as string, event_id: row.event_id as string, webhook_id: webhookId, url: row.url as string, secret: row.secret as string, body: row.body as string, attempts: row.attempts as number });
+        claimed.push({
+          id: row.id as string,
+          event_id: row.event_id as string,
+          webhook_id: webhookId,
+          url: row.url as string,
+          secret: row.secret as string,
+          body: row.body as string,
+          attempts: row.attempts as number,
+        });
       }
       if (rows.length < want) break; // nothing more is due
     }
@@ -196,7 +240,16 @@ export class SqliteWebhookStore implements WebhookStore {
           `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
              next_attempt_at = ?, delivered_at = ?, lease_owner = NULL, lease_until = 0
            WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
-        ).run(status, result.atMs, result.status, result.error, result.delivered ? null : result.nextAttemptMs, result.delivered ? result.atMs : null, id, owner).changes,
+        ).run(
+          status,
+          result.atMs,
+          result.status,
+          result.error,
+          result.delivered ? null : result.nextAttemptMs,
+          result.delivered ? result.atMs : null,
+          id,
+          owner,
+        ).changes,
       'background',
     );
     if (status === 'pending' || changes === 0) return;
@@ -235,7 +288,12 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
     const rows = this.sqlite.io(
-      () => this.sql('SELECT * FROM webhook_deliveries WHERE customer_id = ? AND webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(customerId, webhookId, limit) as Row[],
+      () =>
+        this.sql('SELECT * FROM webhook_deliveries WHERE customer_id = ? AND webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(
+          customerId,
+          webhookId,
+          limit,
+        ) as Row[],
     );
     return rows.map((r) => deliveryRecord(r as unknown as StoredDeliveryRow));
   }
@@ -263,7 +321,8 @@ export class SqliteWebhookStore implements WebhookStore {
         const known = !key.startsWith(UNKNOWN_KEY);
         yield WebhookEntry.parse({ type: 'webhook_delivery', delivery: { ...r, dedupe_key: known ? key : null } });
         // Every recent key as its own entry too, as a Redis outbox lists them: the set is the same on both.
-        if (known && (r.created_at as number) >= recent) yield { type: 'webhook_dedupe', webhook_id: r.webhook_id as string, dedupe_key: key, at: r.created_at as number };
+        if (known && (r.created_at as number) >= recent)
+          yield { type: 'webhook_dedupe', webhook_id: r.webhook_id as string, dedupe_key: key, at: r.created_at as number };
       }
       if (rows.length < TRANSFER_PAGE) break;
       after = rows[rows.length - 1]!.row_id as number;
@@ -290,7 +349,9 @@ export class SqliteWebhookStore implements WebhookStore {
     if (!(await this.isEmpty())) throw new StateError('the target already holds webhook endpoints or deliveries: import into an empty state', 'conflict');
     // A row given twice is written once: a Redis export may list one twice (SCAN).
     const q = {
-      endpoint: this.sql('INSERT OR REPLACE INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      endpoint: this.sql(
+        'INSERT OR REPLACE INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
       delivery: this.sql(
         `INSERT OR REPLACE INTO webhook_deliveries (id, event_id, webhook_id, customer_id, type, dedupe_key, body, status, attempts, created_at, next_attempt_at,
            lease_owner, lease_until, last_attempt_at, last_status, last_error, delivered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?, ?)`,
@@ -312,8 +373,23 @@ export class SqliteWebhookStore implements WebhookStore {
             const d = e.delivery;
             const key = d.dedupe_key ?? `${UNKNOWN_KEY}${d.id}`;
             q.notKeyOnly.run(d.webhook_id, key);
-            q.delivery.run(d.id, d.event_id, d.webhook_id, d.customer_id, d.type, key, d.body, d.status, d.attempts, d.created_at, d.next_attempt_at,
-              d.last_attempt_at, d.last_status, d.last_error, d.delivered_at);
+            q.delivery.run(
+              d.id,
+              d.event_id,
+              d.webhook_id,
+              d.customer_id,
+              d.type,
+              key,
+              d.body,
+              d.status,
+              d.attempts,
+              d.created_at,
+              d.next_attempt_at,
+              d.last_attempt_at,
+              d.last_status,
+              d.last_error,
+              d.delivered_at,
+            );
             break;
           }
           case 'webhook_dedupe':

@@ -11,15 +11,39 @@ import type { StateStore } from './store.ts';
 import type { StateEntry } from './transfer.ts';
 
 const charge = (over: Partial<ChargeRequest> = {}): ChargeRequest => ({
-  customer_id: 'acme', api: 'company-firmographics-v3', pool: 'enrichment', record: '900001', period: 'year-0', quota: 2,
-  dedupe_key: 'acme|company-firmographics-v3|900001|2026-11', month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z', ...over,
+  customer_id: 'acme',
+  api: 'company-firmographics-v3',
+  pool: 'enrichment',
+  record: '900001',
+  period: 'year-0',
+  quota: 2,
+  dedupe_key: 'acme|company-firmographics-v3|900001|2026-11',
+  month: '2026-11',
+  token_id: null,
+  partner: null,
+  at: '2026-11-10T00:00:00Z',
+  ...over,
 });
 const identification = (i: number, quota: number): ChargeRequest => ({
-  customer_id: 'acme', api: 'identification', pool: 'identification', record: `10.0.0.${i % 250}`, period: 'year-0', quota,
-  dedupe_key: null, month: '2026-11', token_id: null, partner: null, at: '2026-11-10T00:00:00Z',
+  customer_id: 'acme',
+  api: 'identification',
+  pool: 'identification',
+  record: `10.0.0.${i % 250}`,
+  period: 'year-0',
+  quota,
+  dedupe_key: null,
+  month: '2026-11',
+  token_id: null,
+  partner: null,
+  at: '2026-11-10T00:00:00Z',
 });
 const hit = (key: string, limit: number, nowMs: number, over: Partial<RateLimitRequest> = {}): RateLimitRequest => ({
-  customer_id: 'acme', counters: [{ key, limit }], windowMs: 60_000, nowMs, degradable: true, ...over,
+  customer_id: 'acme',
+  counters: [{ key, limit }],
+  windowMs: 60_000,
+  nowMs,
+  degradable: true,
+  ...over,
 });
 /** Within a second (the promise of every backend), a change made through one store is seen by another. */
 const soon = { timeout: 1000, interval: 20 };
@@ -42,12 +66,19 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
   describe('access records', () => {
     it('createCustomer refuses an existing id and changes nothing; updateCustomer touches only the given fields', async () => {
       const before = await a.getCustomer('acme');
-      await expect(a.createCustomer({ ...TEST_CUSTOMER, name: 'Replaced', identification_credits: 0, products: [], tags: [] })).rejects.toMatchObject({ kind: 'conflict' });
+      await expect(a.createCustomer({ ...TEST_CUSTOMER, name: 'Replaced', identification_credits: 0, products: [], tags: [] })).rejects.toMatchObject({
+        kind: 'conflict',
+      });
       expect(await a.getCustomer('acme')).toEqual(before);
       const created = await a.createCustomer({ ...TEST_CUSTOMER, id: 'fresh', name: 'Fresh', tags: [] });
       expect(created).toMatchObject({ id: 'fresh', name: 'Fresh' });
       const updated = await a.updateCustomer('acme', { identification_credits: 7, contract_start: '2026-06-01' });
-      expect(updated).toMatchObject({ name: TEST_CUSTOMER.name, identification_credits: 7, contract_start: '2026-06-01', enrichment_credits: TEST_CUSTOMER.enrichment_credits });
+      expect(updated).toMatchObject({
+        name: TEST_CUSTOMER.name,
+        identification_credits: 7,
+        contract_start: '2026-06-01',
+        enrichment_credits: TEST_CUSTOMER.enrichment_credits,
+      });
       expect(updated.products).toEqual(before!.products);
       await expect.poll(async () => (await b.getCustomer('acme'))?.identification_credits, soon).toBe(7);
       await expect(a.updateCustomer('nobody', { name: 'X' })).rejects.toMatchObject({ kind: 'not_found' });
@@ -55,7 +86,14 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
 
     it('keeps per-tag limits and the demo flag, and updateTag changes only the given fields', async () => {
       expect(await a.getTag('acme-tag')).toMatchObject({ rate_limit: 6000, visitor_rate_limit: 300, demo: false });
-      const tag = await a.createTag({ customer_id: 'acme', tag_id: 'acme-big', allowed_domains: ['Bücher.example'], rate_limit: 90_000, visitor_rate_limit: 900, demo: true });
+      const tag = await a.createTag({
+        customer_id: 'acme',
+        tag_id: 'acme-big',
+        allowed_domains: ['Bücher.example'],
+        rate_limit: 90_000,
+        visitor_rate_limit: 900,
+        demo: true,
+      });
       expect(tag).toMatchObject({ allowed_domains: ['xn--bcher-kva.example'], rate_limit: 90_000, visitor_rate_limit: 900, demo: true });
       const patched = await a.updateTag('acme-big', { visitor_rate_limit: 1200, scores: true });
       expect(patched).toMatchObject({ rate_limit: 90_000, visitor_rate_limit: 1200, scores: true, demo: true, allowed_domains: ['xn--bcher-kva.example'] });
@@ -96,8 +134,13 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
 
     it('refuses with domain errors: package not bought, domains outside identification, unknown customer, duplicate tag', async () => {
       await a.importCustomer({ ...TEST_CUSTOMER, id: 'small', packages: ['platform'], tags: [] });
-      await expect(a.createToken({ customer_id: 'small', api_group: 'lead-scoring', name: 'x' })).rejects.toMatchObject({ kind: 'not_entitled', message: expect.stringMatching(/no package that covers the lead-scoring/) });
-      await expect(a.createToken({ customer_id: 'acme', api_group: 'company-firmographics', name: 'x', allowed_domains: ['a.com'] })).rejects.toMatchObject({ kind: 'invalid' });
+      await expect(a.createToken({ customer_id: 'small', api_group: 'lead-scoring', name: 'x' })).rejects.toMatchObject({
+        kind: 'not_entitled',
+        message: expect.stringMatching(/no package that covers the lead-scoring/),
+      });
+      await expect(a.createToken({ customer_id: 'acme', api_group: 'company-firmographics', name: 'x', allowed_domains: ['a.com'] })).rejects.toMatchObject({
+        kind: 'invalid',
+      });
       await expect(a.createToken({ customer_id: 'nobody', api_group: 'identification', name: 'x' })).rejects.toMatchObject({ kind: 'not_found' });
       await expect(a.createTag({ customer_id: 'acme', tag_id: 'acme-tag', allowed_domains: ['x.example'] })).rejects.toMatchObject({ kind: 'conflict' });
       await expect(a.importCustomer({ ...TEST_CUSTOMER, id: 'thief' })).rejects.toBeInstanceOf(StateError);
@@ -155,7 +198,12 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
     it('sees package, customer and tag changes made elsewhere', async () => {
       expect((await a.getCustomer('acme'))?.identification_credits).toBe(1000);
       expect((await a.getTag('acme-tag'))?.allowed_domains).toContain('localhost');
-      await b.importCustomer({ ...TEST_CUSTOMER, packages: ['platform'], identification_credits: 7, tags: [{ ...TEST_CUSTOMER.tags[0], allowed_domains: ['only.example'] }] });
+      await b.importCustomer({
+        ...TEST_CUSTOMER,
+        packages: ['platform'],
+        identification_credits: 7,
+        tags: [{ ...TEST_CUSTOMER.tags[0], allowed_domains: ['only.example'] }],
+      });
       await expect.poll(async () => (await a.getCustomer('acme'))?.packages, soon).toEqual(['platform']);
       expect((await a.getCustomer('acme'))?.identification_credits).toBe(7);
       expect((await a.getTag('acme-tag'))?.allowed_domains).toEqual(['only.example']);
@@ -204,23 +252,45 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
       expect(hits.map((h) => h.allowed)).toEqual([true, true, true, false]);
       expect(hits.map((h) => h.remaining)).toEqual([2, 1, 0, 0]);
       expect(hits[0].resetMs).toBe(59_000);
-      const two = await a.hitRateLimits({ ...hit('other', 3, t0 + 1000), counters: [{ key: 'other', limit: 3 }, { key: 'k', limit: 3 }] });
-      expect(two.map((h) => [h.allowed, h.remaining])).toEqual([[true, 2], [false, 0]]);
+      const two = await a.hitRateLimits({
+        ...hit('other', 3, t0 + 1000),
+        counters: [
+          { key: 'other', limit: 3 },
+          { key: 'k', limit: 3 },
+        ],
+      });
+      expect(two.map((h) => [h.allowed, h.remaining])).toEqual([
+        [true, 2],
+        [false, 0],
+      ]);
       expect((await a.hitRateLimits(hit('k', 3, t0 + 60_000)))[0].allowed).toBe(true);
     });
 
     it('counts a request refused by one counter against none of them, so one visitor cannot spend the tag-wide budget', async () => {
       const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
       const visit = (store: StateStore, ip: string) =>
-        store.hitRateLimits({ ...hit('tag:t', 5, t0 + 1000), counters: [{ key: `tag:t:ip:${ip}`, limit: 3 }, { key: 'tag:t', limit: 5 }] });
+        store.hitRateLimits({
+          ...hit('tag:t', 5, t0 + 1000),
+          counters: [
+            { key: `tag:t:ip:${ip}`, limit: 3 },
+            { key: 'tag:t', limit: 5 },
+          ],
+        });
       const fromA = [];
       for (let i = 0; i < 10; i++) fromA.push(await visit(a, 'A'));
       expect(fromA.map((h) => h.every((c) => c.allowed))).toEqual([...Array(3).fill(true), ...Array(7).fill(false)]);
       // A refusal reports the count the request would have made: nothing left on the counter that refused.
-      expect(fromA[9].map((c) => [c.allowed, c.remaining])).toEqual([[false, 0], [true, 1]]);
+      expect(fromA[9].map((c) => [c.allowed, c.remaining])).toEqual([
+        [false, 0],
+        [true, 1],
+      ]);
       // The tag-wide counter holds A's 3 admitted requests, not its 10 attempts: B still gets in twice.
       const fromB = [await visit(b, 'B'), await visit(a, 'B'), await visit(b, 'B')];
-      expect(fromB.map((h) => h.map((c) => c.allowed))).toEqual([[true, true], [true, true], [true, false]]);
+      expect(fromB.map((h) => h.map((c) => c.allowed))).toEqual([
+        [true, true],
+        [true, true],
+        [true, false],
+      ]);
       // Refused by the tag-wide counter, B's third request did not count against B's own either.
       expect((await a.hitRateLimits(hit('tag:t:ip:B', 3, t0 + 2000)))[0]).toMatchObject({ allowed: true, remaining: 0 });
       expect((await visit(b, 'C')).map((c) => c.allowed)).toEqual([true, false]);
@@ -254,7 +324,17 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
       const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
       // One turn: counters shared between requests, charges on one balance, a dedupe key met twice.
       const [hits, charges] = await Promise.all([
-        Promise.all(Array.from({ length: 6 }, (_, i) => a.hitRateLimits({ ...hit('k', 4, t0 + 1000), counters: [{ key: `v${i % 2}`, limit: 2 }, { key: 'k', limit: 4 }] }))),
+        Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            a.hitRateLimits({
+              ...hit('k', 4, t0 + 1000),
+              counters: [
+                { key: `v${i % 2}`, limit: 2 },
+                { key: 'k', limit: 4 },
+              ],
+            }),
+          ),
+        ),
         Promise.all([
           a.charge(identification(1, 3)),
           a.charge(charge({ pool: 'identification', api: 'identification', quota: 3, dedupe_key: 'same' })),
@@ -263,8 +343,22 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
           a.charge(identification(3, 3)),
         ]),
       ]);
-      expect(hits.map((h) => h.map((c) => c.remaining))).toEqual([[1, 3], [1, 2], [0, 1], [0, 0], [0, 0], [0, 0]]);
-      expect(hits.map((h) => h.map((c) => c.allowed))).toEqual([[true, true], [true, true], [true, true], [true, true], [false, false], [false, false]]);
+      expect(hits.map((h) => h.map((c) => c.remaining))).toEqual([
+        [1, 3],
+        [1, 2],
+        [0, 1],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ]);
+      expect(hits.map((h) => h.map((c) => c.allowed))).toEqual([
+        [true, true],
+        [true, true],
+        [true, true],
+        [true, true],
+        [false, false],
+        [false, false],
+      ]);
       expect(charges.map((c) => c.outcome)).toEqual(['charged', 'charged', 'free', 'charged', 'exhausted']);
       expect(charges.map((c) => c.remaining)).toEqual([2, 1, 1, 0, 0]);
       // The next turn, and another store, continue from the totals: the 4 admitted requests (the 2 refused

@@ -5,9 +5,9 @@
  * are async so both fit; errors are domain errors (`errors.ts`).
  */
 import { z } from 'zod';
-import { TagFeatures } from '../../tag/features.ts';
-import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { ApiGroup, CustomerId, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
+import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
+import { TagFeatures } from '../../tag/features.ts';
 import { AllowedDomains, RequiredAllowedDomains } from '../auth/allowed-domain.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { AccessRecords } from './access.ts';
@@ -71,7 +71,12 @@ export const TagSettings = z
     /** Which answer fields go to dataLayer (address and phone are excluded by default). */
     fields: z.array(z.string().min(1).max(64)).max(64).optional(),
     min_confidence: z.enum(CONFIDENCES).optional(),
-    cache_ttl_ms: z.number().int().min(0).max(30 * 86_400_000).optional(),
+    cache_ttl_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400_000)
+      .optional(),
     consent_default: z.enum(['granted', 'denied', 'pending']).optional(),
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
     /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
@@ -103,7 +108,10 @@ export type TagRecord = z.infer<typeof TagRecord>;
 
 export const NewTag = z.object({
   customer_id: z.string().min(1),
-  tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/).optional(),
+  tag_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{4,64}$/)
+    .optional(),
   allowed_domains: RequiredAllowedDomains,
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
@@ -129,8 +137,8 @@ export const TagPatch = z
   .strict();
 export type TagPatch = z.input<typeof TagPatch>;
 
-export { StateError, StoreUnavailableError, type StateErrorKind } from './errors.ts';
 export type { AccessRecords } from './access.ts';
+export { StateError, type StateErrorKind, StoreUnavailableError } from './errors.ts';
 export type { ChargeOutcome, ChargeRequest, CreditBalance, Metering, RateCounter, RateLimitHit, RateLimitRequest, UsageReports, UsageRow } from './metering.ts';
 
 /**

@@ -31,7 +31,10 @@ it('adds the limit and demo columns to an older state file, keeping its tags wit
 
 it('imports the demo flag and limits of customers.json tags, and create/update keep to their fields', async () => {
   const store = new SqliteStateStore(join(dir, 'new.db'));
-  await store.importCustomer({ ...TEST_CUSTOMER, tags: [{ tag_id: 'demo-tag', allowed_domains: ['localhost'], scores: true, segment_names: true, demo: true, visitor_rate_limit: 10 }] });
+  await store.importCustomer({
+    ...TEST_CUSTOMER,
+    tags: [{ tag_id: 'demo-tag', allowed_domains: ['localhost'], scores: true, segment_names: true, demo: true, visitor_rate_limit: 10 }],
+  });
   expect(await store.getTag('demo-tag')).toMatchObject({ demo: true, visitor_rate_limit: 10, rate_limit: 6000 });
   await expect(store.createCustomer({ ...TEST_CUSTOMER, name: 'Other' })).rejects.toMatchObject({ kind: 'conflict' });
   expect((await store.getCustomer('acme'))!.name).toBe(TEST_CUSTOMER.name);

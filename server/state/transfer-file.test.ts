@@ -6,8 +6,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SqliteStateStore } from './sqlite-store.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
 import { SqliteWebhookStore } from './sqlite-webhooks.ts';
-import { exportStateFile, importStateFile, type TransferStores } from './transfer-file.ts';
 import type { StateEntry } from './transfer.ts';
+import { exportStateFile, importStateFile, type TransferStores } from './transfer-file.ts';
 
 let dir: string;
 let store: SqliteStateStore;
@@ -26,7 +26,19 @@ afterEach(async () => {
 
 const customer = (id: string) => ({
   type: 'customer',
-  record: { id, name: 'X', packages: ['platform'], identification_credits: 10, enrichment_credits: 0, contract_start: '2026-01-01', products: [], segments: [], excluded_accounts: [], hot_accounts: [], created_at: '2026-01-01T00:00:00.000Z' },
+  record: {
+    id,
+    name: 'X',
+    packages: ['platform'],
+    identification_credits: 10,
+    enrichment_credits: 0,
+    contract_start: '2026-01-01',
+    products: [],
+    segments: [],
+    excluded_accounts: [],
+    hot_accounts: [],
+    created_at: '2026-01-01T00:00:00.000Z',
+  },
 });
 
 it('refuses an export file whose customer id is a path (../../tmp/x), naming the line, and imports nothing', async () => {
@@ -50,7 +62,19 @@ it('refuses a bad line of the visit or webhook entries before the state store im
   writeFileSync(file, [customer('acme'), sighting].map((e) => JSON.stringify(e)).join('\n') + '\n');
   await expect(importStateFile(stores, file)).rejects.toThrow(/state\.jsonl:2: hits/);
   expect(await store.listCustomers()).toEqual([]);
-  const endpoint = { type: 'webhook_endpoint', endpoint: { id: '../x', customer_id: 'acme', url: 'https://a.test/h', events: ['account.hot'], hot_paths: [], description: '', secret: 's', created_at: 'x' } };
+  const endpoint = {
+    type: 'webhook_endpoint',
+    endpoint: {
+      id: '../x',
+      customer_id: 'acme',
+      url: 'https://a.test/h',
+      events: ['account.hot'],
+      hot_paths: [],
+      description: '',
+      secret: 's',
+      created_at: 'x',
+    },
+  };
   writeFileSync(file, [customer('acme'), endpoint].map((e) => JSON.stringify(e)).join('\n') + '\n');
   await expect(importStateFile(stores, file)).rejects.toThrow(/state\.jsonl:2: endpoint\.id/);
   expect(await store.listCustomers()).toEqual([]);
@@ -85,7 +109,14 @@ it('leaves no file behind when an export fails half-way', async () => {
 
 it('creates the export file readable by its owner only (it holds webhook signing secrets)', async () => {
   const file = join(dir, 'out.jsonl');
-  await stores.webhooks.createEndpoint({ customer_id: 'acme', url: 'https://hooks.acme.test/x', events: ['account.hot'], hot_paths: [], description: '', secret: 'whsec_secret' });
+  await stores.webhooks.createEndpoint({
+    customer_id: 'acme',
+    url: 'https://hooks.acme.test/x',
+    events: ['account.hot'],
+    hot_paths: [],
+    description: '',
+    secret: 'whsec_secret',
+  });
   await exportStateFile(stores, file);
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(readFileSync(file, 'utf8')).toContain('"secret":"whsec_secret"');

@@ -4,11 +4,12 @@
  * visit store's, then the webhook outbox's. A file written before the visit and outbox entries existed
  * holds only state entries, and imports as it did.
  */
-import { createReadStream, createWriteStream, rmSync } from 'node:fs';
+
 import { once } from 'node:events';
+import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { StateError } from './errors.ts';
-import { storeOf, TransferEntry, type EntryTransfer, type StateEntry, type StateTransfer, type VisitEntry, type WebhookEntry } from './transfer.ts';
+import { type EntryTransfer, type StateEntry, type StateTransfer, storeOf, TransferEntry, type VisitEntry, type WebhookEntry } from './transfer.ts';
 
 /** Every store a file moves; a command never moves one without the others (the file would silently lack them). */
 export interface TransferStores {

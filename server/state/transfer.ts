@@ -78,7 +78,10 @@ export const VisitEntry = z.discriminatedUnion('type', [
       .array(z.object({ path: z.string(), page_views: Count }))
       .max(PATHS_PER_ACCOUNT_DAY + 1)
       .refine((pages) => new Set(pages.map((p) => p.path)).size === pages.length, 'a path is listed once')
-      .refine((pages) => pages.filter((p) => p.path !== OTHER_PATHS).length <= PATHS_PER_ACCOUNT_DAY, `at most ${PATHS_PER_ACCOUNT_DAY} paths besides ${OTHER_PATHS}`),
+      .refine(
+        (pages) => pages.filter((p) => p.path !== OTHER_PATHS).length <= PATHS_PER_ACCOUNT_DAY,
+        `at most ${PATHS_PER_ACCOUNT_DAY} paths besides ${OTHER_PATHS}`,
+      ),
     /** Only the newest days have them (they dedupe sessions within a day); moved so a visitor's session does not count twice. */
     session_ids: z
       .array(z.string())
@@ -89,7 +92,13 @@ export const VisitEntry = z.discriminatedUnion('type', [
   /** Page views of one UTC day that matched no account. */
   z.object({ type: z.literal('visit_anonymous'), customer_id: CustomerId, day: ISO_DAY, page_views: Count }),
   /** An origin a web tag was seen on; `hits` (distinct minutes) decides which origins a full tag keeps (visits.ts). */
-  z.object({ type: z.literal('tag_sighting'), tag_id: z.string().min(1).max(200), origin: z.string().min(1), last_seen_at: IsoTime, hits: z.number().int().min(1) }),
+  z.object({
+    type: z.literal('tag_sighting'),
+    tag_id: z.string().min(1).max(200),
+    origin: z.string().min(1),
+    last_seen_at: IsoTime,
+    hits: z.number().int().min(1),
+  }),
 ]);
 export type VisitEntry = z.infer<typeof VisitEntry>;
 

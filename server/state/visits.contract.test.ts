@@ -3,13 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
+import { StoreUnavailableError } from './errors.ts';
 import { RedisVisitStore, visitKeys } from './redis-visits.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
-import { StoreUnavailableError } from './errors.ts';
 import type { VisitEntry } from './transfer.ts';
 import {
-  ORIGINS_PER_TAG, OTHER_PATHS, parseSighting, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY, VISIT_RETENTION_DAYS, type PageViewCount, type VisitStore,
+  ORIGINS_PER_TAG,
+  OTHER_PATHS,
+  PATHS_PER_ACCOUNT_DAY,
+  type PageViewCount,
+  parseSighting,
+  SESSIONS_PER_ACCOUNT_DAY,
+  VISIT_RETENTION_DAYS,
+  type VisitStore,
 } from './visits.ts';
 
 /** A backend: `open()` gives another store on the same state (another process or node). */
@@ -54,29 +61,35 @@ const BACKENDS: Backend[] = [
 ];
 
 describe.each(BACKENDS)('visit store contract: $name', (backend) => {
-let fx: Awaited<ReturnType<Backend['start']>>;
-let store: VisitStore;
-const opened: VisitStore[] = [];
-const open = async () => {
-  const s = await fx.open();
-  opened.push(s);
-  return s;
-};
-beforeAll(async () => {
-  fx = await backend.start();
-}, 20_000);
-afterAll(async () => fx?.close());
-beforeEach(async () => {
-  store = await open();
-});
-afterEach(async () => {
-  for (const s of opened.splice(0)) await s.close();
-  await fx.reset();
-});
+  let fx: Awaited<ReturnType<Backend['start']>>;
+  let store: VisitStore;
+  const opened: VisitStore[] = [];
+  const open = async () => {
+    const s = await fx.open();
+    opened.push(s);
+    return s;
+  };
+  beforeAll(async () => {
+    fx = await backend.start();
+  }, 20_000);
+  afterAll(async () => fx?.close());
+  beforeEach(async () => {
+    store = await open();
+  });
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close();
+    await fx.reset();
+  });
 
-const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
-  customer_id: 'acme', day: '2026-11-20', company_id: '900001', path: '/', session_id: 'session-aaaa', at: '2026-11-20T10:00:00.000Z', ...over,
-});
+  const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
+    customer_id: 'acme',
+    day: '2026-11-20',
+    company_id: '900001',
+    path: '/',
+    session_id: 'session-aaaa',
+    at: '2026-11-20T10:00:00.000Z',
+    ...over,
+  });
 
   it('aggregates page views per account and day: views, distinct sessions, first and last seen, top pages', async () => {
     expect(await store.recordPageView(view())).toEqual({ first_of_day_for_account: true });
@@ -88,10 +101,24 @@ const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
 
     expect(await store.accountVisits('acme', '2026-11-20', '2026-11-21')).toEqual([
       {
-        company_id: '900001', page_views: 4, sessions: 3, first_seen: '2026-11-20T09:00:00.000Z', last_seen: '2026-11-21T08:00:00.000Z',
-        top_pages: [{ path: '/', page_views: 2 }, { path: '/pricing', page_views: 2 }],
+        company_id: '900001',
+        page_views: 4,
+        sessions: 3,
+        first_seen: '2026-11-20T09:00:00.000Z',
+        last_seen: '2026-11-21T08:00:00.000Z',
+        top_pages: [
+          { path: '/', page_views: 2 },
+          { path: '/pricing', page_views: 2 },
+        ],
       },
-      { company_id: '900002', page_views: 1, sessions: 1, first_seen: '2026-11-20T10:00:00.000Z', last_seen: '2026-11-20T10:00:00.000Z', top_pages: [{ path: '/', page_views: 1 }] },
+      {
+        company_id: '900002',
+        page_views: 1,
+        sessions: 1,
+        first_seen: '2026-11-20T10:00:00.000Z',
+        last_seen: '2026-11-20T10:00:00.000Z',
+        top_pages: [{ path: '/', page_views: 1 }],
+      },
     ]);
     expect((await store.accountVisits('acme', '2026-11-21', '2026-11-21')).map((a) => [a.company_id, a.page_views])).toEqual([['900001', 1]]);
     expect(await store.accountPages('acme', '900001', '2026-11-20', '2026-11-20')).toEqual([
@@ -146,7 +173,9 @@ const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
     for (let i = 0; i < SESSIONS_PER_ACCOUNT_DAY + 5; i++) await store.recordPageView(view({ session_id: `session-${i}` }));
     await store.recordPageView(view({ session_id: 'session-0' }));
     await store.recordPageView(view({ day: '2026-11-21', at: '2026-11-21T08:00:00.000Z', session_id: 'session-new' }));
-    expect(await store.accountVisits('acme', '2026-11-20', '2026-11-20')).toMatchObject([{ page_views: SESSIONS_PER_ACCOUNT_DAY + 6, sessions: SESSIONS_PER_ACCOUNT_DAY }]);
+    expect(await store.accountVisits('acme', '2026-11-20', '2026-11-20')).toMatchObject([
+      { page_views: SESSIONS_PER_ACCOUNT_DAY + 6, sessions: SESSIONS_PER_ACCOUNT_DAY },
+    ]);
     expect(await store.accountVisits('acme', '2026-11-21', '2026-11-21')).toMatchObject([{ page_views: 1, sessions: 1 }]);
   });
 
@@ -237,11 +266,14 @@ const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
 
   it('refuses an import past a bound of the store (origins per tag)', async () => {
     const entries: VisitEntry[] = Array.from({ length: ORIGINS_PER_TAG + 1 }, (_, i) => ({
-      type: 'tag_sighting', tag_id: 't1', origin: `https://o${i}.test`, last_seen_at: '2026-11-20T10:00:00.000Z', hits: 1,
+      type: 'tag_sighting',
+      tag_id: 't1',
+      origin: `https://o${i}.test`,
+      last_seen_at: '2026-11-20T10:00:00.000Z',
+      hits: 1,
     }));
     await expect(store.importEntries(entries)).rejects.toThrow(`tag t1: more than ${ORIGINS_PER_TAG} origins`);
   });
-
 });
 
 describe('tag sighting cells', () => {
@@ -273,7 +305,13 @@ describe('RedisVisitStore keys', () => {
   });
 
   const view = (over: Partial<PageViewCount> = {}): PageViewCount => ({
-    customer_id: 'acme', day: '2026-11-20', company_id: '900001', path: '/', session_id: 'session-aaaa', at: '2026-11-20T10:00:00.000Z', ...over,
+    customer_id: 'acme',
+    day: '2026-11-20',
+    company_id: '900001',
+    path: '/',
+    session_id: 'session-aaaa',
+    at: '2026-11-20T10:00:00.000Z',
+    ...over,
   });
   const dayTtl = (VISIT_RETENTION_DAYS + 1) * 86_400;
 
@@ -284,7 +322,12 @@ describe('RedisVisitStore keys', () => {
     await store.recordPageView(view());
     await store.recordPageView(view({ company_id: '900002' }));
     await store.recordPageView(view({ company_id: null }));
-    for (const key of [visitKeys.account('acme', '2026-11-20'), visitKeys.pages('acme', '2026-11-20', '900001'), visitKeys.pages('acme', '2026-11-20', '900002'), visitKeys.anonymous('acme')]) {
+    for (const key of [
+      visitKeys.account('acme', '2026-11-20'),
+      visitKeys.pages('acme', '2026-11-20', '900001'),
+      visitKeys.pages('acme', '2026-11-20', '900002'),
+      visitKeys.anonymous('acme'),
+    ]) {
       const ttl = await raw.ttl(key);
       expect(ttl, key).toBeGreaterThan(dayTtl - 60);
       expect(ttl, key).toBeLessThanOrEqual(dayTtl);

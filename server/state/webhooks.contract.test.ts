@@ -3,16 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import type { WebhookEvent } from '../webhooks/schema.ts';
 import { RedisWebhookStore, webhookKeys } from './redis-webhooks.ts';
 import { SqliteWebhookStore } from './sqlite-webhooks.ts';
 import type { WebhookEntry } from './transfer.ts';
-import { DEDUPE_KEEP_MS, FINISHED_KEEP_MS, LOG_KEEP, type AttemptResult, type OutboxItem, type WebhookStore, type WebhookStoreOptions } from './webhooks.ts';
+import { type AttemptResult, DEDUPE_KEEP_MS, FINISHED_KEEP_MS, LOG_KEEP, type OutboxItem, type WebhookStore, type WebhookStoreOptions } from './webhooks.ts';
 
 const event = (id: string): WebhookEvent => ({
-  id, type: 'account.visited', created_at: '2026-11-23T10:00:00.000Z', customer_id: 'acme',
-  data: { day: '2026-11-23', account: { company_id: '900001', name: null, domain: null, segment_ids: [], hot_account: false, excluded: false }, page: { path: '/', referrer_host: null, tag_id: 't', origin: null, session_id: null } },
+  id,
+  type: 'account.visited',
+  created_at: '2026-11-23T10:00:00.000Z',
+  customer_id: 'acme',
+  data: {
+    day: '2026-11-23',
+    account: { company_id: '900001', name: null, domain: null, segment_ids: [], hot_account: false, excluded: false },
+    page: { path: '/', referrer_host: null, tag_id: 't', origin: null, session_id: null },
+  },
 });
 
 const item = (webhook_id: string, key: string): OutboxItem => ({ webhook_id, customer_id: 'acme', dedupe_key: key, event: event(`evt_${webhook_id}_${key}`) });
@@ -20,7 +27,8 @@ const items = (webhook_id: string, from: number, count: number) => Array.from({ 
 const delivered = (atMs: number): AttemptResult => ({ atMs, status: 200, error: null, delivered: true, nextAttemptMs: null });
 const nothingDropped = { dropped: 0, droppedByEndpoint: {} };
 /** Items under one cap: `<cap>|<path>` for each path, at most `max` of them stored. */
-const capped = (webhook_id: string, cap: string, max: number, paths: string[]): OutboxItem[] => paths.map((p) => ({ ...item(webhook_id, `${cap}|${p}`), cap: { key: cap, max } }));
+const capped = (webhook_id: string, cap: string, max: number, paths: string[]): OutboxItem[] =>
+  paths.map((p) => ({ ...item(webhook_id, `${cap}|${p}`), cap: { key: cap, max } }));
 const DAY = 86_400_000;
 
 /**
@@ -73,7 +81,15 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     await cleanup();
   });
 
-  const endpoint = () => a.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_0123456789abcdef' });
+  const endpoint = () =>
+    a.createEndpoint({
+      customer_id: 'acme',
+      url: 'http://127.0.0.1:1/x',
+      events: ['account.visited'],
+      hot_paths: [],
+      description: '',
+      secret: 'whsec_0123456789abcdef',
+    });
 
   it('keeps endpoints per customer and never lists the secret', async () => {
     const created = await endpoint();
@@ -104,12 +120,24 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     await a.recordAttempt(mine!, 'node-a', { atMs: 61_500, status: 200, error: null, delivered: true, nextAttemptMs: null });
     expect((await a.listDeliveries('acme', id, 10))[0]).toMatchObject({ status: 'pending', attempts: 0 });
     await b.recordAttempt(taken!, 'node-b', { atMs: 62_000, status: 500, error: 'HTTP 500', delivered: false, nextAttemptMs: 122_000 });
-    expect((await a.listDeliveries('acme', id, 10))[0]).toMatchObject({ status: 'pending', attempts: 1, last_status: 500, last_error: 'HTTP 500', next_attempt_at: new Date(122_000).toISOString() });
+    expect((await a.listDeliveries('acme', id, 10))[0]).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: 500,
+      last_error: 'HTTP 500',
+      next_attempt_at: new Date(122_000).toISOString(),
+    });
     expect(await a.claimDue(121_999, 10, 'node-a', 60_000)).toEqual([]);
     const [again] = await a.claimDue(122_000, 10, 'node-a', 60_000);
     expect(again!.attempts).toBe(1);
     await a.recordAttempt(again!, 'node-a', { atMs: 122_100, status: 204, error: null, delivered: true, nextAttemptMs: null });
-    expect((await b.listDeliveries('acme', id, 10))[0]).toMatchObject({ status: 'delivered', attempts: 2, last_status: 204, next_attempt_at: null, delivered_at: new Date(122_100).toISOString() });
+    expect((await b.listDeliveries('acme', id, 10))[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      last_status: 204,
+      next_attempt_at: null,
+      delivered_at: new Date(122_100).toISOString(),
+    });
     expect(await a.claimDue(10_000_000, 10, 'node-a', 60_000)).toEqual([]);
   });
 
@@ -148,7 +176,7 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     expect(await a.listDeliveries('acme', gone.id, 100)).toEqual([]);
   });
 
-  it('claims within each endpoint\'s room: an endpoint at its limit is passed over and its deliveries stay unleased; the others fill up in due order', async () => {
+  it("claims within each endpoint's room: an endpoint at its limit is passed over and its deliveries stay unleased; the others fill up in due order", async () => {
     const busy = await endpoint();
     const other = await endpoint();
     await a.enqueue(items(busy.id, 0, 60), 1000);
@@ -159,8 +187,34 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     expect(first.map((c) => c.webhook_id)).toEqual([busy.id, busy.id, busy.id, busy.id, other.id, other.id]);
     expect(await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 4]]))).toEqual([]);
     await a.enqueue(items(other.id, 2, 1), 3000);
-    expect((await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 4], [other.id, 2]]))).map((c) => c.webhook_id)).toEqual([other.id]);
-    expect((await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 3], [other.id, 3]]))).map((c) => c.webhook_id)).toEqual([busy.id]);
+    expect(
+      (
+        await a.claimDue(
+          3000,
+          32,
+          'n',
+          60_000,
+          limits([
+            [busy.id, 4],
+            [other.id, 2],
+          ]),
+        )
+      ).map((c) => c.webhook_id),
+    ).toEqual([other.id]);
+    expect(
+      (
+        await a.claimDue(
+          3000,
+          32,
+          'n',
+          60_000,
+          limits([
+            [busy.id, 3],
+            [other.id, 3],
+          ]),
+        )
+      ).map((c) => c.webhook_id),
+    ).toEqual([busy.id]);
     expect(await a.claimDue(3000, 32, 'n', 60_000, limits([[busy.id, 1]]))).toHaveLength(3);
     // What was passed over was never leased: another node (no limits) takes the rest at once.
     const rest = await b.claimDue(3000, 100, 'other-node', 60_000);
@@ -190,7 +244,11 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
       const full = await endpoint();
       const other = await endpoint();
       expect(await capped.enqueue(items(full.id, 0, 50), 1000)).toEqual({ added: 50, ...nothingDropped });
-      expect(await capped.enqueue([...items(full.id, 50, 1), ...items(other.id, 0, 1)], 1000)).toEqual({ added: 1, dropped: 1, droppedByEndpoint: { [full.id]: 1 } });
+      expect(await capped.enqueue([...items(full.id, 50, 1), ...items(other.id, 0, 1)], 1000)).toEqual({
+        added: 1,
+        dropped: 1,
+        droppedByEndpoint: { [full.id]: 1 },
+      });
       expect(await capped.enqueue(items(full.id, 0, 1), 1000)).toEqual({ added: 0, ...nothingDropped }); // a duplicate is not a drop
       const log = await capped.listDeliveries('acme', full.id, 100);
       expect(log).toHaveLength(50);
@@ -242,9 +300,16 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     // In the order exported: a log's ties in time list in the order stored.
     const entries = await exportOf(a);
     const exported = entries.map((e) => JSON.stringify(e)).sort();
-    expect(entries.filter((e) => e.type === 'webhook_endpoint')).toEqual([{ type: 'webhook_endpoint', endpoint: expect.objectContaining({ id: ep.id, secret: 'whsec_0123456789abcdef' }) }]);
+    expect(entries.filter((e) => e.type === 'webhook_endpoint')).toEqual([
+      { type: 'webhook_endpoint', endpoint: expect.objectContaining({ id: ep.id, secret: 'whsec_0123456789abcdef' }) },
+    ]);
     expect(entries.filter((e) => e.type === 'webhook_delivery')).toHaveLength(3);
-    expect(entries.filter((e) => e.type === 'webhook_dedupe').map((e) => e.type === 'webhook_dedupe' && e.dedupe_key).sort()).toEqual([`${cap}|/a`, 'k1', 'k2']);
+    expect(
+      entries
+        .filter((e) => e.type === 'webhook_dedupe')
+        .map((e) => e.type === 'webhook_dedupe' && e.dedupe_key)
+        .sort(),
+    ).toEqual([`${cap}|/a`, 'k1', 'k2']);
     const log = await a.listDeliveries('acme', ep.id, 10);
 
     expect(await b.isEmpty()).toBe(false);
@@ -262,7 +327,12 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
       expect(await moved.enqueue([item(ep.id, 'k1'), ...capped(ep.id, cap, 2, ['/a', '/b', '/c'])], now + 20)).toEqual({ added: 1, ...nothingDropped });
       // The pending ones are due, signed with the same secret.
       const due = await moved.claimDue(now + 20, 10, 'node-c', 60_000);
-      expect(due.map((d) => d.event_id).sort()).toEqual(['k1', 'k2', `${cap}|/a`, `${cap}|/b`].map((k) => item(ep.id, k).event.id).filter((id) => id !== first!.event_id).sort());
+      expect(due.map((d) => d.event_id).sort()).toEqual(
+        ['k1', 'k2', `${cap}|/a`, `${cap}|/b`]
+          .map((k) => item(ep.id, k).event.id)
+          .filter((id) => id !== first!.event_id)
+          .sort(),
+      );
       expect(new Set(due.map((d) => d.secret))).toEqual(new Set(['whsec_0123456789abcdef']));
     } finally {
       await moved.close();
@@ -275,17 +345,41 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     const cap = `account.hot|900001|${new Date(now).toISOString().slice(0, 10)}`;
     const endpointEntry: WebhookEntry = {
       type: 'webhook_endpoint',
-      endpoint: { id: 'wh_moved', customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.hot'], hot_paths: [], description: '', secret: 'whsec_moved', created_at: new Date(now).toISOString() },
+      endpoint: {
+        id: 'wh_moved',
+        customer_id: 'acme',
+        url: 'http://127.0.0.1:1/x',
+        events: ['account.hot'],
+        hot_paths: [],
+        description: '',
+        secret: 'whsec_moved',
+        created_at: new Date(now).toISOString(),
+      },
     };
     const deliveryEntry: WebhookEntry = {
       type: 'webhook_delivery',
       delivery: {
-        id: 'dl_moved', event_id: 'evt_moved', webhook_id: 'wh_moved', customer_id: 'acme', type: 'account.visited', dedupe_key: null, body: '{}', status: 'pending', attempts: 2,
-        created_at: now - 1000, next_attempt_at: now - 500, last_attempt_at: now - 600, last_status: 503, last_error: 'HTTP 503', delivered_at: null,
+        id: 'dl_moved',
+        event_id: 'evt_moved',
+        webhook_id: 'wh_moved',
+        customer_id: 'acme',
+        type: 'account.visited',
+        dedupe_key: null,
+        body: '{}',
+        status: 'pending',
+        attempts: 2,
+        created_at: now - 1000,
+        next_attempt_at: now - 500,
+        last_attempt_at: now - 600,
+        last_status: 503,
+        last_error: 'HTTP 503',
+        delivered_at: null,
       },
     };
     const key = (dedupe_key: string, at: number): WebhookEntry => ({ type: 'webhook_dedupe', webhook_id: 'wh_moved', dedupe_key, at });
-    expect(await a.importEntries([endpointEntry, deliveryEntry, key('k1', now - 1000), key(`${cap}|/x`, now - 1000), key('old', now - DEDUPE_KEEP_MS - 60_000)])).toBe(5);
+    expect(
+      await a.importEntries([endpointEntry, deliveryEntry, key('k1', now - 1000), key(`${cap}|/x`, now - 1000), key('old', now - DEDUPE_KEEP_MS - 60_000)]),
+    ).toBe(5);
 
     expect(await a.enqueue([item('wh_moved', 'k1'), ...capped('wh_moved', cap, 2, ['/x', '/y', '/z'])], now)).toEqual({ added: 1, ...nothingDropped });
     const exported: WebhookEntry[] = [];
@@ -303,8 +397,18 @@ describe.each(backends)('webhook outbox under concurrency: %s', (_name, backend)
     const made = await backend();
     const nodes = await Promise.all([made.open(), made.open(), made.open()]);
     try {
-      const { id } = await nodes[0]!.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
-      await nodes[0]!.enqueue(Array.from({ length: 100 }, (_, i) => ({ webhook_id: id, customer_id: 'acme', dedupe_key: `k${i}`, event: event(`evt_${i}`) })), 0);
+      const { id } = await nodes[0]!.createEndpoint({
+        customer_id: 'acme',
+        url: 'http://127.0.0.1:1/x',
+        events: ['account.visited'],
+        hot_paths: [],
+        description: '',
+        secret: 'whsec_x',
+      });
+      await nodes[0]!.enqueue(
+        Array.from({ length: 100 }, (_, i) => ({ webhook_id: id, customer_id: 'acme', dedupe_key: `k${i}`, event: event(`evt_${i}`) })),
+        0,
+      );
       const claimed = (await Promise.all(nodes.flatMap((n, i) => [n.claimDue(1, 30, `node-${i}`, 60_000), n.claimDue(1, 30, `node-${i}`, 60_000)]))).flat();
       expect(claimed).toHaveLength(100);
       expect(new Set(claimed.map((c) => c.event_id)).size).toBe(100);
@@ -328,7 +432,8 @@ describe('webhook outbox on Redis', () => {
     await store.close();
     await admin.close();
   });
-  const register = () => store.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
+  const register = () =>
+    store.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
   const enqueueInBatches = async (webhookId: string, count: number, atMs: number) => {
     for (let from = 0; from < count; from += 100) await store.enqueue(items(webhookId, from, Math.min(100, count - from)), atMs);
   };
@@ -361,7 +466,12 @@ describe('webhook outbox on Redis', () => {
     for (let i = 0; i < finishing.length; i += 100) await Promise.all(finishing.slice(i, i + 100).map((c) => store.recordAttempt(c, 'n', delivered(2000))));
     const log = await store.listDeliveries('acme', id, 2000);
     expect(log.filter((d) => d.status === 'delivered')).toHaveLength(1000);
-    expect(log.filter((d) => d.status === 'pending').map((d) => d.id).sort()).toEqual(stillPending.map((c) => c.id).sort());
+    expect(
+      log
+        .filter((d) => d.status === 'pending')
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(stillPending.map((c) => c.id).sort());
     expect(await admin.hLen(webhookKeys.deliveries)).toBe(1005);
   });
 
@@ -425,7 +535,11 @@ describe('webhook outbox on Redis', () => {
     await admin.del(webhookKeys.ready);
     await admin.hDel(webhookKeys.endpoints, gone.id); // deleted by a node that knew nothing of its deliveries
     const claimed = await store.claimDue(2000, 10, 'n', 60_000);
-    expect(claimed.map((c) => c.event_id).sort()).toEqual(items(id, 0, 3).map((i) => i.event.id).sort());
+    expect(claimed.map((c) => c.event_id).sort()).toEqual(
+      items(id, 0, 3)
+        .map((i) => i.event.id)
+        .sort(),
+    );
     expect(await admin.exists(webhookKeys.legacyDue)).toBe(0);
     expect(await admin.hLen(webhookKeys.deliveries)).toBe(3);
     expect(await admin.zCard(webhookKeys.pending(gone.id))).toBe(0);
@@ -445,7 +559,8 @@ describe('webhook outbox on SQLite', () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const register = () => store.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
+  const register = () =>
+    store.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:1/x', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
   /** `count` deliveries, one per millisecond from `fromMs` (prunes cut by creation time). */
   const enqueueApart = async (webhookId: string, count: number, fromMs: number) => {
     for (let i = 0; i < count; i++) await store.enqueue(items(webhookId, i, 1), fromMs + i);
@@ -478,7 +593,17 @@ describe('webhook outbox on SQLite', () => {
     expect(await store.pruneEndpoint(id, DEDUPE_KEEP_MS + 5000)).toBe(95);
     const log = await store.listDeliveries('acme', id, 5000);
     expect(log.filter((d) => d.status === 'delivered')).toHaveLength(LOG_KEEP);
-    expect(log.filter((d) => d.status === 'pending').map((d) => d.id).sort()).toEqual(claimed.slice(0, 5).map((c) => c.id).sort());
+    expect(
+      log
+        .filter((d) => d.status === 'pending')
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(
+      claimed
+        .slice(0, 5)
+        .map((c) => c.id)
+        .sort(),
+    );
     expect(await store.pruneEndpoint(id, DEDUPE_KEEP_MS + 5000)).toBe(0);
   });
 

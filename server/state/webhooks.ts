@@ -33,7 +33,8 @@ export interface OutboxItem {
 
 /** The dedupe key `item` must have for its cap (see OutboxItem.cap); throws on a mismatch, a planner bug. */
 export function checkCap(item: OutboxItem): void {
-  if (item.cap && !item.dedupe_key.startsWith(`${item.cap.key}|`)) throw new Error(`webhook outbox: dedupe key ${item.dedupe_key} is not under its cap key ${item.cap.key}`);
+  if (item.cap && !item.dedupe_key.startsWith(`${item.cap.key}|`))
+    throw new Error(`webhook outbox: dedupe key ${item.dedupe_key} is not under its cap key ${item.cap.key}`);
 }
 
 /** How a dispatcher limits a claim: deliveries per endpoint it may have in flight at once. */

@@ -7,8 +7,8 @@ import vm from 'node:vm';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTag, PLACEHOLDER } from '../../tag/build.ts';
-import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { TagSettings } from '../state/store.ts';
+import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { ifNoneMatchHolds, initOptions, inlineSettings, settingsLiteral } from './assets.ts';
 
 let srv: TestServer;
@@ -78,7 +78,11 @@ describe('the tag over the wire', () => {
   it('serves a tag with every feature and every setting (five dataLayer fields) within the 3,500 B gzip budget', async () => {
     await srv.store.updateTagSettings('acme-tag', {
       fields: ['name', 'domain', 'industry', 'employee_range', 'segments'],
-      min_confidence: 'Moderate', cache_ttl_ms: 3_600_000, consent_default: 'pending', anti_flicker_timeout_ms: 800, honor_gpc: true,
+      min_confidence: 'Moderate',
+      cache_ttl_ms: 3_600_000,
+      consent_default: 'pending',
+      anti_flicker_timeout_ms: 800,
+      honor_gpc: true,
     });
     const zipped = await raw('/tag/v1/acme-tag.js', { 'accept-encoding': 'gzip' });
     const js = gunzipSync(zipped.body).toString();
@@ -88,7 +92,7 @@ describe('the tag over the wire', () => {
     await srv.store.updateTagSettings('acme-tag', {});
   });
 
-  it("revalidates each encoding with its own ETag, a per-tag bundle included", async () => {
+  it('revalidates each encoding with its own ETag, a per-tag bundle included', async () => {
     await srv.store.updateTagSettings('acme-tag', { min_confidence: 'High' });
     const zipped = await raw('/tag/v1/acme-tag.js', { 'accept-encoding': 'gzip' });
     expect(zipped.headers['content-encoding']).toBe('gzip');
@@ -116,13 +120,24 @@ describe('GET /tag/v1/<tagId>.js', () => {
     expect((await get('/tag/v1/acme-tag.js', { 'if-none-match': etag })).status).toBe(304);
 
     await srv.store.updateTagSettings('acme-tag', {
-      fields: ['name'], min_confidence: 'High', cache_ttl_ms: 60_000, consent_default: 'pending', anti_flicker_timeout_ms: 400, honor_gpc: false,
+      fields: ['name'],
+      min_confidence: 'High',
+      cache_ttl_ms: 60_000,
+      consent_default: 'pending',
+      anti_flicker_timeout_ms: 400,
+      honor_gpc: false,
     });
     const second = await get('/tag/v1/acme-tag.js', { 'if-none-match': etag });
     expect(second.status).toBe(200);
     expect(second.headers.get('etag')).not.toBe(etag);
     expect(inlined(await second.text())).toEqual({
-      tag: 'acme-tag', fields: ['name'], minConfidence: 'High', cacheTTL: 60_000, consent: 'pending', timeout: 400, gpc: false,
+      tag: 'acme-tag',
+      fields: ['name'],
+      minConfidence: 'High',
+      cacheTTL: 60_000,
+      consent: 'pending',
+      timeout: 400,
+      gpc: false,
     });
   });
 

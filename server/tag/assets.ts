@@ -16,17 +16,17 @@
  * the bytes on the wire are the ones the build reports even without a compressing proxy in front.
  */
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Request, Response, Router } from 'express';
+import { resolveFeatures, variantName } from '../../tag/features.ts';
+import { scriptJson } from '../../tag/snippet.ts';
+import type { SvcInitOptions } from '../../tag/src/types.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Config } from '../config.ts';
 import { sendError } from '../http/errors.ts';
 import type { AccessRecords, TagSettings } from '../state/store.ts';
-import { resolveFeatures, variantName } from '../../tag/features.ts';
-import { scriptJson } from '../../tag/snippet.ts';
-import type { SvcInitOptions } from '../../tag/src/types.ts';
 
 /** The string the build leaves in the bundle, quoted as esbuild prints it. */
 export const SETTINGS_PLACEHOLDER = '"__SVC_SETTINGS__"';
@@ -143,7 +143,13 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
     router.get(`/tag/v1/${file}`, (req, res) => {
       const asset = load(file);
       if (!asset) return sendError(res, 404, 'the tag types are not built: run npm run build:tag', 'not_found');
-      res.set({ 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=300', ETag: asset.etag, 'Access-Control-Allow-Origin': '*', 'X-Content-Type-Options': 'nosniff' });
+      res.set({
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Cache-Control': 'public, max-age=300',
+        ETag: asset.etag,
+        'Access-Control-Allow-Origin': '*',
+        'X-Content-Type-Options': 'nosniff',
+      });
       if (ifNoneMatchHolds(req.get('if-none-match'), asset.etag)) return void res.status(304).end();
       res.send(asset.body);
     });

@@ -2,7 +2,7 @@
  * A real `redis-server` for tests (and the local cluster): a free port, its own temp folder, AOF on,
  * stopped and restarted on demand (outage tests), removed at the end.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,12 +58,28 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
 
   const start = async () => {
     const args = [
-      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes',
-      '--appendfsync', opts.appendfsync ?? 'everysec', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'),
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      opts.appendfsync ?? 'everysec',
+      '--daemonize',
+      'no',
+      '--logfile',
+      join(dir, 'redis.log'),
     ];
     const proc = spawn(bin, args, { stdio: 'ignore' });
     child = proc;
-    const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}); see ${join(dir, 'redis.log')}`))));
+    const exited = new Promise<never>((_, reject) =>
+      proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}); see ${join(dir, 'redis.log')}`))),
+    );
     exited.catch(() => {});
     const deadline = Date.now() + 10_000;
     for (;;) {

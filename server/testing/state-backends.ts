@@ -10,7 +10,7 @@ import { createClient } from '@redis/client';
 import { RedisStateStore } from '../state/redis-store.ts';
 import { SqliteStateStore } from '../state/sqlite-store.ts';
 import type { StateStore } from '../state/store.ts';
-import { startRedisServer, type RedisServer } from './redis-server.ts';
+import { type RedisServer, startRedisServer } from './redis-server.ts';
 
 export interface BackendFixture {
   /** Another store on the same shared state (a second process or node). */

@@ -7,10 +7,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { buildDataset } from '../../data/build/build.ts';
-import { COMPANY_COLUMNS, DOMAIN_COLUMNS, ENGAGEMENT_COLUMNS, NETWORK_COLUMNS, PERSON_COLUMNS, type CompanyRow, type CustomerSeed, type DomainRow, type EngagementRow, type PersonRow } from '../../data/sources/schema.ts';
-import { loadConfig, type Config } from '../config.ts';
+import {
+  COMPANY_COLUMNS,
+  type CompanyRow,
+  type CustomerSeed,
+  DOMAIN_COLUMNS,
+  type DomainRow,
+  ENGAGEMENT_COLUMNS,
+  type EngagementRow,
+  NETWORK_COLUMNS,
+  PERSON_COLUMNS,
+  type PersonRow,
+} from '../../data/sources/schema.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { createLogger, type Logger } from '../http/logger.ts';
-import { startServer, type RunningServer } from '../serve.ts';
+import { type RunningServer, startServer } from '../serve.ts';
 import type { NewToken } from '../state/store.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from './fixtures.ts';
 
@@ -27,8 +38,24 @@ export const IPS = {
 
 const NETWORKS = [
   { network: '23.10.0.0/16', kind: 'isp', company_id: '', confidence: 'High', country: 'United States', state: 'Virginia', city: 'Ashburn' },
-  { network: '23.10.1.0/24', kind: 'company', company_id: '900001', confidence: 'Very High', country: 'United States', state: 'California', city: 'San Francisco' },
-  { network: '23.10.200.10-23.10.200.99', kind: 'company', company_id: '900001', confidence: 'Moderate', country: 'United States', state: 'New York', city: 'New York' },
+  {
+    network: '23.10.1.0/24',
+    kind: 'company',
+    company_id: '900001',
+    confidence: 'Very High',
+    country: 'United States',
+    state: 'California',
+    city: 'San Francisco',
+  },
+  {
+    network: '23.10.200.10-23.10.200.99',
+    kind: 'company',
+    company_id: '900001',
+    confidence: 'Moderate',
+    country: 'United States',
+    state: 'New York',
+    city: 'New York',
+  },
   { network: '51.20.0.0/24', kind: 'company', company_id: '900002', confidence: 'High', country: 'Germany', state: 'Bavaria', city: 'Munich' },
   { network: '34.5.0.0/16', kind: 'hosting', company_id: '', confidence: 'High', country: 'United States', state: 'Oregon', city: 'The Dalles' },
   { network: '66.249.64.0/19', kind: 'bot', company_id: '', confidence: 'Very High', country: 'United States', state: '', city: '' },
@@ -62,14 +89,35 @@ function writeExtraSources(sources: string, extra: ExtraSources): void {
   if (extra.engagement) writeFileSync(join(sources, 'engagement.csv'), stringify(extra.engagement, { header: true, columns: [...ENGAGEMENT_COLUMNS] }));
 }
 
-export async function startTestServer(opts: { customers?: CustomerSeed[]; companies?: CompanyRow[]; env?: Partial<Record<keyof Config, string>>; now?: () => number; log?: Logger } & ExtraSources = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: {
+    customers?: CustomerSeed[];
+    companies?: CompanyRow[];
+    env?: Partial<Record<keyof Config, string>>;
+    now?: () => number;
+    log?: Logger;
+  } & ExtraSources = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const sources = join(dir, 'sources');
   const data = join(dir, 'data');
   writeFixtureSources(sources, opts.companies);
   writeExtraSources(sources, opts);
   await buildDataset({ in: sources, out: data });
-  const config = loadConfig({}, { PORT: '0', HOST: '127.0.0.1', SVC_DATA: data, SVC_STATE: join(dir, 'svc.db'), SVC_EVENTS_DIR: join(dir, 'events'), SVC_LOG: 'error', SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SVC_WEBHOOK_ALLOW_PRIVATE: '1', ...opts.env });
+  const config = loadConfig(
+    {},
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SVC_DATA: data,
+      SVC_STATE: join(dir, 'svc.db'),
+      SVC_EVENTS_DIR: join(dir, 'events'),
+      SVC_LOG: 'error',
+      SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SVC_WEBHOOK_ALLOW_PRIVATE: '1',
+      ...opts.env,
+    },
+  );
   const running = await startServer(config, opts.log ?? createLogger('error'), { now: opts.now });
   for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
   return {

@@ -39,17 +39,43 @@ describe('GET /admin/api/customers/:id/visits', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     const body = await res.json();
-    expect(body).toMatchObject({ customer_id: 'acme', from: today, to: today, segment: null, totals: { page_views: 6, identified: 4, anonymous: 2, accounts: 2 } });
+    expect(body).toMatchObject({
+      customer_id: 'acme',
+      from: today,
+      to: today,
+      segment: null,
+      totals: { page_views: 6, identified: 4, anonymous: 2, accounts: 2 },
+    });
     expect(body.daily).toEqual([{ day: today, identified: 4, anonymous: 2 }]);
     expect(body.accounts).toEqual([
       {
-        company_id: '900001', name: 'Northwind Analytics', domain: 'northwind.example', page_views: 3, sessions: 2,
-        first_seen: expect.stringMatching(new RegExp(`^${today}T`)), last_seen: expect.stringMatching(new RegExp(`^${today}T`)),
-        top_pages: [{ path: '/pricing', page_views: 2 }, { path: '/', page_views: 1 }], segment_ids: [101], hot_account: true, excluded: false,
+        company_id: '900001',
+        name: 'Northwind Analytics',
+        domain: 'northwind.example',
+        page_views: 3,
+        sessions: 2,
+        first_seen: expect.stringMatching(new RegExp(`^${today}T`)),
+        last_seen: expect.stringMatching(new RegExp(`^${today}T`)),
+        top_pages: [
+          { path: '/pricing', page_views: 2 },
+          { path: '/', page_views: 1 },
+        ],
+        segment_ids: [101],
+        hot_account: true,
+        excluded: false,
       },
       {
-        company_id: '900002', name: 'Bluepeak Fertigung GmbH', domain: 'bluepeak.example', page_views: 1, sessions: 1,
-        first_seen: expect.any(String), last_seen: expect.any(String), top_pages: [{ path: '/careers', page_views: 1 }], segment_ids: [102], hot_account: false, excluded: true,
+        company_id: '900002',
+        name: 'Bluepeak Fertigung GmbH',
+        domain: 'bluepeak.example',
+        page_views: 1,
+        sessions: 1,
+        first_seen: expect.any(String),
+        last_seen: expect.any(String),
+        top_pages: [{ path: '/careers', page_views: 1 }],
+        segment_ids: [102],
+        hot_account: false,
+        excluded: true,
       },
     ]);
   });
@@ -62,13 +88,25 @@ describe('GET /admin/api/customers/:id/visits', () => {
   });
 
   it('answers CSV for Accept: text/csv and for visits.csv, one row per account', async () => {
-    for (const res of [await admin(`/customers/acme/visits?from=${today}&to=${today}`, { accept: 'text/csv' }), await admin(`/customers/acme/visits.csv?from=${today}&to=${today}`)]) {
+    for (const res of [
+      await admin(`/customers/acme/visits?from=${today}&to=${today}`, { accept: 'text/csv' }),
+      await admin(`/customers/acme/visits.csv?from=${today}&to=${today}`),
+    ]) {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
       expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="?visits-acme-/);
       const rows = parse(await res.text(), { columns: true }) as Record<string, string>[];
       expect(rows).toHaveLength(2);
-      expect(rows[0]).toMatchObject({ company_id: '900001', name: 'Northwind Analytics', page_views: '3', sessions: '2', top_pages: '/pricing (2); / (1)', segment_ids: '101', hot_account: 'true', excluded: 'false' });
+      expect(rows[0]).toMatchObject({
+        company_id: '900001',
+        name: 'Northwind Analytics',
+        page_views: '3',
+        sessions: '2',
+        top_pages: '/pricing (2); / (1)',
+        segment_ids: '101',
+        hot_account: 'true',
+        excluded: 'false',
+      });
     }
   });
 

@@ -5,8 +5,8 @@
  *   GET /admin/api/customers/:id/tag-sightings — the origins each of the customer's tags was last seen on.
  */
 import type { Request, Response, Router } from 'express';
-import type { Dataset } from '../data/dataset.ts';
 import { ApiError } from '../../core/error-codes.ts';
+import type { Dataset } from '../data/dataset.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { PageViewRecorder } from './recorder.ts';
 import { buildReport, reportCsv, VisitsQuery } from './report.ts';

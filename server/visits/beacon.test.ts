@@ -22,7 +22,15 @@ describe('page-view beacon', () => {
       beacon: { type: 'pageview', path: '/pricing', referrer: 'news.example', session: 'abcDEF12_-' },
     });
     expect(parseBeacon('{"type":"pageview","path":"/","session":"abcdefgh"}').ok).toBe(true);
-    for (const bad of ['', 'not json', '[]', '{"type":"click","path":"/","session":"abcdefgh"}', '{"type":"pageview","path":"pricing","session":"abcdefgh"}', '{"type":"pageview","path":"/","session":"short"}', '{"type":"pageview","path":"/","session":"has space!"}']) {
+    for (const bad of [
+      '',
+      'not json',
+      '[]',
+      '{"type":"click","path":"/","session":"abcdefgh"}',
+      '{"type":"pageview","path":"pricing","session":"abcdefgh"}',
+      '{"type":"pageview","path":"/","session":"short"}',
+      '{"type":"pageview","path":"/","session":"has space!"}',
+    ]) {
       const r = parseBeacon(bad);
       expect(r.ok, bad).toBe(false);
     }

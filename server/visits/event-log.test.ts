@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createEventLog, MAX_LINES_IN_FLIGHT, type DropReason, type EventLog } from './event-log.ts';
+import { createEventLog, type DropReason, type EventLog, MAX_LINES_IN_FLIGHT } from './event-log.ts';
 
 vi.mock('node:fs/promises', async (original) => {
   const real = await original<typeof import('node:fs/promises')>();
@@ -32,7 +32,11 @@ describe('NDJSON event log', () => {
     await log.flush();
     log.append('acme', '2026-11-20', { n: 5 });
     await log.flush();
-    const lines = (f: string) => readFileSync(join(dir, f), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (f: string) =>
+      readFileSync(join(dir, f), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
     expect(lines('acme/2026-11-20.ndjson')).toEqual([{ n: 1 }, { n: 2, path: '/a\nb' }, { n: 5 }]);
     expect(lines('acme/2026-11-21.ndjson')).toEqual([{ n: 3 }]);
     expect(lines('globex/2026-11-20.ndjson')).toEqual([{ n: 4 }]);
@@ -53,7 +57,7 @@ describe('NDJSON event log', () => {
     expect(files.map((f) => existsSync(join(dir, f)))).toEqual([false, false, true, true, false]);
   });
 
-  it('drops a customer\'s lines past its daily byte cap (counted), and other customers and days go on', async () => {
+  it("drops a customer's lines past its daily byte cap (counted), and other customers and days go on", async () => {
     const drops: DropReason[] = [];
     log = createEventLog({ dir, retentionDays: 30, maxDayBytes: 1000, onDrop: (r) => drops.push(r) });
     for (let i = 0; i < 100; i++) log.append('acme', '2026-11-20', { path: '/pricing', n: i });
@@ -72,7 +76,12 @@ describe('NDJSON event log', () => {
   it('keeps the disk budget by deleting the oldest days first', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
-    for (const [f, size] of [[`acme/${day(3)}.ndjson`, 600], [`globex/${day(2)}.ndjson`, 600], [`acme/${day(1)}.ndjson`, 600], [`acme/${today}.ndjson`, 600]] as const) {
+    for (const [f, size] of [
+      [`acme/${day(3)}.ndjson`, 600],
+      [`globex/${day(2)}.ndjson`, 600],
+      [`acme/${day(1)}.ndjson`, 600],
+      [`acme/${today}.ndjson`, 600],
+    ] as const) {
       mkdirSync(join(dir, f, '..'), { recursive: true });
       writeFileSync(join(dir, f), 'x'.repeat(size));
     }
@@ -129,7 +138,7 @@ describe('NDJSON event log', () => {
     }
   });
 
-  it('counts lines still being written against the in-memory bound, not just one turn\'s', async () => {
+  it("counts lines still being written against the in-memory bound, not just one turn's", async () => {
     const drops: DropReason[] = [];
     let release!: () => void;
     const slow = new Promise<void>((r) => (release = r));

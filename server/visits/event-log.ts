@@ -97,7 +97,10 @@ export function createEventLog({
     const done = (async () => {
       await mkdir(join(file, '..'), { recursive: true });
       // What earlier processes wrote today counts against the day's cap too.
-      q.written ??= await stat(file).then((s) => s.size, () => 0);
+      q.written ??= await stat(file).then(
+        (s) => s.size,
+        () => 0,
+      );
       let text = '';
       for (const line of lines) {
         if (q.written + text.length + line.length > maxDayBytes) drop('daily_cap');
@@ -170,7 +173,14 @@ export function createEventLog({
           await rm(path, { force: true });
           removed++;
         } else {
-          kept.push({ path, day: m[1], size: await stat(path).then((s) => s.size, () => 0) });
+          kept.push({
+            path,
+            day: m[1],
+            size: await stat(path).then(
+              (s) => s.size,
+              () => 0,
+            ),
+          });
         }
       }
     }

@@ -16,7 +16,10 @@ beforeAll(async () => {
   // A second customer whose tag allows the same origin: its views must never mix with acme's.
   srv = await startTestServer({
     env: { SVC_TRUST_PROXY: 'loopback' },
-    customers: [TEST_CUSTOMER, { ...TEST_CUSTOMER, id: 'other', name: 'Other', tags: [{ tag_id: 'other-tag', allowed_domains: ['*.acme.test'], scores: false, segment_names: false }] }],
+    customers: [
+      TEST_CUSTOMER,
+      { ...TEST_CUSTOMER, id: 'other', name: 'Other', tags: [{ tag_id: 'other-tag', allowed_domains: ['*.acme.test'], scores: false, segment_names: false }] },
+    ],
   });
   srv.recorder.onPageView((v) => void recorded.push(v));
 });
@@ -56,9 +59,19 @@ describe('POST /v1/events (page views from the tag)', () => {
     expect(await res.text()).toBe('');
     const [view] = await settle(1);
     expect(view).toEqual({
-      customer_id: 'acme', tag_id: 'acme-tag', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), day: today(), company_id: '900001',
-      path: '/pricing?utm_source=news', referrer_host: 'news.example', session_id: 'tab-session-1', origin: ORIGIN,
-      first_of_day_for_account: true, segment_ids: [101], hot_account: true, excluded: false,
+      customer_id: 'acme',
+      tag_id: 'acme-tag',
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      day: today(),
+      company_id: '900001',
+      path: '/pricing?utm_source=news',
+      referrer_host: 'news.example',
+      session_id: 'tab-session-1',
+      origin: ORIGIN,
+      first_of_day_for_account: true,
+      segment_ids: [101],
+      hot_account: true,
+      excluded: false,
     });
     const second = await beacon(pageview('/docs'));
     expect(second.status).toBe(204);
@@ -83,7 +96,9 @@ describe('POST /v1/events (page views from the tag)', () => {
     for (let i = 0; i < 5; i++) expect((await beacon(pageview(`/p${i}`))).status).toBe(204);
     await settle(5);
     expect(await srv.store.usage('acme')).toEqual(before);
-    const credits = await (await fetch(`${srv.url}/admin/api/customers/acme/credits`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } })).json();
+    const credits = await (
+      await fetch(`${srv.url}/admin/api/customers/acme/credits`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } })
+    ).json();
     expect(JSON.stringify(credits)).not.toMatch(/"used":[1-9]/);
   });
 
@@ -91,7 +106,10 @@ describe('POST /v1/events (page views from the tag)', () => {
     expect((await beacon(pageview('/ndjson-check'), { tag: 'other-tag' })).status).toBe(204);
     await settle(1);
     const file = join(srv.dir, 'events', 'other', `${today()}.ndjson`);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ customer_id: 'other', tag_id: 'other-tag', path: '/ndjson-check', company_id: '900001' });
     const acme = readFileSync(join(srv.dir, 'events', 'acme', `${today()}.ndjson`), 'utf8');
     expect(acme).not.toMatch(/ndjson-check/);
@@ -134,7 +152,10 @@ describe('POST /v1/events (page views from the tag)', () => {
     const ok = await fetch(`${srv.url}/v1/events?tag=acme-tag`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } });
     expect(ok.status).toBe(204);
     expect(ok.headers.get('access-control-allow-origin')).toBe(ORIGIN);
-    const bad = await fetch(`${srv.url}/v1/events?tag=acme-tag`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const bad = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(bad.status).toBe(403);
     expect(bad.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -177,7 +198,9 @@ describe('POST /v1/events (page views from the tag)', () => {
 
   it('feeds first-party intent: after reading the pricing page the account’s identification intent score is higher', async () => {
     const intent = async () => {
-      const res = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { origin: ORIGIN, 'user-agent': CHROME_UA, 'x-forwarded-for': IPS.bluepeak } });
+      const res = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, {
+        headers: { origin: ORIGIN, 'user-agent': CHROME_UA, 'x-forwarded-for': IPS.bluepeak },
+      });
       return (await res.json()).scores[0].intent_score as number;
     };
     const before = await intent();

@@ -8,14 +8,14 @@
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { isbot } from 'isbot';
+import { ApiError } from '../../core/error-codes.ts';
 import type { CompanyRow } from '../../data/sources/schema.ts';
-import { authenticateTag, type Caller } from '../auth/authenticate.ts';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
+import { authenticateTag, type Caller } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { rateLimitHeaders, type MeteringSteps } from '../http/pipeline.ts';
-import { ApiError } from '../../core/error-codes.ts';
 import type { Logger } from '../http/logger.ts';
+import { type MeteringSteps, rateLimitHeaders } from '../http/pipeline.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
 import type { AccessRecords } from '../state/store.ts';
 import { BEACON_LIMIT_BYTES, cleanPath, parseBeacon, referrerHost } from './beacon.ts';

@@ -5,17 +5,21 @@
  */
 import type { Config } from '../config.ts';
 import type { Logger } from '../http/logger.ts';
+import { pageViewLinesDropped } from '../observability/metrics.ts';
 import { sharedSqlite } from '../state/open-store.ts';
 import { SqliteVisitStore } from '../state/sqlite-visits.ts';
 import type { StateStore } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';
-import { pageViewLinesDropped } from '../observability/metrics.ts';
 import { createEventLog } from './event-log.ts';
 import { createRecorder, type PageViewRecorder } from './recorder.ts';
 
 type EventLogConfig = Pick<Config, 'SVC_EVENTS_DIR' | 'SVC_EVENTS_RETENTION_DAYS'> & Partial<Pick<Config, 'SVC_EVENTS_MAX_DAY_MB' | 'SVC_EVENTS_MAX_TOTAL_MB'>>;
 
-export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & EventLogConfig, log: Logger, state: StateStore): Promise<PageViewRecorder> {
+export async function openVisitRecorder(
+  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & EventLogConfig,
+  log: Logger,
+  state: StateStore,
+): Promise<PageViewRecorder> {
   const onError = (e: Error) => log.error(`page views: ${e.message}`);
   return createRecorder({
     visits: await openVisitStore(config, state),
@@ -32,7 +36,10 @@ export async function openVisitRecorder(config: Pick<Config, 'SVC_STATE' | 'SVC_
 }
 
 /** The visit store alone (the recorder's, and what `svc state export/import` moves). */
-export async function openVisitStore(config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>, state: StateStore): Promise<VisitStore> {
+export async function openVisitStore(
+  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>,
+  state: StateStore,
+): Promise<VisitStore> {
   if (config.SVC_REDIS_URL) {
     // Loaded only when used, as the state store's Redis client.
     const { RedisVisitStore } = await import('../state/redis-visits.ts');

@@ -5,9 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisVisitStore } from '../state/redis-visits.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { createEventLog, type EventLog } from './event-log.ts';
-import { createRecorder, STORE_FAILURE_REPORT_MS, type PageViewInput, type RecordedPageView } from './recorder.ts';
+import { createRecorder, type PageViewInput, type RecordedPageView, STORE_FAILURE_REPORT_MS } from './recorder.ts';
 
 function recorderWithSightings() {
   const written: [string, string, string][] = [];
@@ -60,7 +60,13 @@ describe('record: a visit store that fails', () => {
 
   const customer = { id: 'acme', segments: [], hot_accounts: [], excluded_accounts: [] } as unknown as CustomerRecord;
   const input = (second: number): PageViewInput => ({
-    customer, tag_id: 'acme-tag', company: null, path: `/p${second}`, referrer_host: null, session_id: 'session-aaaa', origin: 'https://www.acme.test',
+    customer,
+    tag_id: 'acme-tag',
+    company: null,
+    path: `/p${second}`,
+    referrer_host: null,
+    session_id: 'session-aaaa',
+    origin: 'https://www.acme.test',
     at: new Date(Date.UTC(2026, 10, 24, 12, 0, second)),
   });
 
@@ -74,7 +80,10 @@ describe('record: a visit store that fails', () => {
     recorder.onPageView((v) => void heard.push(v));
     const lines = async () => {
       await recorder.events.flush();
-      return readFileSync(join(dir, 'acme', '2026-11-24.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RecordedPageView);
+      return readFileSync(join(dir, 'acme', '2026-11-24.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as RecordedPageView);
     };
     return { recorder, errors, heard, lines, advance: (ms: number) => void (clock += ms) };
   }

@@ -103,7 +103,9 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
       unreported.tag_sightings > 0 ? `${unreported.tag_sightings} tag sighting(s) not written` : '',
     ].filter(Boolean);
     const since = reportedAt === -Infinity ? '' : ` since ${new Date(reportedAt).toISOString()}`;
-    onError(new Error(`visit store failing: ${what.join(', ')}${since}; reported at most once a minute; last error: ${lastFailure?.message}`, { cause: lastFailure }));
+    onError(
+      new Error(`visit store failing: ${what.join(', ')}${since}; reported at most once a minute; last error: ${lastFailure?.message}`, { cause: lastFailure }),
+    );
     unreported.page_views = 0;
     unreported.tag_sightings = 0;
     reportedAt = now();
@@ -128,7 +130,12 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
       let first_of_day_for_account = false;
       try {
         ({ first_of_day_for_account } = await deps.visits.recordPageView({
-          customer_id: input.customer.id, day, company_id, path: input.path, session_id: input.session_id, at,
+          customer_id: input.customer.id,
+          day,
+          company_id,
+          path: input.path,
+          session_id: input.session_id,
+          at,
         }));
       } catch (e) {
         storeFailed('page_views', e);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServer } from '../testing/redis-server.ts';
+import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
 
@@ -38,7 +38,12 @@ describe('page views with SVC_REDIS_URL (two nodes, one Redis)', () => {
     for (let i = 0; i < 6; i++) {
       const res = await fetch(`${nodes[i % 2].url}/v1/events?tag=acme-tag`, {
         method: 'POST',
-        headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': i < 4 ? IPS.northwind : IPS.isp },
+        headers: {
+          'content-type': 'text/plain;charset=UTF-8',
+          origin: 'https://www.acme.test',
+          'user-agent': CHROME_UA,
+          'x-forwarded-for': i < 4 ? IPS.northwind : IPS.isp,
+        },
         body: JSON.stringify({ type: 'pageview', path: i % 2 ? '/pricing' : '/', session: `session-node-${i % 2}` }),
       });
       expect(res.status).toBe(204);
@@ -48,12 +53,24 @@ describe('page views with SVC_REDIS_URL (two nodes, one Redis)', () => {
 
     const today = new Date().toISOString().slice(0, 10);
     for (const node of nodes) {
-      const res = await fetch(`${node.url}/admin/api/customers/acme/visits?from=${today}&to=${today}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'user-agent': 'curl/8.5.0' } });
+      const res = await fetch(`${node.url}/admin/api/customers/acme/visits?from=${today}&to=${today}`, {
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'user-agent': 'curl/8.5.0' },
+      });
       const body = await res.json();
       expect(body.totals).toEqual({ page_views: 6, identified: 4, anonymous: 2, accounts: 1 });
-      expect(body.accounts[0]).toMatchObject({ company_id: '900001', page_views: 4, sessions: 2, top_pages: [{ path: '/', page_views: 2 }, { path: '/pricing', page_views: 2 }] });
+      expect(body.accounts[0]).toMatchObject({
+        company_id: '900001',
+        page_views: 4,
+        sessions: 2,
+        top_pages: [
+          { path: '/', page_views: 2 },
+          { path: '/pricing', page_views: 2 },
+        ],
+      });
     }
-    const sightings = await (await fetch(`${nodes[1].url}/admin/api/customers/acme/tag-sightings`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json();
+    const sightings = await (
+      await fetch(`${nodes[1].url}/admin/api/customers/acme/tag-sightings`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+    ).json();
     expect(sightings).toEqual([{ tag_id: 'acme-tag', origin: 'https://www.acme.test', last_seen_at: expect.any(String) }]);
   });
 });

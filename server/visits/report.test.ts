@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ACME_SOFTWARE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import type { CustomerRecord } from '../state/store.ts';
+import { ACME_SOFTWARE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { buildReport, reportCsv, spreadsheetSafe, VisitsQuery } from './report.ts';
 
 const customer = { ...TEST_CUSTOMER, created_at: '2026-01-01T00:00:00Z' } as unknown as CustomerRecord;
-const visit = { company_id: '900001', page_views: 3, sessions: 2, first_seen: '2026-11-20T09:00:00.000Z', last_seen: '2026-11-20T11:00:00.000Z', top_pages: [{ path: '/pricing', page_views: 3 }] };
+const visit = {
+  company_id: '900001',
+  page_views: 3,
+  sessions: 2,
+  first_seen: '2026-11-20T09:00:00.000Z',
+  last_seen: '2026-11-20T11:00:00.000Z',
+  top_pages: [{ path: '/pricing', page_views: 3 }],
+};
 
 describe('visitors report', () => {
   it('names accounts from the catalog and flags them from the customer; unknown companies keep null names', () => {
@@ -16,7 +23,13 @@ describe('visitors report', () => {
       company: (id) => (id === '900001' ? ACME_SOFTWARE : null),
     });
     expect(report.totals).toEqual({ page_views: 10, identified: 4, anonymous: 6, accounts: 2 });
-    expect(report.accounts[0]).toMatchObject({ name: 'Northwind Analytics', domain: 'northwind.example', segment_ids: [101], hot_account: true, excluded: false });
+    expect(report.accounts[0]).toMatchObject({
+      name: 'Northwind Analytics',
+      domain: 'northwind.example',
+      segment_ids: [101],
+      hot_account: true,
+      excluded: false,
+    });
     expect(report.accounts[1]).toMatchObject({ company_id: '999999', name: null, domain: null, segment_ids: [] });
   });
 

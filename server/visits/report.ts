@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import type { CompanyRow } from '../../data/sources/schema.ts';
 import type { CustomerRecord } from '../state/store.ts';
-import { daysBetween, ISO_DAY, type AccountVisits, type DailyTotals } from '../state/visits.ts';
+import { type AccountVisits, type DailyTotals, daysBetween, ISO_DAY } from '../state/visits.ts';
 import { accountFacts } from './recorder.ts';
 
 /** Longest range one report covers (a year and a day). */
@@ -21,7 +21,11 @@ export const VisitsQuery = z
   .object({
     from: realDay.optional(),
     to: realDay.optional(),
-    segment: z.string().regex(/^\d{1,9}$/, 'segment must be a segment id (a positive integer)').transform(Number).optional(),
+    segment: z
+      .string()
+      .regex(/^\d{1,9}$/, 'segment must be a segment id (a positive integer)')
+      .transform(Number)
+      .optional(),
   })
   .transform((q, ctx) => {
     const to = q.to ?? new Date().toISOString().slice(0, 10);
@@ -84,7 +88,19 @@ export function buildReport(input: {
   };
 }
 
-export const CSV_COLUMNS = ['company_id', 'name', 'domain', 'page_views', 'sessions', 'first_seen', 'last_seen', 'top_pages', 'segment_ids', 'hot_account', 'excluded'] as const;
+export const CSV_COLUMNS = [
+  'company_id',
+  'name',
+  'domain',
+  'page_views',
+  'sessions',
+  'first_seen',
+  'last_seen',
+  'top_pages',
+  'segment_ids',
+  'hot_account',
+  'excluded',
+] as const;
 
 /**
  * A cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading `'`: names come

@@ -6,7 +6,19 @@ import { deliveryErrorText, destinationProblem, isPublicAddress, postDelivery, p
 
 describe('isPublicAddress', () => {
   it('refuses loopback, "this host", private, link-local, CGNAT, multicast and reserved IPv4', () => {
-    for (const ip of ['127.0.0.1', '127.255.0.9', '0.0.0.0', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '224.0.0.1', '255.255.255.255']) {
+    for (const ip of [
+      '127.0.0.1',
+      '127.255.0.9',
+      '0.0.0.0',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+    ]) {
       expect([ip, isPublicAddress(ip)]).toEqual([ip, false]);
     }
   });
@@ -22,12 +34,35 @@ describe('isPublicAddress', () => {
 
 describe('destinationProblem (at registration)', () => {
   it('refuses an address however it is spelled: decimal, hex, octal, short, bracketed IPv6 and mapped forms', () => {
-    for (const url of ['http://127.0.0.1/', 'http://2130706433/', 'http://0x7f000001/', 'http://017700000001/', 'http://127.1/', 'http://0/', 'http://0.0.0.0:8080/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://169.254.169.254/latest/meta-data/', 'https://10.0.0.5/', 'http://[fd00::1]/']) {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://2130706433/',
+      'http://0x7f000001/',
+      'http://017700000001/',
+      'http://127.1/',
+      'http://0/',
+      'http://0.0.0.0:8080/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://169.254.169.254/latest/meta-data/',
+      'https://10.0.0.5/',
+      'http://[fd00::1]/',
+    ]) {
       expect([url, destinationProblem(url, false)]).toEqual([url, expect.stringMatching(/public internet address/)]);
     }
   });
   it('refuses internal names: localhost, single labels, .local/.internal/.lan and friends', () => {
-    for (const url of ['http://localhost:9000/', 'http://LOCALHOST/', 'http://api.localhost/', 'http://redis:6379/', 'http://metadata/', 'http://db.internal/', 'http://printer.local/', 'http://nas.lan/', 'http://router.home.arpa/']) {
+    for (const url of [
+      'http://localhost:9000/',
+      'http://LOCALHOST/',
+      'http://api.localhost/',
+      'http://redis:6379/',
+      'http://metadata/',
+      'http://db.internal/',
+      'http://printer.local/',
+      'http://nas.lan/',
+      'http://router.home.arpa/',
+    ]) {
       expect([url, destinationProblem(url, false)]).toEqual([url, expect.stringMatching(/public internet address/)]);
     }
   });
@@ -70,11 +105,13 @@ describe('at connect time', () => {
 
   it('the lookup hands the socket the address it checked', async () => {
     const lookup = publicOnlyLookup(true);
-    const got = await new Promise<string>((resolve, reject) => lookup('localhost', { family: 4 }, (err, address) => (err ? reject(err) : resolve(String(address)))));
+    const got = await new Promise<string>((resolve, reject) =>
+      lookup('localhost', { family: 4 }, (err, address) => (err ? reject(err) : resolve(String(address)))),
+    );
     expect(got).toBe('127.0.0.1');
   });
 
-  it('keeps the delivery log\'s error text generic (no address or port)', async () => {
+  it("keeps the delivery log's error text generic (no address or port)", async () => {
     const refused = await postDelivery('http://127.0.0.1:1/', { headers: {}, body: '{}', timeoutMs: 2000, allowPrivate: true }).catch((e: unknown) => e);
     const text = deliveryErrorText(refused, 2000);
     expect(text).toBe('connection refused');

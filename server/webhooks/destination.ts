@@ -125,7 +125,10 @@ export interface DeliveryAnswer {
  * literal: node:http skips the lookup for those, so they are checked here). No redirect is followed
  * (a redirect answer is simply not a 2xx). The body of the answer is not read beyond what arrives.
  */
-export function postDelivery(url: string, init: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivate: boolean }): Promise<DeliveryAnswer> {
+export function postDelivery(
+  url: string,
+  init: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivate: boolean },
+): Promise<DeliveryAnswer> {
   return new Promise((resolve, reject) => {
     let target: URL;
     try {
@@ -169,7 +172,7 @@ export function deliveryErrorText(e: unknown, timeoutMs: number): string {
   switch (err.code ?? err.cause?.code) {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return 'the receiver\'s host name does not resolve';
+      return "the receiver's host name does not resolve";
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'ECONNRESET':

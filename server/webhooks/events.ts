@@ -78,7 +78,11 @@ const compiledPattern = boundedMemo((pattern: string): ((path: string) => boolea
   };
 }, 1000);
 
-export function plannedEvents(view: PageViewForWebhooks, endpoint: { id: string; events: readonly WebhookEventType[]; hot_paths: readonly string[] }, newEventId: () => string): PlannedEvent[] {
+export function plannedEvents(
+  view: PageViewForWebhooks,
+  endpoint: { id: string; events: readonly WebhookEventType[]; hot_paths: readonly string[] },
+  newEventId: () => string,
+): PlannedEvent[] {
   if (!view.company_id) return [];
   const planned: PlannedEvent[] = [];
   const make = (type: WebhookEventType): WebhookEvent => ({

@@ -49,7 +49,13 @@ describe('page views raise signed webhooks', () => {
     for (const { body, req } of events) {
       expect(verifySignature(req.headers['svc-signature'] as string, req.body, secret, Math.floor(Date.now() / 1000))).toBe(true);
       expect(req.headers['svc-event-id']).toBe(body.id);
-      expect(body.data.account).toMatchObject({ company_id: '900002', name: 'Bluepeak Fertigung GmbH', domain: 'bluepeak.example', segment_ids: [102], excluded: true });
+      expect(body.data.account).toMatchObject({
+        company_id: '900002',
+        name: 'Bluepeak Fertigung GmbH',
+        domain: 'bluepeak.example',
+        segment_ids: [102],
+        excluded: true,
+      });
     }
     expect(events.find((e) => e.body.type === 'account.hot')!.body.data.page.path).toBe('/pricing?utm_source=ad');
   });
@@ -62,15 +68,37 @@ describe('SVC_WEBHOOK_ALLOW_PRIVATE=0 (the default outside tests)', () => {
     try {
       expect(server.webhooks.allowPrivate).toBe(false);
       // Straight into the store, past any check at registration: delivery checks again at connect time.
-      const { id } = await server.webhookStore.createEndpoint({ customer_id: 'acme', url: receiver.url, events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_private_test' });
+      const { id } = await server.webhookStore.createEndpoint({
+        customer_id: 'acme',
+        url: receiver.url,
+        events: ['account.visited'],
+        hot_paths: [],
+        description: '',
+        secret: 'whsec_private_test',
+      });
       const now = new Date();
       await server.webhooks.onPageView({
-        customer_id: 'acme', tag_id: 'acme-tag', at: now.toISOString(), day: now.toISOString().slice(0, 10), company_id: '900001', company: null,
-        path: '/', referrer_host: null, session_id: null, origin: null, first_of_day_for_account: true, segment_ids: [], hot_account: false, excluded: false,
+        customer_id: 'acme',
+        tag_id: 'acme-tag',
+        at: now.toISOString(),
+        day: now.toISOString().slice(0, 10),
+        company_id: '900001',
+        company: null,
+        path: '/',
+        referrer_host: null,
+        session_id: null,
+        origin: null,
+        first_of_day_for_account: true,
+        segment_ids: [],
+        hot_account: false,
+        excluded: false,
       });
       expect(await server.webhooks.runDue()).toBe(1);
       expect(receiver.received).toHaveLength(0);
-      expect((await server.webhookStore.listDeliveries('acme', id, 1))[0]).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/non-public address/) });
+      expect((await server.webhookStore.listDeliveries('acme', id, 1))[0]).toMatchObject({
+        attempts: 1,
+        last_error: expect.stringMatching(/non-public address/),
+      });
     } finally {
       await server.close();
       await receiver.close();

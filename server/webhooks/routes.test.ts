@@ -23,7 +23,10 @@ describe('webhooks admin API (real server, real receiver)', () => {
     });
 
   it('registers an endpoint: 201 with the signing secret shown once, never again', async () => {
-    const res = await admin('/customers/acme/webhooks', { method: 'POST', body: { url: receiver.url, events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*'] } });
+    const res = await admin('/customers/acme/webhooks', {
+      method: 'POST',
+      body: { url: receiver.url, events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*'] },
+    });
     expect(res.status).toBe(201);
     const created = await res.json();
     expect(created).toMatchObject({ customer_id: 'acme', url: receiver.url, events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*'] });
@@ -35,7 +38,14 @@ describe('webhooks admin API (real server, real receiver)', () => {
   });
 
   it('refuses bad registrations with 422 naming the field, unknown customers and endpoints with 404', async () => {
-    for (const body of [{ url: 'ftp://x.example/', events: ['account.visited'] }, { url: 'not a url', events: ['account.visited'] }, { url: 'https://u:p@x.example/', events: ['account.visited'] }, { url: receiver.url, events: [] }, { url: receiver.url, events: ['account.deleted'] }, { url: receiver.url, events: ['account.hot'], hot_paths: ['pricing'] }]) {
+    for (const body of [
+      { url: 'ftp://x.example/', events: ['account.visited'] },
+      { url: 'not a url', events: ['account.visited'] },
+      { url: 'https://u:p@x.example/', events: ['account.visited'] },
+      { url: receiver.url, events: [] },
+      { url: receiver.url, events: ['account.deleted'] },
+      { url: receiver.url, events: ['account.hot'], hot_paths: ['pricing'] },
+    ]) {
       const res = await admin('/customers/acme/webhooks', { method: 'POST', body });
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(await res.json()).toMatchObject({ status: 'error', message: expect.stringMatching(/url|events|hot_paths/) });
@@ -53,11 +63,25 @@ describe('webhooks admin API (real server, real receiver)', () => {
   it('delivers a page view event signed with the secret it showed, and logs the delivery', async () => {
     // Its own receiver: the endpoint registered above also subscribes to /pricing*.
     const own = await startWebhookReceiver();
-    const created = await (await admin('/customers/acme/webhooks', { method: 'POST', body: { url: own.url, events: ['account.hot'], hot_paths: ['/pricing*'] } })).json();
+    const created = await (
+      await admin('/customers/acme/webhooks', { method: 'POST', body: { url: own.url, events: ['account.hot'], hot_paths: ['/pricing*'] } })
+    ).json();
     const now = new Date();
     await server.webhooks.onPageView({
-      customer_id: 'acme', tag_id: 'acme-tag', at: now.toISOString(), day: now.toISOString().slice(0, 10), company_id: '900001', company: null,
-      path: '/pricing/enterprise', referrer_host: null, session_id: 's', origin: 'http://localhost', first_of_day_for_account: false, segment_ids: [101], hot_account: false, excluded: false,
+      customer_id: 'acme',
+      tag_id: 'acme-tag',
+      at: now.toISOString(),
+      day: now.toISOString().slice(0, 10),
+      company_id: '900001',
+      company: null,
+      path: '/pricing/enterprise',
+      referrer_host: null,
+      session_id: 's',
+      origin: 'http://localhost',
+      first_of_day_for_account: false,
+      segment_ids: [101],
+      hot_account: false,
+      excluded: false,
     });
     await server.webhooks.runDue();
     const [req] = await own.waitFor(1);
@@ -65,7 +89,16 @@ describe('webhooks admin API (real server, real receiver)', () => {
     expect(JSON.parse(req!.body).type).toBe('account.hot');
     expect(verifySignature(req!.headers['svc-signature'] as string, req!.body, created.secret, Math.floor(Date.now() / 1000))).toBe(true);
     const log = await (await admin(`/customers/acme/webhooks/${created.id}/deliveries`)).json();
-    expect(log).toEqual([expect.objectContaining({ event_id: req!.headers['svc-event-id'], type: 'account.hot', status: 'delivered', attempts: 1, last_status: 200, last_error: null })]);
+    expect(log).toEqual([
+      expect.objectContaining({
+        event_id: req!.headers['svc-event-id'],
+        type: 'account.hot',
+        status: 'delivered',
+        attempts: 1,
+        last_status: 200,
+        last_error: null,
+      }),
+    ]);
   });
 
   it('deletes an endpoint with 204', async () => {
@@ -95,8 +128,20 @@ describe('webhooks across a server restart (real server processes on one state f
       const { secret } = await res.json();
       receiver.answer([500]);
       await before.webhooks.onPageView({
-        customer_id: 'acme', tag_id: 'acme-tag', at: new Date(clock).toISOString(), day: '2026-11-23', company_id: '900001', company: null,
-        path: '/', referrer_host: null, session_id: 's', origin: 'http://localhost', first_of_day_for_account: true, segment_ids: [], hot_account: false, excluded: false,
+        customer_id: 'acme',
+        tag_id: 'acme-tag',
+        at: new Date(clock).toISOString(),
+        day: '2026-11-23',
+        company_id: '900001',
+        company: null,
+        path: '/',
+        referrer_host: null,
+        session_id: 's',
+        origin: 'http://localhost',
+        first_of_day_for_account: true,
+        segment_ids: [],
+        hot_account: false,
+        excluded: false,
       });
       await before.webhooks.runDue();
       expect(receiver.received.map((r) => r.headers['svc-delivery-attempt'])).toEqual(['1']);
@@ -108,7 +153,9 @@ describe('webhooks across a server restart (real server processes on one state f
       await after.close();
       expect(receiver.received.map((r) => r.headers['svc-delivery-attempt'])).toEqual(['1', '2']);
       expect(receiver.received[1]!.headers['svc-event-id']).toBe(receiver.received[0]!.headers['svc-event-id']);
-      expect(verifySignature(receiver.received[1]!.headers['svc-signature'] as string, receiver.received[1]!.body, secret, Math.floor(clock / 1000))).toBe(true);
+      expect(verifySignature(receiver.received[1]!.headers['svc-signature'] as string, receiver.received[1]!.body, secret, Math.floor(clock / 1000))).toBe(
+        true,
+      );
     } finally {
       await receiver.close();
       rmSync(stateDir, { recursive: true, force: true });

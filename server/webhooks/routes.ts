@@ -62,7 +62,8 @@ export function mountWebhookAdmin(admin: Router, deps: WebhookAdminDeps): void {
   });
   admin.delete('/customers/:id/webhooks/:webhookId', async (req, res) => {
     const customerId = await customerOr404(req.params.id);
-    if (!(await deps.webhookStore.deleteEndpoint(customerId, req.params.webhookId))) throw new ApiError('not_found', `unknown webhook ${req.params.webhookId} for customer ${customerId}`);
+    if (!(await deps.webhookStore.deleteEndpoint(customerId, req.params.webhookId)))
+      throw new ApiError('not_found', `unknown webhook ${req.params.webhookId} for customer ${customerId}`);
     deps.webhooks.endpointsChanged(customerId);
     res.status(204).end();
   });

@@ -14,9 +14,20 @@ import { verifySignature } from './signature.ts';
 
 const T0 = Date.parse('2026-11-23T10:00:00Z');
 const view: PageViewForWebhooks = {
-  customer_id: 'acme', tag_id: 'acme-tag', at: new Date(T0).toISOString(), day: '2026-11-23', company_id: '900001',
-  company: { name: 'Northwind Analytics', domain: 'northwind.example' }, path: '/pricing', referrer_host: null, session_id: 's1',
-  origin: 'https://www.acme.test', first_of_day_for_account: true, segment_ids: [101], hot_account: false, excluded: false,
+  customer_id: 'acme',
+  tag_id: 'acme-tag',
+  at: new Date(T0).toISOString(),
+  day: '2026-11-23',
+  company_id: '900001',
+  company: { name: 'Northwind Analytics', domain: 'northwind.example' },
+  path: '/pricing',
+  referrer_host: null,
+  session_id: 's1',
+  origin: 'https://www.acme.test',
+  first_of_day_for_account: true,
+  segment_ids: [101],
+  hot_account: false,
+  excluded: false,
 };
 
 /** A receiver that holds the requests `hold` picks open (unanswered) until it is closed; answers the rest 200. */
@@ -96,7 +107,11 @@ describe('webhook delivery (real receiver, fake clock)', () => {
     expect(verifySignature(req!.headers['svc-signature'] as string, req!.body, 'whsec_s3cret', Math.floor(clock / 1000))).toBe(true);
     expect(verifySignature(req!.headers['svc-signature'] as string, req!.body, 'whsec_wrong', Math.floor(clock / 1000))).toBe(false);
     const body = JSON.parse(req!.body);
-    expect(body).toMatchObject({ type: 'account.visited', customer_id: 'acme', data: { account: { company_id: '900001', name: 'Northwind Analytics', segment_ids: [101] } } });
+    expect(body).toMatchObject({
+      type: 'account.visited',
+      customer_id: 'acme',
+      data: { account: { company_id: '900001', name: 'Northwind Analytics', segment_ids: [101] } },
+    });
     expect(req!.headers['svc-event-id']).toBe(body.id);
     expect(body.id).toMatch(/^evt_[0-9a-f]{24}$/);
   });
@@ -109,7 +124,13 @@ describe('webhook delivery (real receiver, fake clock)', () => {
     await service.runDue();
     expect(receiver.received).toHaveLength(1);
     const [log1] = await store.listDeliveries('acme', id, 10);
-    expect(log1).toMatchObject({ status: 'pending', attempts: 1, last_status: 500, last_error: 'HTTP 500', next_attempt_at: new Date(T0 + 60_000).toISOString() });
+    expect(log1).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: 500,
+      last_error: 'HTTP 500',
+      next_attempt_at: new Date(T0 + 60_000).toISOString(),
+    });
     clock += 59_000;
     expect(await service.runDue()).toBe(0);
     clock += 1_000;
@@ -177,7 +198,14 @@ describe('webhook delivery (real receiver, fake clock)', () => {
 
   it('an unreachable receiver or a timeout counts as a failed attempt', async () => {
     const { store, service } = node();
-    const { id } = await store.createEndpoint({ customer_id: 'acme', url: 'http://127.0.0.1:9/closed', events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_x' });
+    const { id } = await store.createEndpoint({
+      customer_id: 'acme',
+      url: 'http://127.0.0.1:9/closed',
+      events: ['account.visited'],
+      hot_paths: [],
+      description: '',
+      secret: 'whsec_x',
+    });
     await service.onPageView(view);
     await service.runDue();
     const [entry] = await store.listDeliveries('acme', id, 1);
@@ -187,7 +215,14 @@ describe('webhook delivery (real receiver, fake clock)', () => {
   it('a receiver on a private address (here localhost, registered past the admin API) is never posted to unless allowed; the log says why without the address', async () => {
     const refusing = node({ allowPrivate: undefined }); // the default: public addresses only
     const url = new URL(receiver.url);
-    const { id } = await refusing.store.createEndpoint({ customer_id: 'acme', url: `http://localhost:${url.port}${url.pathname}`, events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_s3cret' });
+    const { id } = await refusing.store.createEndpoint({
+      customer_id: 'acme',
+      url: `http://localhost:${url.port}${url.pathname}`,
+      events: ['account.visited'],
+      hot_paths: [],
+      description: '',
+      secret: 'whsec_s3cret',
+    });
     await refusing.service.onPageView(view);
     expect(await refusing.service.runDue()).toBe(1);
     expect(receiver.received).toHaveLength(0);
@@ -206,7 +241,9 @@ describe('webhook delivery (real receiver, fake clock)', () => {
     const a = node();
     const b = node();
     await register(a.store, ['account.hot'], ['/*']);
-    const added = await Promise.all(Array.from({ length: 3 * HOT_PATHS_PER_ACCOUNT_DAY }, (_, i) => (i % 2 ? a : b).service.onPageView({ ...view, path: `/page-${i}` })));
+    const added = await Promise.all(
+      Array.from({ length: 3 * HOT_PATHS_PER_ACCOUNT_DAY }, (_, i) => (i % 2 ? a : b).service.onPageView({ ...view, path: `/page-${i}` })),
+    );
     expect(added.reduce((x, y) => x + y, 0)).toBe(HOT_PATHS_PER_ACCOUNT_DAY);
     expect(await a.service.onPageView({ ...view, path: '/page-0' })).toBe(0);
     // Another account, and the same account the next day, count on their own.
@@ -223,10 +260,23 @@ describe('webhook delivery flows (real clock, receivers that hold requests open)
   let service: WebhookService;
   let healthy: WebhookReceiver;
   const view = (customer_id: string, company: number): PageViewForWebhooks => ({
-    customer_id, tag_id: `${customer_id}-tag`, at: new Date().toISOString(), day: new Date().toISOString().slice(0, 10), company_id: String(company), company: null,
-    path: '/', referrer_host: null, session_id: null, origin: null, first_of_day_for_account: true, segment_ids: [], hot_account: false, excluded: false,
+    customer_id,
+    tag_id: `${customer_id}-tag`,
+    at: new Date().toISOString(),
+    day: new Date().toISOString().slice(0, 10),
+    company_id: String(company),
+    company: null,
+    path: '/',
+    referrer_host: null,
+    session_id: null,
+    origin: null,
+    first_of_day_for_account: true,
+    segment_ids: [],
+    hot_account: false,
+    excluded: false,
   });
-  const register = (customer_id: string, url: string) => store.createEndpoint({ customer_id, url, events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_s3cret' });
+  const register = (customer_id: string, url: string) =>
+    store.createEndpoint({ customer_id, url, events: ['account.visited'], hot_paths: [], description: '', secret: 'whsec_s3cret' });
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-webhook-flow-'));
@@ -262,7 +312,7 @@ describe('webhook delivery flows (real clock, receivers that hold requests open)
     }
   });
 
-  it('an attempt that ends frees its slot at once: one request held open does not hold back the endpoint\'s other deliveries', async () => {
+  it("an attempt that ends frees its slot at once: one request held open does not hold back the endpoint's other deliveries", async () => {
     const firstHeld = await startHoldingReceiver((n) => n === 1);
     try {
       const { id } = await register('acme', firstHeld.url);

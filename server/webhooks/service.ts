@@ -12,13 +12,14 @@
  * Sending goes through destination.ts: public addresses only (unless `allowPrivate`), the address checked
  * is the address connected to, and the delivery log gets generic error text, never an address or a port.
  */
-import { hostname } from 'node:os';
+
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from '../http/logger.ts';
 import { webhookDeliveriesDropped } from '../observability/metrics.ts';
 import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/webhooks.ts';
 import { deliveryErrorText, postDelivery } from './destination.ts';
-import { plannedEvents, type PageViewForWebhooks } from './events.ts';
+import { type PageViewForWebhooks, plannedEvents } from './events.ts';
 import { isDelivered, nextAttemptAt } from './retry-policy.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
@@ -114,7 +115,13 @@ export class WebhookService {
     if (!view.company_id) return 0;
     const endpoints = await this.endpointsOf(view.customer_id);
     const items = endpoints.flatMap((endpoint) =>
-      plannedEvents(view, endpoint, newEventId).map(({ dedupe_key, cap, event }) => ({ webhook_id: endpoint.id, customer_id: view.customer_id, dedupe_key, cap, event })),
+      plannedEvents(view, endpoint, newEventId).map(({ dedupe_key, cap, event }) => ({
+        webhook_id: endpoint.id,
+        customer_id: view.customer_id,
+        dedupe_key,
+        cap,
+        event,
+      })),
     );
     const result = await this.store.enqueue(items, this.now());
     if (result.dropped > 0) this.noteDropped(result);
@@ -128,7 +135,9 @@ export class WebhookService {
       const last = this.dropsLoggedAt.get(webhookId);
       if (last !== undefined && now - last < DROP_WARNING_EVERY_MS && now >= last) continue;
       this.dropsLoggedAt.set(webhookId, now);
-      this.log.warn(`webhooks: dropped ${count} event(s) for ${webhookId}: it has as many deliveries pending as it may (is its receiver down?); logged at most once a minute, counted in svc_webhook_deliveries_dropped_total`);
+      this.log.warn(
+        `webhooks: dropped ${count} event(s) for ${webhookId}: it has as many deliveries pending as it may (is its receiver down?); logged at most once a minute, counted in svc_webhook_deliveries_dropped_total`,
+      );
     }
   }
 
@@ -174,7 +183,10 @@ export class WebhookService {
             inFlight.set(delivery.webhook_id, (inFlight.get(delivery.webhook_id) ?? 0) + 1);
             this.startAttempt(delivery);
           }
-          this.leftBehind = { all: claimed.length >= free, endpoints: new Set([...inFlight].filter(([, n]) => n >= this.maxPerEndpoint).map(([webhookId]) => webhookId)) };
+          this.leftBehind = {
+            all: claimed.length >= free,
+            endpoints: new Set([...inFlight].filter(([, n]) => n >= this.maxPerEndpoint).map(([webhookId]) => webhookId)),
+          };
           if ([...this.endedDuringClaim].some((webhookId) => this.mayHaveLeftBehind(webhookId))) this.claimAgain = true;
         } while (this.claimAgain);
       } finally {
@@ -214,7 +226,8 @@ export class WebhookService {
   }
 
   private async send(delivery: ClaimedDelivery, headers: Record<string, string>): Promise<number> {
-    if (this.fetch === null) return (await postDelivery(delivery.url, { headers, body: delivery.body, timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate })).status;
+    if (this.fetch === null)
+      return (await postDelivery(delivery.url, { headers, body: delivery.body, timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate })).status;
     const res = await this.fetch(delivery.url, {
       method: 'POST',
       redirect: 'manual', // a redirect is not a delivery: the receiver's URL should be the final one
@@ -252,7 +265,8 @@ export class WebhookService {
       // The lease expires and the delivery is attempted again: at-least-once, receivers dedupe on the event id.
       this.log.error(`webhooks: could not record attempt of ${delivery.id}: ${(e as Error).message}`);
     }
-    if (!delivered && next === null) this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${delivery.webhook_id} after ${attempts} attempts (${error})`);
+    if (!delivered && next === null)
+      this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${delivery.webhook_id} after ${attempts} attempts (${error})`);
   }
 
   /** Polls the outbox every `intervalMs` until stopped (attempts that end claim in between, see leftBehind). */

@@ -3,7 +3,9 @@ import { generateSigningSecret, signatureHeader, verifySignature } from './signa
 
 describe('Svc-Signature', () => {
   it('is t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> (vector computed with openssl dgst -sha256 -hmac)', () => {
-    expect(signatureHeader('whsec_test', '{"id":"evt_1"}', 1_700_000_000)).toBe('t=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925');
+    expect(signatureHeader('whsec_test', '{"id":"evt_1"}', 1_700_000_000)).toBe(
+      't=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925',
+    );
   });
 
   it('verifies what it signed, within the tolerance', () => {
@@ -18,7 +20,8 @@ describe('Svc-Signature', () => {
     expect(verifySignature(header, '{"a":1}', 'whsec_test', 1_700_000_000 + 301)).toBe(false);
     expect(verifySignature(header, '{"a":1}', 'whsec_test', 1_700_000_000 - 301)).toBe(false);
     expect(verifySignature(header.replace('t=1700000000', 't=1700000001'), '{"a":1}', 'whsec_test', 1_700_000_000)).toBe(false);
-    for (const bad of ['', 'garbage', 't=abc,v1=00', 'v1=' + 'a'.repeat(64), null, undefined]) expect(verifySignature(bad, '{"a":1}', 'whsec_test', 1_700_000_000)).toBe(false);
+    for (const bad of ['', 'garbage', 't=abc,v1=00', 'v1=' + 'a'.repeat(64), null, undefined])
+      expect(verifySignature(bad, '{"a":1}', 'whsec_test', 1_700_000_000)).toBe(false);
   });
 
   it('accepts any of several v1 signatures (a receiver rotating secrets)', () => {

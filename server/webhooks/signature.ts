@@ -21,7 +21,13 @@ export function signatureHeader(secret: string, body: string, unixSeconds: numbe
  * What a receiver does (the README shows the same steps): parse the header, recompute the MAC over the
  * raw body, compare in constant time, and refuse timestamps outside the tolerance.
  */
-export function verifySignature(header: string | null | undefined, body: string, secret: string, nowSeconds: number, toleranceS = DEFAULT_TOLERANCE_S): boolean {
+export function verifySignature(
+  header: string | null | undefined,
+  body: string,
+  secret: string,
+  nowSeconds: number,
+  toleranceS = DEFAULT_TOLERANCE_S,
+): boolean {
   if (!header) return false;
   const parts = new Map<string, string[]>();
   for (const item of header.split(',')) {

@@ -19,13 +19,26 @@ const register = (url: string) =>
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' },
     body: JSON.stringify({ url, events: ['account.visited'] }),
   });
-const endpoints = async () => (await (await fetch(`${srv.url}/admin/api/customers/acme/webhooks`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as unknown[];
+const endpoints = async () =>
+  (await (await fetch(`${srv.url}/admin/api/customers/acme/webhooks`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as unknown[];
 
 it('refuses loopback, "this host", link-local, private and internal destinations in every spelling, and stores none', async () => {
   const urls = [
-    'http://127.0.0.1:6379/', 'http://localhost/', 'http://0.0.0.0:8080/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/',
-    'http://2130706433/', 'http://0x7f000001/', 'http://127.1/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/',
-    'http://172.16.3.4/', 'http://192.168.1.10/', 'http://redis:6379/', 'http://metadata.google.internal/', 'http://printer.local/',
+    'http://127.0.0.1:6379/',
+    'http://localhost/',
+    'http://0.0.0.0:8080/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://2130706433/',
+    'http://0x7f000001/',
+    'http://127.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://10.0.0.5/',
+    'http://172.16.3.4/',
+    'http://192.168.1.10/',
+    'http://redis:6379/',
+    'http://metadata.google.internal/',
+    'http://printer.local/',
   ];
   for (const url of urls) {
     const res = await register(url);

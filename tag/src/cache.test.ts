@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { matched } from '../test/fixtures.ts';
+import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 
 describe('cache', () => {
   it('keys per tag and test IP', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { flatten } from './datalayer.ts';
 import { isp, matched, noMatch } from '../test/fixtures.ts';
+import { flatten } from './datalayer.ts';
 
 describe('flatten', () => {
   it('flattens a match into svc_ keys', () => {

@@ -44,7 +44,8 @@ export function flatten(data: SvcData, fields?: string[] | null): SvcDataLayerEv
       for (const list of ['ids', 'names'] as const) add('segment_' + list, data.segments?.[list]?.join());
     } else if (field == 'scores') {
       // (for…in: an answer is parsed JSON, a plain object with no inherited enumerable members)
-      for (const score of data.scores ?? []) for (const name in score) if (!name.startsWith('product')) add(score.product + '_' + name, score[name as keyof SvcScore]);
+      for (const score of data.scores ?? [])
+        for (const name in score) if (!name.startsWith('product')) add(score.product + '_' + name, score[name as keyof SvcScore]);
     } else {
       // (industry_v2, a list, is left out by default; asked for, it goes out as the API gives it)
       add(RENAMED[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);

@@ -22,5 +22,9 @@ export const guarded =
  * signature is `svc.on`'s, so the live object hands it out as is.
  */
 export function listen<K extends EventName>(name: K, callback: (detail: SvcEventMap[K]) => void, once?: boolean): void {
-  document.addEventListener('svc:' + name, guarded((event: Event) => callback((event as CustomEvent<SvcEventMap[K]>).detail)), { once });
+  document.addEventListener(
+    'svc:' + name,
+    guarded((event: Event) => callback((event as CustomEvent<SvcEventMap[K]>).detail)),
+    { once },
+  );
 }

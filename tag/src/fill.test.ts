@@ -21,7 +21,7 @@ describe('fillPath: the documented mapping of common form field names', () => {
   ])('%s → %s', (name, path) => expect(fillPath(name)).toBe(path));
 
   it.each(['name', 'firstname', 'email', 'phone', 'address', 'city', 'zip', 'message', '', 'constructor', 'toString', '__proto__'])(
-    'never maps the visitor\'s own field %j',
+    "never maps the visitor's own field %j",
     (name) => expect(fillPath(name)).toBe(''),
   );
 });

@@ -13,7 +13,10 @@ describe('pageViewPath', () => {
     ['https://www.acme.example/pricing', '/pricing'],
     ['https://www.acme.example/pricing?plan=pro', '/pricing'],
     ['https://www.acme.example/pricing?utm_source=news', '/pricing?utm_source=news'],
-    ['https://www.acme.example/p?email=jane%40x.example&utm_source=a&token=s3cr3t&utm_campaign=spring%20sale#top', '/p?utm_source=a&utm_campaign=spring%20sale'],
+    [
+      'https://www.acme.example/p?email=jane%40x.example&utm_source=a&token=s3cr3t&utm_campaign=spring%20sale#top',
+      '/p?utm_source=a&utm_campaign=spring%20sale',
+    ],
     ['https://www.acme.example/p?utm_medium=&q=search+terms', '/p?utm_medium='],
     ['https://www.acme.example/p?xutm_source=a&UTM_SOURCE=b', '/p'],
     ['https://www.acme.example/a%20b/?svc_test_ip=1.2.3.4&svc_debug=1', '/a%20b/'],

@@ -21,7 +21,11 @@ export interface PageView {
 
 /** The pathname plus only the `utm_*` query parameters, as they were written, in their order. */
 export function pageViewPath(url: Pick<Location, 'pathname' | 'search'>): string {
-  const utm = url.search.slice(1).split('&').filter((parameter) => parameter.startsWith('utm_')).join('&');
+  const utm = url.search
+    .slice(1)
+    .split('&')
+    .filter((parameter) => parameter.startsWith('utm_'))
+    .join('&');
   return url.pathname + (utm ? '?' + utm : '');
 }
 

@@ -17,8 +17,9 @@
  * both features rather than one each: terser inlines a function called once as a function expression
  * called with its arguments, and those parameter and argument lists cost 16 B gzip on the full bundle.
  */
-import { fillControl, type FormControl } from './form-fill.ts';
+
 import { fillPath } from './fill.ts';
+import { type FormControl, fillControl } from './form-fill.ts';
 import { evaluate } from './rules.ts';
 import { render } from './template.ts';
 import type { SvcData, SvcPersonalizedElement } from './types.ts';

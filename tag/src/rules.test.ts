@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, rank } from './rules.ts';
 import { isp, matched, noMatch } from '../test/fixtures.ts';
+import { evaluate, rank } from './rules.ts';
 
 const m = matched();
 
@@ -144,7 +144,7 @@ describe('evaluate: parentheses and not', () => {
     // quotes before, after and around parentheses
     ['segment = ")" or (match)', true],
     ['(match) and segment = "Enterprise Software"', true],
-    ["(segment = 'a (b' or match) and segment = \"(\"", false],
+    ['(segment = \'a (b\' or match) and segment = "("', false],
     ["not (segment = '(' or segment = 'x)') and (match)", true],
   ] as const)('%s', (rule, want) => expect(evaluate(rule, m)).toBe(want));
 

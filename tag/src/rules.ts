@@ -29,12 +29,20 @@
  * Examples: `match and confidence >= High`, `segment = "Enterprise Software" or segment = 12`,
  * `cdp.buying_stage >= Consideration and profile_fit = Strong`, `not (country = US or country = CA)`.
  */
-import { get, type Answer } from './template.ts';
+import { type Answer, get } from './template.ts';
 
 const SCALE_RANKS: Record<string, number> = {
-  low: 1, moderate: 2, high: 3, 'very high': 4,
-  weak: 1, strong: 3,
-  target: 1, awareness: 2, consideration: 3, decision: 4, purchase: 5,
+  low: 1,
+  moderate: 2,
+  high: 3,
+  'very high': 4,
+  weak: 1,
+  strong: 3,
+  target: 1,
+  awareness: 2,
+  consideration: 3,
+  decision: 4,
+  purchase: 5,
 };
 
 const lowerCase = (value: unknown): string => String(value ?? '').toLowerCase();
@@ -69,18 +77,29 @@ export function evaluate(rule: string, data: Answer): boolean {
     const expected = lowerCase(quoted[+quotedIndex] ?? bare); // (no index: quoted[NaN] is undefined)
     // The values of the field: segment ids and names; else the value at the path (as in templates) and,
     // from each score (or only the product named before the dot), the score field of that name.
-    const values = lowerCase(field) == 'segment'
-      ? [...(data?.segments?.ids ?? []), ...(data?.segments?.names ?? [])]
-      : [
-          get(data, field),
-          // (any product when none is named)
-          ...(data?.scores ?? []).map((score) => (!product || lowerCase(product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null)),
-        ];
+    const values =
+      lowerCase(field) == 'segment'
+        ? [...(data?.segments?.ids ?? []), ...(data?.segments?.names ?? [])]
+        : [
+            get(data, field),
+            // (any product when none is named)
+            ...(data?.scores ?? []).map((score) =>
+              !product || lowerCase(product) == lowerCase(score.product) ? (score as unknown as Record<string, unknown>)[scoreField] : null,
+            ),
+          ];
     // A null or absent value has none. `!=` is tested as `=` and negated below (none of the values equals).
     const holds = values.some(
       (actual) =>
         actual != null &&
-        (op == '>' ? rank(actual) > rank(expected) : op == '>=' ? rank(actual) >= rank(expected) : op == '<' ? rank(actual) < rank(expected) : op == '<=' ? rank(actual) <= rank(expected) : lowerCase(actual) == expected),
+        (op == '>'
+          ? rank(actual) > rank(expected)
+          : op == '>='
+            ? rank(actual) >= rank(expected)
+            : op == '<'
+              ? rank(actual) < rank(expected)
+              : op == '<='
+                ? rank(actual) <= rank(expected)
+                : lowerCase(actual) == expected),
     );
     return holds != (op == '!='); // negated for !=
   };

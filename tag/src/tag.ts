@@ -14,11 +14,11 @@
  */
 import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
-import { guarded, listen, type EventName } from './events.ts';
+import { type EventName, guarded, listen } from './events.ts';
 import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
 import { requestIdentification, serviceUrl } from './identify.ts';
-import { pageViewPath, referrerHost, sessionId, type PageView } from './pageviews.ts';
+import { type PageView, pageViewPath, referrerHost, sessionId } from './pageviews.ts';
 import { PERSONALISED, personaliseElement } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
@@ -181,8 +181,7 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     Object.assign(config, options);
     update();
   };
-  const onReady = (callback: (detail: SvcReadyDetail) => void): void =>
-    ready ? guarded(callback)(ready) : listen('ready', callback, true);
+  const onReady = (callback: (detail: SvcReadyDetail) => void): void => (ready ? guarded(callback)(ready) : listen('ready', callback, true));
 
   const commands: CommandHandlers = {
     init: configure,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { get, lookup, render } from './template.ts';
 import { isp, matched, noMatch } from '../test/fixtures.ts';
+import { get, lookup, render } from './template.ts';
 
 const m = matched();
 

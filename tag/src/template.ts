@@ -37,6 +37,9 @@ const PLACEHOLDER = /\{\s*([^{}|]*?)\s*(?:\|([^{}]*))?\}/g;
 
 /** Renders a `data-svc-text` value; null means "leave the element's default text". */
 export function render(template: string, data: Answer): string | null {
-  const text = (template.includes('{') ? template : '{' + template + '}').replace(PLACEHOLDER, (_, path: string, fallback?: string) => lookup(data, path) || (fallback ?? MISSING));
+  const text = (template.includes('{') ? template : '{' + template + '}').replace(
+    PLACEHOLDER,
+    (_, path: string, fallback?: string) => lookup(data, path) || (fallback ?? MISSING),
+  );
   return text.includes(MISSING) ? null : text;
 }

@@ -4,8 +4,9 @@
  * the BUILT declaration files (imports rewritten to `./svc.js`, `./preact.js`) and checks it there, with
  * strict options, under several module resolutions. Never imported by the tag.
  */
+
+import { type SvcState, svcPush, useSvc } from '../preact.ts';
 import type { SvcCommand, SvcDataLayerEvent, SvcGlobal, SvcReadyDetail } from '../src/types.ts';
-import { svcPush, useSvc, type SvcState } from '../preact.ts';
 
 // window.svc before the bundle: the snippet's queue (created if the snippet has not run yet).
 (window.svc ||= []).push(['init', { tag: 'acme-web-1' }], ['consent', 'pending']);
@@ -67,4 +68,5 @@ const wrong: SvcDataLayerEvent = { event: 'svc_company_details_loaded', svc_comp
 // The Preact hook's types (the hook itself is not called here).
 const state: () => SvcState = useSvc;
 const queued: SvcCommand[] = [['onReady', (d) => d.data.company.company_match]];
+
 export { queued, state, wrong };

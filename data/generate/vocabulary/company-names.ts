@@ -4,7 +4,11 @@
  * government bodies and non-profits.
  */
 
-const w = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+const w = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 export const BRAND_PREFIXES = w(
   'North, South, East, West, Blue, Red, Green, Silver, Gold, Iron, Stone, Bright, Clear, Swift, True, High, Deep, Wide, Far, Star, Sun, ' +
@@ -21,7 +25,9 @@ export const BRAND_ROOTS = w(
     'sphere, sync, tide, trail, vista, lane, field, wick, moor, crown, arch',
 );
 
-export const COINED_STARTS = w('Ze, Vo, Qua, No, Lu, Ve, Ax, Cy, Ky, Ori, Syn, Tri, Zy, Ne, Ar, Vi, Al, En, Om, Xe, Ta, Ro, Be, Da, Mi, Pra, Sol, Cor, Flu, Gra, Ka, Le, Mo, Pe, Su, Tu, Va, Ya');
+export const COINED_STARTS = w(
+  'Ze, Vo, Qua, No, Lu, Ve, Ax, Cy, Ky, Ori, Syn, Tri, Zy, Ne, Ar, Vi, Al, En, Om, Xe, Ta, Ro, Be, Da, Mi, Pra, Sol, Cor, Flu, Gra, Ka, Le, Mo, Pe, Su, Tu, Va, Ya',
+);
 export const COINED_MIDDLES = w('n, r, l, v, x, t, nt, rv, lex, ric, mat, tiv, ven, lar, qu, mer, dex, pli, vor, cel, ton, gen, ber, tal, sen');
 export const COINED_ENDS = w('ia, ix, on, ara, ex, era, ium, os, ly, io, a, o, us, eon, ify, yx, ant, ent, is, um, ica, ova, ity');
 
@@ -32,7 +38,9 @@ export const PLACE_WORDS = w(
 );
 
 /** US-only place words. */
-export const US_PLACE_WORDS = w('American, Midwest, Great Lakes, Gulf Coast, Rocky Mountain, Bay Area, Tri-State, New England, Appalachian, Lone Star, Golden State, Empire State, Heartland, Cascade');
+export const US_PLACE_WORDS = w(
+  'American, Midwest, Great Lakes, Gulf Coast, Rocky Mountain, Bay Area, Tri-State, New England, Appalachian, Lone Star, Golden State, Empire State, Heartland, Cascade',
+);
 
 /**
  * Name patterns of public bodies and schools. Keys: `us` (United States), then languages (`en` is the
@@ -46,31 +54,65 @@ export const GOVERNMENT_PATTERNS: Record<string, PatternSet> = {
   'Local Government': {
     us: ['City of {city}', '{city} City Council', '{surname} County', 'Town of {brand}', '{brand} Township', '{surname} County Board of Supervisors'],
     en: ['{city} City Council', 'City of {city}', '{city} Metropolitan Council'],
-    de: ['Stadt {city}', 'Stadtverwaltung {city}'], fr: ['Ville de {city}', 'Mairie de {city}'], es: ['Ayuntamiento de {city}', 'Municipio de {city}'],
-    pt: ['Prefeitura de {city}', 'Câmara Municipal de {city}'], it: ['Comune di {city}'], nl: ['Gemeente {city}'], sv: ['{city} kommun', '{city} stad'], ja: ['{city} City Office'],
+    de: ['Stadt {city}', 'Stadtverwaltung {city}'],
+    fr: ['Ville de {city}', 'Mairie de {city}'],
+    es: ['Ayuntamiento de {city}', 'Municipio de {city}'],
+    pt: ['Prefeitura de {city}', 'Câmara Municipal de {city}'],
+    it: ['Comune di {city}'],
+    nl: ['Gemeente {city}'],
+    sv: ['{city} kommun', '{city} stad'],
+    ja: ['{city} City Office'],
   },
   'Public Health': {
     us: ['{state} Department of Health', '{city} Public Health Department', '{surname} County Health Department'],
     en: ['{city} Public Health Authority', '{state} Health Service'],
-    de: ['Gesundheitsamt {city}'], fr: ['Agence Régionale de Santé {state}'], es: ['Servicio de Salud de {state}'], pt: ['Secretaria Municipal de Saúde de {city}'],
-    it: ['Azienda Sanitaria Locale {city}'], nl: ['GGD {city}'], sv: ['Smittskydd {city}'], ja: ['{city} Public Health Center'],
+    de: ['Gesundheitsamt {city}'],
+    fr: ['Agence Régionale de Santé {state}'],
+    es: ['Servicio de Salud de {state}'],
+    pt: ['Secretaria Municipal de Saúde de {city}'],
+    it: ['Azienda Sanitaria Locale {city}'],
+    nl: ['GGD {city}'],
+    sv: ['Smittskydd {city}'],
+    ja: ['{city} Public Health Center'],
   },
   'Transportation Agencies': {
     us: ['{state} Department of Transportation', '{city} Transit Authority', '{city} Airport Authority', 'Port of {city}'],
     en: ['{city} Transport Authority', 'Port of {city}', '{state} Roads Authority'],
-    de: ['Verkehrsbetriebe {city}'], fr: ['Régie des Transports de {city}'], es: ['Consorcio de Transportes de {city}'], pt: ['Companhia de Transportes de {city}'],
-    it: ['Azienda Trasporti {city}'], nl: ['Vervoerregio {city}'], sv: ['Kollektivtrafiken {city}'], ja: ['{city} Transportation Bureau'],
+    de: ['Verkehrsbetriebe {city}'],
+    fr: ['Régie des Transports de {city}'],
+    es: ['Consorcio de Transportes de {city}'],
+    pt: ['Companhia de Transportes de {city}'],
+    it: ['Azienda Trasporti {city}'],
+    nl: ['Vervoerregio {city}'],
+    sv: ['Kollektivtrafiken {city}'],
+    ja: ['{city} Transportation Bureau'],
   },
   'Public Safety': {
     us: ['{city} Police Department', '{city} Fire Department', "{surname} County Sheriff's Office", '{city} Office of Emergency Management'],
     en: ['{city} Fire and Rescue Service', '{state} Police', '{city} Emergency Services'],
-    de: ['Polizeipräsidium {city}', 'Feuerwehr {city}'], fr: ['Sapeurs-Pompiers de {city}'], es: ['Policía Municipal de {city}'], pt: ['Guarda Municipal de {city}'],
-    it: ['Polizia Locale di {city}'], nl: ['Brandweer {city}'], sv: ['Räddningstjänsten {city}'], ja: ['{city} Fire Department'],
+    de: ['Polizeipräsidium {city}', 'Feuerwehr {city}'],
+    fr: ['Sapeurs-Pompiers de {city}'],
+    es: ['Policía Municipal de {city}'],
+    pt: ['Guarda Municipal de {city}'],
+    it: ['Polizia Locale di {city}'],
+    nl: ['Brandweer {city}'],
+    sv: ['Räddningstjänsten {city}'],
+    ja: ['{city} Fire Department'],
   },
 };
 
 export const UNIVERSITY_PATTERNS: PatternSet = {
-  us: ['University of {city}', '{city} University', '{city} State University', '{surname} College', '{surname} University', '{brand} College', '{city} Institute of Technology', '{city} Community College', '{place} University'],
+  us: [
+    'University of {city}',
+    '{city} University',
+    '{city} State University',
+    '{surname} College',
+    '{surname} University',
+    '{brand} College',
+    '{city} Institute of Technology',
+    '{city} Community College',
+    '{place} University',
+  ],
   en: ['University of {city}', '{city} University', '{city} Institute of Technology', '{surname} College', '{city} College of Business'],
   de: ['Universität {city}', 'Hochschule {city}', 'Hochschule für Wirtschaft {city}', 'Fachhochschule {city}'],
   fr: ['Université de {city}', 'École Supérieure de Commerce de {city}', 'Institut Polytechnique de {city}'],
@@ -83,7 +125,16 @@ export const UNIVERSITY_PATTERNS: PatternSet = {
 };
 
 export const SCHOOL_PATTERNS: PatternSet = {
-  us: ['{city} Unified School District', '{city} Public Schools', '{surname} High School', '{brand} Elementary School', '{brand} Academy', '{surname} Preparatory School', '{place} Charter Schools', '{brand} Independent School District'],
+  us: [
+    '{city} Unified School District',
+    '{city} Public Schools',
+    '{surname} High School',
+    '{brand} Elementary School',
+    '{brand} Academy',
+    '{surname} Preparatory School',
+    '{place} Charter Schools',
+    '{brand} Independent School District',
+  ],
   en: ['{city} Grammar School', '{surname} Academy', '{city} International School', '{brand} College', '{surname} High School'],
   de: ['{surname}-Gymnasium {city}', 'Internationale Schule {city}', '{surname}-Realschule {city}'],
   fr: ['Lycée {surname}', 'École Internationale de {city}', 'Collège {surname}'],
@@ -97,10 +148,28 @@ export const SCHOOL_PATTERNS: PatternSet = {
 
 /** Non-profit name patterns by sub-industry. */
 export const NONPROFIT_PATTERNS: Record<string, string[]> = {
-  'Charitable Organizations': ['Friends of {city} Parks', '{city} Food Bank', 'Center for {cause}', '{brand} Coalition', '{place} Council for {cause}', '{city} Youth Alliance', '{brand} Trust'],
-  'Professional Associations': ['{place} Association of {profession}', '{place} Society of {profession}', '{brand} Institute', '{state} Chamber of Commerce', '{city} Business Network'],
+  'Charitable Organizations': [
+    'Friends of {city} Parks',
+    '{city} Food Bank',
+    'Center for {cause}',
+    '{brand} Coalition',
+    '{place} Council for {cause}',
+    '{city} Youth Alliance',
+    '{brand} Trust',
+  ],
+  'Professional Associations': [
+    '{place} Association of {profession}',
+    '{place} Society of {profession}',
+    '{brand} Institute',
+    '{state} Chamber of Commerce',
+    '{city} Business Network',
+  ],
   Foundations: ['{place} Foundation', '{surname} Family Foundation', '{city} Community Foundation', '{brand} Foundation', '{surname} Charitable Trust'],
 };
 
-export const PROFESSIONS = w('Engineers, Accountants, Nurses, Architects, Marketing Professionals, Data Scientists, Realtors, Educators, Pharmacists, Software Developers, Supply Chain Professionals, Human Resources Professionals');
-export const CAUSES = w('Digital Inclusion, Clean Water, Early Literacy, Financial Education, Climate Action, Housing Equity, Rural Health, Youth Leadership, Ocean Conservation, Workforce Development, Public Policy, Open Data');
+export const PROFESSIONS = w(
+  'Engineers, Accountants, Nurses, Architects, Marketing Professionals, Data Scientists, Realtors, Educators, Pharmacists, Software Developers, Supply Chain Professionals, Human Resources Professionals',
+);
+export const CAUSES = w(
+  'Digital Inclusion, Clean Water, Early Literacy, Financial Education, Climate Action, Housing Equity, Rural Health, Youth Leadership, Ocean Conservation, Workforce Development, Public Policy, Open Data',
+);

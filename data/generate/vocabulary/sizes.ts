@@ -4,10 +4,10 @@
  * orders (`server/scoring/model.ts`).
  */
 
-import { EMPLOYEE_RANGES, REVENUE_RANGES, type EmployeeRange, type RevenueRange } from '../../sources/vocabulary.ts';
+import { EMPLOYEE_RANGES, type EmployeeRange, REVENUE_RANGES, type RevenueRange } from '../../sources/vocabulary.ts';
 
-export { EMPLOYEE_RANGES, REVENUE_RANGES };
 export type { EmployeeRange, RevenueRange };
+export { EMPLOYEE_RANGES, REVENUE_RANGES };
 
 export interface SizeTier {
   range: EmployeeRange;

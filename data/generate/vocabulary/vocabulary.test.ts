@@ -52,7 +52,11 @@ describe('industries', () => {
           expect(naics).toMatch(/^\d{6}$/);
           expect(sicText.length && naicsText.length).toBeGreaterThan(0);
         }
-        if (!s.naming) expect(s.words.some((x) => x !== ''), s.name).toBe(true);
+        if (!s.naming)
+          expect(
+            s.words.some((x) => x !== ''),
+            s.name,
+          ).toBe(true);
         expect(s.minTier ?? 0).toBeLessThan(SIZE_TIERS.length);
       }
     }

@@ -4,15 +4,15 @@
  * shows the server's message on the sign-in form.
  */
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { adminClient, onUnauthorized, type AdminClient } from '../admin-client.ts';
-import { CONSOLE_PAGES, customerFromHash, hashForCustomer, PAGE_TITLES, pageFromHash, type ConsolePage } from '../customer-link.ts';
+import { type AdminClient, adminClient, onUnauthorized } from '../admin-client.ts';
+import { CONSOLE_PAGES, type ConsolePage, customerFromHash, hashForCustomer, PAGE_TITLES, pageFromHash } from '../customer-link.ts';
 import { tokenSession } from '../session.ts';
 import { CustomerView } from './CustomerView.tsx';
 import { SignIn } from './SignIn.tsx';
 import { useLoad } from './use-load.ts';
 import { VisitorsPage } from './VisitorsPage.tsx';
-import { WebTagsPage } from './WebTagsPage.tsx';
 import { WebhooksPage } from './Webhooks.tsx';
+import { WebTagsPage } from './WebTagsPage.tsx';
 
 function sessionStore(): Storage | null {
   try {

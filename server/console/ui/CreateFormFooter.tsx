@@ -1,5 +1,12 @@
 /** The end of a create form (useCreateForm): the invalid field's message, the server's refusal, the submit button. */
-export function CreateFormFooter(p: { idPrefix: string; invalid: { message: string } | null; error: string | null; errorTestId: string; busy: boolean; label: string }) {
+export function CreateFormFooter(p: {
+  idPrefix: string;
+  invalid: { message: string } | null;
+  error: string | null;
+  errorTestId: string;
+  busy: boolean;
+  label: string;
+}) {
   return (
     <>
       {p.invalid && (

@@ -6,9 +6,9 @@ import type { ApiGroup } from '../../../data/sources/schema.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { creatableGroups, GROUP_LABELS, groupUsesDomains } from '../groups.ts';
+import { emptyTokenForm, MAX_RATE_LIMIT, type TokenFormFields, tokenRequestBody } from '../token-form.ts';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { useCreateForm } from './use-create-form.ts';
-import { emptyTokenForm, MAX_RATE_LIMIT, tokenRequestBody, type TokenFormFields } from '../token-form.ts';
 
 export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient; customer: CustomerRecord; onCreated(t: TokenWithSecret): void }) {
   const groups = creatableGroups(customer.packages);

@@ -27,9 +27,15 @@ export function Credits({ api, customerId }: { api: AdminClient; customerId: str
               <thead>
                 <tr>
                   <th scope="col">Pool</th>
-                  <th scope="col" class="num">Quota</th>
-                  <th scope="col" class="num">Used</th>
-                  <th scope="col" class="num">Remaining</th>
+                  <th scope="col" class="num">
+                    Quota
+                  </th>
+                  <th scope="col" class="num">
+                    Used
+                  </th>
+                  <th scope="col" class="num">
+                    Remaining
+                  </th>
                 </tr>
               </thead>
               <tbody>

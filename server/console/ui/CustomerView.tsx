@@ -3,8 +3,8 @@
  * dialog: the secret is held in state only while the dialog is open and dropped when it closes.
  */
 import { useState } from 'preact/hooks';
-import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import type { CustomerRecord } from '../../state/store.ts';
+import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { CreateTokenForm } from './CreateTokenForm.tsx';
 import { Credits } from './Credits.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';

@@ -33,8 +33,8 @@ export function SignIn({ message, onSignedIn }: { message: string | null; onSign
       <form class="card" onSubmit={submit} aria-labelledby="signin-title" noValidate>
         <h1 id="signin-title">Sign in to the svc console</h1>
         <p class="muted">
-          Paste the admin token (<code>SVC_ADMIN_TOKEN</code>, or the one the server printed at its first start). It is kept in this tab only and
-          forgotten when the tab closes.
+          Paste the admin token (<code>SVC_ADMIN_TOKEN</code>, or the one the server printed at its first start). It is kept in this tab only and forgotten when
+          the tab closes.
         </p>
         <label for="admin-token">Admin token</label>
         <input

@@ -132,7 +132,13 @@ function TokenRow({ api, token: t, onChanged, onRotated }: { api: AdminClient; t
                 ? 'Rotate? The current secret stops working at once.'
                 : 'Delete this token? Integrations using it stop working; this cannot be undone.'}
             </p>
-            <button type="button" class="btn btn-danger" disabled={busy} onClick={confirming === 'rotate' ? rotate : remove} aria-describedby={error ? errorId : undefined}>
+            <button
+              type="button"
+              class="btn btn-danger"
+              disabled={busy}
+              onClick={confirming === 'rotate' ? rotate : remove}
+              aria-describedby={error ? errorId : undefined}
+            >
               {confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
             </button>{' '}
             <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(null)}>
@@ -141,13 +147,25 @@ function TokenRow({ api, token: t, onChanged, onRotated }: { api: AdminClient; t
           </fieldset>
         ) : (
           <div class="row-actions">
-            <button type="button" class="btn btn-quiet" disabled={busy} onClick={toggle} aria-label={`${t.status === 'active' ? 'Deactivate' : 'Activate'} ${t.name}`}>
+            <button
+              type="button"
+              class="btn btn-quiet"
+              disabled={busy}
+              onClick={toggle}
+              aria-label={`${t.status === 'active' ? 'Deactivate' : 'Activate'} ${t.name}`}
+            >
               {t.status === 'active' ? 'Deactivate' : 'Activate'}
             </button>
             <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming('rotate')} aria-label={`Rotate ${t.name}`}>
               Rotate
             </button>
-            <button type="button" class="btn btn-quiet btn-danger-quiet" disabled={busy} onClick={() => setConfirming('delete')} aria-label={`Delete ${t.name}`}>
+            <button
+              type="button"
+              class="btn btn-quiet btn-danger-quiet"
+              disabled={busy}
+              onClick={() => setConfirming('delete')}
+              aria-label={`Delete ${t.name}`}
+            >
               Delete
             </button>
           </div>

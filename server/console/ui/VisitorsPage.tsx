@@ -3,8 +3,8 @@
  * vs anonymous page views as a chart, filters by date range and segment, and a CSV download of the table.
  */
 import { useState } from 'preact/hooks';
-import type { AdminClient } from '../admin-client.ts';
 import type { CustomerRecord } from '../../state/store.ts';
+import type { AdminClient } from '../admin-client.ts';
 import { formatCount, formatDateTime } from '../format.ts';
 import { csvFileName, defaultRange } from '../visits-view.ts';
 import { DailyChart } from './DailyChart.tsx';
@@ -44,11 +44,23 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
       <form class="card filters" onSubmit={apply} aria-label="Report filters">
         <div class="field">
           <label for="visits-from">From</label>
-          <input id="visits-from" type="date" required value={draft.from} onInput={(e) => setDraft({ ...draft, from: (e.currentTarget as HTMLInputElement).value })} />
+          <input
+            id="visits-from"
+            type="date"
+            required
+            value={draft.from}
+            onInput={(e) => setDraft({ ...draft, from: (e.currentTarget as HTMLInputElement).value })}
+          />
         </div>
         <div class="field">
           <label for="visits-to">To</label>
-          <input id="visits-to" type="date" required value={draft.to} onInput={(e) => setDraft({ ...draft, to: (e.currentTarget as HTMLInputElement).value })} />
+          <input
+            id="visits-to"
+            type="date"
+            required
+            value={draft.to}
+            onInput={(e) => setDraft({ ...draft, to: (e.currentTarget as HTMLInputElement).value })}
+          />
         </div>
         <div class="field">
           <label for="visits-segment">Segment</label>

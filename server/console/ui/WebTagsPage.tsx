@@ -8,9 +8,9 @@ import type { CustomerRecord, TagRecord } from '../../state/store.ts';
 import type { TagSighting } from '../../state/visits.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { formatDateTime } from '../format.ts';
-import { emptyTagForm, FEATURE_LABELS, MAX_TAG_LIMIT, TAG_FEATURES, tagRequestBody, type TagFormFields } from '../tag-form.ts';
-import { copyText } from './SecretDialog.tsx';
+import { emptyTagForm, FEATURE_LABELS, MAX_TAG_LIMIT, TAG_FEATURES, type TagFormFields, tagRequestBody } from '../tag-form.ts';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
+import { copyText } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
 
@@ -107,11 +107,7 @@ function TagCard({ tag, sightings }: { tag: TagWithLimits; sightings: TagSightin
         </code>
       </pre>
       <div class="copy-row">
-        <button
-          type="button"
-          class="btn btn-quiet"
-          onClick={async () => setCopied((await copyText(snippet, code.current)) ? 'copied' : 'failed')}
-        >
+        <button type="button" class="btn btn-quiet" onClick={async () => setCopied((await copyText(snippet, code.current)) ? 'copied' : 'failed')}>
           Copy snippet
         </button>
         <span role="status" class={copied === 'failed' ? 'error' : 'ok'}>
@@ -151,14 +147,19 @@ function CreateTagForm({ api, customer, onCreated }: { api: AdminClient; custome
             <input type="checkbox" checked={form.scores} onChange={(e) => set('scores', (e.currentTarget as HTMLInputElement).checked)} /> Scores
           </label>
           <label>
-            <input type="checkbox" checked={form.segment_names} onChange={(e) => set('segment_names', (e.currentTarget as HTMLInputElement).checked)} /> Segment names
+            <input type="checkbox" checked={form.segment_names} onChange={(e) => set('segment_names', (e.currentTarget as HTMLInputElement).checked)} /> Segment
+            names
           </label>
         </fieldset>
         <fieldset class="field checks">
           <legend>Features</legend>
           {TAG_FEATURES.map((f) => (
             <label key={f}>
-              <input type="checkbox" checked={form.features[f]} onChange={(e) => set('features', { ...form.features, [f]: (e.currentTarget as HTMLInputElement).checked })} />{' '}
+              <input
+                type="checkbox"
+                checked={form.features[f]}
+                onChange={(e) => set('features', { ...form.features, [f]: (e.currentTarget as HTMLInputElement).checked })}
+              />{' '}
               {FEATURE_LABELS[f]}
             </label>
           ))}

@@ -4,10 +4,10 @@
  * error, next attempt).
  */
 import { useState } from 'preact/hooks';
-import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';
-import { emptyWebhookForm, webhookRequestBody, type WebhookFormFields } from '../webhook-form.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { WebhookRecord } from '../../webhooks/schema.ts';
+import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';
+import { emptyWebhookForm, type WebhookFormFields, webhookRequestBody } from '../webhook-form.ts';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
@@ -55,21 +55,44 @@ export function Webhooks({ api, customerId, onCreated }: { api: AdminClient; cus
           <label for="new-webhook-url">
             Receiver URL <span class="muted">(required)</span>
           </label>
-          <input id="new-webhook-url" type="url" autoComplete="off" placeholder="https://hooks.example.com/svc" value={form.url} onInput={(e) => set('url', (e.currentTarget as HTMLInputElement).value)} {...described('url')} />
+          <input
+            id="new-webhook-url"
+            type="url"
+            autoComplete="off"
+            placeholder="https://hooks.example.com/svc"
+            value={form.url}
+            onInput={(e) => set('url', (e.currentTarget as HTMLInputElement).value)}
+            {...described('url')}
+          />
         </div>
         <fieldset class="field checks">
           <legend>Events</legend>
           <label>
-            <input id="new-webhook-visited" type="checkbox" checked={form.visited} onChange={(e) => set('visited', (e.currentTarget as HTMLInputElement).checked)} {...described('visited')} />{' '}
+            <input
+              id="new-webhook-visited"
+              type="checkbox"
+              checked={form.visited}
+              onChange={(e) => set('visited', (e.currentTarget as HTMLInputElement).checked)}
+              {...described('visited')}
+            />{' '}
             account.visited
           </label>
           <label>
-            <input id="new-webhook-hot" type="checkbox" checked={form.hot} onChange={(e) => set('hot', (e.currentTarget as HTMLInputElement).checked)} /> account.hot
+            <input id="new-webhook-hot" type="checkbox" checked={form.hot} onChange={(e) => set('hot', (e.currentTarget as HTMLInputElement).checked)} />{' '}
+            account.hot
           </label>
         </fieldset>
         <div class="field">
           <label for="new-webhook-hot_paths">Hot pages</label>
-          <input id="new-webhook-hot_paths" type="text" autoComplete="off" placeholder="/pricing*, /demo*" value={form.hot_paths} onInput={(e) => set('hot_paths', (e.currentTarget as HTMLInputElement).value)} {...described('hot_paths')} />
+          <input
+            id="new-webhook-hot_paths"
+            type="text"
+            autoComplete="off"
+            placeholder="/pricing*, /demo*"
+            value={form.hot_paths}
+            onInput={(e) => set('hot_paths', (e.currentTarget as HTMLInputElement).value)}
+            {...described('hot_paths')}
+          />
           <p class="hint">Comma-separated path patterns; * matches anything. A view of a matching page raises account.hot.</p>
         </div>
         {invalid && (
