@@ -141,6 +141,10 @@ it('redis-server stopped (SIGSTOP, the connection stays open) for 10 s under loa
   running = false;
   await load;
 
+  // Printed for the record (the bound below is the issue's; the figure varies with the machine's load).
+  console.log(
+    `SIGSTOP 10 s: ${statuses.length} answers (${statuses.filter((s) => s === 200).length} × 200, ${statuses.filter((s) => s === 503).length} × 503), slowest ${slowest} ms, ${gaveUp} gave up`,
+  );
   expect(gaveUp).toBe(0);
   expect(slowest).toBeLessThan(2500);
   expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
