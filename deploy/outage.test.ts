@@ -25,6 +25,21 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A customer's used identification credits, polled until they equal `expected` (journals replay) or 30 s pass. */
+async function usedOnceSettled(id: string, expected: number): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  let used = NaN;
+  while (Date.now() < deadline) {
+    used = await c.used(id).then(
+      (u) => u.identification,
+      () => NaN,
+    );
+    if (used === expected) break;
+    await sleep(250);
+  }
+  return used;
+}
+
 it('kill redis-server under load from two nodes, restart it: only 503s, then credits equal the 200s clients saw', async () => {
   const customers = [
     { id: 'outage-a', quota: 100_000 },
@@ -80,17 +95,7 @@ it('kill redis-server under load from two nodes, restart it: only 503s, then cre
   // After recovery (journals replayed), used credits equal the charged answers the clients saw.
   for (const { id } of customers) {
     const answered = seen.get(id)!.filter((s) => s === 200).length + (id === 'outage-tight' ? 20 : 0);
-    const deadline = Date.now() + 30_000;
-    let used = NaN;
-    while (Date.now() < deadline) {
-      used = await c.used(id).then(
-        (u) => u.identification,
-        () => NaN,
-      );
-      if (used === answered) break;
-      await sleep(250);
-    }
-    expect({ id, used }).toEqual({ id, used: answered });
+    expect({ id, used: await usedOnceSettled(id, answered) }).toEqual({ id, used: answered });
   }
   const tight = await c.used('outage-tight');
   expect(Math.max(0, tight.identification - 25)).toBeLessThanOrEqual(ALLOWANCE * NODES);
@@ -151,17 +156,7 @@ it('redis-server stopped (SIGSTOP, the connection stays open) for 10 s under loa
   // After Redis answers again and the journals are replayed: used credits equal the 200s clients got.
   for (const id of customers) {
     const answered = before.get(id)! + ok.get(id)!;
-    const deadline = Date.now() + 30_000;
-    let used = NaN;
-    while (Date.now() < deadline) {
-      used = await c.used(id).then(
-        (u) => u.identification,
-        () => NaN,
-      );
-      if (used === answered) break;
-      await sleep(250);
-    }
-    expect({ id, used }).toEqual({ id, used: answered });
+    expect({ id, used: await usedOnceSettled(id, answered) }).toEqual({ id, used: answered });
   }
 });
 

@@ -480,6 +480,27 @@ function leadOp(o: LeadOp): Json {
   };
 }
 
+/** A TypeScript declarations file the tag build writes and the server serves as text. */
+function typesOperation(operationId: string, summary: string): Json {
+  return {
+    get: {
+      operationId,
+      summary,
+      tags: ['Web tag'],
+      security: [],
+      responses: {
+        200: {
+          description: 'TypeScript declarations (text)',
+          headers: { ETag: header('ETag', true) },
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
+        ...errors([404]),
+      },
+    },
+  };
+}
+
 const admin = (operationId: string, summary: string, op: Json): Json => ({ operationId, summary, tags: ['Admin API'], security: [{ AdminBearer: [] }], ...op });
 const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 const idParam = (what: string) => pathParam('id', `The ${what} id`);
@@ -836,40 +857,8 @@ function document(serverUrl?: string): Json {
           },
         },
       },
-      '/tag/v1/svc.d.ts': {
-        get: {
-          operationId: 'getTagTypes',
-          summary: "The tag's TypeScript declarations: window.svc, answers, events, dataLayer pushes",
-          tags: ['Web tag'],
-          security: [],
-          responses: {
-            200: {
-              description: 'TypeScript declarations (text)',
-              headers: { ETag: header('ETag', true) },
-              content: { 'text/plain': { schema: { type: 'string' } } },
-            },
-            304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
-            ...errors([404]),
-          },
-        },
-      },
-      '/tag/v1/preact.d.ts': {
-        get: {
-          operationId: 'getTagPreactTypes',
-          summary: 'TypeScript declarations of the Preact helper (dist/tag/preact.js)',
-          tags: ['Web tag'],
-          security: [],
-          responses: {
-            200: {
-              description: 'TypeScript declarations (text)',
-              headers: { ETag: header('ETag', true) },
-              content: { 'text/plain': { schema: { type: 'string' } } },
-            },
-            304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
-            ...errors([404]),
-          },
-        },
-      },
+      '/tag/v1/svc.d.ts': typesOperation('getTagTypes', "The tag's TypeScript declarations: window.svc, answers, events, dataLayer pushes"),
+      '/tag/v1/preact.d.ts': typesOperation('getTagPreactTypes', 'TypeScript declarations of the Preact helper (dist/tag/preact.js)'),
       '/tag/v1/{file}': {
         get: {
           operationId: 'getTagBundleForTag',

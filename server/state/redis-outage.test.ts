@@ -8,11 +8,11 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { enrichmentCharge, identificationCharge, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { openRedisStore } from '../testing/state-backends.ts';
 import { StoreUnavailableError } from './errors.ts';
-import type { ChargeRequest, RateLimitRequest } from './metering.ts';
+import type { RateLimitRequest } from './metering.ts';
 import type { RedisStateStore } from './redis-store.ts';
 
 let redis: RedisServer;
@@ -36,26 +36,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const identification = (i: number): ChargeRequest => ({
-  customer_id: 'acme',
-  api: 'identification',
-  pool: 'identification',
-  record: `10.0.0.${i}`,
-  period: 'year-0',
-  quota: 1000,
-  dedupe_key: null,
-  month: '2026-11',
-  token_id: null,
-  partner: null,
-  at: '2026-11-10T00:00:00Z',
-});
-const enrichment: ChargeRequest = {
-  ...identification(0),
-  api: 'company-firmographics-v3',
-  pool: 'enrichment',
-  record: '900001',
-  dedupe_key: 'acme|v3|900001|2026-11',
-};
+const identification = (i: number) => identificationCharge(i, '10.0.0');
+const enrichment = enrichmentCharge;
 const rate = (degradable: boolean, limit = 10): RateLimitRequest => ({
   customer_id: 'acme',
   counters: [{ key: 'token:t1', limit }],

@@ -1,5 +1,6 @@
 /** Small hand-written fixtures shared by unit and integration tests. */
 import type { CompanyRow, CustomerSeed, DomainRow, EngagementRow, PersonRow } from '../../data/sources/schema.ts';
+import type { ChargeRequest } from '../state/metering.ts';
 
 export const ACME_SOFTWARE: CompanyRow = {
   company_id: '900001',
@@ -186,3 +187,27 @@ export const leadSources = (now: Date) => ({
   people: FIXTURE_PEOPLE,
   engagement: freshEngagement(now),
 });
+
+/** An identification charge of TEST_CUSTOMER for the address `<prefix>.<i>` (store-level metering tests). */
+export const identificationCharge = (i: number, prefix = '10.0.0'): ChargeRequest => ({
+  customer_id: 'acme',
+  api: 'identification',
+  pool: 'identification',
+  record: `${prefix}.${i}`,
+  period: 'year-0',
+  quota: 1000,
+  dedupe_key: null,
+  month: '2026-11',
+  token_id: null,
+  partner: null,
+  at: '2026-11-10T00:00:00Z',
+});
+
+/** An enrichment charge of TEST_CUSTOMER (deduplicated per month, fails closed while a shared store is down). */
+export const enrichmentCharge: ChargeRequest = {
+  ...identificationCharge(0),
+  api: 'company-firmographics-v3',
+  pool: 'enrichment',
+  record: '900001',
+  dedupe_key: 'acme|v3|900001|2026-11',
+};
