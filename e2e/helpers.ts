@@ -4,7 +4,7 @@
  * Every page loads the minified bundle from the real server (`/tag/v1/demo-web-tag.js`).
  */
 import { type APIRequestContext, expect, type Page, type Route, test } from '@playwright/test';
-import { CORE_FEATURES, DEFAULT_FEATURES, type FeatureSet, variantName } from '../tag/features.ts';
+import { CORE_FEATURES, DEFAULT_FEATURES, type FeatureSet, variantName } from '../core/tag-features.ts';
 import { renderSnippet, type SnippetOptions } from '../tag/snippet.ts';
 
 export const TAG = 'demo-web-tag';

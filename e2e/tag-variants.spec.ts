@@ -1,12 +1,12 @@
 /**
- * Every bundle variant that ships (all 32 feature combinations, tag/features.ts) in Chromium, against the
+ * Every bundle variant that ships (all 32 feature combinations, core/tag-features.ts) in Chromium, against the
  * real server: a tag of the demo customer per variant, one page carrying every feature's markup. Each
  * variant identifies the visitor and pushes to dataLayer (the core), and does exactly what its features
  * say — personalisation, form fill, page views, SPA navigations and late elements, debug logging — and
  * nothing a missing feature would do. The behaviour of each feature in depth is in the other tag-* specs.
  */
 import { expect, test } from '@playwright/test';
-import { ALL_VARIANTS } from '../tag/features.ts';
+import { ALL_VARIANTS } from '../core/tag-features.ts';
 import {
   answerFor,
   captureBeacons,

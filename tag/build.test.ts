@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, resolveFeatures, variantName } from '../core/tag-features.ts';
 import { BUDGETS, buildTag, overBudget, PLACEHOLDER, SAMPLE_SNIPPET } from './build.ts';
-import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, resolveFeatures, variantName } from './features.ts';
 import { renderSnippet } from './snippet.ts';
 
 describe('buildTag', async () => {

@@ -1,7 +1,7 @@
 /**
  * `npm run build:tag` (= `tsx tag/build.ts`):
  * - dist/tag/variants/<features>.js: tag/src/svc.ts bundled as one IIFE (es2021, minified, no
- *   dependencies) for EVERY combination of the compile-time features (tag/features.ts: 32 variants,
+ *   dependencies) for EVERY combination of the compile-time features (core/tag-features.ts: 32 variants,
  *   named by their features, `core` for none), each with one settings placeholder the server fills in
  *   for `/tag/v1/<tagId>.js` (server/tag/assets.ts picks the tag's variant per request);
  * - dist/tag/svc.js: the variant with every feature (`/tag/v1/svc.js`, the generic bundle);
@@ -30,7 +30,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
 import { minify } from 'terser';
-import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, FEATURE_NAMES, type FeatureSet, variantName } from './features.ts';
+import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, FEATURE_NAMES, type FeatureSet, variantName } from '../core/tag-features.ts';
 import { renderSnippet } from './snippet.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -6,8 +6,8 @@
  */
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { CORE_FEATURES, DEFAULT_FEATURES } from '../core/tag-features.ts';
 import { bundleTag, PLACEHOLDER } from './build.ts';
-import { CORE_FEATURES, DEFAULT_FEATURES } from './features.ts';
 import type { Svc, SvcCommand, SvcData } from './src/types.ts';
 import { isp, matched } from './test/fixtures.ts';
 

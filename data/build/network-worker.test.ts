@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { METADATA_START_MARKER } from '../../core/mmdb-format.ts';
 import { writeFixtureSources } from '../../server/testing/test-server.ts';
 import { SourceError } from '../sources/read.ts';
 import { buildDataset } from './build.ts';
@@ -11,7 +12,6 @@ import { writeNetworkIndex } from './network-index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-build-worker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
 
 /** The fixture sources plus people, domains and engagement (the fixture has none). */
 const writeSources = (src: string) => {
@@ -51,7 +51,7 @@ const indexes = (file: string) => {
 /** The file without its metadata (which holds the build time). */
 const sections = (file: string) => {
   const b = readFileSync(file);
-  return b.subarray(0, b.lastIndexOf(MARKER));
+  return b.subarray(0, b.lastIndexOf(METADATA_START_MARKER));
 };
 
 it('builds the same files with and without the workers', async () => {

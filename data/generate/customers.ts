@@ -6,7 +6,7 @@
  * with the firmographics their role needs (a member of each segment, a competitor to exclude, ICP-fit hot
  * accounts) and gives each one a protected network, so the demo works whatever the seed.
  */
-import type { CustomersFile, Product, Segment } from '../sources/schema.ts';
+import type { CustomersFile, Product, Segment } from '../../core/customer-records.ts';
 import type { CompanyConstraints } from './companies.ts';
 import type { TitleWish } from './people.ts';
 

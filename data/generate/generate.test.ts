@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { CustomersFile } from '../../core/customer-records.ts';
 import {
   COMPANY_COLUMNS,
   CompanyRow,
-  CustomersFile,
   DOMAIN_COLUMNS,
   DomainRow,
   ENGAGEMENT_COLUMNS,

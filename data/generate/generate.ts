@@ -18,8 +18,9 @@
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CustomersFile } from '../../core/customer-records.ts';
 import { type Progress, SILENT } from '../progress.ts';
-import { COMPANY_COLUMNS, CustomersFile, DOMAIN_COLUMNS, INTENT_COLUMNS, NETWORK_COLUMNS, SOURCE_FILES } from '../sources/schema.ts';
+import { COMPANY_COLUMNS, DOMAIN_COLUMNS, INTENT_COLUMNS, NETWORK_COLUMNS, SOURCE_FILES } from '../sources/schema.ts';
 import { intentFor } from './activity.ts';
 import { type Company, CompanyFactory } from './companies.ts';
 import { CsvWriter } from './csv-writer.ts';

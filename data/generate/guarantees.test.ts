@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CustomersFile, type SegmentMatch, SOURCE_FILES } from '../sources/schema.ts';
+import { CustomersFile, type SegmentMatch } from '../../core/customer-records.ts';
+import { SOURCE_FILES } from '../sources/schema.ts';
 import { type GenerateSummary, generateSources } from './generate.ts';
 import { answersForItself, ipNumber, type NetworkEntry, networkEntries, readRows, resolve } from './read-generated.ts';
 

@@ -1,18 +1,17 @@
 /**
  * Bring your own data, end to end, as an operator runs it: `data import` of MaxMind's official test
  * databases and the firmographics fixture → `data build` → a customer and an identification token from
- * the CLI → the real server (`serve`, random port, own process) → `GET /v3/company/details?ip=…`.
+ * the CLI (`runCli`, in-process) → the real server (`serve`, random port, own process) → `GET /v3/company/details?ip=…`.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliCollected } from '../../server/cli/run.ts';
 import { FIRMOGRAPHICS_FIXTURE, MAXMIND_BAD_DB, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
 
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svc-byod-'));
 const env = {
   ...process.env,
@@ -25,7 +24,14 @@ const env = {
 // A server-side lookup as a CRM script sends it: a plain client User-Agent, no X-svc-Visitor-User-Agent.
 const CLIENT_UA = 'curl/8.5.0';
 
-const svc = async (...args: string[]): Promise<string> => (await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { env })).stdout;
+/** `svc ARGS`: its exit code, stdout and stderr. */
+const svcRun = (...args: string[]) => runCliCollected(args, { env });
+/** `svc ARGS` that has to succeed: its stdout. */
+const svc = async (...args: string[]): Promise<string> => {
+  const { code, stdout, stderr } = await svcRun(...args);
+  if (code !== 0) throw new Error(`svc ${args.join(' ')} exited with ${code}: ${stderr}`);
+  return stdout;
+};
 
 let server: ChildProcess;
 let url: string;
@@ -135,28 +141,11 @@ describe('the commands an operator types', () => {
   it('a bad firmographics row: exit 2, one JSON error naming the row and the field, nothing half-written', async () => {
     const bad = join(dir, 'bad.csv');
     (await import('node:fs')).writeFileSync(bad, 'domain,name,employee_count\nok.example,OK,5\nbad.example,Bad,many\n');
-    const failed = await run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'server/cli/main.ts',
-        'data',
-        'import',
-        '--out',
-        join(dir, 'bad-out'),
-        '--asn-mmdb',
-        MAXMIND_TEST_DB.asn,
-        '--firmographics',
-        bad,
-        '--json',
-      ],
-      { env },
-    ).catch((e) => e);
+    const failed = await svcRun('data', 'import', '--out', join(dir, 'bad-out'), '--asn-mmdb', MAXMIND_TEST_DB.asn, '--firmographics', bad, '--json');
     expect(failed.code).toBe(2);
     expect(JSON.parse(failed.stdout)).toEqual({ status: 'error', message: expect.stringMatching(/bad\.csv: row 2: employee_count: a whole number/) });
     expect((await import('node:fs')).existsSync(join(dir, 'bad-out', 'networks.csv'))).toBe(false);
-  }, 90_000); // a CLI process: slow to start on a busy machine
+  });
 
   it('broken inputs (a GeoLite2-ASN db with a broken pointer, a search tree that loops, a 2 MB CSV field): exit 2, a message naming the file, no stack trace, no output', async () => {
     const { existsSync, writeFileSync } = await import('node:fs');
@@ -169,9 +158,7 @@ describe('the commands an operator types', () => {
       ['--asn-csv', hugeCsv, /line 2: field 4 longer than the limit of 65536 characters/],
     ] as const) {
       const out = join(dir, 'broken-out');
-      const failed = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'data', 'import', '--out', out, flag, file], { env }).catch(
-        (e) => e,
-      );
+      const failed = await svcRun('data', 'import', '--out', out, flag, file);
       expect(failed.code, file).toBe(2);
       expect(failed.stderr).toContain(`svc data import: ${flag} ${file}: `);
       expect(failed.stderr).toMatch(why);

@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Reader } from 'maxmind';
+import { DATA_SECTION_SEPARATOR_SIZE, METADATA_START_MARKER } from '../../core/mmdb-format.ts';
 import { ImportError } from './errors.ts';
 import { formatIPv4 } from './ipv4.ts';
 
@@ -34,9 +35,6 @@ export interface MmdbFile<T> {
   ipVersion: number;
 }
 
-const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
-const SEPARATOR = 16;
-
 export function openMmdb<T>(file: string, expected: RegExp, flag: string): MmdbFile<T> {
   let reader: Reader<T & object>;
   let db: Buffer;
@@ -52,8 +50,8 @@ export function openMmdb<T>(file: string, expected: RegExp, flag: string): MmdbF
   };
   if (!Number.isSafeInteger(nodeCount) || nodeCount < 1) broken(`node_count ${nodeCount} in the metadata is not a positive integer`);
   if (ipVersion !== 4 && ipVersion !== 6) broken(`ip_version ${ipVersion} in the metadata is neither 4 nor 6`);
-  const metadataStart = db.lastIndexOf(METADATA_MARKER);
-  const dataSize = metadataStart - searchTreeSize - SEPARATOR;
+  const metadataStart = db.lastIndexOf(METADATA_START_MARKER);
+  const dataSize = metadataStart - searchTreeSize - DATA_SECTION_SEPARATOR_SIZE;
   if (dataSize < 0)
     broken(`node_count ${nodeCount} makes the search tree (${searchTreeSize} bytes) larger than the file before its metadata (${metadataStart} bytes)`);
   const mmdb: MmdbFile<T> = { reader, db, file, flag, nodeCount, recordSize, dataSize, ipVersion };
@@ -90,9 +88,9 @@ function checkRecords(m: MmdbFile<unknown>): void {
       const value = record(m, node, side);
       const where = `node ${node} ${side === 0 ? 'left' : 'right'} record (${value})`;
       if (value === 0) throw new ImportError(`${m.flag} ${m.file}: broken search tree: ${where} points back to the root node (a loop)`);
-      if (value > nodeCount && value < nodeCount + SEPARATOR)
+      if (value > nodeCount && value < nodeCount + DATA_SECTION_SEPARATOR_SIZE)
         throw new ImportError(`${m.flag} ${m.file}: broken pointer: ${where} points into the data section separator`);
-      if (value >= nodeCount + SEPARATOR + dataSize) {
+      if (value >= nodeCount + DATA_SECTION_SEPARATOR_SIZE + dataSize) {
         throw new ImportError(
           `${m.flag} ${m.file}: broken pointer: ${where} points past the end of the data section (${dataSize} bytes, node_count ${nodeCount})`,
         );
@@ -110,7 +108,7 @@ export function* ipv4Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork<T>> {
       rec = m.reader.get(formatIPv4(first));
     } catch (e) {
       throw new ImportError(
-        `${flag} ${file}: broken data section: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) does not decode: ${(e as Error).message}`,
+        `${flag} ${file}: broken data section: the record of ${net} (data offset ${value - nodeCount - DATA_SECTION_SEPARATOR_SIZE}) does not decode: ${(e as Error).message}`,
       );
     }
     // Every GeoIP2/GeoLite2 record is a map; anything else is not their data, or a pointer into the
@@ -118,7 +116,7 @@ export function* ipv4Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork<T>> {
     if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
       const what = rec === null ? 'null' : Array.isArray(rec) ? 'an array' : `a ${typeof rec}`;
       throw new ImportError(
-        `${flag} ${file}: the record of ${net} (data offset ${value - nodeCount - SEPARATOR}) is ${what}, where GeoIP2/GeoLite2 records are maps`,
+        `${flag} ${file}: the record of ${net} (data offset ${value - nodeCount - DATA_SECTION_SEPARATOR_SIZE}) is ${what}, where GeoIP2/GeoLite2 records are maps`,
       );
     }
     return rec as T;

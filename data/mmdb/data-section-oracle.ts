@@ -4,8 +4,9 @@
  * byte-table implementation in ./data-section.ts writes exactly the same bytes.
  */
 
+import { FIELD_TYPE } from '../../core/mmdb-format.ts';
 import { type DataSection, MAX_DISTINCT_VALUES, POINTER_DICTIONARY_LIMIT, pointerSize, readHeader, skipField, writePointer } from './data-section.ts';
-import { ByteSink, encodeValue, FieldType, MmdbValueError } from './encoder.ts';
+import { ByteSink, encodeValue, MmdbValueError } from './encoder.ts';
 
 export class OracleValueStore {
   private readonly ids = new Map<string, number>();
@@ -66,9 +67,9 @@ export function oracleAssembleDataSection(
       }
     }
     const { type, size, payload } = readHeader(src, p);
-    if (type === FieldType.map || type === FieldType.array) {
+    if (type === FIELD_TYPE.map || type === FIELD_TYPE.array) {
       out.bytes(src, p, payload);
-      const n = type === FieldType.map ? size * 2 : size;
+      const n = type === FIELD_TYPE.map ? size * 2 : size;
       let q = payload;
       for (let i = 0; i < n; i++) {
         const qEnd = skipField(src, q);

@@ -9,8 +9,9 @@
  *   pointers to their first copy when the pointer is shorter, as MaxMind's writer does. Sub-values are
  *   slices of the records' encodings in the arena, so the pointer dictionary stores positions, not copies.
  */
+import { EXTENDED_TYPE, FIELD_TYPE, POINTER_BASE, SIZE_BASE_1, SIZE_BASE_2, SIZE_BASE_3 } from '../../core/mmdb-format.ts';
 import { ByteTable, hashBytes } from './byte-table.ts';
-import { ByteSink, encodeValue, FieldType, MmdbValueError } from './encoder.ts';
+import { ByteSink, encodeValue, MmdbValueError } from './encoder.ts';
 
 export class ValueStore {
   /**
@@ -67,11 +68,16 @@ export const MAX_DISTINCT_VALUES = 2 ** 24 - 1;
  */
 export const POINTER_DICTIONARY_LIMIT = 8_000_000;
 
+/** Offsets from which a pointer needs 3, 4 and 5 bytes (pointer sizes SS = 1, 2, 3: core/mmdb-format.ts POINTER_BASE). */
+const POINTER_3 = POINTER_BASE[1];
+const POINTER_4 = POINTER_BASE[2];
+const POINTER_5 = POINTER_BASE[2] + 2 ** 27;
+
 /** Size in bytes of a pointer to data-section offset `offset`. */
 export function pointerSize(offset: number): number {
-  if (offset < 2048) return 2;
-  if (offset < 526_336) return 3;
-  if (offset < 134_744_064) return 4;
+  if (offset < POINTER_3) return 2;
+  if (offset < POINTER_4) return 3;
+  if (offset < POINTER_5) return 4;
   return 5;
 }
 
@@ -79,16 +85,16 @@ export function pointerSize(offset: number): number {
 export function writePointer(sink: ByteSink, offset: number): void {
   sink.reserve(5);
   const b = sink.buf;
-  if (offset < 2048) {
+  if (offset < POINTER_3) {
     b[sink.len++] = 0x20 | (offset >>> 8);
     b[sink.len++] = offset & 0xff;
-  } else if (offset < 526_336) {
-    const v = offset - 2048;
+  } else if (offset < POINTER_4) {
+    const v = offset - POINTER_3;
     b[sink.len++] = 0x28 | (v >>> 16);
     b[sink.len++] = (v >>> 8) & 0xff;
     b[sink.len++] = v & 0xff;
-  } else if (offset < 134_744_064) {
-    const v = offset - 526_336;
+  } else if (offset < POINTER_5) {
+    const v = offset - POINTER_4;
     b[sink.len++] = 0x30 | (v >>> 24);
     b[sink.len++] = (v >>> 16) & 0xff;
     b[sink.len++] = (v >>> 8) & 0xff;
@@ -113,14 +119,14 @@ const header: FieldHeader = { type: 0, size: 0, payload: 0 };
 export function readHeader(src: Buffer, p: number): FieldHeader {
   const ctrl = src[p++];
   let type = ctrl >>> 5;
-  if (type === 0) type = src[p++] + 7;
+  if (type === 0) type = src[p++] + EXTENDED_TYPE;
   let size = ctrl & 0x1f;
-  if (size === 29) size = 29 + src[p++];
+  if (size === 29) size = SIZE_BASE_1 + src[p++];
   else if (size === 30) {
-    size = 285 + src.readUInt16BE(p);
+    size = SIZE_BASE_2 + src.readUInt16BE(p);
     p += 2;
   } else if (size === 31) {
-    size = 65_821 + src.readUIntBE(p, 3);
+    size = SIZE_BASE_3 + src.readUIntBE(p, 3);
     p += 3;
   }
   header.type = type;
@@ -132,17 +138,17 @@ export function readHeader(src: Buffer, p: number): FieldHeader {
 /** End offset of the canonical field starting at `p`. */
 export function skipField(src: Buffer, p: number): number {
   const { type, size, payload } = readHeader(src, p);
-  if (type === FieldType.map) {
+  if (type === FIELD_TYPE.map) {
     let q = payload;
     for (let i = 0; i < size; i++) q = skipField(src, skipField(src, q));
     return q;
   }
-  if (type === FieldType.array) {
+  if (type === FIELD_TYPE.array) {
     let q = payload;
     for (let i = 0; i < size; i++) q = skipField(src, q);
     return q;
   }
-  if (type === FieldType.boolean) return payload;
+  if (type === FIELD_TYPE.boolean) return payload;
   return payload + size;
 }
 
@@ -184,9 +190,9 @@ export function assembleDataSection(
       }
     }
     const { type, size, payload } = readHeader(src, p);
-    if (type === FieldType.map || type === FieldType.array) {
+    if (type === FIELD_TYPE.map || type === FIELD_TYPE.array) {
       out.bytes(src, p, payload);
-      const n = type === FieldType.map ? size * 2 : size;
+      const n = type === FIELD_TYPE.map ? size * 2 : size;
       let q = payload;
       for (let i = 0; i < n; i++) {
         const qEnd = skipField(src, q);

@@ -4,27 +4,8 @@
  * integers in their shortest byte form. Two equal values therefore encode to identical bytes, which is
  * what the data section uses as the deduplication key (see ./data-section.ts).
  */
+import { EXTENDED_TYPE, FIELD_TYPE, MAX_FIELD_SIZE, SIZE_BASE_1, SIZE_BASE_2, SIZE_BASE_3 } from '../../core/mmdb-format.ts';
 import { checkTypedValue, INT32_MIN, MMDB_TYPE, type MmdbTypeName, type MmdbValue } from './value.ts';
-
-/** MMDB data field type numbers. */
-export const FieldType = {
-  pointer: 1,
-  utf8_string: 2,
-  double: 3,
-  bytes: 4,
-  uint16: 5,
-  uint32: 6,
-  map: 7,
-  int32: 8,
-  uint64: 9,
-  uint128: 10,
-  array: 11,
-  boolean: 14,
-  float: 15,
-} as const;
-
-/** Largest payload size / map or array length a control byte can express (spec: 16,843,036). */
-export const MAX_FIELD_SIZE = 65_821 + 0xff_ffff;
 
 /** An append-only byte buffer that grows by doubling. */
 export class ByteSink {
@@ -97,27 +78,27 @@ export function writeControl(sink: ByteSink, type: number, size: number): void {
   const buf = sink.buf;
   let sizeBits: number;
   let extra: number;
-  if (size < 29) {
+  if (size < SIZE_BASE_1) {
     sizeBits = size;
     extra = 0;
-  } else if (size < 285) {
+  } else if (size < SIZE_BASE_2) {
     sizeBits = 29;
     extra = 1;
-    size -= 29;
-  } else if (size < 65_821) {
+    size -= SIZE_BASE_1;
+  } else if (size < SIZE_BASE_3) {
     sizeBits = 30;
     extra = 2;
-    size -= 285;
+    size -= SIZE_BASE_2;
   } else {
     sizeBits = 31;
     extra = 3;
-    size -= 65_821;
+    size -= SIZE_BASE_3;
   }
-  if (type <= 7) {
+  if (type <= EXTENDED_TYPE) {
     buf[sink.len++] = (type << 5) | sizeBits;
   } else {
     buf[sink.len++] = sizeBits;
-    buf[sink.len++] = type - 7;
+    buf[sink.len++] = type - EXTENDED_TYPE;
   }
   for (let i = extra - 1; i >= 0; i--) buf[sink.len++] = (size >>> (8 * i)) & 0xff;
 }
@@ -148,7 +129,7 @@ const HAS_SURROGATE = /[\ud800-\udfff]/;
 function writeString(sink: ByteSink, s: string): void {
   const n = s.length;
   // Short ASCII strings (nearly all keys and values) are copied by hand: cheaper than Buffer#write.
-  if (n < 29) {
+  if (n < SIZE_BASE_1) {
     sink.reserve(n + 1);
     const buf = sink.buf;
     const at = sink.len + 1;
@@ -159,7 +140,7 @@ function writeString(sink: ByteSink, s: string): void {
       buf[at + i] = c;
     }
     if (i === n) {
-      buf[sink.len] = (FieldType.utf8_string << 5) | n;
+      buf[sink.len] = (FIELD_TYPE.utf8_string << 5) | n;
       sink.len = at + n;
       return;
     }
@@ -168,7 +149,7 @@ function writeString(sink: ByteSink, s: string): void {
     throw new MmdbValueError(`string contains a lone UTF-16 surrogate: ${JSON.stringify(s)}`, '');
   }
   const bytes = Buffer.byteLength(s, 'utf8');
-  writeControl(sink, FieldType.utf8_string, bytes);
+  writeControl(sink, FIELD_TYPE.utf8_string, bytes);
   sink.reserve(bytes);
   sink.buf.write(s, sink.len, bytes, 'utf8');
   sink.len += bytes;
@@ -199,18 +180,18 @@ function writeUintBig(sink: ByteSink, type: number, n: bigint): void {
 
 function writeInt32(sink: ByteSink, n: number): void {
   if (n >= 0) {
-    writeUintNumber(sink, FieldType.int32, n);
+    writeUintNumber(sink, FIELD_TYPE.int32, n);
     return;
   }
   // Negative values need all four bytes: only a full-length field carries the sign bit.
-  writeControl(sink, FieldType.int32, 4);
+  writeControl(sink, FIELD_TYPE.int32, 4);
   sink.reserve(4);
   sink.buf.writeInt32BE(n, sink.len);
   sink.len += 4;
 }
 
 function writeDouble(sink: ByteSink, x: number): void {
-  writeControl(sink, FieldType.double, 8);
+  writeControl(sink, FIELD_TYPE.double, 8);
   sink.reserve(8);
   sink.buf.writeDoubleBE(x, sink.len);
   sink.len += 8;
@@ -219,9 +200,9 @@ function writeDouble(sink: ByteSink, x: number): void {
 function writeNumber(sink: ByteSink, x: number): void {
   if (Number.isInteger(x)) {
     if (x >= 0) {
-      if (x <= 0xffff) return writeUintNumber(sink, FieldType.uint16, x);
-      if (x <= 0xffff_ffff) return writeUintNumber(sink, FieldType.uint32, x);
-      if (x <= Number.MAX_SAFE_INTEGER) return writeUintNumber(sink, FieldType.uint64, x);
+      if (x <= 0xffff) return writeUintNumber(sink, FIELD_TYPE.uint16, x);
+      if (x <= 0xffff_ffff) return writeUintNumber(sink, FIELD_TYPE.uint32, x);
+      if (x <= Number.MAX_SAFE_INTEGER) return writeUintNumber(sink, FIELD_TYPE.uint64, x);
       throw new MmdbValueError(`integer ${x} is above Number.MAX_SAFE_INTEGER and has lost precision; pass a bigint or mmdb.double(x)`, '');
     }
     if (x >= INT32_MIN) return writeInt32(sink, x);
@@ -235,13 +216,13 @@ function writeNumber(sink: ByteSink, x: number): void {
 
 function writeBigint(sink: ByteSink, x: bigint): void {
   if (x < 0n) throw new MmdbValueError(`negative bigint ${x} has no MMDB type (uint64/uint128 only)`, '');
-  if (x < 1n << 64n) return writeUintBig(sink, FieldType.uint64, x);
-  if (x < 1n << 128n) return writeUintBig(sink, FieldType.uint128, x);
+  if (x < 1n << 64n) return writeUintBig(sink, FIELD_TYPE.uint64, x);
+  if (x < 1n << 128n) return writeUintBig(sink, FIELD_TYPE.uint128, x);
   throw new MmdbValueError(`bigint ${x} does not fit uint128`, '');
 }
 
 function writeBytes(sink: ByteSink, b: Uint8Array): void {
-  writeControl(sink, FieldType.bytes, b.length);
+  writeControl(sink, FIELD_TYPE.bytes, b.length);
   sink.bytes(b);
 }
 
@@ -252,25 +233,25 @@ function writeTyped(sink: ByteSink, type: MmdbTypeName, value: unknown): void {
     case 'utf8_string':
       return writeString(sink, value as string);
     case 'boolean':
-      return writeControl(sink, FieldType.boolean, value ? 1 : 0);
+      return writeControl(sink, FIELD_TYPE.boolean, value ? 1 : 0);
     case 'bytes':
       return writeBytes(sink, value as Uint8Array);
     case 'double':
       return writeDouble(sink, value as number);
     case 'float':
-      writeControl(sink, FieldType.float, 4);
+      writeControl(sink, FIELD_TYPE.float, 4);
       sink.reserve(4);
       sink.buf.writeFloatBE(value as number, sink.len);
       sink.len += 4;
       return;
     case 'uint16':
     case 'uint32':
-      return writeUintNumber(sink, FieldType[type], value as number);
+      return writeUintNumber(sink, FIELD_TYPE[type], value as number);
     case 'int32':
       return writeInt32(sink, value as number);
     case 'uint64':
     case 'uint128':
-      return writeUintBig(sink, FieldType[type], BigInt(value as number | bigint));
+      return writeUintBig(sink, FIELD_TYPE[type], BigInt(value as number | bigint));
   }
 }
 
@@ -287,13 +268,13 @@ export function encodeValue(sink: ByteSink, value: unknown): void {
     case 'number':
       return writeNumber(sink, value);
     case 'boolean':
-      return writeControl(sink, FieldType.boolean, value ? 1 : 0);
+      return writeControl(sink, FIELD_TYPE.boolean, value ? 1 : 0);
     case 'bigint':
       return writeBigint(sink, value);
     case 'object': {
       if (value === null) throw new MmdbValueError('null cannot be stored (MMDB has no null); leave the key out', '');
       if (Array.isArray(value)) {
-        writeControl(sink, FieldType.array, value.length);
+        writeControl(sink, FIELD_TYPE.array, value.length);
         for (let i = 0; i < value.length; i++) {
           try {
             encodeValue(sink, value[i]);
@@ -318,7 +299,7 @@ export function encodeValue(sink: ByteSink, value: unknown): void {
         if (Object.hasOwn(obj, k) && obj[k] !== undefined) keys.push(k);
       }
       sortKeys(keys);
-      writeControl(sink, FieldType.map, keys.length);
+      writeControl(sink, FIELD_TYPE.map, keys.length);
       for (const k of keys) {
         writeString(sink, k);
         try {

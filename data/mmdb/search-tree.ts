@@ -10,15 +10,12 @@
  * Runs are disjoint, so inserting one CIDR never meets data on its way down; only the fixed ::/96 node
  * and the alias records can land in a place already covered by data, which is then pushed down.
  */
+import { DATA_SECTION_SEPARATOR_SIZE, RECORD_SIZES, type RecordSize } from '../../core/mmdb-format.ts';
 
 const EMPTY = 0;
 const ALIAS = 0x7fff_ffff;
 const DATA = 0x8000_0000;
 const MAX_BUILD_NODES = ALIAS - 1;
-
-export type RecordSize = 24 | 28 | 32;
-export const RECORD_SIZES: readonly RecordSize[] = [24, 28, 32];
-export const DATA_SECTION_SEPARATOR_SIZE = 16;
 
 /**
  * Smallest record size whose records can hold every value the tree uses: node numbers, the "no data"

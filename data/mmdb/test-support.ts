@@ -7,15 +7,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
+import { DATA_SECTION_SEPARATOR_SIZE, METADATA_START_MARKER } from '../../core/mmdb-format.ts';
 import { type MmdbValue, mmdb } from './value.ts';
 
 /** MaxMind's format spec, official test databases and their JSON sources (read-only, shared). */
 export const REFERENCE_DIR = fileURLToPath(new URL('../../../shared/reference/maxmind-db/', import.meta.url));
 
-export const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
-
 // ---------------------------------------------------------------------------------------------------
-// Typed decoding (our own, independent of the `maxmind` package) to check exact MMDB types.
+// Typed decoding (our own, independent of the `maxmind` package) to check exact MMDB types. Type numbers,
+// size and pointer bases are spelled out from the spec here rather than taken from core/mmdb-format.ts,
+// which the writer and the reader share: a mistake there shows up as a disagreement with this decoder.
 
 export type TypedNode =
   | { type: 'map'; value: Record<string, TypedNode> }
@@ -133,14 +134,14 @@ export interface FileSections {
 
 /** Splits a database file into its sections, decoding the metadata map with exact types. */
 export function fileSections(buf: Buffer): FileSections {
-  const at = buf.lastIndexOf(METADATA_MARKER);
+  const at = buf.lastIndexOf(METADATA_START_MARKER);
   if (at < 0) throw new Error('no metadata marker');
-  const { node: metadata } = decodeTyped(buf, at + METADATA_MARKER.length, at + METADATA_MARKER.length);
+  const { node: metadata } = decodeTyped(buf, at + METADATA_START_MARKER.length, at + METADATA_START_MARKER.length);
   if (metadata.type !== 'map') throw new Error('metadata is not a map');
   const nodeCount = Number(metadata.value.node_count.value);
   const recordSize = Number(metadata.value.record_size.value);
   const treeSize = (nodeCount * recordSize) / 4;
-  return { nodeCount, recordSize, treeSize, dataStart: treeSize + 16, dataEnd: at, metadata };
+  return { nodeCount, recordSize, treeSize, dataStart: treeSize + DATA_SECTION_SEPARATOR_SIZE, dataEnd: at, metadata };
 }
 
 /** All top-level values laid out one after another in the data section. */

@@ -32,13 +32,14 @@
  * explains a tree alias cannot express Teredo's XOR'd address, so we do not.)
  */
 import { z } from 'zod';
+import { DATA_SECTION_SEPARATOR_SIZE, type RecordSize, searchTreeSize } from '../../core/mmdb-format.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 import { assembleDataSection, ValueStore } from './data-section.ts';
 import { MmdbValueError } from './encoder.ts';
 import { encodeMetadata } from './metadata.ts';
 import { networkError, parseNetwork } from './network.ts';
 import { NetworkTable, resolveOverlaps } from './overlap.ts';
-import { BuildTree, chooseRecordSize, DATA_SECTION_SEPARATOR_SIZE, layoutTree, type RecordSize, recordSizeFits, writeTree } from './search-tree.ts';
+import { BuildTree, chooseRecordSize, layoutTree, recordSizeFits, writeTree } from './search-tree.ts';
 import { type MmdbStorable, UINT64_MAX } from './value.ts';
 
 export const MmdbWriterOptions = z
@@ -171,7 +172,7 @@ export class MmdbWriter {
       buildEpoch: BigInt(this.options.buildEpoch ?? Math.floor(Date.now() / 1000)),
     });
 
-    const treeSize = (layout.nodeCount * recordSize) / 4;
+    const treeSize = searchTreeSize(layout.nodeCount, recordSize);
     const dataStart = treeSize + DATA_SECTION_SEPARATOR_SIZE;
     const out = Buffer.allocUnsafe(dataStart + dataSize + metadata.length);
     writeTree(out, tree, layout, data.offsets, recordSize);

@@ -6,9 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { CustomersFile } from '../../core/customer-records.ts';
 import { CsvSyntaxError, csvRecordBatches } from './csv-records.ts';
 import { FAST_ROWS, type FastRow, type FastRowFactory } from './fast-rows.ts';
-import { CustomersFile, SOURCE_FILES } from './schema.ts';
+import { SOURCE_FILES } from './schema.ts';
 
 export class SourceError extends Error {}
 

@@ -6,8 +6,8 @@
  * carry an Origin, come from this server's own origin — so a foreign page can neither forge nor replay a request.
  */
 import express, { type Request, type RequestHandler, type Router } from 'express';
+import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, type Provisioned, updateCustomer } from '../customers/provision.ts';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AllowedDomains } from '../../core/allowed-domain.ts';
 import { isHostAllowed, normaliseAllowedDomain, requestHost } from './allowed-origin.ts';
 
 describe('requestHost', () => {
@@ -59,5 +60,14 @@ describe('remembered work', () => {
       expect(isHostAllowed('WWW.Acme.Test.', v1)).toBe(true);
       expect(isHostAllowed('acme.test', v1)).toBe(false);
     }
+  });
+});
+
+describe('allowed domains as stored (core/allowed-domain.ts)', () => {
+  it('stores international names so a browser Origin (always punycode) matches', () => {
+    const stored = AllowedDomains.parse(['bücher.example']);
+    expect(isHostAllowed(requestHost('https://xn--bcher-kva.example', undefined), stored)).toBe(true);
+    // A browser given the Unicode form also sends punycode: URL parsing does the same conversion.
+    expect(isHostAllowed(requestHost('https://bücher.example', undefined), stored)).toBe(true);
   });
 });

@@ -3,8 +3,8 @@
  * a public web tag id. Resolves to the customer and the settings that shape the answer.
  */
 
+import type { ApiGroup } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import type { ApiGroup } from '../../data/sources/schema.ts';
 import type { AccessRecords, CustomerRecord, TagRecord, TokenRecord } from '../state/store.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
 import { isEntitled } from './entitlements.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_GROUPS } from '../../data/sources/schema.ts';
+import { API_GROUPS } from '../../core/customer-records.ts';
 import { isEntitled } from './entitlements.ts';
 
 describe('isEntitled', () => {

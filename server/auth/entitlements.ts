@@ -4,7 +4,7 @@
  * need the `people-enrichment` package AND one of those. People Search is "not shown" there: we sell it
  * with People Enrichment, whose ids it returns.
  */
-import type { ApiGroup, Package } from '../../data/sources/schema.ts';
+import type { ApiGroup, Package } from '../../core/customer-records.ts';
 
 export interface GroupEntitlement {
   /** At least one of these packages. */

@@ -1,34 +1,46 @@
-/** The CLI as users run it: a real process, a real SQLite file, --json output parsed. */
+/**
+ * The CLI as users run it, called in-process (`runCli`): a real SQLite file, --json output parsed, exit
+ * codes. A few cases start the real process (`npm run svc`, node with tsx) to prove the binary is the function.
+ */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCliCollected } from './run.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function svc(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return svcWith({}, ...args);
+interface Result {
+  code: number;
+  out: string;
+  err: string;
 }
 
-async function svcWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+/** `svc ARGS` in this process, its output collected; `cwd` and `env` (beside SVC_STATE) as a shell would give them. */
+async function svcIn({ cwd, env = {} }: { cwd?: string; env?: Record<string, string> }, ...args: string[]): Promise<Result> {
+  const { code, stdout, stderr } = await runCliCollected(args, { env: { ...process.env, SVC_STATE: join(dir, 'svc.db'), ...env }, cwd });
+  return { code, out: stdout, err: stderr };
+}
+const svc = (...args: string[]) => svcIn({}, ...args);
+
+/** The real process: `command` (node or npm) with its arguments, the same state file. */
+async function spawned(command: string, args: string[], env: Record<string, string> = {}): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
-      env: { ...process.env, SVC_STATE: join(dir, 'svc.db'), ...env },
-      timeout: 60_000,
-    });
+    const { stdout, stderr } = await run(command, args, { env: { ...process.env, SVC_STATE: join(dir, 'svc.db'), ...env }, timeout: 60_000 });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
     return { code: x.code, out: x.stdout, err: x.stderr };
   }
 }
+const svcProcess = (env: Record<string, string>, ...args: string[]) => spawned(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], env);
 
-// Each case starts several real CLI processes (tsx, a second or more each on a loaded 2-core machine).
-describe('svc CLI', { timeout: 240_000 }, () => {
+// The cases that start real processes take a second or more each on a loaded 2-core machine.
+describe('svc CLI', { timeout: 120_000 }, () => {
   it('creates a customer, a token shown once, a tag with its snippet, and lists tokens without secrets', async () => {
     const customer = JSON.parse(
       (await svc('customer', 'create', '--id', 'globex', '--name', 'Globex', '--packages', 'platform,advanced', '--identification-credits', '10', '--json'))
@@ -60,7 +72,10 @@ describe('svc CLI', { timeout: 240_000 }, () => {
       integrations: ['salesforce'],
     });
 
-    const list = await svc('token', 'list', '--customer', 'globex', '--json');
+    // The real process, on the file the function wrote: the same command, its JSON on stdout, exit 0.
+    const list = await svcProcess({}, 'token', 'list', '--customer', 'globex', '--json');
+    expect(list).toMatchObject({ code: 0, err: '' });
+    expect(list.out).toBe((await svc('token', 'list', '--customer', 'globex', '--json')).out);
     expect(list.out).not.toContain(token.token);
     expect(list.out).not.toContain(customer.lead_scoring_token.token);
     expect(
@@ -98,6 +113,18 @@ describe('svc CLI', { timeout: 240_000 }, () => {
     const help = await svc('--help');
     expect(help.code).toBe(0);
     expect(help.out).toContain('data generate --out DIR');
+    expect(help.err).toBe('');
+    expect((await svc('bogus')).err).toMatch(/^svc: unknown command "bogus"\n\nsvc — /);
+    const parseError = await svc('token', 'list', '--wat', '--json');
+    expect(parseError.code).toBe(2);
+    expect(JSON.parse(parseError.out)).toEqual({ status: 'error', message: expect.stringMatching(/--wat/) });
+    expect(parseError.err).toMatch(/\nusage: token list \[--customer ID\]\n$/);
+  });
+
+  it('npm run svc -- --help: the real binary prints the same help as the function', async () => {
+    const help = await spawned('npm', ['run', 'svc', '--', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain((await svc('--help')).out);
   });
 
   it('customer create refuses an existing id (exit 2, nothing changed); customer update changes only the options given', async () => {
@@ -212,8 +239,19 @@ describe('svc CLI', { timeout: 240_000 }, () => {
     expect(JSON.parse((await svc('customer', 'import', file, '--json')).out).imported).toEqual(['fileco']);
   });
 
+  it('takes relative paths (FILE, SVC_STATE) from the folder it is run in', async () => {
+    const here = { cwd: dir, env: { SVC_STATE: 'here.db' } };
+    writeFileSync(join(dir, 'here.json'), JSON.stringify({ customers: [{ id: 'hereco', name: 'Here Co', packages: ['platform'] }] }));
+    expect(JSON.parse((await svcIn(here, 'customer', 'import', 'here.json', '--json')).out).imported).toEqual(['hereco']);
+    expect(existsSync(join(dir, 'here.db'))).toBe(true);
+    const exported = await svcIn(here, 'state', 'export', 'here.jsonl', '--json');
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.out)).toMatchObject({ file: 'here.jsonl', from: `SQLite ${join(dir, 'here.db')}` });
+    expect(readFileSync(join(dir, 'here.jsonl'), 'utf8')).toContain('"hereco"');
+  });
+
   it('serve refuses to start with a short admin token, with a clear message and no stack trace', async () => {
-    const res = await svcWith({ SVC_ADMIN_TOKEN: 'admin-secret', PORT: '0' }, 'serve');
+    const res = await svcProcess({ SVC_ADMIN_TOKEN: 'admin-secret', PORT: '0' }, 'serve');
     expect(res.code).toBe(2);
     expect(res.err).toMatch(/SVC_ADMIN_TOKEN must be at least 20 characters/);
     expect(res.err).not.toMatch(/\n\s+at /);

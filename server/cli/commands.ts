@@ -1,17 +1,16 @@
 /** The CLI's commands: each parses its options, calls the module that does the work, and prints. */
 import { resolve } from 'node:path';
+import { API_GROUPS, ApiGroup, CustomerPatch, CustomerSeed, PACKAGES } from '../../core/customer-records.ts';
+import { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
-import { API_GROUPS, ApiGroup, CustomerPatch, CustomerSeed, PACKAGES } from '../../data/sources/schema.ts';
-import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
 import { withAdvice } from '../auth/rotation.ts';
-import { loadConfig } from '../config.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, type Provisioned, provisionCustomer, updateCustomer } from '../customers/provision.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { TokenRecord } from '../state/store.ts';
-import { emit, intOption, listOption, requireOption, UsageError } from './output.ts';
+import { type CommandContext, emit, intOption, listOption, pathIn, requireOption, UsageError } from './output.ts';
 import { STATE_COMMANDS } from './state-commands.ts';
-import { withStore } from './with-store.ts';
+import { configFor, withStore } from './with-store.ts';
 
 type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -20,10 +19,16 @@ export interface Command {
   summary: string;
   help?: string;
   options: Options;
-  /** Resolves to the exit code, or to nothing for 0 (main.ts: `?? 0`). */
+  /** Resolves to the exit code, or to nothing for 0 (run.ts: `?? 0`). Writes and reads only through `ctx.io`. */
   // `undefined` instead of `void` would reject commands' bare `return;` and state-commands.ts's Promise<void>.
   // biome-ignore lint/suspicious/noConfusingVoidType: `void` is a return value here: "no exit code".
-  run(values: Record<string, unknown>, positionals: string[], json: boolean): Promise<number | void>;
+  run(values: Record<string, unknown>, positionals: string[], ctx: CommandContext): Promise<number | void>;
+}
+
+/** The progress display of a long data job: on the CLI's stderr when both its streams are a terminal. */
+async function progressOf({ json, io }: CommandContext) {
+  const { SILENT, terminalProgress } = await import('../../data/progress.ts');
+  return io.stdout.isTTY && io.stderr.isTTY ? terminalProgress(json, io.stderr as NodeJS.WriteStream) : SILENT;
 }
 
 /** Options shared by `customer create` and `customer update`. */
@@ -46,9 +51,9 @@ function customerFields(v: Record<string, unknown>) {
   };
 }
 
-function emitCustomer(json: boolean, verb: string, { customer, leadScoringToken }: Provisioned): void {
+function emitCustomer(ctx: CommandContext, verb: string, { customer, leadScoringToken }: Provisioned): void {
   emit(
-    json,
+    ctx,
     { ...customer, lead_scoring_token: leadScoringToken ?? null },
     () =>
       `customer ${customer.id} (${customer.name}) ${verb}: ${customer.packages.join(', ') || 'no packages'}; credits ${customer.identification_credits} identification, ${customer.enrichment_credits} enrichment; contract from ${customer.contract_start}` +
@@ -81,8 +86,8 @@ export const COMMANDS: Record<string, Command> = {
       demo: { type: 'boolean' },
       workers: { type: 'string' },
     },
-    async run(v, _p, json) {
-      const config = loadConfig(process.env, {
+    async run(v, _p, ctx) {
+      const config = configFor(ctx.io, {
         PORT: v.port as string | undefined,
         HOST: v.host as string | undefined,
         SVC_DATA: v.data as string | undefined,
@@ -99,7 +104,7 @@ export const COMMANDS: Record<string, Command> = {
       const { createLogger } = await import('../http/logger.ts');
       const log = createLogger(config.SVC_LOG);
       const running = await startServer(config, log);
-      if (json) emit(true, { url: running.url, port: running.port }, () => '');
+      if (ctx.json) emit(ctx, { url: running.url, port: running.port }, () => '');
       exitOnSignals(() => running.close(), config.SVC_SHUTDOWN_TIMEOUT_MS, log);
       await new Promise(() => {});
     },
@@ -109,16 +114,15 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'data generate --out DIR [--companies N] [--seed S]',
     summary: 'write deterministic sample sources (same seed → byte-identical files)',
     options: { out: { type: 'string' }, companies: { type: 'string' }, seed: { type: 'string' } },
-    async run(v, _p, json) {
+    async run(v, _p, ctx) {
       const { generateSources } = await import('../../data/generate/generate.ts');
-      const { terminalProgress } = await import('../../data/progress.ts');
       const summary = await generateSources({
-        out: requireOption(v, 'out'),
+        out: pathIn(ctx.io, requireOption(v, 'out')),
         companies: intOption(v, 'companies', 2000)!,
         seed: (v.seed as string | undefined) ?? '1',
-        progress: terminalProgress(json),
+        progress: await progressOf(ctx),
       });
-      emit(json, summary, () => `generated ${JSON.stringify(summary)}`);
+      emit(ctx, summary, () => `generated ${JSON.stringify(summary)}`);
     },
   },
 
@@ -147,24 +151,24 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       firmographics: { type: 'string' },
       mapping: { type: 'string' },
     },
-    async run(v, _p, json) {
+    async run(v, _p, ctx) {
       const { importSources } = await import('../../data/import/import.ts');
       const { formatReport } = await import('../../data/import/report.ts');
-      const { terminalProgress } = await import('../../data/progress.ts');
       const out = requireOption(v, 'out');
+      const file = (name: string) => (v[name] === undefined ? undefined : pathIn(ctx.io, v[name] as string));
       const report = await importSources({
-        out,
-        geoip2Enterprise: v['geoip2-enterprise'] as string | undefined,
-        geoip2Isp: v['geoip2-isp'] as string | undefined,
-        geoip2Domain: v['geoip2-domain'] as string | undefined,
-        asnMmdb: v['asn-mmdb'] as string | undefined,
-        asnCsv: v['asn-csv'] as string | undefined,
-        city: v.city as string | undefined,
-        firmographics: v.firmographics as string | undefined,
-        mapping: v.mapping as string | undefined,
-        progress: terminalProgress(json),
+        out: pathIn(ctx.io, out),
+        geoip2Enterprise: file('geoip2-enterprise'),
+        geoip2Isp: file('geoip2-isp'),
+        geoip2Domain: file('geoip2-domain'),
+        asnMmdb: file('asn-mmdb'),
+        asnCsv: file('asn-csv'),
+        city: file('city'),
+        firmographics: file('firmographics'),
+        mapping: file('mapping'),
+        progress: await progressOf(ctx),
       });
-      emit(json, report, () => `imported into ${resolve(out)} (next: data build --in ${out} --out DIR)\n${formatReport(report)}`);
+      emit(ctx, report, () => `imported into ${resolve(ctx.io.cwd, out)} (next: data build --in ${out} --out DIR)\n${formatReport(report)}`);
     },
   },
 
@@ -172,22 +176,21 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     usage: 'data build --in DIR --out DIR [--if-stale] [--report]',
     summary: 'build networks.mmdb and catalog.db from a sources folder (atomic replace); --report adds the coverage report',
     options: { in: { type: 'string' }, out: { type: 'string' }, 'if-stale': { type: 'boolean' }, report: { type: 'boolean' } },
-    async run(v, _p, json) {
+    async run(v, _p, ctx) {
       // Loaded on use: each command pulls in only the modules it needs, so the CLI starts fast.
       const { buildDataset, isStale } = await import('../../data/build/build.ts');
-      const input = requireOption(v, 'in');
+      const input = pathIn(ctx.io, requireOption(v, 'in'));
       const out = requireOption(v, 'out');
-      if (v['if-stale'] && !isStale(input, out)) {
-        emit(json, { out, skipped: true }, () => `${out} is up to date`);
+      if (v['if-stale'] && !isStale(input, pathIn(ctx.io, out))) {
+        emit(ctx, { out, skipped: true }, () => `${out} is up to date`);
         return;
       }
-      const { terminalProgress } = await import('../../data/progress.ts');
-      const summary = await buildDataset({ in: input, out, progress: terminalProgress(json) });
-      const line = `built ${resolve(out)}: ${summary.networks} networks, ${summary.companies} companies, ${summary.people} people in ${summary.ms} ms`;
-      if (!v.report) return emit(json, summary, () => line);
+      const summary = await buildDataset({ in: input, out: pathIn(ctx.io, out), progress: await progressOf(ctx) });
+      const line = `built ${resolve(ctx.io.cwd, out)}: ${summary.networks} networks, ${summary.companies} companies, ${summary.people} people in ${summary.ms} ms`;
+      if (!v.report) return emit(ctx, summary, () => line);
       const { coverageOfSources, formatReport } = await import('../../data/import/report.ts');
       const report = await coverageOfSources(input);
-      emit(json, { ...summary, report }, () => `${line}\n${formatReport(report)}`);
+      emit(ctx, { ...summary, report }, () => `${line}\n${formatReport(report)}`);
     },
   },
 
@@ -196,14 +199,14 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     summary: `create a new customer; an existing id is an error and changes nothing (packages: ${PACKAGES.join(', ')})`,
     help: '\nTo change a customer use `customer update ID`; `customer import FILE` replaces customers from a file.\n',
     options: { id: { type: 'string' }, ...CUSTOMER_OPTIONS },
-    async run(v, _p, json) {
+    async run(v, _p, ctx) {
       const given = customerFields(v);
       const seed = CustomerSeed.parse({
         ...Object.fromEntries(Object.entries(given).filter(([, x]) => x !== undefined)),
         id: requireOption(v, 'id'),
         name: requireOption(v, 'name'),
       });
-      emitCustomer(json, 'created', await withStore((store) => createCustomer(store, seed)));
+      emitCustomer(ctx, 'created', await withStore(ctx.io, (store) => createCustomer(store, seed)));
     },
   },
 
@@ -211,12 +214,12 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     usage: 'customer update ID [--name NAME] [--packages LIST] [--identification-credits N] [--enrichment-credits N] [--contract-start YYYY-MM-DD]',
     summary: 'change a customer: only the options given are changed (products, segments and tags are kept)',
     options: CUSTOMER_OPTIONS,
-    async run(v, positionals, json) {
+    async run(v, positionals, ctx) {
       const id = positionals[0];
       if (!id) throw new UsageError('ID is required');
       const patch = CustomerPatch.parse(Object.fromEntries(Object.entries(customerFields(v)).filter(([, x]) => x !== undefined)));
       if (Object.keys(patch).length === 0) throw new UsageError('nothing to change: give at least one option');
-      emitCustomer(json, 'updated', await withStore((store) => updateCustomer(store, id, patch)));
+      emitCustomer(ctx, 'updated', await withStore(ctx.io, (store) => updateCustomer(store, id, patch)));
     },
   },
 
@@ -224,18 +227,18 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     usage: 'customer import FILE',
     summary: 'seed or replace the customers of a customers.json file (with products, segments, tags): the file is the truth',
     options: {},
-    async run(_v, positionals, json) {
+    async run(_v, positionals, ctx) {
       const file = positionals[0];
       if (!file) throw new UsageError('FILE is required');
-      const { customers } = readCustomersFile(file);
-      const imported = await withStore(async (store) => {
+      const { customers } = readCustomersFile(pathIn(ctx.io, file));
+      const imported = await withStore(ctx.io, async (store) => {
         const out = [];
         for (const c of customers) out.push(await provisionCustomer(store, c));
         return out;
       });
       const generated = imported.filter((p) => p.leadScoringToken).map((p) => ({ customer: p.customer.id, ...p.leadScoringToken! }));
       emit(
-        json,
+        ctx,
         { imported: imported.map((p) => p.customer.id), lead_scoring_tokens: generated },
         () =>
           `imported ${imported.map((p) => p.customer.id).join(', ')}` +
@@ -257,10 +260,10 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       'segment-names': { type: 'boolean' },
       'rate-limit': { type: 'string' },
     },
-    async run(v, _p, json) {
+    async run(v, _p, ctx) {
       const group = ApiGroup.safeParse(requireOption(v, 'group'));
       if (!group.success) throw new UsageError(`--group must be one of ${API_GROUPS.join(', ')}`);
-      const { record, secret } = await withStore((store) =>
+      const { record, secret } = await withStore(ctx.io, (store) =>
         store.createToken({
           customer_id: requireOption(v, 'customer'),
           api_group: group.data,
@@ -272,7 +275,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           rate_limit: intOption(v, 'rate-limit', DEFAULT_TOKEN_LIMIT),
         }),
       );
-      emit(json, { ...record, token: secret }, () => `${tokenLine(record)}\n\nToken (shown once, store it now): ${secret}`);
+      emit(ctx, { ...record, token: secret }, () => `${tokenLine(record)}\n\nToken (shown once, store it now): ${secret}`);
     },
   },
 
@@ -280,9 +283,9 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     usage: 'token list [--customer ID]',
     summary: 'list tokens (never their secrets)',
     options: { customer: { type: 'string' } },
-    async run(v, _p, json) {
-      const tokens = (await withStore((store) => store.listTokens(v.customer as string | undefined))).map((t) => withAdvice(t));
-      emit(json, tokens, () =>
+    async run(v, _p, ctx) {
+      const tokens = (await withStore(ctx.io, (store) => store.listTokens(v.customer as string | undefined))).map((t) => withAdvice(t));
+      emit(ctx, tokens, () =>
         tokens.length ? tokens.map((t) => tokenLine(t) + (t.needs_rotation ? `\n    ! ${t.reasons.join('; ')}` : '')).join('\n') : 'no tokens',
       );
     },
@@ -300,19 +303,19 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           rotate: 'replace the secret of a token; the new one is shown once',
         }[action],
         options: {},
-        async run(_v, positionals, json) {
+        async run(_v, positionals, ctx) {
           const id = positionals[0];
           if (!id) throw new UsageError('ID is required');
-          await withStore(async (store) => {
+          await withStore(ctx.io, async (store) => {
             if (action === 'delete') {
               await store.deleteToken(id);
-              emit(json, { id, deleted: true }, () => `deleted ${id}`);
+              emit(ctx, { id, deleted: true }, () => `deleted ${id}`);
             } else if (action === 'rotate') {
               const { record, secret } = await store.rotateToken(id);
-              emit(json, { ...record, token: secret }, () => `${tokenLine(record)}\n\nNew token (shown once): ${secret}`);
+              emit(ctx, { ...record, token: secret }, () => `${tokenLine(record)}\n\nNew token (shown once): ${secret}`);
             } else {
               const record = await store.setTokenStatus(id, action === 'activate' ? 'active' : 'inactive');
-              emit(json, record, () => tokenLine(record));
+              emit(ctx, record, () => tokenLine(record));
             }
           });
         },
@@ -324,14 +327,14 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     usage: 'credits show --customer ID',
     summary: 'credit balances for the current contract year and usage per API and month',
     options: { customer: { type: 'string' } },
-    async run(v, _p, json) {
-      const report = await withStore(async (store) => {
+    async run(v, _p, ctx) {
+      const report = await withStore(ctx.io, async (store) => {
         const id = requireOption(v, 'customer');
         const customer = await store.getCustomer(id);
         if (!customer) throw new UsageError(`unknown customer ${id}`);
         return creditReport(store, customer);
       });
-      emit(json, report, () =>
+      emit(ctx, report, () =>
         [
           `customer ${report.customer} (contract from ${report.contract_start})`,
           ...report.balances.map((b) => `  ${b.pool.padEnd(15)} ${b.period}: ${b.used} used of ${b.quota}, ${b.remaining} left`),
@@ -362,8 +365,8 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       'tag-id': { type: 'string' },
       endpoint: { type: 'string' },
     },
-    async run(v, _p, json) {
-      const tag = await withStore((store) =>
+    async run(v, _p, ctx) {
+      const tag = await withStore(ctx.io, (store) =>
         store.createTag({
           customer_id: requireOption(v, 'customer'),
           tag_id: v['tag-id'] as string | undefined,
@@ -374,11 +377,11 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           visitor_rate_limit: intOption(v, 'visitor-rate-limit'),
         }),
       );
-      const endpoint = (v.endpoint as string | undefined) ?? process.env.SVC_PUBLIC_URL ?? `http://localhost:${loadConfig().PORT}`;
+      const endpoint = (v.endpoint as string | undefined) ?? ctx.io.env.SVC_PUBLIC_URL ?? `http://localhost:${configFor(ctx.io).PORT}`;
       const { renderSnippet } = await import('../../tag/snippet.ts');
       const snippet = renderSnippet({ tagId: tag.tag_id, endpoint });
       emit(
-        json,
+        ctx,
         { tagId: tag.tag_id, snippet, ...tag },
         () =>
           `tag ${tag.tag_id} for ${tag.allowed_domains.join(', ')} (${tag.rate_limit}/min, ${tag.visitor_rate_limit}/min per visitor)\n\nPaste into every page, in <head>:\n\n${snippet}`,

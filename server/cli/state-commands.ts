@@ -2,16 +2,20 @@
 import type { Config } from '../config.ts';
 import { exportStateFile, importStateFile, type TransferStores } from '../state/transfer-file.ts';
 import type { Command } from './commands.ts';
-import { emit, UsageError } from './output.ts';
+import { type CommandContext, emit, pathIn, UsageError } from './output.ts';
 import { withAllStores } from './with-store.ts';
 
 const backendName = (config: Config) => (config.SVC_REDIS_URL ? `Redis ${new URL(config.SVC_REDIS_URL).host}` : `SQLite ${config.SVC_STATE}`);
 
-/** Runs one transfer between the configured stores and FILE (the first positional). */
-function transfer(positionals: string[], fn: (stores: TransferStores, file: string, name: string) => Promise<void>): Promise<void> {
+/** Runs one transfer between the configured stores and FILE (the first positional; `at` is where it is). */
+function transfer(
+  { io }: CommandContext,
+  positionals: string[],
+  fn: (stores: TransferStores, file: string, at: string, name: string) => Promise<void>,
+): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required');
-  return withAllStores((stores, config) => fn(stores, file, backendName(config)));
+  return withAllStores(io, (stores, config) => fn(stores, file, pathIn(io, file), backendName(config)));
 }
 
 const WHAT = `
@@ -34,11 +38,11 @@ export const STATE_COMMANDS: Record<string, Command> = {
       'write all state (customers, tokens as hashes, tags, settings, credits and ledger, page views, webhook endpoints with secrets and their outbox) to FILE as JSON lines',
     help: WHAT,
     options: {},
-    run: (_v, positionals, json) =>
-      transfer(positionals, async (stores, file, name) => {
-        const c = await exportStateFile(stores, file);
+    run: (_v, positionals, ctx) =>
+      transfer(ctx, positionals, async (stores, file, at, name) => {
+        const c = await exportStateFile(stores, at);
         emit(
-          json,
+          ctx,
           { file, ...c, from: name },
           () => `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${name} to ${file}`,
         );
@@ -49,11 +53,11 @@ export const STATE_COMMANDS: Record<string, Command> = {
     summary: 'load a `state export` file into an empty store (SQLite, or Redis with SVC_REDIS_URL): state, page views and webhooks',
     help: '\nEvery line is checked, and the state, page views and webhook outbox found empty, before anything is written.\nA file from before page views and webhooks were exported imports too.\n',
     options: {},
-    run: (_v, positionals, json) =>
-      transfer(positionals, async (stores, file, name) => {
-        const c = await importStateFile(stores, file);
+    run: (_v, positionals, ctx) =>
+      transfer(ctx, positionals, async (stores, file, at, name) => {
+        const c = await importStateFile(stores, at);
         emit(
-          json,
+          ctx,
           { file, ...c, into: name },
           () => `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${file} into ${name}`,
         );

@@ -1,13 +1,11 @@
 /**
- * `svc state export` / `svc state import` as operators run them (real processes): SQLite → Redis →
+ * `svc state export` / `svc state import` as operators run them (`runCli`, in-process): SQLite → Redis →
  * SQLite loses nothing — the state store's records, the page views and tag sightings, the webhook
  * endpoints (with their secrets) and the outbox — and the CLI works against Redis through SVC_REDIS_URL.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisVisitStore } from '../state/redis-visits.ts';
 import { RedisWebhookStore } from '../state/redis-webhooks.ts';
@@ -23,8 +21,8 @@ import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { buildReport } from '../visits/report.ts';
 import type { WebhookEvent } from '../webhooks/schema.ts';
 import { generateSigningSecret, signatureHeader, verifySignature } from '../webhooks/signature.ts';
+import { runCliCollected } from './run.ts';
 
-const run = promisify(execFile);
 let dir: string;
 let redis: RedisServer;
 beforeAll(async () => {
@@ -36,10 +34,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const svc = async (env: Record<string, string>, ...args: string[]) =>
-  JSON.parse(
-    (await run(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args, '--json'], { env: { ...process.env, SVC_LOG: 'silent', ...env } })).stdout,
-  );
+/** `svc ARGS --json` with `env`: its JSON value; rejects with its stderr when it exits non-zero. */
+const svc = async (env: Record<string, string>, ...args: string[]) => {
+  const { code, stdout, stderr } = await runCliCollected([...args, '--json'], { env: { ...process.env, SVC_LOG: 'silent', ...env } });
+  if (code !== 0) throw new Error(`svc ${args.join(' ')} exited with ${code}: ${stderr}`);
+  return JSON.parse(stdout);
+};
 const lines = (file: string): TransferEntry[] =>
   readFileSync(file, 'utf8')
     .trim()

@@ -4,10 +4,24 @@ import { openStateStore } from '../state/open-store.ts';
 import type { StateStore } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
+import { type CliIo, pathIn } from './output.ts';
 
-export async function withStore<T>(fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const store = await openStateStore(config);
+/** Settings that name a file or folder: relative to the CLI's folder (`io.cwd`). */
+const PATH_SETTINGS = ['SVC_DATA', 'SVC_STATE', 'SVC_JOURNAL_DIR', 'SVC_SEED', 'SVC_DIST', 'SVC_EVENTS_DIR', 'SVC_GEOIP_DB'] as const;
+
+/** The configuration from the CLI's environment (`io.env`) and the command's flags. */
+export function configFor(io: CliIo, overrides: Partial<Record<keyof Config, string>> = {}): Config {
+  const config = loadConfig(io.env, overrides);
+  for (const key of PATH_SETTINGS) {
+    const path = config[key];
+    if (path !== undefined) config[key] = pathIn(io, path);
+  }
+  return config;
+}
+
+export async function withStore<T>(io: CliIo, fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
+  const config = configFor(io);
+  const store = await openStateStore(config, (m) => io.stderr.write(`svc state: ${m}\n`));
   try {
     return await fn(store, config);
   } finally {
@@ -22,10 +36,10 @@ export interface AllStores {
 }
 
 /** The state store with the visit store and the webhook outbox beside it, as a server opens them. */
-export async function withAllStores<T>(fn: (stores: AllStores, config: Config) => Promise<T>): Promise<T> {
+export async function withAllStores<T>(io: CliIo, fn: (stores: AllStores, config: Config) => Promise<T>): Promise<T> {
   // Loaded only here: every other command would pay for the Redis client and the recorder's modules.
   const [{ openVisitStore }, { openWebhookStore }] = await Promise.all([import('../visits/open-recorder.ts'), import('../state/open-webhook-store.ts')]);
-  return withStore(async (state, config) => {
+  return withStore(io, async (state, config) => {
     const visits = await openVisitStore(config, state);
     try {
       const webhooks = await openWebhookStore(config, state);

@@ -3,7 +3,7 @@
  * (`GROUP_PACKAGES`, `isEntitled`); the server still decides (403 when the packages do not cover the group).
  * Only type imports from the schema, so zod never reaches the browser bundle.
  */
-import type { ApiGroup } from '../../data/sources/schema.ts';
+import type { ApiGroup } from '../../core/customer-records.ts';
 import { GROUP_PACKAGES, isEntitled } from '../auth/entitlements.ts';
 
 /** Every group, in the order the README lists them. */

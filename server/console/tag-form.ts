@@ -1,6 +1,6 @@
 /**
  * The create-tag form as data: its fields as typed and the admin API body they become, checked by the
- * API's rules for allowed domains (at least one; the syntax check of server/auth/allowed-domain.ts that
+ * API's rules for allowed domains (at least one; the syntax check of core/allowed-domain.ts that
  * `NewTag` uses; tag-form.test.ts holds the two in step) so a person learns which field to fix before
  * sending; the server still validates everything and its 422 message is shown as it comes. The NewTag
  * schema itself is not imported: zod would multiply the console bundle's size.
@@ -8,14 +8,14 @@
  * (which bundle variant the tag serves) live in its settings.
  */
 
-// Type-only: tag/features.ts builds a zod schema, which must stay out of the console bundle.
-import type { FeatureName } from '../../tag/features.ts';
-import { parseAllowedDomains } from '../auth/allowed-domain.ts';
+import { parseAllowedDomains } from '../../core/allowed-domain.ts';
+// Type-only: core/tag-features.ts builds a zod schema, which must stay out of the console bundle.
+import type { FeatureName } from '../../core/tag-features.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { NewTag, TagSettings } from '../state/store.ts';
 import { splitList } from './token-form.ts';
 
-/** The tag's compile-time features (tag/features.ts FEATURE_NAMES); in a tag's settings an absent key is on. */
+/** The tag's compile-time features (core/tag-features.ts FEATURE_NAMES); in a tag's settings an absent key is on. */
 export const TAG_FEATURES: readonly FeatureName[] = ['personalisation', 'form_fill', 'spa', 'page_views', 'debug'];
 export type TagFeature = FeatureName;
 export const FEATURE_LABELS: Record<TagFeature, string> = {
@@ -77,7 +77,7 @@ export function tagRequestBody(customerId: string, f: TagFormFields): TagFormRes
   const body = { customer_id: customerId, allowed_domains: splitList(f.allowed_domains, /[,\s]+/), scores: f.scores, segment_names: f.segment_names, settings };
   if (body.allowed_domains.length === 0)
     return { ok: false, field: 'allowed_domains', message: 'Allowed domains: a web tag needs at least one allowed domain.' };
-  // The API's own syntax check (server/auth/allowed-domain.ts), which the console bundle can carry.
+  // The API's own syntax check (core/allowed-domain.ts), which the console bundle can carry.
   const domains = parseAllowedDomains(body.allowed_domains);
   if (!domains.ok) return { ok: false, field: 'allowed_domains', message: `Allowed domains: ${domains.message}` };
   return { ok: true, body: { ...body, allowed_domains: domains.value, rate_limit, visitor_rate_limit } };

@@ -4,9 +4,9 @@
  * validates everything again.
  */
 
-import type { ApiGroup } from '../../data/sources/schema.ts';
-import { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
-import { parseAllowedDomains } from '../auth/allowed-domain.ts';
+import { parseAllowedDomains } from '../../core/allowed-domain.ts';
+import type { ApiGroup } from '../../core/customer-records.ts';
+import { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 import type { NewToken } from '../state/store.ts';
 import { groupUsesDomains } from './groups.ts';
 
@@ -22,7 +22,7 @@ export interface TokenFormFields {
   rate_limit: string;
 }
 
-/** The server's default token limit (one vocabulary: data/sources/vocabulary.ts). */
+/** The server's default token limit (one vocabulary: core/vocabulary.ts). */
 export const DEFAULT_RATE_LIMIT = DEFAULT_TOKEN_LIMIT;
 export const MAX_RATE_LIMIT = 1_000_000;
 

@@ -5,7 +5,7 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { ApiGroup } from '../../data/sources/schema.ts';
+import type { ApiGroup } from '../../core/customer-records.ts';
 import { authenticateAnyToken, type Caller } from '../auth/authenticate.ts';
 import { apiRoute } from '../http/api-route.ts';
 import type { MeteringSteps } from '../http/pipeline.ts';

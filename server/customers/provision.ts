@@ -7,7 +7,7 @@
  *   update — only the fields given;
  *   import — the seed/replace path of `customer import FILE` and demo seeding: the file is the truth.
  */
-import type { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import type { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import type { AccessRecords, CustomerRecord } from '../state/store.ts';
 
 export const LEAD_SCORING_TOKEN_NAME = 'lead-scoring (generated)';

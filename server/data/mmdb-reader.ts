@@ -29,15 +29,28 @@
  *
  * Only IPv4 lookups: an IPv6 tree is entered at its IPv4 subtree (::/96), as the `maxmind` reader does for
  * a dotted quad. Normalising IPv4-mapped addresses is the caller's job (server/http/visitor-ip.ts).
+ *
+ * The format's numbers and names (field types, size and pointer bases, separator, record sizes, metadata
+ * marker and keys) are core/mmdb-format.ts, the same module our writer (data/mmdb/) writes by.
  */
-
-const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex'); // \xAB\xCD\xEFMaxMind.com
-const DATA_SECTION_SEPARATOR_SIZE = 16;
-const POINTER_BASE = [0, 2048, 526_336, 0];
+import {
+  DATA_SECTION_SEPARATOR_SIZE,
+  EXTENDED_TYPE,
+  FIELD_TYPE,
+  METADATA_KEYS,
+  METADATA_START_MARKER,
+  POINTER_BASE,
+  RECORD_SIZES,
+  type RecordSize,
+  SIZE_BASE_1,
+  SIZE_BASE_2,
+  SIZE_BASE_3,
+  searchTreeSize,
+} from '../../core/mmdb-format.ts';
 
 export interface MmdbMetadata {
   nodeCount: number;
-  recordSize: 24 | 28 | 32;
+  recordSize: RecordSize;
   ipVersion: 4 | 6;
   databaseType: string;
   buildEpoch: bigint | number;
@@ -111,7 +124,7 @@ export class MmdbReader<T = unknown> {
   readonly metadata: MmdbMetadata;
   private readonly buf: Buffer;
   private readonly nodeCount: number;
-  private readonly recordSize: 24 | 28 | 32;
+  private readonly recordSize: RecordSize;
   /** File offset of the data section: pointers are relative to it. */
   private readonly dataStart: number;
   /** Record value after walking the first `jumpBits` bits from the IPv4 start node, per prefix of that length. */
@@ -321,7 +334,7 @@ class DataDecoder {
     let p = this.cursor;
     const ctrl = b[p++];
     let type = ctrl >>> 5;
-    if (type === 1) {
+    if (type === FIELD_TYPE.pointer) {
       // Pointer: 001SSVVV; the value is what the target decodes to.
       const ss = (ctrl >>> 3) & 3;
       let packed: number;
@@ -333,26 +346,25 @@ class DataDecoder {
       return this.pointed(this.base + POINTER_BASE[ss] + packed);
     }
     if (type === 0) {
-      type = b[p++] + 7;
-      if (type < 8) throw new MmdbError(`corrupt MMDB: invalid extended type at offset ${p - 1}`);
+      type = b[p++] + EXTENDED_TYPE;
+      if (type <= EXTENDED_TYPE) throw new MmdbError(`corrupt MMDB: invalid extended type at offset ${p - 1}`);
     }
     let size = ctrl & 0x1f;
     if (size >= 29) {
-      if (size === 29) size = 29 + b[p++];
+      if (size === 29) size = SIZE_BASE_1 + b[p++];
       else if (size === 30) {
-        size = 285 + ((b[p] << 8) | b[p + 1]);
+        size = SIZE_BASE_2 + ((b[p] << 8) | b[p + 1]);
         p += 2;
       } else {
-        size = 65_821 + ((b[p] << 16) | (b[p + 1] << 8) | b[p + 2]);
+        size = SIZE_BASE_3 + ((b[p] << 16) | (b[p + 1] << 8) | b[p + 2]);
         p += 3;
       }
     }
     switch (type) {
-      case 2: // utf8_string
+      case FIELD_TYPE.utf8_string:
         this.cursor = p + size;
         return b.toString('utf8', p, p + size);
-      case 7: {
-        // map
+      case FIELD_TYPE.map: {
         this.cursor = p;
         const map: Record<string, unknown> = {};
         for (let i = 0; i < size; i++) {
@@ -361,38 +373,36 @@ class DataDecoder {
         }
         return Object.freeze(map);
       }
-      case 6: // uint32
-      case 5: // uint16
+      case FIELD_TYPE.uint32:
+      case FIELD_TYPE.uint16:
         this.cursor = p + size;
         if (size === 0) return 0;
         if (size <= 4) return b.readUIntBE(p, size);
         throw new MmdbError(`Invalid size for unsigned integer: ${size}`);
-      case 3: // double
+      case FIELD_TYPE.double:
         this.cursor = p + size;
         return b.readDoubleBE(p);
-      case 11: {
-        // array
+      case FIELD_TYPE.array: {
         this.cursor = p;
         const arr = new Array<unknown>(size);
         for (let i = 0; i < size; i++) arr[i] = this.decode();
         return Object.freeze(arr);
       }
-      case 14: // boolean: the size is the value
+      case FIELD_TYPE.boolean: // the size is the value
         this.cursor = p;
         return size !== 0;
-      case 15: // float
+      case FIELD_TYPE.float:
         this.cursor = p + size;
         return b.readFloatBE(p);
-      case 4: // bytes
+      case FIELD_TYPE.bytes:
         this.cursor = p + size;
         return b.subarray(p, p + size);
-      case 8: // int32 (fewer than 4 bytes read unsigned, as mmdb-lib does)
+      case FIELD_TYPE.int32: // fewer than 4 bytes read unsigned, as mmdb-lib does
         this.cursor = p + size;
         if (size === 0) return 0;
         return size < 4 ? b.readUIntBE(p, size) : b.readInt32BE(p);
-      case 9: // uint64
-      case 10: {
-        // uint128
+      case FIELD_TYPE.uint64:
+      case FIELD_TYPE.uint128: {
         this.cursor = p + size;
         if (size > 16) throw new MmdbError(`Invalid size for big unsigned integer: ${size}`);
         let n = 0n;
@@ -405,27 +415,28 @@ class DataDecoder {
 }
 
 function readMetadata(buf: Buffer): MmdbMetadata {
-  const at = buf.lastIndexOf(METADATA_MARKER);
+  const at = buf.lastIndexOf(METADATA_START_MARKER);
   if (at < 0) throw new MmdbError('not a MaxMind DB file: metadata marker not found');
-  const start = at + METADATA_MARKER.length;
+  const start = at + METADATA_START_MARKER.length;
   // Metadata pointers are relative to the metadata start: decode it with a reader-like view over it.
   const m = new DataDecoder(buf, start, 6).decodeAt(start) as Record<string, unknown>;
-  const recordSize = Number(m.record_size);
-  if (recordSize !== 24 && recordSize !== 28 && recordSize !== 32) throw new MmdbError(`Unsupported record size ${String(m.record_size)}`);
-  const ipVersion = Number(m.ip_version);
-  if (ipVersion !== 4 && ipVersion !== 6) throw new MmdbError(`Unsupported ip_version ${String(m.ip_version)}`);
-  const nodeCount = Number(m.node_count);
-  if (!Number.isInteger(nodeCount) || nodeCount < 0) throw new MmdbError(`Invalid node_count ${String(m.node_count)}`);
+  const K = METADATA_KEYS;
+  const recordSize = Number(m[K.recordSize]) as RecordSize;
+  if (!RECORD_SIZES.includes(recordSize)) throw new MmdbError(`Unsupported record size ${String(m[K.recordSize])}`);
+  const ipVersion = Number(m[K.ipVersion]);
+  if (ipVersion !== 4 && ipVersion !== 6) throw new MmdbError(`Unsupported ip_version ${String(m[K.ipVersion])}`);
+  const nodeCount = Number(m[K.nodeCount]);
+  if (!Number.isInteger(nodeCount) || nodeCount < 0) throw new MmdbError(`Invalid node_count ${String(m[K.nodeCount])}`);
   return {
     nodeCount,
     recordSize,
     ipVersion,
-    databaseType: String(m.database_type ?? ''),
-    buildEpoch: m.build_epoch as bigint | number,
-    binaryFormatMajorVersion: Number(m.binary_format_major_version),
-    binaryFormatMinorVersion: Number(m.binary_format_minor_version),
-    description: (m.description ?? {}) as Record<string, string>,
-    languages: (m.languages ?? []) as string[],
-    searchTreeSize: (nodeCount * recordSize) / 4,
+    databaseType: String(m[K.databaseType] ?? ''),
+    buildEpoch: m[K.buildEpoch] as bigint | number,
+    binaryFormatMajorVersion: Number(m[K.binaryFormatMajorVersion]),
+    binaryFormatMinorVersion: Number(m[K.binaryFormatMinorVersion]),
+    description: (m[K.description] ?? {}) as Record<string, string>,
+    languages: (m[K.languages] ?? []) as string[],
+    searchTreeSize: searchTreeSize(nodeCount, recordSize),
   };
 }

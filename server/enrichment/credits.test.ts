@@ -3,7 +3,7 @@
  * other test's exports make a record "already exported this month".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiGroup, CustomerSeed } from '../../data/sources/schema.ts';
+import type { ApiGroup, CustomerSeed } from '../../core/customer-records.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 

@@ -1,7 +1,7 @@
 /** Integration: the company-level enrichment routes over real HTTP, every status of the spec's error table. */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiGroup } from '../../data/sources/schema.ts';
+import type { ApiGroup } from '../../core/customer-records.ts';
 import { leadSources, plainCustomer, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { cachedTokens, startTestServer, type TestServer } from '../testing/test-server.ts';
 import {

@@ -9,7 +9,7 @@
  */
 import type { Request, Router } from 'express';
 import type { z } from 'zod';
-import type { ApiGroup } from '../../data/sources/schema.ts';
+import type { ApiGroup } from '../../core/customer-records.ts';
 import { authenticateToken, type Caller } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';

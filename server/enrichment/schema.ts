@@ -5,7 +5,7 @@
  * Lengths: email ≤ 254, domain ≤ 253, every other field ≤ 500 characters (longer → 422).
  */
 import { z } from 'zod';
-import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../../data/sources/vocabulary.ts';
+import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../../core/vocabulary.ts';
 import { nullableText } from '../http/null-rule.ts';
 import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, requireAll, text } from './request-body.ts';
 

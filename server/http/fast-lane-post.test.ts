@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import express, { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiGroup } from '../../data/sources/schema.ts';
+import type { ApiGroup } from '../../core/customer-records.ts';
 import { httpRequests } from '../observability/metrics.ts';
 import { leadSources, plainCustomer, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { cachedTokens, startTestServer, type TestServer } from '../testing/test-server.ts';

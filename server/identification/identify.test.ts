@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerSeed } from '../../core/customer-records.ts';
 import { CustomerRecord } from '../state/store.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { COMMENTS, type IdentifyInput, identify } from './identify.ts';

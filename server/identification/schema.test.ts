@@ -5,7 +5,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PROFILE_FITS } from '../../data/sources/vocabulary.ts';
+import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PROFILE_FITS } from '../../core/vocabulary.ts';
 import type { BuyingStage, CompanyMatch, Confidence, ProfileFit, SvcCompany, SvcData, SvcScore, SvcSegments } from '../../tag/src/types.ts';
 import { CompanyScore, IdentificationResponse, IdentifiedCompany, Segments } from './schema.ts';
 

@@ -5,7 +5,7 @@
  * `schema.test.ts` keeps the tag's public types (tag/src/types.ts) equal to these.
  */
 import { z } from 'zod';
-import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PROFILE_FITS } from '../../data/sources/vocabulary.ts';
+import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PROFILE_FITS } from '../../core/vocabulary.ts';
 import { nullableText } from '../http/null-rule.ts';
 
 export const IdentifiedCompany = z.object({

@@ -11,7 +11,7 @@
 import type { Caller } from '../auth/authenticate.ts';
 
 export const WINDOW_MS = 60_000;
-export { DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
+export { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 export const TAG_PER_VISITOR_LIMIT = 300;
 export const TAG_CEILING = 6_000;
 

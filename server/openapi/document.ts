@@ -7,8 +7,8 @@
  * through Stoplight Prism against it — so it cannot drift from the code.
  */
 import { z } from 'zod';
+import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { ALSO_STATUS, ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
-import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
 import { UsageResponse } from '../credits/usage-route.ts';
 import {
   CombinedBody,

@@ -14,15 +14,14 @@
  *   same (fields that move with time or with earlier calls masked), and the document's request examples
  *   are exactly what those calls send.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
 import { buildDataset } from '../../data/build/build.ts';
+import { runCliCollected } from '../cli/run.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../http/logger.ts';
 import { type RunningServer, startServer } from '../serve.ts';
@@ -265,13 +264,12 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const execFileP = promisify(execFile);
-
-/** `npm run svc --silent -- <args>` against the server's state (what the README's CLI lines do next to `npm start`). */
+/** `npm run svc --silent -- <args>` against the server's state (what the README's CLI lines do next to `npm start`), in-process. */
 async function runCli(args: string[]): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE: join(dir, 'svc.db'), SVC_DATA: join(dir, 'data'), SVC_LOG: 'silent' };
   delete env.SVC_REDIS_URL;
-  const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { cwd: ROOT, env, timeout: 20_000 });
+  const { code, stdout, stderr } = await runCliCollected(args, { cwd: ROOT, env });
+  if (code !== 0) throw new Error(`svc ${args.join(' ')} exited with ${code}: ${stderr}`);
   return stdout;
 }
 

@@ -1,6 +1,6 @@
 /** Integration: People Enrichment and People Search over real HTTP, every status. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CustomerSeed } from '../../data/sources/schema.ts';
+import type { CustomerSeed } from '../../core/customer-records.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { cachedTokens, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchNotFound, PeopleSearchResponse } from './schema.ts';

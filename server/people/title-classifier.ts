@@ -58,11 +58,11 @@
  *   `titleFunction` is "" exactly when `titleLevel` is "".
  */
 import { z } from 'zod';
-import { TITLE_FUNCTIONS, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
+import { TITLE_FUNCTIONS, TITLE_LEVELS } from '../../core/vocabulary.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 
 // Levels (TITLE_LEVELS, most to least senior) and functions (TITLE_FUNCTIONS) are the product's vocabulary:
-// data/sources/vocabulary.ts.
+// core/vocabulary.ts.
 export { TITLE_FUNCTIONS, TITLE_LEVELS };
 
 /**

@@ -7,13 +7,15 @@
  * and every label comes from the spec's enum. The numbers below are the model; `README.md` beside this
  * file explains them with a worked example, and `model.test.ts` asserts that example to the digit.
  */
-import type { EngagementRow, HotAccount, IntentRow, Product } from '../../data/sources/schema.ts';
-import type { BuyingStage, ContactGrade, ProfileFit } from '../../data/sources/vocabulary.ts';
-import { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS } from '../../data/sources/vocabulary.ts';
+
+import type { HotAccount, Product } from '../../core/customer-records.ts';
+import type { BuyingStage, ContactGrade, ProfileFit } from '../../core/vocabulary.ts';
+import { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS } from '../../core/vocabulary.ts';
+import type { EngagementRow, IntentRow } from '../../data/sources/schema.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 
 export type { BuyingStage, ContactGrade, ProfileFit };
-// The labels and ranges are the product's vocabulary (data/sources/vocabulary.ts); re-exported for readers of the model.
+// The labels and ranges are the product's vocabulary (core/vocabulary.ts); re-exported for readers of the model.
 export { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS };
 
 // ---------------------------------------------------------------------------------------------------

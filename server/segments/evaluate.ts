@@ -3,7 +3,9 @@
  * rule's values (AND across fields, OR within one, case-insensitive). An empty rule matches nothing, so a
  * half-configured segment never tags every account.
  */
-import type { CompanyRow, Segment, SegmentMatch } from '../../data/sources/schema.ts';
+
+import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
+import type { CompanyRow } from '../../data/sources/schema.ts';
 
 export function segmentMatches(match: SegmentMatch, company: CompanyRow): boolean {
   const fields = Object.entries(match).filter(([, values]) => values !== undefined) as [keyof SegmentMatch, string[]][];

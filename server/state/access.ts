@@ -3,7 +3,7 @@
  * request reads these (cached per node; a change reaches every node within a second); only the admin
  * API and the CLI write them.
  */
-import type { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import type { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 
 export interface AccessRecords {

@@ -23,7 +23,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createClient, type RedisClientType } from '@redis/client';
-import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';

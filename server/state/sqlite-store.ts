@@ -1,6 +1,6 @@
 /** The embedded state store: one SQLite file (WAL), safe for several processes on one machine. */
 import type Database from 'better-sqlite3';
-import { CustomerPatch, CustomerSeed } from '../../data/sources/schema.ts';
+import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';

@@ -5,10 +5,10 @@
  * are async so both fit; errors are domain errors (`errors.ts`).
  */
 import { z } from 'zod';
-import { ApiGroup, CustomerId, HotAccount, Package, Product, Segment, TagRateLimit } from '../../data/sources/schema.ts';
-import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../data/sources/vocabulary.ts';
-import { TagFeatures } from '../../tag/features.ts';
-import { AllowedDomains, RequiredAllowedDomains } from '../auth/allowed-domain.ts';
+import { AllowedDomains, RequiredAllowedDomains } from '../../core/allowed-domain.ts';
+import { ApiGroup, CustomerId, HotAccount, Package, Product, Segment, TagRateLimit } from '../../core/customer-records.ts';
+import { TagFeatures } from '../../core/tag-features.ts';
+import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { AccessRecords } from './access.ts';
 import type { Metering, UsageReports } from './metering.ts';
@@ -81,7 +81,7 @@ export const TagSettings = z
     anti_flicker_timeout_ms: z.number().int().min(0).max(10_000).optional(),
     /** Whether navigator.globalPrivacyControl suppresses the lookup (default true). */
     honor_gpc: z.boolean().optional(),
-    /** Which bundle variant /tag/v1/<tagId>.js serves (tag/features.ts; absent keys are on). */
+    /** Which bundle variant /tag/v1/<tagId>.js serves (core/tag-features.ts; absent keys are on). */
     features: TagFeatures.optional(),
   })
   .strict();

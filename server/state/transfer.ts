@@ -10,7 +10,7 @@
  * store means, not how a backend keeps it — so SQLite and Redis write and read the same lines.
  */
 import { z } from 'zod';
-import { CustomerId } from '../../data/sources/schema.ts';
+import { CustomerId } from '../../core/customer-records.ts';
 import { CHARGEABLE_APIS } from '../credits/rules.ts';
 import { DELIVERY_STATUSES, HotPathPattern, NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
 import { CustomerRecord, TagRecord, TokenRecord } from './store.ts';

@@ -3,7 +3,7 @@
  *
  * - `GET /tag/v1/svc.js`: the generic bundle, every feature (configured only by the page's commands);
  * - `GET /tag/v1/<tagId>.js`: the bundle variant with only the features the tag's `features` setting
- *   enables (tag/features.ts: prebuilt as dist/tag/variants/<name>.js, all 32, chosen per request), with
+ *   enables (core/tag-features.ts: prebuilt as dist/tag/variants/<name>.js, all 32, chosen per request), with
  *   that tag's id and server-managed settings inlined (`TagSettings`: fields, min_confidence,
  *   cache_ttl_ms, consent_default, anti_flicker_timeout_ms, honor_gpc), so changing a setting never needs
  *   a page edit. The build leaves one placeholder string in the bundle; it is replaced by a JSON object
@@ -20,7 +20,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Request, Response, Router } from 'express';
-import { resolveFeatures, variantName } from '../../tag/features.ts';
+import { resolveFeatures, variantName } from '../../core/tag-features.ts';
 import { scriptJson } from '../../tag/snippet.ts';
 import type { SvcInitOptions } from '../../tag/src/types.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';

@@ -1,5 +1,7 @@
 /** Small hand-written fixtures shared by unit and integration tests. */
-import type { CompanyRow, CustomerSeed, DomainRow, EngagementRow, PersonRow } from '../../data/sources/schema.ts';
+
+import type { CustomerSeed } from '../../core/customer-records.ts';
+import type { CompanyRow, DomainRow, EngagementRow, PersonRow } from '../../data/sources/schema.ts';
 import type { ChargeRequest } from '../state/metering.ts';
 
 export const ACME_SOFTWARE: CompanyRow = {

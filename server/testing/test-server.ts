@@ -6,11 +6,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import type { CustomerSeed } from '../../core/customer-records.ts';
 import { buildDataset } from '../../data/build/build.ts';
 import {
   COMPANY_COLUMNS,
   type CompanyRow,
-  type CustomerSeed,
   DOMAIN_COLUMNS,
   type DomainRow,
   ENGAGEMENT_COLUMNS,

@@ -15,7 +15,7 @@
  */
 import { appendFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CustomerId } from '../../data/sources/schema.ts';
+import { CustomerId } from '../../core/customer-records.ts';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.ndjson$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -8,7 +8,7 @@
  * confidence → `svc.data`, personalisation, anti-flicker reveal, `dataLayer` push, `svc:ready` (or
  * `svc:error`). With the same permission, each page view is reported (pageviews.ts).
  *
- * Features (tag/features.ts) are compile-time flags: `SVC_FEATURES.x` is a literal true or false in each
+ * Features (core/tag-features.ts) are compile-time flags: `SVC_FEATURES.x` is a literal true or false in each
  * bundle variant, and the code behind a false is dropped by the minifier. Nothing here throws into the
  * host page: commands, callbacks and observers are guarded (events.ts).
  */

@@ -4,7 +4,7 @@
  * orders (`server/scoring/model.ts`).
  */
 
-import { EMPLOYEE_RANGES, type EmployeeRange, REVENUE_RANGES, type RevenueRange } from '../../sources/vocabulary.ts';
+import { EMPLOYEE_RANGES, type EmployeeRange, REVENUE_RANGES, type RevenueRange } from '../../../core/vocabulary.ts';
 
 export type { EmployeeRange, RevenueRange };
 export { EMPLOYEE_RANGES, REVENUE_RANGES };

@@ -5,12 +5,12 @@
  * two may be compared in tests.
  */
 
-import { type TitleFunction as KnownFunction, TITLE_LEVELS, type TitleLevel } from '../../sources/vocabulary.ts';
+import { type TitleFunction as KnownFunction, TITLE_LEVELS, type TitleLevel } from '../../../core/vocabulary.ts';
 
 export type { TitleLevel };
 export { TITLE_LEVELS };
 
-/** The functions the generator writes titles for: a subset of the classifier's (data/sources/vocabulary.ts). */
+/** The functions the generator writes titles for: a subset of the classifier's (core/vocabulary.ts). */
 export const TITLE_FUNCTIONS = [
   'Executive',
   'Marketing',

@@ -65,7 +65,7 @@ function TagCard({ tag, sightings }: { tag: TagWithLimits; sightings: TagSightin
   const code = useRef<HTMLElement>(null);
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
   const features = tag.settings.features ?? {};
-  const on = TAG_FEATURES.filter((f) => features[f] !== false); // absent = on (tag/features.ts)
+  const on = TAG_FEATURES.filter((f) => features[f] !== false); // absent = on (core/tag-features.ts)
   return (
     <li class="card tag-card" data-testid={`tag-${tag.tag_id}`}>
       <div class="section-head">

@@ -15,7 +15,9 @@
  *
  * A tag's `features` setting lists booleans; an absent key is ON (DEFAULT_FEATURES), so tags created
  * before features existed keep everything they had. `/tag/v1/svc.js` is the bundle with every feature.
- * Shared by the build (tag/build.ts), the server (server/tag/assets.ts, TagSettings) and the console.
+ * Shared by the build (tag/build.ts), the server (server/tag/assets.ts, TagSettings in
+ * server/state/store.ts) and the console, so it lives in the neutral core (imports zod only). The bundle
+ * never imports it: tag/src/flags.d.ts takes its types, and the build turns each flag into a literal.
  */
 import { z } from 'zod';
 

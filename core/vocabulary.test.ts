@@ -1,15 +1,15 @@
 /** One vocabulary: every layer uses the very lists of vocabulary.ts, never a copy that could drift. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMIT } from '../../server/console/token-form.ts';
-import { PersonScore } from '../../server/enrichment/schema.ts';
-import { CompanyScore, IdentificationResponse, IdentifiedCompany } from '../../server/identification/schema.ts';
-import * as policy from '../../server/limits/policy.ts';
-import * as classifier from '../../server/people/title-classifier.ts';
-import * as model from '../../server/scoring/model.ts';
-import { NewToken } from '../../server/state/store.ts';
-import * as generatorSizes from '../generate/vocabulary/sizes.ts';
-import * as generatorTitles from '../generate/vocabulary/titles.ts';
-import { CONFIDENCES as SOURCE_CONFIDENCES } from './schema.ts';
+import * as generatorSizes from '../data/generate/vocabulary/sizes.ts';
+import * as generatorTitles from '../data/generate/vocabulary/titles.ts';
+import { CONFIDENCES as SOURCE_CONFIDENCES } from '../data/sources/schema.ts';
+import { DEFAULT_RATE_LIMIT } from '../server/console/token-form.ts';
+import { PersonScore } from '../server/enrichment/schema.ts';
+import { CompanyScore, IdentificationResponse, IdentifiedCompany } from '../server/identification/schema.ts';
+import * as policy from '../server/limits/policy.ts';
+import * as classifier from '../server/people/title-classifier.ts';
+import * as model from '../server/scoring/model.ts';
+import { NewToken } from '../server/state/store.ts';
 import * as vocabulary from './vocabulary.ts';
 
 describe('vocabulary', () => {

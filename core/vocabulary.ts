@@ -1,9 +1,10 @@
 /**
  * The product's one vocabulary: every enumeration that more than one layer uses (source data, the data
  * generator, the scoring model, the API responses, the console, the tag's public types) is written once,
- * here, and imported everywhere else. No imports, so the browser bundles can use it too.
- * `server/identification/schema.test.ts` checks the tag's types (`tag/src/types.ts`) against these lists
- * and against the server's response schemas.
+ * here, and imported everywhere else. In the neutral core, with no imports, so the browser bundles can
+ * use it too. `./vocabulary.test.ts` checks that the layers use these very lists;
+ * `server/identification/schema.test.ts` checks the tag's types (`tag/src/types.ts`) against them and
+ * against the server's response schemas.
  */
 
 /** Confidence in an identification (spec "Company Identification"), most confident first. */

@@ -12,9 +12,10 @@
  * `xn--bcher-kva.example`), because that is the form browsers put in `Origin`, so matching stays a plain
  * string comparison.
  *
- * No Node built-ins: the console's forms run this in the browser. The WHATWG URL parser's host parsing is
- * the same domain-to-ASCII (UTS #46) as node's `url.domainToASCII`, and it is what browsers apply before
- * they send an Origin.
+ * In the neutral core (imports zod only): the web tags of customers.json (./customer-records.ts) and the
+ * server's token and tag records validate through it. No Node built-ins: the console's forms run this in
+ * the browser. The WHATWG URL parser's host parsing is the same domain-to-ASCII (UTS #46) as node's
+ * `url.domainToASCII`, and it is what browsers apply before they send an Origin.
  */
 import { z } from 'zod';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { AllowedDomains, parseAllowedDomain, parseAllowedDomains } from './allowed-domain.ts';
-import { isHostAllowed, requestHost } from './allowed-origin.ts';
 
 describe('parseAllowedDomain', () => {
   it.each([
@@ -55,12 +54,5 @@ describe('parseAllowedDomain', () => {
     expect(bad.success).toBe(false);
     expect(bad.error!.issues[0]).toMatchObject({ path: [1], message: expect.stringContaining('"*.com"') });
     expect(parseAllowedDomains(['a.example', 'https://b.example'])).toEqual({ ok: false, message: expect.stringContaining('"https://b.example"') });
-  });
-
-  it('stores international names so a browser Origin (always punycode) matches', () => {
-    const stored = AllowedDomains.parse(['bücher.example']);
-    expect(isHostAllowed(requestHost('https://xn--bcher-kva.example', undefined), stored)).toBe(true);
-    // A browser given the Unicode form also sends punycode: URL parsing does the same conversion.
-    expect(isHostAllowed(requestHost('https://bücher.example', undefined), stored)).toBe(true);
   });
 });

@@ -1,0 +1,163 @@
+/**
+ * The customer records: the format of `customers.json` (what the sample generator writes and
+ * `customer import` reads) and the records the admin API, the CLI, the console and the state stores
+ * build on — packages, API groups, segments, predictive models (products), hot accounts, web tags, and a
+ * customer with its changes (CustomerPatch).
+ *
+ * In the neutral core: data/ (the generator), server/ (state, admin API, CLI, console) read these, so
+ * they import nothing of either; only zod and the other core modules (the allowed-domain syntax).
+ * One zod schema per record is the validation, the TypeScript type and the documentation.
+ */
+import { z } from 'zod';
+import { RequiredAllowedDomains } from './allowed-domain.ts';
+
+export const PACKAGES = ['platform', 'sales-intelligence', 'advanced', 'people-enrichment'] as const;
+export const Package = z.enum(PACKAGES);
+export type Package = z.infer<typeof Package>;
+
+export const API_GROUPS = [
+  'identification',
+  'company-firmographics',
+  'lead-scoring-firmographics',
+  'lead-scoring',
+  'people-enrichment',
+  'people-search',
+] as const;
+export const ApiGroup = z.enum(API_GROUPS);
+export type ApiGroup = z.infer<typeof ApiGroup>;
+
+/**
+ * A segment matches an account when every listed field matches one of its values (AND across fields,
+ * OR within a field; comparisons are case-insensitive). An empty rule matches nothing.
+ */
+export const SegmentMatch = z
+  .object({
+    industry: z.array(z.string()).optional(),
+    employee_range: z.array(z.string()).optional(),
+    revenue_range: z.array(z.string()).optional(),
+    country_iso_code: z.array(z.string()).optional(),
+    region: z.array(z.string()).optional(),
+    company_id: z.array(z.string()).optional(),
+  })
+  .strict();
+export type SegmentMatch = z.infer<typeof SegmentMatch>;
+
+export const Segment = z.object({
+  id: z.number().int().positive(),
+  name: z.string().min(1),
+  match: SegmentMatch,
+});
+export type Segment = z.infer<typeof Segment>;
+
+/** A predictive model (product category) of a customer: its ideal customer profile, intent topics, persona. */
+export const Product = z.object({
+  name: z.string().min(1),
+  display_name: z.string().min(1),
+  icp: z.object({
+    industries: z.array(z.string()).default([]),
+    employee_ranges: z.array(z.string()).default([]),
+    revenue_ranges: z.array(z.string()).default([]),
+    regions: z.array(z.string()).default([]),
+  }),
+  intent_topics: z.array(z.string()).default([]),
+  persona: z
+    .object({
+      levels: z.array(z.string()).default([]),
+      functions: z.array(z.string()).default([]),
+    })
+    .default({ levels: [], functions: [] }),
+});
+export type Product = z.infer<typeof Product>;
+
+/** Hot account: flagged at account level; `products` narrows the per-product flag (empty = every product). */
+export const HotAccount = z.object({
+  company_id: z.string().min(1),
+  products: z.array(z.string()).default([]),
+});
+export type HotAccount = z.infer<typeof HotAccount>;
+
+/** Requests per minute of one web tag, all visitors together / per visitor IP (see server/limits/policy.ts). */
+export const TagRateLimit = z.number().int().positive().max(10_000_000);
+
+/** A real calendar date: `2026-02-30` and `2026-13-01` are refused (zod checks month lengths and leap years). */
+export const ContractStart = z.iso.date('contract_start must be a real date (YYYY-MM-DD)');
+
+export const TagSeed = z.object({
+  tag_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/),
+  allowed_domains: RequiredAllowedDomains,
+  scores: z.boolean().default(false),
+  segment_names: z.boolean().default(false),
+  /** Absent: TAG_CEILING (server/limits/policy.ts). */
+  rate_limit: TagRateLimit.optional(),
+  /** Absent: TAG_PER_VISITOR_LIMIT. */
+  visitor_rate_limit: TagRateLimit.optional(),
+  /** A demo tag honours `test_ip` in demo mode (the demo page's visitor switcher); no customer tag does. Absent: false. */
+  demo: z.boolean().optional(),
+  /** Per-tag bundle settings (see TagSettings in server/state/store.ts); validated when imported. */
+  settings: z.record(z.string(), z.unknown()).optional(),
+});
+export type TagSeed = z.infer<typeof TagSeed>;
+
+/**
+ * A customer id: also a path segment (the page-view files live under `<events dir>/<customer id>/`), so it
+ * is checked wherever a record is read or imported, never trusted because a store held it.
+ */
+export const CustomerId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a customer id is 1–64 letters, digits, _ or -');
+
+export const CustomerSeed = z.object({
+  id: CustomerId,
+  name: z.string().min(1),
+  packages: z.array(Package).default([]),
+  identification_credits: z.number().int().min(0).default(0),
+  enrichment_credits: z.number().int().min(0).default(0),
+  /** Start of the contract, a calendar date; identification quotas run per contract year from here. */
+  contract_start: ContractStart.default('2026-01-01'),
+  products: z.array(Product).default([]),
+  segments: z.array(Segment).default([]),
+  excluded_accounts: z.array(z.string()).default([]),
+  hot_accounts: z.array(HotAccount).default([]),
+  tags: z.array(TagSeed).default([]),
+});
+export type CustomerSeed = z.infer<typeof CustomerSeed>;
+
+/**
+ * A change to a customer: only the fields given are touched (`customer update`, PATCH /admin/api/customers/:id).
+ * Its id is fixed and its web tags have their own commands, so neither is here.
+ */
+export const CustomerPatch = z
+  .object(
+    Object.fromEntries(
+      (
+        [
+          'name',
+          'packages',
+          'identification_credits',
+          'enrichment_credits',
+          'contract_start',
+          'products',
+          'segments',
+          'excluded_accounts',
+          'hot_accounts',
+        ] as const
+      ).map((k) => {
+        const f = CustomerSeed.shape[k];
+        return [k, ('unwrap' in f && f.def.type === 'default' ? f.unwrap() : f).optional()];
+      }),
+    ) as { [K in PatchKey]: z.ZodOptional<Unwrapped<(typeof CustomerSeed.shape)[K]>> },
+  )
+  .strict();
+type PatchKey =
+  | 'name'
+  | 'packages'
+  | 'identification_credits'
+  | 'enrichment_credits'
+  | 'contract_start'
+  | 'products'
+  | 'segments'
+  | 'excluded_accounts'
+  | 'hot_accounts';
+type Unwrapped<T> = T extends z.ZodDefault<infer I> ? I : T;
+export type CustomerPatch = z.infer<typeof CustomerPatch>;
+
+export const CustomersFile = z.object({ customers: z.array(CustomerSeed) });
+export type CustomersFile = z.infer<typeof CustomersFile>;
