@@ -3,6 +3,9 @@
  * against the real server (`svc serve`, one process) and, in the same run and process setup, against a
  * bare Express 5 route and a raw `node:http` server answering the same bytes (bench/servers/). Data: generated sources built once
  * and cached (20,000 companies ≈ 100,000 networks by default); state: a fresh SQLite file per server.
+ * The app runs in the default configuration, as `npm start > svc.log` would (SVC_LOG=info: a JSON line per
+ * request on stdout, redirected to a file); identification and enrichment also load a second app process
+ * with logs off (SVC_LOG=error) in the same run, so the server CPU per response shows what the line costs.
  *
  *   npm run bench -- identification [--companies N] [--duration S] [--workers N]
  *       GET /v3/company/details in token mode (?ip=, realistic IP mix) and in tag mode (allowed Origin,
@@ -12,9 +15,9 @@
  *   npm run bench -- workers [--duration S]
  *       identification in token mode, `serve --workers 1` against `serve --workers 2`
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type BenchData, type BenchState, emailMix, enrichmentRequests, ensureBenchData, identificationRequests, ipMix, seedBenchState } from './bench-data.ts';
 import { describeLoad, type LoadRequest, type LoadResult, loadInterleaved, type RunningProcess, startProcess } from './http-load.ts';
@@ -38,28 +41,65 @@ function options(args: string[]) {
 
 type Options = ReturnType<typeof options>;
 
-async function prepare(opts: Options, name: string): Promise<{ data: BenchData; state: BenchState; work: string }> {
+async function prepare(opts: Options, name: string): Promise<{ data: BenchData; state: BenchState; quietState: BenchState; work: string }> {
   const data = await ensureBenchData(opts.companies);
   const work = join(tmpdir(), 'svc-bench', `run-${name}-${process.pid}`);
   mkdirSync(work, { recursive: true });
   const state = await seedBenchState(data, join(work, 'state.db'));
-  return { data, state, work };
+  // The logs-off server gets a state of its own (the same customer and tokens): two servers never share a file.
+  const quietState = { ...state, file: join(work, 'state-logs-off.db') };
+  copyFileSync(state.file, quietState.file);
+  return { data, state, quietState, work };
 }
 
-/** The real server, as `npm run svc -- serve [--workers N]` runs it. */
-export function startApp(data: BenchData, state: BenchState, workers = 0): Promise<RunningProcess> {
-  return startProcess(
+export interface AppOptions {
+  /** `serve --workers N` (0: one process). */
+  workers?: number;
+  /** SVC_LOG: `info` (the default configuration: a line per request) or `error` (the logs-off rows). */
+  log?: 'info' | 'error';
+}
+
+export interface RunningApp extends RunningProcess {
+  /** Bytes the server wrote to stdout (its log file), read when it stopped (so far, while it runs). */
+  logBytes(): number;
+}
+
+let apps = 0;
+
+/**
+ * The real server as a user runs it: `svc serve [--workers N]` in the default configuration (SVC_LOG=info,
+ * a JSON line per request on stdout; not a terminal, so the logger's buffered JSON destination), stdout
+ * redirected to a file beside the state file (`npm start > svc.log`), removed when the server stops.
+ */
+export async function startApp(data: BenchData, state: BenchState, opts: AppOptions = {}): Promise<RunningApp> {
+  const workers = opts.workers ?? 0;
+  const logFile = join(dirname(state.file), `app-${process.pid}-${++apps}.log`);
+  const p = await startProcess(
     CLI,
     workers > 0 ? ['serve', '--workers', String(workers)] : ['serve'],
     {
       SVC_DATA: data.data,
       SVC_STATE: state.file,
-      SVC_LOG: 'error',
+      SVC_LOG: opts.log ?? 'info',
       SVC_TRUST_PROXY: 'loopback',
       SVC_ADMIN_TOKEN: ADMIN_TOKEN,
     },
     '/health-of-bench',
+    [],
+    logFile,
   );
+  const size = () => (existsSync(logFile) ? statSync(logFile).size : 0);
+  let bytes: number | undefined;
+  return {
+    ...p,
+    logBytes: () => bytes ?? size(),
+    async stop() {
+      await p.stop();
+      // Written at exit too: what was still buffered when the server stopped.
+      bytes ??= size();
+      rmSync(logFile, { force: true });
+    },
+  };
 }
 
 async function startBaselines(
@@ -96,7 +136,10 @@ async function measure(
     for (const [name, r] of results) console.log(`   ${name.padEnd(34)} ${describeLoad(r)}`);
     return results;
   } finally {
-    for (const p of running.values()) await p.stop();
+    for (const [name, p] of running) {
+      await p.stop();
+      if ('logBytes' in p) console.log(`   ${name} wrote ${fmt.mib((p as RunningApp).logBytes())} to stdout (its log file)`);
+    }
   }
 }
 
@@ -124,7 +167,7 @@ const ratio = (a: LoadResult, b: LoadResult) => a.rps / b.rps;
 
 export async function benchIdentification(args: string[]): Promise<void> {
   const opts = options(args);
-  const { data, state, work } = await prepare(opts, 'identification');
+  const { data, state, quietState, work } = await prepare(opts, 'identification');
   const ips = ipMix(data);
   const token = identificationRequests(state, ips, 'token');
   const tag = identificationRequests(state, ips, 'tag');
@@ -140,12 +183,18 @@ export async function benchIdentification(args: string[]): Promise<void> {
 
   const baselines = await startBaselines(work, { 'GET /v3/company/details': tokenBodies.sample });
   const results = await measure(
-    { app: () => startApp(data, state, opts.workers), bare: baselines.bare, raw: baselines.raw },
+    {
+      app: () => startApp(data, state, { workers: opts.workers }),
+      quiet: () => startApp(data, quietState, { workers: opts.workers, log: 'error' }),
+      bare: baselines.bare,
+      raw: baselines.raw,
+    },
     // The baselines get the same requests as the app in each mode (tag requests carry more headers).
     (['token', 'tag'] as const).flatMap((mode) => {
       const requests = mode === 'token' ? token : tag;
       return [
         [`app, ${mode} mode`, 'app', requests],
+        [`app logs off, ${mode} mode`, 'quiet', requests],
         [`bare Express, ${mode} requests`, 'bare', requests],
         [`raw node:http, ${mode} requests`, 'raw', requests],
       ] as [string, string, LoadRequest[]][];
@@ -156,19 +205,26 @@ export async function benchIdentification(args: string[]): Promise<void> {
   const workers = opts.workers > 0 ? `, serve --workers ${opts.workers}` : '';
   for (const mode of ['token', 'tag'] as const) {
     const r = results.get(`app, ${mode} mode`)!;
+    const quiet = results.get(`app logs off, ${mode} mode`)!;
     const bare = results.get(`bare Express, ${mode} requests`)!;
     const raw = results.get(`raw node:http, ${mode} requests`)!;
     record({
-      benchmark: `identification endpoint, ${mode} mode (GET /v3/company/details, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies${workers})`,
-      figures: `app ${describeLoad(r)}; bare Express ${describeLoad(bare)}; raw node:http ${describeLoad(raw)}; bodies ${(mode === 'token' ? tokenBodies : tagBodies).meanBytes.toFixed(0)} B mean, baselines ${fixedBytes} B`,
-      ratio: `app/bare Express ${fmt.x(ratio(r, bare))}, app/raw node:http ${fmt.x(ratio(r, raw))}, bare/raw ${fmt.x(ratio(bare, raw))}; server CPU per response app/bare ${fmt.x(r.cpuUsPerResponse / bare.cpuUsPerResponse)}`,
+      benchmark: `identification endpoint, ${mode} mode (GET /v3/company/details, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies${workers}; app in the default configuration: SVC_LOG=info, stdout to a file)`,
+      figures: `app ${describeLoad(r)}; app with logs off (SVC_LOG=error) ${describeLoad(quiet)}; bare Express ${describeLoad(bare)}; raw node:http ${describeLoad(raw)}; log line ${logLineCost(r, quiet)}; bodies ${(mode === 'token' ? tokenBodies : tagBodies).meanBytes.toFixed(0)} B mean, baselines ${fixedBytes} B`,
+      ratio: `app/bare Express ${fmt.x(ratio(r, bare))}, app/raw node:http ${fmt.x(ratio(r, raw))}, bare/raw ${fmt.x(ratio(bare, raw))}; server CPU per response app/bare ${fmt.x(r.cpuUsPerResponse / bare.cpuUsPerResponse)}, logs on/off ${fmt.x(r.cpuUsPerResponse / quiet.cpuUsPerResponse)}`,
     });
   }
 }
 
+/** Server CPU per response with request lines on minus off (same run): what a request's log line costs. */
+function logLineCost(on: LoadResult, off: LoadResult): string {
+  const d = on.cpuUsPerResponse - off.cpuUsPerResponse;
+  return Number.isFinite(d) ? `${d.toFixed(1)} µs/response (server CPU logs on − off)` : 'n/a (no per-process CPU)';
+}
+
 export async function benchEnrichment(args: string[]): Promise<void> {
   const opts = options(args);
-  const { data, state, work } = await prepare(opts, 'enrichment');
+  const { data, state, quietState, work } = await prepare(opts, 'enrichment');
   const emails = emailMix(data);
   const routes = [
     ['firmographics', '/v1/enrichment/company', state.tokens.firmographics],
@@ -191,20 +247,21 @@ export async function benchEnrichment(args: string[]): Promise<void> {
 
   const baselines = await startBaselines(work, bodies);
   const results = await measure(
-    { app: () => startApp(data, state), bare: baselines.bare, raw: baselines.raw },
-    (['app', 'bare', 'raw'] as const).flatMap((server) =>
+    { app: () => startApp(data, state), quiet: () => startApp(data, quietState, { log: 'error' }), bare: baselines.bare, raw: baselines.raw },
+    (['app', 'quiet', 'bare', 'raw'] as const).flatMap((server) =>
       routes.map(([name]) => [`${server}, ${name}`, server, requests.get(name)!] as [string, string, LoadRequest[]]),
     ),
     opts,
   );
   for (const [name, path] of routes) {
     const a = results.get(`app, ${name}`)!;
+    const q = results.get(`quiet, ${name}`)!;
     const b = results.get(`bare, ${name}`)!;
     const r = results.get(`raw, ${name}`)!;
     record({
-      benchmark: `enrichment endpoint, ${name} (POST ${path}, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies)`,
-      figures: `app ${describeLoad(a)}; bare Express ${describeLoad(b)}; raw node:http ${describeLoad(r)}; bodies ${sizes.get(name)!.toFixed(0)} B mean`,
-      ratio: `app/bare Express ${fmt.x(ratio(a, b))}, app/raw node:http ${fmt.x(ratio(a, r))}; server CPU per response app/bare ${fmt.x(a.cpuUsPerResponse / b.cpuUsPerResponse)}`,
+      benchmark: `enrichment endpoint, ${name} (POST ${path}, ${opts.connections} connections, ${opts.duration} s, ${opts.companies.toLocaleString('en-US')} companies; app in the default configuration: SVC_LOG=info, stdout to a file)`,
+      figures: `app ${describeLoad(a)}; app with logs off (SVC_LOG=error) ${describeLoad(q)}; bare Express ${describeLoad(b)}; raw node:http ${describeLoad(r)}; log line ${logLineCost(a, q)}; bodies ${sizes.get(name)!.toFixed(0)} B mean`,
+      ratio: `app/bare Express ${fmt.x(ratio(a, b))}, app/raw node:http ${fmt.x(ratio(a, r))}; server CPU per response app/bare ${fmt.x(a.cpuUsPerResponse / b.cpuUsPerResponse)}, logs on/off ${fmt.x(a.cpuUsPerResponse / q.cpuUsPerResponse)}`,
     });
   }
 }
@@ -214,7 +271,7 @@ export async function benchWorkers(args: string[]): Promise<void> {
   const { data, state } = await prepare(opts, 'workers');
   const token = identificationRequests(state, ipMix(data), 'token');
   const results = await measure(
-    { one: () => startApp(data, state, 1), two: () => startApp(data, state, 2) },
+    { one: () => startApp(data, state, { workers: 1 }), two: () => startApp(data, state, { workers: 2 }) },
     [
       ['serve --workers 1', 'one', token],
       ['serve --workers 2', 'two', token],

@@ -4,7 +4,7 @@
  * On a 2-core machine that is one core for the server and one for the load generator.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -54,7 +54,8 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts `node --import tsx <script> ...args` with PORT set and waits until `readyPath` answers.
- * `nodeArgs` go before the script (e.g. --cpu-prof). Its stderr is kept for errors; stdout is dropped.
+ * `nodeArgs` go before the script (e.g. --cpu-prof). Its stderr is kept for errors; stdout is appended to
+ * `stdoutFile` when given (as `npm start >> FILE`), else dropped (/dev/null).
  */
 export async function startProcess(
   script: string,
@@ -62,13 +63,21 @@ export async function startProcess(
   env: Record<string, string>,
   readyPath = '/',
   nodeArgs: string[] = [],
+  stdoutFile?: string,
 ): Promise<RunningProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const out = stdoutFile === undefined ? 'ignore' : openSync(stdoutFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', out, 'pipe'],
+    });
+  } finally {
+    // The child has its own copy of the descriptor.
+    if (typeof out === 'number') closeSync(out);
+  }
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();

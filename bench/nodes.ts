@@ -64,8 +64,9 @@ async function startRedis(dir: string): Promise<{ url: string; process: ManagedP
   return { url: `redis://127.0.0.1:${port}`, process: p };
 }
 
+/** The default configuration: SVC_LOG=info, a JSON line per request on stdout (redirected to a file by startProcess). */
 function nodeEnv(data: BenchData, extra: Record<string, string>): Record<string, string> {
-  return { SVC_DATA: data.data, SVC_LOG: 'error', SVC_TRUST_PROXY: 'loopback', SVC_ADMIN_TOKEN: ADMIN_TOKEN, ...extra };
+  return { SVC_DATA: data.data, SVC_LOG: 'info', SVC_TRUST_PROXY: 'loopback', SVC_ADMIN_TOKEN: ADMIN_TOKEN, ...extra };
 }
 
 export async function benchNodes(args: string[]): Promise<void> {
@@ -83,12 +84,14 @@ export async function benchNodes(args: string[]): Promise<void> {
   // 1. One node, SQLite against Redis.
   {
     const redis = await startRedis(join(work, 'redis'));
-    const sqliteNode = await startProcess(CLI, ['serve'], nodeEnv(data, { SVC_STATE: join(work, 'state.db') }), '/readyz');
+    const sqliteNode = await startProcess(CLI, ['serve'], nodeEnv(data, { SVC_STATE: join(work, 'state.db') }), '/readyz', [], join(work, 'sqlite-node.log'));
     const redisNode = await startProcess(
       CLI,
       ['serve'],
       nodeEnv(data, { SVC_STATE: join(work, 'unused.db'), SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(work, 'journal') }),
       '/readyz',
+      [],
+      join(work, 'redis-node.log'),
     );
     try {
       const sqliteState = await seedViaAdmin(sqliteNode.url, data);
@@ -136,8 +139,19 @@ export async function benchNodes(args: string[]): Promise<void> {
   {
     const clusters: LocalCluster[] = [];
     try {
+      // Request lines on, as a user's nodes (the local cluster's own default is SVC_LOG=error); each
+      // node's output reaches its node.log through this process, as under `npm run cluster`.
       for (const nodes of [1, 2])
-        clusters.push(await startLocalCluster({ nodes, dir: join(work, `cluster-${nodes}`), data: data.data, state: 'redis', adminToken: ADMIN_TOKEN }));
+        clusters.push(
+          await startLocalCluster({
+            nodes,
+            dir: join(work, `cluster-${nodes}`),
+            data: data.data,
+            state: 'redis',
+            adminToken: ADMIN_TOKEN,
+            nodeEnv: { SVC_LOG: 'info' },
+          }),
+        );
       const states = await Promise.all(clusters.map((c) => seedViaAdmin(c.url, data)));
       const clusterCpu = (c: LocalCluster) => c.nodes.reduce((sum, n) => sum + cpuSeconds(n.process.pid!), 0);
       const idle0 = clusters.map(clusterCpu);

@@ -7,6 +7,7 @@ import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchEvents } from './events.ts';
 import { benchImport } from './import.ts';
+import { benchLogLine } from './log-line.ts';
 import { benchLookup } from './lookup.ts';
 import { benchNodes } from './nodes.ts';
 import { setCommand } from './results.ts';
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   nodes: benchNodes,
   start: benchStart,
   import: benchImport,
+  'log-line': benchLogLine,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -27,7 +27,8 @@ async function startOnce(args: string[], data: string, state: string): Promise<S
       HOST: '127.0.0.1',
       SVC_DATA: data,
       SVC_STATE: state,
-      SVC_LOG: 'error',
+      // The default configuration (a line per request; here only the start-up lines), stdout to /dev/null.
+      SVC_LOG: 'info',
       SVC_ADMIN_TOKEN: 'bench-start-admin-token-0123456789',
     },
     stdio: 'ignore',
