@@ -103,8 +103,4 @@ export function getFrom(localAddress: string, url: string, headers: Record<strin
   });
 }
 
-/** Waits until at least `marginMs` remain in the current fixed one-minute rate-limit window. */
-export async function awayFromWindowEdge(marginMs = 20_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 200));
-}
+export { awayFromWindowEdge } from '../../server/testing/rate-window.ts';

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { awayFromWindowEdge } from '../testing/rate-window.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
 
@@ -179,7 +180,8 @@ describe('POST /v1/events (page views from the tag)', () => {
     expect(await sibling.json()).toEqual({ status: 'error', message: expect.any(String), code: 'forbidden' });
   });
 
-  it('is rate-limited like the tag: 300 per visitor address and minute, then 429 with Retry-After, not recorded', async () => {
+  it('is rate-limited like the tag: 300 per visitor address and minute, then 429 with Retry-After, not recorded', { timeout: 60_000 }, async () => {
+    await awayFromWindowEdge(30_000);
     const ip = '23.10.1.77';
     let last: Response | undefined;
     for (let i = 0; i < 300; i++) {
