@@ -2,8 +2,11 @@
  * The admin credential that guards the admin API and the console. From SVC_ADMIN_TOKEN when set;
  * otherwise generated on the first start, stored only as a hash, and printed once.
  */
+import type { Request } from 'express';
+import { ApiError } from '../../core/error-codes.ts';
 import { generateSecret, hashesEqual, hashSecret } from '../auth/token-secret.ts';
 import type { AccessRecords } from '../state/store.ts';
+import type { FailureThrottle } from './throttle.ts';
 
 const KEY = 'admin_token_hash';
 
@@ -21,4 +24,25 @@ export async function setupAdminAuth(store: AccessRecords, fromEnv: string | und
   if (!(await store.setSettingIfAbsent(KEY, hashSecret(generated)))) generated = null;
   const hash = (await store.getSetting(KEY))!;
   return { auth: { verify: (p) => hashesEqual(hashSecret(p), hash) }, generated };
+}
+
+/**
+ * The admin credential check of every route that takes it (the admin API, /metrics): a blocked address
+ * is refused (429) even with the right token; a wrong presented token counts as a failure (a request
+ * without one, a first visit, does not). `what` names the route in messages; `hint` says how to send it.
+ */
+export function requireAdminCredential(req: Request, auth: AdminAuth, throttle: FailureThrottle, what: string, hint: string): void {
+  const address = req.ip ?? req.socket.remoteAddress ?? '';
+  const wait = throttle.blockedFor(address, Date.now());
+  if (wait > 0) {
+    throw new ApiError('rate_limited', `${what}: too many failed credentials from this address, try again later`, {
+      'Retry-After': String(Math.ceil(wait / 1000)),
+    });
+  }
+  const presented = req.get('authorization');
+  const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
+  if (!m || !auth.verify(m[1])) {
+    if (presented) throttle.recordFailure(address, Date.now());
+    throw new ApiError('unauthenticated', `${what}: send "Authorization: Bearer <admin token>"${hint}`, { 'WWW-Authenticate': 'Bearer' });
+  }
 }

@@ -16,7 +16,7 @@ import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings, type Usage
 import { mountVisitsAdmin } from '../visits/admin-routes.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
-import type { AdminAuth } from './credentials.ts';
+import { type AdminAuth, requireAdminCredential } from './credentials.ts';
 import { adminCredentialThrottle, type FailureThrottle } from './throttle.ts';
 
 export interface AdminDeps {
@@ -101,22 +101,7 @@ async function customerOr404(store: AccessRecords, id: string) {
 function guard(auth: AdminAuth, throttle: FailureThrottle): RequestHandler {
   return (req, res, next) => {
     res.set('Cache-Control', 'no-store');
-    const address = req.ip ?? req.socket.remoteAddress ?? '';
-    const wait = throttle.blockedFor(address, Date.now());
-    if (wait > 0) {
-      throw new ApiError('rate_limited', 'admin API: too many failed credentials from this address, try again later', {
-        'Retry-After': String(Math.ceil(wait / 1000)),
-      });
-    }
-    const presented = req.get('authorization');
-    const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
-    if (!m || !auth.verify(m[1])) {
-      // Only a presented credential is a guess; a request without one (a first visit) is not counted.
-      if (presented) throttle.recordFailure(address, Date.now());
-      throw new ApiError('unauthenticated', 'admin API: send "Authorization: Bearer <admin token>" (SVC_ADMIN_TOKEN, or the token printed at first start)', {
-        'WWW-Authenticate': 'Bearer',
-      });
-    }
+    requireAdminCredential(req, auth, throttle, 'admin API', ' (SVC_ADMIN_TOKEN, or the token printed at first start)');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (!sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
       // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take

@@ -11,8 +11,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import client from 'prom-client';
-import { ApiError, type ErrorBody } from '../../core/error-codes.ts';
-import type { AdminAuth } from '../admin/credentials.ts';
+import type { ErrorBody } from '../../core/error-codes.ts';
+import { type AdminAuth, requireAdminCredential } from '../admin/credentials.ts';
 import { adminCredentialThrottle, type FailureThrottle } from '../admin/throttle.ts';
 import { registry } from './metrics.ts';
 
@@ -75,21 +75,7 @@ export function mountMetrics(router: Router, adminAuth: AdminAuth, throttle: Fai
   router.get('/metrics', async (req, res) => {
     res.set('Cache-Control', 'no-store');
     // The same credential as the admin API, so the same throttle: /metrics is no side door for guessing it.
-    const address = req.ip ?? req.socket.remoteAddress ?? '';
-    const wait = throttle.blockedFor(address, Date.now());
-    if (wait > 0) {
-      throw new ApiError('rate_limited', 'metrics: too many failed credentials from this address, try again later', {
-        'Retry-After': String(Math.ceil(wait / 1000)),
-      });
-    }
-    const presented = req.get('authorization');
-    const m = /^Bearer\s+(\S+)$/i.exec(presented ?? '');
-    if (!m || !adminAuth.verify(m[1])) {
-      if (presented) throttle.recordFailure(address, Date.now());
-      throw new ApiError('unauthenticated', 'metrics: send "Authorization: Bearer <admin token>", or scrape the SVC_METRICS_PORT port', {
-        'WWW-Authenticate': 'Bearer',
-      });
-    }
+    requireAdminCredential(req, adminAuth, throttle, 'metrics', ', or scrape the SVC_METRICS_PORT port');
     res.type(registry.contentType).send(await metricsText());
   });
 }

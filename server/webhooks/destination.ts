@@ -143,7 +143,6 @@ export function postDelivery(
       method: 'POST',
       headers: { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
       lookup: publicOnlyLookup(init.allowPrivate),
-      timeout: init.timeoutMs,
     });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${init.timeoutMs} ms`), { name: 'TimeoutError' })), init.timeoutMs);
     req.on('response', (res: IncomingMessage) => {
@@ -152,7 +151,6 @@ export function postDelivery(
       res.resume();
       res.on('error', () => {});
     });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${init.timeoutMs} ms`), { name: 'TimeoutError' })));
     req.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
