@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- log-line [--lines N] [--rounds R]`: what one request's log line costs in CPU — the
- * request observer's `begin` + `done` for a typical identification request (fast lane, token mode, a Match
+ * request observer's `begin` + `done` for a typical identification request (token mode, a Match
  * charged one credit) with the server's own logger at `info` against the same at `error` (metrics only,
  * the baseline), each in a process of its own whose stdout is redirected to a file, as a user's
  * `npm start > svc.log` (bench/log-line-child.ts). For reference, plain pino writing the same fields with

@@ -2,7 +2,6 @@
  * The admin credential that guards the admin API and the console. From SVC_ADMIN_TOKEN when set;
  * otherwise generated on the first start, stored only as a hash, and printed once.
  */
-import type { Request } from 'express';
 import { ApiError } from '../../core/error-codes.ts';
 import { generateSecret, hashesEqual, hashSecret } from '../auth/token-secret.ts';
 import type { AccessRecords } from '../state/store.ts';
@@ -31,8 +30,14 @@ export async function setupAdminAuth(store: AccessRecords, fromEnv: string | und
  * is refused (429) even with the right token; a wrong presented token counts as a failure (a request
  * without one, a first visit, does not). `what` names the route in messages; `hint` says how to send it.
  */
-export function requireAdminCredential(req: Request, auth: AdminAuth, throttle: FailureThrottle, what: string, hint: string): void {
-  const address = req.ip ?? req.socket.remoteAddress ?? '';
+/** What the check reads of a request: the client address and the Authorization header. */
+export interface CredentialRequest {
+  readonly ip: string | undefined;
+  get(name: string): string | undefined;
+}
+
+export function requireAdminCredential(req: CredentialRequest, auth: AdminAuth, throttle: FailureThrottle, what: string, hint: string): void {
+  const address = req.ip ?? '';
   const wait = throttle.blockedFor(address, Date.now());
   if (wait > 0) {
     throw new ApiError('rate_limited', `${what}: too many failed credentials from this address, try again later`, {

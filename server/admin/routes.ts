@@ -1,92 +1,195 @@
 /**
  * Admin REST API under /admin/api (the console and operators use it): customers, tokens, tags, credits.
+ * The webhook endpoints (server/webhooks/routes.ts) and the visitors report (server/visits/admin-routes.ts)
+ * are admin routes too, built with `adminRoute` below.
  *
  * Authentication: `Authorization: Bearer <admin token>`. CSRF: browsers never attach this header on their
  * own (no cookies are used), and state-changing requests must be JSON (or carry no body) and, when they
- * carry an Origin, come from this server's own origin — so a foreign page can neither forge nor replay a request.
+ * carry an Origin, come from this server's own origin — so a foreign page can neither forge nor replay a
+ * request. The pipeline's `admin` auth does these checks (server/http/run-route.ts).
  */
-import express, { type Request, type RequestHandler, type Router } from 'express';
 import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, type Provisioned, updateCustomer } from '../customers/provision.ts';
-import type { Dataset } from '../data/dataset.ts';
-import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings, type UsageReports } from '../state/store.ts';
-import { mountVisitsAdmin } from '../visits/admin-routes.ts';
-import type { PageViewRecorder } from '../visits/recorder.ts';
-import { mountWebhookAdmin, type WebhookAdminDeps } from '../webhooks/routes.ts';
-import { type AdminAuth, requireAdminCredential } from './credentials.ts';
-import { adminCredentialThrottle, type FailureThrottle } from './throttle.ts';
+import { parseRecord } from '../http/body.ts';
+import { type ApiRouteDef, apiRoute, type BodySpec, type RouteDef } from '../http/route-def.ts';
+import { creditsDocs, customerDocs, customersDocs, tagDocs, tagSettingsDocs, tagsDocs, tokenActionDocs, tokenDocs, tokensDocs } from '../openapi/route-docs.ts';
+import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings } from '../state/store.ts';
 
-export interface AdminDeps {
-  store: AccessRecords & UsageReports;
-  adminAuth: AdminAuth;
-  /** Signed webhooks (absent in tests that build the app without them). */
-  webhooks?: Omit<WebhookAdminDeps, 'store'>;
-  /** Page views: the visitors report and tag sightings (server/visits/admin-routes.ts). */
-  dataset?: Dataset;
-  recorder?: PageViewRecorder;
+/**
+ * A JSON body (or none) of at most 64 kB. It is validated in the handler, not by the pipeline: a request
+ * without a body stays a 422 (the pipeline would read it as `{}`, which the PATCH schemas accept — an empty
+ * PATCH of a tag's settings would clear them), and a route that looks its record up first answers 404
+ * before judging the body.
+ */
+export const ADMIN_JSON_BODY: BodySpec<unknown> = { types: 'json', limit: 64 * 1024 };
+
+/** What the admin API answers is never kept by a cache: it holds customers, tokens and their secrets. */
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+
+/** An admin API route: the admin credential, and `Cache-Control: no-store` on every answer, errors included. */
+export function adminRoute<B = undefined, Q = Record<string, unknown>>(def: Omit<ApiRouteDef<B, Q>, 'auth' | 'headers'>): ApiRouteDef<B, Q> {
+  return apiRoute<B, Q>({ ...def, auth: { kind: 'admin' }, headers: NO_STORE });
 }
 
-export function mountAdmin(router: Router, deps: AdminDeps): void {
-  const admin = express.Router();
-  admin.use(guard(deps.adminAuth, adminCredentialThrottle));
-  admin.use(express.json({ limit: '64kb' }));
-  const { store } = deps;
+/** A token action: takes no body (clients send it with or without a Content-Type, see run-route.ts). */
+function tokenAction(action: 'deactivate' | 'activate' | 'rotate', answer: (store: AccessRecords, id: string) => Promise<unknown>): RouteDef {
+  return adminRoute({
+    method: 'POST',
+    path: `/admin/api/tokens/:id/${action}`,
+    // Read (and so refused when malformed or over the limit) though unused: a bad body is the caller's mistake to hear about.
+    body: ADMIN_JSON_BODY,
+    doc: tokenActionDocs(action).post,
+    handler: async (ctx) => ({ status: 200, body: await answer(ctx.services.store, ctx.req.params.id!) }),
+  });
+}
 
-  admin.get('/customers', async (_req, res) => void res.json(await store.listCustomers()));
+export const adminRoutes: RouteDef[] = [
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers',
+    doc: customersDocs.get,
+    handler: async (ctx) => ({ status: 200, body: await ctx.services.store.listCustomers() }),
+  }),
   // Create only: an existing id is a 409 and changes nothing (customers.json import is the replace path).
-  admin.post('/customers', async (req, res) => void res.status(201).json(provisionedBody(await createCustomer(store, CustomerSeed.parse(req.body)))));
-  admin.get('/customers/:id', async (req, res) => void res.json(await customerOr404(store, req.params.id)));
+  adminRoute({
+    method: 'POST',
+    path: '/admin/api/customers',
+    body: ADMIN_JSON_BODY,
+    doc: customersDocs.post,
+    handler: async (ctx) => ({
+      status: 201,
+      body: provisionedBody(await createCustomer(ctx.services.store, parseRecord(CustomerSeed, ctx.body))),
+    }),
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id',
+    doc: customerDocs.get,
+    handler: async (ctx) => ({ status: 200, body: await customerOr404(ctx.services.store, ctx.req.params.id!) }),
+  }),
   // Only the fields given change; the answer is the whole customer.
-  admin.patch('/customers/:id', async (req, res) => void res.json(provisionedBody(await updateCustomer(store, req.params.id, CustomerPatch.parse(req.body)))));
-  admin.get('/customers/:id/credits', async (req, res) => void res.json(await creditReport(store, await customerOr404(store, req.params.id))));
+  adminRoute({
+    method: 'PATCH',
+    path: '/admin/api/customers/:id',
+    body: ADMIN_JSON_BODY,
+    doc: customerDocs.patch,
+    handler: async (ctx) => {
+      const patch = parseRecord(CustomerPatch, ctx.body);
+      return { status: 200, body: provisionedBody(await updateCustomer(ctx.services.store, ctx.req.params.id!, patch)) };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/credits',
+    doc: creditsDocs.get,
+    handler: async (ctx) => {
+      const { store } = ctx.services;
+      return { status: 200, body: await creditReport(store, await customerOr404(store, ctx.req.params.id!)) };
+    },
+  }),
 
-  admin.get('/tokens', async (req, res) => {
-    const customer = typeof req.query.customer === 'string' ? req.query.customer : undefined;
-    res.json((await store.listTokens(customer)).map((t) => withAdvice(t)));
-  });
-  admin.post('/tokens', async (req, res) => {
-    const { record, secret } = await store.createToken(NewToken.parse(req.body));
-    res.status(201).json({ ...withAdvice(record), token: secret });
-  });
-  admin.get('/tokens/:id', async (req, res) => {
-    const t = await store.getToken(req.params.id);
-    if (!t) throw new ApiError('not_found', `unknown token ${req.params.id}`);
-    res.json(withAdvice(t));
-  });
-  admin.post('/tokens/:id/deactivate', async (req, res) => void res.json(withAdvice(await store.setTokenStatus(req.params.id, 'inactive'))));
-  admin.post('/tokens/:id/activate', async (req, res) => void res.json(withAdvice(await store.setTokenStatus(req.params.id, 'active'))));
-  admin.post('/tokens/:id/rotate', async (req, res) => {
-    const { record, secret } = await store.rotateToken(req.params.id);
-    res.json({ ...withAdvice(record), token: secret });
-  });
-  admin.delete('/tokens/:id', async (req, res) => {
-    await store.deleteToken(req.params.id);
-    res.status(204).end();
-  });
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/tokens',
+    doc: tokensDocs.get,
+    handler: async (ctx) => {
+      const customer = ctx.req.query.customer;
+      const tokens = await ctx.services.store.listTokens(typeof customer === 'string' ? customer : undefined);
+      return { status: 200, body: tokens.map((t) => withAdvice(t)) };
+    },
+  }),
+  adminRoute({
+    method: 'POST',
+    path: '/admin/api/tokens',
+    body: ADMIN_JSON_BODY,
+    doc: tokensDocs.post,
+    handler: async (ctx) => {
+      const { record, secret } = await ctx.services.store.createToken(parseRecord(NewToken, ctx.body));
+      return { status: 201, body: { ...withAdvice(record), token: secret } };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/tokens/:id',
+    doc: tokenDocs.get,
+    handler: async (ctx) => {
+      const id = ctx.req.params.id!;
+      const t = await ctx.services.store.getToken(id);
+      if (!t) throw new ApiError('not_found', `unknown token ${id}`);
+      return { status: 200, body: withAdvice(t) };
+    },
+  }),
+  tokenAction('deactivate', async (store, id) => withAdvice(await store.setTokenStatus(id, 'inactive'))),
+  tokenAction('activate', async (store, id) => withAdvice(await store.setTokenStatus(id, 'active'))),
+  tokenAction('rotate', async (store, id) => {
+    const { record, secret } = await store.rotateToken(id);
+    return { ...withAdvice(record), token: secret };
+  }),
+  adminRoute({
+    method: 'DELETE',
+    path: '/admin/api/tokens/:id',
+    doc: tokenDocs.delete,
+    handler: async (ctx) => {
+      await ctx.services.store.deleteToken(ctx.req.params.id!);
+      return { status: 204 };
+    },
+  }),
 
-  admin.get('/tags', async (req, res) => void res.json(await store.listTags(typeof req.query.customer === 'string' ? req.query.customer : undefined)));
-  admin.post('/tags', async (req, res) => void res.status(201).json(await store.createTag(NewTag.parse(req.body))));
-  admin.get('/tags/:tagId', async (req, res) => {
-    const tag = await store.getTag(req.params.tagId);
-    if (!tag) throw new ApiError('not_found', `unknown tag ${req.params.tagId}`);
-    res.json(tag);
-  });
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/tags',
+    doc: tagsDocs.get,
+    handler: async (ctx) => {
+      const customer = ctx.req.query.customer;
+      return { status: 200, body: await ctx.services.store.listTags(typeof customer === 'string' ? customer : undefined) };
+    },
+  }),
+  adminRoute({
+    method: 'POST',
+    path: '/admin/api/tags',
+    body: ADMIN_JSON_BODY,
+    doc: tagsDocs.post,
+    handler: async (ctx) => ({ status: 201, body: await ctx.services.store.createTag(parseRecord(NewTag, ctx.body)) }),
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/tags/:tagId',
+    doc: tagDocs.get,
+    handler: async (ctx) => {
+      const tagId = ctx.req.params.tagId!;
+      const tag = await ctx.services.store.getTag(tagId);
+      if (!tag) throw new ApiError('not_found', `unknown tag ${tagId}`);
+      return { status: 200, body: tag };
+    },
+  }),
   // Only the fields given change (allowed domains, limits, scores, segment names, demo, settings).
-  admin.patch('/tags/:tagId', async (req, res) => void res.json(await store.updateTag(req.params.tagId, TagPatch.parse(req.body))));
+  adminRoute({
+    method: 'PATCH',
+    path: '/admin/api/tags/:tagId',
+    body: ADMIN_JSON_BODY,
+    doc: tagDocs.patch,
+    handler: async (ctx) => {
+      const patch = parseRecord(TagPatch, ctx.body);
+      return { status: 200, body: await ctx.services.store.updateTag(ctx.req.params.tagId!, patch) };
+    },
+  }),
   // Server-managed tag settings, inlined into /tag/v1/<tagId>.js (the whole object: absent keys = bundle defaults).
-  admin.patch('/tags/:id/settings', async (req, res) => {
-    if (!(await store.getTag(req.params.id))) throw new ApiError('not_found', `unknown tag ${req.params.id}`);
-    res.json(await store.updateTagSettings(req.params.id, TagSettings.parse(req.body)));
-  });
-
-  if (deps.webhooks) mountWebhookAdmin(admin, { store, ...deps.webhooks });
-  if (deps.dataset && deps.recorder) mountVisitsAdmin(admin, { store, dataset: deps.dataset, recorder: deps.recorder });
-
-  router.use('/admin/api', admin);
-}
+  adminRoute({
+    method: 'PATCH',
+    path: '/admin/api/tags/:id/settings',
+    body: ADMIN_JSON_BODY,
+    doc: tagSettingsDocs.patch,
+    handler: async (ctx) => {
+      const { store } = ctx.services;
+      const id = ctx.req.params.id!;
+      if (!(await store.getTag(id))) throw new ApiError('not_found', `unknown tag ${id}`);
+      return { status: 200, body: await store.updateTagSettings(id, parseRecord(TagSettings, ctx.body)) };
+    },
+  }),
+];
 
 function provisionedBody(p: Provisioned) {
   return { ...p.customer, lead_scoring_token: p.leadScoringToken ?? null };
@@ -96,36 +199,4 @@ async function customerOr404(store: AccessRecords, id: string) {
   const c = await store.getCustomer(id);
   if (!c) throw new ApiError('not_found', `unknown customer ${id}`);
   return c;
-}
-
-function guard(auth: AdminAuth, throttle: FailureThrottle): RequestHandler {
-  return (req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    requireAdminCredential(req, auth, throttle, 'admin API', ' (SVC_ADMIN_TOKEN, or the token printed at first start)');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      if (!sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
-      // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take
-      // none, and clients send them with or without a Content-Type (curl without -d sends no length,
-      // python-requests sends Content-Length: 0) — refusing those left tokens silently active.
-      if (req.method !== 'DELETE' && hasBody(req) && !req.is('application/json'))
-        throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
-    }
-    next();
-  };
-}
-
-/** Whether the request carries a body (RFC 9112 §6.3: a transfer coding, or a non-zero length). */
-function hasBody(req: Request): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-function sameOrigin(req: Request): boolean {
-  const origin = req.get('origin');
-  if (!origin) return true; // not a browser cross-site request: servers and CLIs send none
-  try {
-    return new URL(origin).host === req.get('host');
-  } catch {
-    return false;
-  }
 }

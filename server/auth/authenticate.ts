@@ -10,10 +10,7 @@ import { isHostAllowed, requestHost } from './allowed-origin.ts';
 import { isEntitled } from './entitlements.ts';
 import { hashesEqual, hashSecret, TOKEN_PATTERN } from './token-secret.ts';
 
-/**
- * What authentication reads of a request: its headers, as Express's `req.get` (so an Express request is
- * one, and so is the fast lane's raw request, server/identification/fast-route.ts).
- */
+/** What authentication reads of a request: its headers (server/http/api-request.ts is one). */
 export interface HeaderSource {
   get(name: string): string | undefined;
 }

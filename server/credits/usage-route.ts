@@ -3,19 +3,13 @@
  * is used and left, and when the year restarts; the token's own rate limit. Any token of any group may
  * ask about itself; free (never charged), rate limited like every call of the token.
  */
-import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiGroup } from '../../core/customer-records.ts';
-import { authenticateAnyToken, type Caller } from '../auth/authenticate.ts';
-import { apiRoute } from '../http/api-route.ts';
-import type { MeteringSteps } from '../http/pipeline.ts';
-import type { AccessRecords, UsageReports } from '../state/store.ts';
+import type { Caller } from '../auth/authenticate.ts';
+import { apiRoute, type RouteDef } from '../http/route-def.ts';
+import { usageDocs } from '../openapi/route-docs.ts';
+import type { UsageReports } from '../state/store.ts';
 import { type CreditPool, contractYearRange, quotaPeriod } from './rules.ts';
-
-export interface UsageDeps {
-  store: AccessRecords & UsageReports;
-  pipeline: MeteringSteps;
-}
 
 export const PoolUsage = z.object({
   pool: z.enum(['identification', 'enrichment']).describe('The credit pool'),
@@ -49,22 +43,23 @@ export const GROUP_POOLS: Readonly<Record<ApiGroup, readonly CreditPool[]>> = {
   'people-search': [],
 };
 
-export function mountUsage(router: Router, deps: UsageDeps): void {
-  router.get(
-    '/v3/usage',
-    apiRoute(
-      deps.pipeline,
-      (req) => authenticateAnyToken(deps.store, req),
-      async (req, caller: Caller) => {
-        const res = req.res!;
-        const limit = Number(res.getHeader('RateLimit-Limit'));
-        const remaining = Number(res.getHeader('RateLimit-Remaining'));
-        const reset = Number(res.getHeader('RateLimit-Reset'));
-        return { status: 200 as const, body: await usageAnswer(deps.store, caller, { limit, remaining, reset_seconds: reset }) };
-      },
-    ),
-  );
-}
+export const usageRoutes: RouteDef[] = [
+  apiRoute({
+    method: 'GET',
+    path: '/v3/usage',
+    auth: { kind: 'any-token' },
+    doc: usageDocs.get,
+    async handler(ctx) {
+      // The token's own counter as of this call: what the RateLimit-* headers of this answer report. A token
+      // always has one; without it the figures are absent (null in JSON), as when they were read back from headers.
+      const hit = ctx.rateLimit;
+      const rate = hit
+        ? { limit: hit.limit, remaining: hit.remaining, reset_seconds: Math.ceil(hit.resetMs / 1000) }
+        : { limit: Number.NaN, remaining: Number.NaN, reset_seconds: Number.NaN };
+      return { status: 200, body: await usageAnswer(ctx.services.store, ctx.caller!, rate) };
+    },
+  }),
+];
 
 export async function usageAnswer(store: UsageReports, caller: Caller, rate: UsageAnswer['rate_limit'], now = new Date()): Promise<UsageAnswer> {
   const { customer } = caller;

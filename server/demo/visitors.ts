@@ -2,11 +2,11 @@
  * Demo mode's visitor switcher: sample addresses, verified against the built index by `data build`,
  * chosen so a person can see the demo page as each kind of visitor.
  */
-import type { Router } from 'express';
 import type { Catalog } from '../data/catalog.ts';
-import type { Dataset } from '../data/dataset.ts';
+import { apiRoute, type RouteDef } from '../http/route-def.ts';
+import { demoVisitorsDocs } from '../openapi/route-docs.ts';
 import { segmentMatches } from '../segments/evaluate.ts';
-import type { AccessRecords, CustomerRecord } from '../state/store.ts';
+import type { CustomerRecord } from '../state/store.ts';
 
 export interface DemoVisitor {
   label: string;
@@ -52,9 +52,17 @@ export function pickVisitors(catalog: Catalog, customer: CustomerRecord | null):
   return visitors;
 }
 
-export function mountDemo(router: Router, deps: { dataset: Dataset; store: AccessRecords }): void {
-  router.get('/demo/api/visitors', async (_req, res) => {
-    const customer = await deps.store.getCustomer(DEMO_CUSTOMER_ID);
-    res.json({ visitors: pickVisitors(deps.dataset.current.catalog, customer) });
-  });
-}
+/** Demo mode only (SVC_DEMO): the demo page's visitor switcher. */
+export const demoRoutes: RouteDef[] = [
+  apiRoute({
+    method: 'GET',
+    path: '/demo/api/visitors',
+    auth: { kind: 'public' },
+    enabled: (s) => s.config.SVC_DEMO,
+    doc: demoVisitorsDocs.get,
+    async handler(ctx) {
+      const customer = await ctx.services.store.getCustomer(DEMO_CUSTOMER_ID);
+      return { status: 200, body: { visitors: pickVisitors(ctx.services.dataset.current.catalog, customer) } };
+    },
+  }),
+];

@@ -9,7 +9,7 @@
  *   `{ status: "error", message }` plus the route's data with every field null (null rule).
  */
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
-import type { ApiResult } from '../http/api-route.ts';
+import type { RouteResult } from '../http/route-def.ts';
 import { type PageViewSummary, personScores, type TitleClassification } from '../scoring/model.ts';
 import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
@@ -62,7 +62,7 @@ function segments(company: CompanyRow | null, ctx: AnswerContext) {
 }
 
 /** Company Firmographics v3 (`/v1/enrichment/company`) and v2 (`/v2/people/enrichment`). */
-export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx: AnswerContext): ApiResult {
+export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx: AnswerContext): RouteResult {
   const company = found(facts.resolution);
   const payload = (c: CompanyRow | null) => ({
     company: version === 'v3' ? companyV3(c, facts.title, ctx.customer.excluded_accounts) : companyV2(c, facts.title, ctx.customer.excluded_accounts),
@@ -80,7 +80,7 @@ export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx:
 export const combinedHasScores = (customer: Pick<CustomerRecord, 'packages'>): boolean => customer.packages.includes('advanced');
 
 /** Lead Scoring and Firmographics (`/v2/people/full`): scores only with the customer's `advanced` package. */
-export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult {
+export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResult {
   const company = found(facts.resolution);
   if (!company) {
     return {
@@ -109,7 +109,7 @@ export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult 
  * Lead Scoring (`/v2/people/score`): 404 only for a malformed email. An email identifying no company
  * still gets contact scores (title, engagement) with company scores 0 / Target / 0 / Weak. Never charged.
  */
-export function leadScoringAnswer(facts: LeadFacts, ctx: AnswerContext): ApiResult {
+export function leadScoringAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResult {
   if (facts.resolution.outcome === 'invalid-email') return { status: 404, body: { status: 'error', message: MESSAGES.invalidEmail, scores: [] } };
   return { status: 200, body: { scores: scoresFor(found(facts.resolution), facts, ctx) } };
 }

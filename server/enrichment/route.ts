@@ -7,18 +7,15 @@
  *   POST /v2/people/score        Lead Scoring                     group lead-scoring
  * Bodies: form-encoded or JSON (`request-body.ts`); shapes: `schema.ts`; decisions: `answers.ts`.
  */
-import type { Request, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiGroup } from '../../core/customer-records.ts';
-import { authenticateToken, type Caller } from '../auth/authenticate.ts';
-import type { Config } from '../config.ts';
-import type { Dataset } from '../data/dataset.ts';
-import { type ApiResult, apiRoute } from '../http/api-route.ts';
-import type { MeteringSteps } from '../http/pipeline.ts';
+import type { Caller } from '../auth/authenticate.ts';
+import type { ChargeableApi } from '../credits/rules.ts';
+import { apiRoute, type OperationDoc, type RouteDef, type RouteResult } from '../http/route-def.ts';
+import { enrichCompanyDoc, enrichCompanyV2Doc, scoreAndEnrichLeadDoc, scoreLeadDoc } from '../openapi/route-docs.ts';
 import { classifyTitle } from '../people/title-classifier.ts';
-import type { AccessRecords } from '../state/store.ts';
+import type { Services } from '../services.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
-import type { PageViewRecorder } from '../visits/recorder.ts';
 import {
   type AnswerContext,
   combinedAnswer,
@@ -29,58 +26,73 @@ import {
   leadTitle,
   V2_DEPRECATION_HEADERS,
 } from './answers.ts';
-import { parseInput, readBody } from './request-body.ts';
+import { LEAD_BODY_LIMIT } from './request-body.ts';
 import { resolveCompany } from './resolve-company.ts';
 import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, type LeadBody, LeadScoringBody } from './schema.ts';
 
-export interface EnrichmentDeps {
-  config: Config;
-  store: AccessRecords;
-  dataset: Dataset;
-  pipeline: MeteringSteps;
-  /** The company's page views on the customer's own site: first-party intent in the scores. */
-  recorder?: PageViewRecorder;
-}
-
-export function mountEnrichment(router: Router, deps: EnrichmentDeps): void {
-  /** `scores`: whether this route's answer for this customer carries scores (and so needs their facts). */
-  const route = <S extends z.ZodType<LeadBody>>(
-    group: ApiGroup,
-    schema: S,
-    scores: (caller: Caller) => boolean,
-    answer: (facts: LeadFacts, ctx: AnswerContext) => ApiResult,
-  ) =>
-    apiRoute(
-      deps.pipeline,
-      (req) => authenticateToken(deps.store, req, group),
-      async (req: Request, caller: Caller) => {
-        const body = parseInput(schema, await readBody(req));
-        const ctx = context(caller);
-        return answer(await lookupLead(deps, body, caller, ctx.now, scores(caller)), ctx);
-      },
-    );
-  const never = () => false;
-  const always = () => true;
-
-  router.post(
-    '/v1/enrichment/company',
-    route('company-firmographics', FirmographicsV3Body, never, (f, c) => firmographicsAnswer('v3', f, c)),
-  );
-  // v2 is superseded by v3: every answer (errors included) says so.
-  router.post(
-    '/v2/people/enrichment',
-    (_req, res, next) => {
-      res.set(V2_DEPRECATION_HEADERS);
-      next();
+/** One company-level route: its group, body schema, whether its answer carries scores, and the answer. */
+function leadRoute(o: {
+  path: string;
+  group: ApiGroup;
+  schema: z.ZodType<LeadBody>;
+  charges?: ChargeableApi;
+  /** Whether this route's answer for this customer carries scores (and so needs their facts). */
+  scores: (caller: Caller) => boolean;
+  answer: (facts: LeadFacts, ctx: AnswerContext) => RouteResult;
+  doc: OperationDoc;
+  headers?: Readonly<Record<string, string>>;
+}): RouteDef {
+  return apiRoute<LeadBody>({
+    method: 'POST',
+    path: o.path,
+    auth: { kind: 'token', group: o.group },
+    headers: o.headers,
+    body: { types: 'fields', limit: LEAD_BODY_LIMIT, schema: o.schema, validation: 'fields' },
+    charges: o.charges,
+    doc: o.doc,
+    async handler(ctx) {
+      const caller = ctx.caller!;
+      const answerCtx = context(caller);
+      return o.answer(await lookupLead(ctx.services, ctx.body, caller, answerCtx.now, o.scores(caller)), answerCtx);
     },
-    route('company-firmographics', FirmographicsV2Body, never, (f, c) => firmographicsAnswer('v2', f, c)),
-  );
-  router.post(
-    '/v2/people/full',
-    route('lead-scoring-firmographics', CombinedBody, (caller) => combinedHasScores(caller.customer), combinedAnswer),
-  );
-  router.post('/v2/people/score', route('lead-scoring', LeadScoringBody, always, leadScoringAnswer));
+  });
 }
+
+const never = () => false;
+const always = () => true;
+
+export const enrichmentRoutes: RouteDef[] = [
+  leadRoute({
+    path: '/v1/enrichment/company',
+    group: 'company-firmographics',
+    schema: FirmographicsV3Body,
+    charges: 'company-firmographics-v3',
+    scores: never,
+    answer: (f, c) => firmographicsAnswer('v3', f, c),
+    doc: enrichCompanyDoc.post,
+  }),
+  // v2 is superseded by v3: every answer (errors included) says so.
+  leadRoute({
+    path: '/v2/people/enrichment',
+    group: 'company-firmographics',
+    schema: FirmographicsV2Body,
+    charges: 'company-firmographics-v2',
+    scores: never,
+    answer: (f, c) => firmographicsAnswer('v2', f, c),
+    doc: enrichCompanyV2Doc.post,
+    headers: V2_DEPRECATION_HEADERS,
+  }),
+  leadRoute({
+    path: '/v2/people/full',
+    group: 'lead-scoring-firmographics',
+    schema: CombinedBody,
+    charges: 'lead-scoring-firmographics',
+    scores: (caller) => combinedHasScores(caller.customer),
+    answer: combinedAnswer,
+    doc: scoreAndEnrichLeadDoc.post,
+  }),
+  leadRoute({ path: '/v2/people/score', group: 'lead-scoring', schema: LeadScoringBody, scores: always, answer: leadScoringAnswer, doc: scoreLeadDoc.post }),
+];
 
 function context(caller: Caller): AnswerContext {
   return { customer: caller.customer, settings: caller.settings, now: new Date() };
@@ -92,7 +104,7 @@ function context(caller: Caller): AnswerContext {
  * firmographics answer never does, and skipping them saved a catalog query and a visit-store query per
  * request (measured with `npm run bench -- enrichment`, see bench/RESULTS.md).
  */
-async function lookupLead(deps: EnrichmentDeps, body: LeadBody, caller: Caller, now: Date, scores: boolean): Promise<LeadFacts> {
+async function lookupLead(deps: Services, body: LeadBody, caller: Caller, now: Date, scores: boolean): Promise<LeadFacts> {
   const { catalog } = deps.dataset.current;
   const resolution = resolveCompany(
     { email: body.email, domain: body.domain || body.website, hints: { country: body.country, company: body.company, industry: body.industry } },

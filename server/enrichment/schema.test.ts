@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/error-codes.ts';
-import { parseInput } from './request-body.ts';
+import { parseFields as parseInput } from '../http/body.ts';
 import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody } from './schema.ts';
 
 const fails = (schema: Parameters<typeof parseInput>[0], body: unknown): ApiError => {

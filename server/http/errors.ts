@@ -60,47 +60,67 @@ export function sendError(res: Response, status: number, message: string, code: 
   res.status(status).json({ status: 'error', message: redactSecrets(message), code } satisfies ErrorBody);
 }
 
-function sendApiError(res: Response, err: ApiError): void {
-  res.set(err.headers);
-  sendError(res, err.status, err.message, err.code);
-}
-
 export const notFoundHandler: RequestHandler = (req, res) => {
   sendError(res, 404, `no such route: ${req.method} ${req.path}`, 'not_found');
 };
 
-/** Last middleware: maps every thrown thing to a status and a code; only the unexpected is a 500 (and is logged). */
+/** An error answer: status, the headers the error names (Retry-After, RateLimit-*, WWW-Authenticate …) and the body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: ErrorBody;
+}
+
+const answer = (status: number, message: string, code: ErrorCode, headers: Readonly<Record<string, string>> = {}): ErrorAnswer => ({
+  status,
+  headers,
+  body: { status: 'error', message: redactSecrets(message), code },
+});
+
+/**
+ * The one error path: every thrown thing becomes a status, a code and the spec's body; only the unexpected
+ * is a 500 (and is logged, with `where`: the method and the path without its query, masked like request lines).
+ */
+export function errorAnswer(err: unknown, log: Logger, where: () => string): ErrorAnswer {
+  if (err instanceof ApiError) return answer(err.status, err.message, err.code, err.headers);
+  if (err instanceof StateError) return errorAnswer(stateApiError(err), log, where);
+  // The store could not do it now (locked, unreachable, file replaced): retryable, never a 500.
+  if (err instanceof StoreUnavailableError) {
+    noteStateStoreError('request');
+    return answer(503, 'service temporarily unavailable (state store), retry shortly', 'unavailable', { 'Retry-After': String(err.retryAfterS) });
+  }
+  if (err instanceof ZodError) {
+    const issue = err.issues[0];
+    return answer(422, `${issue?.path.join('.') || 'request'}: ${issue?.message}`, 'invalid');
+  }
+  // Library errors that carry their own status (body-parser in the app shell: 400 malformed, 413, 415 …): kept.
+  const status = (err as { status?: number; statusCode?: number })?.status ?? (err as { statusCode?: number })?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const type = (err as { type?: string }).type;
+    const message =
+      type === 'entity.too.large'
+        ? 'request body too large'
+        : type === 'entity.parse.failed'
+          ? 'request body is not valid for its Content-Type'
+          : (err as Error).message;
+    return answer(status, message, codeOfStatus(status));
+  }
+  log.error(`${where()}: ${(err as Error)?.stack ?? String(err)}`);
+  return answer(500, 'internal server error', 'internal');
+}
+
+/** The request's method and path without its query (`?ip=` is a visitor's address, `?email=` a person), masked. */
+export function describeRequest(method: string | undefined, url: string): string {
+  const q = url.indexOf('?');
+  return `${method} ${mask(q < 0 ? url : url.slice(0, q))}`;
+}
+
+/** The app shell's last middleware (static files, console, docs): the same error path as the API routes. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) return;
-    if (err instanceof ApiError) return sendApiError(res, err);
-    if (err instanceof StateError) return sendApiError(res, stateApiError(err));
-    // The store could not do it now (locked, unreachable, file replaced): retryable, never a 500.
-    if (err instanceof StoreUnavailableError) {
-      noteStateStoreError('request');
-      res.set('Retry-After', String(err.retryAfterS));
-      return sendError(res, 503, 'service temporarily unavailable (state store), retry shortly', 'unavailable');
-    }
-    if (err instanceof ZodError) {
-      const issue = err.issues[0];
-      return sendError(res, 422, `${issue?.path.join('.') || 'request'}: ${issue?.message}`, 'invalid');
-    }
-    // body-parser errors carry their own status (400 malformed, 413 too large, 415 charset …): kept.
-    const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      const type = (err as { type?: string }).type;
-      const message =
-        type === 'entity.too.large'
-          ? 'request body too large'
-          : type === 'entity.parse.failed'
-            ? 'request body is not valid for its Content-Type'
-            : (err as Error).message;
-      return sendError(res, status, message, codeOfStatus(status));
-    }
-    // The path without its query (`?ip=` is a visitor's address, `?email=` a person), masked like request lines.
-    const url = req.originalUrl ?? req.url;
-    const q = url.indexOf('?');
-    log.error(`${req.method} ${mask(q < 0 ? url : url.slice(0, q))}: ${(err as Error)?.stack ?? String(err)}`);
-    sendError(res, 500, 'internal server error', 'internal');
+    const a = errorAnswer(err, log, () => describeRequest(req.method, req.originalUrl ?? req.url));
+    res.set(a.headers);
+    res.status(a.status).json(a.body);
   };
 }

@@ -8,18 +8,13 @@
  * could choose it would replay one id to get every answer after the first for free.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Request } from 'express';
 
 /** nginx's `$request_id` is 32 hex digits; other proxies' UUIDs and similar ids fit as well. */
 const REQUEST_ID = /^[A-Za-z0-9-]{16,64}$/;
 
 export type TrustProxy = (addr: string, hop: number) => boolean;
 
-export function trustedRequestId(req: Request): string | null {
-  return trustedRequestIdOf(req, req.app.get('trust proxy fn') as TrustProxy | undefined);
-}
-
-/** The same, for a raw `node:http` request (the fast lane), given the app's compiled `trust proxy fn`. */
+/** Whether a trusted proxy named the request id, given the compiled trust rule (server/http/api-request.ts `compileTrust`). */
 export function trustedRequestIdOf(req: Pick<IncomingMessage, 'headers' | 'socket'>, trusts: TrustProxy | undefined): string | null {
   const id = req.headers['x-request-id'];
   if (typeof id !== 'string' || !REQUEST_ID.test(id)) return null;

@@ -1,68 +1,62 @@
-/** GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`). */
-import type { Request, Response, Router } from 'express';
+/**
+ * GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`):
+ * the route table's entries (GET, which answers HEAD too, and the OPTIONS preflight) and their handlers.
+ */
 import { ApiError } from '../../core/error-codes.ts';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
-import { authenticateTag, authenticateToken, type Caller, type HeaderSource } from '../auth/authenticate.ts';
+import type { Caller, HeaderSource } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { type GeoIp, overlayGeo } from '../geoip/geoip.ts';
-import { apiRoute } from '../http/api-route.ts';
-import type { MeteringSteps } from '../http/pipeline.ts';
+import type { RawQuery } from '../http/api-request.ts';
+import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
 import { toIPv4 } from '../http/visitor-ip.ts';
+import { identificationDocs } from '../openapi/route-docs.ts';
 import type { AccessRecords } from '../state/store.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { isBotAgent } from './bot-agent.ts';
 import { identify } from './identify.ts';
-import { IdentificationQuery, type IdentificationResponse } from './schema.ts';
+import { IdentificationQuery, type IdentificationResponse, VISITOR_USER_AGENT_HEADER } from './schema.ts';
 
 export interface IdentificationDeps {
   config: Config;
   store: AccessRecords;
   dataset: Dataset;
-  pipeline: MeteringSteps;
   /** Tag sightings ("installed on") and the account's own page views for first-party intent. */
   recorder?: PageViewRecorder;
   /** SVC_GEOIP_DB, when configured: the geoIP_* fields come from it (server/geoip/). */
   geoip?: GeoIp | null;
 }
 
-/** What the route reads of a request: an Express request is one, and so is the fast lane's (fast-route.ts). */
+/** What the route reads of a request. */
 export interface IdentificationRequest extends HeaderSource {
-  /** The client address (Express's `req.ip`: trust proxy, X-Forwarded-For). */
+  /** The client address (trust proxy, X-Forwarded-For). */
   readonly ip: string | undefined;
 }
 
-/** The query as Express's "simple" parser (node:querystring) gives it: repeated parameters are arrays. */
-export type RawQuery = Record<string, unknown>;
+const VARY_ORIGIN = { Vary: 'Origin' } as const;
 
-/**
- * Mounts the route on the router: GET (the reference the fast lane, ./fast-route.ts, is tested against,
- * and what it hands back), HEAD (Express answers it with GET's handler) and the OPTIONS preflight.
- */
-export function mountIdentification(router: Router, deps: IdentificationDeps): void {
-  router.options('/v3/company/details', (req, res) => preflight(deps.store, req, res));
-  router.get(
-    '/v3/company/details',
-    apiRoute(
-      deps.pipeline,
-      async (req, res) => {
-        res.vary('Origin');
-        return identificationCaller(deps, req, req.query);
-      },
-      (req, caller) => identificationAnswer(deps, req, req.query, caller),
-    ),
-  );
-}
-
-/** Who is asking: tag mode is the tokenless browser path; an Authorization header always means token mode. */
-export async function identificationCaller(deps: IdentificationDeps, req: IdentificationRequest, rawQuery: RawQuery): Promise<Caller> {
-  const tag = typeof rawQuery.tag === 'string' ? rawQuery.tag : undefined;
-  if (req.get('authorization') !== undefined || !tag) return authenticateToken(deps.store, req, 'identification');
-  const caller = await authenticateTag(deps.store, req, tag);
-  deps.recorder?.tagSeen(tag, caller.corsOrigin);
-  return caller;
-}
+export const identificationRoutes: RouteDef[] = [
+  apiRoute({
+    method: 'GET',
+    path: '/v3/company/details',
+    auth: { kind: 'tag-or-token' },
+    headers: VARY_ORIGIN,
+    charges: 'identification',
+    doc: identificationDocs.get,
+    headDoc: identificationDocs.head,
+    handler: (ctx) => identificationAnswer(ctx.services, ctx.req, ctx.req.query, ctx.caller!),
+  }),
+  apiRoute({
+    method: 'OPTIONS',
+    path: '/v3/company/details',
+    auth: { kind: 'public' },
+    headers: VARY_ORIGIN,
+    doc: identificationDocs.options,
+    handler: (ctx) => preflight(ctx),
+  }),
+];
 
 /** The answer (after authentication and rate limiting), and the record it exports when it is chargeable. */
 export async function identificationAnswer(
@@ -114,9 +108,6 @@ function isServerSideLookup(caller: Caller, query: { ip?: string }): query is { 
   return caller.token !== null && query.ip !== undefined;
 }
 
-/** The header a server-side caller may use to pass on the visitor's own User-Agent, when it has one. */
-export const VISITOR_USER_AGENT_HEADER = 'X-svc-Visitor-User-Agent';
-
 /**
  * The User-Agent bot detection classifies. On a server-side lookup (`?ip=`) the request's own User-Agent
  * is the integrator's (curl, python-requests, Java, Salesforce …), never the visitor's: only a visitor
@@ -155,21 +146,23 @@ async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | nul
  * (Listing tokens per preflight is cheap at our token counts, and browsers cache an allowed preflight
  * for Access-Control-Max-Age.)
  */
-async function preflight(store: AccessRecords, req: Request, res: Response): Promise<void> {
-  res.vary('Origin');
-  const origin = req.get('origin');
+async function preflight(ctx: RouteContext): Promise<{ status: 204; headers: Record<string, string> }> {
+  const origin = ctx.req.get('origin');
   const host = requestHost(origin, undefined);
   if (!origin || !host) throw new ApiError('forbidden', 'CORS preflight without a usable Origin');
-  if (!(await originAllowed(store, host, typeof req.query.tag === 'string' ? req.query.tag : undefined))) {
+  const tag = ctx.req.query.tag;
+  if (!(await originAllowed(ctx.services.store, host, typeof tag === 'string' ? tag : undefined))) {
     throw new ApiError('forbidden', `${host} is not an allowed domain of any web tag or token for this API`);
   }
-  res.set({
-    'Access-Control-Allow-Origin': origin,
-    'Access-Control-Allow-Methods': 'GET',
-    'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
-    'Access-Control-Max-Age': '600',
-  });
-  res.status(204).end();
+  return {
+    status: 204,
+    headers: {
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Methods': 'GET',
+      'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
+      'Access-Control-Max-Age': '600',
+    },
+  };
 }
 
 async function originAllowed(store: AccessRecords, host: string, tagId: string | undefined): Promise<boolean> {

@@ -83,3 +83,6 @@ export const IdentificationQuery = z.object({
   ip: queryValue(),
   test_ip: queryValue(),
 });
+
+/** The header a server-side caller may use to pass on the visitor's own User-Agent, when it has one. */
+export const VISITOR_USER_AGENT_HEADER = 'X-svc-Visitor-User-Agent';

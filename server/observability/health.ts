@@ -4,9 +4,10 @@
  *   GET /readyz   200 when the data snapshot answers a lookup and the state store answers a read;
  *                 503 with the reason otherwise (the node should get no traffic)
  */
-import type { Router } from 'express';
 import type { ErrorBody } from '../../core/error-codes.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { apiRoute, type RouteDef } from '../http/route-def.ts';
+import { livenessDocs, readinessDocs } from '../openapi/route-docs.ts';
 import type { StateStore } from '../state/store.ts';
 import { noteStateStoreError } from './request-facts.ts';
 
@@ -58,17 +59,32 @@ async function checkStore(store: StateStore): Promise<string> {
   }
 }
 
-export function mountHealth(router: Router, deps: HealthDeps): void {
-  router.get('/healthz', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    const r = await readiness(deps);
-    res.set('Cache-Control', 'no-store');
-    if (r.ready) res.json({ status: 'ok', checks: r.checks });
-    else
-      res.status(503).json({ status: 'error', message: `not ready: ${r.reason}`, code: 'unavailable', checks: r.checks } satisfies ErrorBody & {
-        checks: Readiness['checks'];
-      });
-  });
-}
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+
+export const healthRoutes: RouteDef[] = [
+  apiRoute({
+    method: 'GET',
+    path: '/healthz',
+    auth: { kind: 'public' },
+    headers: NO_STORE,
+    doc: livenessDocs.get,
+    handler: () => ({ status: 200, body: { status: 'ok' } }),
+  }),
+  apiRoute({
+    method: 'GET',
+    path: '/readyz',
+    auth: { kind: 'public' },
+    headers: NO_STORE,
+    doc: readinessDocs.get,
+    async handler(ctx) {
+      const r = await readiness(ctx.services);
+      if (r.ready) return { status: 200, body: { status: 'ok', checks: r.checks } };
+      return {
+        status: 503,
+        body: { status: 'error', message: `not ready: ${r.reason}`, code: 'unavailable', checks: r.checks } satisfies ErrorBody & {
+          checks: Readiness['checks'];
+        },
+      };
+    },
+  }),
+];

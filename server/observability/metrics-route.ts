@@ -9,11 +9,10 @@
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Router } from 'express';
 import client from 'prom-client';
 import type { ErrorBody } from '../../core/error-codes.ts';
-import { type AdminAuth, requireAdminCredential } from '../admin/credentials.ts';
-import { adminCredentialThrottle, type FailureThrottle } from '../admin/throttle.ts';
+import { apiRoute, type RouteDef } from '../http/route-def.ts';
+import { metricsDocs } from '../openapi/route-docs.ts';
 import { registry } from './metrics.ts';
 
 const ASK = 'svc:metrics?';
@@ -71,14 +70,20 @@ export function serveClusterMetrics(): client.AggregatorRegistry<client.Registry
   return aggregator;
 }
 
-export function mountMetrics(router: Router, adminAuth: AdminAuth, throttle: FailureThrottle = adminCredentialThrottle): void {
-  router.get('/metrics', async (req, res) => {
-    res.set('Cache-Control', 'no-store');
-    // The same credential as the admin API, so the same throttle: /metrics is no side door for guessing it.
-    requireAdminCredential(req, adminAuth, throttle, 'metrics', ', or scrape the SVC_METRICS_PORT port');
-    res.type(registry.contentType).send(await metricsText());
-  });
-}
+/**
+ * `GET /metrics` on the service port: the admin token (`operator`: the admin API's credential and its
+ * throttle of failed credentials, so /metrics is no side door for guessing it).
+ */
+export const metricsRoutes: RouteDef[] = [
+  apiRoute({
+    method: 'GET',
+    path: '/metrics',
+    auth: { kind: 'operator' },
+    headers: { 'Cache-Control': 'no-store' },
+    doc: metricsDocs.get,
+    handler: async () => ({ status: 200, text: await metricsText(), type: registry.contentType }),
+  }),
+];
 
 /** The separate metrics port: /metrics only, no authentication (bind it to a private interface). */
 export async function startMetricsServer(port: number, host: string, text: () => Promise<string> = metricsText): Promise<Server> {

@@ -41,7 +41,7 @@ function sink(): { stream: PassThrough; lines: () => Record<string, unknown>[]; 
 
 const settle = () => new Promise((r) => setImmediate(r));
 
-/** One fast-lane request and one unmatched request with secrets in its path, observed with `log`. */
+/** One request of a table route and one unmatched request with secrets in its path, observed with `log`. */
 async function observe(log: Logger, out: ReturnType<typeof sink>) {
   const observer = createObserver(log);
   const fast = request('GET', '/v3/company/details?ip=203.0.113.7&email=jane.doe%40example.com', 200, 'acme');

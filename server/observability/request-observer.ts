@@ -1,11 +1,11 @@
 /**
- * One observer per request, ahead of everything (the fast lane included): request id, then — when the
- * response finishes — one log line and the request metrics.
+ * One observer per request, ahead of everything: request id, then — when the response is written — one
+ * log line and the request metrics.
  *
  * Written on pino directly rather than with pino-http: one `finish` listener feeds both the log line and
  * the metrics, the line carries a fixed allow-list of fields (pino-http serializes the request headers by
- * default, and those carry API tokens and the admin token), and it works on the raw `http` objects the fast
- * lane answers without Express. It stays cheap on the hottest route: the line is one template written
+ * default, and those carry API tokens and the admin token), and it works on the raw `http` objects the
+ * router answers without Express. It stays cheap on the hottest route: the line is one template written
  * through the logger's `infoLineWriter` (≈ 2 µs of CPU, `npm run bench -- log-line`; the identification
  * benchmark shows it as server CPU per response with logs on against off).
  */
@@ -25,60 +25,29 @@ export function requestId(given: string | string[] | undefined): string {
 }
 
 /**
- * The route pattern a request matched (`/admin/api/tokens/:id`), a bounded label set for metrics: Express
- * leaves `req.route` on a matched request; `fastRoute` names the fast lane's routes; the rest is `static`
- * (files) or `unmatched` (404s), never the raw path (which would be unbounded).
+ * The route a request matched (`/admin/api/tokens/:id`), a bounded label set for metrics: the route
+ * table's path, else `static` (files of the app shell) or `unmatched` (404s, 405s), never the raw path.
  */
-export function routeLabel(
-  req: IncomingMessage & { route?: { path?: unknown }; baseUrl?: string; [ROUTE_BASE]?: string },
-  status: number,
-  fastRoute: string | undefined,
-): string {
-  if (fastRoute) return fastRoute;
-  const path = req.route?.path;
-  if (typeof path === 'string') return (req[ROUTE_BASE] ?? req.baseUrl ?? '') + path;
+export function routeLabel(route: string | undefined, status: number): string {
+  if (route) return route;
   return status === 404 || status === 405 ? 'unmatched' : 'static';
-}
-
-/**
- * The mount path (`req.baseUrl`) at the moment the router picked the route. An error thrown in a mounted
- * router (the admin API) leaves it, and Express restores `baseUrl` before the app's error handler answers:
- * read at `finish`, a failed `/admin/api/customers/:id/webhooks` was labelled `/customers/:id/webhooks`.
- */
-const ROUTE_BASE = Symbol('routeBase');
-
-/** Remembers the mount path whenever the router sets `req.route`. */
-function rememberRouteBase(req: IncomingMessage): void {
-  let route: unknown;
-  Object.defineProperty(req, 'route', {
-    configurable: true,
-    enumerable: true,
-    get: () => route,
-    set(value: unknown) {
-      route = value;
-      (req as { [ROUTE_BASE]?: string })[ROUTE_BASE] = (req as { baseUrl?: string }).baseUrl;
-    },
-  });
 }
 
 /** When a request arrived and the id it answers under. */
 export interface Trace {
   readonly id: string;
   readonly start: bigint;
-  /** The fast lane's route, when it took the request (its metrics label). */
-  readonly fastRoute: string | undefined;
+  /** The route table's path the request matched (its metrics label), when it matched one. */
+  readonly route: string | undefined;
 }
 
 export interface Observer {
   /** Notes the arrival and picks the request id (the caller's, or a new one). */
-  begin(req: IncomingMessage, fastRoute?: string): Trace;
-  /** Sets X-Request-Id and observes the response when it finishes (any route, answered by anyone). */
-  watch(req: IncomingMessage, res: ServerResponse, trace: Trace): void;
-  /**
-   * Observes a response its writer has just ended (the fast lane, which sets X-Request-Id in its own
-   * header array): no `finish` listener per request.
-   */
+  begin(req: IncomingMessage, route?: string): Trace;
+  /** Observes a response its writer has just ended: one log line and the request metrics. */
   done(req: IncomingMessage, res: ServerResponse, trace: Trace): void;
+  /** For a response the app shell writes: X-Request-Id now, `done` when it finishes. */
+  watch(req: IncomingMessage, res: ServerResponse, trace: Trace): void;
 }
 
 /** A string as JSON, remembered for the bounded sets it is used on (methods, route labels, route paths). */
@@ -103,7 +72,7 @@ function requestLineFields(
 }
 
 /**
- * A path that is its route's pattern (every fast-lane path; an Express route without parameters) is one of
+ * A path that is its route's pattern (a route without parameters) is one of
  * a fixed set: masked and quoted once each (bounded, as any memo of request data).
  */
 const maskedRoutePath = boundedMemo((path: string) => JSON.stringify(mask(path)), 256);
@@ -113,10 +82,9 @@ export function createObserver(log: Logger): Observer {
   const writeLine = infoLineWriter(log);
 
   const done = (req: IncomingMessage, res: ServerResponse, trace: Trace) => {
-    const fastRoute = trace.fastRoute;
     const seconds = Number(process.hrtime.bigint() - trace.start) / 1e9;
     const status = res.statusCode;
-    const route = routeLabel(req, status, fastRoute);
+    const route = routeLabel(trace.route, status);
     const method = req.method ?? '';
     httpRequests.inc({ route, method, status });
     httpDuration.observe({ route, method }, seconds);
@@ -150,12 +118,11 @@ export function createObserver(log: Logger): Observer {
   };
 
   return {
-    begin: (req, fastRoute) => ({ id: requestId(req.headers['x-request-id']), start: process.hrtime.bigint(), fastRoute }),
+    begin: (req, route) => ({ id: requestId(req.headers['x-request-id']), start: process.hrtime.bigint(), route }),
+    done,
     watch(req, res, trace) {
       res.setHeader('X-Request-Id', trace.id);
-      rememberRouteBase(req);
       res.once('finish', () => done(req, res, trace));
     },
-    done,
   };
 }

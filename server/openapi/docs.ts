@@ -1,12 +1,13 @@
 /**
  * `GET /openapi.json` (./document.ts) and `GET /docs`, the rendered reference: Scalar's standalone
  * bundle, served from this server (no CDN, no font service), with "try it" against this server.
+ * The document comes in as a function (the app shell passes ./document.ts's): document.ts reads the route
+ * table, which holds the app shell's routes, so importing it here would be an import cycle.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Router } from 'express';
+import type { Express } from 'express';
 import { sendError } from '../http/errors.ts';
-import { openApiDocument } from './document.ts';
 
 /** Scalar reads its configuration from this tag; no inline script, so the page's CSP can forbid them. */
 const PAGE = `<!doctype html>
@@ -35,16 +36,16 @@ function scalarBundle(): Buffer | null {
   }
 }
 
-export function mountDocs(router: Router): void {
-  const doc = JSON.stringify(openApiDocument());
+export function mountDocs(app: Express, document: () => Record<string, unknown>): void {
+  const doc = JSON.stringify(document());
   let bundle: Buffer | null | undefined;
-  router.get('/openapi.json', (_req, res) => {
+  app.get('/openapi.json', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('application/json').send(doc);
   });
-  router.get('/docs', (_req, res) => {
+  app.get('/docs', (_req, res) => {
     res.set({ 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }).type('html').send(PAGE);
   });
-  router.get('/docs/scalar.js', (_req, res) => {
+  app.get('/docs/scalar.js', (_req, res) => {
     bundle ??= scalarBundle();
     if (!bundle) return sendError(res, 404, 'the API reference renderer (@scalar/api-reference) is not installed: run npm install');
     res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('application/javascript').send(bundle);

@@ -11,8 +11,8 @@ import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
 import { MESSAGES } from '../enrichment/answers.ts';
 import { companyV3 } from '../enrichment/company-payload.ts';
 import { parseEmail } from '../enrichment/email.ts';
-import type { ApiResult } from '../http/api-route.ts';
 import { orNull } from '../http/null-rule.ts';
+import type { RouteResult } from '../http/route-def.ts';
 import type { TitleClassification } from '../scoring/model.ts';
 import type { EnrichedPerson, PeopleEnrichmentBody } from './schema.ts';
 
@@ -61,7 +61,7 @@ export function peopleEnrichmentAnswer(
   company: CompanyRow | null,
   title: TitleClassification,
   excludedAccounts: readonly string[],
-): ApiResult {
+): RouteResult {
   if (resolution.outcome === 'not-found') {
     const message = resolution.invalidEmail ? MESSAGES.invalidEmail : MESSAGES.noData;
     return { status: 404, body: { status: 'error', message, person: personPayload(null, title), company: companyV3(null, title, excludedAccounts) } };

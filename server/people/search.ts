@@ -13,8 +13,8 @@
 import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
 import { MESSAGES } from '../enrichment/answers.ts';
 import { textKey } from '../enrichment/text-key.ts';
-import type { ApiResult } from '../http/api-route.ts';
 import { orNull } from '../http/null-rule.ts';
+import type { RouteResult } from '../http/route-def.ts';
 import type { TitleClassification } from '../scoring/model.ts';
 import { fullName } from './enrich-person.ts';
 import type { PeopleProfile, PeopleSearchBody } from './schema.ts';
@@ -88,7 +88,7 @@ export function searchPeople(
 }
 
 /** 404 when the domain is malformed or belongs to no company in the catalog; else 200 (possibly no profiles). */
-export function peopleSearchAnswer(query: PeopleSearchBody, result: { total: number; profiles: PeopleProfile[] } | null): ApiResult {
+export function peopleSearchAnswer(query: PeopleSearchBody, result: { total: number; profiles: PeopleProfile[] } | null): RouteResult {
   const paging = { page: query.page, page_size: query.page_size };
   if (!result) return { status: 404, body: { status: 'error', message: MESSAGES.noData, total: 0, ...paging, profiles: [] } };
   return { status: 200, body: { total: result.total, ...paging, profiles: result.profiles } };

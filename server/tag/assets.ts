@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Request, Response, Router } from 'express';
+import type { Express, Request, Response } from 'express';
 import { resolveFeatures, variantName } from '../../core/tag-features.ts';
 import { scriptJson } from '../../tag/snippet.ts';
 import type { SvcInitOptions } from '../../tag/src/types.ts';
@@ -115,7 +115,7 @@ interface Asset extends Representation {
   text: string;
 }
 
-export function mountTagAssets(router: Router, deps: { config: Config; store: AccessRecords }): void {
+export function mountTagAssets(app: Express, deps: { config: Config; store: AccessRecords }): void {
   const dir = join(deps.config.SVC_DIST, 'tag');
   // Read once, again only when the build replaced the file (mtime).
   const cache = new Map<string, Asset>();
@@ -132,7 +132,7 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
     return asset;
   };
 
-  router.get('/tag/v1/svc.js', (req, res) => {
+  app.get('/tag/v1/svc.js', (req, res) => {
     const asset = load('svc.js');
     if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag', 'not_found');
     sendScript(req, res, asset);
@@ -140,7 +140,7 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
 
   // The public types for front-end developers (`window.svc`, answers, events, dataLayer pushes), as the tag build writes them.
   for (const file of ['svc.d.ts', 'preact.d.ts']) {
-    router.get(`/tag/v1/${file}`, (req, res) => {
+    app.get(`/tag/v1/${file}`, (req, res) => {
       const asset = load(file);
       if (!asset) return sendError(res, 404, 'the tag types are not built: run npm run build:tag', 'not_found');
       res.set({
@@ -155,7 +155,7 @@ export function mountTagAssets(router: Router, deps: { config: Config; store: Ac
     });
   }
 
-  router.get('/tag/v1/:file', async (req, res, next) => {
+  app.get('/tag/v1/:file', async (req, res, next) => {
     const m = TAG_FILE.exec(req.params.file);
     if (!m) return next();
     const tag = await deps.store.getTag(m[1]);

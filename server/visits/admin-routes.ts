@@ -1,50 +1,58 @@
-/**
- * Admin API routes of page views (mounted inside the admin router, so behind its bearer auth):
- *   GET /admin/api/customers/:id/visits?from=YYYY-MM-DD&to=YYYY-MM-DD[&segment=ID]  (JSON, or CSV with
- *       `Accept: text/csv`) and …/visits.csv — the visitors report;
- *   GET /admin/api/customers/:id/tag-sightings — the origins each of the customer's tags was last seen on.
- */
-import type { Request, Response, Router } from 'express';
+import accepts from 'accepts';
+import { create as contentDisposition } from 'content-disposition';
 import { ApiError } from '../../core/error-codes.ts';
-import type { Dataset } from '../data/dataset.ts';
-import type { AccessRecords } from '../state/store.ts';
-import type { PageViewRecorder } from './recorder.ts';
+import { adminRoute } from '../admin/routes.ts';
+import { parseRecord } from '../http/body.ts';
+import type { RouteContext, RouteDef, RouteResult } from '../http/route-def.ts';
+import { tagSightingsDocs, visitsReportCsvDocs, visitsReportDocs } from '../openapi/route-docs.ts';
 import { buildReport, reportCsv, VisitsQuery } from './report.ts';
 
-export interface VisitsAdminDeps {
-  store: Pick<AccessRecords, 'getCustomer' | 'listTags'>;
-  dataset: Dataset;
-  recorder: PageViewRecorder;
+async function report(ctx: RouteContext, csv: boolean): Promise<RouteResult> {
+  const { store, recorder, dataset } = ctx.services;
+  const id = ctx.req.params.id!;
+  const customer = await store.getCustomer(id);
+  if (!customer) throw new ApiError('not_found', `unknown customer ${id}`);
+  const query = parseRecord(VisitsQuery, ctx.req.query);
+  if (query.segment !== null && !customer.segments.some((s) => s.id === query.segment)) {
+    throw new ApiError('invalid', `segment: customer ${customer.id} has no segment ${query.segment}`);
+  }
+  const [accounts, daily] = await Promise.all([
+    recorder.visits.accountVisits(customer.id, query.from, query.to),
+    recorder.visits.dailyTotals(customer.id, query.from, query.to),
+  ]);
+  const { catalog } = dataset.current;
+  const body = buildReport({ customer, query, accounts, daily, company: (companyId) => catalog.company(companyId) });
+  if (!csv) return { status: 200, body };
+  const filename = `visits-${customer.id}-${query.from}-${query.to}${query.segment !== null ? `-segment-${query.segment}` : ''}.csv`;
+  // The header Express's res.attachment() wrote (the same package): browsers save the report under this name.
+  return { status: 200, text: reportCsv(body), type: 'text/csv; charset=utf-8', headers: { 'Content-Disposition': contentDisposition(filename) } };
 }
 
-export function mountVisitsAdmin(admin: Router, deps: VisitsAdminDeps): void {
-  const report = async (req: Request, res: Response, csv: boolean) => {
-    const customer = await deps.store.getCustomer(String(req.params.id));
-    if (!customer) throw new ApiError('not_found', `unknown customer ${req.params.id}`);
-    const query = VisitsQuery.parse(req.query);
-    if (query.segment !== null && !customer.segments.some((s) => s.id === query.segment)) {
-      throw new ApiError('invalid', `segment: customer ${customer.id} has no segment ${query.segment}`);
-    }
-    const [accounts, daily] = await Promise.all([
-      deps.recorder.visits.accountVisits(customer.id, query.from, query.to),
-      deps.recorder.visits.dailyTotals(customer.id, query.from, query.to),
-    ]);
-    const { catalog } = deps.dataset.current;
-    const body = buildReport({ customer, query, accounts, daily, company: (id) => catalog.company(id) });
-    if (!csv) return void res.json(body);
-    res
-      .type('text/csv; charset=utf-8')
-      .attachment(`visits-${customer.id}-${query.from}-${query.to}${query.segment !== null ? `-segment-${query.segment}` : ''}.csv`)
-      .send(reportCsv(body));
-  };
-
-  admin.get('/customers/:id/visits.csv', (req, res) => report(req, res, true));
-  admin.get('/customers/:id/visits', (req, res) => report(req, res, req.accepts(['application/json', 'text/csv']) === 'text/csv'));
-
-  admin.get('/customers/:id/tag-sightings', async (req, res) => {
-    const customer = await deps.store.getCustomer(req.params.id);
-    if (!customer) throw new ApiError('not_found', `unknown customer ${req.params.id}`);
-    const tags = await deps.store.listTags(customer.id);
-    res.json(await deps.recorder.visits.tagSightings(tags.map((t) => t.tag_id)));
-  });
-}
+export const visitsAdminRoutes: RouteDef[] = [
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/visits.csv',
+    doc: visitsReportCsvDocs.get,
+    handler: (ctx) => report(ctx, true),
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/visits',
+    doc: visitsReportDocs.get,
+    // CSV only when the client prefers it to JSON (no Accept header, or one naming neither, is JSON).
+    handler: (ctx) => report(ctx, accepts(ctx.req.raw).type(['application/json', 'text/csv']) === 'text/csv'),
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/tag-sightings',
+    doc: tagSightingsDocs.get,
+    async handler(ctx) {
+      const { store, recorder } = ctx.services;
+      const id = ctx.req.params.id!;
+      const customer = await store.getCustomer(id);
+      if (!customer) throw new ApiError('not_found', `unknown customer ${id}`);
+      const tags = await store.listTags(customer.id);
+      return { status: 200, body: await recorder.visits.tagSightings(tags.map((t) => t.tag_id)) };
+    },
+  }),
+];

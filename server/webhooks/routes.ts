@@ -1,76 +1,121 @@
 /**
- * Admin API for a customer's webhook endpoints, mounted inside /admin/api (same Bearer auth, JSON-only
- * writes and same-origin checks as the rest of the admin API):
+ * Admin API for a customer's webhook endpoints, under /admin/api (same Bearer auth, JSON-only writes and
+ * same-origin checks as the rest of the admin API: server/admin/routes.ts `adminRoute`). They exist only
+ * when the server runs the webhook outbox:
  *
  *   POST   /customers/:id/webhooks                      {url, events, hot_paths?, description?} → 201, secret shown once
  *   GET    /customers/:id/webhooks                      endpoints (never the secret)
  *   GET    /customers/:id/webhooks/:webhookId           one endpoint
  *   DELETE /customers/:id/webhooks/:webhookId           204; its undelivered events are dropped
  *   GET    /customers/:id/webhooks/:webhookId/deliveries?limit=N   the delivery log, newest first
+ *
+ * The customer and the endpoint are looked up before the body or the query is judged: an unknown one is a
+ * 404 whatever else the request carries.
  */
-import type { Router } from 'express';
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { parseRecord } from '../http/body.ts';
+import type { RouteDef } from '../http/route-def.ts';
+import { webhookDeliveriesDocs, webhookDocs, webhooksDocs } from '../openapi/route-docs.ts';
+import type { Services } from '../services.ts';
 import type { AccessRecords } from '../state/store.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
 import { destinationProblem } from './destination.ts';
 import { NewWebhook } from './schema.ts';
-import type { WebhookService } from './service.ts';
 import { generateSigningSecret } from './signature.ts';
-
-export interface WebhookAdminDeps {
-  store: Pick<AccessRecords, 'getCustomer'>;
-  webhookStore: WebhookStore;
-  webhooks: WebhookService;
-}
 
 /** Endpoints per customer: each one is an outbox and a stream of outbound requests of ours. */
 export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
 
 const DeliveryQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 
-export function mountWebhookAdmin(admin: Router, deps: WebhookAdminDeps): void {
-  const customerOr404 = async (id: string) => {
-    if (!(await deps.store.getCustomer(id))) throw new ApiError('not_found', `unknown customer ${id}`);
-    return id;
-  };
-  const endpointOr404 = async (customerId: string, webhookId: string) => {
-    const endpoint = await deps.webhookStore.getEndpoint(customerId, webhookId);
-    if (!endpoint) throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
-    return endpoint;
-  };
+/** The outbox and its dispatcher: the routes are enabled only when they exist. */
+const outbox = (services: Services) => services.webhooks!;
 
-  admin.post('/customers/:id/webhooks', async (req, res) => {
-    const customerId = await customerOr404(req.params.id);
-    const input = NewWebhook.parse(req.body ?? {});
-    // Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face.
-    const problem = destinationProblem(input.url, deps.webhooks.allowPrivate);
-    if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
-    if ((await deps.webhookStore.listEndpoints(customerId)).length >= MAX_ENDPOINTS_PER_CUSTOMER) {
-      throw new ApiError('conflict', `a customer has at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints: delete one first`);
-    }
-    const secret = generateSigningSecret();
-    const record = await deps.webhookStore.createEndpoint({ customer_id: customerId, ...input, secret });
-    deps.webhooks.endpointsChanged(customerId);
-    res.status(201).json({ ...record, secret });
-  });
-  admin.get('/customers/:id/webhooks', async (req, res) => {
-    res.json(await deps.webhookStore.listEndpoints(await customerOr404(req.params.id)));
-  });
-  admin.get('/customers/:id/webhooks/:webhookId', async (req, res) => {
-    res.json(await endpointOr404(await customerOr404(req.params.id), req.params.webhookId));
-  });
-  admin.delete('/customers/:id/webhooks/:webhookId', async (req, res) => {
-    const customerId = await customerOr404(req.params.id);
-    if (!(await deps.webhookStore.deleteEndpoint(customerId, req.params.webhookId)))
-      throw new ApiError('not_found', `unknown webhook ${req.params.webhookId} for customer ${customerId}`);
-    deps.webhooks.endpointsChanged(customerId);
-    res.status(204).end();
-  });
-  admin.get('/customers/:id/webhooks/:webhookId/deliveries', async (req, res) => {
-    const customerId = await customerOr404(req.params.id);
-    await endpointOr404(customerId, req.params.webhookId);
-    const { limit } = DeliveryQuery.parse(req.query);
-    res.json(await deps.webhookStore.listDeliveries(customerId, req.params.webhookId, limit));
-  });
+async function customerOr404(store: Pick<AccessRecords, 'getCustomer'>, id: string): Promise<string> {
+  if (!(await store.getCustomer(id))) throw new ApiError('not_found', `unknown customer ${id}`);
+  return id;
 }
+
+async function endpointOr404(webhookStore: WebhookStore, customerId: string, webhookId: string) {
+  const endpoint = await webhookStore.getEndpoint(customerId, webhookId);
+  if (!endpoint) throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
+  return endpoint;
+}
+
+const enabled = (services: Services) => services.webhooks !== undefined;
+
+export const webhookAdminRoutes: RouteDef[] = [
+  adminRoute({
+    method: 'POST',
+    path: '/admin/api/customers/:id/webhooks',
+    enabled,
+    body: ADMIN_JSON_BODY,
+    doc: webhooksDocs.post,
+    async handler(ctx) {
+      const { webhookStore, webhooks } = outbox(ctx.services);
+      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const input = parseRecord(NewWebhook, ctx.body ?? {});
+      // Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face.
+      const problem = destinationProblem(input.url, webhooks.allowPrivate);
+      if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
+      if ((await webhookStore.listEndpoints(customerId)).length >= MAX_ENDPOINTS_PER_CUSTOMER) {
+        throw new ApiError('conflict', `a customer has at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints: delete one first`);
+      }
+      const secret = generateSigningSecret();
+      const record = await webhookStore.createEndpoint({ customer_id: customerId, ...input, secret });
+      webhooks.endpointsChanged(customerId);
+      return { status: 201, body: { ...record, secret } };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/webhooks',
+    enabled,
+    doc: webhooksDocs.get,
+    async handler(ctx) {
+      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      return { status: 200, body: await outbox(ctx.services).webhookStore.listEndpoints(customerId) };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/webhooks/:webhookId',
+    enabled,
+    doc: webhookDocs.get,
+    async handler(ctx) {
+      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      return { status: 200, body: await endpointOr404(outbox(ctx.services).webhookStore, customerId, ctx.req.params.webhookId!) };
+    },
+  }),
+  adminRoute({
+    method: 'DELETE',
+    path: '/admin/api/customers/:id/webhooks/:webhookId',
+    enabled,
+    doc: webhookDocs.delete,
+    async handler(ctx) {
+      const { webhookStore, webhooks } = outbox(ctx.services);
+      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const webhookId = ctx.req.params.webhookId!;
+      if (!(await webhookStore.deleteEndpoint(customerId, webhookId)))
+        throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
+      webhooks.endpointsChanged(customerId);
+      return { status: 204 };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/webhooks/:webhookId/deliveries',
+    enabled,
+    doc: webhookDeliveriesDocs.get,
+    async handler(ctx) {
+      const { webhookStore } = outbox(ctx.services);
+      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const webhookId = ctx.req.params.webhookId!;
+      await endpointOr404(webhookStore, customerId, webhookId);
+      const { limit } = parseRecord(DeliveryQuery, ctx.req.query);
+      return { status: 200, body: await webhookStore.listDeliveries(customerId, webhookId, limit) };
+    },
+  }),
+];

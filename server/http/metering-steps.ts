@@ -47,8 +47,8 @@ export function rateLimitHeaders(hit: RateLimitHit): Record<string, string> {
 }
 
 /**
- * The pipeline's metering steps on plain values: apiRoute's `meteredAnswer` runs them for every API route
- * (the fast lane's identification route included, which has no Express objects), the events route its rate limit.
+ * The pipeline's metering steps on plain values: server/http/run-route.ts runs them for every API route
+ * with a customer caller.
  */
 export interface MeteringSteps {
   /**

@@ -1,4 +1,4 @@
-/** 405 + Allow for known routes asked with the wrong method, over real HTTP (the fast-lane route included). */
+/** The router answers from the route table: 405 + Allow for known paths asked with another method, HEAD, OPTIONS, 404 for the rest. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 

@@ -1,0 +1,143 @@
+/**
+ * One route, defined once: method, path, how its caller is authenticated, its input, its handler, what it
+ * charges, and its OpenAPI operation. The list of every route (server/routes.ts) is the one source of the
+ * router's registration (server/http/router.ts), 405 + `Allow`, HEAD, and the OpenAPI document
+ * (server/openapi/document.ts).
+ *
+ * A route runs the one pipeline (server/http/run-route.ts): authenticate → CORS → rate limit → input →
+ * handler → charge → send, with one error path and one response writer. Routes served by the Express app
+ * shell (static files, the console, /docs, the tag bundle, the demo page) are in the list too — with
+ * `shell: true` and no handler — so their paths answer 405 + Allow and are documented like any other.
+ */
+import type { z } from 'zod';
+import type { ApiGroup } from '../../core/customer-records.ts';
+import type { Caller } from '../auth/authenticate.ts';
+import type { ChargeableApi } from '../credits/rules.ts';
+import type { Services } from '../services.ts';
+import type { RateLimitHit } from '../state/metering.ts';
+import type { ApiRequest } from './api-request.ts';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+/**
+ * How a route's caller proves who it is (the pipeline's first step):
+ * - `public`: nobody (health, CORS preflights, the demo page's data);
+ * - `token`: an API token of the group (`Authorization: Token …`), rate limited and charged per customer;
+ * - `any-token`: an API token of any group (`GET /v3/usage`);
+ * - `tag-or-token`: identification: `?tag=` from a browser (Origin against the tag's allowed domains), or a
+ *   token when an Authorization header is sent or no tag is named;
+ * - `tag`: the web tag named in `?tag=` (page views), 401 without one;
+ * - `admin`: the operator's admin token (Bearer); writes only from this server's origin and only JSON;
+ * - `operator`: the admin token, reads only (`/metrics`).
+ */
+export type RouteAuth =
+  | { kind: 'public' }
+  | { kind: 'token'; group: ApiGroup }
+  | { kind: 'any-token' }
+  | { kind: 'tag-or-token' }
+  | { kind: 'tag' }
+  | { kind: 'admin' }
+  | { kind: 'operator' };
+
+/** A request body a route reads: which types it accepts, how large, how it is validated. */
+export interface BodySpec<B> {
+  /**
+   * - `fields`: form-encoded, multipart (text fields) or JSON object (the server-to-server routes);
+   * - `json`: JSON only, or no body at all (the admin API);
+   * - `text`: any Content-Type read as UTF-8 text (the page-view beacon, sent as text/plain).
+   */
+  types: 'fields' | 'json' | 'text';
+  /** Largest body in bytes: larger → 413. */
+  limit: number;
+  /**
+   * How the parsed body is validated. `fields`: the first type/length issue is 422 `invalid`, a blank
+   * required field 400 `blank` (server/http/body.ts `parseFields`); `record`: the schema's first issue is
+   * 422 `invalid` (`path: message`); absent: the handler reads the raw value.
+   */
+  schema?: z.ZodType<B>;
+  validation?: 'fields' | 'record';
+}
+
+/** What a handler answers. A JSON `body`, or `text` of a given `type`, or nothing (204, 304). */
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  text?: string | Buffer;
+  /** Content-Type of `text`. */
+  type?: string;
+  headers?: Readonly<Record<string, string>>;
+  /** The record this answer exports, when it is chargeable (spec "Credits"): charged before it is sent. */
+  charge?: { api: ChargeableApi; record: string };
+  /** Work to run once the answer has been written (page views: record after the 204). */
+  after?: () => void;
+}
+
+export interface RouteContext<B = unknown, Q = unknown> {
+  readonly req: ApiRequest;
+  /** The authenticated caller (null for `public`, `admin` and `operator` routes). */
+  readonly caller: Caller | null;
+  readonly services: Services;
+  /** The body, validated by the route's body spec (undefined when the route reads none). */
+  readonly body: B;
+  /** The query, validated by the route's query schema (the raw query when it has none). */
+  readonly query: Q;
+  /** HEAD: the answer's headers without its body; never charged. */
+  readonly head: boolean;
+  /** The caller's own rate-limit counter as of this request (the one the RateLimit-* headers report). */
+  readonly rateLimit: RateLimitHit | null;
+  /** Sets a header of the answer (kept on an error answer too, as everything set before the error). */
+  header(name: string, value: string): void;
+}
+
+/** An OpenAPI 3.1 operation object (built with server/openapi/kit.ts). */
+export type OperationDoc = Record<string, unknown>;
+
+interface RouteBase {
+  method: Exclude<Method, 'HEAD'>;
+  /** find-my-way syntax: `/admin/api/tokens/:id`, a trailing `*` for a wildcard. */
+  path: string;
+  /** The OpenAPI operation; null for a path that is not part of the API document (the demo page). */
+  doc: OperationDoc | null;
+  /** Whether a GET also answers HEAD (the same steps, no body, never charged); default true for GET. */
+  head?: boolean;
+  /** The HEAD operation's document, when it differs from what is derived from the GET's. */
+  headDoc?: OperationDoc;
+  /** Whether the route exists with these services (demo routes only in demo mode, webhooks with an outbox). */
+  enabled?: (services: Services) => boolean;
+}
+
+/** A route of the API: runs the pipeline. */
+export interface ApiRouteDef<B = unknown, Q = unknown> extends RouteBase {
+  shell?: false;
+  auth: RouteAuth;
+  /** Headers every answer of the route carries, errors included (Vary: Origin, Cache-Control, Deprecation …). */
+  headers?: Readonly<Record<string, string>>;
+  /** The query's schema (422 on a failed check, unless the handler reads the raw query). */
+  query?: z.ZodType<Q>;
+  body?: BodySpec<B>;
+  /** The API whose credits it can charge (documentation: the handler names the record per answer). */
+  charges?: ChargeableApi;
+  handler(ctx: RouteContext<B, Q>): Promise<RouteResult> | RouteResult;
+}
+
+/** A path the Express app shell answers (static files, console, docs, tag bundle, demo page). */
+export interface ShellRouteDef extends RouteBase {
+  shell: true;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the table holds routes of every body and query type; each is checked where it is defined (apiRoute)
+export type RouteDef = ApiRouteDef<any, any> | ShellRouteDef;
+
+/** Typed construction of an API route (the body and query types flow from their schemas into the handler). */
+export function apiRoute<B = undefined, Q = Record<string, unknown>>(def: ApiRouteDef<B, Q>): ApiRouteDef<B, Q> {
+  return def;
+}
+
+export function shellRoute(method: 'GET', path: string, doc: OperationDoc | null, extra: Partial<ShellRouteDef> = {}): ShellRouteDef {
+  return { method, path, doc, shell: true, ...extra };
+}
+
+/** The OpenAPI spelling of a route path: `:id` → `{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}

@@ -1,0 +1,237 @@
+/**
+ * The one pipeline, run for every API route of the table, in the documented order of checks:
+ *   authenticate (401; group / package / domain 403) → CORS origin → rate limit (429) → input (415/413/400/422)
+ *   → handler (lookup; 404) → charge (402, never for HEAD) → send.
+ * One error path (errors.ts `errorAnswer`: a thrown domain error becomes the spec's body through one status
+ * table), one response writer (`send`: one `writeHead` of a header array and one `end`), one observer call
+ * per response (log line + metrics). Headers set before an error (Vary, CORS, RateLimit-*) stay on its answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../../core/error-codes.ts';
+import { requireAdminCredential } from '../admin/credentials.ts';
+import { adminCredentialThrottle } from '../admin/throttle.ts';
+import { authenticateAnyToken, authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
+import { noteCustomer } from '../observability/request-facts.ts';
+import type { Observer, Trace } from '../observability/request-observer.ts';
+import type { Services } from '../services.ts';
+import type { RateLimitHit } from '../state/metering.ts';
+import { ApiRequest, type RawQuery } from './api-request.ts';
+import { hasBody, parseFields, parseRecord, readAnyText, readFields, readJson } from './body.ts';
+import { describeRequest, errorAnswer } from './errors.ts';
+import { setRateLimitHeaders } from './metering-steps.ts';
+import { trustedRequestIdOf } from './request-id.ts';
+import type { ApiRouteDef, RouteAuth, RouteContext, RouteResult } from './route-def.ts';
+
+/** Whether the client closed its connection before its answer was written. */
+export function clientGone(res: ServerResponse): boolean {
+  return res.destroyed || res.socket?.destroyed === true;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Everything a request of a route carries through the pipeline. */
+class Call implements RouteContext {
+  caller: Caller | null = null;
+  body: unknown = undefined;
+  query: unknown;
+  rateLimit: RateLimitHit | null = null;
+  readonly head: boolean;
+  /** The answer's headers so far, as flat name/value pairs (what `writeHead` takes). */
+  readonly headers: string[];
+
+  constructor(
+    readonly req: ApiRequest,
+    readonly services: Services,
+    trace: Trace,
+    fixed: Readonly<Record<string, string>> | undefined,
+  ) {
+    this.head = req.raw.method === 'HEAD';
+    this.query = req.query;
+    this.headers = ['X-Request-Id', trace.id];
+    if (fixed) for (const name in fixed) this.headers.push(name, fixed[name]!);
+  }
+
+  header(name: string, value: string): void {
+    this.headers.push(name, value);
+  }
+}
+
+/** Who is asking, per the route's `auth` (null for routes without a customer caller). */
+async function authenticate(auth: RouteAuth, call: Call): Promise<Caller | null> {
+  const { req, services } = call;
+  switch (auth.kind) {
+    case 'public':
+      return null;
+    case 'token':
+      return authenticateToken(services.store, req, auth.group);
+    case 'any-token':
+      return authenticateAnyToken(services.store, req);
+    case 'tag-or-token': {
+      // An Authorization header always means token mode; tag mode is the tokenless browser path.
+      const tag = req.query.tag;
+      if (req.get('authorization') !== undefined || typeof tag !== 'string' || tag === '') return authenticateToken(services.store, req, 'identification');
+      const caller = await authenticateTag(services.store, req, tag);
+      // Where the tag is installed ("installed on"): seen whether or not this lookup is then answered.
+      services.recorder?.tagSeen(tag, caller.corsOrigin);
+      return caller;
+    }
+    case 'tag': {
+      const tag = req.query.tag;
+      if (typeof tag !== 'string' || tag === '') throw new ApiError('unauthenticated', 'page views need the web tag: POST /v1/events?tag=<tag id>');
+      return authenticateTag(services.store, req, tag);
+    }
+    case 'admin':
+      requireAdminCredential(req, services.adminAuth, adminCredentialThrottle, 'admin API', ' (SVC_ADMIN_TOKEN, or the token printed at first start)');
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        if (!sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
+        // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take
+        // none, and clients send them with or without a Content-Type (curl without -d sends no length,
+        // python-requests sends Content-Length: 0) — refusing those left tokens silently active.
+        if (req.method !== 'DELETE' && hasBody(req.raw) && !isJson(req.get('content-type')))
+          throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
+      }
+      return null;
+    case 'operator':
+      // The same credential as the admin API, so the same throttle: /metrics is no side door for guessing it.
+      requireAdminCredential(req, services.adminAuth, adminCredentialThrottle, 'metrics', ', or scrape the SVC_METRICS_PORT port');
+      return null;
+  }
+}
+
+function isJson(type: string | undefined): boolean {
+  if (!type) return false;
+  const media = type.split(';')[0]!.trim().toLowerCase();
+  return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
+}
+
+/** A browser's cross-site request carries a foreign Origin; servers and CLIs send none. */
+function sameOrigin(req: ApiRequest): boolean {
+  const origin = req.get('origin');
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === req.get('host');
+  } catch {
+    return false;
+  }
+}
+
+async function readInput(def: ApiRouteDef, call: Call): Promise<void> {
+  if (def.query) call.query = parseRecord(def.query, call.req.query);
+  const spec = def.body;
+  if (!spec) return;
+  const raw = call.req.raw;
+  const body =
+    spec.types === 'fields' ? await readFields(raw, spec.limit) : spec.types === 'json' ? await readJson(raw, spec.limit) : await readAnyText(raw, spec.limit);
+  if (!spec.schema) call.body = body;
+  else call.body = spec.validation === 'fields' ? parseFields(spec.schema, body) : parseRecord(spec.schema, body ?? {});
+}
+
+async function answer(def: ApiRouteDef, call: Call, res: ServerResponse): Promise<RouteResult> {
+  const caller = await authenticate(def.auth, call);
+  const { services, req } = call;
+  if (caller !== null) {
+    call.caller = caller;
+    noteCustomer(res, caller.customer.id); // for the request's log line
+    if (caller.corsOrigin) call.header('Access-Control-Allow-Origin', caller.corsOrigin);
+    await services.pipeline.rateLimit(caller, req.ip ?? '', (hit) => {
+      call.rateLimit = hit;
+      setRateLimitHeaders(hit, (name, value) => call.header(name, value));
+    });
+  }
+  await readInput(def, call);
+  const result = await def.handler(call);
+  // An answer whose client is gone (it gave up, e.g. while a stalled store was timing out) is never
+  // received, so it exports nothing: not charged. HEAD carries no answer, so it exports no record either.
+  if (result.charge && caller !== null && result.status === 200 && !call.head && !clientGone(res)) {
+    await services.pipeline.charge(caller, result.charge, trustedRequestIdOf(req.raw, services.trustProxy), res);
+  }
+  // A customer's answer is theirs alone: no shared cache keeps it.
+  if (caller !== null && !result.headers?.['Cache-Control']) call.header('Cache-Control', 'private, no-store');
+  return result;
+}
+
+/** The one response writer: a status, the header list, and a JSON body, a text body or none. */
+export function send(res: ServerResponse, status: number, headers: string[], result: RouteResult | null, json: unknown, head: boolean): void {
+  let data: string | Buffer | undefined;
+  if (result?.text !== undefined) {
+    data = result.text;
+    if (result.type) headers.push('Content-Type', result.type);
+  } else if (json !== undefined) {
+    data = JSON.stringify(json);
+    headers.push('Content-Type', JSON_TYPE);
+  }
+  if (data !== undefined) headers.push('Content-Length', String(typeof data === 'string' ? Buffer.byteLength(data) : data.length));
+  res.writeHead(status, headers);
+  res.end(head ? undefined : data);
+}
+
+function sendResult(res: ServerResponse, call: Call, result: RouteResult): void {
+  const headers = call.headers;
+  if (result.headers) for (const name in result.headers) headers.push(name, result.headers[name]!);
+  send(res, result.status, headers, result, result.body, call.head);
+}
+
+function sendError(res: ServerResponse, call: Call, err: unknown): void {
+  // An answer already under way cannot become an error answer.
+  if (res.headersSent) {
+    res.destroy(err instanceof Error ? err : undefined);
+    return;
+  }
+  const services = call.services;
+  const a = errorAnswer(err, services.log, () => describeRequest(call.req.raw.method, call.req.raw.url ?? ''));
+  const headers = call.headers;
+  // The error's own headers win over those of the same name set before it (a 429's RateLimit-*).
+  for (const name in a.headers) {
+    const lower = name.toLowerCase();
+    for (let i = headers.length - 2; i >= 0; i -= 2) if (headers[i]!.toLowerCase() === lower) headers.splice(i, 2);
+    headers.push(name, a.headers[name]!);
+  }
+  try {
+    send(res, a.status, headers, null, a.body, call.head);
+  } catch (e) {
+    // A header Node refuses (a value a handler took from the request): the error answer without the route's headers.
+    const b = errorAnswer(e, services.log, () => describeRequest(call.req.raw.method, call.req.raw.url ?? ''));
+    send(res, b.status, ['X-Request-Id', headers[1]!], null, b.body, call.head);
+  }
+}
+
+/** Runs `def` for one request: the pipeline, the answer or the error answer, then the observer. */
+export function runRoute(
+  def: ApiRouteDef,
+  services: Services,
+  observer: Observer,
+  raw: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string | undefined>,
+  query: RawQuery,
+): void {
+  const trace = observer.begin(raw, def.path);
+  const url = raw.url ?? '';
+  const q = url.indexOf('?');
+  const req = new ApiRequest(raw, q < 0 ? url : url.slice(0, q), params, query, '', services.trustProxy);
+  const call = new Call(req, services, trace, def.headers);
+  answer(def, call, res)
+    .then(
+      (result) => {
+        sendResult(res, call, result);
+        return result.after;
+      },
+      (err: unknown) => {
+        sendError(res, call, err);
+        return undefined;
+      },
+    )
+    .catch((err: unknown) => {
+      sendError(res, call, err);
+      return undefined;
+    })
+    .then((after) => {
+      observer.done(raw, res, trace);
+      if (after === undefined) return;
+      try {
+        after();
+      } catch (e) {
+        services.log.error(`${describeRequest(raw.method, url)}: after the answer: ${(e as Error)?.stack ?? String(e)}`);
+      }
+    });
+}

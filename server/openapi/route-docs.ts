@@ -1,0 +1,626 @@
+/**
+ * The OpenAPI operation of every route, attached to its RouteDef (`doc`) in the route table; the document
+ * (./document.ts) takes them from the table, so a route cannot exist undocumented nor a document entry
+ * without its route.
+ */
+import { IdentificationQuery } from '../identification/schema.ts';
+import examples from './examples.json' with { type: 'json' };
+import {
+  admin,
+  adminErrors,
+  CORS,
+  codesOfStatus,
+  errorSchema,
+  errors,
+  header,
+  idParam,
+  json,
+  jsonBody,
+  leadOp,
+  meteredHeaders,
+  PARTNER,
+  PREFLIGHT_ALLOWED,
+  REQUEST_ID,
+  RETRY,
+  ref,
+  STATUS_TEXT,
+  SVC_COOKIE,
+  schema,
+  TAG_ID,
+  typesOperation,
+  VISITOR_UA,
+  VISITS_QUERY,
+  WEBHOOK_ID,
+} from './kit.ts';
+
+const ex = examples;
+const identificationParams = [
+  {
+    name: 'ip',
+    in: 'query',
+    required: false,
+    schema: schema(IdentificationQuery.shape.ip.unwrap()),
+    description: 'Token mode: the IPv4 address to identify (default: the caller). Longer than 64 characters: 422.',
+    example: ex.request.ip,
+  },
+  {
+    name: 'test_ip',
+    in: 'query',
+    required: false,
+    schema: schema(IdentificationQuery.shape.test_ip.unwrap()),
+    description: 'Demo tags in demo mode only (tag mode): a sample address to identify.',
+  },
+  PARTNER,
+  SVC_COOKIE,
+  VISITOR_UA,
+  REQUEST_ID,
+];
+const identificationStatuses = [400, 401, 402, 403, 422, 429, 503];
+const identificationDescription =
+  'Tag mode (`?tag=`, from a browser: the visitor is the caller) or token mode (`Authorization: Token`, `?ip=` names the address). 1 identification credit per `Match`; `Non-actionable Match` and `No Match` are free.';
+
+export const identificationDocs = {
+  get: {
+    operationId: 'identifyCompany',
+    summary: 'Identify the company behind an IP address',
+    tags: ['Company Identification'],
+    description: identificationDescription,
+    security: [{ Token: [] }, { TagMode: [] }],
+    parameters: identificationParams,
+    responses: {
+      200: {
+        description: 'The company (or a blank company with `No Match` / `Non-actionable Match`)',
+        headers: meteredHeaders(200, CORS),
+        content: {
+          'application/json': {
+            schema: ref('IdentificationResponse'),
+            examples: { match: { value: ex.identification }, noMatch: { value: ex.identificationNoMatch } },
+          },
+        },
+      },
+      ...errors(identificationStatuses, (s) => meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS)),
+    },
+  },
+  head: {
+    operationId: 'identifyCompanyHead',
+    summary: 'The headers of the identification answer, without a body: never charged',
+    tags: ['Company Identification'],
+    description: `${identificationDescription} A HEAD exports no record, so it is never charged (nor refused for want of credit).`,
+    security: [{ Token: [] }, { TagMode: [] }],
+    parameters: identificationParams,
+    responses: Object.fromEntries(
+      [200, 400, 401, 403, 422, 429, 503].map((s) => [
+        String(s),
+        {
+          description: s === 200 ? 'As GET, without the body' : STATUS_TEXT[s],
+          headers: meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS),
+        },
+      ]),
+    ),
+  },
+  options: {
+    operationId: 'identificationPreflight',
+    summary: 'CORS preflight (a browser using a domain-restricted token)',
+    description: 'Allowed when the tag named in `?tag=` (or, without one, an active domain-restricted identification token or any web tag) allows the Origin.',
+    tags: ['Company Identification'],
+    security: [],
+    parameters: [{ name: 'tag', in: 'query', required: false, schema: { type: 'string' }, description: 'The web tag the page uses' }],
+    responses: {
+      204: { description: 'Allowed methods and headers for the Origin', headers: PREFLIGHT_ALLOWED },
+      ...errors([403, 503], (s) => (s === 503 ? RETRY : {})),
+    },
+  },
+};
+
+export const enrichCompanyDoc = leadOp({
+  operationId: 'enrichCompany',
+  summary: 'Company Firmographics v3: the company of an email or domain',
+  tag: 'Enrichment and scoring',
+  group: 'company-firmographics',
+  bodyName: 'FirmographicsV3Body',
+  okName: 'FirmographicsV3Response',
+  notFoundName: 'FirmographicsV3NotFound',
+  ok: ex.firmographicsV3,
+  notFound: ex.firmographicsV3NotFound,
+  example: { email: ex.request.email },
+  charged: true,
+});
+
+export const enrichCompanyV2Doc = leadOp({
+  operationId: 'enrichCompanyV2',
+  summary: 'Company Firmographics v2 (deprecated: use /v1/enrichment/company)',
+  tag: 'Enrichment and scoring',
+  group: 'company-firmographics',
+  deprecated: true,
+  bodyName: 'FirmographicsV2Body',
+  okName: 'FirmographicsV2Response',
+  notFoundName: 'FirmographicsV2NotFound',
+  ok: ex.firmographicsV2,
+  example: { email: ex.request.email },
+  charged: true,
+});
+
+export const scoreAndEnrichLeadDoc = leadOp({
+  operationId: 'scoreAndEnrichLead',
+  summary: 'Lead Scoring and Firmographics',
+  tag: 'Enrichment and scoring',
+  group: 'lead-scoring-firmographics',
+  bodyName: 'CombinedBody',
+  okName: 'CombinedResponse',
+  notFoundName: 'CombinedNotFound',
+  ok: ex.combined,
+  example: { email: ex.request.email, country: 'Netherlands' },
+  charged: true,
+});
+
+export const scoreLeadDoc = leadOp({
+  operationId: 'scoreLead',
+  summary: 'Lead Scoring',
+  tag: 'Enrichment and scoring',
+  group: 'lead-scoring',
+  bodyName: 'LeadScoringBody',
+  okName: 'LeadScoringResponse',
+  notFoundName: 'LeadScoringNotFound',
+  ok: ex.leadScoring,
+  example: { email: ex.request.email, country: 'Netherlands' },
+  charged: false,
+});
+
+export const enrichPersonDoc = leadOp({
+  operationId: 'enrichPerson',
+  summary: 'People Enrichment: a person by email, LinkedIn URL or people id',
+  tag: 'People',
+  group: 'people-enrichment',
+  bodyName: 'PeopleEnrichmentBody',
+  okName: 'PeopleEnrichmentResponse',
+  notFoundName: 'PeopleEnrichmentNotFound',
+  ok: ex.peopleEnrichment,
+  example: { email: ex.request.email },
+  charged: true,
+});
+
+export const searchPeopleDoc = leadOp({
+  operationId: 'searchPeople',
+  summary: 'People Search: people of a company domain, filtered and paged',
+  tag: 'People',
+  group: 'people-search',
+  bodyName: 'PeopleSearchBody',
+  okName: 'PeopleSearchResponse',
+  notFoundName: 'PeopleSearchNotFound',
+  ok: ex.peopleSearch,
+  example: { domain: ex.request.domain, page_size: '2' },
+  charged: false,
+});
+
+export const usageDocs = {
+  get: {
+    operationId: 'getUsage',
+    summary: 'What the calling token has left: credits per pool, when the contract year restarts, its rate limit',
+    description: "A token of any API group asks about itself. Free (never charged); counted in the token's rate limit like any call.",
+    tags: ['Operating'],
+    security: [{ Token: [] }],
+    parameters: [REQUEST_ID],
+    responses: {
+      200: { description: "The token's usage", headers: meteredHeaders(200), content: json(ref('UsageResponse')) },
+      ...errors([401, 403, 429, 503], (s) => meteredHeaders(s)),
+    },
+  },
+};
+
+export const pageViewDocs = {
+  post: {
+    operationId: 'recordPageView',
+    summary: 'Page views from the web tag (navigator.sendBeacon): recorded, never charged',
+    description:
+      "Checked like a tag lookup (tag, Origin/Referer, the tag's limits), then answered 204 before the view is recorded. " +
+      'The body is the JSON page view sent as `text/plain` (a simple CORS request, no preflight); it is read as text whatever its Content-Type, at most 4 KB.',
+    tags: ['Web tag'],
+    security: [],
+    parameters: [
+      {
+        name: 'tag',
+        in: 'query',
+        required: true,
+        schema: { type: 'string' },
+        description: 'The web tag id (missing or unknown: 401)',
+        example: ex.request.tag,
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        'text/plain': { schema: { type: 'string', contentMediaType: 'application/json', contentSchema: ref('PageViewBeacon') } },
+        'application/json': { schema: ref('PageViewBeacon') },
+      },
+    },
+    responses: {
+      204: { description: 'Accepted (recorded after the answer)', headers: meteredHeaders(204, CORS) },
+      ...errors([400, 401, 403, 413, 415, 429, 503], (s) => meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS)),
+    },
+  },
+  options: {
+    operationId: 'pageViewPreflight',
+    summary: 'CORS preflight (only for JSON senders; the beacon needs none)',
+    description: 'Allowed when the tag named in `?tag=` allows the Origin; refused like the identification preflight.',
+    tags: ['Web tag'],
+    security: [],
+    parameters: [{ name: 'tag', in: 'query', required: false, schema: { type: 'string' }, description: 'The web tag the page uses' }],
+    responses: { 204: { description: 'Allowed origin', headers: PREFLIGHT_ALLOWED }, ...errors([403, 503], (s) => (s === 503 ? RETRY : {})) },
+  },
+};
+
+export const tagBundleDocs = {
+  get: {
+    operationId: 'getTagBundle',
+    summary: 'The web tag bundle',
+    tags: ['Web tag'],
+    security: [],
+    responses: {
+      200: {
+        description: 'JavaScript (gzip when accepted)',
+        headers: { ETag: header('ETag', true) },
+        content: { 'application/javascript': { schema: { type: 'string' } } },
+      },
+      304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
+      ...errors([404]),
+    },
+  },
+};
+
+export const tagTypesDocs = typesOperation('getTagTypes', "The tag's TypeScript declarations: window.svc, answers, events, dataLayer pushes");
+
+export const tagPreactTypesDocs = typesOperation('getTagPreactTypes', 'TypeScript declarations of the Preact helper (dist/tag/preact.js)');
+
+export const tagBundleForTagDocs = {
+  get: {
+    operationId: 'getTagBundleForTag',
+    summary: "A tag's bundle with its settings inlined (`<tagId>.js`)",
+    tags: ['Web tag'],
+    security: [],
+    parameters: [
+      { name: 'file', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}\\.js$' }, example: `${ex.request.tag}.js` },
+    ],
+    responses: {
+      200: {
+        description: 'JavaScript (gzip when accepted)',
+        headers: { ETag: header('ETag', true) },
+        content: { 'application/javascript': { schema: { type: 'string' } } },
+      },
+      304: { description: 'Not modified (If-None-Match)', headers: { ETag: header('ETag', true) } },
+      404: {
+        description: 'Unknown tag (a JavaScript comment, so a page that loads it runs nothing), or the bundle is not built (JSON)',
+        content: { 'application/javascript': { schema: { type: 'string' } }, 'application/json': { schema: errorSchema(404) } },
+      },
+      ...errors([503], () => RETRY),
+    },
+  },
+};
+
+/** The demo page at `/` and `/index.html`. */
+/** The demo page at `/` and `/index.html` (served when it is built). */
+export const demoSiteDocs = (path: '/' | '/index.html') => ({
+  get: {
+    operationId: path === '/' ? 'getDemoSite' : 'getDemoSiteIndex',
+    summary: 'The demo site (served when it is built): a customer marketing page with the snippet, under a CSP with a per-answer nonce',
+    tags: ['Web tag'],
+    security: [],
+    responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } }, ...errors([404]) },
+  },
+});
+
+export const demoVisitorsDocs = {
+  get: {
+    operationId: 'listDemoVisitors',
+    summary: 'Demo mode only (SVC_DEMO): sample visitors of the demo page',
+    tags: ['Web tag'],
+    security: [],
+    responses: {
+      200: {
+        description: 'Sample visitors',
+        content: json({
+          type: 'object',
+          properties: {
+            visitors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { label: { type: 'string' }, ip: { type: 'string' }, kind: { type: 'string' }, company: { type: 'string' } },
+                required: ['label', 'ip', 'kind'],
+              },
+            },
+          },
+          required: ['visitors'],
+        }),
+      },
+      ...errors([503], () => RETRY),
+    },
+  },
+};
+
+export const customersDocs = {
+  get: admin('listCustomers', 'List customers', {
+    responses: { 200: { description: 'Customers', content: json({ type: 'array', items: ref('Customer') }, [ex.customer]) }, ...adminErrors('read') },
+  }),
+  post: admin('createCustomer', 'Create a customer (and its Lead Scoring token when it has the advanced package)', {
+    requestBody: jsonBody('CustomerSeed'),
+    responses: {
+      201: { description: "Created; `lead_scoring_token` holds the Lead Scoring token's secret, shown only here", content: json(ref('CreatedCustomer')) },
+      ...adminErrors('write', 409, 422),
+    },
+  }),
+};
+
+export const customerDocs = {
+  get: admin('getCustomer', 'A customer', {
+    parameters: [idParam('customer')],
+    responses: { 200: { description: 'The customer', content: json(ref('Customer'), ex.customer) }, ...adminErrors('read', 404) },
+  }),
+  patch: admin('updateCustomer', 'Change a customer: only the fields given', {
+    parameters: [idParam('customer')],
+    requestBody: jsonBody('CustomerPatch'),
+    responses: {
+      200: {
+        description: 'The customer; `lead_scoring_token` is set when this change created the Lead Scoring token',
+        content: json(ref('CreatedCustomer')),
+      },
+      ...adminErrors('write', 404, 422),
+    },
+  }),
+};
+
+export const visitsReportDocs = {
+  get: admin('getVisitsReport', 'Accounts that visited (first-party page views), most page views first; `Accept: text/csv` for CSV', {
+    parameters: [idParam('customer'), ...VISITS_QUERY],
+    responses: {
+      200: { description: 'The report', content: { ...json({ type: 'object' }), 'text/csv': { schema: { type: 'string' } } } },
+      ...adminErrors('read', 404, 422),
+    },
+  }),
+};
+
+export const visitsReportCsvDocs = {
+  get: admin('getVisitsReportCsv', 'The visitors report as CSV (same parameters)', {
+    parameters: [idParam('customer'), ...VISITS_QUERY],
+    responses: { 200: { description: 'CSV (an attachment)', content: { 'text/csv': { schema: { type: 'string' } } } }, ...adminErrors('read', 404, 422) },
+  }),
+};
+
+export const tagSightingsDocs = {
+  get: admin('listTagSightings', "Where the customer's tags were last seen (origins and times, from page views and lookups)", {
+    parameters: [idParam('customer')],
+    responses: {
+      200: {
+        description: 'Sightings',
+        content: json({
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { tag_id: { type: 'string' }, origin: { type: 'string' }, last_seen_at: { type: 'string' } },
+            required: ['tag_id', 'origin', 'last_seen_at'],
+          },
+        }),
+      },
+      ...adminErrors('read', 404),
+    },
+  }),
+};
+
+export const webhooksDocs = {
+  get: admin('listWebhooks', "A customer's webhook endpoints (signing secrets are never shown again)", {
+    parameters: [idParam('customer')],
+    responses: { 200: { description: 'Endpoints', content: json({ type: 'array', items: ref('Webhook') }) }, ...adminErrors('read', 404) },
+  }),
+  post: admin('createWebhook', 'Register a webhook endpoint: its signing secret is in this answer only', {
+    parameters: [idParam('customer')],
+    requestBody: jsonBody('NewWebhook'),
+    responses: { 201: { description: 'Created', content: json(ref('WebhookWithSecret')) }, ...adminErrors('write', 404, 422) },
+  }),
+};
+
+export const webhookDocs = {
+  get: admin('getWebhook', 'A webhook endpoint', {
+    parameters: [idParam('customer'), WEBHOOK_ID],
+    responses: { 200: { description: 'The endpoint', content: json(ref('Webhook')) }, ...adminErrors('read', 404) },
+  }),
+  delete: admin('deleteWebhook', 'Remove a webhook endpoint (its undelivered events are dropped)', {
+    parameters: [idParam('customer'), WEBHOOK_ID],
+    responses: { 204: { description: 'Removed' }, ...adminErrors('delete', 404) },
+  }),
+};
+
+export const webhookDeliveriesDocs = {
+  get: admin('listWebhookDeliveries', "An endpoint's delivery log, newest first", {
+    parameters: [
+      idParam('customer'),
+      WEBHOOK_ID,
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+        description: 'At most this many deliveries',
+      },
+    ],
+    responses: { 200: { description: 'Deliveries', content: json({ type: 'array', items: ref('Delivery') }) }, ...adminErrors('read', 404, 422) },
+  }),
+};
+
+export const creditsDocs = {
+  get: admin('getCredits', "A customer's credit balances and usage", {
+    parameters: [idParam('customer')],
+    responses: {
+      200: {
+        description: 'Balances per pool for the contract year; usage per API and month',
+        content: json(
+          {
+            type: 'object',
+            properties: {
+              customer: { type: 'string' },
+              contract_start: { type: 'string' },
+              balances: { type: 'array', items: { type: 'object' } },
+              usage: { type: 'array', items: { type: 'object' } },
+            },
+            required: ['customer', 'contract_start', 'balances', 'usage'],
+          },
+          ex.credits,
+        ),
+      },
+      ...adminErrors('read', 404),
+    },
+  }),
+};
+
+export const tokensDocs = {
+  get: admin('listTokens', 'List tokens (secrets are never shown again)', {
+    parameters: [{ name: 'customer', in: 'query', required: false, schema: { type: 'string' }, description: "Only this customer's tokens" }],
+    responses: { 200: { description: 'Tokens with rotation advice', content: json({ type: 'array', items: ref('Token') }) }, ...adminErrors('read') },
+  }),
+  post: admin('createToken', 'Create a token: the secret is in this answer only', {
+    requestBody: jsonBody('NewToken'),
+    responses: { 201: { description: 'Created', content: json(ref('TokenWithSecret')) }, ...adminErrors('write', 404, 422) },
+  }),
+};
+
+export const tokenDocs = {
+  get: admin('getToken', 'A token', {
+    parameters: [idParam('token')],
+    responses: { 200: { description: 'The token', content: json(ref('Token')) }, ...adminErrors('read', 404) },
+  }),
+  delete: admin('deleteToken', 'Delete a token', {
+    parameters: [idParam('token')],
+    responses: { 204: { description: 'Deleted' }, ...adminErrors('delete', 404) },
+  }),
+};
+
+/** The token actions (`POST /admin/api/tokens/:id/<action>`): they take no body. */
+export const tokenActionDocs = (action: 'deactivate' | 'activate' | 'rotate') => ({
+  post: admin(
+    `${action}Token`,
+    action === 'rotate' ? 'Rotate a token: a new secret, in this answer only' : `${action[0]!.toUpperCase()}${action.slice(1)} a token`,
+    {
+      description: 'Takes no body: send it without one (with or without a Content-Type).',
+      parameters: [idParam('token')],
+      responses: {
+        200: { description: 'The token', content: json(ref(action === 'rotate' ? 'TokenWithSecret' : 'Token')) },
+        ...adminErrors('write', 404),
+      },
+    },
+  ),
+});
+
+export const tagsDocs = {
+  get: admin('listTags', 'List web tags', {
+    parameters: [{ name: 'customer', in: 'query', required: false, schema: { type: 'string' }, description: "Only this customer's tags" }],
+    responses: { 200: { description: 'Tags', content: json({ type: 'array', items: ref('Tag') }, ex.tags) }, ...adminErrors('read') },
+  }),
+  post: admin('createTag', 'Create a web tag', {
+    requestBody: jsonBody('NewTag'),
+    responses: { 201: { description: 'Created', content: json(ref('Tag')) }, ...adminErrors('write', 404, 409, 422) },
+  }),
+};
+
+export const tagDocs = {
+  get: admin('getTag', 'A web tag', {
+    parameters: [TAG_ID],
+    responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors('read', 404) },
+  }),
+  patch: admin('updateTag', 'Change a tag: only the fields given (allowed domains, limits, answers, settings)', {
+    parameters: [TAG_ID],
+    requestBody: jsonBody('TagPatch'),
+    responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors('write', 404, 422) },
+  }),
+};
+
+export const tagSettingsDocs = {
+  patch: admin('replaceTagSettings', "Replace a tag's settings (inlined into /tag/v1/<tagId>.js; absent keys keep the bundle's defaults)", {
+    parameters: [idParam('tag')],
+    requestBody: jsonBody('TagSettings'),
+    responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors('write', 404, 422) },
+  }),
+};
+
+export const livenessDocs = {
+  get: {
+    operationId: 'getLiveness',
+    summary: 'Liveness: the process answers',
+    tags: ['Operating'],
+    security: [],
+    responses: { 200: { description: 'Alive', content: json({ type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] }) } },
+  },
+};
+
+export const readinessDocs = {
+  get: {
+    operationId: 'getReadiness',
+    summary: 'Readiness: data loaded and state store reachable',
+    tags: ['Operating'],
+    security: [],
+    responses: {
+      200: {
+        description: 'Ready',
+        content: json({
+          type: 'object',
+          properties: { status: { const: 'ok' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+          required: ['status', 'checks'],
+        }),
+      },
+      503: {
+        description: 'Not ready: the message says why (an error answer with the checks)',
+        content: json({
+          type: 'object',
+          properties: {
+            status: { const: 'error' },
+            message: { type: 'string' },
+            code: { allOf: [ref('ErrorCode')], enum: codesOfStatus(503) },
+            checks: { type: 'object', additionalProperties: { type: 'string' } },
+          },
+          required: ['status', 'message', 'code', 'checks'],
+        }),
+      },
+    },
+  },
+};
+
+export const metricsDocs = {
+  get: {
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics (also unauthenticated on SVC_METRICS_PORT)',
+    description: "Guarded by the admin token and by the admin API's throttle of failed credentials.",
+    tags: ['Operating'],
+    security: [{ AdminBearer: [] }],
+    responses: {
+      200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } },
+      ...errors([401, 429], (s) => (s === 401 ? { 'WWW-Authenticate': header('WWW-Authenticate', true) } : RETRY)),
+    },
+  },
+};
+
+export const openApiDocs = {
+  get: {
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    tags: ['Operating'],
+    security: [],
+    responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } },
+  },
+};
+
+export const apiReferenceDocs = {
+  get: {
+    operationId: 'getApiReference',
+    summary: 'The rendered API reference (Scalar), with "try it" against this server',
+    tags: ['Operating'],
+    security: [],
+    responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+  },
+};
+
+export const apiReferenceRendererDocs = {
+  get: {
+    operationId: 'getApiReferenceRenderer',
+    summary: 'The reference renderer, served from this server (no CDN)',
+    tags: ['Operating'],
+    security: [],
+    responses: { 200: { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' } } } }, ...errors([404]) },
+  },
+};

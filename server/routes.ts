@@ -1,0 +1,33 @@
+/**
+ * The route table: every route of the service, defined once (server/http/route-def.ts). The router
+ * (server/http/router.ts) registers it, answers 405 + Allow and HEAD from it; the OpenAPI document
+ * (server/openapi/document.ts) is generated from it. Each module owns its routes' definitions.
+ */
+import { adminRoutes } from './admin/routes.ts';
+import { shellRoutes } from './app-shell.ts';
+import { usageRoutes } from './credits/usage-route.ts';
+import { demoRoutes } from './demo/visitors.ts';
+import { enrichmentRoutes } from './enrichment/route.ts';
+import type { RouteDef } from './http/route-def.ts';
+import { identificationRoutes } from './identification/route.ts';
+import { healthRoutes } from './observability/health.ts';
+import { metricsRoutes } from './observability/metrics-route.ts';
+import { peopleRoutes } from './people/route.ts';
+import { visitsAdminRoutes } from './visits/admin-routes.ts';
+import { pageViewRoutes } from './visits/events-route.ts';
+import { webhookAdminRoutes } from './webhooks/routes.ts';
+
+export const ROUTES: readonly RouteDef[] = [
+  ...identificationRoutes,
+  ...enrichmentRoutes,
+  ...peopleRoutes,
+  ...usageRoutes,
+  ...pageViewRoutes,
+  ...demoRoutes,
+  ...adminRoutes,
+  ...visitsAdminRoutes,
+  ...webhookAdminRoutes,
+  ...healthRoutes,
+  ...metricsRoutes,
+  ...shellRoutes,
+];
