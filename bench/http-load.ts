@@ -55,7 +55,8 @@ export async function freePort(): Promise<number> {
 /**
  * Starts `node --import tsx <script> ...args` with PORT set and waits until `readyPath` answers.
  * `nodeArgs` go before the script (e.g. --cpu-prof). Its stderr is kept for errors; stdout is appended to
- * `stdoutFile` when given (as `npm start >> FILE`), else dropped (/dev/null).
+ * `stdoutFile` when given (as `npm start >> FILE`), else dropped (/dev/null). `cwd` is the folder it runs in
+ * (`script` is relative to it): this repository unless given (bench/routing.ts runs an older commit's tree).
  */
 export async function startProcess(
   script: string,
@@ -64,13 +65,14 @@ export async function startProcess(
   readyPath = '/',
   nodeArgs: string[] = [],
   stdoutFile?: string,
+  cwd = ROOT,
 ): Promise<RunningProcess> {
   const port = await freePort();
   const out = stdoutFile === undefined ? 'ignore' : openSync(stdoutFile, 'a');
   let child: ChildProcess;
   try {
     child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', out, 'pipe'],
     });

@@ -11,6 +11,7 @@ import { benchLogLine } from './log-line.ts';
 import { benchLookup } from './lookup.ts';
 import { benchNodes } from './nodes.ts';
 import { setCommand } from './results.ts';
+import { benchRouting } from './routing.ts';
 import { benchStart } from './start.ts';
 import { benchTag } from './tag.ts';
 
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   start: benchStart,
   import: benchImport,
   'log-line': benchLogLine,
+  routing: benchRouting,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -2,10 +2,13 @@
  * A real server for integration tests: fixture sources built with `data build` into a temp folder, a temp
  * SQLite state, real HTTP on an ephemeral port.
  */
+
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import { type InjectOptions, type Response as InjectResponse, inject } from 'light-my-request';
 import type { CustomerSeed } from '../../core/customer-records.ts';
 import { buildDataset } from '../../data/build/build.ts';
 import {
@@ -65,6 +68,13 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export interface TestServer extends RunningServer {
   dir: string;
+  /**
+   * A request through the server's own request listener, in-process (light-my-request): for route tests
+   * where the socket is not what is tested. The peer address is 127.0.0.1. Routes of the table only: the
+   * Express app shell (static files, tag bundle, docs, its 404s) swaps the response's prototype, which
+   * light-my-request's response cannot follow (its body reads empty): test those over the socket.
+   */
+  inject(opts: InjectOptions): Promise<InjectResponse>;
   /** Rewrites the fixture sources with these companies and runs `data build` into the served folder. */
   rebuild(companies: CompanyRow[]): Promise<void>;
 }
@@ -120,9 +130,11 @@ export async function startTestServer(
   );
   const running = await startServer(config, opts.log ?? createLogger('error'), { now: opts.now });
   for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
+  const listener = running.server.listeners('request')[0] as RequestListener;
   return {
     ...running,
     dir,
+    inject: (injectOpts) => inject(listener, injectOpts),
     async rebuild(companies) {
       writeFixtureSources(sources, companies);
       await buildDataset({ in: sources, out: data });
