@@ -1,4 +1,5 @@
 /** Chooses the state store from configuration: SQLite by default, Redis when SVC_REDIS_URL is set. */
+import type { RedisClientType } from '@redis/client';
 import type { Config } from '../config.ts';
 import type { StateLog } from './errors.ts';
 import type { SqliteStateDb } from './sqlite-db.ts';
@@ -29,4 +30,14 @@ export async function openStateStore(
  */
 export function sharedSqlite(store: StateStore): SqliteStateDb | null {
   return store instanceof SqliteStateStore ? store.sqlite : null;
+}
+
+/**
+ * The state store's Redis command client, for the visit store and the webhook outbox of the same process:
+ * a node holds one command client plus the state store's subscriber. Null when the store is not on Redis.
+ */
+export async function sharedRedis(store: StateStore): Promise<RedisClientType | null> {
+  // Loaded only when asked (on Redis): the embedded default does not pay for the client.
+  const { RedisStateStore } = await import('./redis-store.ts');
+  return store instanceof RedisStateStore ? store.redis : null;
 }

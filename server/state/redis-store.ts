@@ -206,6 +206,15 @@ export class RedisStateStore implements StateStore {
     return store;
   }
 
+  /**
+   * The process's one command connection to Redis (the other is the auth subscriber): the visit store and
+   * the webhook outbox run on it (open-store.ts `sharedRedis`), each with its own deadlines, and leave it
+   * open when they close: this store owns it and closes it last.
+   */
+  get redis(): RedisClientType {
+    return this.client;
+  }
+
   /** Live nodes last seen in Redis (how rate limits are split while it is unreachable). */
   get liveNodes(): number {
     return this.outage.nodes;

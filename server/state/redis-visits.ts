@@ -139,16 +139,31 @@ const sha = (script: string) => createHash('sha1').update(script).digest('hex');
 export class RedisVisitStore implements VisitStore {
   private readonly commandTimeoutMs: number;
   private readonly retentionDays: number;
+  private closed = false;
 
   private constructor(
-    private readonly client: RedisClientType,
+    private readonly connection: RedisClientType,
+    /** Whether the client is this store's own (opened from a URL): closed with it. */
+    private readonly owned: boolean,
     options: RedisVisitStoreOptions,
   ) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.retentionDays = options.retentionDays ?? VISIT_RETENTION_DAYS;
   }
 
-  static async open(url: string, options: RedisVisitStoreOptions = {}): Promise<RedisVisitStore> {
+  /** The client while open: a closed store refuses, even while the shared client still serves the state store. */
+  private get client(): RedisClientType {
+    if (this.closed) throw new StoreUnavailableError('the visit store is closed');
+    return this.connection;
+  }
+
+  /**
+   * On the state store's client (what a server passes: open-store.ts `sharedRedis`), left open on close;
+   * or on a client of its own from a URL (tests, tools), closed with the store.
+   */
+  static async open(source: string | RedisClientType, options: RedisVisitStoreOptions = {}): Promise<RedisVisitStore> {
+    if (typeof source !== 'string') return new RedisVisitStore(source, false, options);
+    const url = source;
     const client = createClient({
       url,
       // While Redis is down commands fail at once (a lookup must not wait on its page-view input).
@@ -158,7 +173,7 @@ export class RedisVisitStore implements VisitStore {
     // Errors surface on the commands (the recorder logs a view it could not count); no unhandled event.
     client.on('error', () => {});
     await client.connect();
-    return new RedisVisitStore(client, options);
+    return new RedisVisitStore(client, true, options);
   }
 
   /** The answer within the command deadline, or StoreUnavailableError (the command may still run later). */
@@ -453,6 +468,8 @@ export class RedisVisitStore implements VisitStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    if (this.closed) return;
+    this.closed = true;
+    if (this.owned) await this.connection.close();
   }
 }

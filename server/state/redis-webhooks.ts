@@ -25,7 +25,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import { type DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
-import { StateError } from './errors.ts';
+import { StateError, StoreUnavailableError } from './errors.ts';
 import { WebhookEntry } from './transfer.ts';
 import {
   type AttemptResult,
@@ -318,12 +318,29 @@ interface StoredDelivery {
 }
 
 export class RedisWebhookStore implements WebhookStore {
+  private closed = false;
+
   private constructor(
-    private readonly client: RedisClientType,
+    private readonly connection: RedisClientType,
+    /** Whether the client is this store's own (opened from a URL): closed with it. */
+    private readonly owned: boolean,
     private readonly maxPending: number,
   ) {}
 
-  static async open(url: string, opts: WebhookStoreOptions = {}): Promise<RedisWebhookStore> {
+  /** The client while open: a closed outbox refuses, even while the shared client still serves the state store. */
+  private get client(): RedisClientType {
+    if (this.closed) throw new StoreUnavailableError('the webhook outbox is closed');
+    return this.connection;
+  }
+
+  /**
+   * On the state store's client (what a server passes: open-store.ts `sharedRedis`), left open on close;
+   * or on a client of its own from a URL (tests, tools), closed with the outbox.
+   */
+  static async open(source: string | RedisClientType, opts: WebhookStoreOptions = {}): Promise<RedisWebhookStore> {
+    const maxPending = opts.maxPendingPerEndpoint ?? MAX_PENDING_PER_ENDPOINT;
+    if (typeof source !== 'string') return new RedisWebhookStore(source, false, maxPending);
+    const url = source;
     const client = createClient({
       url,
       disableOfflineQueue: true,
@@ -332,7 +349,7 @@ export class RedisWebhookStore implements WebhookStore {
     // Errors surface on the calls (the dispatcher retries on its next pass); this keeps them off the process.
     client.on('error', () => {});
     await client.connect();
-    return new RedisWebhookStore(client, opts.maxPendingPerEndpoint ?? MAX_PENDING_PER_ENDPOINT);
+    return new RedisWebhookStore(client, true, maxPending);
   }
 
   async createEndpoint(input: NewEndpoint): Promise<WebhookRecord> {
@@ -604,7 +621,9 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close().catch(() => {});
+    if (this.closed) return;
+    this.closed = true;
+    if (this.owned) await this.connection.close().catch(() => {});
   }
 }
 

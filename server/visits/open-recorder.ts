@@ -1,12 +1,12 @@
 /**
  * The page-view recorder from configuration: the visit store on Redis when SVC_REDIS_URL is set (shared by
- * every node), else in the SQLite file SVC_STATE on the state store's connection; raw events as NDJSON
- * under SVC_EVENTS_DIR (per node).
+ * every node), else in the SQLite file SVC_STATE, either way on the state store's connection; raw events
+ * as NDJSON under SVC_EVENTS_DIR (per node).
  */
 import type { Config } from '../config.ts';
 import type { Logger } from '../http/logger.ts';
 import { pageViewLinesDropped } from '../observability/metrics.ts';
-import { sharedSqlite } from '../state/open-store.ts';
+import { sharedRedis, sharedSqlite } from '../state/open-store.ts';
 import { SqliteVisitStore } from '../state/sqlite-visits.ts';
 import type { StateStore } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';
@@ -41,9 +41,9 @@ export async function openVisitStore(
   state: StateStore,
 ): Promise<VisitStore> {
   if (config.SVC_REDIS_URL) {
-    // Loaded only when used, as the state store's Redis client.
+    // Loaded only when used, as the state store's Redis client; on that client (one per node), not one of its own.
     const { RedisVisitStore } = await import('../state/redis-visits.ts');
-    return RedisVisitStore.open(config.SVC_REDIS_URL, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+    return RedisVisitStore.open((await sharedRedis(state)) ?? config.SVC_REDIS_URL, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
   }
   return new SqliteVisitStore(sharedSqlite(state) ?? config.SVC_STATE);
 }
