@@ -14,6 +14,7 @@ import { createObserver } from './observability/request-observer.ts';
 import { openApiDocument } from './openapi/document.ts';
 import { ROUTES } from './routes.ts';
 import type { AppDeps, Services } from './services.ts';
+import { createMailer } from './users/mailer.ts';
 
 export type { AppDeps } from './services.ts';
 
@@ -25,6 +26,7 @@ export function createServices(deps: AppDeps): Services {
     pipeline: createMeteringSteps(deps.store),
     geoip: config.SVC_GEOIP_DB ? openGeoIp(config.SVC_GEOIP_DB, (m) => log.error(m)) : null,
     trustProxy: compileTrust(trustProxySetting(config.SVC_TRUST_PROXY)),
+    mailer: createMailer(config, log),
   };
 }
 

@@ -30,6 +30,20 @@ export const ConfigSchema = z.object({
   SVC_REDIS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1_500),
   /** Express "trust proxy" value: unset = trust nothing (the socket address is the visitor). */
   SVC_TRUST_PROXY: z.string().optional(),
+  /**
+   * The address people reach this deployment at (`https://svc.example.com`): invitation links are built
+   * on it, and an https one makes session cookies `Secure` (`__Host-`). Unset: the request's own origin.
+   */
+  SVC_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'SVC_PUBLIC_URL must be an http(s) URL')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** Invitation and password-reset links are also mailed when set: `smtp://user:pass@host:587`, `smtps://…`. */
+  SVC_SMTP_URL: z.string().url().optional(),
+  /** The sender of those mails. */
+  SVC_SMTP_FROM: z.string().default('svc <no-reply@localhost>'),
   /** Demo mode: seeds the demo customer and honours `test_ip` from the demo page. Never on outside `npm start`. */
   SVC_DEMO: flag,
   /** Sources the demo customer is seeded from. */

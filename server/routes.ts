@@ -5,6 +5,8 @@
  */
 import { adminRoutes } from './admin/routes.ts';
 import { shellRoutes } from './app-shell.ts';
+import { authRoutes } from './auth/routes.ts';
+import { ssoRoutes } from './auth/sso-routes.ts';
 import { usageRoutes } from './credits/usage-route.ts';
 import { demoRoutes } from './demo/visitors.ts';
 import { enrichmentRoutes } from './enrichment/route.ts';
@@ -13,6 +15,7 @@ import { identificationRoutes } from './identification/route.ts';
 import { healthRoutes } from './observability/health.ts';
 import { metricsRoutes } from './observability/metrics-route.ts';
 import { peopleRoutes } from './people/route.ts';
+import { userRoutes } from './users/routes.ts';
 import { visitsAdminRoutes } from './visits/admin-routes.ts';
 import { pageViewRoutes } from './visits/events-route.ts';
 import { webhookAdminRoutes } from './webhooks/routes.ts';
@@ -27,6 +30,9 @@ export const ROUTES: readonly RouteDef[] = [
   ...adminRoutes,
   ...visitsAdminRoutes,
   ...webhookAdminRoutes,
+  ...authRoutes,
+  ...ssoRoutes,
+  ...userRoutes,
   ...healthRoutes,
   ...metricsRoutes,
   ...shellRoutes,

@@ -13,8 +13,10 @@ import { createLogger, type Logger } from './http/logger.ts';
 import { collectProcessMetrics, watchDataset } from './observability/metrics.ts';
 import { portOf, startMetricsServer } from './observability/metrics-route.ts';
 import { openStateStore } from './state/open-store.ts';
+import { openUserStore } from './state/open-user-store.ts';
 import { openWebhookStore } from './state/open-webhook-store.ts';
 import type { StateStore } from './state/store.ts';
+import type { UserStore } from './state/users.ts';
 import type { WebhookStore } from './state/webhooks.ts';
 import { openVisitRecorder } from './visits/open-recorder.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
@@ -30,6 +32,8 @@ export interface RunningServer {
   webhookStore: WebhookStore;
   /** Page views: register listeners with `recorder.onPageView` (webhooks). */
   recorder: PageViewRecorder;
+  /** Users, sessions, SSO providers and the audit log. */
+  users: UserStore;
   /** The SVC_METRICS_PORT server's port, when this process serves one. */
   metricsPort?: number;
   /**
@@ -60,6 +64,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const webhookStore = await openWebhookStore(config, store);
+  const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
   const webhooks = new WebhookService({
     store: webhookStore,
     log,
@@ -73,7 +78,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   recorder.onPageView(async (view) => {
     await webhooks.onPageView({ ...view, company: companyNames(dataset, view.company_id) });
   });
-  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder, webhooks: { webhookStore, webhooks } }));
+  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks } }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {
@@ -101,6 +106,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhooks,
     webhookStore,
     recorder,
+    users,
     metricsPort: metricsServer ? portOf(metricsServer) : undefined,
     async close(deadlineMs = config.SVC_SHUTDOWN_TIMEOUT_MS) {
       process.off('SIGHUP', onHup);
@@ -109,6 +115,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await recorder.close();
       await webhooks.stop();
       await webhookStore.close();
+      await users.close();
       await store.close();
       dataset.close();
     },

@@ -11,7 +11,9 @@ import type { Logger } from './http/logger.ts';
 import type { MeteringSteps } from './http/metering-steps.ts';
 import type { TrustProxy } from './http/request-id.ts';
 import type { StateStore } from './state/store.ts';
+import type { UserStore } from './state/users.ts';
 import type { WebhookStore } from './state/webhooks.ts';
+import type { Mailer } from './users/mailer.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
 import type { WebhookService } from './webhooks/service.ts';
 
@@ -25,6 +27,8 @@ export interface AppDeps {
   webhooks?: { webhookStore: WebhookStore; webhooks: WebhookService };
   /** Page views and tag sightings (server/visits/). */
   recorder: PageViewRecorder;
+  /** Users, invitations, sessions, SSO providers and the audit log, on the state store's connection. */
+  users: UserStore;
 }
 
 export interface Services extends AppDeps {
@@ -34,4 +38,6 @@ export interface Services extends AppDeps {
   geoip: GeoIp | null;
   /** SVC_TRUST_PROXY compiled (which peers may name the client address and the request id). */
   trustProxy: TrustProxy;
+  /** Invitation and reset links by mail, when SVC_SMTP_URL is set. */
+  mailer: Mailer | null;
 }

@@ -3,10 +3,11 @@
  * The webhook endpoints (server/webhooks/routes.ts) and the visitors report (server/visits/admin-routes.ts)
  * are admin routes too, built with `adminRoute` below.
  *
- * Authentication: `Authorization: Bearer <admin token>`. CSRF: browsers never attach this header on their
- * own (no cookies are used), and state-changing requests must be JSON (or carry no body) and, when they
- * carry an Origin, come from this server's own origin — so a foreign page can neither forge nor replay a
- * request. The pipeline's `admin` auth does these checks (server/http/run-route.ts).
+ * Who may call: the operator (`Authorization: Bearer <admin token>`: every customer) or a signed-in user
+ * (session cookie: their own customer, what their role allows). Each route's `access` names its
+ * permission and which customer it is about; the pipeline (server/http/run-route.ts) checks both, and the
+ * CSRF rules: writes are JSON or body-less; with the cookie they must carry this server's own Origin, with
+ * the bearer token a browser's Origin must be same-origin. Every change is recorded with `ctx.audit`.
  */
 import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
@@ -16,7 +17,7 @@ import { createCustomer, type Provisioned, updateCustomer } from '../customers/p
 import { parseRecord } from '../http/body.ts';
 import { type ApiRouteDef, apiRoute, type BodySpec, type RouteDef } from '../http/route-def.ts';
 import { creditsDocs, customerDocs, customersDocs, tagDocs, tagSettingsDocs, tagsDocs, tokenActionDocs, tokenDocs, tokensDocs } from '../openapi/route-docs.ts';
-import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings } from '../state/store.ts';
+import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings, type TokenRecord } from '../state/store.ts';
 
 /**
  * A JSON body (or none) of at most 64 kB. It is validated in the handler, not by the pipeline: a request
@@ -34,15 +35,43 @@ export function adminRoute<B = undefined, Q = Record<string, unknown>>(def: Omit
   return apiRoute<B, Q>({ ...def, auth: { kind: 'admin' }, headers: NO_STORE });
 }
 
+const CUSTOMER = { from: 'param', name: 'id' } as const;
+const TOKEN = { from: 'token-param', name: 'id' } as const;
+
+/** A token without what must never reach the audit log. */
+const auditedToken = (t: TokenRecord) => ({
+  id: t.id,
+  name: t.name,
+  api_group: t.api_group,
+  status: t.status,
+  allowed_domains: t.allowed_domains,
+  rate_limit: t.rate_limit,
+});
+
 /** A token action: takes no body (clients send it with or without a Content-Type, see run-route.ts). */
-function tokenAction(action: 'deactivate' | 'activate' | 'rotate', answer: (store: AccessRecords, id: string) => Promise<unknown>): RouteDef {
+function tokenAction(
+  action: 'deactivate' | 'activate' | 'rotate',
+  answer: (store: AccessRecords, id: string) => Promise<TokenRecord & { token?: string }>,
+): RouteDef {
   return adminRoute({
     method: 'POST',
     path: `/admin/api/tokens/:id/${action}`,
+    access: { permission: 'tokens:write', customer: TOKEN },
     // Read (and so refused when malformed or over the limit) though unused: a bad body is the caller's mistake to hear about.
     body: ADMIN_JSON_BODY,
     doc: tokenActionDocs(action).post,
-    handler: async (ctx) => ({ status: 200, body: await answer(ctx.services.store, ctx.req.params.id!) }),
+    handler: async (ctx) => {
+      const before = await ctx.services.store.getToken(ctx.req.params.id!);
+      const body = await answer(ctx.services.store, ctx.req.params.id!);
+      await ctx.audit({
+        customer: body.customer_id,
+        action: `token.${action}`,
+        target: body.id,
+        before: before && auditedToken(before),
+        after: auditedToken(body),
+      });
+      return { status: 200, body };
+    },
   });
 }
 
@@ -50,23 +79,28 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers',
+    access: { permission: 'reports:read', customer: { from: 'none' } },
     doc: customersDocs.get,
-    handler: async (ctx) => ({ status: 200, body: await ctx.services.store.listCustomers() }),
+    // A user sees their own customer only.
+    handler: async (ctx) => ({ status: 200, body: (await ctx.services.store.listCustomers()).filter((c) => ctx.scope === null || c.id === ctx.scope) }),
   }),
   // Create only: an existing id is a 409 and changes nothing (customers.json import is the replace path).
   adminRoute({
     method: 'POST',
     path: '/admin/api/customers',
+    access: { permission: 'customers:manage', customer: { from: 'none' }, operatorOnly: true },
     body: ADMIN_JSON_BODY,
     doc: customersDocs.post,
-    handler: async (ctx) => ({
-      status: 201,
-      body: provisionedBody(await createCustomer(ctx.services.store, parseRecord(CustomerSeed, ctx.body))),
-    }),
+    handler: async (ctx) => {
+      const created = await createCustomer(ctx.services.store, parseRecord(CustomerSeed, ctx.body));
+      await ctx.audit({ customer: created.customer.id, action: 'customer.create', target: created.customer.id, after: created.customer });
+      return { status: 201, body: provisionedBody(created) };
+    },
   }),
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id',
+    access: { permission: 'reports:read', customer: CUSTOMER },
     doc: customerDocs.get,
     handler: async (ctx) => ({ status: 200, body: await customerOr404(ctx.services.store, ctx.req.params.id!) }),
   }),
@@ -74,16 +108,21 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'PATCH',
     path: '/admin/api/customers/:id',
+    access: { permission: 'customers:manage', customer: CUSTOMER, operatorOnly: true },
     body: ADMIN_JSON_BODY,
     doc: customerDocs.patch,
     handler: async (ctx) => {
       const patch = parseRecord(CustomerPatch, ctx.body);
-      return { status: 200, body: provisionedBody(await updateCustomer(ctx.services.store, ctx.req.params.id!, patch)) };
+      const before = await ctx.services.store.getCustomer(ctx.req.params.id!);
+      const updated = await updateCustomer(ctx.services.store, ctx.req.params.id!, patch);
+      await ctx.audit({ customer: updated.customer.id, action: 'customer.update', target: updated.customer.id, ...changed(before, updated.customer) });
+      return { status: 200, body: provisionedBody(updated) };
     },
   }),
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/credits',
+    access: { permission: 'reports:read', customer: CUSTOMER },
     doc: creditsDocs.get,
     handler: async (ctx) => {
       const { store } = ctx.services;
@@ -94,26 +133,29 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/tokens',
+    access: { permission: 'tokens:read', customer: { from: 'query' } },
     doc: tokensDocs.get,
     handler: async (ctx) => {
-      const customer = ctx.req.query.customer;
-      const tokens = await ctx.services.store.listTokens(typeof customer === 'string' ? customer : undefined);
+      const tokens = await ctx.services.store.listTokens(ctx.scope ?? undefined);
       return { status: 200, body: tokens.map((t) => withAdvice(t)) };
     },
   }),
   adminRoute({
     method: 'POST',
     path: '/admin/api/tokens',
+    access: { permission: 'tokens:write', customer: { from: 'body' } },
     body: ADMIN_JSON_BODY,
     doc: tokensDocs.post,
     handler: async (ctx) => {
       const { record, secret } = await ctx.services.store.createToken(parseRecord(NewToken, ctx.body));
+      await ctx.audit({ customer: record.customer_id, action: 'token.create', target: record.id, after: auditedToken(record) });
       return { status: 201, body: { ...withAdvice(record), token: secret } };
     },
   }),
   adminRoute({
     method: 'GET',
     path: '/admin/api/tokens/:id',
+    access: { permission: 'tokens:read', customer: TOKEN },
     doc: tokenDocs.get,
     handler: async (ctx) => {
       const id = ctx.req.params.id!;
@@ -131,9 +173,12 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'DELETE',
     path: '/admin/api/tokens/:id',
+    access: { permission: 'tokens:write', customer: TOKEN },
     doc: tokenDocs.delete,
     handler: async (ctx) => {
+      const before = await ctx.services.store.getToken(ctx.req.params.id!);
       await ctx.services.store.deleteToken(ctx.req.params.id!);
+      if (before) await ctx.audit({ customer: before.customer_id, action: 'token.delete', target: before.id, before: auditedToken(before) });
       return { status: 204 };
     },
   }),
@@ -141,22 +186,26 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/tags',
+    access: { permission: 'tags:read', customer: { from: 'query' } },
     doc: tagsDocs.get,
-    handler: async (ctx) => {
-      const customer = ctx.req.query.customer;
-      return { status: 200, body: await ctx.services.store.listTags(typeof customer === 'string' ? customer : undefined) };
-    },
+    handler: async (ctx) => ({ status: 200, body: await ctx.services.store.listTags(ctx.scope ?? undefined) }),
   }),
   adminRoute({
     method: 'POST',
     path: '/admin/api/tags',
+    access: { permission: 'tags:write', customer: { from: 'body' } },
     body: ADMIN_JSON_BODY,
     doc: tagsDocs.post,
-    handler: async (ctx) => ({ status: 201, body: await ctx.services.store.createTag(parseRecord(NewTag, ctx.body)) }),
+    handler: async (ctx) => {
+      const tag = await ctx.services.store.createTag(parseRecord(NewTag, ctx.body));
+      await ctx.audit({ customer: tag.customer_id, action: 'tag.create', target: tag.tag_id, after: tag });
+      return { status: 201, body: tag };
+    },
   }),
   adminRoute({
     method: 'GET',
     path: '/admin/api/tags/:tagId',
+    access: { permission: 'tags:read', customer: { from: 'tag-param', name: 'tagId' } },
     doc: tagDocs.get,
     handler: async (ctx) => {
       const tagId = ctx.req.params.tagId!;
@@ -169,27 +218,57 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'PATCH',
     path: '/admin/api/tags/:tagId',
+    access: { permission: 'tags:write', customer: { from: 'tag-param', name: 'tagId' } },
     body: ADMIN_JSON_BODY,
     doc: tagDocs.patch,
     handler: async (ctx) => {
       const patch = parseRecord(TagPatch, ctx.body);
-      return { status: 200, body: await ctx.services.store.updateTag(ctx.req.params.tagId!, patch) };
+      const before = await ctx.services.store.getTag(ctx.req.params.tagId!);
+      const tag = await ctx.services.store.updateTag(ctx.req.params.tagId!, patch);
+      await ctx.audit({ customer: tag.customer_id, action: 'tag.update', target: tag.tag_id, ...changed(before, tag) });
+      return { status: 200, body: tag };
     },
   }),
   // Server-managed tag settings, inlined into /tag/v1/<tagId>.js (the whole object: absent keys = bundle defaults).
   adminRoute({
     method: 'PATCH',
     path: '/admin/api/tags/:id/settings',
+    access: { permission: 'tag-settings:write', customer: { from: 'tag-param', name: 'id' } },
     body: ADMIN_JSON_BODY,
     doc: tagSettingsDocs.patch,
     handler: async (ctx) => {
       const { store } = ctx.services;
       const id = ctx.req.params.id!;
-      if (!(await store.getTag(id))) throw new ApiError('not_found', `unknown tag ${id}`);
-      return { status: 200, body: await store.updateTagSettings(id, parseRecord(TagSettings, ctx.body)) };
+      const before = await store.getTag(id);
+      if (!before) throw new ApiError('not_found', `unknown tag ${id}`);
+      const tag = await store.updateTagSettings(id, parseRecord(TagSettings, ctx.body));
+      await ctx.audit({
+        customer: tag.customer_id,
+        action: 'tag.settings',
+        target: tag.tag_id,
+        before: { settings: before.settings },
+        after: { settings: tag.settings },
+      });
+      return { status: 200, body: tag };
     },
   }),
 ];
+
+/** The fields that differ, before and after (the audit log's record of a change). */
+export function changed<T extends object>(before: T | null, after: T): { before: Record<string, unknown> | null; after: Record<string, unknown> } {
+  if (before === null) return { before: null, after: after as Record<string, unknown> };
+  const b: Record<string, unknown> = {};
+  const a: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const x = (before as Record<string, unknown>)[key];
+    const y = (after as Record<string, unknown>)[key];
+    if (JSON.stringify(x) !== JSON.stringify(y)) {
+      b[key] = x;
+      a[key] = y;
+    }
+  }
+  return { before: b, after: a };
+}
 
 function provisionedBody(p: Provisioned) {
   return { ...p.customer, lead_scoring_token: p.leadScoringToken ?? null };

@@ -10,6 +10,7 @@ import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { TokenRecord } from '../state/store.ts';
 import { type CommandContext, emit, intOption, listOption, pathIn, requireOption, UsageError } from './output.ts';
 import { STATE_COMMANDS } from './state-commands.ts';
+import { USER_COMMANDS } from './user-commands.ts';
 import { configFor, withStore } from './with-store.ts';
 
 type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
@@ -389,4 +390,5 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     },
   },
   ...STATE_COMMANDS,
+  ...USER_COMMANDS,
 };

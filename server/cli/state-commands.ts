@@ -23,10 +23,12 @@ What moves: customers; tokens (the hash of each secret, never a secret); web tag
 balances and the charge ledger; page-view aggregates (per customer, day and account: views, sessions,
 first/last seen, top pages; anonymous views per day) and the origins each tag was seen on; webhook
 endpoints WITH THEIR SIGNING SECRETS, the outbox's deliveries (pending ones and the kept log) and the
-dedupe keys of the last three days. Not moved: rate-limit counters (they expire within a minute) and
-the raw page-view NDJSON files (SVC_EVENTS_DIR, per node).
+dedupe keys of the last three days; users (with the scrypt hash of each password), single sign-on
+providers WITH THEIR CLIENT SECRETS, and the audit log. Not moved: rate-limit counters (they expire within
+a minute), console sessions and pending invitations (everybody signs in again), and the raw page-view
+NDJSON files (SVC_EVENTS_DIR, per node).
 
-FILE holds webhook signing secrets: keep it as secret as the state itself (it is created readable by its
+FILE holds webhook signing secrets and SSO client secrets: keep it as secret as the state itself (it is created readable by its
 owner only), and delete it once imported. The store is SQLite (SVC_STATE) or, with SVC_REDIS_URL set,
 Redis. FILE must not exist yet.
 `;
@@ -35,7 +37,7 @@ export const STATE_COMMANDS: Record<string, Command> = {
   'state export': {
     usage: 'state export FILE',
     summary:
-      'write all state (customers, tokens as hashes, tags, settings, credits and ledger, page views, webhook endpoints with secrets and their outbox) to FILE as JSON lines',
+      'write all state (customers, tokens as hashes, tags, settings, credits and ledger, page views, webhook endpoints with secrets and their outbox, users, SSO providers, the audit log) to FILE as JSON lines',
     help: WHAT,
     options: {},
     run: (_v, positionals, ctx) =>
@@ -44,13 +46,13 @@ export const STATE_COMMANDS: Record<string, Command> = {
         emit(
           ctx,
           { file, ...c, from: name },
-          () => `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${name} to ${file}`,
+          () => `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}) from ${name} to ${file}`,
         );
       }),
   },
   'state import': {
     usage: 'state import FILE',
-    summary: 'load a `state export` file into an empty store (SQLite, or Redis with SVC_REDIS_URL): state, page views and webhooks',
+    summary: 'load a `state export` file into an empty store (SQLite, or Redis with SVC_REDIS_URL): state, page views, webhooks and users',
     help: '\nEvery line is checked, and the state, page views and webhook outbox found empty, before anything is written.\nA file from before page views and webhooks were exported imports too.\n',
     options: {},
     run: (_v, positionals, ctx) =>
@@ -59,7 +61,7 @@ export const STATE_COMMANDS: Record<string, Command> = {
         emit(
           ctx,
           { file, ...c, into: name },
-          () => `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}) from ${file} into ${name}`,
+          () => `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}) from ${file} into ${name}`,
         );
       }),
   },

@@ -2,6 +2,7 @@
 import { type Config, loadConfig } from '../config.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore } from '../state/store.ts';
+import type { UserStore } from '../state/users.ts';
 import type { VisitStore } from '../state/visits.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
 import { type CliIo, pathIn } from './output.ts';
@@ -33,18 +34,28 @@ export interface AllStores {
   state: StateStore;
   visits: VisitStore;
   webhooks: WebhookStore;
+  users: UserStore;
 }
 
 /** The state store with the visit store and the webhook outbox beside it, as a server opens them. */
 export async function withAllStores<T>(io: CliIo, fn: (stores: AllStores, config: Config) => Promise<T>): Promise<T> {
   // Loaded only here: every other command would pay for the Redis client and the recorder's modules.
-  const [{ openVisitStore }, { openWebhookStore }] = await Promise.all([import('../visits/open-recorder.ts'), import('../state/open-webhook-store.ts')]);
+  const [{ openVisitStore }, { openWebhookStore }, { openUserStore }] = await Promise.all([
+    import('../visits/open-recorder.ts'),
+    import('../state/open-webhook-store.ts'),
+    import('../state/open-user-store.ts'),
+  ]);
   return withStore(io, async (state, config) => {
     const visits = await openVisitStore(config, state);
     try {
       const webhooks = await openWebhookStore(config, state);
       try {
-        return await fn({ state, visits, webhooks }, config);
+        const users = await openUserStore(state, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+        try {
+          return await fn({ state, visits, webhooks, users }, config);
+        } finally {
+          await users.close();
+        }
       } finally {
         await webhooks.close();
       }

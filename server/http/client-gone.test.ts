@@ -26,6 +26,7 @@ it('does not charge a lookup whose client disconnected while it was being answer
     log,
     adminAuth: { verify: () => false },
     recorder: srv.recorder,
+    users: srv.users,
   });
   services.pipeline = { rateLimit: async () => undefined, charge: async (_caller, ch) => void charged.push(ch.record) };
   // The handler takes a while, as a lookup does behind a store that has stopped answering.

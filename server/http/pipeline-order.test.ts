@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { awayFromWindowEdge } from '../testing/rate-window.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 
@@ -82,6 +83,7 @@ describe.each(['sqlite', 'redis'] as const)('on %s', (backend) => {
   describe('rate limits', () => {
     it('sends RateLimit headers on every answer and 429 with Retry-After past the limit, without charging', async () => {
       const secret = await tokenFor('acme', { rate_limit: 3 });
+      await awayFromWindowEdge();
       const before = (await srv.store.usage('acme')).reduce((n, u) => n + u.charges, 0);
       const ok = [];
       for (let i = 0; i < 3; i++) ok.push(await call(secret, `?ip=${IPS.northwind}`));

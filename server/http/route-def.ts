@@ -11,7 +11,9 @@
  */
 import type { z } from 'zod';
 import type { ApiGroup } from '../../core/customer-records.ts';
+import type { Permission } from '../../core/roles.ts';
 import type { Caller } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import type { Services } from '../services.ts';
 import type { RateLimitHit } from '../state/metering.ts';
@@ -27,7 +29,8 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPT
  * - `tag-or-token`: identification: `?tag=` from a browser (Origin against the tag's allowed domains), or a
  *   token when an Authorization header is sent or no tag is named;
  * - `tag`: the web tag named in `?tag=` (page views), 401 without one;
- * - `admin`: the operator's admin token (Bearer); writes only from this server's origin and only JSON;
+ * - `admin`: the workspace: the operator's admin token (Bearer), or a user's session cookie (then every
+ *   write must come from this server's origin); writes only JSON; what a user may do is the route's `access`;
  * - `operator`: the admin token, reads only (`/metrics`).
  */
 export type RouteAuth =
@@ -58,6 +61,39 @@ export interface BodySpec<B> {
   validation?: 'fields' | 'record';
 }
 
+/**
+ * Which customer a workspace request is about: a user of another customer gets 404 (never 403: ids are not
+ * probed); the operator is about any.
+ */
+export type CustomerScope =
+  /** A path parameter naming the customer (`/admin/api/customers/:id`). */
+  | { from: 'param'; name: string }
+  /** A path parameter naming a token, a tag or a user: its customer. */
+  | { from: 'token-param' | 'tag-param' | 'user-param'; name: string }
+  /** `?customer=` of a listing: a user's listing is always their own customer's. */
+  | { from: 'query' }
+  /** `customer_id` of the body (creating a token or a tag). */
+  | { from: 'body' }
+  /** Not one customer's (the list of customers, which the handler narrows for a user). */
+  | { from: 'none' };
+
+/** What a workspace route needs of a user: a permission of their role, and their own customer. */
+export interface RouteAccess {
+  permission: Permission;
+  customer: CustomerScope;
+  /** Only the operator (a user gets 403 whatever their role): provisioning customers, contracts. */
+  operatorOnly?: boolean;
+}
+
+/** One audit record of a change the route made (server/state/users.ts AuditEvent). */
+export interface AuditEntry {
+  customer: string;
+  action: string;
+  target?: string | null;
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+}
+
 /** What a handler answers. A JSON `body`, or `text` of a given `type`, or nothing (204, 304). */
 export interface RouteResult {
   status: number;
@@ -65,7 +101,8 @@ export interface RouteResult {
   text?: string | Buffer;
   /** Content-Type of `text`. */
   type?: string;
-  headers?: Readonly<Record<string, string>>;
+  /** Headers of the answer; a list for a header sent more than once (Set-Cookie). */
+  headers?: Readonly<Record<string, string | readonly string[]>>;
   /** The record this answer exports, when it is chargeable (spec "Credits"): charged before it is sent. */
   charge?: { api: ChargeableApi; record: string };
   /** Work to run once the answer has been written (page views: record after the 204). */
@@ -76,6 +113,12 @@ export interface RouteContext<B = unknown, Q = unknown> {
   readonly req: ApiRequest;
   /** The authenticated caller (null for `public`, `admin` and `operator` routes). */
   readonly caller: Caller | null;
+  /** Who is acting on a workspace (`admin`) route: the operator or a signed-in user. */
+  readonly principal: Principal | null;
+  /** The customer a workspace request is about, as the route's `access` resolved it (a user's own for listings). */
+  readonly scope: string | null;
+  /** Records a change in the customer's audit log (who, from where and when are the pipeline's). */
+  audit(entry: AuditEntry): Promise<void>;
   readonly services: Services;
   /** The body, validated by the route's body spec (undefined when the route reads none). */
   readonly body: B;
@@ -115,6 +158,8 @@ export interface ApiRouteDef<B = unknown, Q = unknown> extends RouteBase {
   /** The query's schema (422 on a failed check, unless the handler reads the raw query). */
   query?: z.ZodType<Q>;
   body?: BodySpec<B>;
+  /** Workspace routes: the permission and the customer the request is about (required for `admin`). */
+  access?: RouteAccess;
   /** The API whose credits it can charge (documentation: the handler names the record per answer). */
   charges?: ChargeableApi;
   handler(ctx: RouteContext<B, Q>): Promise<RouteResult> | RouteResult;

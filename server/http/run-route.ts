@@ -11,6 +11,8 @@ import { ApiError } from '../../core/error-codes.ts';
 import { requireAdminCredential } from '../admin/credentials.ts';
 import { adminCredentialThrottle } from '../admin/throttle.ts';
 import { authenticateAnyToken, authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
+import { actorOf, may, type Principal } from '../auth/principal.ts';
+import { readSession, sessionSecretOf } from '../auth/session.ts';
 import { noteCustomer } from '../observability/request-facts.ts';
 import type { Observer, Trace } from '../observability/request-observer.ts';
 import type { Services } from '../services.ts';
@@ -20,7 +22,7 @@ import { hasBody, parseFields, parseRecord, readAnyText, readFields, readJson } 
 import { describeRequest, errorAnswer } from './errors.ts';
 import { setRateLimitHeaders } from './metering-steps.ts';
 import { trustedRequestIdOf } from './request-id.ts';
-import type { ApiRouteDef, RouteAuth, RouteContext, RouteResult } from './route-def.ts';
+import type { ApiRouteDef, AuditEntry, CustomerScope, RouteAuth, RouteContext, RouteResult } from './route-def.ts';
 
 /** Whether the client closed its connection before its answer was written. */
 export function clientGone(res: ServerResponse): boolean {
@@ -32,6 +34,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Everything a request of a route carries through the pipeline. */
 class Call implements RouteContext {
   caller: Caller | null = null;
+  principal: Principal | null = null;
+  scope: string | null = null;
   body: unknown = undefined;
   query: unknown;
   rateLimit: RateLimitHit | null = null;
@@ -53,6 +57,19 @@ class Call implements RouteContext {
 
   header(name: string, value: string): void {
     this.headers.push(name, value);
+  }
+
+  async audit(entry: AuditEntry): Promise<void> {
+    await this.services.users.appendAudit({
+      customer_id: entry.customer,
+      at: new Date().toISOString(),
+      actor: actorOf(this.principal),
+      ip: this.req.ip ?? null,
+      action: entry.action,
+      target: entry.target ?? null,
+      before: entry.before ?? null,
+      after: entry.after ?? null,
+    });
   }
 }
 
@@ -81,21 +98,112 @@ async function authenticate(auth: RouteAuth, call: Call): Promise<Caller | null>
       return authenticateTag(services.store, req, tag);
     }
     case 'admin':
-      requireAdminCredential(req, services.adminAuth, adminCredentialThrottle, 'admin API', ' (SVC_ADMIN_TOKEN, or the token printed at first start)');
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        if (!sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
-        // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take
-        // none, and clients send them with or without a Content-Type (curl without -d sends no length,
-        // python-requests sends Content-Length: 0) — refusing those left tokens silently active.
-        if (req.method !== 'DELETE' && hasBody(req.raw) && !isJson(req.get('content-type')))
-          throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
-      }
+      call.principal = await workspacePrincipal(call);
       return null;
     case 'operator':
       // The same credential as the admin API, so the same throttle: /metrics is no side door for guessing it.
       requireAdminCredential(req, services.adminAuth, adminCredentialThrottle, 'metrics', ', or scrape the SVC_METRICS_PORT port');
       return null;
   }
+}
+
+/**
+ * The workspace's principal: the operator's Bearer token (CLIs, scripts: same-origin check only when a
+ * browser sends an Origin), else a user's session cookie (then every write must carry this server's own
+ * Origin: a cross-site form post that rides on the cookie is refused). Writes are JSON or body-less.
+ */
+async function workspacePrincipal(call: Call): Promise<Principal> {
+  const { req, services } = call;
+  const write = req.method !== 'GET' && req.method !== 'HEAD';
+  let principal: Principal;
+  if (req.get('authorization') !== undefined || sessionSecretOf(req.raw) === null) {
+    requireAdminCredential(
+      req,
+      services.adminAuth,
+      adminCredentialThrottle,
+      'admin API',
+      ' (SVC_ADMIN_TOKEN, or the token printed at first start), or sign in',
+    );
+    if (write && !sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
+    principal = { kind: 'operator' };
+  } else {
+    const found = await readSession(services.users, req.raw);
+    if (found === null) throw new ApiError('unauthenticated', 'your session has ended: sign in again', { 'WWW-Authenticate': 'Bearer' });
+    if (write && (req.get('origin') === undefined || !sameOrigin(req))) {
+      throw new ApiError('forbidden', "admin API: a signed-in change must come from this server's own pages (same-origin Origin header)");
+    }
+    principal = { kind: 'user', user: found.user, session: found.session };
+  }
+  // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take
+  // none, and clients send them with or without a Content-Type (curl without -d sends no length,
+  // python-requests sends Content-Length: 0) — refusing those left tokens silently active.
+  if (write && req.method !== 'DELETE' && hasBody(req.raw) && !isJson(req.get('content-type')))
+    throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
+  return principal;
+}
+
+/** The customer a workspace request is about, per the route's scope (null: not one customer's). */
+async function scopeOf(scope: CustomerScope, call: Call): Promise<string | null> {
+  const { req, services } = call;
+  switch (scope.from) {
+    case 'param':
+      return req.params[scope.name] ?? null;
+    case 'token-param':
+      return (await services.store.getToken(req.params[scope.name] ?? ''))?.customer_id ?? null;
+    case 'tag-param':
+      return (await services.store.getTag(req.params[scope.name] ?? ''))?.customer_id ?? null;
+    case 'user-param':
+      return (await services.users.getUser(req.params[scope.name] ?? ''))?.customer_id ?? null;
+    case 'query': {
+      const c = req.query.customer;
+      return typeof c === 'string' && c !== '' ? c : null;
+    }
+    case 'body': {
+      const c = (call.body as { customer_id?: unknown } | undefined)?.customer_id;
+      return typeof c === 'string' ? c : null;
+    }
+    case 'none':
+      return null;
+  }
+}
+
+/**
+ * What a user may do here: a request about another customer is 404 (as if it did not exist: ids are not
+ * probed), a permission their role lacks 403. The operator may do everything. Runs before the body is
+ * read, except for a scope named in the body.
+ */
+async function authorize(def: ApiRouteDef, call: Call): Promise<void> {
+  const principal = call.principal;
+  const access = def.access;
+  if (principal === null || access === undefined) {
+    if (principal?.kind === 'user') throw new ApiError('forbidden', 'this route is for the operator only');
+    return;
+  }
+  const target = await scopeOf(access.customer, call);
+  if (principal.kind === 'operator') {
+    call.scope = target;
+    return;
+  }
+  const own = principal.user.customer_id;
+  if (access.customer.from === 'query' || access.customer.from === 'none') {
+    if (target !== null && target !== own) throw new ApiError('not_found', `unknown customer ${target}`);
+  } else if (target !== own) {
+    throw new ApiError('not_found', notFoundMessage(access.customer, call));
+  }
+  call.scope = own;
+  if (access.operatorOnly || !may(principal, access.permission)) {
+    throw new ApiError(
+      'forbidden',
+      `your role (${principal.user.role}) may not do this: it needs ${access.operatorOnly ? 'the operator' : `the ${access.permission} permission`}`,
+    );
+  }
+}
+
+function notFoundMessage(scope: CustomerScope, call: Call): string {
+  if (scope.from === 'body') return `unknown customer ${String((call.body as { customer_id?: unknown })?.customer_id ?? '')}`;
+  const id = 'name' in scope ? (call.req.params[scope.name] ?? '') : '';
+  const what = scope.from === 'param' ? 'customer' : scope.from === 'token-param' ? 'token' : scope.from === 'tag-param' ? 'tag' : 'user';
+  return `unknown ${what} ${id}`;
 }
 
 function isJson(type: string | undefined): boolean {
@@ -138,7 +246,9 @@ async function answer(def: ApiRouteDef, call: Call, res: ServerResponse): Promis
       setRateLimitHeaders(hit, (name, value) => call.header(name, value));
     });
   }
+  if (def.access?.customer.from !== 'body') await authorize(def, call);
   await readInput(def, call);
+  if (def.access?.customer.from === 'body') await authorize(def, call);
   const result = await def.handler(call);
   // An answer whose client is gone (it gave up, e.g. while a stalled store was timing out) is never
   // received, so it exports nothing: not charged. HEAD carries no answer, so it exports no record either.
@@ -167,7 +277,13 @@ export function send(res: ServerResponse, status: number, headers: string[], res
 
 function sendResult(res: ServerResponse, call: Call, result: RouteResult): void {
   const headers = call.headers;
-  if (result.headers) for (const name in result.headers) headers.push(name, result.headers[name]!);
+  if (result.headers) {
+    for (const name in result.headers) {
+      const value = result.headers[name]!;
+      if (typeof value === 'string') headers.push(name, value);
+      else for (const v of value) headers.push(name, v);
+    }
+  }
   send(res, result.status, headers, result, result.body, call.head);
 }
 

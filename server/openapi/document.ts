@@ -93,6 +93,7 @@ function document(serverUrl: string | undefined, routes: readonly RouteDef[]): J
       { name: 'People' },
       { name: 'Web tag' },
       { name: 'Admin API' },
+      { name: 'Users and sign-in' },
       { name: 'Operating' },
     ],
     components: {
@@ -109,7 +110,18 @@ function document(serverUrl: string | undefined, routes: readonly RouteDef[]): J
           name: 'tag',
           description: "Tag mode (browsers): the web tag id; the page's Origin (or Referer) must be one of the tag's allowed domains. No secret involved.",
         },
-        AdminBearer: { type: 'http', scheme: 'bearer', description: 'The admin token (SVC_ADMIN_TOKEN, or the one printed at first start).' },
+        AdminBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The admin token (SVC_ADMIN_TOKEN, or the one printed at first start): the operator, every customer.',
+        },
+        Session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'svc_session',
+          description:
+            "A signed-in user's session (POST /auth/login; `__Host-svc_session` over HTTPS): their own customer, what their role allows; writes need this server's Origin.",
+        },
       },
       headers: HEADERS,
       schemas: {

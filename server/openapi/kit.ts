@@ -154,6 +154,7 @@ export const HEADERS: Record<string, Json> = {
   'Access-Control-Allow-Headers': { schema: { type: 'string' }, description: 'The request headers the page may send' },
   'Access-Control-Max-Age': { schema: { type: 'integer' }, description: 'Seconds the browser may keep this preflight' },
   ETag: { schema: { type: 'string' }, description: 'Of the bytes served: revalidate with If-None-Match' },
+  Location: { schema: { type: 'string' }, description: 'Where the redirect goes' },
 };
 
 export const RATE = {
@@ -479,7 +480,7 @@ export const admin = (operationId: string, summary: string, op: Json): Json => (
   operationId,
   summary,
   tags: ['Admin API'],
-  security: [{ AdminBearer: [] }],
+  security: [{ AdminBearer: [] }, { Session: [] }],
   ...op,
 });
 export const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
@@ -488,14 +489,15 @@ export const WEBHOOK_ID = pathParam('webhookId', 'The webhook endpoint id');
 export const TAG_ID = pathParam('tagId', 'The tag id');
 
 /**
- * Every admin answer can be 401 (with `WWW-Authenticate`), 429 (too many failed credentials from this
- * address: every admin request is refused for the rest of that minute) and 503 (the store); writes can
- * also be 403 (cross-origin) and, when they carry a body, 400 (unreadable JSON), 413 (over 64 KB) and 415
- * (not JSON: a write without a body has no type to check); DELETE reads no type.
+ * Every admin answer can be 401 (with `WWW-Authenticate`), 403 (a signed-in user whose role may not do
+ * it), 404 (a user asking about another customer: as if it did not exist), 429 (too many failed
+ * credentials from this address: every admin request is refused for the rest of that minute) and 503 (the
+ * store); writes can also be 403 (cross-origin) and, when they carry a body, 400 (unreadable JSON), 413
+ * (over 64 KB) and 415 (not JSON: a write without a body has no type to check); DELETE reads no type.
  */
 export function adminErrors(kind: 'read' | 'write' | 'delete', ...extra: number[]): Json {
-  const writes = kind === 'write' ? [400, 403, 413, 415] : kind === 'delete' ? [403] : [];
-  const statuses = [...new Set([401, ...writes, ...extra, 429, 503])].sort((a, b) => a - b);
+  const writes = kind === 'write' ? [400, 413, 415] : [];
+  const statuses = [...new Set([401, 403, 404, ...writes, ...extra, 429, 503])].sort((a, b) => a - b);
   return errors(statuses, (s): Headers => (s === 401 ? { 'WWW-Authenticate': header('WWW-Authenticate', true) } : s === 429 || s === 503 ? RETRY : {}));
 }
 

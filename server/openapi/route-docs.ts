@@ -624,3 +624,294 @@ export const apiReferenceRendererDocs = {
     responses: { 200: { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' } } } }, ...errors([404]) },
   },
 };
+
+const LOGIN_BODY = {
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: { email: { type: 'string', format: 'email', maxLength: 254 }, password: { type: 'string', maxLength: 256 } },
+        required: ['email', 'password'],
+      },
+    },
+  },
+};
+const SET_COOKIE = {
+  'Set-Cookie': {
+    description: 'The session cookie (`svc_session`, or `__Host-svc_session` over HTTPS): HttpOnly, SameSite=Lax',
+    required: true,
+    schema: { type: 'string' },
+  },
+};
+const AUTH_TAG = ['Users and sign-in'];
+const userSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    customer_id: { type: 'string' },
+    email: { type: 'string' },
+    role: { enum: ['owner', 'admin', 'marketer', 'viewer'] },
+    password_set: { type: 'boolean' },
+    sso: { type: 'boolean' },
+    created_at: { type: 'string' },
+    last_login_at: { type: ['string', 'null'] },
+  },
+  required: ['id', 'customer_id', 'email', 'role', 'password_set', 'sso', 'created_at', 'last_login_at'],
+};
+const linkSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', description: 'The one-time link (the console, with the token in the fragment)' },
+    token: { type: 'string' },
+    expires_at: { type: 'string' },
+    mailed: { type: 'boolean', description: 'Whether it was also mailed (SVC_SMTP_URL)' },
+  },
+  required: ['url', 'token', 'expires_at', 'mailed'],
+};
+const ssoSchema = {
+  type: 'object',
+  properties: {
+    issuer: { type: 'string' },
+    client_id: { type: 'string' },
+    allowed_domains: { type: 'array', items: { type: 'string' } },
+    default_role: { enum: ['owner', 'admin', 'marketer', 'viewer'] },
+    display_name: { type: 'string' },
+    customer_id: { type: 'string' },
+  },
+  required: ['issuer', 'client_id', 'allowed_domains', 'default_role', 'display_name'],
+};
+const USER_ID = { name: 'userId', in: 'path', required: true, schema: { type: 'string' }, description: 'The user id' };
+const sessionSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    created_at: { type: 'string' },
+    last_seen_at: { type: 'string' },
+    expires_at: { type: 'string' },
+    ip: { type: ['string', 'null'] },
+    user_agent: { type: ['string', 'null'] },
+    method: { type: 'string' },
+    current: { type: 'boolean' },
+  },
+  required: ['id', 'created_at', 'last_seen_at', 'expires_at', 'current'],
+};
+
+export const authDocs = {
+  login: {
+    operationId: 'signIn',
+    summary: 'Sign in with email and password: a session cookie',
+    description: 'Any wrong pair is the same 401, an unknown email included. Too many failures for the account or from the address: 429 with Retry-After.',
+    tags: AUTH_TAG,
+    security: [],
+    requestBody: LOGIN_BODY,
+    responses: {
+      204: { description: 'Signed in', headers: SET_COOKIE },
+      ...errors([400, 401, 403, 413, 415, 422, 429, 503], (s) => (s === 429 || s === 503 ? RETRY : {})),
+    },
+  },
+  accept: {
+    operationId: 'acceptInvitation',
+    summary: 'Take an invitation or password-reset link: set the password, get a session cookie',
+    description: 'The token of the link (valid 72 h, once). Passwords: at least 12 characters; the most common ones are refused (422).',
+    tags: AUTH_TAG,
+    security: [],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: { token: { type: 'string' }, password: { type: 'string', minLength: 12, maxLength: 256 } },
+            required: ['token', 'password'],
+          },
+        },
+      },
+    },
+    responses: {
+      204: { description: 'Password set, signed in', headers: SET_COOKIE },
+      ...errors([400, 401, 403, 409, 413, 415, 422, 503], (s) => (s === 503 ? RETRY : {})),
+    },
+  },
+  me: admin('whoAmI', 'Who is signed in', {
+    tags: AUTH_TAG,
+    responses: {
+      200: {
+        description: 'The user (the operator token: role `operator`, no email or customer)',
+        content: json({
+          type: 'object',
+          properties: {
+            email: { type: ['string', 'null'] },
+            role: { type: 'string' },
+            customer_id: { type: ['string', 'null'] },
+            session_id: { type: 'string' },
+          },
+          required: ['email', 'role', 'customer_id'],
+        }),
+      },
+      ...adminErrors('read'),
+    },
+  }),
+  logout: {
+    operationId: 'signOut',
+    summary: 'Sign out: the session ends and its cookie is cleared',
+    tags: AUTH_TAG,
+    security: [],
+    responses: { 204: { description: 'Signed out', headers: SET_COOKIE }, ...errors([403, 503], (s) => (s === 503 ? RETRY : {})) },
+  },
+  sessions: admin('listMySessions', "The signed-in user's sessions", {
+    tags: AUTH_TAG,
+    responses: { 200: { description: 'Sessions', content: json({ type: 'array', items: sessionSchema }) }, ...adminErrors('read', 400) },
+  }),
+  endSession: admin('endMySession', 'End one of my sessions (sign out elsewhere)', {
+    tags: AUTH_TAG,
+    parameters: [idParam('session')],
+    responses: { 204: { description: 'Ended' }, ...adminErrors('delete', 400) },
+  }),
+};
+
+export const userDocs = {
+  invite: admin('inviteUser', 'Invite a person: a one-time link to set their password (72 h)', {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: { email: { type: 'string', format: 'email' }, role: { enum: ['owner', 'admin', 'marketer', 'viewer'] } },
+            required: ['email', 'role'],
+          },
+        },
+      },
+    },
+    responses: { 201: { description: 'The link, shown once', content: json(linkSchema) }, ...adminErrors('write', 409, 422) },
+  }),
+  list: admin('listUsers', "A customer's users", {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer')],
+    responses: { 200: { description: 'Users', content: json({ type: 'array', items: userSchema }) }, ...adminErrors('read') },
+  }),
+  setRole: admin('setUserRole', "Change a user's role (their sessions end)", {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer'), USER_ID],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: { type: 'object', properties: { role: { enum: ['owner', 'admin', 'marketer', 'viewer'] } }, required: ['role'] } },
+      },
+    },
+    responses: { 200: { description: 'The user', content: json(userSchema) }, ...adminErrors('write', 409, 422) },
+  }),
+  remove: admin('removeUser', 'Remove a user (their sessions end)', {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer'), USER_ID],
+    responses: { 204: { description: 'Removed' }, ...adminErrors('delete', 409) },
+  }),
+  resetPassword: admin('resetUserPassword', 'A one-time link for the user to set a new password (72 h)', {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer'), USER_ID],
+    responses: { 201: { description: 'The link, shown once', content: json(linkSchema) }, ...adminErrors('write') },
+  }),
+  getSso: admin('getSso', "The customer's single sign-on provider (never its client secret)", {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer')],
+    responses: { 200: { description: 'The provider', content: json(ssoSchema) }, ...adminErrors('read') },
+  }),
+  putSso: admin('setSso', "Set the customer's OpenID Connect provider", {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: { ...ssoSchema.properties, client_secret: { type: 'string' } },
+            required: ['issuer', 'client_id', 'client_secret', 'allowed_domains', 'default_role', 'display_name'],
+          },
+        },
+      },
+    },
+    responses: { 200: { description: 'The provider', content: json(ssoSchema) }, ...adminErrors('write', 422) },
+  }),
+  deleteSso: admin('removeSso', "Remove the customer's single sign-on provider", {
+    tags: AUTH_TAG,
+    parameters: [idParam('customer')],
+    responses: { 204: { description: 'Removed' }, ...adminErrors('delete') },
+  }),
+  audit: admin('getAuditLog', 'The audit log: every change and sign-in, oldest first (`Accept: text/csv` for CSV)', {
+    tags: AUTH_TAG,
+    parameters: [
+      idParam('customer'),
+      { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'First UTC day (default: 90 days before `to`)' },
+      { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'Last UTC day (default: today)' },
+      { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 } },
+    ],
+    responses: {
+      200: {
+        description: 'Events',
+        content: {
+          ...json({
+            type: 'object',
+            properties: {
+              events: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    at: { type: 'string' },
+                    actor: { type: 'string' },
+                    ip: { type: ['string', 'null'] },
+                    action: { type: 'string' },
+                    target: { type: ['string', 'null'] },
+                    before: { type: ['object', 'null'] },
+                    after: { type: ['object', 'null'] },
+                  },
+                  required: ['id', 'at', 'actor', 'action'],
+                },
+              },
+            },
+            required: ['events'],
+          }),
+          'text/csv': { schema: { type: 'string' } },
+        },
+      },
+      ...adminErrors('read', 422),
+    },
+  }),
+};
+
+export const ssoDocs = {
+  start: {
+    operationId: 'startSso',
+    summary: "Sign in with the customer's OpenID Connect provider: a redirect to it",
+    tags: AUTH_TAG,
+    security: [],
+    parameters: [{ name: 'customerId', in: 'path', required: true, schema: { type: 'string' }, description: 'The customer whose provider to use' }],
+    responses: {
+      302: {
+        description: 'To the provider (authorization code + PKCE), with a short-lived cookie holding the pending sign-in',
+        headers: { Location: header('Location', true) },
+      },
+      ...errors([404, 503], (s) => (s === 503 ? RETRY : {})),
+    },
+  },
+  callback: {
+    operationId: 'finishSso',
+    summary: "The provider's redirect back: a session, then the console",
+    description: 'A refused sign-in (wrong state, expired code, an email outside the allowed domains …) redirects to the console with the reason.',
+    tags: AUTH_TAG,
+    security: [],
+    parameters: [
+      { name: 'code', in: 'query', required: false, schema: { type: 'string' } },
+      { name: 'state', in: 'query', required: false, schema: { type: 'string' } },
+    ],
+    responses: {
+      302: { description: 'To the console (signed in, or with the reason it was refused)', headers: { Location: header('Location', true) } },
+      ...errors([503], () => RETRY),
+    },
+  },
+};

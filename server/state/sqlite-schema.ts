@@ -2,8 +2,8 @@
  * The SQLite state file's schema and its forward migrations. The file carries its version in
  * `PRAGMA user_version`; opening runs every migration above it, in one transaction, so a file written by
  * an older version gains new tables and columns (a file from a newer version is refused, not guessed at).
- * One list for every table of the file: the state store's, the visit store's and the webhook outbox's
- * (they share one connection, sqlite-db.ts).
+ * One list for every table of the file: the state store's, the visit store's, the webhook outbox's and
+ * the user store's (they share one connection, sqlite-db.ts).
  */
 import type Database from 'better-sqlite3';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
@@ -73,6 +73,35 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_log ON webhook_deliveries (webhook
 CREATE INDEX IF NOT EXISTS webhook_deliveries_pending ON webhook_deliveries (webhook_id) WHERE status = 'pending';
 `;
 
+/**
+ * The user store's tables (sqlite-users.ts). Emails are kept lower-cased, unique across customers; times
+ * as `toISOString` strings (they compare as text); invitations and sessions under the SHA-256 hash of
+ * their secret. `audit_events.seq` orders events of one instant as they were appended.
+ */
+const USERS = `
+CREATE TABLE IF NOT EXISTS users (
+  id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, email TEXT NOT NULL UNIQUE, role TEXT NOT NULL, password_hash TEXT,
+  sso INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, last_login_at TEXT);
+CREATE INDEX IF NOT EXISTS users_customer ON users (customer_id, email);
+CREATE TABLE IF NOT EXISTS invitations (
+  token_hash TEXT PRIMARY KEY, customer_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, purpose TEXT NOT NULL,
+  created_at TEXT NOT NULL, expires_at TEXT NOT NULL, created_by TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS invitations_email ON invitations (email, customer_id);
+CREATE INDEX IF NOT EXISTS invitations_expiry ON invitations (expires_at);
+CREATE TABLE IF NOT EXISTS sessions (
+  id_hash TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, customer_id TEXT NOT NULL, created_at TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL, expires_at TEXT NOT NULL, ip TEXT, user_agent TEXT, method TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id, created_at);
+CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at);
+CREATE TABLE IF NOT EXISTS sso_providers (
+  customer_id TEXT PRIMARY KEY, issuer TEXT NOT NULL, client_id TEXT NOT NULL, client_secret TEXT NOT NULL,
+  allowed_domains TEXT NOT NULL, default_role TEXT NOT NULL, display_name TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_events (
+  seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, customer_id TEXT NOT NULL, at TEXT NOT NULL, actor TEXT NOT NULL, ip TEXT,
+  action TEXT NOT NULL, target TEXT, before TEXT, after TEXT);
+CREATE INDEX IF NOT EXISTS audit_customer_at ON audit_events (customer_id, at, seq);
+`;
+
 /** Migration i brings a file from version i to i + 1. Append only; never edit a shipped one. */
 const MIGRATIONS: ((db: Database.Database) => void)[] = [
   (db) => db.exec(V1),
@@ -97,6 +126,8 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
   (db) =>
     db.exec(`CREATE TABLE IF NOT EXISTS webhook_dedupe (
       webhook_id TEXT NOT NULL, dedupe_key TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (webhook_id, dedupe_key)) WITHOUT ROWID;`),
+  // 6: a customer's people (users.ts, sqlite-users.ts): users, invitations, sessions, SSO providers, the audit log.
+  (db) => db.exec(USERS),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

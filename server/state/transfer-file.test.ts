@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SqliteStateStore } from './sqlite-store.ts';
+import { SqliteUserStore } from './sqlite-users.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
 import { SqliteWebhookStore } from './sqlite-webhooks.ts';
 import type { StateEntry } from './transfer.ts';
@@ -11,13 +12,19 @@ import { exportStateFile, importStateFile, type TransferStores } from './transfe
 
 let dir: string;
 let store: SqliteStateStore;
-let stores: TransferStores & { visits: SqliteVisitStore; webhooks: SqliteWebhookStore };
+let stores: TransferStores & { visits: SqliteVisitStore; webhooks: SqliteWebhookStore; users: SqliteUserStore };
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-transfer-'));
   store = new SqliteStateStore(join(dir, 'svc.db'), { log: () => {} });
-  stores = { state: store, visits: new SqliteVisitStore(store.sqlite), webhooks: new SqliteWebhookStore(store.sqlite) };
+  stores = {
+    state: store,
+    visits: new SqliteVisitStore(store.sqlite),
+    webhooks: new SqliteWebhookStore(store.sqlite),
+    users: new SqliteUserStore(store.sqlite),
+  };
 });
 afterEach(async () => {
+  await stores.users.close();
   await stores.webhooks.close();
   await stores.visits.close();
   await store.close();
@@ -120,4 +127,71 @@ it('creates the export file readable by its owner only (it holds webhook signing
   await exportStateFile(stores, file);
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(readFileSync(file, 'utf8')).toContain('"secret":"whsec_secret"');
+});
+
+it('moves users, SSO providers and the audit log (never sessions or invitations) when a user store is given, and refuses such a file without one', async () => {
+  const users = new SqliteUserStore(store.sqlite);
+  const file = join(dir, 'out.jsonl');
+  try {
+    await store.importState([customer('acme') as StateEntry]);
+    const ann = await users.createUser({ customer_id: 'acme', email: 'ann@acme.test', role: 'owner', password_hash: 'scrypt$x', sso: false });
+    const now = new Date().toISOString();
+    await users.createSession('h', {
+      id: 'ses_0000000000000001',
+      user_id: ann.id,
+      customer_id: 'acme',
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      ip: null,
+      user_agent: null,
+      method: 'password',
+    });
+    await users.setSsoProvider({
+      customer_id: 'acme',
+      issuer: 'https://login.acme.test',
+      client_id: 'c',
+      client_secret: 'sso-secret',
+      allowed_domains: ['acme.test'],
+      default_role: 'viewer',
+      display_name: 'Acme',
+    });
+    await users.appendAudit({
+      customer_id: 'acme',
+      at: now,
+      actor: 'operator',
+      ip: null,
+      action: 'user.create',
+      target: 'ann@acme.test',
+      before: null,
+      after: null,
+    });
+    const counts = await exportStateFile({ ...stores, users }, file);
+    expect(counts).toMatchObject({ users: 3 });
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"client_secret":"sso-secret"');
+    expect(text).toContain('"password_hash":"scrypt$x"');
+    expect(text).not.toContain('ses_0000000000000001');
+
+    const dir2 = mkdtempSync(join(tmpdir(), 'svc-transfer-'));
+    const target = new SqliteStateStore(join(dir2, 'svc.db'), { log: () => {} });
+    const into = {
+      state: target,
+      visits: new SqliteVisitStore(target.sqlite),
+      webhooks: new SqliteWebhookStore(target.sqlite),
+      users: new SqliteUserStore(target.sqlite),
+    };
+    try {
+      expect(await target.listCustomers()).toEqual([]);
+      expect(await importStateFile(into, file)).toMatchObject({ users: 3 });
+      expect(await into.users.findUserByEmail('ann@acme.test')).toMatchObject({ id: ann.id, password_hash: 'scrypt$x' });
+      expect(await into.users.listSessions(ann.id)).toEqual([]);
+      await expect(importStateFile(into, file)).rejects.toThrow(/already holds customers, .*users, SSO providers or audit events/);
+    } finally {
+      for (const s of [into.users, into.webhooks, into.visits, target]) await s.close();
+      rmSync(dir2, { recursive: true, force: true });
+    }
+  } finally {
+    await users.close();
+  }
 });

@@ -1,21 +1,36 @@
 /**
  * The state export file: JSON lines, one entry per line (transfer.ts), streamed both ways. One file holds
- * the three stores' entries: the state store's first (customers before what belongs to them), then the
- * visit store's, then the webhook outbox's. A file written before the visit and outbox entries existed
- * holds only state entries, and imports as it did.
+ * the four stores' entries: the state store's first (customers before what belongs to them), then the
+ * visit store's, the webhook outbox's and the user store's. A file written before the visit, outbox and
+ * user entries existed holds only the entries there were, and imports as it did.
  */
 
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { StateError } from './errors.ts';
-import { type EntryTransfer, type StateEntry, type StateTransfer, storeOf, TransferEntry, type VisitEntry, type WebhookEntry } from './transfer.ts';
+import {
+  type EntryTransfer,
+  type StateEntry,
+  type StateTransfer,
+  storeOf,
+  TransferEntry,
+  type UserEntry,
+  type VisitEntry,
+  type WebhookEntry,
+} from './transfer.ts';
 
 /** Every store a file moves; a command never moves one without the others (the file would silently lack them). */
 export interface TransferStores {
   state: StateTransfer;
   visits: EntryTransfer<VisitEntry>;
   webhooks: EntryTransfer<WebhookEntry>;
+  /**
+   * Users, SSO providers and the audit log. Optional only until every caller passes it (server/cli/
+   * with-store.ts): without it an export holds none of them, and an import of a file that has some is
+   * refused before anything is written.
+   */
+  users: EntryTransfer<UserEntry>;
 }
 
 export type TransferStoreName = keyof TransferStores;
@@ -23,10 +38,13 @@ export type TransferStoreName = keyof TransferStores;
 /** Entries per store, and in all. */
 export type TransferCounts = Record<TransferStoreName, number> & { entries: number };
 
-const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks'];
+const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks', 'users'];
 
-function entriesOf(stores: TransferStores, name: TransferStoreName): AsyncIterable<TransferEntry> {
-  return name === 'state' ? stores.state.exportState() : name === 'visits' ? stores.visits.exportEntries() : stores.webhooks.exportEntries();
+async function* entriesOf(stores: TransferStores, name: TransferStoreName): AsyncIterable<TransferEntry> {
+  if (name === 'state') yield* stores.state.exportState();
+  else if (name === 'visits') yield* stores.visits.exportEntries();
+  else if (name === 'webhooks') yield* stores.webhooks.exportEntries();
+  else yield* stores.users.exportEntries();
 }
 
 /** Writes every entry of the stores to `file` (which must not exist; created 0600); a failed export leaves no file behind. */
@@ -34,7 +52,7 @@ export async function exportStateFile(stores: TransferStores, file: string): Pro
   // Owner-only: the file holds webhook signing secrets and token hashes.
   const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
   await once(out, 'open');
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0 };
   try {
     for (const name of ORDER) {
       for await (const entry of entriesOf(stores, name)) {
@@ -80,11 +98,11 @@ async function* only<E extends TransferEntry>(file: string, name: TransferStoreN
 
 /**
  * Loads a file into the stores, which must all be empty. Every line is checked, and every store found
- * empty, before anything is written; then each store reads its own entries from the file (three
- * streamed passes: nothing of the file is held in memory but what a store's import keeps).
+ * empty, before anything is written; then each store reads its own entries from the file (one
+ * streamed pass per store: nothing of the file is held in memory but what a store's import keeps).
  */
 export async function importStateFile(stores: TransferStores, file: string): Promise<TransferCounts> {
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0 };
   for await (const entry of readStateFile(file)) {
     counts[storeOf(entry)]++;
     counts.entries++;
@@ -93,10 +111,12 @@ export async function importStateFile(stores: TransferStores, file: string): Pro
     !(await stores.state.isEmpty()) && 'customers',
     !(await stores.visits.isEmpty()) && 'page views or tag sightings',
     !(await stores.webhooks.isEmpty()) && 'webhook endpoints or deliveries',
+    !(await stores.users.isEmpty()) && 'users, SSO providers or audit events',
   ].filter(Boolean);
   if (held.length > 0) throw new StateError(`the target state already holds ${held.join(', ')}: import into an empty state`, 'conflict');
   await stores.state.importState(only<StateEntry>(file, 'state'));
   await stores.visits.importEntries(only<VisitEntry>(file, 'visits'));
   await stores.webhooks.importEntries(only<WebhookEntry>(file, 'webhooks'));
+  await stores.users.importEntries(only<UserEntry>(file, 'users'));
   return counts;
 }

@@ -2,18 +2,20 @@
  * Moving all state between backends (`svc state export FILE` / `svc state import FILE`): one JSON object
  * per line, each tagged with its `type`. Rate-limit counters are not moved: they expire within a window.
  * Tokens travel with their secret's hash (never a secret), so existing integrations keep working; webhook
- * endpoints travel with their signing secret (receivers verify with it), so the file is as sensitive as
- * the state itself.
+ * endpoints travel with their signing secret (receivers verify with it) and SSO providers with their
+ * client secret, so the file is as sensitive as the state itself.
  *
- * Three stores share the file, each writing and reading its own entries: the state store (StateEntry),
- * the visit store (VisitEntry) and the webhook outbox (WebhookEntry). Their rows are neutral — what the
- * store means, not how a backend keeps it — so SQLite and Redis write and read the same lines.
+ * Four stores share the file, each writing and reading its own entries: the state store (StateEntry),
+ * the visit store (VisitEntry), the webhook outbox (WebhookEntry) and the user store (UserEntry). Their
+ * rows are neutral — what the store means, not how a backend keeps it — so SQLite and Redis write and
+ * read the same lines.
  */
 import { z } from 'zod';
 import { CustomerId } from '../../core/customer-records.ts';
 import { CHARGEABLE_APIS } from '../credits/rules.ts';
 import { DELIVERY_STATUSES, HotPathPattern, NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
 import { CustomerRecord, TagRecord, TokenRecord } from './store.ts';
+import { AuditEvent, Email, SsoProvider, UserId, UserRecord } from './users.ts';
 import { ISO_DAY, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
 
 const Pool = z.enum(['identification', 'enrichment']);
@@ -156,19 +158,39 @@ export const WebhookEntry = z.discriminatedUnion('type', [
 ]);
 export type WebhookEntry = z.infer<typeof WebhookEntry>;
 
+/** An instant both user stores can order by (Redis scores the audit log by its epoch milliseconds). */
+const Instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'an ISO time');
+
+/**
+ * A customer's people (users.ts): users with the scrypt hash of their password (never a password), SSO
+ * providers WITH their client secret (signing in needs it), and the audit log, oldest first per customer.
+ * Never sessions or invitations: a restored state asks everybody to sign in (or be invited) again.
+ */
+export const UserEntry = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('user'),
+    record: UserRecord.extend({ id: UserId, email: Email, created_at: Instant, last_login_at: Instant.nullable() }),
+    password_hash: z.string().min(1).nullable(),
+  }),
+  z.object({ type: z.literal('sso_provider'), provider: SsoProvider }),
+  z.object({ type: z.literal('audit_event'), event: AuditEvent.extend({ id: UserId, at: Instant }) }),
+]);
+export type UserEntry = z.infer<typeof UserEntry>;
+
 /** Every line of an export file, whichever store it belongs to (one union: a bad line's message names its field). */
-export const TransferEntry = z.discriminatedUnion('type', [...StateEntry.options, ...VisitEntry.options, ...WebhookEntry.options]);
+export const TransferEntry = z.discriminatedUnion('type', [...StateEntry.options, ...VisitEntry.options, ...WebhookEntry.options, ...UserEntry.options]);
 export type TransferEntry = z.infer<typeof TransferEntry>;
 
 const VISIT_TYPES: ReadonlySet<string> = new Set(VisitEntry.options.map((o) => o.shape.type.value));
 const WEBHOOK_TYPES: ReadonlySet<string> = new Set(WebhookEntry.options.map((o) => o.shape.type.value));
+const USER_TYPES: ReadonlySet<string> = new Set(UserEntry.options.map((o) => o.shape.type.value));
 
 /** Which store writes and reads an entry. */
-export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' {
-  return VISIT_TYPES.has(entry.type) ? 'visits' : WEBHOOK_TYPES.has(entry.type) ? 'webhooks' : 'state';
+export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' | 'users' {
+  return VISIT_TYPES.has(entry.type) ? 'visits' : WEBHOOK_TYPES.has(entry.type) ? 'webhooks' : USER_TYPES.has(entry.type) ? 'users' : 'state';
 }
 
-/** How a store beside the state store (visits, webhook outbox) moves its entries. */
+/** How a store beside the state store (visits, webhook outbox, users) moves its entries. */
 export interface EntryTransfer<E> {
   /** Every entry, streamed: a bounded page of the store at a time (SCAN on Redis, keyset pages on SQLite). */
   exportEntries(): AsyncIterable<E>;

@@ -32,12 +32,14 @@ export const visitsAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/visits.csv',
+    access: { permission: 'reports:read', customer: { from: 'param', name: 'id' } },
     doc: visitsReportCsvDocs.get,
     handler: (ctx) => report(ctx, true),
   }),
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/visits',
+    access: { permission: 'reports:read', customer: { from: 'param', name: 'id' } },
     doc: visitsReportDocs.get,
     // CSV only when the client prefers it to JSON (no Accept header, or one naming neither, is JSON).
     handler: (ctx) => report(ctx, accepts(ctx.req.raw).type(['application/json', 'text/csv']) === 'text/csv'),
@@ -45,6 +47,7 @@ export const visitsAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/tag-sightings',
+    access: { permission: 'reports:read', customer: { from: 'param', name: 'id' } },
     doc: tagSightingsDocs.get,
     async handler(ctx) {
       const { store, recorder } = ctx.services;

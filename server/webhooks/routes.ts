@@ -50,6 +50,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'POST',
     path: '/admin/api/customers/:id/webhooks',
+    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
     enabled,
     body: ADMIN_JSON_BODY,
     doc: webhooksDocs.post,
@@ -66,12 +67,14 @@ export const webhookAdminRoutes: RouteDef[] = [
       const secret = generateSigningSecret();
       const record = await webhookStore.createEndpoint({ customer_id: customerId, ...input, secret });
       webhooks.endpointsChanged(customerId);
+      await ctx.audit({ customer: customerId, action: 'webhook.create', target: record.id, after: record });
       return { status: 201, body: { ...record, secret } };
     },
   }),
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/webhooks',
+    access: { permission: 'webhooks:read', customer: { from: 'param', name: 'id' } },
     enabled,
     doc: webhooksDocs.get,
     async handler(ctx) {
@@ -82,6 +85,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/webhooks/:webhookId',
+    access: { permission: 'webhooks:read', customer: { from: 'param', name: 'id' } },
     enabled,
     doc: webhookDocs.get,
     async handler(ctx) {
@@ -92,6 +96,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'DELETE',
     path: '/admin/api/customers/:id/webhooks/:webhookId',
+    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
     enabled,
     doc: webhookDocs.delete,
     async handler(ctx) {
@@ -101,12 +106,14 @@ export const webhookAdminRoutes: RouteDef[] = [
       if (!(await webhookStore.deleteEndpoint(customerId, webhookId)))
         throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
       webhooks.endpointsChanged(customerId);
+      await ctx.audit({ customer: customerId, action: 'webhook.delete', target: webhookId });
       return { status: 204 };
     },
   }),
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/webhooks/:webhookId/deliveries',
+    access: { permission: 'webhooks:read', customer: { from: 'param', name: 'id' } },
     enabled,
     doc: webhookDeliveriesDocs.get,
     async handler(ctx) {

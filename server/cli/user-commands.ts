@@ -1,0 +1,164 @@
+/**
+ * `svc user …`: a customer's people from the operator's shell — invitations (the link is printed once),
+ * the list, roles, removal and password-reset links. The same rules as the admin API (server/users/routes.ts):
+ * one email is one account, a customer keeps an owner; every change is in the customer's audit log (actor `operator`).
+ */
+import { ROLES, Role } from '../../core/roles.ts';
+import type { StateStore } from '../state/store.ts';
+import type { UserRecord, UserStore } from '../state/users.ts';
+import { Email } from '../state/users.ts';
+import { issueLink } from '../users/invitations.ts';
+import { createMailer } from '../users/mailer.ts';
+import type { Command } from './commands.ts';
+import { type CommandContext, emit, requireOption, UsageError } from './output.ts';
+import { withStore } from './with-store.ts';
+
+async function withUsers<T>(
+  ctx: CommandContext,
+  fn: (users: UserStore, store: StateStore, config: Parameters<Parameters<typeof withStore>[1]>[1]) => Promise<T>,
+): Promise<T> {
+  const { openUserStore } = await import('../state/open-user-store.ts');
+  return withStore(ctx.io, async (store, config) => {
+    const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+    try {
+      return await fn(users, store, config);
+    } finally {
+      await users.close();
+    }
+  });
+}
+
+function roleOption(v: Record<string, unknown>): Role {
+  const role = Role.safeParse(requireOption(v, 'role'));
+  if (!role.success) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  return role.data;
+}
+
+const userLine = (u: UserRecord) =>
+  `${u.id}  ${u.email}  ${u.role}${u.password_set ? '' : ' (no password yet)'}${u.sso ? ' sso' : ''}  last sign-in ${u.last_login_at ?? 'never'}`;
+
+/** The base of links the CLI prints: SVC_PUBLIC_URL, else the server's own address. */
+function baseUrl(config: { SVC_PUBLIC_URL?: string; HOST: string; PORT: number }): string {
+  return config.SVC_PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
+}
+
+async function userOf(users: UserStore, customer: string, who: string): Promise<UserRecord> {
+  const user = who.includes('@') ? await users.findUserByEmail(who.toLowerCase()) : await users.getUser(who);
+  if (!user || user.customer_id !== customer) throw new UsageError(`customer ${customer} has no user ${who}`);
+  const { password_hash: _, ...record } = user as UserRecord & { password_hash?: unknown };
+  return record;
+}
+
+async function keepAnOwner(users: UserStore, user: UserRecord, next: Role | null): Promise<void> {
+  if (user.role !== 'owner' || next === 'owner') return;
+  if ((await users.listUsers(user.customer_id)).filter((u) => u.role === 'owner').length <= 1) {
+    throw new UsageError(`${user.email} is the customer's last owner: make someone else owner first`);
+  }
+}
+
+const audit = (
+  users: UserStore,
+  customer: string,
+  action: string,
+  target: string,
+  before: Record<string, unknown> | null = null,
+  after: Record<string, unknown> | null = null,
+) => users.appendAudit({ customer_id: customer, at: new Date().toISOString(), actor: 'operator', ip: null, action, target, before, after });
+
+export const USER_COMMANDS: Record<string, Command> = {
+  'user invite': {
+    usage: 'user invite --customer ID --email EMAIL --role ROLE',
+    summary: `invite a person to a customer's workspace: a one-time link (72 h) to set their password, printed once (roles: ${ROLES.join(', ')})`,
+    help: '\nWith SVC_SMTP_URL set the link is also mailed. The person opens it, chooses a password (at least 12 characters) and is signed in.\n',
+    options: { customer: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+    async run(v, _p, ctx) {
+      const email = Email.safeParse(requireOption(v, 'email'));
+      if (!email.success) throw new UsageError('--email must be an email address');
+      const role = roleOption(v);
+      const link = await withUsers(ctx, async (users, store, config) => {
+        const customer = await store.getCustomer(requireOption(v, 'customer'));
+        if (!customer) throw new UsageError(`unknown customer ${String(v.customer)}`);
+        if (await users.findUserByEmail(email.data)) throw new UsageError(`${email.data} already has an account`);
+        const issued = await issueLink(
+          users,
+          { customer_id: customer.id, email: email.data, role, purpose: 'invite', created_by: 'operator' },
+          baseUrl(config),
+        );
+        const mailer = createMailer(config, { error: (m: string) => ctx.io.stderr.write(`${m}\n`) } as never);
+        const mailed = mailer ? await mailer.sendLink(email.data, 'invite', issued, customer.name) : false;
+        await audit(users, customer.id, 'user.invite', email.data, null, { email: email.data, role });
+        return { ...issued, mailed };
+      });
+      emit(
+        ctx,
+        link,
+        () => `Invitation for ${email.data} (${role}), valid until ${link.expires_at}${link.mailed ? ', mailed' : ''}. The link (shown once):\n${link.url}`,
+      );
+    },
+  },
+  'user list': {
+    usage: 'user list --customer ID',
+    summary: "a customer's users and their roles",
+    options: { customer: { type: 'string' } },
+    async run(v, _p, ctx) {
+      const list = await withUsers(ctx, (users) => users.listUsers(requireOption(v, 'customer')));
+      emit(ctx, list, () => (list.length ? list.map(userLine).join('\n') : 'no users'));
+    },
+  },
+  'user set-role': {
+    usage: 'user set-role --customer ID USER --role ROLE',
+    summary: "change a user's role (USER: their id or email); their sessions end",
+    options: { customer: { type: 'string' }, role: { type: 'string' } },
+    async run(v, positionals, ctx) {
+      if (!positionals[0]) throw new UsageError('USER (an id or an email) is required');
+      const role = roleOption(v);
+      const updated = await withUsers(ctx, async (users) => {
+        const user = await userOf(users, requireOption(v, 'customer'), positionals[0]!);
+        await keepAnOwner(users, user, role);
+        const next = await users.setRole(user.id, role);
+        if (user.role !== role) await users.endSessions(user.id);
+        await audit(users, user.customer_id, 'user.role', user.email, { role: user.role }, { role });
+        return next;
+      });
+      emit(ctx, updated, () => userLine(updated));
+    },
+  },
+  'user remove': {
+    usage: 'user remove --customer ID USER',
+    summary: 'remove a user and end their sessions',
+    options: { customer: { type: 'string' } },
+    async run(v, positionals, ctx) {
+      if (!positionals[0]) throw new UsageError('USER (an id or an email) is required');
+      const removed = await withUsers(ctx, async (users) => {
+        const user = await userOf(users, requireOption(v, 'customer'), positionals[0]!);
+        await keepAnOwner(users, user, null);
+        await users.removeUser(user.id);
+        await audit(users, user.customer_id, 'user.remove', user.email, { email: user.email, role: user.role });
+        return user;
+      });
+      emit(ctx, { id: removed.id, email: removed.email, removed: true }, () => `removed ${removed.email}`);
+    },
+  },
+  'user reset-password': {
+    usage: 'user reset-password --customer ID USER',
+    summary: 'a one-time link (72 h) for the user to set a new password, printed once',
+    options: { customer: { type: 'string' } },
+    async run(v, positionals, ctx) {
+      if (!positionals[0]) throw new UsageError('USER (an id or an email) is required');
+      const link = await withUsers(ctx, async (users, store, config) => {
+        const user = await userOf(users, requireOption(v, 'customer'), positionals[0]!);
+        const issued = await issueLink(
+          users,
+          { customer_id: user.customer_id, email: user.email, role: user.role, purpose: 'reset', created_by: 'operator' },
+          baseUrl(config),
+        );
+        const customer = await store.getCustomer(user.customer_id);
+        const mailer = createMailer(config, { error: (m: string) => ctx.io.stderr.write(`${m}\n`) } as never);
+        const mailed = mailer ? await mailer.sendLink(user.email, 'reset', issued, customer?.name ?? user.customer_id) : false;
+        await audit(users, user.customer_id, 'user.reset_link', user.email);
+        return { ...issued, mailed };
+      });
+      emit(ctx, link, () => `Password reset link, valid until ${link.expires_at}${link.mailed ? ', mailed' : ''} (shown once):\n${link.url}`);
+    },
+  },
+};

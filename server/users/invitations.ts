@@ -1,0 +1,35 @@
+/**
+ * One-time links: an invitation makes a user of a customer with a role; a reset sets a new password for
+ * an existing user. The token (256 bits) is shown once — in the answer, the CLI's output and, when
+ * SVC_SMTP_URL is set, a mail — and stored only as its SHA-256; it is valid 72 hours and taken once.
+ * The link points at the console with the token in the fragment (never sent to a server, nor in a Referer).
+ */
+import { hash, randomBytes } from 'node:crypto';
+import type { Role } from '../../core/roles.ts';
+import type { InvitationRecord, UserStore } from '../state/users.ts';
+
+export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
+
+export const invitationHash = (token: string): string => hash('sha256', token, 'hex');
+
+export interface IssuedLink {
+  url: string;
+  token: string;
+  expires_at: string;
+}
+
+export function invitationUrl(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/console/#accept=${token}`;
+}
+
+export async function issueLink(
+  users: UserStore,
+  input: { customer_id: string; email: string; role: Role; purpose: InvitationRecord['purpose']; created_by: string },
+  baseUrl: string,
+  now = new Date(),
+): Promise<IssuedLink> {
+  const token = randomBytes(32).toString('base64url');
+  const expires_at = new Date(now.getTime() + INVITATION_TTL_MS).toISOString();
+  await users.createInvitation(invitationHash(token), { ...input, created_at: now.toISOString(), expires_at });
+  return { url: invitationUrl(baseUrl, token), token, expires_at };
+}

@@ -1,0 +1,31 @@
+/**
+ * Mail for invitation and reset links, when SVC_SMTP_URL is set (nodemailer). A mail that cannot be sent
+ * does not undo the link: the link is in the answer either way, and the failure is logged.
+ */
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.ts';
+import type { Logger } from '../http/logger.ts';
+import type { IssuedLink } from './invitations.ts';
+
+export interface Mailer {
+  sendLink(to: string, purpose: 'invite' | 'reset', link: IssuedLink, customerName: string): Promise<boolean>;
+}
+
+export function createMailer(config: Pick<Config, 'SVC_SMTP_URL' | 'SVC_SMTP_FROM'>, log: Logger): Mailer | null {
+  if (!config.SVC_SMTP_URL) return null;
+  const transport = nodemailer.createTransport(config.SVC_SMTP_URL, { from: config.SVC_SMTP_FROM });
+  return {
+    async sendLink(to, purpose, link, customerName) {
+      const subject = purpose === 'invite' ? `You are invited to ${customerName}'s workspace` : `Set a new password for ${customerName}'s workspace`;
+      const action = purpose === 'invite' ? 'accept the invitation and choose a password' : 'choose a new password';
+      const text = `Open this link to ${action}:\n\n${link.url}\n\nIt works once and until ${link.expires_at}. If you did not expect it, ignore this mail.\n`;
+      try {
+        await transport.sendMail({ to, subject, text });
+        return true;
+      } catch (e) {
+        log.error(`mail to ${to.replace(/^[^@]*/, '…')} not sent: ${(e as Error).message}`);
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * A customer's people, in the workspace API (operator, or an owner of the customer: `users:manage`):
+ *   POST   /admin/api/customers/:id/invitations {email, role}   → 201 {url, token, expires_at} (mailed too with SMTP)
+ *   GET    /admin/api/customers/:id/users                       the users
+ *   PATCH  /admin/api/customers/:id/users/:userId {role}        a new role (ends the user's sessions)
+ *   DELETE /admin/api/customers/:id/users/:userId               removed, with its sessions
+ *   POST   /admin/api/customers/:id/users/:userId/reset-password → 201 {url, token, expires_at}
+ *   GET|PUT|DELETE /admin/api/customers/:id/sso                 the customer's OpenID Connect provider (never its secret)
+ *   GET    /admin/api/customers/:id/audit?from&to[&limit]       the audit log (JSON, or CSV with Accept: text/csv)
+ * A customer keeps at least one owner: the last one cannot be demoted or removed (409).
+ */
+import accepts from 'accepts';
+import { stringify } from 'csv-stringify/sync';
+import { z } from 'zod';
+import { ApiError } from '../../core/error-codes.ts';
+import { Role } from '../../core/roles.ts';
+import { ADMIN_JSON_BODY } from '../admin/routes.ts';
+import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
+import { userDocs } from '../openapi/route-docs.ts';
+import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
+import { issueLink } from './invitations.ts';
+
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+const CUSTOMER = { from: 'param', name: 'id' } as const;
+
+export const NewInvitation = z.object({ email: Email, role: Role });
+export const RoleChange = z.object({ role: Role });
+export const SsoSettings = SsoProvider.omit({ customer_id: true });
+export const AuditQuery = z.object({
+  from: z.iso.date().optional(),
+  to: z.iso.date().optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
+});
+
+/** Where links point: SVC_PUBLIC_URL, else this request's own origin. */
+export function publicBase(ctx: RouteContext): string {
+  const configured = ctx.services.config.SVC_PUBLIC_URL;
+  if (configured) return configured;
+  const proto = (ctx.req.raw.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  return `${proto}://${ctx.req.get('host') ?? 'localhost'}`;
+}
+
+async function customerOr404(ctx: RouteContext) {
+  const customer = await ctx.services.store.getCustomer(ctx.req.params.id!);
+  if (!customer) throw new ApiError('not_found', `unknown customer ${ctx.req.params.id}`);
+  return customer;
+}
+
+async function userOf(ctx: RouteContext): Promise<UserRecord> {
+  const user = await ctx.services.users.getUser(ctx.req.params.userId!);
+  if (!user || user.customer_id !== ctx.req.params.id) throw new ApiError('not_found', `unknown user ${ctx.req.params.userId}`);
+  return user;
+}
+
+/** Only the operator or an owner makes owners. */
+function mayGrant(ctx: RouteContext, role: Role): void {
+  const p = ctx.principal!;
+  if (role === 'owner' && p.kind === 'user' && p.user.role !== 'owner') throw new ApiError('forbidden', 'only an owner can make an owner');
+}
+
+async function keepAnOwner(ctx: RouteContext, user: UserRecord, next: Role | null): Promise<void> {
+  if (user.role !== 'owner' || next === 'owner') return;
+  const owners = (await ctx.services.users.listUsers(user.customer_id)).filter((u) => u.role === 'owner');
+  if (owners.length <= 1) throw new ApiError('conflict', `${user.email} is the customer's last owner: make someone else owner first`);
+}
+
+export const userRoutes: RouteDef[] = [
+  apiRoute<z.infer<typeof NewInvitation>>({
+    method: 'POST',
+    path: '/admin/api/customers/:id/invitations',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    body: { ...ADMIN_JSON_BODY, schema: NewInvitation, validation: 'record' },
+    doc: userDocs.invite,
+    async handler(ctx) {
+      const customer = await customerOr404(ctx);
+      mayGrant(ctx, ctx.body.role);
+      const { users, mailer } = ctx.services;
+      if (await users.findUserByEmail(ctx.body.email)) throw new ApiError('conflict', `${ctx.body.email} already has an account`);
+      const link = await issueLink(
+        users,
+        {
+          customer_id: customer.id,
+          email: ctx.body.email,
+          role: ctx.body.role,
+          purpose: 'invite',
+          created_by: ctx.principal!.kind === 'operator' ? 'operator' : ctx.principal!.user.id,
+        },
+        publicBase(ctx),
+      );
+      const mailed = mailer ? await mailer.sendLink(ctx.body.email, 'invite', link, customer.name) : false;
+      await ctx.audit({ customer: customer.id, action: 'user.invite', target: ctx.body.email, after: { email: ctx.body.email, role: ctx.body.role } });
+      return { status: 201, body: { ...link, mailed } };
+    },
+  }),
+  apiRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/users',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    doc: userDocs.list,
+    async handler(ctx) {
+      const customer = await customerOr404(ctx);
+      return { status: 200, body: await ctx.services.users.listUsers(customer.id) };
+    },
+  }),
+  apiRoute<z.infer<typeof RoleChange>>({
+    method: 'PATCH',
+    path: '/admin/api/customers/:id/users/:userId',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    body: { ...ADMIN_JSON_BODY, schema: RoleChange, validation: 'record' },
+    doc: userDocs.setRole,
+    async handler(ctx) {
+      const user = await userOf(ctx);
+      mayGrant(ctx, ctx.body.role);
+      await keepAnOwner(ctx, user, ctx.body.role);
+      const updated = await ctx.services.users.setRole(user.id, ctx.body.role);
+      // A changed role ends the user's sessions: the next request signs in with the new role.
+      if (user.role !== updated.role) await ctx.services.users.endSessions(user.id);
+      await ctx.audit({ customer: user.customer_id, action: 'user.role', target: user.email, before: { role: user.role }, after: { role: updated.role } });
+      return { status: 200, body: updated };
+    },
+  }),
+  apiRoute({
+    method: 'DELETE',
+    path: '/admin/api/customers/:id/users/:userId',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    doc: userDocs.remove,
+    async handler(ctx) {
+      const user = await userOf(ctx);
+      await keepAnOwner(ctx, user, null);
+      await ctx.services.users.removeUser(user.id);
+      await ctx.audit({ customer: user.customer_id, action: 'user.remove', target: user.email, before: { email: user.email, role: user.role } });
+      return { status: 204 };
+    },
+  }),
+  apiRoute({
+    method: 'POST',
+    path: '/admin/api/customers/:id/users/:userId/reset-password',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    body: ADMIN_JSON_BODY,
+    doc: userDocs.resetPassword,
+    async handler(ctx) {
+      const customer = await customerOr404(ctx);
+      const user = await userOf(ctx);
+      const link = await issueLink(
+        ctx.services.users,
+        {
+          customer_id: customer.id,
+          email: user.email,
+          role: user.role,
+          purpose: 'reset',
+          created_by: ctx.principal!.kind === 'operator' ? 'operator' : ctx.principal!.user.id,
+        },
+        publicBase(ctx),
+      );
+      const mailed = ctx.services.mailer ? await ctx.services.mailer.sendLink(user.email, 'reset', link, customer.name) : false;
+      await ctx.audit({ customer: customer.id, action: 'user.reset_link', target: user.email });
+      return { status: 201, body: { ...link, mailed } };
+    },
+  }),
+  apiRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/sso',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    doc: userDocs.getSso,
+    async handler(ctx) {
+      await customerOr404(ctx);
+      const provider = await ctx.services.users.getSsoProvider(ctx.req.params.id!);
+      if (!provider) throw new ApiError('not_found', `customer ${ctx.req.params.id} has no single sign-on provider`);
+      const { client_secret: _, ...shown } = provider;
+      return { status: 200, body: shown };
+    },
+  }),
+  apiRoute<z.infer<typeof SsoSettings>>({
+    method: 'PUT',
+    path: '/admin/api/customers/:id/sso',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    body: { ...ADMIN_JSON_BODY, schema: SsoSettings, validation: 'record' },
+    doc: userDocs.putSso,
+    async handler(ctx) {
+      const customer = await customerOr404(ctx);
+      const provider = { ...ctx.body, customer_id: customer.id };
+      if (!/^https:\/\//.test(provider.issuer) && !/^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(provider.issuer)) {
+        throw new ApiError('invalid', 'validation error: issuer: must be an https URL');
+      }
+      const before = await ctx.services.users.getSsoProvider(customer.id);
+      await ctx.services.users.setSsoProvider(provider);
+      const { client_secret: _s, ...shown } = provider;
+      const beforeShown = before ? (({ client_secret: _b, ...rest }) => rest)(before) : null;
+      await ctx.audit({ customer: customer.id, action: 'sso.set', target: provider.issuer, before: beforeShown, after: shown });
+      return { status: 200, body: shown };
+    },
+  }),
+  apiRoute({
+    method: 'DELETE',
+    path: '/admin/api/customers/:id/sso',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'users:manage', customer: CUSTOMER },
+    doc: userDocs.deleteSso,
+    async handler(ctx) {
+      await customerOr404(ctx);
+      if (!(await ctx.services.users.removeSsoProvider(ctx.req.params.id!)))
+        throw new ApiError('not_found', `customer ${ctx.req.params.id} has no single sign-on provider`);
+      await ctx.audit({ customer: ctx.req.params.id!, action: 'sso.remove' });
+      return { status: 204 };
+    },
+  }),
+  apiRoute<undefined, z.infer<typeof AuditQuery>>({
+    method: 'GET',
+    path: '/admin/api/customers/:id/audit',
+    auth: { kind: 'admin' },
+    headers: NO_STORE,
+    access: { permission: 'audit:read', customer: CUSTOMER },
+    query: AuditQuery,
+    doc: userDocs.audit,
+    async handler(ctx) {
+      const customer = await customerOr404(ctx);
+      const to = ctx.query.to ? new Date(`${ctx.query.to}T00:00:00Z`).getTime() + 86_400_000 : Date.now() + 1;
+      const from = ctx.query.from ? new Date(`${ctx.query.from}T00:00:00Z`).getTime() : to - 90 * 86_400_000;
+      if (from >= to) throw new ApiError('invalid', 'validation error: from must be before to');
+      const events = await ctx.services.users.listAudit(customer.id, new Date(from).toISOString(), new Date(to).toISOString(), ctx.query.limit);
+      if (accepts(ctx.req.raw).type(['application/json', 'text/csv']) !== 'text/csv') return { status: 200, body: { events } };
+      const csv = stringify(
+        events.map((e) => ({ ...e, before: e.before ? JSON.stringify(e.before) : '', after: e.after ? JSON.stringify(e.after) : '' })),
+        { header: true, columns: ['at', 'actor', 'ip', 'action', 'target', 'before', 'after', 'id'] },
+      );
+      return { status: 200, text: csv, type: 'text/csv; charset=utf-8', headers: { 'Content-Disposition': `attachment; filename="audit-${customer.id}.csv"` } };
+    },
+  }),
+];
