@@ -18,6 +18,7 @@ import { parseRecord } from '../http/body.ts';
 import { type ApiRouteDef, apiRoute, type BodySpec, type RouteDef } from '../http/route-def.ts';
 import { creditsDocs, customerDocs, customersDocs, tagDocs, tagSettingsDocs, tagsDocs, tokenActionDocs, tokenDocs, tokensDocs } from '../openapi/route-docs.ts';
 import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings, type TokenRecord } from '../state/store.ts';
+import { auditedToken, changed } from '../users/audit-fields.ts';
 
 /**
  * A JSON body (or none) of at most 64 kB. It is validated in the handler, not by the pipeline: a request
@@ -37,16 +38,6 @@ export function adminRoute<B = undefined, Q = Record<string, unknown>>(def: Omit
 
 const CUSTOMER = { from: 'param', name: 'id' } as const;
 const TOKEN = { from: 'token-param', name: 'id' } as const;
-
-/** A token without what must never reach the audit log. */
-const auditedToken = (t: TokenRecord) => ({
-  id: t.id,
-  name: t.name,
-  api_group: t.api_group,
-  status: t.status,
-  allowed_domains: t.allowed_domains,
-  rate_limit: t.rate_limit,
-});
 
 /** A token action: takes no body (clients send it with or without a Content-Type, see run-route.ts). */
 function tokenAction(
@@ -253,22 +244,6 @@ export const adminRoutes: RouteDef[] = [
     },
   }),
 ];
-
-/** The fields that differ, before and after (the audit log's record of a change). */
-export function changed<T extends object>(before: T | null, after: T): { before: Record<string, unknown> | null; after: Record<string, unknown> } {
-  if (before === null) return { before: null, after: after as Record<string, unknown> };
-  const b: Record<string, unknown> = {};
-  const a: Record<string, unknown> = {};
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const x = (before as Record<string, unknown>)[key];
-    const y = (after as Record<string, unknown>)[key];
-    if (JSON.stringify(x) !== JSON.stringify(y)) {
-      b[key] = x;
-      a[key] = y;
-    }
-  }
-  return { before: b, after: a };
-}
 
 function provisionedBody(p: Provisioned) {
   return { ...p.customer, lead_scoring_token: p.leadScoringToken ?? null };

@@ -8,10 +8,11 @@ import { creditReport } from '../credits/report.ts';
 import { createCustomer, type Provisioned, provisionCustomer, updateCustomer } from '../customers/provision.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { TokenRecord } from '../state/store.ts';
+import { auditedToken, changed } from '../users/audit-fields.ts';
 import { type CommandContext, emit, intOption, listOption, pathIn, requireOption, UsageError } from './output.ts';
 import { STATE_COMMANDS } from './state-commands.ts';
 import { USER_COMMANDS } from './user-commands.ts';
-import { configFor, withStore } from './with-store.ts';
+import { auditAsOperator, configFor, withStore } from './with-store.ts';
 
 type Options = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -207,7 +208,12 @@ Field mappings and the user_type table: README.md, "Bring your own data".
         id: requireOption(v, 'id'),
         name: requireOption(v, 'name'),
       });
-      emitCustomer(ctx, 'created', await withStore(ctx.io, (store) => createCustomer(store, seed)));
+      const created = await withStore(ctx.io, async (store, config) => {
+        const p = await createCustomer(store, seed);
+        await auditAsOperator(store, config, { customer: p.customer.id, action: 'customer.create', target: p.customer.id, after: p.customer });
+        return p;
+      });
+      emitCustomer(ctx, 'created', created);
     },
   },
 
@@ -220,7 +226,13 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       if (!id) throw new UsageError('ID is required');
       const patch = CustomerPatch.parse(Object.fromEntries(Object.entries(customerFields(v)).filter(([, x]) => x !== undefined)));
       if (Object.keys(patch).length === 0) throw new UsageError('nothing to change: give at least one option');
-      emitCustomer(ctx, 'updated', await withStore(ctx.io, (store) => updateCustomer(store, id, patch)));
+      const updated = await withStore(ctx.io, async (store, config) => {
+        const before = await store.getCustomer(id);
+        const p = await updateCustomer(store, id, patch);
+        await auditAsOperator(store, config, { customer: p.customer.id, action: 'customer.update', target: p.customer.id, ...changed(before, p.customer) });
+        return p;
+      });
+      emitCustomer(ctx, 'updated', updated);
     },
   },
 
@@ -232,9 +244,14 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       const file = positionals[0];
       if (!file) throw new UsageError('FILE is required');
       const { customers } = readCustomersFile(pathIn(ctx.io, file));
-      const imported = await withStore(ctx.io, async (store) => {
+      const imported = await withStore(ctx.io, async (store, config) => {
         const out = [];
-        for (const c of customers) out.push(await provisionCustomer(store, c));
+        for (const c of customers) {
+          const before = await store.getCustomer(c.id);
+          const p = await provisionCustomer(store, c);
+          await auditAsOperator(store, config, { customer: p.customer.id, action: 'customer.import', target: p.customer.id, ...changed(before, p.customer) });
+          out.push(p);
+        }
         return out;
       });
       const generated = imported.filter((p) => p.leadScoringToken).map((p) => ({ customer: p.customer.id, ...p.leadScoringToken! }));
@@ -264,8 +281,8 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     async run(v, _p, ctx) {
       const group = ApiGroup.safeParse(requireOption(v, 'group'));
       if (!group.success) throw new UsageError(`--group must be one of ${API_GROUPS.join(', ')}`);
-      const { record, secret } = await withStore(ctx.io, (store) =>
-        store.createToken({
+      const { record, secret } = await withStore(ctx.io, async (store, config) => {
+        const created = await store.createToken({
           customer_id: requireOption(v, 'customer'),
           api_group: group.data,
           name: requireOption(v, 'name'),
@@ -274,8 +291,15 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           scores: Boolean(v.scores),
           segment_names: Boolean(v['segment-names']),
           rate_limit: intOption(v, 'rate-limit', DEFAULT_TOKEN_LIMIT),
-        }),
-      );
+        });
+        await auditAsOperator(store, config, {
+          customer: created.record.customer_id,
+          action: 'token.create',
+          target: created.record.id,
+          after: auditedToken(created.record),
+        });
+        return created;
+      });
       emit(ctx, { ...record, token: secret }, () => `${tokenLine(record)}\n\nToken (shown once, store it now): ${secret}`);
     },
   },
@@ -307,7 +331,21 @@ Field mappings and the user_type table: README.md, "Bring your own data".
         async run(_v, positionals, ctx) {
           const id = positionals[0];
           if (!id) throw new UsageError('ID is required');
-          await withStore(ctx.io, async (store) => {
+          await withStore(ctx.io, async (store, config) => {
+            const before = await store.getToken(id);
+            if (before) {
+              const after =
+                action === 'delete'
+                  ? null
+                  : { ...auditedToken(before), status: action === 'activate' ? 'active' : action === 'deactivate' ? 'inactive' : before.status };
+              await auditAsOperator(store, config, {
+                customer: before.customer_id,
+                action: `token.${action}`,
+                target: id,
+                before: auditedToken(before),
+                after,
+              });
+            }
             if (action === 'delete') {
               await store.deleteToken(id);
               emit(ctx, { id, deleted: true }, () => `deleted ${id}`);
@@ -367,8 +405,8 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       endpoint: { type: 'string' },
     },
     async run(v, _p, ctx) {
-      const tag = await withStore(ctx.io, (store) =>
-        store.createTag({
+      const tag = await withStore(ctx.io, async (store, config) => {
+        const created = await store.createTag({
           customer_id: requireOption(v, 'customer'),
           tag_id: v['tag-id'] as string | undefined,
           allowed_domains: domainsOption(v['allowed-domain']),
@@ -376,8 +414,10 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           segment_names: Boolean(v['segment-names']),
           rate_limit: intOption(v, 'rate-limit'),
           visitor_rate_limit: intOption(v, 'visitor-rate-limit'),
-        }),
-      );
+        });
+        await auditAsOperator(store, config, { customer: created.customer_id, action: 'tag.create', target: created.tag_id, after: created });
+        return created;
+      });
       const endpoint = (v.endpoint as string | undefined) ?? ctx.io.env.SVC_PUBLIC_URL ?? `http://localhost:${configFor(ctx.io).PORT}`;
       const { renderSnippet } = await import('../../tag/snippet.ts');
       const snippet = renderSnippet({ tagId: tag.tag_id, endpoint });

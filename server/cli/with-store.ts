@@ -30,6 +30,33 @@ export async function withStore<T>(io: CliIo, fn: (store: StateStore, config: Co
   }
 }
 
+/**
+ * A change made from the shell is the operator's: one record in the customer's audit log (as the admin API
+ * writes for the operator's bearer token), through the user store on the same connection.
+ */
+export async function auditAsOperator(
+  store: StateStore,
+  config: Config,
+  entry: { customer: string; action: string; target?: string | null; before?: Record<string, unknown> | null; after?: Record<string, unknown> | null },
+): Promise<void> {
+  const { openUserStore } = await import('../state/open-user-store.ts');
+  const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+  try {
+    await users.appendAudit({
+      customer_id: entry.customer,
+      at: new Date().toISOString(),
+      actor: 'operator',
+      ip: null,
+      action: entry.action,
+      target: entry.target ?? null,
+      before: entry.before ?? null,
+      after: entry.after ?? null,
+    });
+  } finally {
+    await users.close();
+  }
+}
+
 export interface AllStores {
   state: StateStore;
   visits: VisitStore;

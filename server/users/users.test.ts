@@ -293,5 +293,18 @@ describe('svc user', () => {
     expect((await run('user', 'remove', '--customer', 'globex', 'cli@globex.test')).code).toBe(0);
     expect((await run('user', 'list', '--customer', 'globex')).text).not.toContain('cli@globex.test');
     expect((await run('user', 'invite', '--customer', 'globex', '--email', 'x@globex.test', '--role', 'emperor')).code).not.toBe(0);
+    // A change from the shell is the operator's, in the customer's audit log like the API's.
+    const token = JSON.parse(
+      (await run('token', 'create', '--customer', 'globex', '--group', 'identification', '--name', 'from-the-shell', '--json')).text,
+    ) as { id: string; token: string };
+    expect((await run('token', 'deactivate', token.id)).code).toBe(0);
+    const { events } = (await (await operator('GET', '/admin/api/customers/globex/audit')).json()) as {
+      events: { actor: string; action: string; target: string }[];
+    };
+    expect(events.filter((e) => e.target === token.id).map((e) => [e.actor, e.action])).toEqual([
+      ['operator', 'token.create'],
+      ['operator', 'token.deactivate'],
+    ]);
+    expect(JSON.stringify(events)).not.toContain(token.token);
   });
 });
