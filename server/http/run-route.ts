@@ -185,7 +185,8 @@ async function authorize(def: ApiRouteDef, call: Call): Promise<void> {
     return;
   }
   const own = principal.user.customer_id;
-  if (access.customer.from === 'query' || access.customer.from === 'none') {
+  // A listing, or a body that names no customer (its own validation answers 422 for a missing field).
+  if (access.customer.from === 'query' || access.customer.from === 'none' || (access.customer.from === 'body' && target === null)) {
     if (target !== null && target !== own) throw new ApiError('not_found', `unknown customer ${target}`);
   } else if (target !== own) {
     throw new ApiError('not_found', notFoundMessage(access.customer, call));

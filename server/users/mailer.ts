@@ -13,7 +13,13 @@ export interface Mailer {
 
 export function createMailer(config: Pick<Config, 'SVC_SMTP_URL' | 'SVC_SMTP_FROM'>, log: Logger): Mailer | null {
   if (!config.SVC_SMTP_URL) return null;
-  const transport = nodemailer.createTransport(config.SVC_SMTP_URL, { from: config.SVC_SMTP_FROM });
+  // The routes wait for the mail before answering: a mail server that stalls must not hold an invitation
+  // for nodemailer's default minutes (measured: 30 s on a server that never greets, > 45 s on one that stalls).
+  // Settings in the URL's query string still override these.
+  const transport = nodemailer.createTransport(
+    { url: config.SVC_SMTP_URL, connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 },
+    { from: config.SVC_SMTP_FROM },
+  );
   return {
     async sendLink(to, purpose, link, customerName) {
       const subject = purpose === 'invite' ? `You are invited to ${customerName}'s workspace` : `Set a new password for ${customerName}'s workspace`;
