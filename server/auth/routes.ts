@@ -85,16 +85,7 @@ export const authRoutes: RouteDef[] = [
       }
       const { password_hash: _, ...record } = user;
       const { cookie } = await startSession(users, record, ctx.req, 'password', secure(ctx));
-      await users.appendAudit({
-        customer_id: user.customer_id,
-        at: new Date().toISOString(),
-        actor: `user:${user.id} ${user.email}`,
-        ip: ctx.req.ip ?? null,
-        action: 'login',
-        target: user.email,
-        before: null,
-        after: null,
-      });
+      await ctx.audit({ customer: user.customer_id, action: 'login', target: user.email, after: null, as: user });
       return { status: 204, headers: { 'Set-Cookie': cookie } };
     },
   }),
@@ -134,15 +125,12 @@ export const authRoutes: RouteDef[] = [
       }
       const { password_hash: _, ...record } = user;
       const { cookie } = await startSession(users, record, ctx.req, 'invitation', secure(ctx));
-      await users.appendAudit({
-        customer_id: user.customer_id,
-        at: new Date().toISOString(),
-        actor: `user:${user.id} ${user.email}`,
-        ip: ctx.req.ip ?? null,
+      await ctx.audit({
+        customer: user.customer_id,
         action: invitation.purpose === 'invite' ? 'user.joined' : 'user.password_reset',
         target: user.email,
-        before: null,
         after: invitation.purpose === 'invite' ? { email: user.email, role: user.role } : null,
+        as: user,
       });
       return { status: 204, headers: { 'Set-Cookie': cookie } };
     },

@@ -137,15 +137,12 @@ export const ssoRoutes: RouteDef[] = [
       const { password_hash: _, ...record } = user;
       const secure = isSecureRequest(ctx.req.raw, ctx.services.config, ctx.services.trustProxy);
       const { cookie } = await startSession(users, record, ctx.req, 'sso', secure);
-      await users.appendAudit({
-        customer_id: user.customer_id,
-        at: new Date().toISOString(),
-        actor: `user:${user.id} ${user.email}`,
-        ip: ctx.req.ip ?? null,
+      await ctx.audit({
+        customer: user.customer_id,
         action: created ? 'user.joined' : 'login',
         target: `${user.email} (sso)`,
-        before: null,
         after: created ? { email: user.email, role: user.role } : null,
+        as: user,
       });
       return { status: 302, headers: { Location: '/console/', 'Set-Cookie': [cookie, pendingCookie('', secure, 0)] } };
     },

@@ -9,6 +9,7 @@ import type { UserRecord, UserStore } from '../state/users.ts';
 import { Email } from '../state/users.ts';
 import { issueLink } from '../users/invitations.ts';
 import { createMailer } from '../users/mailer.ts';
+import { keepAnOwner } from '../users/owners.ts';
 import type { Command } from './commands.ts';
 import { type CommandContext, emit, requireOption, UsageError } from './output.ts';
 import { withStore } from './with-store.ts';
@@ -47,13 +48,6 @@ async function userOf(users: UserStore, customer: string, who: string): Promise<
   if (!user || user.customer_id !== customer) throw new UsageError(`customer ${customer} has no user ${who}`);
   const { password_hash: _, ...record } = user as UserRecord & { password_hash?: unknown };
   return record;
-}
-
-async function keepAnOwner(users: UserStore, user: UserRecord, next: Role | null): Promise<void> {
-  if (user.role !== 'owner' || next === 'owner') return;
-  if ((await users.listUsers(user.customer_id)).filter((u) => u.role === 'owner').length <= 1) {
-    throw new UsageError(`${user.email} is the customer's last owner: make someone else owner first`);
-  }
 }
 
 const audit = (

@@ -92,6 +92,8 @@ export interface AuditEntry {
   target?: string | null;
   before?: Record<string, unknown> | null;
   after?: Record<string, unknown> | null;
+  /** The user who acted when no principal was signed in yet (a sign-in names the user it signed in). */
+  as?: { id: string; email: string };
 }
 
 /** What a handler answers. A JSON `body`, or `text` of a given `type`, or nothing (204, 304). */

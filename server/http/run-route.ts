@@ -63,7 +63,7 @@ class Call implements RouteContext {
     await this.services.users.appendAudit({
       customer_id: entry.customer,
       at: new Date().toISOString(),
-      actor: actorOf(this.principal),
+      actor: entry.as ? `user:${entry.as.id} ${entry.as.email}` : actorOf(this.principal),
       ip: this.req.ip ?? null,
       action: entry.action,
       target: entry.target ?? null,

@@ -14,13 +14,13 @@ import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { Role } from '../../core/roles.ts';
-import { ADMIN_JSON_BODY } from '../admin/routes.ts';
-import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import type { RouteContext, RouteDef } from '../http/route-def.ts';
 import { userDocs } from '../openapi/route-docs.ts';
 import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
 import { issueLink } from './invitations.ts';
+import { keepAnOwner } from './owners.ts';
 
-const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 const CUSTOMER = { from: 'param', name: 'id' } as const;
 
 export const NewInvitation = z.object({ email: Email, role: Role });
@@ -58,18 +58,10 @@ function mayGrant(ctx: RouteContext, role: Role): void {
   if (role === 'owner' && p.kind === 'user' && p.user.role !== 'owner') throw new ApiError('forbidden', 'only an owner can make an owner');
 }
 
-async function keepAnOwner(ctx: RouteContext, user: UserRecord, next: Role | null): Promise<void> {
-  if (user.role !== 'owner' || next === 'owner') return;
-  const owners = (await ctx.services.users.listUsers(user.customer_id)).filter((u) => u.role === 'owner');
-  if (owners.length <= 1) throw new ApiError('conflict', `${user.email} is the customer's last owner: make someone else owner first`);
-}
-
 export const userRoutes: RouteDef[] = [
-  apiRoute<z.infer<typeof NewInvitation>>({
+  adminRoute<z.infer<typeof NewInvitation>>({
     method: 'POST',
     path: '/admin/api/customers/:id/invitations',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     body: { ...ADMIN_JSON_BODY, schema: NewInvitation, validation: 'record' },
     doc: userDocs.invite,
@@ -94,11 +86,9 @@ export const userRoutes: RouteDef[] = [
       return { status: 201, body: { ...link, mailed } };
     },
   }),
-  apiRoute({
+  adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/users',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     doc: userDocs.list,
     async handler(ctx) {
@@ -106,18 +96,16 @@ export const userRoutes: RouteDef[] = [
       return { status: 200, body: await ctx.services.users.listUsers(customer.id) };
     },
   }),
-  apiRoute<z.infer<typeof RoleChange>>({
+  adminRoute<z.infer<typeof RoleChange>>({
     method: 'PATCH',
     path: '/admin/api/customers/:id/users/:userId',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     body: { ...ADMIN_JSON_BODY, schema: RoleChange, validation: 'record' },
     doc: userDocs.setRole,
     async handler(ctx) {
       const user = await userOf(ctx);
       mayGrant(ctx, ctx.body.role);
-      await keepAnOwner(ctx, user, ctx.body.role);
+      await keepAnOwner(ctx.services.users, user, ctx.body.role);
       const updated = await ctx.services.users.setRole(user.id, ctx.body.role);
       // A changed role ends the user's sessions: the next request signs in with the new role.
       if (user.role !== updated.role) await ctx.services.users.endSessions(user.id);
@@ -125,26 +113,22 @@ export const userRoutes: RouteDef[] = [
       return { status: 200, body: updated };
     },
   }),
-  apiRoute({
+  adminRoute({
     method: 'DELETE',
     path: '/admin/api/customers/:id/users/:userId',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     doc: userDocs.remove,
     async handler(ctx) {
       const user = await userOf(ctx);
-      await keepAnOwner(ctx, user, null);
+      await keepAnOwner(ctx.services.users, user, null);
       await ctx.services.users.removeUser(user.id);
       await ctx.audit({ customer: user.customer_id, action: 'user.remove', target: user.email, before: { email: user.email, role: user.role } });
       return { status: 204 };
     },
   }),
-  apiRoute({
+  adminRoute({
     method: 'POST',
     path: '/admin/api/customers/:id/users/:userId/reset-password',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     body: ADMIN_JSON_BODY,
     doc: userDocs.resetPassword,
@@ -167,11 +151,9 @@ export const userRoutes: RouteDef[] = [
       return { status: 201, body: { ...link, mailed } };
     },
   }),
-  apiRoute({
+  adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/sso',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     doc: userDocs.getSso,
     async handler(ctx) {
@@ -182,11 +164,9 @@ export const userRoutes: RouteDef[] = [
       return { status: 200, body: shown };
     },
   }),
-  apiRoute<z.infer<typeof SsoSettings>>({
+  adminRoute<z.infer<typeof SsoSettings>>({
     method: 'PUT',
     path: '/admin/api/customers/:id/sso',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     body: { ...ADMIN_JSON_BODY, schema: SsoSettings, validation: 'record' },
     doc: userDocs.putSso,
@@ -204,11 +184,9 @@ export const userRoutes: RouteDef[] = [
       return { status: 200, body: shown };
     },
   }),
-  apiRoute({
+  adminRoute({
     method: 'DELETE',
     path: '/admin/api/customers/:id/sso',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'users:manage', customer: CUSTOMER },
     doc: userDocs.deleteSso,
     async handler(ctx) {
@@ -219,11 +197,9 @@ export const userRoutes: RouteDef[] = [
       return { status: 204 };
     },
   }),
-  apiRoute<undefined, z.infer<typeof AuditQuery>>({
+  adminRoute<undefined, z.infer<typeof AuditQuery>>({
     method: 'GET',
     path: '/admin/api/customers/:id/audit',
-    auth: { kind: 'admin' },
-    headers: NO_STORE,
     access: { permission: 'audit:read', customer: CUSTOMER },
     query: AuditQuery,
     doc: userDocs.audit,
