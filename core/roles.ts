@@ -6,7 +6,8 @@
 import { z } from 'zod';
 
 export const ROLES = ['owner', 'admin', 'marketer', 'viewer'] as const;
-export const Role = z.enum(ROLES);
+// Pure: the console imports this module for ROLES and roleMay only, and its bundle must not carry zod.
+export const Role = /* @__PURE__ */ z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
 export const ROLE_MEANING: Readonly<Record<Role, string>> = {

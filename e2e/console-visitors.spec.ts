@@ -51,8 +51,9 @@ test('daily chart, accounts table, segment and date filters, CSV download', asyn
   expect(preflights).toEqual([]);
 
   await page.goto('/console/#customer=demo&page=visitors');
+  await page.getByText('Operator token', { exact: true }).click();
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with token' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Visitors' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Visitors' })).toHaveAttribute('aria-current', 'page');
 

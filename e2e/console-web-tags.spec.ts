@@ -14,8 +14,9 @@ test('lists tags with snippet and installed origins; creates a tag; a page view 
   expect((await request.get(`/v3/company/details?tag=${TAG}`, { headers: { origin: ORIGIN, 'user-agent': UA } })).status()).toBe(200);
 
   await page.goto('/console/#customer=demo&page=tags');
+  await page.getByText('Operator token', { exact: true }).click();
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with token' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Web tags' })).toBeVisible();
 
   const demo = page.getByTestId(`tag-${TAG}`);

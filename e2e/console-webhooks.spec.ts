@@ -10,8 +10,9 @@ async function openDemoCustomer(page: Page) {
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto('/console/');
+  await page.getByText('Operator token', { exact: true }).click();
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with token' }).click();
   await page.getByLabel('Customer', { exact: true }).selectOption('demo');
   await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks' }).click();
   await expect(page.getByRole('heading', { name: 'Webhooks', level: 1 })).toBeVisible();

@@ -10,9 +10,12 @@ const SESSION_KEY = 'svc-console:admin-token';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
+/** The operator's sign-in: the admin token, in the sign-in form's "Operator token" section (opened unless it is). */
 async function signIn(page: Page, token = ADMIN_TOKEN) {
-  await page.getByLabel('Admin token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  const field = page.getByLabel('Admin token');
+  if (!(await field.isVisible())) await page.getByText('Operator token', { exact: true }).click();
+  await field.fill(token);
+  await page.getByRole('button', { name: 'Sign in with token' }).click();
 }
 
 /** Reads the one-time secret, copies it with the dialog's button, closes the dialog; checks it left the page. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdminApiError, adminClient, type Fetch, onUnauthorized } from './admin-client.ts';
+import { AdminApiError, adminClient, authClient, type Fetch, onUnauthorized } from './admin-client.ts';
 
 interface Call {
   url: string;
@@ -88,5 +88,93 @@ describe('adminClient', () => {
     );
     await expect(api500.tokens('demo')).rejects.toMatchObject({ status: 500 });
     expect(seen).toHaveLength(1);
+  });
+
+  it('without the admin token rides on the session cookie: no Authorization header, credentials same-origin', async () => {
+    const f = fakeFetch(() => json(200, []));
+    const api = adminClient(null, f.fetch);
+    await api.customers();
+    await api.users('demo');
+    expect(headers(f.calls[0]).authorization).toBeUndefined();
+    for (const c of f.calls) expect(c.init.credentials).toBe('same-origin');
+  });
+
+  it('calls the users, single sign-on, audit and tag-settings routes', async () => {
+    const f = fakeFetch((c) => (c.init.method === 'DELETE' ? new Response(null, { status: 204 }) : json(200, {})));
+    const api = adminClient(null, f.fetch);
+    await api.invite('demo', { email: 'm@acme.test', role: 'marketer' });
+    await api.setUserRole('demo', 'usr_1', 'admin');
+    await api.removeUser('demo', 'usr_1');
+    await api.resetPassword('demo', 'usr_1');
+    await api.setSso('demo', {
+      issuer: 'https://id.acme.test',
+      client_id: 'c',
+      client_secret: 's',
+      allowed_domains: ['acme.test'],
+      default_role: 'viewer',
+      display_name: 'Okta',
+    });
+    await api.removeSso('demo');
+    await api.audit('demo', { from: '2026-01-01', to: '2026-01-31' });
+    await api.updateTagSettings('tag 1', { features: { spa: false } });
+    expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'POST /admin/api/customers/demo/invitations',
+      'PATCH /admin/api/customers/demo/users/usr_1',
+      'DELETE /admin/api/customers/demo/users/usr_1',
+      'POST /admin/api/customers/demo/users/usr_1/reset-password',
+      'PUT /admin/api/customers/demo/sso',
+      'DELETE /admin/api/customers/demo/sso',
+      'GET /admin/api/customers/demo/audit?from=2026-01-01&to=2026-01-31',
+      'PATCH /admin/api/tags/tag%201/settings',
+    ]);
+    expect(JSON.parse(f.calls[1].init.body as string)).toEqual({ role: 'admin' });
+    expect(JSON.parse(f.calls[7].init.body as string)).toEqual({ features: { spa: false } });
+  });
+
+  it('asks for the audit CSV with Accept: text/csv and answers its text', async () => {
+    const f = fakeFetch(() => new Response('at,actor\n', { status: 200, headers: { 'content-type': 'text/csv' } }));
+    await expect(adminClient('t', f.fetch).auditCsv('demo', { from: '2026-01-01', to: '2026-01-02' })).resolves.toBe('at,actor\n');
+    expect(headers(f.calls[0]).accept).toBe('text/csv');
+  });
+
+  it('answers null for a customer without single sign-on (404); other errors still throw', async () => {
+    const none = adminClient(null, fakeFetch(() => json(404, { status: 'error', message: 'customer demo has no single sign-on provider' })).fetch);
+    await expect(none.sso('demo')).resolves.toBeNull();
+    const denied = adminClient(null, fakeFetch(() => json(403, { status: 'error', message: 'your role (admin) may not do this' })).fetch);
+    await expect(denied.sso('demo')).rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe('authClient', () => {
+  it('signs in, takes a link, asks who is signed in and signs out, always with the cookie', async () => {
+    const f = fakeFetch((c) =>
+      c.url === '/auth/me' ? json(200, { email: 'm@acme.test', role: 'marketer', customer_id: 'demo' }) : new Response(null, { status: 204 }),
+    );
+    const auth = authClient(f.fetch);
+    await expect(auth.login('m@acme.test', 'correct horse')).resolves.toBeUndefined();
+    await auth.accept('tok', 'a long enough password');
+    await expect(auth.me()).resolves.toEqual({ email: 'm@acme.test', role: 'marketer', customer_id: 'demo' });
+    await auth.logout();
+    expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual(['POST /auth/login', 'POST /auth/accept', 'GET /auth/me', 'POST /auth/logout']);
+    expect(JSON.parse(f.calls[0].init.body as string)).toEqual({ email: 'm@acme.test', password: 'correct horse' });
+    expect(JSON.parse(f.calls[1].init.body as string)).toEqual({ token: 'tok', password: 'a long enough password' });
+    for (const c of f.calls) {
+      expect(c.init.credentials).toBe('same-origin');
+      expect(headers(c).authorization).toBeUndefined();
+    }
+  });
+
+  it("asks /auth/me with the operator's token when given one", async () => {
+    const f = fakeFetch(() => json(200, { email: null, role: 'operator', customer_id: null }));
+    await authClient(f.fetch).me('admin-secret');
+    expect(headers(f.calls[0]).authorization).toBe('Bearer admin-secret');
+    expect(f.calls[0].init.credentials).toBe('omit');
+  });
+
+  it("turns a wrong pair (401) and throttling (429) into errors with the server's message", async () => {
+    const wrong = authClient(fakeFetch(() => json(401, { status: 'error', message: 'wrong email or password', code: 'unauthenticated' })).fetch);
+    await expect(wrong.login('m@acme.test', 'nope')).rejects.toMatchObject({ status: 401, message: 'wrong email or password' });
+    const throttled = authClient(fakeFetch(() => json(429, { status: 'error', message: 'too many failed sign-ins: try again later' })).fetch);
+    await expect(throttled.login('m@acme.test', 'nope')).rejects.toMatchObject({ status: 429, message: /too many/ });
   });
 });

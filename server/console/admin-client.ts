@@ -1,11 +1,17 @@
 /**
- * The console's only way to the server: the admin REST API under /admin/api, with the admin token as a
- * Bearer header, JSON bodies, and every error turned into an `AdminApiError` carrying the server's
- * `{status:'error', message}` text (so the UI can show it, and a 401 can send the user to sign-in).
+ * The console's only way to the server: the admin REST API under /admin/api and the sign-in routes under
+ * /auth. The operator signs in with the admin token, sent as a Bearer header (never a cookie: credentials
+ * `omit`); a user signs in with a password or single sign-on and rides on the HttpOnly session cookie
+ * (credentials `same-origin`; the browser adds the Origin header the server wants on every change). JSON
+ * bodies; every error becomes an `AdminApiError` carrying the server's `{status:'error', message}` text (so
+ * the UI can show it, and a 401 can send the user to sign-in).
  */
+
+import type { Role } from '../../core/roles.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
-import type { CustomerRecord, NewTag, NewToken, TagRecord, TokenRecord } from '../state/store.ts';
+import type { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
+import type { AuditEvent, SsoProvider, UserRecord } from '../state/users.ts';
 import type { TagSighting } from '../state/visits.ts';
 import type { VisitsReport } from '../visits/report.ts';
 import type { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
@@ -16,6 +22,25 @@ export type WebhookWithSecret = WebhookRecord & { secret: string };
 export type AdminToken = TokenRecord & RotationAdvice;
 /** A token as answered by create and rotate: the only time its secret is seen. */
 export type TokenWithSecret = AdminToken & { token: string };
+
+/** A one-time link (invitation or password reset): its URL is shown once, never stored by the console. */
+export interface IssuedLink {
+  url: string;
+  token: string;
+  expires_at: string;
+  /** Whether the server also mailed it (SVC_SMTP_URL). */
+  mailed: boolean;
+}
+
+/** The customer's single sign-on provider as the API shows it (never its client secret). */
+export type SsoSettings = Omit<SsoProvider, 'customer_id' | 'client_secret'>;
+/** What PUT takes: the whole provider, its client secret included. */
+export type SsoUpdate = SsoSettings & { client_secret: string };
+
+export interface AuditRange {
+  from: string;
+  to: string;
+}
 
 export class AdminApiError extends Error {
   constructor(
@@ -47,6 +72,38 @@ export interface AdminClient {
   tags(customerId: string): Promise<TagRecord[]>;
   createTag(body: NewTag & { rate_limit?: number; visitor_rate_limit?: number }): Promise<TagRecord>;
   tagSightings(customerId: string): Promise<TagSighting[]>;
+  /** Replaces the tag's server-managed settings (the whole object: absent keys are the bundle's defaults). */
+  updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
+  users(customerId: string): Promise<UserRecord[]>;
+  invite(customerId: string, body: { email: string; role: Role }): Promise<IssuedLink>;
+  setUserRole(customerId: string, userId: string, role: Role): Promise<UserRecord>;
+  removeUser(customerId: string, userId: string): Promise<void>;
+  resetPassword(customerId: string, userId: string): Promise<IssuedLink>;
+  /** The provider, or null when the customer has none (the API's 404). */
+  sso(customerId: string): Promise<SsoSettings | null>;
+  setSso(customerId: string, body: SsoUpdate): Promise<SsoSettings>;
+  removeSso(customerId: string): Promise<void>;
+  audit(customerId: string, range: AuditRange): Promise<{ events: AuditEvent[] }>;
+  /** The same events as CSV text (Accept: text/csv). */
+  auditCsv(customerId: string, range: AuditRange): Promise<string>;
+}
+
+/** `GET /auth/me`. */
+export interface MeAnswer {
+  email: string | null;
+  role: string;
+  customer_id: string | null;
+}
+
+/** The sign-in routes (/auth): cookie-based, same origin. */
+export interface AuthClient {
+  /** 204 + the session cookie; 401 for a wrong pair, 429 when throttled (the message says so). */
+  login(email: string, password: string): Promise<void>;
+  /** Takes an invitation or reset link once and sets the password: 204 + the session cookie. */
+  accept(token: string, password: string): Promise<void>;
+  /** Who the session cookie (or, given, the admin token) belongs to; 401 when none. */
+  me(adminToken?: string | null): Promise<MeAnswer>;
+  logout(): Promise<void>;
 }
 
 export interface VisitsRange {
@@ -66,26 +123,34 @@ export async function errorMessage(res: Response): Promise<string> {
   return `the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
 }
 
-export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/admin/api'): AdminClient {
-  async function call<T>(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${adminToken}`, accept };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
-    try {
-      res = await fetchImpl(`${base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        credentials: 'omit',
-        cache: 'no-store',
-      });
-    } catch (e) {
-      throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
-    }
-    if (!res.ok) throw new AdminApiError(res.status, await errorMessage(res));
-    if (res.status === 204) return undefined as T;
-    return (accept === 'application/json' ? await res.json() : await res.text()) as T;
+/**
+ * One request: with the admin token as Bearer and no cookies, or (no token) with the session cookie of
+ * this origin. JSON in and out (or text for another `accept`); errors as AdminApiError.
+ */
+async function request<T>(fetchImpl: Fetch, adminToken: string | null, method: string, url: string, body?: unknown, accept = 'application/json'): Promise<T> {
+  const headers: Record<string, string> = { accept };
+  if (adminToken) headers.authorization = `Bearer ${adminToken}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetchImpl(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: adminToken ? 'omit' : 'same-origin',
+      cache: 'no-store',
+    });
+  } catch (e) {
+    throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
   }
+  if (!res.ok) throw new AdminApiError(res.status, await errorMessage(res));
+  if (res.status === 204) return undefined as T;
+  return (accept === 'application/json' ? await res.json() : await res.text()) as T;
+}
+
+/** The admin API as the operator (`adminToken`) or, with null, as the signed-in user (session cookie). */
+export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/admin/api'): AdminClient {
+  const call = <T>(method: string, path: string, body?: unknown, accept?: string) => request<T>(fetchImpl, adminToken, method, `${base}${path}`, body, accept);
   const id = encodeURIComponent;
   const range = (r: VisitsRange) => new URLSearchParams({ from: r.from, to: r.to, ...(r.segment != null ? { segment: String(r.segment) } : {}) }).toString();
   return {
@@ -105,6 +170,31 @@ export function adminClient(adminToken: string, fetchImpl: Fetch = (i, init) => 
     tags: (customerId) => call('GET', `/tags?customer=${id(customerId)}`),
     createTag: (body) => call('POST', '/tags', body),
     tagSightings: (customerId) => call('GET', `/customers/${id(customerId)}/tag-sightings`),
+    updateTagSettings: (tagId, settings) => call('PATCH', `/tags/${id(tagId)}/settings`, settings),
+    users: (customerId) => call('GET', `/customers/${id(customerId)}/users`),
+    invite: (customerId, body) => call('POST', `/customers/${id(customerId)}/invitations`, body),
+    setUserRole: (customerId, userId, role) => call('PATCH', `/customers/${id(customerId)}/users/${id(userId)}`, { role }),
+    removeUser: (customerId, userId) => call('DELETE', `/customers/${id(customerId)}/users/${id(userId)}`),
+    resetPassword: (customerId, userId) => call('POST', `/customers/${id(customerId)}/users/${id(userId)}/reset-password`, {}),
+    sso: (customerId) =>
+      call<SsoSettings>('GET', `/customers/${id(customerId)}/sso`).catch((e: unknown) => {
+        if (e instanceof AdminApiError && e.status === 404) return null;
+        throw e;
+      }),
+    setSso: (customerId, body) => call('PUT', `/customers/${id(customerId)}/sso`, body),
+    removeSso: (customerId) => call('DELETE', `/customers/${id(customerId)}/sso`),
+    audit: (customerId, r) => call('GET', `/customers/${id(customerId)}/audit?${new URLSearchParams({ from: r.from, to: r.to })}`),
+    auditCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/audit?${new URLSearchParams({ from: r.from, to: r.to })}`, undefined, 'text/csv'),
+  };
+}
+
+/** The sign-in routes: always with this origin's cookies (the session is an HttpOnly cookie the page never reads). */
+export function authClient(fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/auth'): AuthClient {
+  return {
+    login: (email, password) => request(fetchImpl, null, 'POST', `${base}/login`, { email, password }),
+    accept: (token, password) => request(fetchImpl, null, 'POST', `${base}/accept`, { token, password }),
+    me: (adminToken = null) => request(fetchImpl, adminToken, 'GET', `${base}/me`),
+    logout: () => request(fetchImpl, null, 'POST', `${base}/logout`),
   };
 }
 

@@ -24,7 +24,7 @@ export function renderIndex(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="favicon.svg" type="image/svg+xml">
-<title>Tokens · svc console</title>
+<title>svc console</title>
 <link rel="stylesheet" href="console.css">
 <script src="app.js" defer></script>
 </head>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerFromHash, hashForCustomer, pageFromHash } from './customer-link.ts';
+import { customerFromHash, hashForCustomer, namedPageFromHash, pageFromHash } from './customer-link.ts';
 
 describe('customer link', () => {
   it('round-trips ids, including ones that need escaping', () => {
@@ -22,5 +22,12 @@ describe('console page link', () => {
     expect(customerFromHash(hashForCustomer('demo', 'tags'))).toBe('demo');
     expect(pageFromHash('#customer=demo')).toBe('tokens');
     expect(pageFromHash('#customer=demo&page=nonsense')).toBe('tokens');
+  });
+  it('knows the users and audit pages; tells a named page from none', () => {
+    expect(pageFromHash(hashForCustomer('demo', 'users'))).toBe('users');
+    expect(hashForCustomer('demo', 'audit')).toBe('#customer=demo&page=audit');
+    expect(namedPageFromHash('#customer=demo')).toBeNull();
+    expect(namedPageFromHash('#customer=demo&page=nonsense')).toBeNull();
+    expect(namedPageFromHash('#customer=demo&page=tokens')).toBe('tokens');
   });
 });

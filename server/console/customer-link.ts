@@ -3,19 +3,33 @@
  * reload or a shared link keeps them.
  */
 
-export const CONSOLE_PAGES = ['tokens', 'visitors', 'tags', 'webhooks'] as const;
+export const CONSOLE_PAGES = ['tokens', 'visitors', 'tags', 'webhooks', 'users', 'audit'] as const;
 export type ConsolePage = (typeof CONSOLE_PAGES)[number];
-export const PAGE_TITLES: Record<ConsolePage, string> = { tokens: 'API tokens', visitors: 'Visitors', tags: 'Web tags', webhooks: 'Webhooks' };
+export const PAGE_TITLES: Record<ConsolePage, string> = {
+  tokens: 'API tokens',
+  visitors: 'Visitors',
+  tags: 'Web tags',
+  webhooks: 'Webhooks',
+  users: 'Users',
+  audit: 'Audit log',
+};
+
+const params = (hash: string) => new URLSearchParams(hash.replace(/^#/, ''));
 
 export function customerFromHash(hash: string): string | null {
-  const value = new URLSearchParams(hash.replace(/^#/, '')).get('customer');
+  const value = params(hash).get('customer');
   return value ? value : null;
+}
+
+/** The page the fragment names, or null when it names none or an unknown one. */
+export function namedPageFromHash(hash: string): ConsolePage | null {
+  const value = params(hash).get('page');
+  return (CONSOLE_PAGES as readonly string[]).includes(value ?? '') ? (value as ConsolePage) : null;
 }
 
 /** The page named in the fragment; the tokens page when none or an unknown one is named. */
 export function pageFromHash(hash: string): ConsolePage {
-  const value = new URLSearchParams(hash.replace(/^#/, '')).get('page');
-  return (CONSOLE_PAGES as readonly string[]).includes(value ?? '') ? (value as ConsolePage) : 'tokens';
+  return namedPageFromHash(hash) ?? 'tokens';
 }
 
 export function hashForCustomer(id: string | null, page: ConsolePage = 'tokens'): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NewTag } from '../state/store.ts';
-import { emptyTagForm, tagRequestBody } from './tag-form.ts';
+import { NewTag, TagSettings } from '../state/store.ts';
+import { emptyTagForm, tagRequestBody, tagSettingsBody, tagSettingsForm } from './tag-form.ts';
 
 describe('create-tag form', () => {
   it('builds the admin API body: domains split and trimmed, features in settings, limits top-level', () => {
@@ -43,4 +43,34 @@ describe('allowed domains: the console decides as the API schema does', () => {
       expect(console.ok).toBe(api.success);
     },
   );
+});
+
+describe('tag settings form', () => {
+  it('starts from the tag: absent features on, GPC honoured unless turned off', () => {
+    expect(tagSettingsForm({})).toEqual({
+      features: { personalisation: true, form_fill: true, spa: true, page_views: true, debug: true },
+      consent_default: '',
+      honor_gpc: true,
+    });
+    expect(tagSettingsForm({ features: { spa: false }, consent_default: 'pending', honor_gpc: false })).toMatchObject({
+      features: { spa: false, page_views: true },
+      consent_default: 'pending',
+      honor_gpc: false,
+    });
+  });
+
+  it('sends the whole settings object, keeping what the form does not edit; the API schema takes it', () => {
+    const current = { fields: ['name', 'domain'], min_confidence: 'High' as const, consent_default: 'denied' as const, features: { debug: false } };
+    const form = { ...tagSettingsForm(current), consent_default: '' as const };
+    form.features.spa = false;
+    const body = tagSettingsBody(current, form);
+    expect(body).toEqual({
+      fields: ['name', 'domain'],
+      min_confidence: 'High',
+      features: { personalisation: true, form_fill: true, spa: false, page_views: true, debug: false },
+      honor_gpc: true,
+    });
+    expect(TagSettings.safeParse(body).success).toBe(true);
+    expect(tagSettingsBody({}, { ...tagSettingsForm({}), consent_default: 'granted' })).toMatchObject({ consent_default: 'granted' });
+  });
 });

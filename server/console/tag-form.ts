@@ -82,3 +82,28 @@ export function tagRequestBody(customerId: string, f: TagFormFields): TagFormRes
   if (!domains.ok) return { ok: false, field: 'allowed_domains', message: `Allowed domains: ${domains.message}` };
   return { ok: true, body: { ...body, allowed_domains: domains.value, rate_limit, visitor_rate_limit } };
 }
+
+/** The consent defaults a tag may start with (TagSettings.consent_default); '' keeps the bundle's default. */
+export const CONSENT_DEFAULTS = ['granted', 'denied', 'pending'] as const;
+
+/** A tag's server-managed settings as the settings form edits them (features, consent, Global Privacy Control). */
+export interface TagSettingsFields {
+  features: Record<TagFeature, boolean>;
+  consent_default: '' | (typeof CONSENT_DEFAULTS)[number];
+  honor_gpc: boolean;
+}
+
+/** The form for a tag's current settings: absent features are on, GPC is honoured unless turned off. */
+export function tagSettingsForm(settings: TagSettings): TagSettingsFields {
+  const features = Object.fromEntries(TAG_FEATURES.map((f) => [f, settings.features?.[f] !== false])) as Record<TagFeature, boolean>;
+  return { features, consent_default: settings.consent_default ?? '', honor_gpc: settings.honor_gpc !== false };
+}
+
+/**
+ * The whole settings object to send (PATCH …/settings replaces it: absent keys are the bundle's defaults),
+ * so the settings this form does not edit (fields, min_confidence, timeouts …) are kept as they were.
+ */
+export function tagSettingsBody(current: TagSettings, f: TagSettingsFields): TagSettings {
+  const { consent_default: _c, ...rest } = current;
+  return { ...rest, features: { ...f.features }, honor_gpc: f.honor_gpc, ...(f.consent_default ? { consent_default: f.consent_default } : {}) };
+}

@@ -1,14 +1,22 @@
 /**
- * The console shell: signed out → the sign-in form; signed in → customer picker and the selected
- * customer's credits and tokens. The admin token lives in sessionStorage only; any 401 signs out and
- * shows the server's message on the sign-in form.
+ * The console shell. Signed out → the sign-in form; `#accept=<token>` → "Choose a password"; signed in →
+ * the operator's customer picker (any customer) or a user's own customer, and the pages their role may see.
+ *
+ * Two ways in: the operator's admin token (sessionStorage only, sent as Bearer) or a user's session cookie
+ * (HttpOnly; restored on load with GET /auth/me). Any 401 signs out and shows the server's message on the
+ * sign-in form; signing out forgets the token, or ends the session on the server (POST /auth/logout).
  */
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { type AdminClient, adminClient, onUnauthorized } from '../admin-client.ts';
-import { CONSOLE_PAGES, type ConsolePage, customerFromHash, hashForCustomer, PAGE_TITLES, pageFromHash } from '../customer-link.ts';
+import { AdminApiError, type AdminClient, adminClient, authClient, onUnauthorized } from '../admin-client.ts';
+import { customerFromHash, hashForCustomer, namedPageFromHash, PAGE_TITLES } from '../customer-link.ts';
+import { customerFor, OPERATOR, pageFor, pageRights, showsCustomerPicker, type Viewer, viewerLabel, visiblePages } from '../permissions-view.ts';
 import { tokenSession } from '../session.ts';
+import { acceptTokenFromHash, signInErrorFromHash, workspaceFromHash } from '../signin-view.ts';
+import { AcceptInvite } from './AcceptInvite.tsx';
+import { AuditPage } from './AuditPage.tsx';
 import { CustomerView } from './CustomerView.tsx';
-import { SignIn } from './SignIn.tsx';
+import { SignIn, signedInViewer } from './SignIn.tsx';
+import { UsersPage } from './UsersPage.tsx';
 import { useLoad } from './use-load.ts';
 import { VisitorsPage } from './VisitorsPage.tsx';
 import { WebhooksPage } from './Webhooks.tsx';
@@ -22,51 +30,136 @@ function sessionStore(): Storage | null {
   }
 }
 
-export function App() {
-  const session = useMemo(() => tokenSession(sessionStore()), []);
-  const [adminToken, setAdminToken] = useState<string | null>(() => session.get());
-  const [signInMessage, setSignInMessage] = useState<string | null>(null);
+type AuthState =
+  | { state: 'checking' }
+  | { state: 'signed-out'; message: string | null; preferToken: boolean }
+  | { state: 'accept'; token: string }
+  | { state: 'in'; viewer: Viewer; adminToken: string | null };
 
-  const signOut = useCallback(
-    (message: string | null) => {
-      session.clear();
-      setAdminToken(null);
-      setSignInMessage(message);
-    },
-    [session],
-  );
-  const api = useMemo(() => (adminToken ? onUnauthorized(adminClient(adminToken), signOut) : null), [adminToken, signOut]);
+/** Drops the fragment (a used link, a shown error) from the address bar and the history entry. */
+const clearHash = () => history.replaceState(null, '', location.pathname + location.search);
 
-  if (!api) {
-    return (
-      <SignIn
-        message={signInMessage}
-        onSignedIn={(token) => {
-          session.set(token);
-          setSignInMessage(null);
-          setAdminToken(token);
-        }}
-      />
-    );
+function initialState(adminToken: string | null): AuthState {
+  const accept = acceptTokenFromHash(location.hash);
+  if (accept) return { state: 'accept', token: accept };
+  const refused = signInErrorFromHash(location.hash);
+  if (refused) {
+    clearHash();
+    return { state: 'signed-out', message: refused, preferToken: false };
   }
-  return <Console api={api} onSignOut={() => signOut(null)} />;
+  if (adminToken) return { state: 'in', viewer: OPERATOR, adminToken };
+  return { state: 'checking' };
 }
 
-function Console({ api, onSignOut }: { api: AdminClient; onSignOut(): void }) {
-  const customers = useLoad(() => api.customers(), [api]);
-  const [selected, setSelected] = useState<string | null>(() => customerFromHash(location.hash));
-  const [page, setPage] = useState<ConsolePage>(() => pageFromHash(location.hash));
+export function App() {
+  const session = useMemo(() => tokenSession(sessionStore()), []);
+  const [auth, setAuth] = useState<AuthState>(() => initialState(session.get()));
+
+  // No token in this tab: a session cookie may still be live (a reload, a return from single sign-on).
+  useEffect(() => {
+    if (auth.state !== 'checking') return;
+    let live = true;
+    signedInViewer().then(
+      (viewer) => live && setAuth({ state: 'in', viewer, adminToken: null }),
+      (e: Error) => live && setAuth({ state: 'signed-out', message: e instanceof AdminApiError && e.status === 401 ? null : e.message, preferToken: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [auth.state]);
+
+  // A link opened in a tab that already shows the console.
   useEffect(() => {
     const onHash = () => {
-      setSelected(customerFromHash(location.hash));
-      setPage(pageFromHash(location.hash));
+      const accept = acceptTokenFromHash(location.hash);
+      if (accept) setAuth({ state: 'accept', token: accept });
     };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
+
+  const signedOut = useCallback(
+    (message: string | null, wasOperator: boolean) => {
+      session.clear();
+      setAuth({ state: 'signed-out', message, preferToken: wasOperator });
+    },
+    [session],
+  );
+  const viewer = auth.state === 'in' ? auth.viewer : null;
+  const adminToken = auth.state === 'in' ? auth.adminToken : null;
+  const api = useMemo(
+    () => (viewer ? onUnauthorized(adminClient(adminToken), (message) => signedOut(message, viewer.kind === 'operator')) : null),
+    [viewer, adminToken, signedOut],
+  );
+
+  if (auth.state === 'checking') {
+    return (
+      <main class="signin">
+        <p class="muted" role="status">
+          Loading…
+        </p>
+      </main>
+    );
+  }
+  if (auth.state === 'accept') {
+    return (
+      <AcceptInvite
+        token={auth.token}
+        onSignedIn={(v) => {
+          clearHash();
+          session.clear();
+          setAuth({ state: 'in', viewer: v, adminToken: null });
+        }}
+        onCancel={() => {
+          clearHash();
+          setAuth({ state: 'signed-out', message: null, preferToken: false });
+        }}
+      />
+    );
+  }
+  if (auth.state === 'signed-out' || !api || !viewer) {
+    const out = auth.state === 'signed-out' ? auth : { message: null, preferToken: false };
+    return (
+      <SignIn
+        message={out.message}
+        preferToken={out.preferToken}
+        workspace={workspaceFromHash(location.hash)}
+        onSignedIn={(v, token) => {
+          if (token) session.set(token);
+          else session.clear();
+          setAuth({ state: 'in', viewer: v, adminToken: token });
+        }}
+      />
+    );
+  }
+
+  const signOut = async () => {
+    if (viewer.kind === 'operator') return signedOut(null, true);
+    try {
+      await authClient().logout();
+      signedOut(null, false);
+    } catch (e) {
+      signedOut(`Signing out did not reach the server (${(e as Error).message}): close the browser to end the session.`, false);
+    }
+  };
+  return <Console api={api} viewer={viewer} onSignOut={signOut} />;
+}
+
+function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer; onSignOut(): void }) {
+  const customers = useLoad(() => api.customers(), [api]);
+  const [hash, setHash] = useState(() => location.hash);
+  useEffect(() => {
+    const onHash = () => setHash(location.hash);
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  const selected = customerFor(viewer, customerFromHash(hash));
+  const page = pageFor(viewer, namedPageFromHash(hash));
+  const pages = visiblePages(viewer);
+  const rights = pageRights(viewer);
   const choose = (id: string | null) => {
     history.replaceState(null, '', hashForCustomer(id, page) || location.pathname);
-    setSelected(id);
+    setHash(location.hash);
   };
   const customer = customers.data?.find((c) => c.id === selected) ?? null;
 
@@ -77,53 +170,75 @@ function Console({ api, onSignOut }: { api: AdminClient; onSignOut(): void }) {
           <p class="brand">
             <span aria-hidden="true">◆</span> svc console
           </p>
-          <button type="button" class="btn btn-quiet" onClick={onSignOut}>
-            Sign out
-          </button>
+          <div class="whoami">
+            <span class="muted" data-testid="signed-in-as">
+              {viewerLabel(viewer)}
+            </span>
+            <button type="button" class="btn btn-quiet" onClick={onSignOut}>
+              Sign out
+            </button>
+          </div>
         </div>
       </header>
       <main class="wrap" id="main">
         <h1>{PAGE_TITLES[page]}</h1>
-        <div class="picker">
-          <label for="customer-picker">Customer</label>
-          <select
-            id="customer-picker"
-            data-testid="customer-picker"
-            value={customer?.id ?? ''}
-            disabled={!customers.data}
-            onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value || null)}
-          >
-            <option value="">{customers.data ? `Choose a customer (${customers.data.length})` : 'Loading customers…'}</option>
-            {(customers.data ?? []).map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name} ({c.id})
-              </option>
-            ))}
-          </select>
-        </div>
+        {showsCustomerPicker(viewer) ? (
+          <div class="picker">
+            <label for="customer-picker">Customer</label>
+            <select
+              id="customer-picker"
+              data-testid="customer-picker"
+              value={customer?.id ?? ''}
+              disabled={!customers.data}
+              onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value || null)}
+            >
+              <option value="">{customers.data ? `Choose a customer (${customers.data.length})` : 'Loading customers…'}</option>
+              {(customers.data ?? []).map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name} ({c.id})
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : (
+          customer && (
+            <p class="muted" data-testid="workspace">
+              Workspace <strong>{customer.name}</strong> (<code>{customer.id}</code>)
+            </p>
+          )
+        )}
         {customers.error && (
           <p class="error" role="alert">
             Could not load the customers: {customers.error}
           </p>
         )}
         {selected && customers.data && !customer && (
-          <p class="error" role="alert">
-            No customer with the id “{selected}”.
-          </p>
+          <div class="error" role="alert" data-testid="unknown-customer">
+            <p>No customer with the id “{selected}”.</p>
+            {viewer.kind === 'user' && (
+              <p>
+                <a href={hashForCustomer(viewer.customerId, pageFor(viewer, null))}>Open your workspace</a>
+              </p>
+            )}
+          </div>
         )}
         {customer && (
           <nav class="tabs" aria-label="Console pages">
-            {CONSOLE_PAGES.map((p) => (
+            {pages.map((p) => (
               <a key={p} href={hashForCustomer(customer.id, p)} aria-current={p === page ? 'page' : undefined}>
                 {PAGE_TITLES[p]}
               </a>
             ))}
           </nav>
         )}
-        {customer && page === 'tokens' && <CustomerView key={customer.id} api={api} customer={customer} />}
+        {customer && page === 'tokens' && <CustomerView key={customer.id} api={api} customer={customer} canWrite={rights.tokensWrite} />}
         {customer && page === 'visitors' && <VisitorsPage key={customer.id} api={api} customer={customer} />}
-        {customer && page === 'tags' && <WebTagsPage key={customer.id} api={api} customer={customer} />}
-        {customer && page === 'webhooks' && <WebhooksPage key={customer.id} api={api} customer={customer} />}
+        {customer && page === 'tags' && (
+          <WebTagsPage key={customer.id} api={api} customer={customer} canCreate={rights.tagsWrite} canEditSettings={rights.tagSettingsWrite} />
+        )}
+        {customer && page === 'webhooks' && <WebhooksPage key={customer.id} api={api} customer={customer} canWrite={rights.webhooksWrite} />}
+        {customer && page === 'users' && <UsersPage key={customer.id} api={api} customer={customer} viewer={viewer} />}
+        {customer && page === 'audit' && <AuditPage key={customer.id} api={api} customer={customer} />}
       </main>
     </>
   );

@@ -11,7 +11,8 @@ import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { TokensTable } from './TokensTable.tsx';
 import { useLoad } from './use-load.ts';
 
-export function CustomerView({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
+/** `canWrite`: the viewer may create, rotate, (de)activate and delete tokens (else the page is read-only). */
+export function CustomerView({ api, customer, canWrite = true }: { api: AdminClient; customer: CustomerRecord; canWrite?: boolean }) {
   const tokens = useLoad(() => api.tokens(customer.id), [api, customer.id]);
   const [secret, setSecret] = useState<ShownSecret | null>(null);
   const [notice, setNotice] = useState('');
@@ -35,7 +36,7 @@ export function CustomerView({ api, customer }: { api: AdminClient; customer: Cu
 
       <Credits api={api} customerId={customer.id} />
 
-      <CreateTokenForm api={api} customer={customer} onCreated={(t) => show(`Token “${t.name}” created`, t)} />
+      {canWrite && <CreateTokenForm api={api} customer={customer} onCreated={(t) => show(`Token “${t.name}” created`, t)} />}
 
       <section aria-labelledby="tokens-title">
         <div class="section-head">
@@ -61,6 +62,7 @@ export function CustomerView({ api, customer }: { api: AdminClient; customer: Cu
               tokens.reload();
             }}
             onRotated={(t) => show(`Token “${t.name}” rotated`, t)}
+            canWrite={canWrite}
           />
         ) : (
           !tokens.error && <p class="muted">Loading tokens…</p>

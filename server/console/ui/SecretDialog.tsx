@@ -1,6 +1,7 @@
 /**
- * Shows a token secret once, in a modal <dialog>, with a copy button. Closing it (button or Escape)
- * unmounts it, so the secret leaves the page; the parent drops it from state in `onClose`.
+ * Shows a secret once (a token's, a webhook's signing secret, an invitation or password-reset link), in a
+ * modal <dialog>, with a copy button. Closing it (button or Escape) unmounts it, so the secret leaves the
+ * page; the parent drops it from state in `onClose`.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 
@@ -8,6 +9,10 @@ export interface ShownSecret {
   title: string;
   name: string;
   value: string;
+  /** The warning under the title (default: the token secret's). */
+  note?: string;
+  /** What the value is, for screen readers and the copy messages (default "Secret"). */
+  kind?: string;
 }
 
 export async function copyText(text: string, node: HTMLElement | null): Promise<boolean> {
@@ -50,10 +55,16 @@ export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose
     <dialog ref={dialog} class="secret-dialog" aria-labelledby="secret-title" aria-describedby="secret-note" data-testid="secret-dialog">
       <h2 id="secret-title">{secret.title}</h2>
       <p id="secret-note" class="warning">
-        <strong>Copy this secret now: you will not see it again.</strong> Only a hash is stored; if it is lost, rotate the token.
+        {secret.note ?? (
+          <>
+            <strong>Copy this secret now: you will not see it again.</strong> Only a hash is stored; if it is lost, rotate the token.
+          </>
+        )}
       </p>
       <div class="secret-row">
-        <span class="sr-only">Secret of {secret.name}:</span>
+        <span class="sr-only">
+          {secret.kind ?? 'Secret'} of {secret.name}:
+        </span>
         <code ref={code} class="secret" data-testid="secret-value">
           {secret.value}
         </code>
@@ -62,7 +73,11 @@ export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose
         </button>
       </div>
       <p role="status" class={copied === 'failed' ? 'error' : 'ok'}>
-        {copied === 'copied' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Could not copy: select the secret and copy it by hand.' : ''}
+        {copied === 'copied'
+          ? 'Copied to the clipboard.'
+          : copied === 'failed'
+            ? `Could not copy: select the ${(secret.kind ?? 'secret').toLowerCase()} and copy it by hand.`
+            : ''}
       </p>
       <div class="dialog-actions">
         <button type="button" class="btn btn-quiet" onClick={() => dialog.current?.close()}>

@@ -1,62 +1,184 @@
-/** Sign-in: the admin token is checked against the admin API before it is kept (sessionStorage only). */
+/**
+ * Sign-in. Email and password first (the session is an HttpOnly cookie the page never sees); single sign-on
+ * with the customer's provider (a full-page trip to `/auth/sso/<workspace>/start` and back); and, for the
+ * operator, the admin token (checked against the admin API before it is kept, in sessionStorage only).
+ * One message line (`signin-error`) says what went wrong, whichever way was tried.
+ */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { adminClient } from '../admin-client.ts';
+import { adminClient, authClient } from '../admin-client.ts';
+import { OPERATOR, type Viewer, viewerFromMe } from '../permissions-view.ts';
+import { signInProblem, ssoStartUrl } from '../signin-view.ts';
 
-export function SignIn({ message, onSignedIn }: { message: string | null; onSignedIn(token: string): void }) {
+export interface SignInProps {
+  /** Why the sign-in form is shown (a 401, a refused single sign-on …). */
+  message: string | null;
+  /** Open the operator-token section (the last sign-in of this tab was the operator's). */
+  preferToken: boolean;
+  /** The workspace (customer id) the link named, for single sign-on. */
+  workspace: string | null;
+  /** `adminToken` for the operator; null for a user (the cookie carries the session). */
+  onSignedIn(viewer: Viewer, adminToken: string | null): void;
+}
+
+/** The viewer of the session just started (GET /auth/me with the new cookie). */
+export async function signedInViewer(): Promise<Viewer> {
+  const me = await authClient().me();
+  const viewer = viewerFromMe(me);
+  if (!viewer) throw new Error(`this console does not know the role “${me.role}”`);
+  return viewer;
+}
+
+export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInProps) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [invalid, setInvalid] = useState<'email' | 'password' | null>(null);
   const [token, setToken] = useState('');
+  const [ssoWorkspace, setSsoWorkspace] = useState(workspace ?? '');
   const [error, setError] = useState<string | null>(message);
-  const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), []);
+  const [busy, setBusy] = useState<'password' | 'token' | 'sso' | null>(null);
+  const emailInput = useRef<HTMLInputElement>(null);
+  const tokenInput = useRef<HTMLInputElement>(null);
+  useEffect(() => (preferToken ? tokenInput.current : emailInput.current)?.focus(), []);
 
-  const submit = async (e: Event) => {
+  const describedBy = (field: 'email' | 'password') => (invalid === field || (error && !invalid) ? 'signin-error' : undefined);
+
+  const signInWithPassword = async (e: Event) => {
+    e.preventDefault();
+    const problem = signInProblem(email, password);
+    if (problem) {
+      setInvalid(problem.field);
+      setError(problem.message);
+      document.getElementById(`signin-${problem.field}`)?.focus();
+      return;
+    }
+    setInvalid(null);
+    setError(null);
+    setBusy('password');
+    try {
+      await authClient().login(email.trim(), password);
+      setPassword('');
+      onSignedIn(await signedInViewer(), null);
+    } catch (err) {
+      setError((err as Error).message);
+      setBusy(null);
+    }
+  };
+
+  const signInWithToken = async (e: Event) => {
     e.preventDefault();
     const value = token.trim();
+    setInvalid(null);
     if (!value) {
       setError('Paste the admin token first.');
       return;
     }
-    setBusy(true);
+    setBusy('token');
     setError(null);
     try {
       await adminClient(value).customers();
       setToken('');
-      onSignedIn(value);
+      onSignedIn(OPERATOR, value);
     } catch (err) {
       setError((err as Error).message);
-      setBusy(false);
+      setBusy(null);
     }
+  };
+
+  const signInWithSso = (e: Event) => {
+    e.preventDefault();
+    setInvalid(null);
+    if (!ssoWorkspace.trim()) {
+      setError('Enter your workspace id for single sign-on (your administrator knows it).');
+      document.getElementById('sso-workspace')?.focus();
+      return;
+    }
+    setBusy('sso');
+    location.assign(ssoStartUrl(ssoWorkspace));
   };
 
   return (
     <main class="signin">
-      <form class="card" onSubmit={submit} aria-labelledby="signin-title" noValidate>
+      <div class="card signin-card">
         <h1 id="signin-title">Sign in to the svc console</h1>
-        <p class="muted">
-          Paste the admin token (<code>SVC_ADMIN_TOKEN</code>, or the one the server printed at its first start). It is kept in this tab only and forgotten when
-          the tab closes.
-        </p>
-        <label for="admin-token">Admin token</label>
-        <input
-          id="admin-token"
-          ref={input}
-          type="password"
-          autoComplete="off"
-          spellcheck={false}
-          value={token}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? 'signin-error' : undefined}
-          onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)}
-        />
         {error && (
           <p id="signin-error" class="error" role="alert" data-testid="signin-error">
             {error}
           </p>
         )}
-        <button type="submit" class="btn" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
+        <form onSubmit={signInWithPassword} aria-labelledby="signin-title" noValidate data-testid="signin-password-form">
+          <label for="signin-email">Email</label>
+          <input
+            id="signin-email"
+            ref={emailInput}
+            type="email"
+            autoComplete="username"
+            spellcheck={false}
+            value={email}
+            aria-invalid={invalid === 'email' ? true : undefined}
+            aria-describedby={describedBy('email')}
+            onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)}
+          />
+          <label for="signin-password">Password</label>
+          <input
+            id="signin-password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            aria-invalid={invalid === 'password' ? true : undefined}
+            aria-describedby={describedBy('password')}
+            onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
+          />
+          <button type="submit" class="btn" disabled={busy !== null}>
+            {busy === 'password' ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+
+        <details class="signin-more" open={workspace !== null}>
+          <summary>Single sign-on</summary>
+          <form onSubmit={signInWithSso} noValidate aria-label="Single sign-on">
+            <label for="sso-workspace">Workspace id</label>
+            <input
+              id="sso-workspace"
+              type="text"
+              autoComplete="organization"
+              spellcheck={false}
+              value={ssoWorkspace}
+              aria-describedby="sso-workspace-hint"
+              onInput={(e) => setSsoWorkspace((e.currentTarget as HTMLInputElement).value)}
+            />
+            <p class="hint" id="sso-workspace-hint">
+              Your company’s id in svc. You sign in at your company’s identity provider and come back here.
+            </p>
+            <button type="submit" class="btn btn-quiet" disabled={busy !== null}>
+              {busy === 'sso' ? 'Going to your provider…' : 'Sign in with single sign-on'}
+            </button>
+          </form>
+        </details>
+
+        <details class="signin-more" open={preferToken}>
+          <summary>Operator token</summary>
+          <form onSubmit={signInWithToken} noValidate aria-label="Operator token">
+            <p class="muted">
+              For operators: paste the admin token (<code>SVC_ADMIN_TOKEN</code>, or the one the server printed at its first start). It is kept in this tab only
+              and forgotten when the tab closes.
+            </p>
+            <label for="admin-token">Admin token</label>
+            <input
+              id="admin-token"
+              ref={tokenInput}
+              type="password"
+              autoComplete="off"
+              spellcheck={false}
+              value={token}
+              aria-describedby={error ? 'signin-error' : undefined}
+              onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)}
+            />
+            <button type="submit" class="btn btn-quiet" disabled={busy !== null}>
+              {busy === 'token' ? 'Signing in…' : 'Sign in with token'}
+            </button>
+          </form>
+        </details>
+      </div>
     </main>
   );
 }

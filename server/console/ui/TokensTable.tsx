@@ -12,9 +12,11 @@ interface TableProps {
   /** After a change that needs no secret shown (status, delete): an announcement for screen readers. */
   onChanged(message: string): void;
   onRotated(t: TokenWithSecret): void;
+  /** Whether the row actions (activate, deactivate, rotate, delete) are offered: the viewer may write tokens. */
+  canWrite?: boolean;
 }
 
-export function TokensTable({ api, tokens, onChanged, onRotated }: TableProps) {
+export function TokensTable({ api, tokens, onChanged, onRotated, canWrite = true }: TableProps) {
   if (!tokens.length) return <p class="muted">No tokens yet.</p>;
   return (
     // The wide table scrolls sideways inside this region: keyboard users focus it to scroll (axe scrollable-region-focusable).
@@ -35,12 +37,12 @@ export function TokensTable({ api, tokens, onChanged, onRotated }: TableProps) {
             <th scope="col">Status</th>
             <th scope="col">Dates</th>
             <th scope="col">Advice</th>
-            <th scope="col">Actions</th>
+            {canWrite && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
           {tokens.map((t) => (
-            <TokenRow key={t.id} api={api} token={t} onChanged={onChanged} onRotated={onRotated} />
+            <TokenRow key={t.id} api={api} token={t} onChanged={onChanged} onRotated={onRotated} canWrite={canWrite} />
           ))}
         </tbody>
       </table>
@@ -50,7 +52,13 @@ export function TokensTable({ api, tokens, onChanged, onRotated }: TableProps) {
 
 const list = (items: string[]) => (items.length ? items.join(', ') : <span class="muted">—</span>);
 
-function TokenRow({ api, token: t, onChanged, onRotated }: { api: AdminClient; token: AdminToken } & Pick<TableProps, 'onChanged' | 'onRotated'>) {
+function TokenRow({
+  api,
+  token: t,
+  onChanged,
+  onRotated,
+  canWrite,
+}: { api: AdminClient; token: AdminToken; canWrite: boolean } & Pick<TableProps, 'onChanged' | 'onRotated'>) {
   const [confirming, setConfirming] = useState<'rotate' | 'delete' | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -124,58 +132,60 @@ function TokenRow({ api, token: t, onChanged, onRotated }: { api: AdminClient; t
           <span class="muted">—</span>
         )}
       </td>
-      <td class="actions">
-        {confirming ? (
-          <fieldset class="confirm" aria-label={`Confirm ${confirming} of ${t.name}`}>
-            <p>
-              {confirming === 'rotate'
-                ? 'Rotate? The current secret stops working at once.'
-                : 'Delete this token? Integrations using it stop working; this cannot be undone.'}
+      {canWrite && (
+        <td class="actions">
+          {confirming ? (
+            <fieldset class="confirm" aria-label={`Confirm ${confirming} of ${t.name}`}>
+              <p>
+                {confirming === 'rotate'
+                  ? 'Rotate? The current secret stops working at once.'
+                  : 'Delete this token? Integrations using it stop working; this cannot be undone.'}
+              </p>
+              <button
+                type="button"
+                class="btn btn-danger"
+                disabled={busy}
+                onClick={confirming === 'rotate' ? rotate : remove}
+                aria-describedby={error ? errorId : undefined}
+              >
+                {confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
+              </button>{' '}
+              <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(null)}>
+                Cancel
+              </button>
+            </fieldset>
+          ) : (
+            <div class="row-actions">
+              <button
+                type="button"
+                class="btn btn-quiet"
+                disabled={busy}
+                onClick={toggle}
+                aria-label={`${t.status === 'active' ? 'Deactivate' : 'Activate'} ${t.name}`}
+              >
+                {t.status === 'active' ? 'Deactivate' : 'Activate'}
+              </button>
+              <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming('rotate')} aria-label={`Rotate ${t.name}`}>
+                Rotate
+              </button>
+              <button
+                type="button"
+                class="btn btn-quiet btn-danger-quiet"
+                disabled={busy}
+                onClick={() => setConfirming('delete')}
+                aria-label={`Delete ${t.name}`}
+              >
+                Delete
+              </button>
+            </div>
+          )}
+          {error && (
+            <p id={errorId} class="error" role="alert" data-testid="row-error">
+              {error}
             </p>
-            <button
-              type="button"
-              class="btn btn-danger"
-              disabled={busy}
-              onClick={confirming === 'rotate' ? rotate : remove}
-              aria-describedby={error ? errorId : undefined}
-            >
-              {confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
-            </button>{' '}
-            <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </fieldset>
-        ) : (
-          <div class="row-actions">
-            <button
-              type="button"
-              class="btn btn-quiet"
-              disabled={busy}
-              onClick={toggle}
-              aria-label={`${t.status === 'active' ? 'Deactivate' : 'Activate'} ${t.name}`}
-            >
-              {t.status === 'active' ? 'Deactivate' : 'Activate'}
-            </button>
-            <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming('rotate')} aria-label={`Rotate ${t.name}`}>
-              Rotate
-            </button>
-            <button
-              type="button"
-              class="btn btn-quiet btn-danger-quiet"
-              disabled={busy}
-              onClick={() => setConfirming('delete')}
-              aria-label={`Delete ${t.name}`}
-            >
-              Delete
-            </button>
-          </div>
-        )}
-        {error && (
-          <p id={errorId} class="error" role="alert" data-testid="row-error">
-            {error}
-          </p>
-        )}
-      </td>
+          )}
+        </td>
+      )}
     </tr>
   );
 }

@@ -13,17 +13,33 @@ import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
 
 /** The console's Webhooks page for one customer: the section below plus the one-time secret dialog. */
-export function WebhooksPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
+/** `canWrite`: the viewer may add and remove endpoints (else the list and delivery logs are read-only). */
+export function WebhooksPage({ api, customer, canWrite = true }: { api: AdminClient; customer: CustomerRecord; canWrite?: boolean }) {
   const [secret, setSecret] = useState<ShownSecret | null>(null);
   return (
     <div class="customer">
-      <Webhooks api={api} customerId={customer.id} onCreated={(w) => setSecret({ title: 'Webhook added: its signing secret', name: w.url, value: w.secret })} />
+      <Webhooks
+        api={api}
+        customerId={customer.id}
+        canWrite={canWrite}
+        onCreated={(w) => setSecret({ title: 'Webhook added: its signing secret', name: w.url, value: w.secret })}
+      />
       {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
     </div>
   );
 }
 
-export function Webhooks({ api, customerId, onCreated }: { api: AdminClient; customerId: string; onCreated(w: WebhookWithSecret): void }) {
+export function Webhooks({
+  api,
+  customerId,
+  onCreated,
+  canWrite = true,
+}: {
+  api: AdminClient;
+  customerId: string;
+  onCreated(w: WebhookWithSecret): void;
+  canWrite?: boolean;
+}) {
   const endpoints = useLoad(() => api.webhooks(customerId), [api, customerId]);
   const { form, set, invalid, error, busy, submit } = useCreateForm({
     idPrefix: 'new-webhook',
@@ -50,67 +66,69 @@ export function Webhooks({ api, customerId, onCreated }: { api: AdminClient; cus
         Signed POSTs when an account visits (its first page view of the day) or turns hot (a hot account, or a page matching a pattern). Verify the{' '}
         <code>Svc-Signature</code> header with the secret shown at creation.
       </p>
-      <form class="card token-form" onSubmit={submit} noValidate data-testid="create-webhook-form">
-        <div class="field">
-          <label for="new-webhook-url">
-            Receiver URL <span class="muted">(required)</span>
-          </label>
-          <input
-            id="new-webhook-url"
-            type="url"
-            autoComplete="off"
-            placeholder="https://hooks.example.com/svc"
-            value={form.url}
-            onInput={(e) => set('url', (e.currentTarget as HTMLInputElement).value)}
-            {...described('url')}
-          />
-        </div>
-        <fieldset class="field checks">
-          <legend>Events</legend>
-          <label>
+      {canWrite && (
+        <form class="card token-form" onSubmit={submit} noValidate data-testid="create-webhook-form">
+          <div class="field">
+            <label for="new-webhook-url">
+              Receiver URL <span class="muted">(required)</span>
+            </label>
             <input
-              id="new-webhook-visited"
-              type="checkbox"
-              checked={form.visited}
-              onChange={(e) => set('visited', (e.currentTarget as HTMLInputElement).checked)}
-              {...described('visited')}
-            />{' '}
-            account.visited
-          </label>
-          <label>
-            <input id="new-webhook-hot" type="checkbox" checked={form.hot} onChange={(e) => set('hot', (e.currentTarget as HTMLInputElement).checked)} />{' '}
-            account.hot
-          </label>
-        </fieldset>
-        <div class="field">
-          <label for="new-webhook-hot_paths">Hot pages</label>
-          <input
-            id="new-webhook-hot_paths"
-            type="text"
-            autoComplete="off"
-            placeholder="/pricing*, /demo*"
-            value={form.hot_paths}
-            onInput={(e) => set('hot_paths', (e.currentTarget as HTMLInputElement).value)}
-            {...described('hot_paths')}
-          />
-          <p class="hint">Comma-separated path patterns; * matches anything. A view of a matching page raises account.hot.</p>
-        </div>
-        {invalid && (
-          <p id="new-webhook-invalid" class="error" role="alert">
-            {invalid.message}
-          </p>
-        )}
-        {error && (
-          <p class="error" role="alert">
-            Could not add the webhook: {error}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" class="btn" disabled={busy}>
-            {busy ? 'Adding…' : 'Add webhook'}
-          </button>
-        </div>
-      </form>
+              id="new-webhook-url"
+              type="url"
+              autoComplete="off"
+              placeholder="https://hooks.example.com/svc"
+              value={form.url}
+              onInput={(e) => set('url', (e.currentTarget as HTMLInputElement).value)}
+              {...described('url')}
+            />
+          </div>
+          <fieldset class="field checks">
+            <legend>Events</legend>
+            <label>
+              <input
+                id="new-webhook-visited"
+                type="checkbox"
+                checked={form.visited}
+                onChange={(e) => set('visited', (e.currentTarget as HTMLInputElement).checked)}
+                {...described('visited')}
+              />{' '}
+              account.visited
+            </label>
+            <label>
+              <input id="new-webhook-hot" type="checkbox" checked={form.hot} onChange={(e) => set('hot', (e.currentTarget as HTMLInputElement).checked)} />{' '}
+              account.hot
+            </label>
+          </fieldset>
+          <div class="field">
+            <label for="new-webhook-hot_paths">Hot pages</label>
+            <input
+              id="new-webhook-hot_paths"
+              type="text"
+              autoComplete="off"
+              placeholder="/pricing*, /demo*"
+              value={form.hot_paths}
+              onInput={(e) => set('hot_paths', (e.currentTarget as HTMLInputElement).value)}
+              {...described('hot_paths')}
+            />
+            <p class="hint">Comma-separated path patterns; * matches anything. A view of a matching page raises account.hot.</p>
+          </div>
+          {invalid && (
+            <p id="new-webhook-invalid" class="error" role="alert">
+              {invalid.message}
+            </p>
+          )}
+          {error && (
+            <p class="error" role="alert">
+              Could not add the webhook: {error}
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" class="btn" disabled={busy}>
+              {busy ? 'Adding…' : 'Add webhook'}
+            </button>
+          </div>
+        </form>
+      )}
       {endpoints.error && (
         <p class="error" role="alert">
           Could not load the webhooks: {endpoints.error}
@@ -118,13 +136,25 @@ export function Webhooks({ api, customerId, onCreated }: { api: AdminClient; cus
       )}
       {endpoints.data && !endpoints.data.length && <p class="muted">No webhooks yet.</p>}
       {endpoints.data?.map((w) => (
-        <Endpoint key={w.id} api={api} customerId={customerId} endpoint={w} onRemoved={endpoints.reload} />
+        <Endpoint key={w.id} api={api} customerId={customerId} endpoint={w} onRemoved={endpoints.reload} canWrite={canWrite} />
       ))}
     </section>
   );
 }
 
-function Endpoint({ api, customerId, endpoint: w, onRemoved }: { api: AdminClient; customerId: string; endpoint: WebhookRecord; onRemoved(): void }) {
+function Endpoint({
+  api,
+  customerId,
+  endpoint: w,
+  onRemoved,
+  canWrite,
+}: {
+  api: AdminClient;
+  customerId: string;
+  endpoint: WebhookRecord;
+  onRemoved(): void;
+  canWrite: boolean;
+}) {
   const [showLog, setShowLog] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -149,7 +179,7 @@ function Endpoint({ api, customerId, endpoint: w, onRemoved }: { api: AdminClien
         <button type="button" class="btn btn-quiet" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
           {showLog ? 'Hide deliveries' : 'Deliveries'}
         </button>
-        {confirming ? (
+        {!canWrite ? null : confirming ? (
           <>
             <button type="button" class="btn btn-danger" onClick={remove}>
               Confirm remove

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { ROLES, type Role, roleMay } from '../../core/roles.ts';
+import { CONSOLE_PAGES } from './customer-link.ts';
+import {
+  can,
+  customerFor,
+  grantableRoles,
+  OPERATOR,
+  PAGE_PERMISSION,
+  pageFor,
+  pageRights,
+  showsCustomerPicker,
+  type Viewer,
+  viewerFromMe,
+  viewerLabel,
+  visiblePages,
+} from './permissions-view.ts';
+
+const user = (role: Role): Viewer => ({ kind: 'user', email: `${role}@acme.test`, role, customerId: 'acme' });
+
+describe('permissions view', () => {
+  it('reads GET /auth/me: the operator, a user, and nothing for a role it does not know', () => {
+    expect(viewerFromMe({ email: null, role: 'operator', customer_id: null })).toEqual(OPERATOR);
+    expect(viewerFromMe({ email: 'm@acme.test', role: 'marketer', customer_id: 'acme' })).toEqual({
+      kind: 'user',
+      email: 'm@acme.test',
+      role: 'marketer',
+      customerId: 'acme',
+    });
+    expect(viewerFromMe({ email: 'x@acme.test', role: 'superuser', customer_id: 'acme' })).toBeNull();
+    expect(viewerFromMe({ email: null, role: 'viewer', customer_id: 'acme' })).toBeNull();
+  });
+
+  it('the operator sees every page and may do everything, with the customer picker', () => {
+    expect(visiblePages(OPERATOR)).toEqual([...CONSOLE_PAGES]);
+    expect(Object.values(pageRights(OPERATOR)).every(Boolean)).toBe(true);
+    expect(showsCustomerPicker(OPERATOR)).toBe(true);
+    expect(grantableRoles(OPERATOR)).toEqual([...ROLES]);
+  });
+
+  it('each role sees the pages of core/roles.ts permissions', () => {
+    expect(visiblePages(user('owner'))).toEqual(['tokens', 'visitors', 'tags', 'webhooks', 'users', 'audit']);
+    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'tags', 'webhooks', 'audit']);
+    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'tags']);
+    expect(visiblePages(user('viewer'))).toEqual(['visitors', 'tags']);
+    for (const role of ROLES) {
+      expect(showsCustomerPicker(user(role))).toBe(false);
+      for (const page of CONSOLE_PAGES) expect(visiblePages(user(role)).includes(page)).toBe(roleMay(role, PAGE_PERMISSION[page]));
+    }
+  });
+
+  it('buttons follow the write permissions: a marketer edits tag settings only, a viewer nothing', () => {
+    expect(pageRights(user('marketer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: true, webhooksWrite: false });
+    expect(pageRights(user('viewer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: false, webhooksWrite: false });
+    expect(pageRights(user('admin'))).toEqual({ tokensWrite: true, tagsWrite: true, tagSettingsWrite: true, webhooksWrite: true });
+    expect(can(user('admin'), 'users:manage')).toBe(false);
+    expect(can(user('owner'), 'users:manage')).toBe(true);
+  });
+
+  it('a page the role may not see falls back to its first page; none named is the first too', () => {
+    expect(pageFor(user('marketer'), 'tokens')).toBe('visitors');
+    expect(pageFor(user('marketer'), 'webhooks')).toBe('visitors');
+    expect(pageFor(user('marketer'), 'tags')).toBe('tags');
+    expect(pageFor(user('marketer'), null)).toBe('visitors');
+    expect(pageFor(user('admin'), 'users')).toBe('tokens');
+    expect(pageFor(OPERATOR, null)).toBe('tokens');
+    expect(pageFor(OPERATOR, 'audit')).toBe('audit');
+  });
+
+  it("a user's customer is their own unless the link names one (which the server then answers 404)", () => {
+    expect(customerFor(user('viewer'), null)).toBe('acme');
+    expect(customerFor(user('viewer'), 'globex')).toBe('globex');
+    expect(customerFor(OPERATOR, null)).toBeNull();
+    expect(customerFor(OPERATOR, 'globex')).toBe('globex');
+  });
+
+  it('only the operator and owners make owners', () => {
+    expect(grantableRoles(user('owner'))).toEqual(['owner', 'admin', 'marketer', 'viewer']);
+    expect(grantableRoles(user('admin'))).toEqual(['admin', 'marketer', 'viewer']);
+  });
+
+  it('labels who is signed in', () => {
+    expect(viewerLabel(OPERATOR)).toBe('Operator (admin token)');
+    expect(viewerLabel(user('marketer'))).toBe('marketer@acme.test · marketer');
+  });
+});

@@ -1,0 +1,457 @@
+/**
+ * Users (the operator, or an owner of the customer: `users:manage`): the customer's users with their role
+ * (changed in place; the user's sessions end), password reset (a one-time link, shown once in the secret
+ * dialog), removal; an invitation form (email + role → a one-time link, shown once); and the customer's
+ * single sign-on provider (OpenID Connect), whose client secret is write-only.
+ */
+import { useState } from 'preact/hooks';
+import { ROLE_MEANING, ROLES, type Role } from '../../../core/roles.ts';
+import type { CustomerRecord } from '../../state/store.ts';
+import type { UserRecord } from '../../state/users.ts';
+import type { AdminClient, IssuedLink, SsoSettings } from '../admin-client.ts';
+import { formatDateTime } from '../format.ts';
+import { grantableRoles, type Viewer } from '../permissions-view.ts';
+import { emptyInviteForm, invitationBody, type SsoFormFields, ssoForm, ssoRequestBody } from '../users-form.ts';
+import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
+import { useCreateForm } from './use-create-form.ts';
+import { useLoad } from './use-load.ts';
+
+function linkSecret(title: string, email: string, link: IssuedLink, what: string): ShownSecret {
+  return {
+    title,
+    name: email,
+    value: link.url,
+    kind: 'Link',
+    note: `Copy this link now and send it to ${email}: you will not see it again. It ${what}, works once, until ${formatDateTime(link.expires_at)}.${
+      link.mailed ? ' It was also mailed to them.' : ''
+    }`,
+  };
+}
+
+export function UsersPage({ api, customer, viewer }: { api: AdminClient; customer: CustomerRecord; viewer: Viewer }) {
+  const users = useLoad(() => api.users(customer.id), [api, customer.id]);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
+  const [notice, setNotice] = useState('');
+  const roles = grantableRoles(viewer);
+
+  return (
+    <div class="customer" data-testid="users-page">
+      <InviteForm
+        api={api}
+        customerId={customer.id}
+        roles={roles}
+        onInvited={(email, role, link) => {
+          setSecret(linkSecret(`Invitation for ${email} (${role})`, email, link, 'makes them a user of this workspace'));
+          users.reload();
+        }}
+      />
+      <section aria-labelledby="users-title">
+        <div class="section-head">
+          <h2 id="users-title">Users</h2>
+          <button type="button" class="btn btn-quiet" onClick={users.reload}>
+            Refresh
+          </button>
+        </div>
+        <p class="sr-only" role="status">
+          {notice}
+        </p>
+        {users.error && (
+          <p class="error" role="alert">
+            Could not load the users: {users.error}
+          </p>
+        )}
+        {!users.data && !users.error && <p class="muted">Loading users…</p>}
+        {users.data && users.data.length === 0 && <p class="muted">No users yet: invite the first one above.</p>}
+        {users.data && users.data.length > 0 && (
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable (WCAG 2.1.1).
+          <section class="table-wrap" aria-labelledby="users-title" tabIndex={0}>
+            <table class="tokens" data-testid="users-table">
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Signs in with</th>
+                  <th scope="col">Last sign-in</th>
+                  <th scope="col">Since</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {users.data.map((u) => (
+                  <UserRow
+                    key={u.id}
+                    api={api}
+                    user={u}
+                    roles={roles}
+                    self={viewer.kind === 'user' && viewer.email === u.email}
+                    onChanged={(message) => {
+                      setNotice(message);
+                      users.reload();
+                    }}
+                    onResetLink={(link) => setSecret(linkSecret(`Password reset for ${u.email}`, u.email, link, 'lets them choose a new password'))}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </section>
+        )}
+      </section>
+      <SsoSection api={api} customerId={customer.id} />
+      {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
+    </div>
+  );
+}
+
+function InviteForm({
+  api,
+  customerId,
+  roles,
+  onInvited,
+}: {
+  api: AdminClient;
+  customerId: string;
+  roles: Role[];
+  onInvited(email: string, role: Role, link: IssuedLink): void;
+}) {
+  const { form, set, text, invalid, error, busy, submit } = useCreateForm({
+    idPrefix: 'invite',
+    initial: () => emptyInviteForm(),
+    validate: invitationBody,
+    create: async (body) => ({ body, link: await api.invite(customerId, body) }),
+    reset: (f) => emptyInviteForm(f.role),
+    onCreated: ({ body, link }) => onInvited(body.email, body.role, link),
+  });
+  return (
+    <section aria-labelledby="invite-title">
+      <h2 id="invite-title">Invite a user</h2>
+      <form class="card token-form" onSubmit={submit} noValidate data-testid="invite-form">
+        <div class="field">
+          <label for="invite-email">
+            Email <span class="muted">(required)</span>
+          </label>
+          <input type="email" autoComplete="off" spellcheck={false} {...text('email')} />
+          <p class="hint" id="invite-email-hint">
+            They get a one-time link to choose a password (valid 72 hours).
+          </p>
+        </div>
+        <div class="field">
+          <label for="invite-role">Role</label>
+          <select
+            id="invite-role"
+            value={form.role}
+            onChange={(e) => set('role', (e.currentTarget as HTMLSelectElement).value as Role)}
+            aria-describedby="invite-role-hint"
+          >
+            {roles.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+          <p class="hint" id="invite-role-hint">
+            {ROLE_MEANING[form.role]}.
+          </p>
+        </div>
+        {invalid && (
+          <p id="invite-invalid" class="error" role="alert">
+            {invalid.message}
+          </p>
+        )}
+        {error && (
+          <p class="error" role="alert" data-testid="invite-error">
+            Not invited: {error}
+          </p>
+        )}
+        <div class="form-actions">
+          <button type="submit" class="btn" disabled={busy}>
+            {busy ? 'Inviting…' : 'Invite'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function signInMethods(u: UserRecord): string {
+  if (u.password_set && u.sso) return 'password, single sign-on';
+  if (u.sso) return 'single sign-on';
+  return u.password_set ? 'password' : 'not signed in yet';
+}
+
+function UserRow({
+  api,
+  user: u,
+  roles,
+  self,
+  onChanged,
+  onResetLink,
+}: {
+  api: AdminClient;
+  user: UserRecord;
+  roles: Role[];
+  self: boolean;
+  onChanged(message: string): void;
+  onResetLink(link: IssuedLink): void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const errorId = `user-error-${u.id}`;
+  const run = async (what: string, action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      setConfirming(false);
+    } catch (e) {
+      setError(`${what} failed: ${(e as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  // An owner row stays changeable only by someone who may grant owner (the server says so too).
+  const choices = roles.includes(u.role) ? roles : [u.role, ...roles];
+  return (
+    <tr data-testid="user-row" data-user-id={u.id}>
+      <th scope="row">
+        {u.email}
+        {self && <span class="muted"> (you)</span>}
+      </th>
+      <td>
+        <select
+          aria-label={`Role of ${u.email}`}
+          value={u.role}
+          disabled={busy || !roles.includes(u.role)}
+          aria-describedby={error ? errorId : undefined}
+          onChange={(e) => {
+            const role = (e.currentTarget as HTMLSelectElement).value as Role;
+            const select = e.currentTarget as HTMLSelectElement;
+            run('Role change', async () => {
+              try {
+                await api.setUserRole(u.customer_id, u.id, role);
+                onChanged(`${u.email} is now ${role}.`);
+              } catch (err) {
+                select.value = u.role;
+                throw err;
+              }
+            });
+          }}
+        >
+          {ROLES.filter((r) => choices.includes(r)).map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td>{signInMethods(u)}</td>
+      <td>{formatDateTime(u.last_login_at, 'never')}</td>
+      <td>{formatDateTime(u.created_at)}</td>
+      <td class="actions">
+        {confirming ? (
+          <fieldset class="confirm" aria-label={`Confirm removal of ${u.email}`}>
+            <p>Remove {u.email}? Their sessions end at once.</p>
+            <button
+              type="button"
+              class="btn btn-danger"
+              disabled={busy}
+              onClick={() =>
+                run('Remove', async () => {
+                  await api.removeUser(u.customer_id, u.id);
+                  onChanged(`${u.email} removed.`);
+                })
+              }
+            >
+              Remove {u.email}
+            </button>{' '}
+            <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </fieldset>
+        ) : (
+          <div class="row-actions">
+            <button
+              type="button"
+              class="btn btn-quiet"
+              disabled={busy}
+              aria-label={`Reset the password of ${u.email}`}
+              onClick={() => run('Password reset', async () => onResetLink(await api.resetPassword(u.customer_id, u.id)))}
+            >
+              Reset password
+            </button>
+            <button type="button" class="btn btn-quiet btn-danger-quiet" disabled={busy} aria-label={`Remove ${u.email}`} onClick={() => setConfirming(true)}>
+              Remove
+            </button>
+          </div>
+        )}
+        {error && (
+          <p id={errorId} class="error" role="alert" data-testid="user-row-error">
+            {error}
+          </p>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function SsoSection({ api, customerId }: { api: AdminClient; customerId: string }) {
+  const provider = useLoad(() => api.sso(customerId), [api, customerId]);
+  const [saved, setSaved] = useState('');
+  return (
+    <section aria-labelledby="sso-title">
+      <div class="section-head">
+        <h2 id="sso-title">Single sign-on</h2>
+      </div>
+      <p class="muted">
+        Your OpenID Connect provider (Okta, Entra ID, Google …). Register <code>{location.origin}/auth/sso/callback</code> as its redirect URI; users sign in
+        with the workspace id <code>{customerId}</code>. People of the allowed email domains get an account with the default role at their first sign-in.
+      </p>
+      {provider.error && (
+        <p class="error" role="alert">
+          Could not load the single sign-on settings: {provider.error}
+        </p>
+      )}
+      {provider.loading && !provider.data && !provider.error && <p class="muted">Loading…</p>}
+      {!provider.loading && !provider.error && (
+        <SsoForm
+          key={JSON.stringify(provider.data)}
+          api={api}
+          customerId={customerId}
+          current={provider.data}
+          onChanged={(message) => {
+            setSaved(message);
+            provider.reload();
+          }}
+        />
+      )}
+      <p class="ok" role="status" data-testid="sso-saved">
+        {saved}
+      </p>
+    </section>
+  );
+}
+
+function SsoForm({
+  api,
+  customerId,
+  current,
+  onChanged,
+}: {
+  api: AdminClient;
+  customerId: string;
+  current: SsoSettings | null;
+  onChanged(message: string): void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const [removeError, setRemoveError] = useState<string | null>(null);
+  const { form, set, text, invalid, error, busy, submit } = useCreateForm({
+    idPrefix: 'sso',
+    initial: () => ssoForm(current),
+    validate: ssoRequestBody,
+    create: (body) => api.setSso(customerId, body),
+    reset: (f: SsoFormFields) => ({ ...f, client_secret: '' }),
+    onCreated: () => onChanged('Single sign-on saved.'),
+  });
+  const remove = async () => {
+    setRemoveError(null);
+    try {
+      await api.removeSso(customerId);
+      onChanged('Single sign-on removed.');
+    } catch (e) {
+      setRemoveError(`Remove failed: ${(e as Error).message}`);
+    }
+  };
+  return (
+    <form class="card token-form" onSubmit={submit} noValidate data-testid="sso-form" aria-label="Single sign-on provider">
+      <p class="wide muted" data-testid="sso-state">
+        {current ? (
+          <>
+            Set up: users see <strong>Sign in with {current.display_name}</strong>.
+          </>
+        ) : (
+          'Not set up.'
+        )}
+      </p>
+      <div class="field wide">
+        <label for="sso-issuer">Issuer URL</label>
+        <input type="url" autoComplete="off" spellcheck={false} placeholder="https://login.example.com" {...text('issuer')} />
+        <p class="hint" id="sso-issuer-hint">
+          Its discovery document is read from <code>/.well-known/openid-configuration</code> under this URL.
+        </p>
+      </div>
+      <div class="field">
+        <label for="sso-client_id">Client id</label>
+        <input type="text" autoComplete="off" spellcheck={false} {...text('client_id')} />
+        <p class="hint" id="sso-client_id-hint">
+          From the app registration at the provider.
+        </p>
+      </div>
+      <div class="field">
+        <label for="sso-client_secret">Client secret</label>
+        <input type="password" autoComplete="new-password" placeholder={current ? 'kept; enter it again to save' : ''} {...text('client_secret')} />
+        <p class="hint" id="sso-client_secret-hint">
+          Write-only: never shown again. Every save sends it.
+        </p>
+      </div>
+      <div class="field">
+        <label for="sso-allowed_domains">Allowed email domains</label>
+        <input type="text" autoComplete="off" spellcheck={false} placeholder="example.com" {...text('allowed_domains')} />
+        <p class="hint" id="sso-allowed_domains-hint">
+          Comma-separated.
+        </p>
+      </div>
+      <div class="field">
+        <label for="sso-default_role">Default role</label>
+        <select id="sso-default_role" value={form.default_role} onChange={(e) => set('default_role', (e.currentTarget as HTMLSelectElement).value as Role)}>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="sso-display_name">Display name</label>
+        <input type="text" autoComplete="off" placeholder="Okta" {...text('display_name')} />
+        <p class="hint" id="sso-display_name-hint">
+          The sign-in button reads “Sign in with …”.
+        </p>
+      </div>
+      {invalid && (
+        <p id="sso-invalid" class="error" role="alert">
+          {invalid.message}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert" data-testid="sso-error">
+          Not saved: {error}
+        </p>
+      )}
+      {removeError && (
+        <p class="error" role="alert">
+          {removeError}
+        </p>
+      )}
+      <div class="form-actions">
+        <button type="submit" class="btn" disabled={busy}>
+          {busy ? 'Saving…' : current ? 'Save single sign-on' : 'Set up single sign-on'}
+        </button>{' '}
+        {current &&
+          (confirming ? (
+            <>
+              <button type="button" class="btn btn-danger" onClick={remove}>
+                Confirm: remove single sign-on
+              </button>{' '}
+              <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </>
+          ) : (
+            <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={() => setConfirming(true)}>
+              Remove single sign-on
+            </button>
+          ))}
+      </div>
+    </form>
+  );
+}
