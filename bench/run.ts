@@ -12,6 +12,7 @@ import { benchLookup } from './lookup.ts';
 import { benchNodes } from './nodes.ts';
 import { setCommand } from './results.ts';
 import { benchRouting } from './routing.ts';
+import { benchSegments } from './segments.ts';
 import { benchStart } from './start.ts';
 import { benchTag } from './tag.ts';
 
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   import: benchImport,
   'log-line': benchLogLine,
   routing: benchRouting,
+  segments: benchSegments,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -23,28 +23,51 @@ export const API_GROUPS = [
   'people-enrichment',
   'people-search',
 ] as const;
+/** The API groups a package covers (server/auth/entitlements.ts GROUP_PACKAGES). */
 export const ApiGroup = z.enum(API_GROUPS);
 export type ApiGroup = z.infer<typeof ApiGroup>;
 
 /**
+ * What the operator grants a customer beyond its packages: API groups sold on request (spec
+ * "Authentication" 4: Segments API tokens are requested from support). Packages never imply a grant.
+ */
+export const GRANTS = ['segments'] as const;
+export const Grant = z.enum(GRANTS);
+export type Grant = z.infer<typeof Grant>;
+
+/** Every group a token can belong to: the package-covered API groups and the granted ones. */
+export const TOKEN_GROUPS = [...API_GROUPS, ...GRANTS] as const;
+export const TokenGroup = z.enum(TOKEN_GROUPS);
+export type TokenGroup = z.infer<typeof TokenGroup>;
+
+const values = z.array(z.string().max(200)).max(1000);
+
+/**
  * A segment matches an account when every listed field matches one of its values (AND across fields,
- * OR within a field; comparisons are case-insensitive). An empty rule matches nothing.
+ * OR within a field; comparisons are case-insensitive). The `*_prefix` fields match codes that start with
+ * one of the values (`sic_prefix: ["73"]`, `naics_prefix: ["5112"]`). An empty rule matches nothing.
  */
 export const SegmentMatch = z
   .object({
-    industry: z.array(z.string()).optional(),
-    employee_range: z.array(z.string()).optional(),
-    revenue_range: z.array(z.string()).optional(),
-    country_iso_code: z.array(z.string()).optional(),
-    region: z.array(z.string()).optional(),
-    company_id: z.array(z.string()).optional(),
+    industry: values.optional(),
+    subindustry: values.optional(),
+    employee_range: values.optional(),
+    revenue_range: values.optional(),
+    country_iso_code: values.optional(),
+    region: values.optional(),
+    state: values.optional(),
+    sic_prefix: values.optional(),
+    naics_prefix: values.optional(),
+    company_id: z.array(z.string().max(200)).max(100_000).optional(),
   })
   .strict();
 export type SegmentMatch = z.infer<typeof SegmentMatch>;
 
+export const SegmentName = z.string().trim().min(1).max(200);
+
 export const Segment = z.object({
   id: z.number().int().positive(),
-  name: z.string().min(1),
+  name: SegmentName,
   match: SegmentMatch,
 });
 export type Segment = z.infer<typeof Segment>;
@@ -116,6 +139,8 @@ export const CustomerSeed = z.object({
   segments: z.array(Segment).default([]),
   excluded_accounts: z.array(z.string()).default([]),
   hot_accounts: z.array(HotAccount).default([]),
+  /** API groups the operator granted beyond the packages (the Segments API). */
+  grants: z.array(Grant).optional(),
   tags: z.array(TagSeed).default([]),
 });
 export type CustomerSeed = z.infer<typeof CustomerSeed>;
@@ -138,6 +163,7 @@ export const CustomerPatch = z
           'segments',
           'excluded_accounts',
           'hot_accounts',
+          'grants',
         ] as const
       ).map((k) => {
         const f = CustomerSeed.shape[k];
@@ -155,7 +181,8 @@ type PatchKey =
   | 'products'
   | 'segments'
   | 'excluded_accounts'
-  | 'hot_accounts';
+  | 'hot_accounts'
+  | 'grants';
 type Unwrapped<T> = T extends z.ZodDefault<infer I> ? I : T;
 export type CustomerPatch = z.infer<typeof CustomerPatch>;
 

@@ -15,6 +15,7 @@ import { identificationRoutes } from './identification/route.ts';
 import { healthRoutes } from './observability/health.ts';
 import { metricsRoutes } from './observability/metrics-route.ts';
 import { peopleRoutes } from './people/route.ts';
+import { segmentAdminRoutes, segmentApiRoutes } from './segments/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { visitsAdminRoutes } from './visits/admin-routes.ts';
 import { pageViewRoutes } from './visits/events-route.ts';
@@ -24,12 +25,14 @@ export const ROUTES: readonly RouteDef[] = [
   ...identificationRoutes,
   ...enrichmentRoutes,
   ...peopleRoutes,
+  ...segmentApiRoutes,
   ...usageRoutes,
   ...pageViewRoutes,
   ...demoRoutes,
   ...adminRoutes,
   ...visitsAdminRoutes,
   ...webhookAdminRoutes,
+  ...segmentAdminRoutes,
   ...authRoutes,
   ...ssoRoutes,
   ...userRoutes,

@@ -3,11 +3,11 @@
  * a public web tag id. Resolves to the customer and the settings that shape the answer.
  */
 
-import type { ApiGroup } from '../../core/customer-records.ts';
+import type { TokenGroup } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import type { AccessRecords, CustomerRecord, TagRecord, TokenRecord } from '../state/store.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
-import { isEntitled } from './entitlements.ts';
+import { isEntitled, notEntitledReason } from './entitlements.ts';
 import { hashesEqual, hashSecret, TOKEN_PATTERN } from './token-secret.ts';
 
 /** What authentication reads of a request: its headers (server/http/api-request.ts is one). */
@@ -34,7 +34,7 @@ export function tokenFromHeader(header: string | undefined): string {
   return m[1];
 }
 
-export async function authenticateToken(store: AccessRecords, req: HeaderSource, group: ApiGroup): Promise<Caller> {
+export async function authenticateToken(store: AccessRecords, req: HeaderSource, group: TokenGroup): Promise<Caller> {
   const presented = tokenFromHeader(req.get('authorization'));
   const partnerHeader = req.get('x-svc-customid');
   if (partnerHeader !== undefined) return authenticatePartner(store, req, group, presented, partnerHeader);
@@ -44,11 +44,11 @@ export async function authenticateToken(store: AccessRecords, req: HeaderSource,
 }
 
 /** Group, package and domain checks (403) for an authenticated token. */
-async function authorise(store: AccessRecords, req: HeaderSource, group: ApiGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
+async function authorise(store: AccessRecords, req: HeaderSource, group: TokenGroup, token: TokenRecord, partner: string | null): Promise<Caller> {
   const customer = await store.getCustomer(token.customer_id);
   if (!customer) throw new ApiError('unauthenticated', 'invalid API token: its customer no longer exists');
   if (token.api_group !== group) throw new ApiError('forbidden', `this token belongs to the ${token.api_group} API group and cannot call the ${group} API`);
-  if (!isEntitled(customer.packages, group)) throw new ApiError('forbidden', `the customer's packages no longer cover the ${group} API`);
+  if (!isEntitled(customer, group)) throw new ApiError('forbidden', notEntitledReason(customer, group));
   let corsOrigin: string | null = null;
   if (token.allowed_domains.length > 0) {
     corsOrigin = checkOrigin(req, token.allowed_domains, 'token');
@@ -64,7 +64,7 @@ async function authorise(store: AccessRecords, req: HeaderSource, group: ApiGrou
  * <partner> is the partner account's id or name, <customer> the customer's (case-insensitive). Anything
  * else is 401, so a malformed header never silently falls back to the partner's own account.
  */
-async function authenticatePartner(store: AccessRecords, req: HeaderSource, group: ApiGroup, presented: string, header: string): Promise<Caller> {
+async function authenticatePartner(store: AccessRecords, req: HeaderSource, group: TokenGroup, presented: string, header: string): Promise<Caller> {
   const bad = (why: string) =>
     new ApiError('unauthenticated', `invalid X-svc-CustomID: ${why}; expected <partner>-<customer>-<customer_api_token> or <partner>-<partner_api_token>`);
   const m = /^(.+)-([A-Za-z0-9]{40})$/.exec(header.trim());
@@ -107,7 +107,7 @@ export async function authenticateTag(store: AccessRecords, req: HeaderSource, t
   const corsOrigin = checkOrigin(req, tag.allowed_domains, 'web tag');
   const customer = await store.getCustomer(tag.customer_id);
   if (!customer) throw new ApiError('unauthenticated', 'unknown web tag: its customer no longer exists');
-  if (!isEntitled(customer.packages, 'identification')) throw new ApiError('forbidden', "the customer's packages no longer cover the identification API");
+  if (!isEntitled(customer, 'identification')) throw new ApiError('forbidden', "the customer's packages no longer cover the identification API");
   return { customer, token: null, tag, settings: { scores: tag.scores, segment_names: tag.segment_names }, corsOrigin, partner: null };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_GROUPS } from '../../core/customer-records.ts';
+import { API_GROUPS, PACKAGES } from '../../core/customer-records.ts';
 import { isEntitled } from './entitlements.ts';
 
 describe('isEntitled', () => {
@@ -20,5 +20,13 @@ describe('isEntitled', () => {
     expect(isEntitled(['sales-intelligence'], 'lead-scoring-firmographics')).toBe(true);
     expect(isEntitled(['advanced'], 'lead-scoring')).toBe(true);
     for (const g of API_GROUPS) expect(isEntitled([], g)).toBe(false);
+  });
+
+  it('the Segments API is granted by the operator: no package covers it', () => {
+    expect(isEntitled([...PACKAGES], 'segments')).toBe(false);
+    expect(isEntitled({ packages: [...PACKAGES], grants: [] }, 'segments')).toBe(false);
+    expect(isEntitled({ packages: [], grants: ['segments'] }, 'segments')).toBe(true);
+    // A grant adds nothing else.
+    for (const g of API_GROUPS) expect(isEntitled({ packages: [], grants: ['segments'] }, g)).toBe(false);
   });
 });

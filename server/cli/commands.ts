@@ -1,6 +1,6 @@
 /** The CLI's commands: each parses its options, calls the module that does the work, and prints. */
 import { resolve } from 'node:path';
-import { API_GROUPS, ApiGroup, CustomerPatch, CustomerSeed, PACKAGES } from '../../core/customer-records.ts';
+import { CustomerPatch, CustomerSeed, GRANTS, Grant, PACKAGES, TOKEN_GROUPS, TokenGroup } from '../../core/customer-records.ts';
 import { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
 import { withAdvice } from '../auth/rotation.ts';
@@ -40,7 +40,17 @@ const CUSTOMER_OPTIONS: Options = {
   'identification-credits': { type: 'string' },
   'enrichment-credits': { type: 'string' },
   'contract-start': { type: 'string' },
+  grant: { type: 'string', multiple: true },
 };
+
+/** `--grant G` (create, update: added to the customer's grants) and `--revoke G` (update: removed). */
+function grantsOption(v: unknown, flag: string): Grant[] {
+  return listOption(v).map((g) => {
+    const parsed = Grant.safeParse(g);
+    if (!parsed.success) throw new UsageError(`--${flag} must be one of ${GRANTS.join(', ')}`);
+    return parsed.data;
+  });
+}
 
 /** The customer fields given on the command line (absent options stay absent). */
 function customerFields(v: Record<string, unknown>) {
@@ -58,7 +68,7 @@ function emitCustomer(ctx: CommandContext, verb: string, { customer, leadScoring
     ctx,
     { ...customer, lead_scoring_token: leadScoringToken ?? null },
     () =>
-      `customer ${customer.id} (${customer.name}) ${verb}: ${customer.packages.join(', ') || 'no packages'}; credits ${customer.identification_credits} identification, ${customer.enrichment_credits} enrichment; contract from ${customer.contract_start}` +
+      `customer ${customer.id} (${customer.name}) ${verb}: ${customer.packages.join(', ') || 'no packages'}; credits ${customer.identification_credits} identification, ${customer.enrichment_credits} enrichment; contract from ${customer.contract_start}${customer.grants.length > 0 ? `; granted ${customer.grants.join(', ')}` : ''}` +
       (leadScoringToken ? `\n\nLead Scoring token ${leadScoringToken.id} generated (shown once): ${leadScoringToken.token}` : ''),
   );
 }
@@ -205,6 +215,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       const given = customerFields(v);
       const seed = CustomerSeed.parse({
         ...Object.fromEntries(Object.entries(given).filter(([, x]) => x !== undefined)),
+        ...(v.grant === undefined ? {} : { grants: grantsOption(v.grant, 'grant') }),
         id: requireOption(v, 'id'),
         name: requireOption(v, 'name'),
       });
@@ -218,16 +229,22 @@ Field mappings and the user_type table: README.md, "Bring your own data".
   },
 
   'customer update': {
-    usage: 'customer update ID [--name NAME] [--packages LIST] [--identification-credits N] [--enrichment-credits N] [--contract-start YYYY-MM-DD]',
-    summary: 'change a customer: only the options given are changed (products, segments and tags are kept)',
-    options: CUSTOMER_OPTIONS,
+    usage:
+      'customer update ID [--name NAME] [--packages LIST] [--identification-credits N] [--enrichment-credits N] [--contract-start YYYY-MM-DD] [--grant G]... [--revoke G]...',
+    summary: `change a customer: only the options given are changed (products, segments and tags are kept); --grant/--revoke: ${GRANTS.join(', ')}`,
+    options: { ...CUSTOMER_OPTIONS, revoke: { type: 'string', multiple: true } },
     async run(v, positionals, ctx) {
       const id = positionals[0];
       if (!id) throw new UsageError('ID is required');
       const patch = CustomerPatch.parse(Object.fromEntries(Object.entries(customerFields(v)).filter(([, x]) => x !== undefined)));
-      if (Object.keys(patch).length === 0) throw new UsageError('nothing to change: give at least one option');
+      const grant = grantsOption(v.grant, 'grant');
+      const revoke = grantsOption(v.revoke, 'revoke');
+      if (Object.keys(patch).length === 0 && grant.length === 0 && revoke.length === 0) throw new UsageError('nothing to change: give at least one option');
       const updated = await withStore(ctx.io, async (store, config) => {
         const before = await store.getCustomer(id);
+        if (before && (grant.length > 0 || revoke.length > 0)) {
+          patch.grants = [...new Set([...before.grants, ...grant])].filter((g) => !revoke.includes(g));
+        }
         const p = await updateCustomer(store, id, patch);
         await auditAsOperator(store, config, { customer: p.customer.id, action: 'customer.update', target: p.customer.id, ...changed(before, p.customer) });
         return p;
@@ -267,7 +284,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
 
   'token create': {
     usage: 'token create --customer ID --group GROUP --name NAME [--integration X]... [--allowed-domain D]... [--scores] [--segment-names] [--rate-limit N]',
-    summary: `create an API token; the secret is shown once (groups: ${API_GROUPS.join(', ')})`,
+    summary: `create an API token; the secret is shown once (groups: ${TOKEN_GROUPS.join(', ')}; segments needs --grant segments)`,
     options: {
       customer: { type: 'string' },
       group: { type: 'string' },
@@ -279,8 +296,8 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       'rate-limit': { type: 'string' },
     },
     async run(v, _p, ctx) {
-      const group = ApiGroup.safeParse(requireOption(v, 'group'));
-      if (!group.success) throw new UsageError(`--group must be one of ${API_GROUPS.join(', ')}`);
+      const group = TokenGroup.safeParse(requireOption(v, 'group'));
+      if (!group.success) throw new UsageError(`--group must be one of ${TOKEN_GROUPS.join(', ')}`);
       const { record, secret } = await withStore(ctx.io, async (store, config) => {
         const created = await store.createToken({
           customer_id: requireOption(v, 'customer'),

@@ -4,7 +4,7 @@
  * ask about itself; free (never charged), rate limited like every call of the token.
  */
 import { z } from 'zod';
-import type { ApiGroup } from '../../core/customer-records.ts';
+import type { TokenGroup } from '../../core/customer-records.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
 import { usageDocs } from '../openapi/route-docs.ts';
@@ -33,14 +33,15 @@ export const UsageResponse = z.object({
 });
 export type UsageAnswer = z.infer<typeof UsageResponse>;
 
-/** The pools each group's calls can spend (identification Matches; enrichment exports); Lead Scoring and People Search are free. */
-export const GROUP_POOLS: Readonly<Record<ApiGroup, readonly CreditPool[]>> = {
+/** The pools each group's calls can spend (identification Matches; enrichment exports); Lead Scoring, People Search and the Segments API are free. */
+export const GROUP_POOLS: Readonly<Record<TokenGroup, readonly CreditPool[]>> = {
   identification: ['identification'],
   'company-firmographics': ['enrichment'],
   'lead-scoring-firmographics': ['enrichment'],
   'lead-scoring': [],
   'people-enrichment': ['enrichment'],
   'people-search': [],
+  segments: [],
 };
 
 export const usageRoutes: RouteDef[] = [

@@ -1,7 +1,7 @@
 /** Read-only access to catalog.db (companies, domains, people, intent, engagement) built by `data build`. */
 import Database from 'better-sqlite3';
 import { linkedinKey, normaliseDomain } from '../../data/catalog/keys.ts';
-import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
+import { COMPANY_COLUMNS, type CompanyRow, type EngagementRow, type IntentRow, type PersonRow } from '../../data/sources/schema.ts';
 import { BoundedCache, boundedMemo } from '../cache/bounded-cache.ts';
 
 export interface NetworkSample {
@@ -22,6 +22,11 @@ export interface Catalog {
   intent(companyId: string): IntentRow[];
   engagement(peopleId: string): readonly EngagementRow[];
   samples(): NetworkSample[];
+  /**
+   * A page of companies in company_id (text) order after `after` ('' for the first), as raw rows of the
+   * given columns: the segment membership index is built from these (server/segments/membership.ts).
+   */
+  companyColumns(columns: readonly (keyof CompanyRow)[], after: string, limit: number): string[][];
   close(): void;
 }
 
@@ -50,6 +55,7 @@ export function openCatalog(file: string): Catalog {
   const domains = new BoundedCache<string, readonly CompanyRow[]>(LEAD_CACHE_LIMIT);
   const personByEmail = boundedMemo((key: string) => freeze((q.personByEmail.get(key) as PersonRow | undefined) ?? null), LEAD_CACHE_LIMIT);
   const engagement = boundedMemo((id: string): readonly EngagementRow[] => freeze((q.engagement.all(id) as EngagementRow[]).map(freeze)), LEAD_CACHE_LIMIT);
+  const columnPages = new Map<string, Database.Statement>();
   return {
     company: (id) => {
       const hit = companies.get(id);
@@ -72,6 +78,16 @@ export function openCatalog(file: string): Catalog {
     intent,
     engagement,
     samples: () => q.samples.all() as NetworkSample[],
+    companyColumns: (columns, after, limit) => {
+      const key = columns.join(',');
+      let stmt = columnPages.get(key);
+      if (!stmt) {
+        for (const c of columns) if (!COMPANY_COLUMNS.includes(c)) throw new Error(`not a company column: ${c}`);
+        stmt = db.prepare(`SELECT ${key} FROM companies WHERE company_id > ? ORDER BY company_id LIMIT ?`).raw(true);
+        columnPages.set(key, stmt);
+      }
+      return stmt.all(after, limit) as string[][];
+    },
     close: () => db.close(),
   };
 }

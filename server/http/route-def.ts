@@ -10,7 +10,7 @@
  * `shell: true` and no handler — so their paths answer 405 + Allow and are documented like any other.
  */
 import type { z } from 'zod';
-import type { ApiGroup } from '../../core/customer-records.ts';
+import type { TokenGroup } from '../../core/customer-records.ts';
 import type { Permission } from '../../core/roles.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -35,7 +35,7 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPT
  */
 export type RouteAuth =
   | { kind: 'public' }
-  | { kind: 'token'; group: ApiGroup }
+  | { kind: 'token'; group: TokenGroup }
   | { kind: 'any-token' }
   | { kind: 'tag-or-token' }
   | { kind: 'tag' }

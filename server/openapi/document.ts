@@ -7,6 +7,7 @@
  * through Stoplight Prism against it — so it cannot drift from the code.
  */
 import { z } from 'zod';
+import { Segment } from '../../core/customer-records.ts';
 import { UsageResponse } from '../credits/usage-route.ts';
 import {
   CombinedNotFound,
@@ -22,6 +23,7 @@ import { openApiPath, type RouteDef } from '../http/route-def.ts';
 import { IdentificationResponse } from '../identification/schema.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchNotFound, PeopleSearchResponse } from '../people/schema.ts';
 import { ROUTES } from '../routes.ts';
+import { SegmentAccounts, SegmentMembership, SegmentPreview, SegmentsList } from '../segments/schema.ts';
 import { CustomerRecord, TagRecord } from '../state/store.ts';
 import { DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
 import {
@@ -91,6 +93,7 @@ function document(serverUrl: string | undefined, routes: readonly RouteDef[]): J
       { name: 'Company Identification' },
       { name: 'Enrichment and scoring' },
       { name: 'People' },
+      { name: 'Segments API' },
       { name: 'Web tag' },
       { name: 'Admin API' },
       { name: 'Users and sign-in' },
@@ -150,6 +153,11 @@ function document(serverUrl: string | undefined, routes: readonly RouteDef[]): J
         WebhookWithSecret: schema(WebhookRecord.extend({ secret: z.string() })),
         Delivery: schema(DeliveryRecord),
         UsageResponse: schema(UsageResponse),
+        Segment: schema(Segment),
+        SegmentPreview: schema(SegmentPreview),
+        SegmentsList: schema(SegmentsList),
+        SegmentAccounts: schema(SegmentAccounts),
+        SegmentMembership: schema(SegmentMembership),
       },
     },
     paths: pathsOf(routes),

@@ -3,12 +3,14 @@
  * code, the headers, the request bodies of the server-to-server routes — shared by the routes' own
  * operation documents (each RouteDef's `doc`, server/routes.ts) and the document's components (./document.ts).
  */
+
 import { z } from 'zod';
 import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { ALSO_STATUS, ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
 import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody } from '../enrichment/schema.ts';
 import { VISITOR_USER_AGENT_HEADER } from '../identification/schema.ts';
 import { PeopleEnrichmentBody, PeopleSearchBody } from '../people/schema.ts';
+import { NewSegment, SegmentPatch, SegmentPreviewBody } from '../segments/schema.ts';
 import { CustomerRecord, NewTag, NewToken, TagPatch, TagSettings, TokenRecord } from '../state/store.ts';
 import { PageViewBeacon } from '../visits/beacon.ts';
 import { NewWebhook } from '../webhooks/schema.ts';
@@ -291,6 +293,7 @@ export const bodies = {
     segments: 'Account segments: a segment matches when every listed field matches one of its values',
     excluded_accounts: 'Company ids excluded in the platform settings (`is_blacklisted`)',
     hot_accounts: 'Company ids flagged as hot accounts (`is_svcqa`), optionally for some products only',
+    grants: 'API groups granted beyond the packages (`segments`: the Segments API)',
     tags: 'Web tags to create or update with the customer',
   }),
   CustomerPatch: described(schema(CustomerPatch, 'input'), {
@@ -303,6 +306,18 @@ export const bodies = {
     segments: 'Account segments (the whole list)',
     excluded_accounts: 'Excluded company ids (the whole list)',
     hot_accounts: 'Hot accounts (the whole list)',
+    grants: 'API groups granted beyond the packages (the whole list; `segments`: the Segments API). Removing one makes its tokens answer 403',
+  }),
+  NewSegment: described(schema(NewSegment, 'input'), {
+    name: 'A name for people, unique in the customer (case-insensitive)',
+    match: 'The rule: every listed field matches one of its values (AND across fields, OR within one, case-insensitive); an empty rule matches nothing',
+  }),
+  SegmentPatch: described(schema(SegmentPatch, 'input'), {
+    name: 'The new name (unique in the customer)',
+    match: 'The new rule (the whole rule)',
+  }),
+  SegmentPreviewBody: described(schema(SegmentPreviewBody, 'input'), {
+    match: 'The rule to preview',
   }),
   NewToken: described(schema(NewToken, 'input'), {
     customer_id: 'The customer the token belongs to',

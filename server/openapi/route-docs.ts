@@ -20,6 +20,7 @@ import {
   meteredHeaders,
   PARTNER,
   PREFLIGHT_ALLOWED,
+  pathParam,
   REQUEST_ID,
   RETRY,
   ref,
@@ -915,3 +916,103 @@ export const ssoDocs = {
     },
   },
 };
+
+// ---------------------------------------------------------------------------------------------------
+// Segments (server/segments/routes.ts)
+
+const SEGMENT_ID = pathParam('segmentId', 'The segment id (a positive integer, per customer)');
+
+export const segmentsDocs = {
+  get: admin('listSegments', "A customer's segments", {
+    parameters: [idParam('customer')],
+    responses: { 200: { description: 'Segments, in creation order', content: json({ type: 'array', items: ref('Segment') }) }, ...adminErrors('read', 404) },
+  }),
+  post: admin('createSegment', 'Create a segment: its id is given here, never reused after a delete', {
+    description:
+      'The segment is part of identification, enrichment and tag answers on every node within a second. Names are unique per customer (case-insensitive): 409.',
+    parameters: [idParam('customer')],
+    requestBody: jsonBody('NewSegment'),
+    responses: { 201: { description: 'Created', content: json(ref('Segment')) }, ...adminErrors('write', 404, 409, 422) },
+  }),
+};
+
+export const segmentDocs = {
+  get: admin('getSegment', 'A segment', {
+    parameters: [idParam('customer'), SEGMENT_ID],
+    responses: { 200: { description: 'The segment', content: json(ref('Segment')) }, ...adminErrors('read', 404) },
+  }),
+  patch: admin('updateSegment', 'Rename a segment or change its rule (its id stays)', {
+    parameters: [idParam('customer'), SEGMENT_ID],
+    requestBody: jsonBody('SegmentPatch'),
+    responses: { 200: { description: 'The segment', content: json(ref('Segment')) }, ...adminErrors('write', 404, 409, 422) },
+  }),
+  delete: admin('deleteSegment', 'Delete a segment (its id is never given again)', {
+    parameters: [idParam('customer'), SEGMENT_ID],
+    responses: { 204: { description: 'Deleted' }, ...adminErrors('delete', 404) },
+  }),
+};
+
+export const segmentPreviewDocs = {
+  post: admin('previewSegment', 'How many accounts of the catalog a rule matches, and the first 20 of them (nothing is saved)', {
+    parameters: [idParam('customer')],
+    requestBody: jsonBody('SegmentPreviewBody'),
+    responses: { 200: { description: 'The preview', content: json(ref('SegmentPreview')) }, ...adminErrors('write', 404, 422) },
+  }),
+};
+
+const segmentsApi = (
+  operationId: string,
+  summary: string,
+  description: string,
+  parameters: unknown[],
+  statuses: number[],
+  okDescription: string,
+  body: string,
+) => ({
+  get: {
+    operationId,
+    summary,
+    description: `${description} Token group \`segments\` (granted per customer by the operator). Free (never charged); rate limited like every token.`,
+    tags: ['Segments API'],
+    security: [{ Token: [] }],
+    parameters: [...parameters, REQUEST_ID],
+    responses: {
+      200: { description: okDescription, headers: meteredHeaders(200), content: json(ref(body)) },
+      ...errors(statuses, (s) => meteredHeaders(s)),
+    },
+  },
+});
+
+export const segmentsApiDocs = segmentsApi(
+  'listSegmentsApi',
+  "The customer's segments with their sizes",
+  'Each segment with the number of accounts of the catalog it matches.',
+  [],
+  [401, 403, 429, 503],
+  'Segments',
+  'SegmentsList',
+);
+
+export const segmentAccountsDocs = segmentsApi(
+  'listSegmentAccounts',
+  "A segment's member accounts, a page at a time",
+  'Members in a stable order (company id); pass `next_cursor` as `cursor` for the next page.',
+  [
+    SEGMENT_ID,
+    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, description: 'Accounts per page' },
+    { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'The `next_cursor` of the previous page (opaque)' },
+  ],
+  [401, 403, 404, 422, 429, 503],
+  'A page of accounts',
+  'SegmentAccounts',
+);
+
+export const segmentMembershipDocs = segmentsApi(
+  'getSegmentMembership',
+  "Which segments a domain's company is in",
+  "The same segment ids Company Identification answers for that company; names only when the token's `segment_names` setting is on. A domain no company has: 404.",
+  [{ name: 'domain', in: 'query', required: true, schema: { type: 'string' }, description: "The company's domain (`example.com`)" }],
+  [400, 401, 403, 404, 422, 429, 503],
+  'The company and its segments',
+  'SegmentMembership',
+);

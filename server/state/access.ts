@@ -3,8 +3,14 @@
  * request reads these (cached per node; a change reaches every node within a second); only the admin
  * API and the CLI write them.
  */
-import type { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
+import type { CustomerPatch, CustomerSeed, Segment } from '../../core/customer-records.ts';
 import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
+
+/** A customer's segments and the highest segment id it ever had (never reused). */
+export interface SegmentState {
+  segments: Segment[];
+  segment_seq: number;
+}
 
 export interface AccessRecords {
   /** Creates or replaces a customer and its web tags (tags of the seed are upserted, others kept). */
@@ -13,6 +19,12 @@ export interface AccessRecords {
   createCustomer(seed: CustomerSeed): Promise<CustomerRecord>;
   /** Changes only the fields given; StateError 404 for an unknown id. */
   updateCustomer(id: string, patch: CustomerPatch): Promise<CustomerRecord>;
+  /**
+   * Changes a customer's segments in one atomic step (no concurrent change is lost, no id given twice):
+   * `change` gets the current segments and high-water mark and returns the next ones; it may throw to
+   * refuse (nothing changes). StateError 404 for an unknown customer.
+   */
+  changeSegments(id: string, change: (current: SegmentState) => SegmentState): Promise<CustomerRecord>;
   getCustomer(id: string): Promise<CustomerRecord | null>;
   listCustomers(): Promise<CustomerRecord[]>;
 

@@ -78,3 +78,16 @@ for i, op in ipairs(ops) do
 end
 return cjson.encode(out)
 `;
+
+/**
+ * SEGMENTS_CAS: a customer's segments and high-water mark written only when both still hold what the
+ * caller read (ARGV[1], ARGV[2]; '' for an absent field): KEYS[1] the customer hash, ARGV[3] and ARGV[4]
+ * the new JSON values. → 1 written, 0 changed meanwhile (read again and retry), -1 no such customer.
+ */
+export const SEGMENTS_CAS_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'id') == 0 then return -1 end
+if (redis.call('HGET', KEYS[1], 'segments') or '') ~= ARGV[1] then return 0 end
+if (redis.call('HGET', KEYS[1], 'segment_seq') or '') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'segments', ARGV[3], 'segment_seq', ARGV[4])
+return 1
+`;

@@ -23,16 +23,17 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createClient, type RedisClientType } from '@redis/client';
-import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
+import { CustomerPatch, CustomerSeed, type Segment } from '../../core/customer-records.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
+import type { SegmentState } from './access.ts';
+import { checkTagGrant, checkTokenGrant, highWater, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
 import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { type JournaledCharge, OutageMeter } from './outage.ts';
-import { METER_SCRIPT } from './redis-scripts.ts';
+import { METER_SCRIPT, SEGMENTS_CAS_SCRIPT } from './redis-scripts.ts';
 import { CustomerRecord, NewTag, NewToken, type StateStore, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
@@ -609,9 +610,13 @@ export class RedisStateStore implements StateStore {
   }
 
   async updateCustomer(id: string, input: CustomerPatch): Promise<CustomerRecord> {
-    const fields = definedOnly(CustomerPatch.parse(input));
+    const fields: Record<string, unknown> = definedOnly(CustomerPatch.parse(input));
     return this.io(async () => {
       if (!(await this.client.exists(keys.customer(id)))) throw new StateError(`unknown customer ${id}`, 'not_found');
+      if (fields.segments) {
+        const seq = await this.client.hGet(keys.customer(id), 'segment_seq');
+        fields.segment_seq = highWater(seq ? JSON.parse(seq) : 0, fields.segments as Segment[]);
+      }
       // Only the given fields are written (one HSET): a concurrent change to other fields is kept.
       if (Object.keys(fields).length > 0) {
         await this.client.hSet(keys.customer(id), toHash(fields));
@@ -621,6 +626,24 @@ export class RedisStateStore implements StateStore {
     });
   }
 
+  async changeSegments(id: string, change: (current: SegmentState) => SegmentState): Promise<CustomerRecord> {
+    const key = keys.customer(id);
+    // Optimistic: read, decide, then write only if neither field changed meanwhile (CAS script); else again.
+    // `change` runs outside `io`: what it throws (a refusal) is the caller's answer, not a store outage.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const [exists, segments, seq] = await this.io(() => this.client.hmGet(key, ['id', 'segments', 'segment_seq']));
+      if (!exists) throw new StateError(`unknown customer ${id}`, 'not_found');
+      const next = change({ segments: segments ? JSON.parse(segments) : [], segment_seq: seq ? JSON.parse(seq) : 0 });
+      const args = [segments ?? '', seq ?? '', JSON.stringify(next.segments), JSON.stringify(highWater(next.segment_seq, next.segments))];
+      const written = await this.io(() => this.client.eval(SEGMENTS_CAS_SCRIPT, { keys: [key], arguments: args }));
+      if (written === 1) {
+        await this.io(() => this.bumpAuth());
+        return (await this.readCustomer(id))!;
+      }
+    }
+    throw new StateError(`the segments of customer ${id} are being changed by others: try again`, 'conflict');
+  }
+
   /** `insert`: HSETNX of the customer's id is the existence check (first writer wins across nodes). */
   private async writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): Promise<CustomerRecord> {
     return this.io(async () => {
@@ -628,11 +651,13 @@ export class RedisStateStore implements StateStore {
         const owner = await this.client.hGet(keys.tagOwner, tag.tag_id);
         if (owner && owner !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
       }
-      const existing = await this.client.hGet(keys.customer(seed.id), 'created_at');
+      const [existing, priorSeq] = await this.client.hmGet(keys.customer(seed.id), ['created_at', 'segment_seq']);
       if (mode === 'insert' && (existing || !(await this.client.hSetNX(keys.customer(seed.id), 'id', JSON.stringify(seed.id))))) {
         throw new StateError(`customer ${seed.id} already exists: change it with customer update (PATCH /admin/api/customers/${seed.id})`, 'conflict');
       }
-      const record = CustomerRecord.parse({ ...seed, created_at: existing ? JSON.parse(existing) : now() });
+      // A replaced customer keeps its segment high-water mark: ids of segments deleted before stay unused.
+      const segment_seq = highWater(priorSeq ? JSON.parse(priorSeq) : 0, seed.segments);
+      const record = CustomerRecord.parse({ ...seed, segment_seq, created_at: existing ? JSON.parse(existing) : now() });
       // A hash of JSON fields: a later change to some fields is one HSET, never read-modify-write.
       const m = this.client.multi().del(keys.customer(seed.id)).hSet(keys.customer(seed.id), toHash(record));
       for (const tag of seed.tags) {

@@ -4,7 +4,8 @@ import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import { checkTagGrant, checkTokenGrant, newTagId, newTokenId } from './access-rules.ts';
+import type { SegmentState } from './access.ts';
+import { checkTagGrant, checkTokenGrant, highWater, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
 import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
@@ -294,7 +295,9 @@ export class SqliteStateStore implements StateStore {
     await this.authChange(() => {
       const row = this.sql('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
       if (!row) throw new StateError(`unknown customer ${id}`, 'not_found');
-      const next = { ...toCustomer(row), ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+      const current = toCustomer(row);
+      const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+      next.segment_seq = highWater(current.segment_seq, next.segments);
       this.sql(
         `UPDATE customers SET name = @name, packages = @packages, identification_credits = @identification_credits,
            enrichment_credits = @enrichment_credits, contract_start = @contract_start, config = @config WHERE id = @id`,
@@ -303,8 +306,32 @@ export class SqliteStateStore implements StateStore {
     return (await this.getCustomer(id))!;
   }
 
+  async changeSegments(id: string, change: (current: SegmentState) => SegmentState): Promise<CustomerRecord> {
+    let refusal: { error: unknown } | null = null;
+    await this.authChange(() => {
+      const row = this.sql('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
+      if (!row) throw new StateError(`unknown customer ${id}`, 'not_found');
+      const current = toCustomer(row);
+      let next: SegmentState;
+      try {
+        next = change({ segments: current.segments, segment_seq: current.segment_seq });
+      } catch (e) {
+        // A refusal (409, 404, 422) is the caller's answer, not a store failure: nothing is written.
+        refusal = { error: e };
+        return;
+      }
+      const record = { ...current, segments: next.segments, segment_seq: highWater(next.segment_seq, next.segments) };
+      this.sql('UPDATE customers SET config = ? WHERE id = ?').run(customerConfig(record), id);
+    });
+    if (refusal) throw (refusal as { error: unknown }).error;
+    return (await this.getCustomer(id))!;
+  }
+
   /** Writes a customer and upserts the tags of its seed; runs inside an auth change. */
   private writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): void {
+    // A replaced customer keeps its segment high-water mark: ids of segments deleted before stay unused.
+    const prior = this.sql('SELECT config FROM customers WHERE id = ?').get(seed.id) as Row | undefined;
+    const seq = prior ? ((JSON.parse(prior.config as string) as { segment_seq?: number }).segment_seq ?? 0) : 0;
     this.sql(
       `INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)` +
         (mode === 'upsert'
@@ -312,7 +339,12 @@ export class SqliteStateStore implements StateStore {
              identification_credits = excluded.identification_credits, enrichment_credits = excluded.enrichment_credits,
              contract_start = excluded.contract_start, config = excluded.config`
           : ''),
-    ).run({ ...seed, packages: JSON.stringify(seed.packages), config: customerConfig(seed), created_at: now() });
+    ).run({
+      ...seed,
+      packages: JSON.stringify(seed.packages),
+      config: customerConfig({ ...seed, grants: seed.grants ?? [], segment_seq: highWater(seq, seed.segments) }),
+      created_at: now(),
+    });
     for (const tag of seed.tags) {
       const existing = this.sql('SELECT customer_id FROM tags WHERE tag_id = ?').get(tag.tag_id) as Row | undefined;
       if (existing && existing.customer_id !== seed.id) throw new StateError(`tag ${tag.tag_id} belongs to another customer`, 'conflict');
@@ -541,13 +573,13 @@ export class SqliteStateStore implements StateStore {
       for (const e of all) {
         switch (e.type) {
           case 'customer': {
-            const { products, segments, excluded_accounts, hot_accounts, packages, ...c } = e.record;
+            const { products, segments, excluded_accounts, hot_accounts, grants, segment_seq, packages, ...c } = e.record;
             this.sql(
               'INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)',
             ).run({
               ...c,
               packages: JSON.stringify(packages),
-              config: JSON.stringify({ products, segments, excluded_accounts, hot_accounts }),
+              config: customerConfig({ products, segments, excluded_accounts, hot_accounts, grants, segment_seq }),
             });
             break;
           }
@@ -643,8 +675,16 @@ function toToken(row: Row): TokenRecord {
   });
 }
 
-function customerConfig(c: Pick<CustomerSeed, 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts'>): string {
-  return JSON.stringify({ products: c.products, segments: c.segments, excluded_accounts: c.excluded_accounts, hot_accounts: c.hot_accounts });
+/** What the `config` column holds (JSON): the customer's settings beyond its contract columns. */
+function customerConfig(c: Pick<CustomerRecord, 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts' | 'grants' | 'segment_seq'>): string {
+  return JSON.stringify({
+    products: c.products,
+    segments: c.segments,
+    excluded_accounts: c.excluded_accounts,
+    hot_accounts: c.hot_accounts,
+    grants: c.grants,
+    segment_seq: c.segment_seq,
+  });
 }
 
 function toTag(row: Row): TagRecord {

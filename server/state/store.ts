@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { AllowedDomains, RequiredAllowedDomains } from '../../core/allowed-domain.ts';
-import { ApiGroup, CustomerId, HotAccount, Package, Product, Segment, TagRateLimit } from '../../core/customer-records.ts';
+import { CustomerId, Grant, HotAccount, Package, Product, Segment, TagRateLimit, TokenGroup } from '../../core/customer-records.ts';
 import { TagFeatures } from '../../core/tag-features.ts';
 import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
@@ -25,6 +25,10 @@ export const CustomerRecord = z.object({
   segments: z.array(Segment),
   excluded_accounts: z.array(z.string()),
   hot_accounts: z.array(HotAccount),
+  /** API groups granted beyond the packages (the Segments API); absent in records written before grants. */
+  grants: z.array(Grant).default([]),
+  /** The highest segment id ever given: a deleted segment's id is never reused (server/segments/crud.ts). */
+  segment_seq: z.number().int().min(0).default(0),
   created_at: z.string(),
 });
 export type CustomerRecord = z.infer<typeof CustomerRecord>;
@@ -34,7 +38,7 @@ export const TOKEN_STATUSES = ['active', 'inactive'] as const;
 export const TokenRecord = z.object({
   id: z.string(),
   customer_id: CustomerId,
-  api_group: ApiGroup,
+  api_group: TokenGroup,
   name: z.string(),
   /** First characters of the secret, for recognising a token in lists; not enough to use it. */
   prefix: z.string(),
@@ -52,7 +56,7 @@ export type TokenRecord = z.infer<typeof TokenRecord>;
 
 export const NewToken = z.object({
   customer_id: z.string().min(1),
-  api_group: ApiGroup,
+  api_group: TokenGroup,
   name: z.string().trim().min(1, 'a token needs a name (name it after its integration)').max(100),
   integrations: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
   allowed_domains: AllowedDomains.default([]),

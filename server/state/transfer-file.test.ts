@@ -96,7 +96,7 @@ it('refuses a target whose visit store or outbox holds something, before writing
 });
 
 it('leaves no file behind when an export fails half-way', async () => {
-  await store.importState([customer('acme') as StateEntry]);
+  await store.importState([customer('acme') as unknown as StateEntry]);
   const failing: TransferStores = {
     ...stores,
     visits: {
@@ -133,7 +133,7 @@ it('moves users, SSO providers and the audit log (never sessions or invitations)
   const users = new SqliteUserStore(store.sqlite);
   const file = join(dir, 'out.jsonl');
   try {
-    await store.importState([customer('acme') as StateEntry]);
+    await store.importState([customer('acme') as unknown as StateEntry]);
     const ann = await users.createUser({ customer_id: 'acme', email: 'ann@acme.test', role: 'owner', password_hash: 'scrypt$x', sso: false });
     const now = new Date().toISOString();
     await users.createSession('h', {

@@ -53,10 +53,10 @@ type Principal = 'operator' | Role;
 const PRINCIPALS: readonly Principal[] = ['operator', ...ROLES];
 
 /** What a path parameter names. */
-type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session';
+type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment';
 
 /** Parameters the route's `access` does not name, by name; then by route. Add a route's new parameter here. */
-const PARAM_KIND: Readonly<Record<string, Kind>> = { userId: 'user', webhookId: 'webhook', tagId: 'tag' };
+const PARAM_KIND: Readonly<Record<string, Kind>> = { userId: 'user', webhookId: 'webhook', tagId: 'tag', segmentId: 'segment' };
 const ROUTE_PARAM_KIND: Readonly<Record<string, Kind>> = { '/auth/sessions/:id#id': 'session' };
 
 function paramKind(route: ApiRouteDef, name: string): Kind {
@@ -93,7 +93,7 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
   /** Each role's user of acme, signed in. */
   const members = new Map<Role, { id: string; cookie: string }>();
   /** Records read (never changed) by the requests that only read. */
-  const shared: Record<string, { token: string; tag: string; webhook: string; user: string }> = {};
+  const shared: Record<string, { token: string; tag: string; webhook: string; user: string; segment: string }> = {};
   /** A user of each customer whose sessions are the ones other principals try to end. */
   const bystanders: Record<string, string> = {};
 
@@ -120,6 +120,14 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
       secret: generateSigningSecret(),
     });
     return hook.id;
+  }
+  /** A segment of the customer (globex's ids start at 1001, so no id of one customer is also the other's). */
+  async function newSegment(customer: string): Promise<string> {
+    const c = await srv.store.changeSegments(customer, ({ segments, segment_seq }) => {
+      const id = Math.max(segment_seq, customer === OTHER ? 1000 : 0) + 1;
+      return { segments: [...segments, { id, name: `matrix ${id}`, match: { industry: ['Software'] } }], segment_seq: id };
+    });
+    return String(c.segment_seq);
   }
   async function newUser(customer: string, role: Role = 'viewer', password: string | null = null): Promise<string> {
     const email = `${role}.${randomBytes(4).toString('hex')}@${customer}.test`;
@@ -169,7 +177,13 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
     const hash = await hashPassword(PASSWORD);
     for (const customer of [OWN, OTHER]) {
       const tag = customer === OWN ? 'acme-tag' : 'globex-tag';
-      shared[customer] = { token: await newToken(customer), tag, webhook: await newWebhook(customer), user: await newUser(customer) };
+      shared[customer] = {
+        token: await newToken(customer),
+        tag,
+        webhook: await newWebhook(customer),
+        user: await newUser(customer),
+        segment: await newSegment(customer),
+      };
       bystanders[customer] = await newUser(customer, 'viewer');
       await srv.users.setSsoProvider(sso(customer));
     }
@@ -225,6 +239,8 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         return write ? newWebhook(customer) : shared[customer]!.webhook;
       case 'user':
         return write ? newUser(customer) : shared[customer]!.user;
+      case 'segment':
+        return write ? newSegment(customer) : shared[customer]!.segment;
       case 'session': {
         // One's own session, for one's own customer; else a bystander's.
         const userId = customer === OWN && who !== 'operator' ? members.get(who)!.id : bystanders[customer]!;

@@ -1,0 +1,246 @@
+/**
+ * Segments: built in the workspace, answered by the Segments API.
+ *
+ * Workspace (admin auth; reads `reports:read`, changes `segments:write`; each change audited):
+ *   GET    /admin/api/customers/:id/segments                 → [Segment]
+ *   POST   /admin/api/customers/:id/segments                 {name, match} → 201 Segment (id given here)
+ *   GET    /admin/api/customers/:id/segments/:segmentId      → Segment
+ *   PATCH  /admin/api/customers/:id/segments/:segmentId      {name?, match?} → Segment
+ *   DELETE /admin/api/customers/:id/segments/:segmentId      → 204
+ *   POST   /admin/api/customers/:id/segments/preview         {match} → {size, accounts: first 20}
+ * Ids are positive integers per customer, never reused (the customer's `segment_seq` high-water mark);
+ * names are unique per customer, case-insensitively (409). A change is a change of the customer record
+ * (one atomic store step, `changeSegments`), so every node's cached customer — what identification, the
+ * enrichment answers and the tag read — is dropped through the auth version within a second.
+ *
+ * Segments API (token group `segments`, granted per customer by the operator; free; rate limited):
+ *   GET /v3/segments                              → {segments: [{id, name, size}]}
+ *   GET /v3/segments/:segmentId/accounts?limit&cursor → {accounts: [{companyId, name, domain}], next_cursor}
+ *   GET /v3/segments/membership?domain=           → {domain, companyId, segments: {ids, names}}
+ * Sizes and pages come from the per-snapshot membership index (./membership.ts), never a catalog scan per
+ * request; membership evaluates the company as identification does (./evaluate.ts `matchingSegments`).
+ */
+import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
+import { ApiError } from '../../core/error-codes.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import type { Catalog } from '../data/catalog.ts';
+import { parseDomain } from '../enrichment/email.ts';
+import { parseRecord } from '../http/body.ts';
+import { apiRoute, type RouteDef } from '../http/route-def.ts';
+import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from '../openapi/route-docs.ts';
+import type { AccessRecords, CustomerRecord } from '../state/store.ts';
+import { matchingSegments, ruleSummary, segmentsPayload } from './evaluate.ts';
+import { SegmentIndex, segmentIndex } from './membership.ts';
+import { MembershipQuery, NewSegment, type SegmentAccount, SegmentAccountsQuery, SegmentPatch, SegmentPreviewBody } from './schema.ts';
+
+const CUSTOMER = { from: 'param', name: 'id' } as const;
+/** Accounts a preview shows. */
+export const PREVIEW_ACCOUNTS = 20;
+
+async function customerOr404(store: AccessRecords, id: string): Promise<CustomerRecord> {
+  const c = await store.getCustomer(id);
+  if (!c) throw new ApiError('not_found', `unknown customer ${id}`);
+  return c;
+}
+
+/** A segment id of the path: a positive integer, else no such segment. */
+function segmentIdOf(raw: string | undefined, customerId: string): number {
+  const id = /^[1-9][0-9]{0,9}$/.test(raw ?? '') ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(id)) throw new ApiError('not_found', `unknown segment ${String(raw).slice(0, 32)} of customer ${customerId}`);
+  return id;
+}
+
+function segmentOr404(segments: readonly Segment[], id: number, customerId: string): Segment {
+  const s = segments.find((x) => x.id === id);
+  if (!s) throw new ApiError('not_found', `unknown segment ${id} of customer ${customerId}`);
+  return s;
+}
+
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+function checkNameFree(segments: readonly Segment[], name: string, except: number | null): void {
+  const taken = segments.find((s) => s.id !== except && sameName(s.name, name));
+  if (taken) throw new ApiError('conflict', `a segment named ${JSON.stringify(taken.name)} exists already (id ${taken.id})`);
+}
+
+/** Accounts of member rows, as the API shows them (name and domain from the catalog). */
+function accountsOf(catalog: Catalog, index: SegmentIndex, rows: Uint32Array, from: number, to: number): SegmentAccount[] {
+  const out: SegmentAccount[] = [];
+  for (let i = from; i < to && i < rows.length; i++) {
+    const companyId = index.companyId(rows[i]);
+    const c = catalog.company(companyId);
+    out.push({ companyId, name: c?.name || null, domain: c?.domain || null });
+  }
+  return out;
+}
+
+/** The opaque cursor of a page: the last company id given (stable across snapshots and rule changes). */
+const encodeCursor = (segmentId: number, after: string) => Buffer.from(JSON.stringify({ s: segmentId, a: after })).toString('base64url');
+
+function decodeCursor(cursor: string, segmentId: number): string {
+  try {
+    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; a?: unknown };
+    if (c.s === segmentId && typeof c.a === 'string') return c.a;
+  } catch {
+    // Falls through to the 422.
+  }
+  throw new ApiError('invalid', 'cursor: not a cursor of this segment (pass next_cursor as it was given)');
+}
+
+export async function previewSegment(catalog: Catalog, match: SegmentMatch): Promise<{ size: number; accounts: SegmentAccount[] }> {
+  const index = await segmentIndex(catalog);
+  const rows = index.membersOf(match);
+  return { size: rows.length, accounts: accountsOf(catalog, index, rows, 0, PREVIEW_ACCOUNTS) };
+}
+
+export const segmentAdminRoutes: RouteDef[] = [
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/segments',
+    access: { permission: 'reports:read', customer: CUSTOMER },
+    doc: segmentsDocs.get,
+    handler: async (ctx) => ({ status: 200, body: (await customerOr404(ctx.services.store, ctx.req.params.id!)).segments }),
+  }),
+  adminRoute({
+    method: 'POST',
+    path: '/admin/api/customers/:id/segments',
+    access: { permission: 'segments:write', customer: CUSTOMER },
+    body: ADMIN_JSON_BODY,
+    doc: segmentsDocs.post,
+    handler: async (ctx) => {
+      const customerId = ctx.req.params.id!;
+      const input = parseRecord(NewSegment, ctx.body);
+      let created: Segment | null = null;
+      await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
+        checkNameFree(segments, input.name, null);
+        const id = segments.reduce((m, s) => Math.max(m, s.id), segment_seq) + 1;
+        created = { id, name: input.name, match: input.match };
+        return { segments: [...segments, created], segment_seq: id };
+      });
+      const segment = created as unknown as Segment;
+      await ctx.audit({ customer: customerId, action: 'segment.create', target: String(segment.id), after: segment });
+      return { status: 201, body: segment };
+    },
+  }),
+  adminRoute({
+    method: 'POST',
+    path: '/admin/api/customers/:id/segments/preview',
+    access: { permission: 'segments:write', customer: CUSTOMER },
+    body: ADMIN_JSON_BODY,
+    doc: segmentPreviewDocs.post,
+    handler: async (ctx) => {
+      await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const { match } = parseRecord(SegmentPreviewBody, ctx.body);
+      return { status: 200, body: await previewSegment(ctx.services.dataset.current.catalog, match) };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/segments/:segmentId',
+    access: { permission: 'reports:read', customer: CUSTOMER },
+    doc: segmentDocs.get,
+    handler: async (ctx) => {
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      return { status: 200, body: segmentOr404(customer.segments, segmentIdOf(ctx.req.params.segmentId, customer.id), customer.id) };
+    },
+  }),
+  adminRoute({
+    method: 'PATCH',
+    path: '/admin/api/customers/:id/segments/:segmentId',
+    access: { permission: 'segments:write', customer: CUSTOMER },
+    body: ADMIN_JSON_BODY,
+    doc: segmentDocs.patch,
+    handler: async (ctx) => {
+      const customerId = ctx.req.params.id!;
+      const id = segmentIdOf(ctx.req.params.segmentId, customerId);
+      let before: Segment | null = null;
+      let after: Segment | null = null;
+      await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
+        before = segmentOr404(segments, id, customerId);
+        const patch = parseRecord(SegmentPatch, ctx.body);
+        if (patch.name !== undefined) checkNameFree(segments, patch.name, id);
+        after = { ...before, ...patch };
+        return { segments: segments.map((s) => (s.id === id ? (after as Segment) : s)), segment_seq };
+      });
+      await ctx.audit({ customer: customerId, action: 'segment.update', target: String(id), before, after });
+      return { status: 200, body: after };
+    },
+  }),
+  adminRoute({
+    method: 'DELETE',
+    path: '/admin/api/customers/:id/segments/:segmentId',
+    access: { permission: 'segments:write', customer: CUSTOMER },
+    doc: segmentDocs.delete,
+    handler: async (ctx) => {
+      const customerId = ctx.req.params.id!;
+      const id = segmentIdOf(ctx.req.params.segmentId, customerId);
+      let before: Segment | null = null;
+      await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
+        before = segmentOr404(segments, id, customerId);
+        // The high-water mark stays: this id is never given again.
+        return { segments: segments.filter((s) => s.id !== id), segment_seq: Math.max(segment_seq, id) };
+      });
+      await ctx.audit({ customer: customerId, action: 'segment.delete', target: String(id), before });
+      return { status: 204 };
+    },
+  }),
+];
+
+const SEGMENTS_AUTH = { kind: 'token', group: 'segments' } as const;
+
+export const segmentApiRoutes: RouteDef[] = [
+  apiRoute({
+    method: 'GET',
+    path: '/v3/segments',
+    auth: SEGMENTS_AUTH,
+    doc: segmentsApiDocs.get,
+    handler: async (ctx) => {
+      const { catalog } = ctx.services.dataset.current;
+      const index = await segmentIndex(catalog);
+      const segments = ctx.caller!.customer.segments.map((s) => ({
+        id: s.id,
+        name: s.name,
+        rule: ruleSummary(s.match),
+        size: index.membersOf(s.match).length,
+      }));
+      return { status: 200, body: { segments } };
+    },
+  }),
+  apiRoute({
+    method: 'GET',
+    path: '/v3/segments/membership',
+    auth: SEGMENTS_AUTH,
+    query: MembershipQuery,
+    doc: segmentMembershipDocs.get,
+    handler: (ctx) => {
+      const raw = ctx.query.domain?.trim() ?? '';
+      if (raw === '') throw new ApiError('blank', 'domain: a domain is required (?domain=example.com)');
+      const domain = parseDomain(raw);
+      if (!domain) throw new ApiError('invalid', 'domain: not a domain name');
+      const [company] = ctx.services.dataset.current.catalog.companiesByDomain(domain);
+      if (!company) throw new ApiError('not_found', `no company known for the domain ${domain}`);
+      const { ids, names } = segmentsPayload(matchingSegments(ctx.caller!.customer.segments, company), ctx.caller!.settings.segment_names);
+      return { status: 200, body: { domain, companyId: company.company_id, segments: { ids, names } } };
+    },
+  }),
+  apiRoute({
+    method: 'GET',
+    path: '/v3/segments/:segmentId/accounts',
+    auth: SEGMENTS_AUTH,
+    query: SegmentAccountsQuery,
+    doc: segmentAccountsDocs.get,
+    handler: async (ctx) => {
+      const customer = ctx.caller!.customer;
+      const id = segmentIdOf(ctx.req.params.segmentId, customer.id);
+      const segment = segmentOr404(customer.segments, id, customer.id);
+      const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, id);
+      const { catalog } = ctx.services.dataset.current;
+      const index = await segmentIndex(catalog);
+      const rows = index.membersOf(segment.match);
+      const from = after === null ? 0 : SegmentIndex.startAfter(index, rows, after);
+      const accounts = accountsOf(catalog, index, rows, from, from + ctx.query.limit);
+      const more = from + accounts.length < rows.length;
+      return { status: 200, body: { accounts, next_cursor: more && accounts.length > 0 ? encodeCursor(id, accounts[accounts.length - 1]!.companyId) : null } };
+    },
+  }),
+];
