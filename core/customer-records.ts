@@ -59,6 +59,8 @@ export const SegmentMatch = z
     sic_prefix: values.optional(),
     naics_prefix: values.optional(),
     company_id: z.array(z.string().max(200)).max(100_000).optional(),
+    /** Account lists by id (`hot`, `excluded`, or a named list's id): the company is in one of them. */
+    in_list: z.array(z.string().max(64)).max(100).optional(),
   })
   .strict();
 export type SegmentMatch = z.infer<typeof SegmentMatch>;
@@ -98,6 +100,25 @@ export const HotAccount = z.object({
   products: z.array(z.string()).default([]),
 });
 export type HotAccount = z.infer<typeof HotAccount>;
+
+/** The fixed ids of the two lists every customer has: its hot accounts and its excluded accounts. */
+export const FIXED_LIST_IDS = ['hot', 'excluded'] as const;
+/** Most accounts one list holds (and rows one CSV upload reads). */
+export const MAX_LIST_ACCOUNTS = 100_000;
+
+/** A named list's id: lower-case letters, digits, `-`, `_` (given by the server); never `hot` or `excluded`. */
+export const AccountListId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'a list id is 1–64 of a–z 0–9 _ - (starting with a letter or digit)')
+  .refine((id) => !(FIXED_LIST_IDS as readonly string[]).includes(id), 'hot and excluded are the fixed lists');
+
+/** A named account list of a customer: company ids a segment can use (`in_list`). */
+export const AccountList = z.object({
+  id: AccountListId,
+  name: z.string().trim().min(1).max(200),
+  company_ids: z.array(z.string().min(1).max(200)).max(MAX_LIST_ACCOUNTS),
+});
+export type AccountList = z.infer<typeof AccountList>;
 
 /** Requests per minute of one web tag, all visitors together / per visitor IP (see server/limits/policy.ts). */
 export const TagRateLimit = z.number().int().positive().max(10_000_000);
@@ -139,8 +160,18 @@ export const CustomerSeed = z.object({
   segments: z.array(Segment).default([]),
   excluded_accounts: z.array(z.string()).default([]),
   hot_accounts: z.array(HotAccount).default([]),
+  /** Named account lists (segments use them with `in_list`); edited at /admin/api/customers/:id/lists. Absent: none. */
+  account_lists: z.array(AccountList).optional(),
   /** API groups the operator granted beyond the packages (the Segments API). */
   grants: z.array(Grant).optional(),
+  /**
+   * Query parameters that make a page a page of its own in the account page's top pages (`/pricing?plan=pro`);
+   * every other one (UTM included) is collapsed into the path. Absent: none.
+   */
+  kept_query_params: z
+    .array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a query parameter name is 1–64 of A–Z a–z 0–9 _ . -'))
+    .max(50)
+    .optional(),
   tags: z.array(TagSeed).default([]),
 });
 export type CustomerSeed = z.infer<typeof CustomerSeed>;
@@ -164,6 +195,7 @@ export const CustomerPatch = z
           'excluded_accounts',
           'hot_accounts',
           'grants',
+          'kept_query_params',
         ] as const
       ).map((k) => {
         const f = CustomerSeed.shape[k];
@@ -182,7 +214,8 @@ type PatchKey =
   | 'segments'
   | 'excluded_accounts'
   | 'hot_accounts'
-  | 'grants';
+  | 'grants'
+  | 'kept_query_params';
 type Unwrapped<T> = T extends z.ZodDefault<infer I> ? I : T;
 export type CustomerPatch = z.infer<typeof CustomerPatch>;
 

@@ -3,6 +3,7 @@
  * (server/http/router.ts) registers it, answers 405 + Allow and HEAD from it; the OpenAPI document
  * (server/openapi/document.ts) is generated from it. Each module owns its routes' definitions.
  */
+import { accountRoutes } from './accounts/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { shellRoutes } from './app-shell.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -12,6 +13,7 @@ import { demoRoutes } from './demo/visitors.ts';
 import { enrichmentRoutes } from './enrichment/route.ts';
 import type { RouteDef } from './http/route-def.ts';
 import { identificationRoutes } from './identification/route.ts';
+import { listAdminRoutes } from './lists/routes.ts';
 import { healthRoutes } from './observability/health.ts';
 import { metricsRoutes } from './observability/metrics-route.ts';
 import { peopleRoutes } from './people/route.ts';
@@ -31,8 +33,10 @@ export const ROUTES: readonly RouteDef[] = [
   ...demoRoutes,
   ...adminRoutes,
   ...visitsAdminRoutes,
+  ...accountRoutes,
   ...webhookAdminRoutes,
   ...segmentAdminRoutes,
+  ...listAdminRoutes,
   ...authRoutes,
   ...ssoRoutes,
   ...userRoutes,

@@ -40,5 +40,6 @@ CREATE INDEX people_company ON people (company_id);
 
 export const OTHER_INDEXES = `
 CREATE INDEX intent_company ON intent (company_id);
+CREATE INDEX companies_name ON companies (name COLLATE NOCASE);
 CREATE INDEX engagement_people ON engagement (people_id);
 `;

@@ -205,7 +205,7 @@ export const adminRoutes: RouteDef[] = [
       return { status: 200, body: tag };
     },
   }),
-  // Only the fields given change (allowed domains, limits, scores, segment names, demo, settings).
+  // Only the fields given change (allowed domains, limits, scores, segment names, demo, disabled, settings).
   adminRoute({
     method: 'PATCH',
     path: '/admin/api/tags/:tagId',
@@ -218,6 +218,21 @@ export const adminRoutes: RouteDef[] = [
       const tag = await ctx.services.store.updateTag(ctx.req.params.tagId!, patch);
       await ctx.audit({ customer: tag.customer_id, action: 'tag.update', target: tag.tag_id, ...changed(before, tag) });
       return { status: 200, body: tag };
+    },
+  }),
+  // A deleted tag's id answers as unknown everywhere (lookups 401, its bundle 404); its page views stay in the reports.
+  adminRoute({
+    method: 'DELETE',
+    path: '/admin/api/tags/:tagId',
+    access: { permission: 'tags:write', customer: { from: 'tag-param', name: 'tagId' } },
+    doc: tagDocs.delete,
+    handler: async (ctx) => {
+      const tagId = ctx.req.params.tagId!;
+      const before = await ctx.services.store.getTag(tagId);
+      if (!before) throw new ApiError('not_found', `unknown tag ${tagId}`);
+      await ctx.services.store.deleteTag(tagId);
+      await ctx.audit({ customer: before.customer_id, action: 'tag.delete', target: tagId, before });
+      return { status: 204 };
     },
   }),
   // Server-managed tag settings, inlined into /tag/v1/<tagId>.js (the whole object: absent keys = bundle defaults).

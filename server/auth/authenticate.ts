@@ -105,6 +105,15 @@ export async function authenticateTag(store: AccessRecords, req: HeaderSource, t
   const tag = await store.getTag(tagId);
   if (!tag) throw new ApiError('unauthenticated', `unknown web tag ${JSON.stringify(tagId.slice(0, 64))}`);
   const corsOrigin = checkOrigin(req, tag.allowed_domains, 'web tag');
+  // After the origin check (a foreign page learns nothing of the tag); readable by the allowed page, so its
+  // console shows why the tag stopped answering.
+  if (tag.disabled) {
+    throw new ApiError(
+      'forbidden',
+      `web tag ${tag.tag_id} is disabled: it answers no lookups and records no page views until it is enabled again (console, Web tags)`,
+      corsOrigin ? { 'Access-Control-Allow-Origin': corsOrigin } : {},
+    );
+  }
   const customer = await store.getCustomer(tag.customer_id);
   if (!customer) throw new ApiError('unauthenticated', 'unknown web tag: its customer no longer exists');
   if (!isEntitled(customer, 'identification')) throw new ApiError('forbidden', "the customer's packages no longer cover the identification API");

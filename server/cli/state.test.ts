@@ -186,6 +186,7 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
       'credit_usage',
       'charge',
       'visit_account',
+      'visit_session',
       'visit_anonymous',
       'tag_sighting',
       'webhook_endpoint',

@@ -56,6 +56,27 @@ describe('adminClient', () => {
     expect(headers(f.calls[0])['content-type']).toBeUndefined();
   });
 
+  it('edits, disables and deletes tags; reads, previews and changes segments', async () => {
+    const f = fakeFetch((c) => (c.init.method === 'DELETE' ? new Response(null, { status: 204 }) : json(200, {})));
+    const api = adminClient('t', f.fetch);
+    await api.updateTag('tag 1', { disabled: true, rate_limit: 10 });
+    await api.deleteTag('tag 1');
+    await api.segments('demo');
+    await api.previewSegment('demo', { industry: ['Software'] });
+    await api.createSegment('demo', { name: 'S', match: { region: ['EMEA'] } });
+    await api.updateSegment('demo', 105, { name: 'T' });
+    await api.deleteSegment('demo', 105);
+    expect(f.calls.map((c) => `${c.init.method} ${c.url} ${c.init.body ?? ''}`.trim())).toEqual([
+      'PATCH /admin/api/tags/tag%201 {"disabled":true,"rate_limit":10}',
+      'DELETE /admin/api/tags/tag%201',
+      'GET /admin/api/customers/demo/segments',
+      'POST /admin/api/customers/demo/segments/preview {"match":{"industry":["Software"]}}',
+      'POST /admin/api/customers/demo/segments {"name":"S","match":{"region":["EMEA"]}}',
+      'PATCH /admin/api/customers/demo/segments/105 {"name":"T"}',
+      'DELETE /admin/api/customers/demo/segments/105',
+    ]);
+  });
+
   it('answers undefined for a 204 delete', async () => {
     const f = fakeFetch(() => new Response(null, { status: 204 }));
     await expect(adminClient('t', f.fetch).deleteToken('tok_1')).resolves.toBeUndefined();

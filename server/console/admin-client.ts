@@ -7,10 +7,14 @@
  * the UI can show it, and a 401 can send the user to sign-in).
  */
 
+import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
 import type { Role } from '../../core/roles.ts';
+import type { AccountPage, FoundAccount } from '../accounts/account.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
-import type { CustomerRecord, NewTag, NewToken, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
+import type { ListDetail, ListSummary, ListsAnswer, UploadReport } from '../lists/schema.ts';
+import type { SegmentAccount } from '../segments/schema.ts';
+import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
 import type { AuditEvent, SsoProvider, UserRecord } from '../state/users.ts';
 import type { TagSighting } from '../state/visits.ts';
 import type { VisitsReport } from '../visits/report.ts';
@@ -69,11 +73,26 @@ export interface AdminClient {
   visits(customerId: string, range: VisitsRange): Promise<VisitsReport>;
   /** The same report as CSV text (Accept: text/csv). */
   visitsCsv(customerId: string, range: VisitsRange): Promise<string>;
+  /** The account page's search box: companies by id, domain or name prefix (at most 20). */
+  searchAccounts(customerId: string, q: string): Promise<{ accounts: FoundAccount[] }>;
+  /** One account's page (firmographics, scores, journey …) over `from`–`to`. */
+  account(customerId: string, companyId: string, range: VisitsRange): Promise<AccountPage>;
+  /** Its page views per day and sessions' pages as CSV text. */
+  accountCsv(customerId: string, companyId: string, range: VisitsRange): Promise<string>;
   tags(customerId: string): Promise<TagRecord[]>;
   createTag(body: NewTag & { rate_limit?: number; visitor_rate_limit?: number }): Promise<TagRecord>;
   tagSightings(customerId: string): Promise<TagSighting[]>;
   /** Replaces the tag's server-managed settings (the whole object: absent keys are the bundle's defaults). */
   updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
+  /** Changes only the fields given (allowed domains, limits, answers, `disabled`). */
+  updateTag(tagId: string, patch: TagPatch): Promise<TagRecord>;
+  deleteTag(tagId: string): Promise<void>;
+  segments(customerId: string): Promise<Segment[]>;
+  createSegment(customerId: string, body: { name: string; match: SegmentMatch }): Promise<Segment>;
+  updateSegment(customerId: string, segmentId: number, patch: { name?: string; match?: SegmentMatch }): Promise<Segment>;
+  deleteSegment(customerId: string, segmentId: number): Promise<void>;
+  /** How many catalog accounts the rule matches and the first 20 (nothing saved). */
+  previewSegment(customerId: string, match: SegmentMatch): Promise<SegmentPreview>;
   users(customerId: string): Promise<UserRecord[]>;
   invite(customerId: string, body: { email: string; role: Role }): Promise<IssuedLink>;
   setUserRole(customerId: string, userId: string, role: Role): Promise<UserRecord>;
@@ -84,6 +103,16 @@ export interface AdminClient {
   setSso(customerId: string, body: SsoUpdate): Promise<SsoSettings>;
   removeSso(customerId: string): Promise<void>;
   audit(customerId: string, range: AuditRange): Promise<{ events: AuditEvent[] }>;
+  /** Account lists (hot, excluded, named) with their sizes. */
+  lists(customerId: string): Promise<ListsAnswer>;
+  /** One list and a page of its accounts. */
+  list(customerId: string, listId: string, page?: { offset: number; limit: number }): Promise<ListDetail>;
+  createList(customerId: string, name: string): Promise<ListSummary>;
+  /** Renames a named list or replaces its company ids. */
+  updateList(customerId: string, listId: string, body: { name?: string; company_ids?: string[] }): Promise<ListSummary>;
+  deleteList(customerId: string, listId: string): Promise<void>;
+  /** A CSV file of accounts (body `text/csv`): the report; a bad file is an AdminApiError and changes nothing. */
+  uploadList(customerId: string, listId: string, csv: string, mode: 'add' | 'replace'): Promise<UploadReport>;
   /** The same events as CSV text (Accept: text/csv). */
   auditCsv(customerId: string, range: AuditRange): Promise<string>;
 }
@@ -104,6 +133,11 @@ export interface AuthClient {
   /** Who the session cookie (or, given, the admin token) belongs to; 401 when none. */
   me(adminToken?: string | null): Promise<MeAnswer>;
   logout(): Promise<void>;
+}
+
+export interface SegmentPreview {
+  size: number;
+  accounts: SegmentAccount[];
 }
 
 export interface VisitsRange {
@@ -148,6 +182,20 @@ async function request<T>(fetchImpl: Fetch, adminToken: string | null, method: s
   return (accept === 'application/json' ? await res.json() : await res.text()) as T;
 }
 
+/** A CSV body (the account-list upload), otherwise as `request`. */
+async function sendCsv<T>(fetchImpl: Fetch, adminToken: string | null, url: string, csv: string): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'text/csv' };
+  if (adminToken) headers.authorization = `Bearer ${adminToken}`;
+  let res: Response;
+  try {
+    res = await fetchImpl(url, { method: 'POST', headers, body: csv, credentials: adminToken ? 'omit' : 'same-origin', cache: 'no-store' });
+  } catch (e) {
+    throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
+  }
+  if (!res.ok) throw new AdminApiError(res.status, await errorMessage(res));
+  return (await res.json()) as T;
+}
+
 /** The admin API as the operator (`adminToken`) or, with null, as the signed-in user (session cookie). */
 export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/admin/api'): AdminClient {
   const call = <T>(method: string, path: string, body?: unknown, accept?: string) => request<T>(fetchImpl, adminToken, method, `${base}${path}`, body, accept);
@@ -167,10 +215,20 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     webhookDeliveries: (customerId, webhookId) => call('GET', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/deliveries`),
     visits: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`),
     visitsCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`, undefined, 'text/csv'),
+    searchAccounts: (customerId, q) => call('GET', `/customers/${id(customerId)}/accounts?${new URLSearchParams({ q })}`),
+    account: (customerId, companyId, r) => call('GET', `/customers/${id(customerId)}/accounts/${id(companyId)}?${range(r)}`),
+    accountCsv: (customerId, companyId, r) => call('GET', `/customers/${id(customerId)}/accounts/${id(companyId)}?${range(r)}`, undefined, 'text/csv'),
     tags: (customerId) => call('GET', `/tags?customer=${id(customerId)}`),
     createTag: (body) => call('POST', '/tags', body),
     tagSightings: (customerId) => call('GET', `/customers/${id(customerId)}/tag-sightings`),
     updateTagSettings: (tagId, settings) => call('PATCH', `/tags/${id(tagId)}/settings`, settings),
+    updateTag: (tagId, patch) => call('PATCH', `/tags/${id(tagId)}`, patch),
+    deleteTag: (tagId) => call('DELETE', `/tags/${id(tagId)}`),
+    segments: (customerId) => call('GET', `/customers/${id(customerId)}/segments`),
+    createSegment: (customerId, body) => call('POST', `/customers/${id(customerId)}/segments`, body),
+    updateSegment: (customerId, segmentId, patch) => call('PATCH', `/customers/${id(customerId)}/segments/${segmentId}`, patch),
+    deleteSegment: (customerId, segmentId) => call('DELETE', `/customers/${id(customerId)}/segments/${segmentId}`),
+    previewSegment: (customerId, match) => call('POST', `/customers/${id(customerId)}/segments/preview`, { match }),
     users: (customerId) => call('GET', `/customers/${id(customerId)}/users`),
     invite: (customerId, body) => call('POST', `/customers/${id(customerId)}/invitations`, body),
     setUserRole: (customerId, userId, role) => call('PATCH', `/customers/${id(customerId)}/users/${id(userId)}`, { role }),
@@ -185,6 +243,14 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     removeSso: (customerId) => call('DELETE', `/customers/${id(customerId)}/sso`),
     audit: (customerId, r) => call('GET', `/customers/${id(customerId)}/audit?${new URLSearchParams({ from: r.from, to: r.to })}`),
     auditCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/audit?${new URLSearchParams({ from: r.from, to: r.to })}`, undefined, 'text/csv'),
+    lists: (customerId) => call('GET', `/customers/${id(customerId)}/lists`),
+    list: (customerId, listId, page = { offset: 0, limit: 500 }) =>
+      call('GET', `/customers/${id(customerId)}/lists/${id(listId)}?${new URLSearchParams({ offset: String(page.offset), limit: String(page.limit) })}`),
+    createList: (customerId, name) => call('POST', `/customers/${id(customerId)}/lists`, { name }),
+    updateList: (customerId, listId, body) => call('PUT', `/customers/${id(customerId)}/lists/${id(listId)}`, body),
+    deleteList: (customerId, listId) => call('DELETE', `/customers/${id(customerId)}/lists/${id(listId)}`),
+    uploadList: (customerId, listId, csv, mode) =>
+      sendCsv(fetchImpl, adminToken, `${base}/customers/${id(customerId)}/lists/${id(listId)}/upload?${new URLSearchParams({ mode })}`, csv),
   };
 }
 

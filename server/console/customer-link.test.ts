@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerFromHash, hashForCustomer, namedPageFromHash, pageFromHash } from './customer-link.ts';
+import { accountFromHash, customerFromHash, hashForAccount, hashForCustomer, namedPageFromHash, pageFromHash } from './customer-link.ts';
 
 describe('customer link', () => {
   it('round-trips ids, including ones that need escaping', () => {
@@ -29,5 +29,15 @@ describe('console page link', () => {
     expect(namedPageFromHash('#customer=demo')).toBeNull();
     expect(namedPageFromHash('#customer=demo&page=nonsense')).toBeNull();
     expect(namedPageFromHash('#customer=demo&page=tokens')).toBe('tokens');
+  });
+});
+
+describe('account links', () => {
+  it('open the Accounts page on one account, and read it back', () => {
+    const hash = hashForAccount('acme', '900001');
+    expect(hash).toBe('#customer=acme&page=accounts&account=900001');
+    expect(namedPageFromHash(hash)).toBe('accounts');
+    expect(accountFromHash(hash)).toBe('900001');
+    expect(accountFromHash(hashForAccount('acme', null))).toBeNull();
   });
 });

@@ -3,11 +3,14 @@
  * reload or a shared link keeps them.
  */
 
-export const CONSOLE_PAGES = ['tokens', 'visitors', 'tags', 'webhooks', 'users', 'audit'] as const;
+export const CONSOLE_PAGES = ['tokens', 'visitors', 'accounts', 'segments', 'lists', 'tags', 'webhooks', 'users', 'audit'] as const;
 export type ConsolePage = (typeof CONSOLE_PAGES)[number];
 export const PAGE_TITLES: Record<ConsolePage, string> = {
   tokens: 'API tokens',
   visitors: 'Visitors',
+  accounts: 'Accounts',
+  segments: 'Segments',
+  lists: 'Lists',
   tags: 'Web tags',
   webhooks: 'Webhooks',
   users: 'Users',
@@ -35,4 +38,14 @@ export function pageFromHash(hash: string): ConsolePage {
 export function hashForCustomer(id: string | null, page: ConsolePage = 'tokens'): string {
   if (!id) return '';
   return `#${new URLSearchParams(page === 'tokens' ? { customer: id } : { customer: id, page })}`;
+}
+
+/** The account the Accounts page shows (`#customer=acme&page=accounts&account=900001`), or null. */
+export function accountFromHash(hash: string): string | null {
+  return params(hash).get('account') || null;
+}
+
+/** The Accounts page of a customer, opened on one account (or on its search box alone). */
+export function hashForAccount(customerId: string, companyId: string | null): string {
+  return `#${new URLSearchParams({ customer: customerId, page: 'accounts', ...(companyId ? { account: companyId } : {}) })}`;
 }

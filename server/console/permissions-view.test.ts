@@ -39,10 +39,10 @@ describe('permissions view', () => {
   });
 
   it('each role sees the pages of core/roles.ts permissions', () => {
-    expect(visiblePages(user('owner'))).toEqual(['tokens', 'visitors', 'tags', 'webhooks', 'users', 'audit']);
-    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'tags', 'webhooks', 'audit']);
-    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'tags']);
-    expect(visiblePages(user('viewer'))).toEqual(['visitors', 'tags']);
+    expect(visiblePages(user('owner'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'tags', 'webhooks', 'users', 'audit']);
+    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'tags', 'webhooks', 'audit']);
+    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'tags']);
+    expect(visiblePages(user('viewer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'tags']);
     for (const role of ROLES) {
       expect(showsCustomerPicker(user(role))).toBe(false);
       for (const page of CONSOLE_PAGES) expect(visiblePages(user(role)).includes(page)).toBe(roleMay(role, PAGE_PERMISSION[page]));
@@ -50,9 +50,9 @@ describe('permissions view', () => {
   });
 
   it('buttons follow the write permissions: a marketer edits tag settings only, a viewer nothing', () => {
-    expect(pageRights(user('marketer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: true, webhooksWrite: false });
-    expect(pageRights(user('viewer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: false, webhooksWrite: false });
-    expect(pageRights(user('admin'))).toEqual({ tokensWrite: true, tagsWrite: true, tagSettingsWrite: true, webhooksWrite: true });
+    expect(pageRights(user('marketer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: true, webhooksWrite: false, segmentsWrite: true });
+    expect(pageRights(user('viewer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: false, webhooksWrite: false, segmentsWrite: false });
+    expect(pageRights(user('admin'))).toEqual({ tokensWrite: true, tagsWrite: true, tagSettingsWrite: true, webhooksWrite: true, segmentsWrite: true });
     expect(can(user('admin'), 'users:manage')).toBe(false);
     expect(can(user('owner'), 'users:manage')).toBe(true);
   });

@@ -33,6 +33,9 @@ export function can(viewer: Viewer, permission: Permission): boolean {
 export const PAGE_PERMISSION: Readonly<Record<ConsolePage, Permission>> = {
   tokens: 'tokens:read',
   visitors: 'reports:read',
+  accounts: 'reports:read',
+  segments: 'reports:read',
+  lists: 'reports:read',
   tags: 'tags:read',
   webhooks: 'webhooks:read',
   users: 'users:manage',
@@ -74,6 +77,7 @@ export interface PageRights {
   tagsWrite: boolean;
   tagSettingsWrite: boolean;
   webhooksWrite: boolean;
+  segmentsWrite: boolean;
 }
 
 export function pageRights(viewer: Viewer): PageRights {
@@ -82,5 +86,6 @@ export function pageRights(viewer: Viewer): PageRights {
     tagsWrite: can(viewer, 'tags:write'),
     tagSettingsWrite: can(viewer, 'tag-settings:write'),
     webhooksWrite: can(viewer, 'webhooks:write'),
+    segmentsWrite: can(viewer, 'segments:write'),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NewTag, TagSettings } from '../state/store.ts';
-import { emptyTagForm, tagRequestBody, tagSettingsBody, tagSettingsForm } from './tag-form.ts';
+import { NewTag, TagPatch, TagSettings } from '../state/store.ts';
+import { emptyTagForm, tagEditForm, tagPatchBody, tagRequestBody, tagSettingsBody, tagSettingsForm } from './tag-form.ts';
 
 describe('create-tag form', () => {
   it('builds the admin API body: domains split and trimmed, features in settings, limits top-level', () => {
@@ -46,31 +46,105 @@ describe('allowed domains: the console decides as the API schema does', () => {
 });
 
 describe('tag settings form', () => {
-  it('starts from the tag: absent features on, GPC honoured unless turned off', () => {
+  it('starts from the tag: absent features on, GPC honoured unless turned off, the rest as set or empty', () => {
     expect(tagSettingsForm({})).toEqual({
       features: { personalisation: true, form_fill: true, spa: true, page_views: true, debug: true },
       consent_default: '',
       honor_gpc: true,
+      min_confidence: '',
+      fields: '',
+      cache_ttl_ms: '',
+      anti_flicker_timeout_ms: '',
     });
-    expect(tagSettingsForm({ features: { spa: false }, consent_default: 'pending', honor_gpc: false })).toMatchObject({
+    expect(
+      tagSettingsForm({
+        features: { spa: false },
+        consent_default: 'pending',
+        honor_gpc: false,
+        fields: ['name', 'domain'],
+        min_confidence: 'High',
+        cache_ttl_ms: 0,
+      }),
+    ).toMatchObject({
       features: { spa: false, page_views: true },
       consent_default: 'pending',
       honor_gpc: false,
+      fields: 'name, domain',
+      min_confidence: 'High',
+      cache_ttl_ms: '0',
     });
   });
 
-  it('sends the whole settings object, keeping what the form does not edit; the API schema takes it', () => {
-    const current = { fields: ['name', 'domain'], min_confidence: 'High' as const, consent_default: 'denied' as const, features: { debug: false } };
-    const form = { ...tagSettingsForm(current), consent_default: '' as const };
-    form.features.spa = false;
-    const body = tagSettingsBody(current, form);
-    expect(body).toEqual({
+  it('sends the whole settings object (every key is on the form: empty = default); the API schema takes it', () => {
+    const current = {
       fields: ['name', 'domain'],
-      min_confidence: 'High',
-      features: { personalisation: true, form_fill: true, spa: false, page_views: true, debug: false },
-      honor_gpc: true,
+      min_confidence: 'High' as const,
+      consent_default: 'denied' as const,
+      features: { debug: false },
+      anti_flicker_timeout_ms: 800,
+    };
+    const form = { ...tagSettingsForm(current), consent_default: '' as const, cache_ttl_ms: '60000' };
+    form.features.spa = false;
+    const r = tagSettingsBody(form);
+    expect(r).toEqual({
+      ok: true,
+      body: {
+        fields: ['name', 'domain'],
+        min_confidence: 'High',
+        features: { personalisation: true, form_fill: true, spa: false, page_views: true, debug: false },
+        honor_gpc: true,
+        cache_ttl_ms: 60000,
+        anti_flicker_timeout_ms: 800,
+      },
     });
-    expect(TagSettings.safeParse(body).success).toBe(true);
-    expect(tagSettingsBody({}, { ...tagSettingsForm({}), consent_default: 'granted' })).toMatchObject({ consent_default: 'granted' });
+    expect(r.ok && TagSettings.safeParse(r.body).success).toBe(true);
+    expect(tagSettingsBody({ ...tagSettingsForm({}), consent_default: 'granted' })).toMatchObject({ ok: true, body: { consent_default: 'granted' } });
+    // Emptied fields go back to the bundle's defaults: not sent.
+    const cleared = tagSettingsBody({ ...tagSettingsForm(current), fields: ' ', min_confidence: '', anti_flicker_timeout_ms: '' });
+    expect(cleared.ok && Object.keys(cleared.body).sort()).toEqual(['consent_default', 'features', 'honor_gpc']);
+  });
+
+  it('refuses numbers and lists the API refuses, naming the field', () => {
+    const base = tagSettingsForm({});
+    expect(tagSettingsBody({ ...base, cache_ttl_ms: '-1' })).toMatchObject({ ok: false, field: 'cache_ttl_ms' });
+    expect(tagSettingsBody({ ...base, cache_ttl_ms: String(31 * 86_400_000) })).toMatchObject({ ok: false, field: 'cache_ttl_ms' });
+    expect(tagSettingsBody({ ...base, anti_flicker_timeout_ms: '1.5' })).toMatchObject({ ok: false, field: 'anti_flicker_timeout_ms' });
+    expect(tagSettingsBody({ ...base, anti_flicker_timeout_ms: '10001' })).toMatchObject({ ok: false, field: 'anti_flicker_timeout_ms' });
+    expect(tagSettingsBody({ ...base, fields: 'x'.repeat(65) })).toMatchObject({ ok: false, field: 'fields' });
+    for (const [field, value] of [
+      ['cache_ttl_ms', '2592000000'],
+      ['anti_flicker_timeout_ms', '10000'],
+      ['anti_flicker_timeout_ms', '0'],
+    ] as const) {
+      const r = tagSettingsBody({ ...base, [field]: value });
+      expect(r.ok && TagSettings.safeParse(r.body).success, `${field} ${value}`).toBe(true);
+    }
+  });
+});
+
+describe('tag edit form', () => {
+  const tag = { allowed_domains: ['www.acme.test', '*.acme.test'], scores: true, segment_names: false, rate_limit: 6000, visitor_rate_limit: 300 };
+
+  it('starts from the tag and sends only the fields it edits, as TagPatch takes them', () => {
+    const form = { ...tagEditForm(tag), allowed_domains: 'www.acme.test shop.acme.test', segment_names: true, rate_limit: '1200' };
+    expect(tagEditForm(tag)).toEqual({
+      allowed_domains: 'www.acme.test, *.acme.test',
+      scores: true,
+      segment_names: false,
+      rate_limit: '6000',
+      visitor_rate_limit: '300',
+    });
+    const r = tagPatchBody(form);
+    expect(r).toEqual({
+      ok: true,
+      body: { allowed_domains: ['www.acme.test', 'shop.acme.test'], scores: true, segment_names: true, rate_limit: 1200, visitor_rate_limit: 300 },
+    });
+    expect(r.ok && TagPatch.safeParse(r.body).success).toBe(true);
+  });
+
+  it('refuses what the API refuses, naming the field', () => {
+    expect(tagPatchBody({ ...tagEditForm(tag), allowed_domains: '' })).toMatchObject({ ok: false, field: 'allowed_domains' });
+    expect(tagPatchBody({ ...tagEditForm(tag), allowed_domains: 'https://x.test/' })).toMatchObject({ ok: false, field: 'allowed_domains' });
+    expect(tagPatchBody({ ...tagEditForm(tag), rate_limit: '0' })).toMatchObject({ ok: false, field: 'rate_limit' });
   });
 });

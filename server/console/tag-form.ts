@@ -11,8 +11,9 @@
 import { parseAllowedDomains } from '../../core/allowed-domain.ts';
 // Type-only: core/tag-features.ts builds a zod schema, which must stay out of the console bundle.
 import type { FeatureName } from '../../core/tag-features.ts';
+import { CONFIDENCES } from '../../core/vocabulary.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import type { NewTag, TagSettings } from '../state/store.ts';
+import type { NewTag, TagPatch, TagRecord, TagSettings } from '../state/store.ts';
 import { splitList } from './token-form.ts';
 
 /** The tag's compile-time features (core/tag-features.ts FEATURE_NAMES); in a tag's settings an absent key is on. */
@@ -86,24 +87,107 @@ export function tagRequestBody(customerId: string, f: TagFormFields): TagFormRes
 /** The consent defaults a tag may start with (TagSettings.consent_default); '' keeps the bundle's default. */
 export const CONSENT_DEFAULTS = ['granted', 'denied', 'pending'] as const;
 
-/** A tag's server-managed settings as the settings form edits them (features, consent, Global Privacy Control). */
+/** Confidence floors a tag may require before it acts on an answer (TagSettings.min_confidence); '' keeps the bundle's. */
+export const MIN_CONFIDENCES = CONFIDENCES;
+/** Largest cache time and anti-flicker timeout the API takes (TagSettings). */
+export const MAX_CACHE_TTL_MS = 30 * 86_400_000;
+export const MAX_ANTI_FLICKER_MS = 10_000;
+
+/**
+ * A tag's server-managed settings as the settings form edits them: features, consent default, Global
+ * Privacy Control, minimum confidence, the dataLayer fields, the cache time and the anti-flicker timeout
+ * (numbers and lists as typed; '' = the bundle's default).
+ */
 export interface TagSettingsFields {
   features: Record<TagFeature, boolean>;
   consent_default: '' | (typeof CONSENT_DEFAULTS)[number];
   honor_gpc: boolean;
+  min_confidence: '' | (typeof CONFIDENCES)[number];
+  fields: string;
+  cache_ttl_ms: string;
+  anti_flicker_timeout_ms: string;
 }
 
 /** The form for a tag's current settings: absent features are on, GPC is honoured unless turned off. */
 export function tagSettingsForm(settings: TagSettings): TagSettingsFields {
   const features = Object.fromEntries(TAG_FEATURES.map((f) => [f, settings.features?.[f] !== false])) as Record<TagFeature, boolean>;
-  return { features, consent_default: settings.consent_default ?? '', honor_gpc: settings.honor_gpc !== false };
+  return {
+    features,
+    consent_default: settings.consent_default ?? '',
+    honor_gpc: settings.honor_gpc !== false,
+    min_confidence: settings.min_confidence ?? '',
+    fields: (settings.fields ?? []).join(', '),
+    cache_ttl_ms: settings.cache_ttl_ms === undefined ? '' : String(settings.cache_ttl_ms),
+    anti_flicker_timeout_ms: settings.anti_flicker_timeout_ms === undefined ? '' : String(settings.anti_flicker_timeout_ms),
+  };
+}
+
+export type TagSettingsResult = { ok: true; body: TagSettings } | { ok: false; field: keyof TagSettingsFields; message: string };
+
+/** A whole number from 0 to `max` typed in a field, '' for none (the bundle's default), or null when not one. */
+function wholeOrNone(text: string, max: number): number | undefined | null {
+  const t = text.trim();
+  if (t === '') return undefined;
+  const n = Number(t);
+  return Number.isInteger(n) && n >= 0 && n <= max ? n : null;
 }
 
 /**
- * The whole settings object to send (PATCH …/settings replaces it: absent keys are the bundle's defaults),
- * so the settings this form does not edit (fields, min_confidence, timeouts …) are kept as they were.
+ * The whole settings object to send (PATCH …/settings replaces it: absent keys are the bundle's defaults).
+ * Every TagSettings key is on the form, so what it leaves empty is the default; checked as the API checks.
  */
-export function tagSettingsBody(current: TagSettings, f: TagSettingsFields): TagSettings {
-  const { consent_default: _c, ...rest } = current;
-  return { ...rest, features: { ...f.features }, honor_gpc: f.honor_gpc, ...(f.consent_default ? { consent_default: f.consent_default } : {}) };
+export function tagSettingsBody(f: TagSettingsFields): TagSettingsResult {
+  const fields = splitList(f.fields, /[,\s]+/);
+  if (fields.length > 64 || fields.some((x) => x.length > 64))
+    return { ok: false, field: 'fields', message: 'dataLayer fields: at most 64 names of at most 64 characters.' };
+  const cache = wholeOrNone(f.cache_ttl_ms, MAX_CACHE_TTL_MS);
+  if (cache === null)
+    return {
+      ok: false,
+      field: 'cache_ttl_ms',
+      message: `Cache time: whole milliseconds from 0 to ${MAX_CACHE_TTL_MS.toLocaleString('en-US')} (30 days), or empty for the default.`,
+    };
+  const flicker = wholeOrNone(f.anti_flicker_timeout_ms, MAX_ANTI_FLICKER_MS);
+  if (flicker === null)
+    return {
+      ok: false,
+      field: 'anti_flicker_timeout_ms',
+      message: `Anti-flicker timeout: whole milliseconds from 0 to ${MAX_ANTI_FLICKER_MS.toLocaleString('en-US')}, or empty for the default.`,
+    };
+  const body: TagSettings = { features: { ...f.features }, honor_gpc: f.honor_gpc };
+  if (f.consent_default) body.consent_default = f.consent_default;
+  if (f.min_confidence) body.min_confidence = f.min_confidence;
+  if (fields.length > 0) body.fields = fields;
+  if (cache !== undefined) body.cache_ttl_ms = cache;
+  if (flicker !== undefined) body.anti_flicker_timeout_ms = flicker;
+  return { ok: true, body };
+}
+
+/** A tag's own fields as the edit form types them (allowed domains, answers, limits): `tags:write`. */
+export interface TagEditFields {
+  allowed_domains: string;
+  scores: boolean;
+  segment_names: boolean;
+  rate_limit: string;
+  visitor_rate_limit: string;
+}
+
+export function tagEditForm(tag: Pick<TagRecord, 'allowed_domains' | 'scores' | 'segment_names' | 'rate_limit' | 'visitor_rate_limit'>): TagEditFields {
+  return {
+    allowed_domains: tag.allowed_domains.join(', '),
+    scores: tag.scores,
+    segment_names: tag.segment_names,
+    rate_limit: String(tag.rate_limit),
+    visitor_rate_limit: String(tag.visitor_rate_limit),
+  };
+}
+
+export type TagPatchResult = { ok: true; body: TagPatch } | { ok: false; field: keyof TagEditFields; message: string };
+
+/** The PATCH body of the edit form, checked by the create form's rules (the same fields, the same API schema). */
+export function tagPatchBody(f: TagEditFields): TagPatchResult {
+  const r = tagRequestBody('', { ...f, features: emptyTagForm().features });
+  if (!r.ok) return r as TagPatchResult;
+  const { allowed_domains, scores, segment_names, rate_limit, visitor_rate_limit } = r.body;
+  return { ok: true, body: { allowed_domains, scores, segment_names, rate_limit, visitor_rate_limit } };
 }

@@ -27,6 +27,12 @@ export interface Catalog {
    * given columns: the segment membership index is built from these (server/segments/membership.ts).
    */
   companyColumns(columns: readonly (keyof CompanyRow)[], after: string, limit: number): string[][];
+  /**
+   * Companies whose id is `text`, whose domain starts with it, or whose name starts with it (ignoring ASCII
+   * case), in that order, at most `limit`: the account page's search box. Index range scans (the domains
+   * key; `companies_name`, built by `data build` — a catalog built before it is scanned instead).
+   */
+  searchCompanies(text: string, limit: number): CompanyRow[];
   close(): void;
 }
 
@@ -42,6 +48,10 @@ export function openCatalog(file: string): Catalog {
     intent: db.prepare('SELECT company_id, topic, strength, observed_at FROM intent WHERE company_id = ?'),
     engagement: db.prepare('SELECT people_id, activity, count, observed_at FROM engagement WHERE people_id = ?'),
     samples: db.prepare('SELECT * FROM network_samples ORDER BY rowid'),
+    domainPrefix: db.prepare('SELECT DISTINCT company_id FROM domains WHERE domain >= ? AND domain < ? ORDER BY domain, company_id LIMIT ?'),
+    namePrefix: db.prepare(
+      'SELECT * FROM companies WHERE name >= ? COLLATE NOCASE AND name < ? COLLATE NOCASE ORDER BY name COLLATE NOCASE, company_id LIMIT ?',
+    ),
   };
   // The identification route reads the company and its intent signals on every Match: kept per snapshot
   // (the file is read-only), frozen because they are shared, bounded so memory stays flat.
@@ -87,6 +97,23 @@ export function openCatalog(file: string): Catalog {
         columnPages.set(key, stmt);
       }
       return stmt.all(after, limit) as string[][];
+    },
+    searchCompanies(text, limit) {
+      const t = text.trim();
+      if (t === '' || limit <= 0) return [];
+      const found = new Map<string, CompanyRow>();
+      const add = (row: CompanyRow | null | undefined) => {
+        if (row && found.size < limit && !found.has(row.company_id)) found.set(row.company_id, row);
+      };
+      // Past every character a prefix can continue with (U+10FFFF sorts last in UTF-8).
+      const end = (s: string) => `${s}\u{10FFFF}`;
+      add(q.company.get(t) as CompanyRow | undefined);
+      const domain = normaliseDomain(t);
+      if (domain) {
+        for (const id of q.domainPrefix.pluck().all(domain, end(domain), limit) as string[]) add(q.company.get(id) as CompanyRow | undefined);
+      }
+      for (const row of q.namePrefix.all(t, end(t), limit) as CompanyRow[]) add(row);
+      return [...found.values()];
     },
     close: () => db.close(),
   };

@@ -5,7 +5,7 @@
 import type { Catalog } from '../data/catalog.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
 import { demoVisitorsDocs } from '../openapi/route-docs.ts';
-import { segmentMatches } from '../segments/evaluate.ts';
+import { listMembers, NO_LISTS, segmentMatches } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 
 export interface DemoVisitor {
@@ -35,13 +35,17 @@ export function pickVisitors(catalog: Catalog, customer: CustomerRecord | null):
   const excluded = new Set(customer?.excluded_accounts ?? []);
   const hot = new Set(customer?.hot_accounts.map((h) => h.company_id) ?? []);
   const firstSegment = customer?.segments[0];
+  const lists = customer ? listMembers(customer) : NO_LISTS;
   const plain = (id: string) => !excluded.has(id) && !hot.has(id);
   if (firstSegment) {
-    take(`In segment "${firstSegment.name}"`, (s, c) => s.kind === 'company' && c !== null && plain(c.company_id) && segmentMatches(firstSegment.match, c));
+    take(
+      `In segment "${firstSegment.name}"`,
+      (s, c) => s.kind === 'company' && c !== null && plain(c.company_id) && segmentMatches(firstSegment.match, c, lists),
+    );
   }
   take(
     'Company outside the segments',
-    (s, c) => s.kind === 'company' && c !== null && plain(c.company_id) && !(customer?.segments ?? []).some((seg) => segmentMatches(seg.match, c)),
+    (s, c) => s.kind === 'company' && c !== null && plain(c.company_id) && !(customer?.segments ?? []).some((seg) => segmentMatches(seg.match, c, lists)),
   );
   take('Hot account', (s, c) => s.kind === 'company' && c !== null && hot.has(c.company_id));
   take('Excluded account', (s, c) => s.kind === 'company' && c !== null && excluded.has(c.company_id));

@@ -44,7 +44,7 @@ export interface LeadFacts {
 }
 
 export interface AnswerContext {
-  customer: Pick<CustomerRecord, 'segments' | 'products' | 'packages' | 'excluded_accounts'>;
+  customer: Pick<CustomerRecord, 'segments' | 'products' | 'packages' | 'excluded_accounts' | 'hot_accounts'> & Partial<Pick<CustomerRecord, 'account_lists'>>;
   settings: { segment_names: boolean };
   now: Date;
 }
@@ -58,7 +58,7 @@ const found = (r: CompanyResolution): CompanyRow | null => (r.outcome === 'found
 const notFoundMessage = (r: CompanyResolution) => (r.outcome === 'invalid-email' ? MESSAGES.invalidEmail : MESSAGES.noData);
 
 function segments(company: CompanyRow | null, ctx: AnswerContext) {
-  return segmentsPayload(matchingSegments(ctx.customer.segments, company), ctx.settings.segment_names);
+  return segmentsPayload(matchingSegments(ctx.customer, company), ctx.settings.segment_names);
 }
 
 /** Company Firmographics v3 (`/v1/enrichment/company`) and v2 (`/v2/people/enrichment`). */

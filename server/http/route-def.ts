@@ -53,6 +53,12 @@ export interface BodySpec<B> {
   /** Largest body in bytes: larger → 413. */
   limit: number;
   /**
+   * A `text` body of an admin route: the media types the workspace's write guard accepts besides JSON
+   * (server/http/run-route.ts `workspacePrincipal`; the account-list CSV upload: `text/csv`). The handler
+   * checks the type it reads. None of them may be a type a cross-site form can send (text/plain, forms).
+   */
+  media?: readonly string[];
+  /**
    * How the parsed body is validated. `fields`: the first type/length issue is 422 `invalid`, a blank
    * required field 400 `blank` (server/http/body.ts `parseFields`); `record`: the schema's first issue is
    * 422 `invalid` (`path: message`); absent: the handler reads the raw value.

@@ -22,7 +22,7 @@ import { hasBody, parseFields, parseRecord, readAnyText, readFields, readJson } 
 import { describeRequest, errorAnswer } from './errors.ts';
 import { setRateLimitHeaders } from './metering-steps.ts';
 import { trustedRequestIdOf } from './request-id.ts';
-import type { ApiRouteDef, AuditEntry, CustomerScope, RouteAuth, RouteContext, RouteResult } from './route-def.ts';
+import type { ApiRouteDef, AuditEntry, BodySpec, CustomerScope, RouteAuth, RouteContext, RouteResult } from './route-def.ts';
 
 /** Whether the client closed its connection before its answer was written. */
 export function clientGone(res: ServerResponse): boolean {
@@ -74,7 +74,7 @@ class Call implements RouteContext {
 }
 
 /** Who is asking, per the route's `auth` (null for routes without a customer caller). */
-async function authenticate(auth: RouteAuth, call: Call): Promise<Caller | null> {
+async function authenticate(auth: RouteAuth, call: Call, body: BodySpec<unknown> | undefined): Promise<Caller | null> {
   const { req, services } = call;
   switch (auth.kind) {
     case 'public':
@@ -98,7 +98,7 @@ async function authenticate(auth: RouteAuth, call: Call): Promise<Caller | null>
       return authenticateTag(services.store, req, tag);
     }
     case 'admin':
-      call.principal = await workspacePrincipal(call);
+      call.principal = await workspacePrincipal(call, body?.types === 'text' ? (body.media ?? []) : []);
       return null;
     case 'operator':
       // The same credential as the admin API, so the same throttle: /metrics is no side door for guessing it.
@@ -110,9 +110,11 @@ async function authenticate(auth: RouteAuth, call: Call): Promise<Caller | null>
 /**
  * The workspace's principal: the operator's Bearer token (CLIs, scripts: same-origin check only when a
  * browser sends an Origin), else a user's session cookie (then every write must carry this server's own
- * Origin: a cross-site form post that rides on the cookie is refused). Writes are JSON or body-less.
+ * Origin: a cross-site form post that rides on the cookie is refused). Writes are JSON or body-less, or
+ * of a media type the route's `text` body names (`also`: the CSV upload's `text/csv`) — never one a
+ * cross-site form or a no-preflight fetch can send (text/plain, form types: refused even when named).
  */
-async function workspacePrincipal(call: Call): Promise<Principal> {
+async function workspacePrincipal(call: Call, also: readonly string[]): Promise<Principal> {
   const { req, services } = call;
   const write = req.method !== 'GET' && req.method !== 'HEAD';
   let principal: Principal;
@@ -137,8 +139,9 @@ async function workspacePrincipal(call: Call): Promise<Principal> {
   // A body-less request has no type to check: the token actions (deactivate, activate, rotate) take
   // none, and clients send them with or without a Content-Type (curl without -d sends no length,
   // python-requests sends Content-Length: 0) — refusing those left tokens silently active.
-  if (write && req.method !== 'DELETE' && hasBody(req.raw) && !isJson(req.get('content-type')))
-    throw new ApiError('unsupported_type', 'admin API: send JSON (Content-Type: application/json)');
+  const type = req.get('content-type');
+  if (write && req.method !== 'DELETE' && hasBody(req.raw) && !isJson(type) && !isNamedType(type, also))
+    throw new ApiError('unsupported_type', `admin API: send ${['JSON (Content-Type: application/json)', ...also].join(' or ')}`);
   return principal;
 }
 
@@ -207,6 +210,16 @@ function notFoundMessage(scope: CustomerScope, call: Call): string {
   return `unknown ${what} ${id}`;
 }
 
+/** Media types a cross-site page can send without a CORS preflight: never accepted for an admin write. */
+const SIMPLE_TYPES: ReadonlySet<string> = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+
+/** Whether the Content-Type is one of `names` (a route's extra admin body types), never a simple one. */
+function isNamedType(type: string | undefined, names: readonly string[]): boolean {
+  if (!type || names.length === 0) return false;
+  const media = type.split(';')[0]!.trim().toLowerCase();
+  return !SIMPLE_TYPES.has(media) && names.includes(media);
+}
+
 function isJson(type: string | undefined): boolean {
   if (!type) return false;
   const media = type.split(';')[0]!.trim().toLowerCase();
@@ -236,7 +249,7 @@ async function readInput(def: ApiRouteDef, call: Call): Promise<void> {
 }
 
 async function answer(def: ApiRouteDef, call: Call, res: ServerResponse): Promise<RouteResult> {
-  const caller = await authenticate(def.auth, call);
+  const caller = await authenticate(def.auth, call, def.body);
   const { services, req } = call;
   if (caller !== null) {
     call.caller = caller;

@@ -55,33 +55,12 @@ export function identify(input: IdentifyInput): IdentificationResponse {
   }
 
   const hot = customer.hot_accounts.find((h) => h.company_id === company.company_id);
-  const segments = matchingSegments(customer.segments, company);
+  const segments = matchingSegments(customer, company);
   return {
     company: {
       company_match: 'Match',
       additional_comment: COMMENTS.match,
-      companyId: orNull(company.company_id),
-      name: orNull(company.name),
-      domain: orNull(company.domain),
-      industry: orNull(company.industry),
-      industry_v2: company.industry.trim() ? [{ industry: company.industry, subindustry: orNull(company.subindustry) }] : [],
-      country: orNull(company.country),
-      country_iso_code: orNull(company.country_iso_code),
-      state: orNull(company.state),
-      state_code: orNull(company.state_code),
-      city: orNull(company.city),
-      address: orNull(company.address),
-      zip: orNull(company.zip),
-      phone: orNull(company.phone),
-      region: orNull(company.region),
-      employee_count: orNull(company.employee_count),
-      employee_range: orNull(company.employee_range),
-      annual_revenue: orNull(company.annual_revenue),
-      revenue_range: orNull(company.revenue_range),
-      sic: orNull(company.sic),
-      sic_description: orNull(company.sic_description),
-      naics: orNull(company.naics),
-      naics_description: orNull(company.naics_description),
+      ...firmographics(company),
       is_blacklisted: customer.excluded_accounts.includes(company.company_id),
       is_svcqa: hot !== undefined,
       ...geo,
@@ -128,5 +107,39 @@ function blankCompany(
     is_blacklisted: null,
     is_svcqa: null,
     ...geo,
+  };
+}
+
+/** The identification answer's company fields that describe the company itself (no match verdict, no geoIP). */
+export type Firmographics = Omit<
+  IdentifiedCompany,
+  'company_match' | 'additional_comment' | 'is_blacklisted' | 'is_svcqa' | 'geoIP_country' | 'geoIP_state' | 'geoIP_city'
+>;
+
+/** The firmographics as identification answers them (the null rule of every answer); the account page shows the same. */
+export function firmographics(company: CompanyRow): Firmographics {
+  return {
+    companyId: orNull(company.company_id),
+    name: orNull(company.name),
+    domain: orNull(company.domain),
+    industry: orNull(company.industry),
+    industry_v2: company.industry.trim() ? [{ industry: company.industry, subindustry: orNull(company.subindustry) }] : [],
+    country: orNull(company.country),
+    country_iso_code: orNull(company.country_iso_code),
+    state: orNull(company.state),
+    state_code: orNull(company.state_code),
+    city: orNull(company.city),
+    address: orNull(company.address),
+    zip: orNull(company.zip),
+    phone: orNull(company.phone),
+    region: orNull(company.region),
+    employee_count: orNull(company.employee_count),
+    employee_range: orNull(company.employee_range),
+    annual_revenue: orNull(company.annual_revenue),
+    revenue_range: orNull(company.revenue_range),
+    sic: orNull(company.sic),
+    sic_description: orNull(company.sic_description),
+    naics: orNull(company.naics),
+    naics_description: orNull(company.naics_description),
   };
 }

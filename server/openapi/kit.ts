@@ -293,7 +293,10 @@ export const bodies = {
     segments: 'Account segments: a segment matches when every listed field matches one of its values',
     excluded_accounts: 'Company ids excluded in the platform settings (`is_blacklisted`)',
     hot_accounts: 'Company ids flagged as hot accounts (`is_svcqa`), optionally for some products only',
+    account_lists: 'Named account lists `{id, name, company_ids}` a segment can use (`in_list`); edited at /admin/api/customers/:id/lists',
     grants: 'API groups granted beyond the packages (`segments`: the Segments API)',
+    kept_query_params:
+      'Query parameters that make a page of its own on the account page (`plan` keeps `/pricing?plan=pro` apart); every other one, UTM included, is collapsed into the path',
     tags: 'Web tags to create or update with the customer',
   }),
   CustomerPatch: described(schema(CustomerPatch, 'input'), {
@@ -307,6 +310,7 @@ export const bodies = {
     excluded_accounts: 'Excluded company ids (the whole list)',
     hot_accounts: 'Hot accounts (the whole list)',
     grants: 'API groups granted beyond the packages (the whole list; `segments`: the Segments API). Removing one makes its tokens answer 403',
+    kept_query_params: 'Query parameters kept apart on the account page (the whole list)',
   }),
   NewSegment: described(schema(NewSegment, 'input'), {
     name: 'A name for people, unique in the customer (case-insensitive)',
@@ -348,6 +352,8 @@ export const bodies = {
     rate_limit: 'Requests per minute across all visitors of the tag',
     visitor_rate_limit: 'Requests per minute per visitor address',
     demo: 'Demo tags honour `test_ip` in demo mode',
+    disabled:
+      'A disabled tag answers lookups and page views 403 (`web tag … is disabled`) and its /tag/v1/<tagId>.js 404 with a JavaScript comment; false enables it again',
     settings: 'Bundle settings (the whole object, as PATCH …/settings)',
   }),
   TagSettings: described(schema(TagSettings, 'input'), {

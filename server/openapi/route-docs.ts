@@ -525,10 +525,14 @@ export const tagDocs = {
     parameters: [TAG_ID],
     responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors('read', 404) },
   }),
-  patch: admin('updateTag', 'Change a tag: only the fields given (allowed domains, limits, answers, settings)', {
+  patch: admin('updateTag', 'Change a tag: only the fields given (allowed domains, limits, answers, disabled, settings)', {
     parameters: [TAG_ID],
     requestBody: jsonBody('TagPatch'),
     responses: { 200: { description: 'The tag', content: json(ref('Tag')) }, ...adminErrors('write', 404, 422) },
+  }),
+  delete: admin('deleteTag', 'Delete a web tag: its id answers as unknown from then on (a disabled tag, PATCH `disabled`, can come back)', {
+    parameters: [TAG_ID],
+    responses: { 204: { description: 'Deleted' }, ...adminErrors('delete', 404) },
   }),
 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompanyRow } from '../../data/sources/schema.ts';
-import { matchingSegments, segmentMatches, segmentsPayload } from './evaluate.ts';
+import { matchingSegments, NO_LISTS, segmentMatches, segmentsPayload } from './evaluate.ts';
 
 const company = {
   company_id: '1',
@@ -13,10 +13,10 @@ const company = {
 
 describe('segment rules', () => {
   it('AND across fields, OR within a field, case-insensitive', () => {
-    expect(segmentMatches({ industry: ['software', 'Media'], country_iso_code: ['US'] }, company)).toBe(true);
-    expect(segmentMatches({ industry: ['Software'], country_iso_code: ['DE'] }, company)).toBe(false);
+    expect(segmentMatches({ industry: ['software', 'Media'], country_iso_code: ['US'] }, company, NO_LISTS)).toBe(true);
+    expect(segmentMatches({ industry: ['Software'], country_iso_code: ['DE'] }, company, NO_LISTS)).toBe(false);
   });
-  it('an empty rule matches nothing', () => expect(segmentMatches({}, company)).toBe(false));
+  it('an empty rule matches nothing', () => expect(segmentMatches({}, company, NO_LISTS)).toBe(false));
   it('a missing company matches no segment', () => {
     expect(matchingSegments([{ id: 1, name: 'x', match: { industry: ['Software'] } }], null)).toEqual([]);
   });

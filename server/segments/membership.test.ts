@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import { COMPANY_COLUMNS, type CompanyRow } from '../../data/sources/schema.ts';
 import type { Catalog } from '../data/catalog.ts';
-import { segmentMatches } from './evaluate.ts';
+import { listMembers, NO_LISTS, segmentMatches } from './evaluate.ts';
 import { canonicalRule, SegmentIndex } from './membership.ts';
 
 /** A deterministic catalog of n companies (ids in text order differ from numeric order on purpose). */
@@ -60,12 +60,53 @@ describe('the segment membership index', () => {
     expect(index.size).toBe(5000);
     for (const rule of RULES) {
       const expected = rows
-        .filter((r) => segmentMatches(rule, r))
+        .filter((r) => segmentMatches(rule, r, NO_LISTS))
         .map((r) => r.company_id)
         .sort();
       const got = [...index.membersOf(rule)].map((row) => index.companyId(row));
       expect(got, JSON.stringify(rule)).toEqual(expected);
     }
+  });
+
+  it('in_list: exactly the companies segmentMatches accepts with the same lists; a list edit is seen at once', async () => {
+    const rows = companies(3000);
+    const index = await SegmentIndex.build(fakeCatalog(rows));
+    const customer = {
+      hot_accounts: [
+        { company_id: '7', products: [] },
+        { company_id: '2500', products: [] },
+      ],
+      excluded_accounts: ['70', 'not-in-catalog'],
+      account_lists: [{ id: 'l1', name: 'one', company_ids: Array.from({ length: 400 }, (_, i) => String(i * 7 + 1)) }],
+    };
+    const rules: SegmentMatch[] = [
+      { in_list: ['l1'] },
+      { in_list: ['HOT', 'excluded'] },
+      { in_list: ['l1', 'hot'], industry: ['software'] },
+      { in_list: ['l1'], company_id: ['1', '2', '8', '15'] },
+      { in_list: ['nope'] },
+      { in_list: [] },
+    ];
+    const check = (lists: ReturnType<typeof listMembers>) => {
+      for (const rule of rules) {
+        const expected = rows
+          .filter((r) => segmentMatches(rule, r, lists))
+          .map((r) => r.company_id)
+          .sort();
+        expect(
+          [...index.membersOf(rule, lists)].map((row) => index.companyId(row)),
+          JSON.stringify(rule),
+        ).toEqual(expected);
+      }
+    };
+    check(listMembers(customer));
+    expect(index.membersOf({ in_list: ['l1'] }, listMembers(customer))).toHaveLength(400);
+    // A new version of the list (a new array, as a saved customer record holds): new members, same rule.
+    const edited = { ...customer, account_lists: [{ ...customer.account_lists[0]!, company_ids: ['1', '2', '3'] }] };
+    check(listMembers(edited));
+    expect(index.membersOf({ in_list: ['l1'] }, listMembers(edited))).toHaveLength(3);
+    // Without lists an in_list rule matches nothing.
+    expect(index.membersOf({ in_list: ['hot'] })).toHaveLength(0);
   });
 
   it('pages after any company id, present or not', async () => {

@@ -10,12 +10,16 @@
  * Memory at 1M companies: ~2 MB per column (Uint16 codes) × 10 columns + the company ids (~12 MB packed
  * into one string with offsets), built on first use in pages of 50k rows (the event loop is yielded
  * between pages), ~1–2 s; a concurrent request waits for the same build.
+ *
+ * `in_list` (the customer's account lists): a list's rows are looked up once per list version (a list is
+ * an immutable array of the cached customer record; `ListMembers` gives one Set per version) and the
+ * member cache is keyed by the rule and the versions of the lists it names, so a list edit is seen at once.
  */
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import type { CompanyRow } from '../../data/sources/schema.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
-import { MATCH_FIELDS, type MatchField, ruleFields, valueMatches } from './evaluate.ts';
+import { type ListMembers, MATCH_FIELDS, type MatchField, NO_LISTS, ruleFields, ruleLists, valueMatches } from './evaluate.ts';
 
 /** The columns the index holds: every column a rule field reads, company_id apart. */
 const INDEX_COLUMNS = [...new Set(Object.values(MATCH_FIELDS).flatMap((f) => f.columns))].filter((c) => c !== 'company_id') as (keyof CompanyRow)[];
@@ -31,6 +35,8 @@ interface Column {
 
 export class SegmentIndex {
   private readonly members = new BoundedCache<string, Uint32Array>(MEMBER_CACHE_LIMIT);
+  /** The rows of a list version (its Set), ascending. */
+  private readonly listRows = new WeakMap<ReadonlySet<string>, Uint32Array>();
 
   private constructor(
     /** Company ids joined, in company_id order; row i is ids.slice(offsets[i], offsets[i + 1]). */
@@ -98,10 +104,30 @@ export class SegmentIndex {
     return -lo - 1;
   }
 
-  /** The member rows of a rule, ascending (company_id order); cached by the rule's canonical form. */
-  membersOf(match: SegmentMatch): Uint32Array {
-    const key = canonicalRule(match);
-    return this.members.get(key) ?? this.members.set(key, this.evaluate(match));
+  /**
+   * The member rows of a rule, ascending (company_id order); cached by the rule's canonical form and the
+   * versions of the customer's lists it names (`in_list`; without lists, an `in_list` rule matches nothing).
+   */
+  membersOf(match: SegmentMatch, lists: ListMembers = NO_LISTS): Uint32Array {
+    const listIds = ruleLists(match);
+    const sets = listIds?.map((id) => lists(id));
+    const key = sets ? `${canonicalRule(match)}|${sets.map(listVersion).join(',')}` : canonicalRule(match);
+    return this.members.get(key) ?? this.members.set(key, this.evaluate(match, sets));
+  }
+
+  /** The rows of the companies of one list version that the catalog holds, ascending. */
+  private rowsOfList(set: ReadonlySet<string>): Uint32Array {
+    let rows = this.listRows.get(set);
+    if (!rows) {
+      const found: number[] = [];
+      for (const id of set) {
+        const at = this.find(id);
+        if (at >= 0) found.push(at);
+      }
+      rows = Uint32Array.from(found).sort();
+      this.listRows.set(set, rows);
+    }
+    return rows;
   }
 
   /** How many rows of `members` come before the first member whose company id is > `afterId`. */
@@ -119,9 +145,9 @@ export class SegmentIndex {
     return lo;
   }
 
-  private evaluate(match: SegmentMatch): Uint32Array {
+  private evaluate(match: SegmentMatch, lists: (ReadonlySet<string> | undefined)[] | undefined): Uint32Array {
     const fields = ruleFields(match);
-    if (fields.length === 0) return new Uint32Array(0);
+    if (fields.length === 0 && lists === undefined) return new Uint32Array(0);
     // Candidate rows: the listed company ids when the rule names them, else every row.
     let candidates: Uint32Array | null = null;
     const ids = fields.find(([f]) => f === 'company_id');
@@ -133,6 +159,13 @@ export class SegmentIndex {
         if (at >= 0) rows.add(at);
       }
       candidates = Uint32Array.from([...rows].sort((a, b) => a - b));
+    }
+    // `in_list`: only the rows of the lists named (their union), within the ids named when both are given.
+    if (lists !== undefined) {
+      const union = new Set<number>();
+      for (const set of lists) if (set) for (const row of this.rowsOfList(set)) union.add(row);
+      const inLists = Uint32Array.from(union).sort();
+      candidates = candidates ? candidates.filter((row) => union.has(row)) : inLists;
     }
     const tests = fields.filter(([f]) => f !== 'company_id').map(([f, values]) => this.fieldTest(f, values));
     const out: number[] = [];
@@ -164,13 +197,28 @@ export class SegmentIndex {
   }
 }
 
-/** A rule's canonical form: fields in a fixed order, values lower-cased, sorted and unique. */
+/** A rule's canonical form: fields in a fixed order, values lower-cased, sorted and unique (`in_list` last, as given). */
 export function canonicalRule(match: SegmentMatch): string {
-  return JSON.stringify(
-    ruleFields(match)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([f, values]) => [f, [...new Set(values)].sort()]),
-  );
+  const fields: [string, string[]][] = ruleFields(match)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([f, values]) => [f, [...new Set(values)].sort()]);
+  // In the order given: the member cache key appends the lists' versions in this order.
+  const lists = ruleLists(match);
+  if (lists !== undefined) fields.push(['in_list', lists]);
+  return JSON.stringify(fields);
+}
+
+const versions = new WeakMap<ReadonlySet<string>, number>();
+let nextVersion = 1;
+/** A number per list version (Set), for cache keys; 0 for an unknown list. */
+function listVersion(set: ReadonlySet<string> | undefined): number {
+  if (!set) return 0;
+  let v = versions.get(set);
+  if (v === undefined) {
+    v = nextVersion++;
+    versions.set(set, v);
+  }
+  return v;
 }
 
 const indexes = new WeakMap<Catalog, Promise<SegmentIndex>>();

@@ -29,7 +29,7 @@ import { parseRecord } from '../http/body.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
 import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from '../openapi/route-docs.ts';
 import type { AccessRecords, CustomerRecord } from '../state/store.ts';
-import { matchingSegments, ruleSummary, segmentsPayload } from './evaluate.ts';
+import { type ListMembers, listMembers, matchingSegments, ruleLists, ruleSummary, segmentsPayload } from './evaluate.ts';
 import { SegmentIndex, segmentIndex } from './membership.ts';
 import { MembershipQuery, NewSegment, type SegmentAccount, SegmentAccountsQuery, SegmentPatch, SegmentPreviewBody } from './schema.ts';
 
@@ -87,9 +87,20 @@ function decodeCursor(cursor: string, segmentId: number): string {
   throw new ApiError('invalid', 'cursor: not a cursor of this segment (pass next_cursor as it was given)');
 }
 
-export async function previewSegment(catalog: Catalog, match: SegmentMatch): Promise<{ size: number; accounts: SegmentAccount[] }> {
+/** A rule's `in_list` names only lists the customer has (422 otherwise: a typo would silently match nothing). */
+function checkLists(customer: CustomerRecord, match: SegmentMatch | undefined): void {
+  const lists = listMembers(customer);
+  const unknown = (match ? (ruleLists(match) ?? []) : []).filter((id) => lists(id) === undefined);
+  if (unknown.length > 0)
+    throw new ApiError(
+      'invalid',
+      `match.in_list: no list ${unknown.map((id) => JSON.stringify(id)).join(', ')} (GET /admin/api/customers/${customer.id}/lists)`,
+    );
+}
+
+export async function previewSegment(catalog: Catalog, match: SegmentMatch, lists?: ListMembers): Promise<{ size: number; accounts: SegmentAccount[] }> {
   const index = await segmentIndex(catalog);
-  const rows = index.membersOf(match);
+  const rows = index.membersOf(match, lists);
   return { size: rows.length, accounts: accountsOf(catalog, index, rows, 0, PREVIEW_ACCOUNTS) };
 }
 
@@ -110,6 +121,7 @@ export const segmentAdminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const customerId = ctx.req.params.id!;
       const input = parseRecord(NewSegment, ctx.body);
+      checkLists(await customerOr404(ctx.services.store, customerId), input.match);
       let created: Segment | null = null;
       await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
         checkNameFree(segments, input.name, null);
@@ -129,9 +141,10 @@ export const segmentAdminRoutes: RouteDef[] = [
     body: ADMIN_JSON_BODY,
     doc: segmentPreviewDocs.post,
     handler: async (ctx) => {
-      await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const { match } = parseRecord(SegmentPreviewBody, ctx.body);
-      return { status: 200, body: await previewSegment(ctx.services.dataset.current.catalog, match) };
+      checkLists(customer, match);
+      return { status: 200, body: await previewSegment(ctx.services.dataset.current.catalog, match, listMembers(customer)) };
     },
   }),
   adminRoute({
@@ -153,12 +166,14 @@ export const segmentAdminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const customerId = ctx.req.params.id!;
       const id = segmentIdOf(ctx.req.params.segmentId, customerId);
+      const customer = await customerOr404(ctx.services.store, customerId);
       let before: Segment | null = null;
       let after: Segment | null = null;
       await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
         before = segmentOr404(segments, id, customerId);
         const patch = parseRecord(SegmentPatch, ctx.body);
         if (patch.name !== undefined) checkNameFree(segments, patch.name, id);
+        checkLists(customer, patch.match);
         after = { ...before, ...patch };
         return { segments: segments.map((s) => (s.id === id ? (after as Segment) : s)), segment_seq };
       });
@@ -197,11 +212,13 @@ export const segmentApiRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { catalog } = ctx.services.dataset.current;
       const index = await segmentIndex(catalog);
-      const segments = ctx.caller!.customer.segments.map((s) => ({
+      const { customer } = ctx.caller!;
+      const lists = listMembers(customer);
+      const segments = customer.segments.map((s) => ({
         id: s.id,
         name: s.name,
         rule: ruleSummary(s.match),
-        size: index.membersOf(s.match).length,
+        size: index.membersOf(s.match, lists).length,
       }));
       return { status: 200, body: { segments } };
     },
@@ -219,7 +236,7 @@ export const segmentApiRoutes: RouteDef[] = [
       if (!domain) throw new ApiError('invalid', 'domain: not a domain name');
       const [company] = ctx.services.dataset.current.catalog.companiesByDomain(domain);
       if (!company) throw new ApiError('not_found', `no company known for the domain ${domain}`);
-      const { ids, names } = segmentsPayload(matchingSegments(ctx.caller!.customer.segments, company), ctx.caller!.settings.segment_names);
+      const { ids, names } = segmentsPayload(matchingSegments(ctx.caller!.customer, company), ctx.caller!.settings.segment_names);
       return { status: 200, body: { domain, companyId: company.company_id, segments: { ids, names } } };
     },
   }),
@@ -236,7 +253,7 @@ export const segmentApiRoutes: RouteDef[] = [
       const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, id);
       const { catalog } = ctx.services.dataset.current;
       const index = await segmentIndex(catalog);
-      const rows = index.membersOf(segment.match);
+      const rows = index.membersOf(segment.match, listMembers(customer));
       const from = after === null ? 0 : SegmentIndex.startAfter(index, rows, after);
       const accounts = accountsOf(catalog, index, rows, from, from + ctx.query.limit);
       const more = from + accounts.length < rows.length;

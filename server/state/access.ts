@@ -3,13 +3,20 @@
  * request reads these (cached per node; a change reaches every node within a second); only the admin
  * API and the CLI write them.
  */
-import type { CustomerPatch, CustomerSeed, Segment } from '../../core/customer-records.ts';
+import type { AccountList, CustomerPatch, CustomerSeed, HotAccount, Segment } from '../../core/customer-records.ts';
 import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 
 /** A customer's segments and the highest segment id it ever had (never reused). */
 export interface SegmentState {
   segments: Segment[];
   segment_seq: number;
+}
+
+/** A customer's account lists: the fixed two (hot, excluded) and the named ones. */
+export interface ListState {
+  hot_accounts: HotAccount[];
+  excluded_accounts: string[];
+  account_lists: AccountList[];
 }
 
 export interface AccessRecords {
@@ -25,6 +32,13 @@ export interface AccessRecords {
    * refuse (nothing changes). StateError 404 for an unknown customer.
    */
   changeSegments(id: string, change: (current: SegmentState) => SegmentState): Promise<CustomerRecord>;
+  /**
+   * Changes a customer's account lists in one atomic step (no concurrent change is lost): `change` gets the
+   * current lists and the segments (read only: a list a segment uses may be refused deletion, and no
+   * segment changes meanwhile) and returns the next lists; it may throw to refuse (nothing changes).
+   * StateError 404 for an unknown customer.
+   */
+  changeAccountLists(id: string, change: (current: Readonly<ListState> & { readonly segments: readonly Segment[] }) => ListState): Promise<CustomerRecord>;
   getCustomer(id: string): Promise<CustomerRecord | null>;
   listCustomers(): Promise<CustomerRecord[]>;
 
@@ -43,6 +57,8 @@ export interface AccessRecords {
   /** Changes only the fields given; StateError 404 for an unknown tag. */
   updateTag(tagId: string, patch: TagPatch): Promise<TagRecord>;
   listTags(customerId?: string): Promise<TagRecord[]>;
+  /** Removes the tag (its id answers as unknown from then on); StateError 404 for an unknown tag. */
+  deleteTag(tagId: string): Promise<void>;
 
   /** Small server settings (e.g. the admin credential's hash). */
   getSetting(key: string): Promise<string | null>;

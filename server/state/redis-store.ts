@@ -27,13 +27,13 @@ import { CustomerPatch, CustomerSeed, type Segment } from '../../core/customer-r
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import type { SegmentState } from './access.ts';
+import type { ListState, SegmentState } from './access.ts';
 import { checkTagGrant, checkTokenGrant, highWater, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
 import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { type JournaledCharge, OutageMeter } from './outage.ts';
-import { METER_SCRIPT, SEGMENTS_CAS_SCRIPT } from './redis-scripts.ts';
+import { FIELDS_CAS_SCRIPT, METER_SCRIPT, SEGMENTS_CAS_SCRIPT } from './redis-scripts.ts';
 import { CustomerRecord, NewTag, NewToken, type StateStore, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
 
@@ -644,6 +644,32 @@ export class RedisStateStore implements StateStore {
     throw new StateError(`the segments of customer ${id} are being changed by others: try again`, 'conflict');
   }
 
+  async changeAccountLists(
+    id: string,
+    change: (current: Readonly<ListState> & { readonly segments: readonly Segment[] }) => ListState,
+  ): Promise<CustomerRecord> {
+    const key = keys.customer(id);
+    const read = ['hot_accounts', 'excluded_accounts', 'account_lists', 'segments'] as const;
+    // Optimistic as changeSegments: write only if none of the fields read changed meanwhile (CAS script); else again.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const [exists, ...values] = await this.io(() => this.client.hmGet(key, ['id', ...read]));
+      if (!exists) throw new StateError(`unknown customer ${id}`, 'not_found');
+      const field = (i: number) => (values[i] ? JSON.parse(values[i]!) : []);
+      const next = change({ hot_accounts: field(0), excluded_accounts: field(1), account_lists: field(2), segments: field(3) });
+      const args = [
+        String(read.length),
+        ...read.flatMap((f, i) => [f, values[i] ?? '']),
+        ...(['hot_accounts', 'excluded_accounts', 'account_lists'] as const).flatMap((f) => [f, JSON.stringify(next[f])]),
+      ];
+      const written = await this.io(() => this.client.eval(FIELDS_CAS_SCRIPT, { keys: [key], arguments: args }));
+      if (written === 1) {
+        await this.io(() => this.bumpAuth());
+        return (await this.readCustomer(id))!;
+      }
+    }
+    throw new StateError(`the account lists of customer ${id} are being changed by others: try again`, 'conflict');
+  }
+
   /** `insert`: HSETNX of the customer's id is the existence check (first writer wins across nodes). */
   private async writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): Promise<CustomerRecord> {
     return this.io(async () => {
@@ -668,6 +694,8 @@ export class RedisStateStore implements StateStore {
           customer_id: seed.id,
           settings: TagSettings.parse(tag.settings ?? {}),
           created_at: prior.created_at ? JSON.parse(prior.created_at) : now(),
+          // Not a field of the seed: an import keeps a disabled tag disabled (as SQLite's upsert does).
+          disabled: prior.disabled ? JSON.parse(prior.disabled) : false,
         });
         m.hSet(keys.tag(seed.id, tag.tag_id), toHash(t)).sAdd(keys.tags(seed.id), tag.tag_id);
       }
@@ -890,6 +918,17 @@ export class RedisStateStore implements StateStore {
       });
     }
     return (await this.readTag(owner, tagId))!;
+  }
+
+  async deleteTag(tagId: string): Promise<void> {
+    const owner = await this.io(() => this.client.hGet(keys.tagOwner, tagId));
+    if (!owner) throw new StateError(`unknown tag ${tagId}`, 'not_found');
+    await this.io(async () => {
+      await this.client.multi().del(keys.tag(owner, tagId)).sRem(keys.tags(owner), tagId).exec();
+      // The owner index last: until then the id stays taken (a create of the same id meanwhile is a 409).
+      await this.client.hDel(keys.tagOwner, tagId);
+      await this.bumpAuth();
+    });
   }
 
   async listTags(customerId?: string): Promise<TagRecord[]> {

@@ -8,6 +8,10 @@
  *   svc:{cust:C}:v:sess:<day>:<company>  set   session ids (expire after two days: they dedupe one day;
  *                                              at most SESSIONS_PER_ACCOUNT_DAY)
  *   svc:{cust:C}:v:anon                  hash  day → anonymous views (days past the retention dropped)
+ *   svc:{cust:C}:v:jrn:<company>         zset  the account's recent sessions → latest view (epoch ms);
+ *                                              at most SESSIONS_PER_ACCOUNT, the longest unseen go first
+ *   svc:{cust:C}:v:jrnm:<company>        hash  session → `<first seen>|<last seen>|<views>`
+ *   svc:{cust:C}:v:jrnp:<company>:<sess> list  the session's first PAGES_PER_SESSION views, `<at>\t<path>`
  *   svc:tagseen:<tag>                    hash  origin → `<last seen>|<hits>` (ORIGINS_PER_TAG; visits.ts
  *                                              sightingVictim decides who makes room)
  *
@@ -24,17 +28,21 @@ import { StateError, StoreUnavailableError } from './errors.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
 import { VisitEntry } from './transfer.ts';
 import {
+  type AccountSession,
   type AccountVisits,
   type DailyTotals,
   daysBetween,
   formatSighting,
+  inViewOrder,
   ORIGINS_PER_TAG,
   OTHER_PATHS,
+  PAGES_PER_SESSION,
   PATHS_PER_ACCOUNT_DAY,
   type PagePerDay,
   type PageViewCount,
   parseSighting,
   retainedFrom,
+  SESSIONS_PER_ACCOUNT,
   SESSIONS_PER_ACCOUNT_DAY,
   SIGHTING_SETTLE_MS,
   SIGHTING_STALE_MS,
@@ -50,6 +58,9 @@ export const visitKeys = {
   sessions: (c: string, day: string, company: string) => `svc:{cust:${c}}:v:sess:${day}:${company}`,
   anonymous: (c: string) => `svc:{cust:${c}}:v:anon`,
   sightings: (tag: string) => `svc:tagseen:${tag}`,
+  journeys: (c: string, company: string) => `svc:{cust:${c}}:v:jrn:${company}`,
+  journeyMeta: (c: string, company: string) => `svc:{cust:${c}}:v:jrnm:${company}`,
+  journeyPages: (c: string, company: string, session: string) => `svc:{cust:${c}}:v:jrnp:${company}:${session}`,
 };
 
 const SESSION_TTL_S = 2 * 86_400;
@@ -60,6 +71,8 @@ const ANONYMOUS_KEYS = 'svc:{cust:*}:v:anon';
 const SIGHTING_KEYS = 'svc:tagseen:*';
 const ACCOUNT_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:acct:(\d{4}-\d{2}-\d{2})$/;
 const ANONYMOUS_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:anon$/;
+const JOURNEY_KEYS = 'svc:{cust:*}:v:jrnm:*';
+const JOURNEY_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:jrnm:(.+)$/;
 /** Entries an import sends in one MULTI (one round trip each, not one per entry). */
 const IMPORT_BATCH = 200;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -97,6 +110,37 @@ if redis.call('HEXISTS', pages, path) == 0 and redis.call('HLEN', pages) >= tonu
 redis.call('HINCRBY', pages, path, 1)
 redis.call('EXPIRE', acct, day_ttl)
 redis.call('EXPIRE', pages, day_ttl)
+-- The journey: the session's meta, its latest view, its first pages; a new session may push out old ones.
+-- The pages keys of sessions pushed out are derived from ARGV[15] (the same hash tag: the same slot).
+local jr, jm, jp = KEYS[5], KEYS[6], KEYS[7]
+local at_ms, max_pages, max_sessions, jp_prefix, kept_ms = tonumber(ARGV[12]), tonumber(ARGV[13]), tonumber(ARGV[14]), ARGV[15], ARGV[16]
+local meta = redis.call('HGET', jm, session)
+if meta then
+  local f, l, n = string.match(meta, '^(.-)|(.-)|(%d+)$')
+  if at < f then f = at end
+  if at > l then l = at end
+  redis.call('HSET', jm, session, f .. '|' .. l .. '|' .. (tonumber(n) + 1))
+else
+  redis.call('HSET', jm, session, at .. '|' .. at .. '|1')
+end
+local score = redis.call('ZSCORE', jr, session)
+if (not score) or tonumber(score) < at_ms then redis.call('ZADD', jr, at_ms, session) end
+if redis.call('LLEN', jp) < max_pages then redis.call('RPUSH', jp, at .. '\t' .. path) end
+redis.call('EXPIRE', jr, day_ttl)
+redis.call('EXPIRE', jm, day_ttl)
+redis.call('EXPIRE', jp, day_ttl)
+if not meta then
+  local function drop(s)
+    redis.call('HDEL', jm, s)
+    redis.call('DEL', jp_prefix .. s)
+    redis.call('ZREM', jr, s)
+  end
+  local n = redis.call('ZCARD', jr)
+  if n > max_sessions then
+    for _, s in ipairs(redis.call('ZRANGE', jr, 0, n - max_sessions - 1)) do drop(s) end
+  end
+  for _, s in ipairs(redis.call('ZRANGEBYSCORE', jr, '-inf', '(' .. kept_ms)) do drop(s) end
+end
 if views == 1 then return 1 end
 return 0
 `;
@@ -215,6 +259,9 @@ export class RedisVisitStore implements VisitStore {
         visitKeys.pages(v.customer_id, v.day, company),
         visitKeys.sessions(v.customer_id, v.day, company),
         visitKeys.anonymous(v.customer_id),
+        visitKeys.journeys(v.customer_id, company),
+        visitKeys.journeyMeta(v.customer_id, company),
+        visitKeys.journeyPages(v.customer_id, company, v.session_id),
       ],
       [
         company,
@@ -229,6 +276,11 @@ export class RedisVisitStore implements VisitStore {
         // A day's keys outlive the retention by a day: the last write of a day comes at most a day late.
         String((this.retentionDays + 1) * 86_400),
         retainedFrom(v.day, this.retentionDays),
+        String(Date.parse(v.at)),
+        String(PAGES_PER_SESSION),
+        String(SESSIONS_PER_ACCOUNT),
+        visitKeys.journeyPages(v.customer_id, company, ''),
+        String(Date.parse(`${retainedFrom(v.day, this.retentionDays)}T00:00:00Z`)),
       ],
     );
     return { first_of_day_for_account: Number(reply) === 1 };
@@ -322,6 +374,35 @@ export class RedisVisitStore implements VisitStore {
     );
   }
 
+  async accountSessions(customerId: string, companyId: string): Promise<AccountSession[]> {
+    const kept = Date.parse(`${retainedFrom(new Date().toISOString().slice(0, 10), this.retentionDays)}T00:00:00Z`);
+    const ids = await this.timed(
+      this.client.zRange(visitKeys.journeys(customerId, companyId), '+inf', kept, {
+        BY: 'SCORE',
+        REV: true,
+        LIMIT: { offset: 0, count: SESSIONS_PER_ACCOUNT },
+      }),
+    );
+    return this.sessionsOf(customerId, companyId, ids);
+  }
+
+  /** The sessions' meta and pages (a session pushed out meanwhile is left out). */
+  private async sessionsOf(customerId: string, companyId: string, ids: string[]): Promise<AccountSession[]> {
+    if (ids.length === 0) return [];
+    const m = this.client.multi().hmGet(visitKeys.journeyMeta(customerId, companyId), ids);
+    for (const id of ids) m.lRange(visitKeys.journeyPages(customerId, companyId, id), 0, -1);
+    const [meta, ...pages] = (await this.timed(m.exec())) as unknown as [(string | null)[], ...string[][]];
+    return ids.flatMap((session_id, i) => {
+      const cell = /^(.*?)\|(.*?)\|(\d+)$/.exec(meta[i] ?? '');
+      if (!cell) return [];
+      const list = (pages[i] ?? []).map((entry) => {
+        const tab = entry.indexOf('\t');
+        return { at: entry.slice(0, tab), path: entry.slice(tab + 1) };
+      });
+      return [{ session_id, first_seen: cell[1]!, last_seen: cell[2]!, page_views: Number(cell[3]), pages: inViewOrder(list) }];
+    });
+  }
+
   async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {
     const t = Date.parse(at);
     const stale = new Date(t - SIGHTING_STALE_MS).toISOString();
@@ -385,6 +466,17 @@ export class RedisVisitStore implements VisitStore {
           yield VisitEntry.parse({ type: 'visit_anonymous', customer_id: customer, day, page_views: Number(days[day]) });
       }
     }
+    for await (const batch of this.scan(JOURNEY_KEYS)) {
+      for (const key of batch.sort(byText)) {
+        const match = JOURNEY_KEY.exec(key);
+        if (!match) continue;
+        const [, customer, company] = match as unknown as [string, string, string];
+        const ids = Object.keys(await this.timed(this.client.hGetAll(key))).sort(byText);
+        for (const s of await this.sessionsOf(customer, company, ids)) {
+          yield VisitEntry.parse({ type: 'visit_session', customer_id: customer, company_id: company, ...s });
+        }
+      }
+    }
     for await (const batch of this.scan(SIGHTING_KEYS)) {
       for (const key of batch.sort(byText)) {
         const tag = key.slice(visitKeys.sightings('').length);
@@ -412,6 +504,8 @@ export class RedisVisitStore implements VisitStore {
       const m = this.client.multi();
       /** Reply index of each sighting's HLEN, and its tag. */
       const lengths: [number, string][] = [];
+      /** Reply index of each journey's ZCARD, and its account. */
+      const journeyCounts: [number, string][] = [];
       let replies = 0;
       for (const e of batch) {
         switch (e.type) {
@@ -446,6 +540,26 @@ export class RedisVisitStore implements VisitStore {
             m.hSet(visitKeys.anonymous(e.customer_id), e.day, e.page_views).expire(visitKeys.anonymous(e.customer_id), (this.retentionDays + 1) * 86_400);
             replies += 2;
             break;
+          case 'visit_session': {
+            const zset = visitKeys.journeys(e.customer_id, e.company_id);
+            const meta = visitKeys.journeyMeta(e.customer_id, e.company_id);
+            const list = visitKeys.journeyPages(e.customer_id, e.company_id, e.session_id);
+            // As a live write of its latest view would have let them live.
+            const end = Date.parse(e.last_seen) + (this.retentionDays + 1) * 86_400_000;
+            m.hSet(meta, e.session_id, `${e.first_seen}|${e.last_seen}|${e.page_views}`).zAdd(zset, { score: Date.parse(e.last_seen), value: e.session_id });
+            replies += 2;
+            if (e.pages.length > 0) {
+              m.rPush(
+                list,
+                e.pages.map((p) => `${p.at}\t${p.path}`),
+              ).pExpireAt(list, end);
+              replies += 2;
+            }
+            m.pExpireAt(zset, end).pExpireAt(meta, end).zCard(zset);
+            journeyCounts.push([replies + 2, `account ${e.company_id} of ${e.customer_id}`]);
+            replies += 3;
+            break;
+          }
           case 'tag_sighting':
             m.hSet(visitKeys.sightings(e.tag_id), e.origin, formatSighting({ last_seen_at: e.last_seen_at, hits: e.hits })).hLen(visitKeys.sightings(e.tag_id));
             lengths.push([replies + 1, e.tag_id]);
@@ -457,6 +571,9 @@ export class RedisVisitStore implements VisitStore {
       // No deadline for the whole batch: a big import is many commands, each answered in its turn.
       const out = (await m.exec()) as unknown as number[];
       for (const [i, tag] of lengths) if (Number(out[i]) > ORIGINS_PER_TAG) throw new StateError(`tag ${tag}: more than ${ORIGINS_PER_TAG} origins`);
+      for (const [i, account] of journeyCounts) {
+        if (Number(out[i]) > SESSIONS_PER_ACCOUNT) throw new StateError(`${account}: more than ${SESSIONS_PER_ACCOUNT} sessions`);
+      }
     };
     for await (const raw of entries) {
       batch.push(VisitEntry.parse(raw));

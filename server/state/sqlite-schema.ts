@@ -128,6 +128,18 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
       webhook_id TEXT NOT NULL, dedupe_key TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (webhook_id, dedupe_key)) WITHOUT ROWID;`),
   // 6: a customer's people (users.ts, sqlite-users.ts): users, invitations, sessions, SSO providers, the audit log.
   (db) => db.exec(USERS),
+  // 7: a tag can be disabled (TagRecord.disabled).
+  (db) => addColumn(db, 'tags', 'disabled', 'INTEGER NOT NULL DEFAULT 0'),
+  // 8: each account's recent sessions with their pages in order (visits.ts AccountSession; pages as a JSON
+  // array of [at, path]), the first-party journey of the account page.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS visit_journeys (
+        customer_id TEXT NOT NULL, company_id TEXT NOT NULL, session_id TEXT NOT NULL, first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL, page_views INTEGER NOT NULL, pages TEXT NOT NULL,
+        PRIMARY KEY (customer_id, company_id, session_id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS visit_journeys_recent ON visit_journeys (customer_id, company_id, last_seen);
+      CREATE INDEX IF NOT EXISTS visit_journeys_age ON visit_journeys (customer_id, last_seen);`),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,10 +1,10 @@
 /** The embedded state store: one SQLite file (WAL), safe for several processes on one machine. */
 import type Database from 'better-sqlite3';
-import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
+import { CustomerPatch, CustomerSeed, type Segment } from '../../core/customer-records.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import type { SegmentState } from './access.ts';
+import type { ListState, SegmentState } from './access.ts';
 import { checkTagGrant, checkTokenGrant, highWater, newTagId, newTokenId } from './access-rules.ts';
 import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts';
 import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
@@ -327,6 +327,30 @@ export class SqliteStateStore implements StateStore {
     return (await this.getCustomer(id))!;
   }
 
+  async changeAccountLists(
+    id: string,
+    change: (current: Readonly<ListState> & { readonly segments: readonly Segment[] }) => ListState,
+  ): Promise<CustomerRecord> {
+    let refusal: { error: unknown } | null = null;
+    await this.authChange(() => {
+      const row = this.sql('SELECT * FROM customers WHERE id = ?').get(id) as Row | undefined;
+      if (!row) throw new StateError(`unknown customer ${id}`, 'not_found');
+      const current = toCustomer(row);
+      let next: ListState;
+      try {
+        next = change(current);
+      } catch (e) {
+        // A refusal (a bad file, 404, 409, 422) is the caller's answer: nothing is written.
+        refusal = { error: e };
+        return;
+      }
+      const record = { ...current, hot_accounts: next.hot_accounts, excluded_accounts: next.excluded_accounts, account_lists: next.account_lists };
+      this.sql('UPDATE customers SET config = ? WHERE id = ?').run(customerConfig(record), id);
+    });
+    if (refusal) throw (refusal as { error: unknown }).error;
+    return (await this.getCustomer(id))!;
+  }
+
   /** Writes a customer and upserts the tags of its seed; runs inside an auth change. */
   private writeCustomer(seed: CustomerSeed, mode: 'insert' | 'upsert'): void {
     // A replaced customer keeps its segment high-water mark: ids of segments deleted before stay unused.
@@ -535,6 +559,12 @@ export class SqliteStateStore implements StateStore {
     return (rows as Row[]).map(toTag);
   }
 
+  async deleteTag(tagId: string): Promise<void> {
+    if ((await this.authChange(() => this.sql('DELETE FROM tags WHERE tag_id = ?').run(tagId).changes)) === 0) {
+      throw new StateError(`unknown tag ${tagId}`, 'not_found');
+    }
+  }
+
   async getSetting(key: string): Promise<string | null> {
     const row = this.io(() => this.sql('SELECT value FROM settings WHERE key = ?').get(key)) as { value: string } | undefined;
     return row?.value ?? null;
@@ -573,13 +603,13 @@ export class SqliteStateStore implements StateStore {
       for (const e of all) {
         switch (e.type) {
           case 'customer': {
-            const { products, segments, excluded_accounts, hot_accounts, grants, segment_seq, packages, ...c } = e.record;
+            const { products, segments, excluded_accounts, hot_accounts, account_lists, grants, segment_seq, kept_query_params, packages, ...c } = e.record;
             this.sql(
               'INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)',
             ).run({
               ...c,
               packages: JSON.stringify(packages),
-              config: customerConfig({ products, segments, excluded_accounts, hot_accounts, grants, segment_seq }),
+              config: customerConfig({ products, segments, excluded_accounts, hot_accounts, account_lists, grants, segment_seq, kept_query_params }),
             });
             break;
           }
@@ -610,8 +640,8 @@ export class SqliteStateStore implements StateStore {
           case 'tag': {
             const t = e.record;
             this.sql(
-              `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings, rate_limit, visitor_rate_limit, demo)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              `INSERT INTO tags (tag_id, customer_id, allowed_domains, scores, segment_names, created_at, settings, rate_limit, visitor_rate_limit, demo, disabled)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
             ).run(
               t.tag_id,
               t.customer_id,
@@ -623,6 +653,7 @@ export class SqliteStateStore implements StateStore {
               t.rate_limit,
               t.visitor_rate_limit,
               +t.demo,
+              +t.disabled,
             );
             break;
           }
@@ -676,14 +707,21 @@ function toToken(row: Row): TokenRecord {
 }
 
 /** What the `config` column holds (JSON): the customer's settings beyond its contract columns. */
-function customerConfig(c: Pick<CustomerRecord, 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts' | 'grants' | 'segment_seq'>): string {
+function customerConfig(
+  c: Pick<CustomerRecord, 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts' | 'grants' | 'segment_seq'> & {
+    account_lists?: CustomerRecord['account_lists'];
+    kept_query_params?: string[];
+  },
+): string {
   return JSON.stringify({
     products: c.products,
     segments: c.segments,
     excluded_accounts: c.excluded_accounts,
     hot_accounts: c.hot_accounts,
+    account_lists: c.account_lists ?? [],
     grants: c.grants,
     segment_seq: c.segment_seq,
+    kept_query_params: c.kept_query_params ?? [],
   });
 }
 
@@ -691,6 +729,7 @@ function toTag(row: Row): TagRecord {
   return TagRecord.parse({
     ...row,
     demo: row.demo === 1,
+    disabled: row.disabled === 1,
     allowed_domains: JSON.parse(row.allowed_domains as string),
     scores: row.scores === 1,
     segment_names: row.segment_names === 1,

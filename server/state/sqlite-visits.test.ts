@@ -164,11 +164,16 @@ describe('SqliteVisitStore bounds', () => {
       await seed();
       expect(rows('2025-10-15')).toEqual([36, 36, 3]);
       lanes.length = 0;
-      expect(await pruning.pruneAggregates('2026-11-20')).toBe(75);
+      const journeys = (before: string) => count(`SELECT count(*) FROM visit_journeys WHERE last_seen < '${before}'`);
+      expect(journeys('2025-10-16')).toBe(36);
+      // 75 aggregate rows and the 36 journeys whose latest view was on the day that goes.
+      expect(await pruning.pruneAggregates('2026-11-20')).toBe(75 + 36);
       expect(rows('2025-10-15')).toEqual([0, 0, 0]);
       expect(rows('2025-10-16')).toEqual([3, 3, 3]);
-      // 75 rows, at most 10 per write.
-      expect(lanes.length).toBeGreaterThanOrEqual(8);
+      expect(journeys('2025-10-16')).toBe(0);
+      expect(count(`SELECT count(*) FROM visit_journeys`)).toBe(3);
+      // 111 rows, at most 10 per write.
+      expect(lanes.length).toBeGreaterThanOrEqual(11);
       expect(new Set(lanes)).toEqual(new Set(['background']));
     });
 

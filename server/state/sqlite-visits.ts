@@ -12,17 +12,21 @@ import { StateError } from './errors.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import { VisitEntry } from './transfer.ts';
 import {
+  type AccountSession,
   type AccountVisits,
   type DailyTotals,
   daysBetween,
   formatSighting,
+  inViewOrder,
   ORIGINS_PER_TAG,
   OTHER_PATHS,
+  PAGES_PER_SESSION,
   PATHS_PER_ACCOUNT_DAY,
   type PagePerDay,
   type PageViewCount,
   parseSighting,
   retainedFrom,
+  SESSIONS_PER_ACCOUNT,
   SESSIONS_PER_ACCOUNT_DAY,
   seenAgain,
   sightingVictim,
@@ -41,8 +45,17 @@ const ACCOUNT_PAGES_LIMIT = 50_000;
  */
 export const PRUNE_BATCH_ROWS = 1_000;
 const PRUNE_BATCH_CUSTOMERS = 100;
-/** The per-day aggregate tables; each is keyed (customer_id, day, …), so one customer's old days are one range. */
-const DAY_TABLES = ['visit_pages', 'visit_accounts', 'visit_anonymous'] as const;
+/**
+ * The tables the retention prune goes through, each with the column whose day (or time: an ISO time of a
+ * day sorts after the day itself) it ages by: the per-day aggregates, keyed (customer_id, day, …), so one
+ * customer's old days are one range; the journeys by their latest view (an index on (customer_id, last_seen)).
+ */
+const DAY_TABLES = [
+  ['visit_pages', 'day'],
+  ['visit_accounts', 'day'],
+  ['visit_anonymous', 'day'],
+  ['visit_journeys', 'last_seen'],
+] as const;
 
 /**
  * Rows an export reads per query (keyset pages, so a big file is never read into memory at once) and
@@ -138,11 +151,25 @@ export class SqliteVisitStore implements VisitStore {
       sightingsOf: this.db.prepare('SELECT origin, last_seen_at FROM tag_sightings WHERE tag_id = ?'),
       sightingDelete: this.db.prepare('DELETE FROM tag_sightings WHERE tag_id = ? AND origin = ?'),
       sightingAdd: this.db.prepare('INSERT INTO tag_sightings VALUES (?, ?, ?)'),
+      // The session's pages: a JSON array of [at, path], appended while shorter than PAGES_PER_SESSION.
+      journey: this.db.prepare(
+        `INSERT INTO visit_journeys VALUES (@customer_id, @company_id, @session_id, @at, @at, 1, json_array(json_array(@at, @path)))
+         ON CONFLICT (customer_id, company_id, session_id) DO UPDATE SET first_seen = min(first_seen, @at), last_seen = max(last_seen, @at),
+           page_views = page_views + 1,
+           pages = CASE WHEN json_array_length(pages) < ${PAGES_PER_SESSION} THEN json_insert(pages, '$[#]', json_array(@at, @path)) ELSE pages END
+         RETURNING page_views`,
+      ),
+      // A new session past the bound: the account's sessions seen longest ago go.
+      journeyEvict: this.db.prepare(
+        `DELETE FROM visit_journeys WHERE customer_id = @customer_id AND company_id = @company_id AND session_id IN (
+           SELECT session_id FROM visit_journeys WHERE customer_id = @customer_id AND company_id = @company_id
+           ORDER BY last_seen DESC, session_id DESC LIMIT -1 OFFSET ${SESSIONS_PER_ACCOUNT})`,
+      ),
     };
-    const prune = DAY_TABLES.map((table) => ({
+    const prune = DAY_TABLES.map(([table, column]) => ({
       // One index seek per customer (no scan of the whole table to find the next one).
       nextCustomer: this.db.prepare(`SELECT customer_id FROM ${table} WHERE customer_id > ? ORDER BY customer_id LIMIT 1`).pluck(),
-      deleteOld: this.db.prepare(`DELETE FROM ${table} WHERE customer_id = ? AND day < ? LIMIT ?`),
+      deleteOld: this.db.prepare(`DELETE FROM ${table} WHERE customer_id = ? AND ${column} < ? LIMIT ?`),
     }));
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
@@ -167,6 +194,8 @@ export class SqliteVisitStore implements VisitStore {
       const known = q.pageExists.get(v.customer_id, v.day, v.company_id, v.path) !== undefined;
       const full = !known && (q.pathCount.get(v.customer_id, v.day, v.company_id) as { n: number }).n >= PATHS_PER_ACCOUNT_DAY;
       q.page.run(v.customer_id, v.day, v.company_id, full ? OTHER_PATHS : v.path);
+      const journey = { customer_id: v.customer_id, company_id: v.company_id, session_id: v.session_id, at: v.at, path: v.path };
+      if ((q.journey.get(journey) as { page_views: number }).page_views === 1) q.journeyEvict.run(journey);
       return page_views === 1;
     });
     // Runs as one write of the connection's queue: the cache is kept in step with the commit it follows.
@@ -217,7 +246,7 @@ export class SqliteVisitStore implements VisitStore {
           continue;
         }
         const n = table.deleteOld.run(customer, before, budget).changes;
-        if (n > 0 && DAY_TABLES[cursor.table] === 'visit_pages') pagesDeleted = true;
+        if (n > 0 && DAY_TABLES[cursor.table]![0] === 'visit_pages') pagesDeleted = true;
         deleted += n;
         budget -= n;
         // The budget used up: this customer may have more old rows, so the next batch starts at it again.
@@ -351,6 +380,19 @@ export class SqliteVisitStore implements VisitStore {
     return rows;
   }
 
+  async accountSessions(customerId: string, companyId: string): Promise<AccountSession[]> {
+    const kept = retainedFrom(new Date().toISOString().slice(0, 10), this.retentionDays);
+    const rows = this.sqlite.io(() =>
+      this.sqlite
+        .sql(
+          `SELECT session_id, first_seen, last_seen, page_views, pages FROM visit_journeys
+           WHERE customer_id = ? AND company_id = ? AND last_seen >= ? ORDER BY last_seen DESC, session_id DESC LIMIT ${SESSIONS_PER_ACCOUNT}`,
+        )
+        .all(customerId, companyId, kept),
+    ) as { session_id: string; first_seen: string; last_seen: string; page_views: number; pages: string }[];
+    return rows.map((r) => ({ ...r, pages: inViewOrder((JSON.parse(r.pages) as [string, string][]).map(([at, path]) => ({ at, path }))) }));
+  }
+
   private forgetAccountPages(customerId: string, companyId: string): void {
     if (this.accountPagesCache.get(customerId)?.delete(companyId)) this.accountPagesCached--;
   }
@@ -400,6 +442,19 @@ export class SqliteVisitStore implements VisitStore {
       const last = rows[rows.length - 1]!;
       after = [last.customer_id as string, last.day as string, last.company_id as string];
     }
+    const journeys = this.sqlite.sql(
+      `SELECT * FROM visit_journeys WHERE (customer_id, company_id, session_id) > (?, ?, ?) ORDER BY customer_id, company_id, session_id LIMIT ${TRANSFER_PAGE}`,
+    );
+    for (let after = ['', '', '']; ; ) {
+      const rows = this.sqlite.io(() => journeys.all(...after)) as Row[];
+      for (const r of rows) {
+        const pages = (JSON.parse(r.pages as string) as [string, string][]).map(([at, path]) => ({ at, path }));
+        yield VisitEntry.parse({ type: 'visit_session', ...r, pages });
+      }
+      if (rows.length < TRANSFER_PAGE) break;
+      const last = rows[rows.length - 1]!;
+      after = [last.customer_id as string, last.company_id as string, last.session_id as string];
+    }
     const anonymous = this.sqlite.sql(`SELECT * FROM visit_anonymous WHERE (customer_id, day) > (?, ?) ORDER BY customer_id, day LIMIT ${TRANSFER_PAGE}`);
     for (let after = ['', '']; ; ) {
       const rows = this.sqlite.io(() => anonymous.all(...after)) as Row[];
@@ -420,7 +475,7 @@ export class SqliteVisitStore implements VisitStore {
     const any = this.sqlite.io(() =>
       this.sqlite
         .sql(
-          'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings)',
+          'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings) OR EXISTS (SELECT 1 FROM visit_journeys)',
         )
         .pluck()
         .get(),
@@ -436,6 +491,8 @@ export class SqliteVisitStore implements VisitStore {
       page: this.sqlite.sql('INSERT OR REPLACE INTO visit_pages VALUES (?, ?, ?, ?, ?)'),
       session: this.sqlite.sql('INSERT OR IGNORE INTO visit_sessions VALUES (?, ?, ?, ?)'),
       anonymous: this.sqlite.sql('INSERT OR REPLACE INTO visit_anonymous VALUES (?, ?, ?)'),
+      journey: this.sqlite.sql('INSERT OR REPLACE INTO visit_journeys VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      journeys: this.sqlite.sql('SELECT count(*) FROM visit_journeys WHERE customer_id = ? AND company_id = ?').pluck(),
       sighting: this.sqlite.sql('INSERT OR REPLACE INTO tag_sightings VALUES (?, ?, ?)'),
       origins: this.sqlite.sql('SELECT count(*) FROM tag_sightings WHERE tag_id = ?').pluck(),
       bump: this.sqlite.sql('UPDATE visit_version SET version = version + 1 WHERE id = 1'),
@@ -450,6 +507,20 @@ export class SqliteVisitStore implements VisitStore {
             break;
           case 'visit_anonymous':
             q.anonymous.run(e.customer_id, e.day, e.page_views);
+            break;
+          case 'visit_session':
+            q.journey.run(
+              e.customer_id,
+              e.company_id,
+              e.session_id,
+              e.first_seen,
+              e.last_seen,
+              e.page_views,
+              JSON.stringify(e.pages.map((p) => [p.at, p.path])),
+            );
+            if ((q.journeys.get(e.customer_id, e.company_id) as number) > SESSIONS_PER_ACCOUNT) {
+              throw new StateError(`account ${e.company_id} of ${e.customer_id}: more than ${SESSIONS_PER_ACCOUNT} sessions`);
+            }
             break;
           case 'tag_sighting':
             q.sighting.run(e.tag_id, e.origin, formatSighting({ last_seen_at: e.last_seen_at, hits: e.hits }));

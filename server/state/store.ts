@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { AllowedDomains, RequiredAllowedDomains } from '../../core/allowed-domain.ts';
-import { CustomerId, Grant, HotAccount, Package, Product, Segment, TagRateLimit, TokenGroup } from '../../core/customer-records.ts';
+import { AccountList, CustomerId, Grant, HotAccount, Package, Product, Segment, TagRateLimit, TokenGroup } from '../../core/customer-records.ts';
 import { TagFeatures } from '../../core/tag-features.ts';
 import { CONFIDENCES, DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
@@ -25,8 +25,12 @@ export const CustomerRecord = z.object({
   segments: z.array(Segment),
   excluded_accounts: z.array(z.string()),
   hot_accounts: z.array(HotAccount),
+  /** Named account lists (server/lists/routes.ts); absent in records written before lists. */
+  account_lists: z.array(AccountList).default([]),
   /** API groups granted beyond the packages (the Segments API); absent in records written before grants. */
   grants: z.array(Grant).default([]),
+  /** Query parameters kept apart in the account page's top pages (core/customer-records.ts); absent: none. */
+  kept_query_params: z.array(z.string()).default([]),
   /** The highest segment id ever given: a deleted segment's id is never reused (server/segments/crud.ts). */
   segment_seq: z.number().int().min(0).default(0),
   created_at: z.string(),
@@ -105,6 +109,11 @@ export const TagRecord = z.object({
   visitor_rate_limit: z.number().int().positive().default(TAG_PER_VISITOR_LIMIT),
   /** Demo tags honour `test_ip` in demo mode; customer tags never do. */
   demo: z.boolean().default(false),
+  /**
+   * A disabled tag answers identification and page views 403 ("web tag … is disabled") and its bundle URL
+   * 404 with a JavaScript comment (the snippet's fail-safe shows the page); absent in older records = enabled.
+   */
+  disabled: z.boolean().default(false),
   settings: TagSettings,
   created_at: z.string(),
 });
@@ -135,6 +144,7 @@ export const TagPatch = z
     rate_limit: TagRateLimit,
     visitor_rate_limit: TagRateLimit,
     demo: z.boolean(),
+    disabled: z.boolean(),
     settings: TagSettings,
   })
   .partial()

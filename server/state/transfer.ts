@@ -16,7 +16,7 @@ import { CHARGEABLE_APIS } from '../credits/rules.ts';
 import { DELIVERY_STATUSES, HotPathPattern, NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
 import { CustomerRecord, TagRecord, TokenRecord } from './store.ts';
 import { AuditEvent, Email, SsoProvider, UserId, UserRecord } from './users.ts';
-import { ISO_DAY, OTHER_PATHS, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
+import { ISO_DAY, OTHER_PATHS, PAGES_PER_SESSION, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
 
 const Pool = z.enum(['identification', 'enrichment']);
 
@@ -90,6 +90,17 @@ export const VisitEntry = z.discriminatedUnion('type', [
       .max(SESSIONS_PER_ACCOUNT_DAY)
       .refine((ids) => new Set(ids).size === ids.length, 'a session id is listed once')
       .default([]),
+  }),
+  /** One of an account's recent sessions with its pages in order (visits.ts AccountSession). */
+  z.object({
+    type: z.literal('visit_session'),
+    customer_id: CustomerId,
+    company_id: z.string().min(1),
+    session_id: z.string().min(1).max(64),
+    first_seen: IsoTime,
+    last_seen: IsoTime,
+    page_views: z.number().int().min(1),
+    pages: z.array(z.object({ at: IsoTime, path: z.string() })).max(PAGES_PER_SESSION),
   }),
   /** Page views of one UTC day that matched no account. */
   z.object({ type: z.literal('visit_anonymous'), customer_id: CustomerId, day: ISO_DAY, page_views: Count }),

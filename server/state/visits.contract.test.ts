@@ -11,9 +11,11 @@ import type { VisitEntry } from './transfer.ts';
 import {
   ORIGINS_PER_TAG,
   OTHER_PATHS,
+  PAGES_PER_SESSION,
   PATHS_PER_ACCOUNT_DAY,
   type PageViewCount,
   parseSighting,
+  SESSIONS_PER_ACCOUNT,
   SESSIONS_PER_ACCOUNT_DAY,
   VISIT_RETENTION_DAYS,
   type VisitStore,
@@ -148,6 +150,68 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     expect(pages.find((p) => p.path === '/p0')?.page_views).toBe(2);
   });
 
+  // Journeys are read against today's retention: recent times.
+  const base = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
+  const recent = (minutes: number) => new Date(base + Math.round(minutes * 60_000)).toISOString();
+  const journeyView = (session: string, path: string, minutes: number, over: Partial<PageViewCount> = {}) =>
+    view({ session_id: session, path, at: recent(minutes), day: recent(minutes).slice(0, 10), ...over });
+
+  it('keeps each session of an account with its pages in the order viewed, latest session first', async () => {
+    await store.recordPageView(journeyView('session-a', '/', 0));
+    await store.recordPageView(journeyView('session-a', '/pricing?utm_source=news', 1));
+    await store.recordPageView(journeyView('session-b', '/blog', 2));
+    // A late beacon of the first session: listed where it was viewed, not where it arrived.
+    await store.recordPageView(journeyView('session-a', '/features', 0.5));
+    await store.recordPageView(journeyView('session-a', '/demo', 3));
+    await store.recordPageView(journeyView('session-c', '/elsewhere', 4, { company_id: '900002' }));
+    await store.recordPageView(journeyView('session-d', '/other-customer', 4, { customer_id: 'other' }));
+    await store.recordPageView(journeyView('session-e', '/anonymous', 4, { company_id: null }));
+    const second = await open();
+    expect(await second.accountSessions('acme', '900001')).toEqual([
+      {
+        session_id: 'session-a',
+        first_seen: recent(0),
+        last_seen: recent(3),
+        page_views: 4,
+        pages: [
+          { at: recent(0), path: '/' },
+          { at: recent(0.5), path: '/features' },
+          { at: recent(1), path: '/pricing?utm_source=news' },
+          { at: recent(3), path: '/demo' },
+        ],
+      },
+      { session_id: 'session-b', first_seen: recent(2), last_seen: recent(2), page_views: 1, pages: [{ at: recent(2), path: '/blog' }] },
+    ]);
+    expect((await store.accountSessions('acme', '900002')).map((s) => s.session_id)).toEqual(['session-c']);
+    expect(await store.accountSessions('acme', '900003')).toEqual([]);
+  });
+
+  it('bounds the journeys: SESSIONS_PER_ACCOUNT sessions (the longest unseen go), PAGES_PER_SESSION pages each', async () => {
+    for (let i = 0; i < PAGES_PER_SESSION + 3; i++) await store.recordPageView(journeyView('session-long', `/p${i}`, i / 100));
+    for (let i = 0; i < SESSIONS_PER_ACCOUNT + 2; i++) await store.recordPageView(journeyView(`session-${String(i).padStart(3, '0')}`, '/', 1 + i / 100));
+    const sessions = await store.accountSessions('acme', '900001');
+    expect(sessions).toHaveLength(SESSIONS_PER_ACCOUNT);
+    expect(sessions[0]!.session_id).toBe(`session-${String(SESSIONS_PER_ACCOUNT + 1).padStart(3, '0')}`);
+    expect(sessions.map((s) => s.session_id)).not.toContain('session-long');
+    expect(sessions.map((s) => s.session_id)).not.toContain('session-000');
+    expect(sessions.map((s) => s.session_id)).toContain('session-002');
+
+    await fx.reset();
+    const fresh = await open();
+    for (let i = 0; i < PAGES_PER_SESSION + 3; i++) await fresh.recordPageView(journeyView('session-long', `/p${i}`, i / 100));
+    const [long] = await fresh.accountSessions('acme', '900001');
+    expect(long).toMatchObject({ page_views: PAGES_PER_SESSION + 3, last_seen: recent((PAGES_PER_SESSION + 2) / 100) });
+    expect(long!.pages).toHaveLength(PAGES_PER_SESSION);
+    expect(long!.pages.at(-1)!.path).toBe(`/p${PAGES_PER_SESSION - 1}`);
+  });
+
+  it('lists no session whose latest view is past the retention', async () => {
+    const old = new Date(Date.now() - (VISIT_RETENTION_DAYS + 2) * 86_400_000).toISOString();
+    await store.recordPageView(view({ session_id: 'session-old', at: old, day: old.slice(0, 10) }));
+    await store.recordPageView(journeyView('session-new', '/', 0));
+    expect((await store.accountSessions('acme', '900001')).map((s) => s.session_id)).toEqual(['session-new']);
+  });
+
   it('keeps the latest sighting of each tag origin, shared with another store on the same state', async () => {
     await store.recordTagSighting('t1', 'https://www.acme.test', '2026-11-20T10:00:00.000Z');
     await store.recordTagSighting('t1', 'https://www.acme.test', '2026-11-20T09:00:00.000Z');
@@ -240,11 +304,12 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
       daily: [await s.dailyTotals('acme', yesterday, today), await s.dailyTotals('other', yesterday, today)],
       pages: await s.accountPages('acme', '900001', yesterday, today),
       sightings: await s.tagSightings(['t1', 't2']),
+      sessions: await s.accountSessions('acme', '900001'),
     });
     const before = await read(store);
     const exported: VisitEntry[] = [];
     for await (const e of store.exportEntries()) exported.push(e);
-    expect(new Set(exported.map((e) => e.type))).toEqual(new Set(['visit_account', 'visit_anonymous', 'tag_sighting']));
+    expect(new Set(exported.map((e) => e.type))).toEqual(new Set(['visit_account', 'visit_session', 'visit_anonymous', 'tag_sighting']));
     expect(exported).toContainEqual({ type: 'tag_sighting', tag_id: 't1', origin: 'https://www.acme.test', last_seen_at: at(yesterday, '10:05:00'), hits: 2 });
 
     expect(await store.isEmpty()).toBe(false);

@@ -50,6 +50,18 @@ export interface PagePerDay {
   page_views: number;
 }
 
+/** One session of an account: its pages in the order they were viewed (the first-party journey). */
+export interface AccountSession {
+  session_id: string;
+  /** Time of its first and latest view. */
+  first_seen: string;
+  last_seen: string;
+  /** Every view of the session, those past PAGES_PER_SESSION included. */
+  page_views: number;
+  /** The first PAGES_PER_SESSION views, oldest first. */
+  pages: { at: string; path: string }[];
+}
+
 export interface TagSighting {
   tag_id: string;
   origin: string;
@@ -69,6 +81,14 @@ export const SESSIONS_PER_ACCOUNT_DAY = 1_000;
 export const VISIT_RETENTION_DAYS = 400;
 /** Origins kept per tag (allowed domains bound them already; `*.example.com` could be many). */
 export const ORIGINS_PER_TAG = 50;
+/**
+ * Journeys kept per (customer, account): its most recent sessions (by latest view), each with its first
+ * pages in order. A new session past the bound pushes out the one seen longest ago; a session's views
+ * past PAGES_PER_SESSION still count (`page_views`) but their pages are not kept. Sessions whose latest
+ * view is past the retention go too.
+ */
+export const SESSIONS_PER_ACCOUNT = 50;
+export const PAGES_PER_SESSION = 50;
 /** Pages listed per account in the report. */
 export const TOP_PAGES = 5;
 
@@ -144,6 +164,12 @@ export interface VisitStore extends EntryTransfer<VisitEntry> {
   /** One account's page views per (day, path): the first-party intent input of the scoring model. */
   accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]>;
 
+  /**
+   * The account's most recent sessions (at most SESSIONS_PER_ACCOUNT, latest view first), each with its
+   * pages in the order viewed; only sessions seen within the retention.
+   */
+  accountSessions(customerId: string, companyId: string): Promise<AccountSession[]>;
+
   /** Remembers that a tag was used from this origin at this time (latest wins; a full tag: sightingVictim). */
   recordTagSighting(tagId: string, origin: string, at: string): Promise<void>;
   tagSightings(tagIds: readonly string[]): Promise<TagSighting[]>;
@@ -158,4 +184,12 @@ export function daysBetween(from: string, to: string): string[] {
     days.push(new Date(t).toISOString().slice(0, 10));
   }
   return days;
+}
+
+/** A session's pages oldest first (a late beacon is stored in arrival order; equal times keep it). */
+export function inViewOrder(pages: readonly { at: string; path: string }[]): { at: string; path: string }[] {
+  return pages
+    .map((p, i) => [p, i] as const)
+    .sort(([a, i], [b, j]) => (a.at < b.at ? -1 : a.at > b.at ? 1 : i - j))
+    .map(([p]) => p);
 }

@@ -153,6 +153,19 @@ export interface StoredDeliveryRow {
   last_attempt_at: unknown;
   last_status: unknown;
   last_error: unknown;
+  /** The event's JSON body (both backends keep it until the delivery leaves the log). */
+  body?: unknown;
+}
+
+/** The account a stored event body names (WebhookEvent `data.account.company_id`), or null. */
+export function companyOfBody(body: unknown): string | null {
+  if (typeof body !== 'string') return null;
+  try {
+    const id = (JSON.parse(body) as WebhookEvent)?.data?.account?.company_id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
@@ -165,6 +178,7 @@ export function deliveryRecord(row: StoredDeliveryRow): DeliveryRecord {
     webhook_id: row.webhook_id,
     customer_id: row.customer_id,
     type: row.type,
+    company_id: companyOfBody(row.body),
     status: row.status,
     attempts: row.attempts,
     created_at: iso(row.created_at),

@@ -7,8 +7,9 @@
  *   that tag's id and server-managed settings inlined (`TagSettings`: fields, min_confidence,
  *   cache_ttl_ms, consent_default, anti_flicker_timeout_ms, honor_gpc), so changing a setting never needs
  *   a page edit. The build leaves one placeholder string in the bundle; it is replaced by a JSON object
- *   of `init` options (the page's own commands run after it and win). Unknown tag: 404 with a JavaScript
- *   comment (a <script> that loads it does nothing, and the snippet's fail-safe reveals the page).
+ *   of `init` options (the page's own commands run after it and win). Unknown or disabled tag: 404 with a
+ *   JavaScript comment and `no-store` (a <script> that loads it does nothing, the snippet's fail-safe
+ *   reveals the page, and enabling the tag again takes effect on the next page load).
  *
  * Both: `Cache-Control: public, max-age=300` plus an ETag of the bytes (`If-None-Match` → 304), so pages
  * pick up fixes and settings within minutes and revalidate cheaply. Gzip (level 9, as the build measures
@@ -159,9 +160,10 @@ export function mountTagAssets(app: Express, deps: { config: Config; store: Acce
     const m = TAG_FILE.exec(req.params.file);
     if (!m) return next();
     const tag = await deps.store.getTag(m[1]);
-    if (!tag) {
+    if (!tag || tag.disabled) {
       res.status(404).set({ 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
-      return void res.send(`/* svc: unknown tag ${JSON.stringify(m[1]).replace(/\*\//g, '*\\/')} */\n`);
+      const what = tag ? 'disabled tag' : 'unknown tag';
+      return void res.send(`/* svc: ${what} ${JSON.stringify(m[1]).replace(/\*\//g, '*\\/')} */\n`);
     }
     const asset = load(join('variants', variantName(resolveFeatures(tag.settings.features)) + '.js'));
     if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag', 'not_found');

@@ -53,10 +53,19 @@ type Principal = 'operator' | Role;
 const PRINCIPALS: readonly Principal[] = ['operator', ...ROLES];
 
 /** What a path parameter names. */
-type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment';
+type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list';
 
 /** Parameters the route's `access` does not name, by name; then by route. Add a route's new parameter here. */
-const PARAM_KIND: Readonly<Record<string, Kind>> = { userId: 'user', webhookId: 'webhook', tagId: 'tag', segmentId: 'segment' };
+const PARAM_KIND: Readonly<Record<string, Kind>> = {
+  userId: 'user',
+  webhookId: 'webhook',
+  tagId: 'tag',
+  segmentId: 'segment',
+  companyId: 'company',
+  listId: 'list',
+};
+/** A company of the catalog: every customer's to look at (the account page), no customer's record. */
+const CATALOG_COMPANY = '900001';
 const ROUTE_PARAM_KIND: Readonly<Record<string, Kind>> = { '/auth/sessions/:id#id': 'session' };
 
 function paramKind(route: ApiRouteDef, name: string): Kind {
@@ -78,7 +87,8 @@ const SCOPE_404 = /^unknown (customer|token|tag|user) /;
 /** Whether a request can be about another customer at all (a customer in the path, query or body, or a record of one). */
 const hasOtherVariant = (route: ApiRouteDef) => route.access?.customer.from !== 'none' || paramsOf(route.path).length > 0;
 /** Own customer in the path, and a record of the customer named beside it (a webhook, a user). */
-const hasMixedVariant = (route: ApiRouteDef) => route.access?.customer.from === 'param' && paramsOf(route.path).some((p) => paramKind(route, p) !== 'customer');
+const hasMixedVariant = (route: ApiRouteDef) =>
+  route.access?.customer.from === 'param' && paramsOf(route.path).some((p) => !['customer', 'company'].includes(paramKind(route, p)));
 
 type Variant = 'own' | 'other' | 'mixed';
 /** A row of a listing (a token, a tag or a customer). */
@@ -93,7 +103,7 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
   /** Each role's user of acme, signed in. */
   const members = new Map<Role, { id: string; cookie: string }>();
   /** Records read (never changed) by the requests that only read. */
-  const shared: Record<string, { token: string; tag: string; webhook: string; user: string; segment: string }> = {};
+  const shared: Record<string, { token: string; tag: string; webhook: string; user: string; segment: string; list: string }> = {};
   /** A user of each customer whose sessions are the ones other principals try to end. */
   const bystanders: Record<string, string> = {};
 
@@ -121,6 +131,9 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
     });
     return hook.id;
   }
+  async function newTag(customer: string): Promise<string> {
+    return (await srv.store.createTag({ customer_id: customer, allowed_domains: [`matrix.${customer}.test`] })).tag_id;
+  }
   /** A segment of the customer (globex's ids start at 1001, so no id of one customer is also the other's). */
   async function newSegment(customer: string): Promise<string> {
     const c = await srv.store.changeSegments(customer, ({ segments, segment_seq }) => {
@@ -128,6 +141,12 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
       return { segments: [...segments, { id, name: `matrix ${id}`, match: { industry: ['Software'] } }], segment_seq: id };
     });
     return String(c.segment_seq);
+  }
+  /** A named account list of the customer (ids are random: no id of one customer is also the other's). */
+  async function newList(customer: string): Promise<string> {
+    const id = `matrix-${customer}-${randomBytes(3).toString('hex')}`;
+    await srv.store.changeAccountLists(customer, (s) => ({ ...s, account_lists: [...s.account_lists, { id, name: id, company_ids: ['900001'] }] }));
+    return id;
   }
   async function newUser(customer: string, role: Role = 'viewer', password: string | null = null): Promise<string> {
     const email = `${role}.${randomBytes(4).toString('hex')}@${customer}.test`;
@@ -183,6 +202,7 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         webhook: await newWebhook(customer),
         user: await newUser(customer),
         segment: await newSegment(customer),
+        list: await newList(customer),
       };
       bystanders[customer] = await newUser(customer, 'viewer');
       await srv.users.setSsoProvider(sso(customer));
@@ -231,8 +251,11 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
     switch (kind) {
       case 'customer':
         return customer;
+      case 'company':
+        return CATALOG_COMPANY;
       case 'tag':
-        return shared[customer]!.tag;
+        // A write may delete or disable what it names.
+        return write ? newTag(customer) : shared[customer]!.tag;
       case 'token':
         return write ? newToken(customer) : shared[customer]!.token;
       case 'webhook':
@@ -241,6 +264,8 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         return write ? newUser(customer) : shared[customer]!.user;
       case 'segment':
         return write ? newSegment(customer) : shared[customer]!.segment;
+      case 'list':
+        return write ? newList(customer) : shared[customer]!.list;
       case 'session': {
         // One's own session, for one's own customer; else a bystander's.
         const userId = customer === OWN && who !== 'operator' ? members.get(who)!.id : bystanders[customer]!;
@@ -386,6 +411,8 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         ['POST', '/admin/api/tags', { customer_id: OTHER, allowed_domains: ['evil.test'] }],
         ['PATCH', `/admin/api/tags/${shared[OTHER]!.tag}`, { allowed_domains: ['evil.test'] }],
         ['PATCH', `/admin/api/tags/${shared[OTHER]!.tag}/settings`, { anti_flicker_timeout_ms: 1234 }],
+        ['PATCH', `/admin/api/tags/${shared[OTHER]!.tag}`, { disabled: true }],
+        ['DELETE', `/admin/api/tags/${shared[OTHER]!.tag}`, undefined],
         ['POST', `/admin/api/customers/${OTHER}/webhooks`, { url: 'https://evil.test/hook', events: ['account.visited'] }],
         ['POST', `/admin/api/customers/${OTHER}/invitations`, { email: 'mole@globex.test', role: 'owner' }],
         ['PATCH', `/admin/api/customers/${OTHER}/users/${globexUser}`, { role: 'owner' }],

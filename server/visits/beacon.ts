@@ -2,7 +2,7 @@
  * The page-view beacon the tag sends (`POST /v1/events?tag=…`, a `text/plain` JSON string so the request
  * stays a simple CORS request): `{"type":"pageview","path":"/pricing?utm_source=x","referrer":"news.example",
  * "session":"<random id>"}`. The schema is the validation; `cleanPath` and `referrerHost` enforce the privacy
- * rules on the server too (no query string except `utm_*`, referrer host only), whatever a tag sends.
+ * rules on the server too (no query string except `utm_*` and the customer's `kept_query_params`, referrer host only), whatever a tag sends.
  */
 import { z } from 'zod';
 
@@ -18,10 +18,13 @@ export const PageViewBeacon = z.object({
 });
 export type PageViewBeacon = z.infer<typeof PageViewBeacon>;
 
-/** The path with only `utm_*` query parameters kept (in their order) and no fragment. */
-export function cleanPath(raw: string): string {
+/**
+ * The path with only `utm_*` query parameters and those the customer named (`kept_query_params`: they
+ * make a page of its own on the account page) kept, in their order, and no fragment.
+ */
+export function cleanPath(raw: string, keptParams: readonly string[] = []): string {
   const url = new URL(raw, 'http://path.invalid');
-  const kept = [...url.searchParams].filter(([k]) => k.toLowerCase().startsWith('utm_'));
+  const kept = [...url.searchParams].filter(([k]) => k.toLowerCase().startsWith('utm_') || keptParams.includes(k));
   const query = kept.length ? '?' + new URLSearchParams(kept).toString() : '';
   return (url.pathname + query).slice(0, MAX_PATH);
 }

@@ -75,7 +75,7 @@ export const STORE_FAILURE_REPORT_MS = 60_000;
 export function accountFacts(customer: CustomerRecord, company: CompanyRow | null): Pick<RecordedPageView, 'segment_ids' | 'hot_account' | 'excluded'> {
   if (!company) return { segment_ids: [], hot_account: false, excluded: false };
   return {
-    segment_ids: matchingSegments(customer.segments, company).map((s) => s.id),
+    segment_ids: matchingSegments(customer, company).map((s) => s.id),
     hot_account: customer.hot_accounts.some((h) => h.company_id === company.company_id),
     excluded: customer.excluded_accounts.includes(company.company_id),
   };

@@ -62,6 +62,8 @@ export const DeliveryRecord = z.object({
   webhook_id: z.string(),
   customer_id: z.string(),
   type: WebhookEventType,
+  /** The account the event is about (its `data.account.company_id`); null when unreadable. */
+  company_id: z.string().nullable(),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.number().int(),
   created_at: z.string(),

@@ -13,8 +13,11 @@ import { customerFor, OPERATOR, pageFor, pageRights, showsCustomerPicker, type V
 import { tokenSession } from '../session.ts';
 import { acceptTokenFromHash, signInErrorFromHash, workspaceFromHash } from '../signin-view.ts';
 import { AcceptInvite } from './AcceptInvite.tsx';
+import { AccountPage } from './AccountPage.tsx';
 import { AuditPage } from './AuditPage.tsx';
 import { CustomerView } from './CustomerView.tsx';
+import { ListsPage } from './ListsPage.tsx';
+import { SegmentsPage } from './SegmentsPage.tsx';
 import { SignIn, signedInViewer } from './SignIn.tsx';
 import { UsersPage } from './UsersPage.tsx';
 import { useLoad } from './use-load.ts';
@@ -233,6 +236,9 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
         )}
         {customer && page === 'tokens' && <CustomerView key={customer.id} api={api} customer={customer} canWrite={rights.tokensWrite} />}
         {customer && page === 'visitors' && <VisitorsPage key={customer.id} api={api} customer={customer} />}
+        {customer && page === 'accounts' && <AccountPage key={customer.id} api={api} customer={customer} />}
+        {customer && page === 'segments' && <SegmentsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />}
+        {customer && page === 'lists' && <ListsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />}
         {customer && page === 'tags' && (
           <WebTagsPage key={customer.id} api={api} customer={customer} canCreate={rights.tagsWrite} canEditSettings={rights.tagSettingsWrite} />
         )}

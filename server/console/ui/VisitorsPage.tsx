@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
+import { hashForAccount } from '../customer-link.ts';
 import { formatCount, formatDateTime } from '../format.ts';
 import { csvFileName, defaultRange } from '../visits-view.ts';
 import { DailyChart } from './DailyChart.tsx';
@@ -156,7 +157,7 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
                   {data.accounts.map((a) => (
                     <tr key={a.company_id}>
                       <th scope="row">
-                        {a.name ?? a.company_id}
+                        <a href={hashForAccount(customer.id, a.company_id)}>{a.name ?? a.company_id}</a>
                         <div class="muted">
                           {a.domain ?? '—'} · <code>{a.company_id}</code>
                         </div>

@@ -1,8 +1,10 @@
 /**
  * Web tags: the customer's tags, each with its copy-paste snippet (copy button) and whether it is installed
- * (the origins it was last seen on, from page views and lookups, and when); a form to create a new tag
- * (`tags:write`); each tag's settings — features, consent default, Global Privacy Control — editable with
- * `tag-settings:write` (a marketer may change them without creating tags).
+ * (the origins it was last seen on, from page views and lookups, and when). With `tags:write` (`canCreate`):
+ * a form to create a tag, and on each tag its own fields (allowed domains, answers, limits), disable /
+ * enable and delete. With `tag-settings:write` (a marketer too): each tag's server-managed settings —
+ * features, consent default, Global Privacy Control, minimum confidence, dataLayer fields, cache time,
+ * anti-flicker timeout. The snippet and the install check stay on the page whatever the tag's state.
  */
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
@@ -15,10 +17,16 @@ import {
   CONSENT_DEFAULTS,
   emptyTagForm,
   FEATURE_LABELS,
+  MAX_ANTI_FLICKER_MS,
+  MAX_CACHE_TTL_MS,
   MAX_TAG_LIMIT,
+  MIN_CONFIDENCES,
   TAG_FEATURES,
+  type TagEditFields,
   type TagFormFields,
   type TagSettingsFields,
+  tagEditForm,
+  tagPatchBody,
   tagRequestBody,
   tagSettingsBody,
   tagSettingsForm,
@@ -27,8 +35,6 @@ import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { copyText } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
-
-type TagWithLimits = TagRecord & { rate_limit?: number; visitor_rate_limit?: number };
 
 export function WebTagsPage({
   api,
@@ -82,6 +88,7 @@ export function WebTagsPage({
                 tag={t}
                 sightings={tags.data![1].filter((s) => s.tag_id === t.tag_id)}
                 settingsEditor={canEditSettings ? <TagSettingsEditor api={api} tag={t} onSaved={tags.reload} /> : null}
+                tagEditor={canCreate ? <TagEditor api={api} tag={t} onChanged={tags.reload} /> : null}
               />
             ))}
           </ul>
@@ -91,7 +98,17 @@ export function WebTagsPage({
   );
 }
 
-function TagCard({ tag, sightings, settingsEditor }: { tag: TagWithLimits; sightings: TagSighting[]; settingsEditor: ComponentChildren }) {
+function TagCard({
+  tag,
+  sightings,
+  settingsEditor,
+  tagEditor,
+}: {
+  tag: TagRecord;
+  sightings: TagSighting[];
+  settingsEditor: ComponentChildren;
+  tagEditor: ComponentChildren;
+}) {
   const snippet = renderSnippet({ tagId: tag.tag_id, endpoint: location.origin });
   const code = useRef<HTMLElement>(null);
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
@@ -103,8 +120,20 @@ function TagCard({ tag, sightings, settingsEditor }: { tag: TagWithLimits; sight
         <h3>
           <code>{tag.tag_id}</code>
         </h3>
-        {sightings.length > 0 ? <span class="badge badge-ok">installed</span> : <span class="badge badge-off">not seen yet</span>}
+        <span>
+          {tag.disabled && (
+            <span class="badge badge-warn" data-testid="tag-disabled">
+              disabled
+            </span>
+          )}{' '}
+          {sightings.length > 0 ? <span class="badge badge-ok">installed</span> : <span class="badge badge-off">not seen yet</span>}
+        </span>
       </div>
+      {tag.disabled && (
+        <p class="warning" data-testid="tag-disabled-note">
+          Disabled: lookups and page views of this tag are refused (403) and its script loads nothing, so pages show their default content.
+        </p>
+      )}
       <dl class="facts">
         <dt>Allowed domains</dt>
         <dd>{tag.allowed_domains.join(', ')}</dd>
@@ -113,8 +142,8 @@ function TagCard({ tag, sightings, settingsEditor }: { tag: TagWithLimits; sight
         <dt>Features</dt>
         <dd data-testid="tag-features">{on.length ? on.map((f) => FEATURE_LABELS[f]).join(', ') : 'core only (identification, events, dataLayer)'}</dd>
         <dt>Limits</dt>
-        <dd>
-          {tag.rate_limit ?? 'default'} per minute for the tag, {tag.visitor_rate_limit ?? 'default'} per visitor address
+        <dd data-testid="tag-limits">
+          {tag.rate_limit} per minute for the tag, {tag.visitor_rate_limit} per visitor address
         </dd>
         <dt>Seen on</dt>
         <dd data-testid="tag-seen-on">
@@ -146,22 +175,42 @@ function TagCard({ tag, sightings, settingsEditor }: { tag: TagWithLimits; sight
         </span>
       </div>
       {settingsEditor}
+      {tagEditor}
     </li>
   );
 }
 
-/** A tag's server-managed settings: the features (bundle variant), the consent default and GPC. */
+/**
+ * A tag's server-managed settings (PATCH …/settings replaces the whole object): the features (bundle
+ * variant), consent default, GPC, minimum confidence, dataLayer fields, cache time and anti-flicker timeout.
+ */
 function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRecord; onSaved(): void }) {
   const [form, setForm] = useState<TagSettingsFields>(() => tagSettingsForm(tag.settings));
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  const [invalid, setInvalid] = useState<keyof TagSettingsFields | null>(null);
   const [busy, setBusy] = useState(false);
   const id = (name: string) => `tag-settings-${tag.tag_id}-${name}`;
+  const typed = (key: 'fields' | 'cache_ttl_ms' | 'anti_flicker_timeout_ms') => ({
+    id: id(key),
+    value: form[key],
+    onInput: (e: Event) => setForm({ ...form, [key]: (e.currentTarget as HTMLInputElement).value }),
+    'aria-invalid': invalid === key ? true : undefined,
+    'aria-describedby': `${id(key)}-hint`,
+  });
   const save = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
     setStatus(null);
+    const body = tagSettingsBody(form);
+    if (!body.ok) {
+      setInvalid(body.field);
+      setStatus({ ok: false, text: body.message });
+      document.getElementById(id(body.field))?.focus();
+      return;
+    }
+    setInvalid(null);
+    setBusy(true);
     try {
-      await api.updateTagSettings(tag.tag_id, tagSettingsBody(tag.settings, form));
+      await api.updateTagSettings(tag.tag_id, body.body);
       setStatus({ ok: true, text: 'Settings saved: pages get them with the next load of the tag.' });
       onSaved();
     } catch (err) {
@@ -206,6 +255,43 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
             Honour Global Privacy Control (no lookup when the browser asks)
           </label>
         </div>
+        <div class="field">
+          <label for={id('min_confidence')}>Minimum confidence</label>
+          <select
+            id={id('min_confidence')}
+            value={form.min_confidence}
+            onChange={(e) => setForm({ ...form, min_confidence: (e.currentTarget as HTMLSelectElement).value as TagSettingsFields['min_confidence'] })}
+          >
+            <option value="">Tag default</option>
+            {MIN_CONFIDENCES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+          <p class="hint">Answers below it are treated as not identified (no personalisation, no company in the dataLayer).</p>
+        </div>
+        <div class="field">
+          <label for={id('fields')}>dataLayer fields</label>
+          <input type="text" autoComplete="off" placeholder="name, domain, industry" {...typed('fields')} />
+          <p class="hint" id={`${id('fields')}-hint`}>
+            Which answer fields reach the dataLayer; empty: the tag's default (address and phone never).
+          </p>
+        </div>
+        <div class="field">
+          <label for={id('cache_ttl_ms')}>Cache time (ms)</label>
+          <input type="number" min={0} max={MAX_CACHE_TTL_MS} step={1} inputMode="numeric" {...typed('cache_ttl_ms')} />
+          <p class="hint" id={`${id('cache_ttl_ms')}-hint`}>
+            How long a visitor's answer is reused; empty: the tag's default.
+          </p>
+        </div>
+        <div class="field">
+          <label for={id('anti_flicker_timeout_ms')}>Anti-flicker timeout (ms)</label>
+          <input type="number" min={0} max={MAX_ANTI_FLICKER_MS} step={1} inputMode="numeric" {...typed('anti_flicker_timeout_ms')} />
+          <p class="hint" id={`${id('anti_flicker_timeout_ms')}-hint`}>
+            Longest time personalised elements stay hidden; empty: the tag's default.
+          </p>
+        </div>
         <div class="form-actions">
           <button type="submit" class="btn btn-quiet" disabled={busy}>
             {busy ? 'Saving…' : 'Save settings'}
@@ -216,6 +302,128 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
         </p>
       </form>
     </details>
+  );
+}
+
+/** A tag's own fields (PATCH /admin/api/tags/:tagId), disable / enable, delete: `tags:write`. */
+function TagEditor({ api, tag, onChanged }: { api: AdminClient; tag: TagRecord; onChanged(): void }) {
+  const [form, setForm] = useState<TagEditFields>(() => tagEditForm(tag));
+  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  const [invalid, setInvalid] = useState<keyof TagEditFields | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const id = (name: string) => `tag-edit-${tag.tag_id}-${name}`;
+  const typed = (key: 'allowed_domains' | 'rate_limit' | 'visitor_rate_limit') => ({
+    id: id(key),
+    value: form[key],
+    onInput: (e: Event) => setForm({ ...form, [key]: (e.currentTarget as HTMLInputElement).value }),
+    'aria-invalid': invalid === key ? true : undefined,
+  });
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setStatus(null);
+    const body = tagPatchBody(form);
+    if (!body.ok) {
+      setInvalid(body.field);
+      setStatus({ ok: false, text: body.message });
+      document.getElementById(id(body.field))?.focus();
+      return;
+    }
+    setInvalid(null);
+    setBusy(true);
+    try {
+      await api.updateTag(tag.tag_id, body.body);
+      setStatus({ ok: true, text: 'Tag saved: it answers with these domains and limits now.' });
+      onChanged();
+    } catch (err) {
+      setStatus({ ok: false, text: `Not saved: ${(err as Error).message}` });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const act = async (what: () => Promise<unknown>) => {
+    setActionError(null);
+    setBusy(true);
+    try {
+      await what();
+      onChanged();
+    } catch (err) {
+      setActionError((err as Error).message);
+    } finally {
+      setBusy(false);
+      setConfirming(false);
+    }
+  };
+  return (
+    <>
+      <details class="tag-settings">
+        <summary>Edit tag</summary>
+        <form class="token-form" onSubmit={save} noValidate aria-label={`Edit ${tag.tag_id}`} data-testid="tag-edit-form">
+          <div class="field wide">
+            <label for={id('allowed_domains')}>Allowed domains</label>
+            <input type="text" autoComplete="off" {...typed('allowed_domains')} />
+            <p class="hint">Exact hosts, or *.example.com for every subdomain; comma- or space-separated.</p>
+          </div>
+          <fieldset class="field checks">
+            <legend>Answers include</legend>
+            <label>
+              <input type="checkbox" checked={form.scores} onChange={(e) => setForm({ ...form, scores: (e.currentTarget as HTMLInputElement).checked })} />{' '}
+              Scores
+            </label>
+            <label>
+              <input
+                type="checkbox"
+                checked={form.segment_names}
+                onChange={(e) => setForm({ ...form, segment_names: (e.currentTarget as HTMLInputElement).checked })}
+              />{' '}
+              Segment names
+            </label>
+          </fieldset>
+          <div class="field">
+            <label for={id('rate_limit')}>Tag rate limit (requests per minute)</label>
+            <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...typed('rate_limit')} />
+          </div>
+          <div class="field">
+            <label for={id('visitor_rate_limit')}>Per-visitor rate limit (requests per minute)</label>
+            <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...typed('visitor_rate_limit')} />
+          </div>
+          <div class="form-actions">
+            <button type="submit" class="btn btn-quiet" disabled={busy}>
+              {busy ? 'Saving…' : 'Save tag'}
+            </button>
+          </div>
+          <p role="status" class={status?.ok === false ? 'error' : 'ok'}>
+            {status?.text ?? ''}
+          </p>
+        </form>
+      </details>
+      <div class="tag-actions">
+        <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => act(() => api.updateTag(tag.tag_id, { disabled: !tag.disabled }))}>
+          {tag.disabled ? 'Enable tag' : 'Disable tag'}
+        </button>
+        {confirming ? (
+          <>
+            <span>Delete {tag.tag_id}? Pages that load it get nothing; this cannot be undone.</span>
+            <button type="button" class="btn btn-danger" disabled={busy} onClick={() => act(() => api.deleteTag(tag.tag_id))}>
+              Delete for good
+            </button>
+            <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+              Keep it
+            </button>
+          </>
+        ) : (
+          <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={() => setConfirming(true)}>
+            Delete tag
+          </button>
+        )}
+      </div>
+      {actionError && (
+        <p class="error" role="alert">
+          {actionError}
+        </p>
+      )}
+    </>
   );
 }
 

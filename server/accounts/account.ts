@@ -1,0 +1,261 @@
+/**
+ * The account page (pure): everything a customer knows of one account — its firmographics (the fields
+ * of the identification answer's company object), its scores per product with the factors that made
+ * them (the scoring model's own explanation), the customer's segments and lists it is in, its page views
+ * per day, its sessions with their pages in order (the first-party journey), its top pages with query
+ * parameters collapsed, and the webhook deliveries it raised. The route (routes.ts) gathers the inputs;
+ * this module decides and formats (JSON and CSV).
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { CompanyRow, IntentRow } from '../../data/sources/schema.ts';
+import { orNull } from '../http/null-rule.ts';
+import { type Firmographics, firmographics } from '../identification/identify.ts';
+import { companyScores, explainIntent, explainProfile, type PageViewSummary } from '../scoring/model.ts';
+import { matchingSegments } from '../segments/evaluate.ts';
+import type { CustomerRecord } from '../state/store.ts';
+import { type AccountSession, daysBetween, type PagePerDay } from '../state/visits.ts';
+import { spreadsheetSafe } from '../visits/report.ts';
+import type { DeliveryRecord } from '../webhooks/schema.ts';
+
+/** Pages listed in the account's top pages. */
+export const ACCOUNT_TOP_PAGES = 20;
+/** Webhook deliveries listed (newest first). */
+export const ACCOUNT_DELIVERIES = 50;
+/** Companies the search box answers at most. */
+export const SEARCH_LIMIT = 20;
+
+/**
+ * A path with its query parameters collapsed: only those named in `kept` stay (in their order), so
+ * `/?utm_source=x` counts as `/` and, with `kept = ['plan']`, `/pricing?plan=pro&utm_medium=y` as
+ * `/pricing?plan=pro`. The fragment goes too. A path that is not a URL path (OTHER_PATHS) is left alone.
+ */
+export function collapsePath(path: string, kept: readonly string[] = []): string {
+  if (!path.startsWith('/')) return path;
+  const q = path.search(/[?#]/);
+  if (q === -1) return path;
+  const pathname = path.slice(0, q);
+  if (path[q] === '#' || kept.length === 0) return pathname;
+  const url = new URL(path, 'http://path.invalid');
+  const params = [...url.searchParams].filter(([k]) => kept.includes(k));
+  return params.length ? `${pathname}?${new URLSearchParams(params)}` : pathname;
+}
+
+/** Page views per collapsed path over the days given, most viewed first (ties by path), at most `limit`. */
+export function topPages(pages: readonly PagePerDay[], kept: readonly string[], limit = ACCOUNT_TOP_PAGES): { path: string; page_views: number }[] {
+  const counts = new Map<string, number>();
+  for (const p of pages) {
+    const path = collapsePath(p.path, kept);
+    counts.set(path, (counts.get(path) ?? 0) + p.page_views);
+  }
+  return [...counts]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, limit)
+    .map(([path, page_views]) => ({ path, page_views }));
+}
+
+/** One product's scores as identification answers them, with the model's explanation of each. */
+export interface ExplainedScore {
+  product: string;
+  product_display_name: string;
+  is_svcqa: boolean;
+  intent_score: number;
+  buying_stage: string;
+  profile_score: number;
+  profile_fit: string;
+  factors: {
+    /** Points of the intent score: third-party signals on the product's topics and the account's own page views. */
+    intent: {
+      points: number;
+      signals: { topic: string; strength: number; age_days: number; weight: number; points: number }[];
+      page_views: { day: string; path: string; page_views: number; high_intent: boolean; weight: number; points: number }[];
+    };
+    /** Points of the profile score per ICP dimension (weights in server/scoring/README.md). */
+    profile: { industry: number; employee_range: number; revenue_range: number; region: number; points: number };
+  };
+}
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/**
+ * The scores of every product of the customer with their factors. The numbers are the model's
+ * (`companyScores`, what identification answers); the factors its own breakdowns (`explainIntent`,
+ * `explainProfile`), which compute the very same scores.
+ */
+export function explainedScores(input: {
+  customer: CustomerRecord;
+  company: CompanyRow;
+  signals: readonly Pick<IntentRow, 'topic' | 'strength' | 'observed_at'>[];
+  pageViews: readonly PageViewSummary[];
+  now: Date;
+}): ExplainedScore[] {
+  const { customer, company, signals, pageViews, now } = input;
+  const hot = customer.hot_accounts.find((h) => h.company_id === company.company_id) ?? null;
+  const scores = companyScores({ company, signals, products: customer.products, hotAccount: hot, pageViews, now });
+  return customer.products.map((product, i) => {
+    const intent = explainIntent(signals, product, now, pageViews);
+    const profile = explainProfile(company, product);
+    const score = scores[i]!;
+    return {
+      product: product.name,
+      product_display_name: product.display_name,
+      is_svcqa: score.is_svcqa,
+      intent_score: score.intent_score,
+      buying_stage: score.buying_stage,
+      profile_score: score.profile_score,
+      profile_fit: score.profile_fit,
+      factors: {
+        intent: {
+          points: round(intent.points),
+          signals: intent.contributions.map((c) => ({
+            topic: c.topic,
+            strength: c.strength,
+            age_days: round(c.ageDays, 1),
+            weight: round(c.weight, 3),
+            points: round(c.points),
+          })),
+          page_views: intent.first_party.map((c) => ({
+            day: c.day,
+            path: c.path,
+            page_views: c.page_views,
+            high_intent: c.high_intent,
+            weight: round(c.weight, 3),
+            points: round(c.points),
+          })),
+        },
+        profile: {
+          industry: profile.industry,
+          employee_range: profile.employee_range,
+          revenue_range: profile.revenue_range,
+          region: profile.region,
+          points: profile.points,
+        },
+      },
+    };
+  });
+}
+
+export interface AccountLists {
+  hot: boolean;
+  /** The products the hot-account entry names (empty: every product). */
+  hot_products: string[];
+  excluded: boolean;
+  /** The customer's named lists holding the account. */
+  named: { id: string; name: string }[];
+}
+
+export function accountLists(customer: CustomerRecord, companyId: string): AccountLists {
+  const hot = customer.hot_accounts.find((h) => h.company_id === companyId);
+  return {
+    hot: hot !== undefined,
+    hot_products: hot ? [...hot.products] : [],
+    excluded: customer.excluded_accounts.includes(companyId),
+    named: (customer.account_lists ?? []).filter((l) => l.company_ids.includes(companyId)).map((l) => ({ id: l.id, name: l.name })),
+  };
+}
+
+export interface AccountPage {
+  customer_id: string;
+  company_id: string;
+  from: string;
+  to: string;
+  company: Firmographics;
+  scores: ExplainedScore[];
+  segments: { id: number; name: string }[];
+  lists: AccountLists;
+  totals: { page_views: number; sessions: number; days_active: number };
+  /** Every day of the range, zeros included. */
+  daily: { day: string; page_views: number }[];
+  top_pages: { path: string; page_views: number }[];
+  kept_query_params: string[];
+  /** The account's recent sessions that overlap the range, latest first, pages in the order viewed. */
+  sessions: AccountSession[];
+  /** Webhook deliveries of events about the account, newest first. */
+  webhooks: Pick<DeliveryRecord, 'id' | 'event_id' | 'webhook_id' | 'type' | 'status' | 'attempts' | 'created_at' | 'delivered_at' | 'last_status'>[];
+}
+
+export function buildAccountPage(input: {
+  customer: CustomerRecord;
+  company: CompanyRow;
+  from: string;
+  to: string;
+  /** The account's page views per (day, path) in the range. */
+  pages: readonly PagePerDay[];
+  sessions: readonly AccountSession[];
+  deliveries: readonly DeliveryRecord[];
+  scores: ExplainedScore[];
+}): AccountPage {
+  const { customer, company, from, to } = input;
+  const perDay = new Map<string, number>();
+  for (const p of input.pages) perDay.set(p.day, (perDay.get(p.day) ?? 0) + p.page_views);
+  const daily = daysBetween(from, to).map((day) => ({ day, page_views: perDay.get(day) ?? 0 }));
+  // A session overlaps the range when it ended on or after its first day and began on or before its last.
+  const sessions = input.sessions.filter((s) => s.last_seen.slice(0, 10) >= from && s.first_seen.slice(0, 10) <= to);
+  return {
+    customer_id: customer.id,
+    company_id: company.company_id,
+    from,
+    to,
+    company: firmographics(company),
+    scores: input.scores,
+    segments: matchingSegments(customer, company).map((s) => ({ id: s.id, name: s.name })),
+    lists: accountLists(customer, company.company_id),
+    totals: {
+      page_views: daily.reduce((n, d) => n + d.page_views, 0),
+      sessions: sessions.length,
+      days_active: daily.filter((d) => d.page_views > 0).length,
+    },
+    daily,
+    top_pages: topPages(input.pages, customer.kept_query_params),
+    kept_query_params: [...customer.kept_query_params],
+    sessions: sessions.map((s) => ({ ...s, pages: [...s.pages] })),
+    webhooks: [...input.deliveries]
+      .filter((d) => d.company_id === company.company_id)
+      .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0))
+      .slice(0, ACCOUNT_DELIVERIES)
+      .map(({ id, event_id, webhook_id, type, status, attempts, created_at, delivered_at, last_status }) => ({
+        id,
+        event_id,
+        webhook_id,
+        type,
+        status,
+        attempts,
+        created_at,
+        delivered_at,
+        last_status,
+      })),
+  };
+}
+
+export const ACCOUNT_CSV_COLUMNS = ['record', 'day', 'page_views', 'session_id', 'at', 'path'] as const;
+
+/**
+ * The account's page views per day (`record` = `day`: day, page_views), then its sessions' pages in order
+ * (`record` = `session_page`: session_id, at, path as viewed), one CSV; cells a spreadsheet would run as a
+ * formula are quoted (report.ts spreadsheetSafe).
+ */
+export function accountCsv(page: AccountPage): string {
+  const rows = [
+    ...page.daily.map((d) => ({ record: 'day', day: d.day, page_views: String(d.page_views), session_id: '', at: '', path: '' })),
+    ...page.sessions.flatMap((s) =>
+      s.pages.map((p) => ({ record: 'session_page', day: p.at.slice(0, 10), page_views: '', session_id: s.session_id, at: p.at, path: p.path })),
+    ),
+  ];
+  return stringify(rows, { header: true, columns: [...ACCOUNT_CSV_COLUMNS], cast: { string: spreadsheetSafe } });
+}
+
+/** What the search box lists of a company. */
+export interface FoundAccount {
+  company_id: string;
+  name: string | null;
+  domain: string | null;
+  industry: string | null;
+  country_iso_code: string | null;
+}
+
+export const foundAccount = (c: CompanyRow): FoundAccount => ({
+  company_id: c.company_id,
+  name: orNull(c.name),
+  domain: orNull(c.domain),
+  industry: orNull(c.industry),
+  country_iso_code: orNull(c.country_iso_code),
+});

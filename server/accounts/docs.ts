@@ -1,0 +1,52 @@
+/** The OpenAPI operations of the account page's routes (routes.ts), over the shared kit. */
+import { admin, adminErrors, idParam, json, pathParam, VISITS_QUERY } from '../openapi/kit.ts';
+
+const FOUND = {
+  type: 'object',
+  properties: {
+    company_id: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    domain: { type: ['string', 'null'] },
+    industry: { type: ['string', 'null'] },
+    country_iso_code: { type: ['string', 'null'] },
+  },
+  required: ['company_id', 'name', 'domain', 'industry', 'country_iso_code'],
+};
+
+export const accountSearchDocs = {
+  get: admin('searchAccounts', 'Companies of the catalog by id, domain prefix or name prefix (at most 20): the account page’s search box', {
+    parameters: [
+      idParam('customer'),
+      { name: 'q', in: 'query', required: false, schema: { type: 'string', maxLength: 200 }, description: 'A company id, or the start of a domain or a name' },
+    ],
+    responses: {
+      200: {
+        description: 'Matching companies: the id first, then domain prefixes, then name prefixes (case-insensitive)',
+        content: json({
+          type: 'object',
+          properties: { customer_id: { type: 'string' }, q: { type: 'string' }, accounts: { type: 'array', items: FOUND, maxItems: 20 } },
+          required: ['customer_id', 'q', 'accounts'],
+        }),
+      },
+      ...adminErrors('read', 422),
+    },
+  }),
+};
+
+export const accountDocs = {
+  get: admin(
+    'getAccount',
+    'One account as the customer knows it: firmographics, scores per product with their factors, segments, lists, page views per day, sessions with their pages in order, top pages (query parameters collapsed but the customer’s `kept_query_params`), webhook deliveries. `Accept: text/csv` or a `.csv` suffix on the company id: its page views per day and its sessions’ pages as CSV',
+    {
+      parameters: [
+        idParam('customer'),
+        pathParam('companyId', 'The company id (catalog); `<id>.csv` for CSV'),
+        ...VISITS_QUERY.filter((p) => p.name !== 'segment'),
+      ],
+      responses: {
+        200: { description: 'The account page', content: { ...json({ type: 'object' }), 'text/csv': { schema: { type: 'string' } } } },
+        ...adminErrors('read', 422),
+      },
+    },
+  ),
+};

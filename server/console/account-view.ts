@@ -1,0 +1,51 @@
+/** Pure helpers of the Accounts page: the words of scores' factors, lists, sessions, the CSV file name. */
+import type { AccountLists, ExplainedScore } from '../accounts/account.ts';
+import type { AccountSession } from '../state/visits.ts';
+
+/** The profile dimensions in the model's order, with their full weight (server/scoring/README.md). */
+const PROFILE_DIMENSIONS = [
+  ['industry', 'Industry', 40],
+  ['employee_range', 'Employees', 25],
+  ['revenue_range', 'Revenue', 20],
+  ['region', 'Region', 15],
+] as const;
+
+const num = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+/** One line per factor of the intent score: each signal, then each page-view day and path. */
+export function intentFactors(score: ExplainedScore): string[] {
+  const { signals, page_views } = score.factors.intent;
+  return [
+    ...signals.map((s) => `Intent signal “${s.topic}”: strength ${num(s.strength)}, ${num(s.age_days)} days old (× ${s.weight}) → ${num(s.points)} points`),
+    ...page_views.map(
+      (p) =>
+        `${p.high_intent ? 'High-intent page' : 'Page'} ${p.path} on ${p.day}: ${p.page_views} view${p.page_views === 1 ? '' : 's'} (× ${p.weight}) → ${num(p.points)} points`,
+    ),
+  ];
+}
+
+/** One line per ICP dimension of the profile score: points earned of its weight. */
+export function profileFactors(score: ExplainedScore): string[] {
+  return PROFILE_DIMENSIONS.map(([key, label, weight]) => `${label}: ${num(score.factors.profile[key])} of ${weight}`);
+}
+
+/** The lists the account is in, as badges' words. */
+export function listLabels(lists: AccountLists): string[] {
+  return [
+    ...(lists.hot ? [lists.hot_products.length ? `Hot account (${lists.hot_products.join(', ')})` : 'Hot account'] : []),
+    ...(lists.excluded ? ['Excluded'] : []),
+    ...lists.named.map((l) => l.name),
+  ];
+}
+
+/** "3 pages in 4 min" (pages past the kept ones counted): a session's size and length. */
+export function sessionSummary(s: Pick<AccountSession, 'first_seen' | 'last_seen' | 'page_views'>): string {
+  const minutes = Math.round((Date.parse(s.last_seen) - Date.parse(s.first_seen)) / 60_000);
+  const views = `${s.page_views} page${s.page_views === 1 ? '' : 's'}`;
+  return minutes >= 1 ? `${views} in ${minutes} min` : views;
+}
+
+/** The file name of an account's CSV download. */
+export function accountCsvFileName(customerId: string, companyId: string, from: string, to: string): string {
+  return `account-${customerId}-${companyId}-${from}-${to}.csv`;
+}
