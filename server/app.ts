@@ -26,7 +26,7 @@ export function createServices(deps: AppDeps): Services {
     pipeline: createMeteringSteps(deps.store),
     geoip: config.SVC_GEOIP_DB ? openGeoIp(config.SVC_GEOIP_DB, (m) => log.error(m)) : null,
     trustProxy: compileTrust(trustProxySetting(config.SVC_TRUST_PROXY)),
-    mailer: createMailer(config, log),
+    mailer: createMailer(config, (m) => log.error(m)),
   };
 }
 

@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { FailureThrottle } from '../admin/throttle.ts';
+import { sameOrigin } from '../http/api-request.ts';
 import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
 import { authDocs } from '../openapi/route-docs.ts';
 import { Email } from '../state/users.ts';
@@ -42,17 +43,9 @@ function secure(ctx: RouteContext): boolean {
   return isSecureRequest(ctx.req.raw, ctx.services.config, ctx.services.trustProxy);
 }
 
-/** A signed-in request from a foreign page is refused: logout and accept are not cross-site actions. */
+/** Sign-in, accept and sign-out are not cross-site actions: a foreign page's request is refused. */
 function sameOriginOnly(ctx: RouteContext): void {
-  const origin = ctx.req.get('origin');
-  if (origin === undefined) return;
-  let host: string | null = null;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    // unreadable: refused below
-  }
-  if (host !== ctx.req.get('host')) throw new ApiError('forbidden', 'cross-origin requests are refused');
+  if (!sameOrigin(ctx.req)) throw new ApiError('forbidden', 'cross-origin requests are refused');
 }
 
 export const authRoutes: RouteDef[] = [

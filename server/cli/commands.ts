@@ -4,6 +4,7 @@ import { CustomerPatch, CustomerSeed, GRANTS, Grant, PACKAGES, TOKEN_GROUPS, Tok
 import { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
 import { withAdvice } from '../auth/rotation.ts';
+import { serverBaseUrl } from '../config.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, type Provisioned, provisionCustomer, updateCustomer } from '../customers/provision.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
@@ -410,7 +411,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     help:
       '\n--allowed-domain: one host per flag (www.example.com, localhost, 127.0.0.1, or *.example.com for its subdomains).' +
       `\n--rate-limit: requests per minute for the whole tag (default ${TAG_CEILING}); --visitor-rate-limit: per visitor IP (default ${TAG_PER_VISITOR_LIMIT}).` +
-      '\n--endpoint is where the site loads the tag and API from (default: SVC_PUBLIC_URL, else http://localhost:$PORT).\n',
+      '\n--endpoint is where the site loads the tag and API from (default: SVC_PUBLIC_URL, else http://localhost:$PORT, or $HOST when it is not 0.0.0.0).\n',
     options: {
       customer: { type: 'string' },
       'allowed-domain': { type: 'string', multiple: true },
@@ -435,7 +436,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
         await auditAsOperator(store, config, { customer: created.customer_id, action: 'tag.create', target: created.tag_id, after: created });
         return created;
       });
-      const endpoint = (v.endpoint as string | undefined) ?? ctx.io.env.SVC_PUBLIC_URL ?? `http://localhost:${configFor(ctx.io).PORT}`;
+      const endpoint = (v.endpoint as string | undefined) ?? serverBaseUrl(configFor(ctx.io));
       const { renderSnippet } = await import('../../tag/snippet.ts');
       const snippet = renderSnippet({ tagId: tag.tag_id, endpoint });
       emit(

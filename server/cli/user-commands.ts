@@ -4,9 +4,11 @@
  * one email is one account, a customer keeps an owner; every change is in the customer's audit log (actor `operator`).
  */
 import { ROLES, Role } from '../../core/roles.ts';
+import { type Config, serverBaseUrl } from '../config.ts';
 import type { StateStore } from '../state/store.ts';
 import type { UserRecord, UserStore } from '../state/users.ts';
 import { Email } from '../state/users.ts';
+import { operatorEvent } from '../users/audit-fields.ts';
 import { issueLink } from '../users/invitations.ts';
 import { createMailer } from '../users/mailer.ts';
 import { keepAnOwner } from '../users/owners.ts';
@@ -38,10 +40,8 @@ function roleOption(v: Record<string, unknown>): Role {
 const userLine = (u: UserRecord) =>
   `${u.id}  ${u.email}  ${u.role}${u.password_set ? '' : ' (no password yet)'}${u.sso ? ' sso' : ''}  last sign-in ${u.last_login_at ?? 'never'}`;
 
-/** The base of links the CLI prints: SVC_PUBLIC_URL, else the server's own address. */
-function baseUrl(config: { SVC_PUBLIC_URL?: string; HOST: string; PORT: number }): string {
-  return config.SVC_PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
-}
+/** Links are mailed from the shell as from the server (SVC_SMTP_URL); a failed mail is said on stderr. */
+const mailerFor = (ctx: CommandContext, config: Config) => createMailer(config, (m) => ctx.io.stderr.write(`${m}\n`));
 
 async function userOf(users: UserStore, customer: string, who: string): Promise<UserRecord> {
   const user = who.includes('@') ? await users.findUserByEmail(who.toLowerCase()) : await users.getUser(who);
@@ -49,15 +49,6 @@ async function userOf(users: UserStore, customer: string, who: string): Promise<
   const { password_hash: _, ...record } = user as UserRecord & { password_hash?: unknown };
   return record;
 }
-
-const audit = (
-  users: UserStore,
-  customer: string,
-  action: string,
-  target: string,
-  before: Record<string, unknown> | null = null,
-  after: Record<string, unknown> | null = null,
-) => users.appendAudit({ customer_id: customer, at: new Date().toISOString(), actor: 'operator', ip: null, action, target, before, after });
 
 export const USER_COMMANDS: Record<string, Command> = {
   'user invite': {
@@ -76,12 +67,11 @@ export const USER_COMMANDS: Record<string, Command> = {
         const issued = await issueLink(
           users,
           { customer_id: customer.id, email: email.data, role, purpose: 'invite', created_by: 'operator' },
-          baseUrl(config),
+          serverBaseUrl(config),
+          { mailer: mailerFor(ctx, config), customerName: customer.name },
         );
-        const mailer = createMailer(config, { error: (m: string) => ctx.io.stderr.write(`${m}\n`) } as never);
-        const mailed = mailer ? await mailer.sendLink(email.data, 'invite', issued, customer.name) : false;
-        await audit(users, customer.id, 'user.invite', email.data, null, { email: email.data, role });
-        return { ...issued, mailed };
+        await users.appendAudit(operatorEvent({ customer: customer.id, action: 'user.invite', target: email.data, after: { email: email.data, role } }));
+        return issued;
       });
       emit(
         ctx,
@@ -111,7 +101,9 @@ export const USER_COMMANDS: Record<string, Command> = {
         await keepAnOwner(users, user, role);
         const next = await users.setRole(user.id, role);
         if (user.role !== role) await users.endSessions(user.id);
-        await audit(users, user.customer_id, 'user.role', user.email, { role: user.role }, { role });
+        await users.appendAudit(
+          operatorEvent({ customer: user.customer_id, action: 'user.role', target: user.email, before: { role: user.role }, after: { role } }),
+        );
         return next;
       });
       emit(ctx, updated, () => userLine(updated));
@@ -127,7 +119,9 @@ export const USER_COMMANDS: Record<string, Command> = {
         const user = await userOf(users, requireOption(v, 'customer'), positionals[0]!);
         await keepAnOwner(users, user, null);
         await users.removeUser(user.id);
-        await audit(users, user.customer_id, 'user.remove', user.email, { email: user.email, role: user.role });
+        await users.appendAudit(
+          operatorEvent({ customer: user.customer_id, action: 'user.remove', target: user.email, before: { email: user.email, role: user.role } }),
+        );
         return user;
       });
       emit(ctx, { id: removed.id, email: removed.email, removed: true }, () => `removed ${removed.email}`);
@@ -144,13 +138,11 @@ export const USER_COMMANDS: Record<string, Command> = {
         const issued = await issueLink(
           users,
           { customer_id: user.customer_id, email: user.email, role: user.role, purpose: 'reset', created_by: 'operator' },
-          baseUrl(config),
+          serverBaseUrl(config),
+          { mailer: mailerFor(ctx, config), customerName: (await store.getCustomer(user.customer_id))?.name ?? user.customer_id },
         );
-        const customer = await store.getCustomer(user.customer_id);
-        const mailer = createMailer(config, { error: (m: string) => ctx.io.stderr.write(`${m}\n`) } as never);
-        const mailed = mailer ? await mailer.sendLink(user.email, 'reset', issued, customer?.name ?? user.customer_id) : false;
-        await audit(users, user.customer_id, 'user.reset_link', user.email);
-        return { ...issued, mailed };
+        await users.appendAudit(operatorEvent({ customer: user.customer_id, action: 'user.reset_link', target: user.email }));
+        return issued;
       });
       emit(ctx, link, () => `Password reset link, valid until ${link.expires_at}${link.mailed ? ', mailed' : ''} (shown once):\n${link.url}`);
     },

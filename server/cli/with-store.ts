@@ -1,10 +1,12 @@
 /** The configured state store (SQLite, or Redis with SVC_REDIS_URL) opened for one command and closed whatever happens. */
 import { type Config, loadConfig } from '../config.ts';
+import type { AuditEntry } from '../http/route-def.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { StateStore } from '../state/store.ts';
 import type { UserStore } from '../state/users.ts';
 import type { VisitStore } from '../state/visits.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
+import { operatorEvent } from '../users/audit-fields.ts';
 import { type CliIo, pathIn } from './output.ts';
 
 /** Settings that name a file or folder: relative to the CLI's folder (`io.cwd`). */
@@ -34,24 +36,11 @@ export async function withStore<T>(io: CliIo, fn: (store: StateStore, config: Co
  * A change made from the shell is the operator's: one record in the customer's audit log (as the admin API
  * writes for the operator's bearer token), through the user store on the same connection.
  */
-export async function auditAsOperator(
-  store: StateStore,
-  config: Config,
-  entry: { customer: string; action: string; target?: string | null; before?: Record<string, unknown> | null; after?: Record<string, unknown> | null },
-): Promise<void> {
+export async function auditAsOperator(store: StateStore, config: Config, entry: AuditEntry): Promise<void> {
   const { openUserStore } = await import('../state/open-user-store.ts');
   const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
   try {
-    await users.appendAudit({
-      customer_id: entry.customer,
-      at: new Date().toISOString(),
-      actor: 'operator',
-      ip: null,
-      action: entry.action,
-      target: entry.target ?? null,
-      before: entry.before ?? null,
-      after: entry.after ?? null,
-    });
+    await users.appendAudit(operatorEvent(entry));
   } finally {
     await users.close();
   }

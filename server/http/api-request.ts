@@ -1,7 +1,7 @@
 /**
  * A request as routes read it, over `node:http`'s own object: method, path, path parameters, query,
  * headers, the client address as Express computes `req.ip` (proxy-addr with the compiled trust rule).
- * Nothing is computed until asked (the address, the query), so the hot route pays only for what it reads.
+ * The client address is computed only when asked, so the hot route pays only for what it reads.
  */
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
@@ -41,9 +41,19 @@ export function compileTrust(setting: boolean | number | string): TrustProxy {
   return proxyaddr.compile(setting.split(',').map((v) => v.trim()));
 }
 
+/** Whether the request is not cross-origin: no Origin (servers and CLIs send none), or this server's own host. */
+export function sameOrigin(req: HeaderSource): boolean {
+  const origin = req.get('origin');
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === req.get('host');
+  } catch {
+    return false;
+  }
+}
+
 export class ApiRequest implements HeaderSource {
   private address: string | undefined | null = null;
-  private parsedQuery: RawQuery | null;
 
   constructor(
     readonly raw: IncomingMessage,
@@ -51,20 +61,13 @@ export class ApiRequest implements HeaderSource {
     readonly path: string,
     /** The route's path parameters (decoded). */
     readonly params: Readonly<Record<string, string | undefined>>,
-    query: RawQuery | null,
-    private readonly search: string,
+    /** The query, parsed by the router (parseQuery below, its `querystringParser`). */
+    readonly query: RawQuery,
     private readonly trust: TrustProxy,
-  ) {
-    this.parsedQuery = query;
-  }
+  ) {}
 
   get method(): string {
     return this.raw.method ?? 'GET';
-  }
-
-  get query(): RawQuery {
-    if (this.parsedQuery === null) this.parsedQuery = parseQuery(this.search);
-    return this.parsedQuery;
   }
 
   /** A header's value as Express's `req.get` gives it (Referer and Referrer are one header). */

@@ -17,7 +17,7 @@ import { noteCustomer } from '../observability/request-facts.ts';
 import type { Observer, Trace } from '../observability/request-observer.ts';
 import type { Services } from '../services.ts';
 import type { RateLimitHit } from '../state/metering.ts';
-import { ApiRequest, type RawQuery } from './api-request.ts';
+import { ApiRequest, type RawQuery, sameOrigin } from './api-request.ts';
 import { hasBody, parseFields, parseRecord, readAnyText, readFields, readJson } from './body.ts';
 import { describeRequest, errorAnswer } from './errors.ts';
 import { setRateLimitHeaders } from './metering-steps.ts';
@@ -226,17 +226,6 @@ function isJson(type: string | undefined): boolean {
   return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
 }
 
-/** A browser's cross-site request carries a foreign Origin; servers and CLIs send none. */
-function sameOrigin(req: ApiRequest): boolean {
-  const origin = req.get('origin');
-  if (!origin) return true;
-  try {
-    return new URL(origin).host === req.get('host');
-  } catch {
-    return false;
-  }
-}
-
 async function readInput(def: ApiRouteDef, call: Call): Promise<void> {
   if (def.query) call.query = parseRecord(def.query, call.req.query);
   const spec = def.body;
@@ -338,7 +327,7 @@ export function runRoute(
   const trace = observer.begin(raw, def.path);
   const url = raw.url ?? '';
   const q = url.indexOf('?');
-  const req = new ApiRequest(raw, q < 0 ? url : url.slice(0, q), params, query, '', services.trustProxy);
+  const req = new ApiRequest(raw, q < 0 ? url : url.slice(0, q), params, query, services.trustProxy);
   const call = new Call(req, services, trace, def.headers);
   answer(def, call, res)
     .then(

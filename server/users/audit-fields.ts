@@ -1,5 +1,7 @@
 /** What an audit record keeps of a change: the fields that differ, and of a token only what is not secret. */
+import type { AuditEntry } from '../http/route-def.ts';
 import type { TokenRecord } from '../state/store.ts';
+import type { NewAuditEvent } from '../state/users.ts';
 
 /** A token without what must never reach the audit log. */
 export const auditedToken = (t: TokenRecord) => ({
@@ -25,4 +27,18 @@ export function changed<T extends object>(before: T | null, after: T): { before:
     }
   }
   return { before: b, after: a };
+}
+
+/** A change made from the shell: the operator's, from no address (the CLI's audit records). */
+export function operatorEvent(entry: AuditEntry): NewAuditEvent {
+  return {
+    customer_id: entry.customer,
+    at: new Date().toISOString(),
+    actor: 'operator',
+    ip: null,
+    action: entry.action,
+    target: entry.target ?? null,
+    before: entry.before ?? null,
+    after: entry.after ?? null,
+  };
 }

@@ -7,6 +7,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Role } from '../../core/roles.ts';
 import type { InvitationRecord, UserStore } from '../state/users.ts';
+import type { Mailer } from './mailer.ts';
 
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
 
@@ -18,18 +19,25 @@ export interface IssuedLink {
   expires_at: string;
 }
 
+/** A link as the API and the CLI answer it: whether it was also mailed. */
+export type AnsweredLink = IssuedLink & { mailed: boolean };
+
 export function invitationUrl(baseUrl: string, token: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/console/#accept=${token}`;
 }
 
+/** Stores the link's hash and mails the link when a mailer is configured (SVC_SMTP_URL). */
 export async function issueLink(
   users: UserStore,
   input: { customer_id: string; email: string; role: Role; purpose: InvitationRecord['purpose']; created_by: string },
   baseUrl: string,
+  mail: { mailer: Mailer | null; customerName: string },
   now = new Date(),
-): Promise<IssuedLink> {
+): Promise<AnsweredLink> {
   const token = randomBytes(32).toString('base64url');
   const expires_at = new Date(now.getTime() + INVITATION_TTL_MS).toISOString();
   await users.createInvitation(invitationHash(token), { ...input, created_at: now.toISOString(), expires_at });
-  return { url: invitationUrl(baseUrl, token), token, expires_at };
+  const link = { url: invitationUrl(baseUrl, token), token, expires_at };
+  const mailed = mail.mailer ? await mail.mailer.sendLink(input.email, input.purpose, link, mail.customerName) : false;
+  return { ...link, mailed };
 }

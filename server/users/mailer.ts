@@ -4,14 +4,14 @@
  */
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';
-import type { Logger } from '../http/logger.ts';
 import type { IssuedLink } from './invitations.ts';
 
 export interface Mailer {
   sendLink(to: string, purpose: 'invite' | 'reset', link: IssuedLink, customerName: string): Promise<boolean>;
 }
 
-export function createMailer(config: Pick<Config, 'SVC_SMTP_URL' | 'SVC_SMTP_FROM'>, log: Logger): Mailer | null {
+/** `logError`: where a mail that could not be sent is reported (the server's log, the CLI's stderr). */
+export function createMailer(config: Pick<Config, 'SVC_SMTP_URL' | 'SVC_SMTP_FROM'>, logError: (message: string) => void): Mailer | null {
   if (!config.SVC_SMTP_URL) return null;
   // The routes wait for the mail before answering: a mail server that stalls must not hold an invitation
   // for nodemailer's default minutes (measured: 30 s on a server that never greets, > 45 s on one that stalls).
@@ -29,7 +29,7 @@ export function createMailer(config: Pick<Config, 'SVC_SMTP_URL' | 'SVC_SMTP_FRO
         await transport.sendMail({ to, subject, text });
         return true;
       } catch (e) {
-        log.error(`mail to ${to.replace(/^[^@]*/, '…')} not sent: ${(e as Error).message}`);
+        logError(`mail to ${to.replace(/^[^@]*/, '…')} not sent: ${(e as Error).message}`);
         return false;
       }
     },

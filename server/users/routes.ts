@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { Role } from '../../core/roles.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { isSecureRequest } from '../auth/session.ts';
 import type { RouteContext, RouteDef } from '../http/route-def.ts';
 import { userDocs } from '../openapi/route-docs.ts';
 import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
@@ -32,12 +33,11 @@ export const AuditQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });
 
-/** Where links point: SVC_PUBLIC_URL, else this request's own origin. */
+/** Where links point: SVC_PUBLIC_URL, else this request's own origin (https as the session cookie decides it). */
 export function publicBase(ctx: RouteContext): string {
-  const configured = ctx.services.config.SVC_PUBLIC_URL;
-  if (configured) return configured;
-  const proto = (ctx.req.raw.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  return `${proto}://${ctx.req.get('host') ?? 'localhost'}`;
+  const { config, trustProxy } = ctx.services;
+  if (config.SVC_PUBLIC_URL) return config.SVC_PUBLIC_URL;
+  return `${isSecureRequest(ctx.req.raw, config, trustProxy) ? 'https' : 'http'}://${ctx.req.get('host') ?? 'localhost'}`;
 }
 
 async function customerOr404(ctx: RouteContext) {
@@ -80,10 +80,10 @@ export const userRoutes: RouteDef[] = [
           created_by: ctx.principal!.kind === 'operator' ? 'operator' : ctx.principal!.user.id,
         },
         publicBase(ctx),
+        { mailer, customerName: customer.name },
       );
-      const mailed = mailer ? await mailer.sendLink(ctx.body.email, 'invite', link, customer.name) : false;
       await ctx.audit({ customer: customer.id, action: 'user.invite', target: ctx.body.email, after: { email: ctx.body.email, role: ctx.body.role } });
-      return { status: 201, body: { ...link, mailed } };
+      return { status: 201, body: link };
     },
   }),
   adminRoute({
@@ -145,10 +145,10 @@ export const userRoutes: RouteDef[] = [
           created_by: ctx.principal!.kind === 'operator' ? 'operator' : ctx.principal!.user.id,
         },
         publicBase(ctx),
+        { mailer: ctx.services.mailer, customerName: customer.name },
       );
-      const mailed = ctx.services.mailer ? await ctx.services.mailer.sendLink(user.email, 'reset', link, customer.name) : false;
       await ctx.audit({ customer: customer.id, action: 'user.reset_link', target: user.email });
-      return { status: 201, body: { ...link, mailed } };
+      return { status: 201, body: link };
     },
   }),
   adminRoute({
