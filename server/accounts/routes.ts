@@ -10,6 +10,7 @@ import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { adminRoute } from '../admin/routes.ts';
+import { customerOr404 } from '../customers/lookup.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteContext, RouteDef, RouteResult } from '../http/route-def.ts';
 import type { CustomerRecord } from '../state/store.ts';
@@ -22,12 +23,7 @@ import { accountDocs, accountSearchDocs } from './docs.ts';
 
 const ACCESS = { permission: 'reports:read', customer: { from: 'param', name: 'id' } } as const;
 
-async function customerOf(ctx: RouteContext): Promise<CustomerRecord> {
-  const id = ctx.req.params.id!;
-  const customer = await ctx.services.store.getCustomer(id);
-  if (!customer) throw new ApiError('not_found', `unknown customer ${id}`);
-  return customer;
-}
+const customerOf = (ctx: RouteContext): Promise<CustomerRecord> => customerOr404(ctx.services.store, ctx.req.params.id!);
 
 const SearchQuery = z.object({ q: z.string().max(200, 'q: at most 200 characters').default('') });
 

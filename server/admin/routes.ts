@@ -13,6 +13,7 @@ import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
+import { customerOr404 } from '../customers/lookup.ts';
 import { createCustomer, type Provisioned, updateCustomer } from '../customers/provision.ts';
 import { parseRecord } from '../http/body.ts';
 import { type ApiRouteDef, apiRoute, type BodySpec, type RouteDef } from '../http/route-def.ts';
@@ -262,10 +263,4 @@ export const adminRoutes: RouteDef[] = [
 
 function provisionedBody(p: Provisioned) {
   return { ...p.customer, lead_scoring_token: p.leadScoringToken ?? null };
-}
-
-async function customerOr404(store: AccessRecords, id: string) {
-  const c = await store.getCustomer(id);
-  if (!c) throw new ApiError('not_found', `unknown customer ${id}`);
-  return c;
 }

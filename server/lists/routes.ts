@@ -27,12 +27,13 @@ import { randomBytes } from 'node:crypto';
 import { type AccountList, type FIXED_LIST_IDS, type HotAccount, MAX_LIST_ACCOUNTS, type Segment } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { customerOr404 } from '../customers/lookup.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { parseRecord } from '../http/body.ts';
 import type { BodySpec, RouteDef } from '../http/route-def.ts';
 import { admin, adminErrors, idParam, json, pathParam, schema } from '../openapi/kit.ts';
 import type { ListState } from '../state/access.ts';
-import type { AccessRecords, CustomerRecord } from '../state/store.ts';
+import type { CustomerRecord } from '../state/store.ts';
 import { nextIds, readAccountRows, resolveRows } from './csv.ts';
 import { type ListAccount, ListDetail, type ListKind, ListQuery, ListSummary, ListsAnswer, ListUpdate, NewList, UploadQuery, UploadReport } from './schema.ts';
 
@@ -105,12 +106,6 @@ function idChange(before: readonly string[], after: readonly string[]): Record<s
   const added = after.filter((id) => !had.has(id));
   const removed = before.filter((id) => !has.has(id));
   return { size: after.length, added: added.length, removed: removed.length, added_ids: added.slice(0, AUDIT_IDS), removed_ids: removed.slice(0, AUDIT_IDS) };
-}
-
-async function customerOr404(store: AccessRecords, id: string): Promise<CustomerRecord> {
-  const c = await store.getCustomer(id);
-  if (!c) throw new ApiError('not_found', `unknown customer ${id}`);
-  return c;
 }
 
 function accountsOf(catalog: Catalog, list: ListView, customer: CustomerRecord, offset: number, limit: number): ListAccount[] {

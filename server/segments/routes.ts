@@ -23,12 +23,13 @@
 import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { customerOr404 } from '../customers/lookup.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { parseDomain } from '../enrichment/email.ts';
 import { parseRecord } from '../http/body.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
 import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from '../openapi/route-docs.ts';
-import type { AccessRecords, CustomerRecord } from '../state/store.ts';
+import type { CustomerRecord } from '../state/store.ts';
 import { type ListMembers, listMembers, matchingSegments, ruleLists, ruleSummary, segmentsPayload } from './evaluate.ts';
 import { SegmentIndex, segmentIndex } from './membership.ts';
 import { MembershipQuery, NewSegment, type SegmentAccount, SegmentAccountsQuery, SegmentPatch, SegmentPreviewBody } from './schema.ts';
@@ -36,12 +37,6 @@ import { MembershipQuery, NewSegment, type SegmentAccount, SegmentAccountsQuery,
 const CUSTOMER = { from: 'param', name: 'id' } as const;
 /** Accounts a preview shows. */
 export const PREVIEW_ACCOUNTS = 20;
-
-async function customerOr404(store: AccessRecords, id: string): Promise<CustomerRecord> {
-  const c = await store.getCustomer(id);
-  if (!c) throw new ApiError('not_found', `unknown customer ${id}`);
-  return c;
-}
 
 /** A segment id of the path: a positive integer, else no such segment. */
 function segmentIdOf(raw: string | undefined, customerId: string): number {

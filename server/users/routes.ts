@@ -16,6 +16,7 @@ import { ApiError } from '../../core/error-codes.ts';
 import { Role } from '../../core/roles.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
 import { isSecureRequest } from '../auth/session.ts';
+import { customerOr404 } from '../customers/lookup.ts';
 import type { RouteContext, RouteDef } from '../http/route-def.ts';
 import { userDocs } from '../openapi/route-docs.ts';
 import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
@@ -40,12 +41,6 @@ export function publicBase(ctx: RouteContext): string {
   return `${isSecureRequest(ctx.req.raw, config, trustProxy) ? 'https' : 'http'}://${ctx.req.get('host') ?? 'localhost'}`;
 }
 
-async function customerOr404(ctx: RouteContext) {
-  const customer = await ctx.services.store.getCustomer(ctx.req.params.id!);
-  if (!customer) throw new ApiError('not_found', `unknown customer ${ctx.req.params.id}`);
-  return customer;
-}
-
 async function userOf(ctx: RouteContext): Promise<UserRecord> {
   const user = await ctx.services.users.getUser(ctx.req.params.userId!);
   if (!user || user.customer_id !== ctx.req.params.id) throw new ApiError('not_found', `unknown user ${ctx.req.params.userId}`);
@@ -66,7 +61,7 @@ export const userRoutes: RouteDef[] = [
     body: { ...ADMIN_JSON_BODY, schema: NewInvitation, validation: 'record' },
     doc: userDocs.invite,
     async handler(ctx) {
-      const customer = await customerOr404(ctx);
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       mayGrant(ctx, ctx.body.role);
       const { users, mailer } = ctx.services;
       if (await users.findUserByEmail(ctx.body.email)) throw new ApiError('conflict', `${ctx.body.email} already has an account`);
@@ -92,7 +87,7 @@ export const userRoutes: RouteDef[] = [
     access: { permission: 'users:manage', customer: CUSTOMER },
     doc: userDocs.list,
     async handler(ctx) {
-      const customer = await customerOr404(ctx);
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       return { status: 200, body: await ctx.services.users.listUsers(customer.id) };
     },
   }),
@@ -133,7 +128,7 @@ export const userRoutes: RouteDef[] = [
     body: ADMIN_JSON_BODY,
     doc: userDocs.resetPassword,
     async handler(ctx) {
-      const customer = await customerOr404(ctx);
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const user = await userOf(ctx);
       const link = await issueLink(
         ctx.services.users,
@@ -157,7 +152,7 @@ export const userRoutes: RouteDef[] = [
     access: { permission: 'users:manage', customer: CUSTOMER },
     doc: userDocs.getSso,
     async handler(ctx) {
-      await customerOr404(ctx);
+      await customerOr404(ctx.services.store, ctx.req.params.id!);
       const provider = await ctx.services.users.getSsoProvider(ctx.req.params.id!);
       if (!provider) throw new ApiError('not_found', `customer ${ctx.req.params.id} has no single sign-on provider`);
       const { client_secret: _, ...shown } = provider;
@@ -171,7 +166,7 @@ export const userRoutes: RouteDef[] = [
     body: { ...ADMIN_JSON_BODY, schema: SsoSettings, validation: 'record' },
     doc: userDocs.putSso,
     async handler(ctx) {
-      const customer = await customerOr404(ctx);
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const provider = { ...ctx.body, customer_id: customer.id };
       if (!/^https:\/\//.test(provider.issuer) && !/^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(provider.issuer)) {
         throw new ApiError('invalid', 'validation error: issuer: must be an https URL');
@@ -190,7 +185,7 @@ export const userRoutes: RouteDef[] = [
     access: { permission: 'users:manage', customer: CUSTOMER },
     doc: userDocs.deleteSso,
     async handler(ctx) {
-      await customerOr404(ctx);
+      await customerOr404(ctx.services.store, ctx.req.params.id!);
       if (!(await ctx.services.users.removeSsoProvider(ctx.req.params.id!)))
         throw new ApiError('not_found', `customer ${ctx.req.params.id} has no single sign-on provider`);
       await ctx.audit({ customer: ctx.req.params.id!, action: 'sso.remove' });
@@ -204,7 +199,7 @@ export const userRoutes: RouteDef[] = [
     query: AuditQuery,
     doc: userDocs.audit,
     async handler(ctx) {
-      const customer = await customerOr404(ctx);
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const to = ctx.query.to ? new Date(`${ctx.query.to}T00:00:00Z`).getTime() + 86_400_000 : Date.now() + 1;
       const from = ctx.query.from ? new Date(`${ctx.query.from}T00:00:00Z`).getTime() : to - 90 * 86_400_000;
       if (from >= to) throw new ApiError('invalid', 'validation error: from must be before to');

@@ -2,6 +2,7 @@ import accepts from 'accepts';
 import { create as contentDisposition } from 'content-disposition';
 import { ApiError } from '../../core/error-codes.ts';
 import { adminRoute } from '../admin/routes.ts';
+import { customerOr404 } from '../customers/lookup.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteContext, RouteDef, RouteResult } from '../http/route-def.ts';
 import { tagSightingsDocs, visitsReportCsvDocs, visitsReportDocs } from '../openapi/route-docs.ts';
@@ -9,9 +10,7 @@ import { buildReport, reportCsv, VisitsQuery } from './report.ts';
 
 async function report(ctx: RouteContext, csv: boolean): Promise<RouteResult> {
   const { store, recorder, dataset } = ctx.services;
-  const id = ctx.req.params.id!;
-  const customer = await store.getCustomer(id);
-  if (!customer) throw new ApiError('not_found', `unknown customer ${id}`);
+  const customer = await customerOr404(store, ctx.req.params.id!);
   const query = parseRecord(VisitsQuery, ctx.req.query);
   if (query.segment !== null && !customer.segments.some((s) => s.id === query.segment)) {
     throw new ApiError('invalid', `segment: customer ${customer.id} has no segment ${query.segment}`);
@@ -51,9 +50,7 @@ export const visitsAdminRoutes: RouteDef[] = [
     doc: tagSightingsDocs.get,
     async handler(ctx) {
       const { store, recorder } = ctx.services;
-      const id = ctx.req.params.id!;
-      const customer = await store.getCustomer(id);
-      if (!customer) throw new ApiError('not_found', `unknown customer ${id}`);
+      const customer = await customerOr404(store, ctx.req.params.id!);
       const tags = await store.listTags(customer.id);
       return { status: 200, body: await recorder.visits.tagSightings(tags.map((t) => t.tag_id)) };
     },

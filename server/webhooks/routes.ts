@@ -15,11 +15,11 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { customerOr404 } from '../customers/lookup.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteDef } from '../http/route-def.ts';
 import { webhookDeliveriesDocs, webhookDocs, webhooksDocs } from '../openapi/route-docs.ts';
 import type { Services } from '../services.ts';
-import type { AccessRecords } from '../state/store.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
 import { destinationProblem } from './destination.ts';
 import { NewWebhook } from './schema.ts';
@@ -32,11 +32,6 @@ const DeliveryQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).
 
 /** The outbox and its dispatcher: the routes are enabled only when they exist. */
 const outbox = (services: Services) => services.webhooks!;
-
-async function customerOr404(store: Pick<AccessRecords, 'getCustomer'>, id: string): Promise<string> {
-  if (!(await store.getCustomer(id))) throw new ApiError('not_found', `unknown customer ${id}`);
-  return id;
-}
 
 async function endpointOr404(webhookStore: WebhookStore, customerId: string, webhookId: string) {
   const endpoint = await webhookStore.getEndpoint(customerId, webhookId);
@@ -56,7 +51,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhooksDocs.post,
     async handler(ctx) {
       const { webhookStore, webhooks } = outbox(ctx.services);
-      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       const input = parseRecord(NewWebhook, ctx.body ?? {});
       // Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face.
       const problem = destinationProblem(input.url, webhooks.allowPrivate);
@@ -78,7 +73,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     enabled,
     doc: webhooksDocs.get,
     async handler(ctx) {
-      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       return { status: 200, body: await outbox(ctx.services).webhookStore.listEndpoints(customerId) };
     },
   }),
@@ -89,7 +84,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     enabled,
     doc: webhookDocs.get,
     async handler(ctx) {
-      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       return { status: 200, body: await endpointOr404(outbox(ctx.services).webhookStore, customerId, ctx.req.params.webhookId!) };
     },
   }),
@@ -101,7 +96,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhookDocs.delete,
     async handler(ctx) {
       const { webhookStore, webhooks } = outbox(ctx.services);
-      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       const webhookId = ctx.req.params.webhookId!;
       if (!(await webhookStore.deleteEndpoint(customerId, webhookId)))
         throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
@@ -118,7 +113,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhookDeliveriesDocs.get,
     async handler(ctx) {
       const { webhookStore } = outbox(ctx.services);
-      const customerId = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       const webhookId = ctx.req.params.webhookId!;
       await endpointOr404(webhookStore, customerId, webhookId);
       const { limit } = parseRecord(DeliveryQuery, ctx.req.query);
