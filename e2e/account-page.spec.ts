@@ -10,17 +10,32 @@ import { expect, type Page, test } from '@playwright/test';
 import { ADMIN_TOKEN, pick, TAG, visitors, watchConsoleProblems } from './helpers.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
-const SESSION = 'e2e-account-journey-1';
-const JOURNEY = ['/e2e-acct/home', '/e2e-acct/pricing?utm_source=ad&utm_medium=cpc', '/e2e-acct/features', '/e2e-acct/pricing?utm_source=mail'];
+// One session and one set of paths per run: a rerun against the same server state has a journey of its own.
+const RUN = Date.now().toString(36);
+const SESSION = `e2e-account-journey-${RUN}`;
+const BASE = `/e2e-acct-${RUN}`;
+const JOURNEY = [`${BASE}/home`, `${BASE}/pricing?utm_source=ad&utm_medium=cpc`, `${BASE}/features`, `${BASE}/pricing?utm_source=mail`];
 
-/** One page view after the other, from the demo page, as the tag sends them. */
+/**
+ * One page view after the other, from the demo page, with the beacon's body and type (text/plain). Each is
+ * awaited: sendBeacon is fire-and-forget, and under load two beacons can reach the server out of order —
+ * the journey's order is the server's arrival order, which is what this test reads.
+ */
 async function journey(page: Page, ip: string): Promise<void> {
   for (const path of JOURNEY) {
-    const sent = await page.evaluate(
-      ({ tag, ip, path, session }) => navigator.sendBeacon(`/v1/events?tag=${tag}&test_ip=${ip}`, JSON.stringify({ type: 'pageview', path, session })),
+    const status = await page.evaluate(
+      async ({ tag, ip, path, session }) =>
+        (
+          await fetch(`/v1/events?tag=${tag}&test_ip=${ip}`, {
+            method: 'POST',
+            keepalive: true,
+            headers: { 'content-type': 'text/plain;charset=UTF-8' },
+            body: JSON.stringify({ type: 'pageview', path, session }),
+          })
+        ).status,
       { tag: TAG, ip, path, session: SESSION },
     );
-    expect(sent).toBe(true);
+    expect(status).toBe(204);
     // Distinct times: the journey is ordered by when each page was viewed.
     await page.waitForTimeout(30);
   }
@@ -61,15 +76,15 @@ test('open an account from the Visitors table and see its journey', async ({ pag
   await expect(page.getByRole('heading', { level: 2, name: company.company! })).toBeVisible();
 
   // The journey: this session's pages in the order they were viewed, UTM parameters as recorded.
-  const session = page.getByTestId('account-session').filter({ hasText: '/e2e-acct/home' });
+  const session = page.getByTestId('account-session').filter({ hasText: `${BASE}/home` });
   await expect(session.locator('ol > li code')).toHaveText(JOURNEY);
   await expect(session).toContainText(`${JOURNEY.length} pages`);
 
-  // Top pages: /e2e-acct/pricing?utm_… twice counts as one page.
+  // Top pages: <base>/pricing?utm_… twice counts as one page.
   const top = page.getByTestId('account-top-pages');
-  await expect(top.getByText('/e2e-acct/pricing', { exact: true })).toBeVisible();
+  await expect(top.getByText(`${BASE}/pricing`, { exact: true })).toBeVisible();
   await expect(top).not.toContainText('utm_source');
-  await expect(top.locator('li').filter({ hasText: '/e2e-acct/pricing' })).toContainText('(2)');
+  await expect(top.locator('li').filter({ hasText: `${BASE}/pricing` })).toContainText('(2)');
 
   await expect(page.getByTestId('account-firmographics')).toContainText('Industry');
   await expect(page.getByTestId('account-totals')).toContainText('page views');

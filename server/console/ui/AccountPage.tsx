@@ -12,6 +12,7 @@ import type { AdminClient } from '../admin-client.ts';
 import { accountFromHash, hashForAccount } from '../customer-link.ts';
 import { formatCount, formatDateTime } from '../format.ts';
 import { defaultRange } from '../visits-view.ts';
+import { DateRangeFields } from './DateRangeFields.tsx';
 import { saveTextFile } from './save-file.ts';
 import { useLoad } from './use-load.ts';
 
@@ -128,26 +129,7 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
           setRange(draft);
         }}
       >
-        <div class="field">
-          <label for="account-from">From</label>
-          <input
-            id="account-from"
-            type="date"
-            required
-            value={draft.from}
-            onInput={(e) => setDraft({ ...draft, from: (e.currentTarget as HTMLInputElement).value })}
-          />
-        </div>
-        <div class="field">
-          <label for="account-to">To</label>
-          <input
-            id="account-to"
-            type="date"
-            required
-            value={draft.to}
-            onInput={(e) => setDraft({ ...draft, to: (e.currentTarget as HTMLInputElement).value })}
-          />
-        </div>
+        <DateRangeFields idPrefix="account" draft={draft} onChange={setDraft} />
         <div class="form-actions">
           <button type="submit" class="btn">
             Show

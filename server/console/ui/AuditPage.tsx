@@ -8,6 +8,7 @@ import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { actorLabel, auditCsvName, changeLines, defaultRange } from '../audit-view.ts';
 import { formatDateTime } from '../format.ts';
+import { DateRangeFields } from './DateRangeFields.tsx';
 import { saveTextFile } from './save-file.ts';
 import { useLoad } from './use-load.ts';
 
@@ -39,20 +40,7 @@ export function AuditPage({ api, customer }: { api: AdminClient; customer: Custo
           setRange(draft);
         }}
       >
-        <div class="field">
-          <label for="audit-from">From</label>
-          <input
-            id="audit-from"
-            type="date"
-            required
-            value={draft.from}
-            onInput={(e) => setDraft({ ...draft, from: (e.currentTarget as HTMLInputElement).value })}
-          />
-        </div>
-        <div class="field">
-          <label for="audit-to">To</label>
-          <input id="audit-to" type="date" required value={draft.to} onInput={(e) => setDraft({ ...draft, to: (e.currentTarget as HTMLInputElement).value })} />
-        </div>
+        <DateRangeFields idPrefix="audit" draft={draft} onChange={setDraft} />
         <div class="form-actions">
           <button type="submit" class="btn">
             Show

@@ -9,6 +9,7 @@ import { hashForAccount } from '../customer-link.ts';
 import { formatCount, formatDateTime } from '../format.ts';
 import { csvFileName, defaultRange } from '../visits-view.ts';
 import { DailyChart } from './DailyChart.tsx';
+import { DateRangeFields } from './DateRangeFields.tsx';
 import { useLoad } from './use-load.ts';
 
 export function VisitorsPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
@@ -43,26 +44,7 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
   return (
     <div class="customer" data-testid="visitors-page">
       <form class="card filters" onSubmit={apply} aria-label="Report filters">
-        <div class="field">
-          <label for="visits-from">From</label>
-          <input
-            id="visits-from"
-            type="date"
-            required
-            value={draft.from}
-            onInput={(e) => setDraft({ ...draft, from: (e.currentTarget as HTMLInputElement).value })}
-          />
-        </div>
-        <div class="field">
-          <label for="visits-to">To</label>
-          <input
-            id="visits-to"
-            type="date"
-            required
-            value={draft.to}
-            onInput={(e) => setDraft({ ...draft, to: (e.currentTarget as HTMLInputElement).value })}
-          />
-        </div>
+        <DateRangeFields idPrefix="visits" draft={draft} onChange={setDraft} />
         <div class="field">
           <label for="visits-segment">Segment</label>
           <select
