@@ -14,13 +14,21 @@
  *   npm run bench -- lookup                          # 10k, 1M and 5M synthetic networks
  *   npm run bench -- lookup --sizes 10000,1000000    # chosen sizes
  *   npm run bench -- lookup --mmdb var/data/networks.mmdb   # a built file instead of synthetic ones
+ *   npm run bench -- lookup --ipv6 1000000           # N IPv4 + N IPv6 networks in one IPv6 tree (below)
+ *
+ * `--ipv6 N`: IPv4 and IPv6 lookups on one IPv6 tree of N IPv4 networks (as above) and N IPv6 networks
+ * shaped like the generator's (allocated /32s; ISP /29–/32, hosting /40–/44, bots /64, companies /44–/56
+ * inside them), ours against `maxmind` on the same file; and, for `data build`'s choice of tree for
+ * IPv4-only sources, IPv4 lookups on the same N IPv4 networks written as an IPv4 tree and as an IPv6 tree.
+ * Addresses: "random" (IPv4: uniform; IPv6: half uniform over 2400::/6, half inside allocated /32s) and
+ * "edges" (first or last address of an inserted network; nested ones make some answer for the outer one).
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import maxmind, { Reader, type Response } from 'maxmind';
 import { MmdbWriter } from '../data/mmdb/writer.ts';
-import { formatIPv4, MmdbReader, parseIPv4 } from '../server/data/mmdb-reader.ts';
+import { formatIPv4, formatIPv6, MmdbReader, parseIPv4 } from '../server/data/mmdb-reader.ts';
 import { fmt, median, record } from './results.ts';
 
 const DEFAULT_SIZES = [10_000, 1_000_000, 5_000_000];
@@ -29,8 +37,15 @@ const BATCH = 1_000;
 const ROUNDS = 4;
 /** Bump when the synthetic generator changes: cached files are keyed by it. */
 const SYNTHETIC_VERSION = 1;
+/** The same for the synthetic IPv6 networks of `--ipv6`. */
+const SYNTHETIC_V6_VERSION = 2;
 
 export async function benchLookup(args: string[]): Promise<void> {
+  const v6At = args.indexOf('--ipv6');
+  if (v6At >= 0) {
+    await benchDual(Number(args[v6At + 1].replaceAll('_', '')));
+    return;
+  }
   const mmdbAt = args.indexOf('--mmdb');
   if (mmdbAt >= 0) {
     await benchFile(args[mmdbAt + 1], `built file ${args[mmdbAt + 1]}`);
@@ -223,10 +238,19 @@ async function syntheticFile(n: number): Promise<string> {
     return file;
   }
   const t0 = performance.now();
-  const rnd = lcg(n);
   const writer = new MmdbWriter({ ipVersion: 4, databaseType: 'svc-networks', description: { en: 'synthetic benchmark networks' }, languages: ['en'] });
-  const confidences = ['Very High', 'High', 'Moderate', 'Low'];
-  const countries = Array.from({ length: 40 }, (_, i) => `Country ${i}`);
+  insertSyntheticV4(writer, n, []);
+  await writer.writeFile(file);
+  console.log(`built ${file}: ${n.toLocaleString('en-US')} networks in ${fmt.s(performance.now() - t0)}`);
+  return file;
+}
+
+const CONFIDENCES = ['Very High', 'High', 'Moderate', 'Low'];
+const COUNTRIES = Array.from({ length: 40 }, (_, i) => `Country ${i}`);
+
+/** Inserts `n` synthetic IPv4 networks (see syntheticFile); every 50th network's first and last address go to `edges`. */
+function insertSyntheticV4(writer: MmdbWriter, n: number, edges: string[]): void {
+  const rnd = lcg(n);
   const companies = Math.max(1, Math.round(n / 5));
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
   const aligned = (len: number) => {
@@ -237,39 +261,182 @@ async function syntheticFile(n: number): Promise<string> {
   for (let i = 0; i < n; i++) {
     const u = rnd();
     let network: string;
-    const rec: Record<string, string> = { kind: 'company', confidence: pick(confidences) };
+    let first: number;
+    let last: number;
+    const rec: Record<string, string> = { kind: 'company', confidence: pick(CONFIDENCES) };
+    const cidr = (len: number) => {
+      first = aligned(len);
+      last = first + 2 ** (32 - len) - 1;
+      return `${formatIPv4(first)}/${len}`;
+    };
     if (u < 0.06) {
-      const len = 12 + Math.floor(rnd() * 9);
-      network = `${formatIPv4(aligned(len))}/${len}`;
+      network = cidr(12 + Math.floor(rnd() * 9));
       rec.kind = 'isp';
     } else if (u < 0.09) {
-      const len = 16 + Math.floor(rnd() * 7);
-      network = `${formatIPv4(aligned(len))}/${len}`;
+      network = cidr(16 + Math.floor(rnd() * 7));
       rec.kind = 'hosting';
     } else if (u < 0.11) {
-      const len = 24 + Math.floor(rnd() * 5);
-      network = `${formatIPv4(aligned(len))}/${len}`;
+      network = cidr(24 + Math.floor(rnd() * 5));
       rec.kind = 'bot';
     } else if (u < 0.23) {
-      const start = aligned(24) + Math.floor(rnd() * 200);
-      network = `${formatIPv4(start)}-${formatIPv4(start + 1 + Math.floor(rnd() * 300))}`;
+      first = aligned(24) + Math.floor(rnd() * 200);
+      last = first + 1 + Math.floor(rnd() * 300);
+      network = `${formatIPv4(first)}-${formatIPv4(last)}`;
     } else {
-      const len = pick([22, 23, 24, 24, 24, 24, 25, 26, 27, 28, 29]);
-      network = `${formatIPv4(aligned(len))}/${len}`;
+      network = cidr(pick([22, 23, 24, 24, 24, 24, 25, 26, 27, 28, 29]));
     }
     if (rec.kind === 'company') {
       const c = Math.floor(rnd() * companies);
       rec.company_id = String(1_000_000 + c);
-      rec.country = countries[c % 40];
+      rec.country = COUNTRIES[c % 40];
       rec.state = `State ${c % 300}`;
       rec.city = `City ${c % 5000}`;
     } else {
-      rec.country = pick(countries);
+      rec.country = pick(COUNTRIES);
       if (rnd() < 0.5) rec.city = `City ${Math.floor(rnd() * 5000)}`;
     }
     writer.insert(network, rec);
+    if (i % 50 === 0) edges.push(formatIPv4(first!), formatIPv4(last!));
   }
+}
+
+/** Top 64 bits → RFC 5952 text of the address (low 64 bits `low`). */
+const v6 = (top: bigint, low = 0n): string => formatIPv6([Number(top >> 32n), Number(top & 0xffff_ffffn), Number(low >> 32n), Number(low & 0xffff_ffffn)]);
+
+/**
+ * Inserts `n` synthetic IPv6 networks shaped like the generator's (data/generate/ipv6-space.ts): address
+ * space is handed out in /32s (n / 20 of them, spread over 2400::/6, away from 2002::/16) as the registries
+ * do, ISPs and big hosting providers hold whole /32s, everything else (hosting /40–/44, bots /64,
+ * companies /44–/56) sits inside one; every 50th network's first and last address go to `edges`.
+ */
+function insertSyntheticV6(writer: MmdbWriter, n: number, edges: string[]): void {
+  const rnd = lcg(n + 6);
+  const companies = Math.max(1, Math.round(n / 2));
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+  const blocks = Array.from({ length: Math.max(1, Math.round(n / 20)) }, () => BigInt(0x2400_0000 + Math.floor(rnd() * 0x0c00_0000)) << 32n);
+  for (let i = 0; i < n; i++) {
+    const u = rnd();
+    const rec: Record<string, string> = { kind: 'company', confidence: pick(CONFIDENCES) };
+    let len: number;
+    if (u < 0.06) {
+      len = pick([29, 32, 32, 32]);
+      rec.kind = 'isp';
+    } else if (u < 0.09) {
+      len = pick([32, 40, 44, 44]);
+      rec.kind = 'hosting';
+    } else if (u < 0.11) {
+      len = 64;
+      rec.kind = 'bot';
+    } else {
+      len = pick([44, 48, 48, 48, 56, 56]);
+    }
+    const size = 1n << BigInt(64 - len);
+    let start = pick(blocks) | BigInt(Math.floor(rnd() * 2 ** 32));
+    start -= start % size;
+    if (rec.kind === 'company') {
+      const c = Math.floor(rnd() * companies);
+      rec.company_id = String(1_000_000 + c);
+      rec.country = COUNTRIES[c % 40];
+      rec.city = `City ${c % 5000}`;
+    } else {
+      rec.country = pick(COUNTRIES);
+    }
+    writer.insert(`${v6(start)}/${len}`, rec);
+    if (i % 50 === 0) edges.push(v6(start), v6(start + size - 1n, 0xffff_ffff_ffff_ffffn));
+  }
+}
+
+async function cachedBuild(name: string, build: (w: MmdbWriter) => void, ipVersion: 4 | 6): Promise<string> {
+  const dir = join(tmpdir(), 'svc-bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.mmdb`);
+  if (existsSync(file)) return file;
+  const t0 = performance.now();
+  const writer = new MmdbWriter({ ipVersion, databaseType: 'svc-networks', description: { en: 'synthetic benchmark networks' }, languages: ['en'] });
+  build(writer);
   await writer.writeFile(file);
-  console.log(`built ${file}: ${n.toLocaleString('en-US')} networks in ${fmt.s(performance.now() - t0)}`);
+  console.log(`built ${file}: ${writer.networkCount.toLocaleString('en-US')} networks in ${fmt.s(performance.now() - t0)}`);
   return file;
+}
+
+/** `--ipv6 N`: see the header. */
+async function benchDual(n: number): Promise<void> {
+  const v4Edges: string[] = [];
+  const v6Edges: string[] = [];
+  const key = `lookup-v${SYNTHETIC_VERSION}-dual${SYNTHETIC_V6_VERSION}-${n}`;
+  const dual = await cachedBuild(
+    key,
+    (w) => {
+      insertSyntheticV4(w, n, []);
+      insertSyntheticV6(w, n, []);
+    },
+    6,
+  );
+  const v4In4 = await cachedBuild(`lookup-v${SYNTHETIC_VERSION}-v4in4-${n}`, (w) => insertSyntheticV4(w, n, []), 4);
+  const v4In6 = await cachedBuild(`lookup-v${SYNTHETIC_VERSION}-v4in6-${n}`, (w) => insertSyntheticV4(w, n, []), 6);
+  // The probes: the same insert order again, into a writer that is never built.
+  const probe = new MmdbWriter({ ipVersion: 6, databaseType: 'probe', description: {}, languages: [] });
+  insertSyntheticV4(probe, n, v4Edges);
+  insertSyntheticV6(probe, n, v6Edges);
+
+  const rnd = lcg(777);
+  const sample = (xs: string[]) => Array.from({ length: SAMPLE }, () => xs[Math.floor(rnd() * xs.length)]);
+  const sets: Record<string, string[]> = {
+    'v4 random': Array.from({ length: SAMPLE }, () => formatIPv4(Math.floor(rnd() * 2 ** 32))),
+    'v4 edges': sample(v4Edges),
+    // Half anywhere in 2400::/6 (almost all outside any network), half near an edge's /32 (allocated space).
+    'v6 random': Array.from({ length: SAMPLE }, (_, i) => {
+      const low = BigInt(Math.floor(rnd() * 2 ** 32));
+      if (i % 2 === 0) return v6((BigInt(0x2400_0000 + Math.floor(rnd() * 0x0c00_0000)) << 32n) | BigInt(Math.floor(rnd() * 2 ** 32)), low);
+      const near = v6Edges[Math.floor(rnd() * v6Edges.length)].split(':');
+      return v6(
+        (BigInt(Number.parseInt(near[0], 16)) << 48n) | (BigInt(Number.parseInt(near[1] || '0', 16)) << 32n) | BigInt(Math.floor(rnd() * 2 ** 32)),
+        low,
+      );
+    }),
+    'v6 edges': sample(v6Edges),
+  };
+
+  const measure = async (file: string, names: string[]) => {
+    const buf = readFileSync(file);
+    const ours = new MmdbReader(buf);
+    const theirs = await maxmind.open(file);
+    for (const name of names)
+      for (const ip of sets[name].slice(0, 2000)) {
+        if (JSON.stringify(ours.get(ip)) !== JSON.stringify(theirs.get(ip))) throw new Error(`readers disagree on ${ip} in ${file}`);
+      }
+    const out = new Map<string, { ours: number[]; maxmind: number[] }>(names.map((k) => [k, { ours: [], maxmind: [] }]));
+    let sink = 0;
+    for (const name of names) sink += timeOurs(ours, sets[name], []) + timeMaxmind(theirs, sets[name], []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of names) {
+        sink += timeOurs(ours, sets[name], out.get(name)!.ours);
+        sink += timeMaxmind(theirs, sets[name], out.get(name)!.maxmind);
+      }
+    }
+    const m = ours.metadata;
+    console.log(`${file}: ${fmt.mib(buf.length)}, ip_version ${m.ipVersion}, ${m.nodeCount.toLocaleString('en-US')} nodes, ${m.recordSize}-bit (sink ${sink})`);
+    for (const name of names) {
+      const o = out.get(name)!;
+      console.log(`   ${name.padEnd(10)} ours ${fmt.ns(median(o.ours)).padStart(8)}   maxmind ${fmt.ns(median(o.maxmind)).padStart(8)}`);
+    }
+    return { size: buf.length, med: (name: string, who: 'ours' | 'maxmind') => median(out.get(name)![who]) };
+  };
+
+  const d = await measure(dual, Object.keys(sets));
+  const names = Object.keys(sets);
+  record({
+    benchmark: `lookup, ${n.toLocaleString('en-US')} IPv4 + ${n.toLocaleString('en-US')} IPv6 synthetic networks, one IPv6 tree (${fmt.mib(d.size)})`,
+    figures: names.map((k) => `${k}: ours ${fmt.ns(d.med(k, 'ours'))}, maxmind ${fmt.ns(d.med(k, 'maxmind'))}`).join('; '),
+    ratio: names.map((k) => `${k} maxmind/ours ${fmt.x(d.med(k, 'maxmind') / d.med(k, 'ours'))}`).join('; '),
+  });
+  const a = await measure(v4In4, ['v4 random', 'v4 edges']);
+  const b = await measure(v4In6, ['v4 random', 'v4 edges']);
+  record({
+    benchmark: `lookup, ${n.toLocaleString('en-US')} IPv4 synthetic networks as an IPv4 tree (${fmt.mib(a.size)}) and as an IPv6 tree (${fmt.mib(b.size)})`,
+    figures: ['v4 random', 'v4 edges']
+      .map((k) => `${k}: ours ${fmt.ns(a.med(k, 'ours'))} in the IPv4 tree, ${fmt.ns(b.med(k, 'ours'))} in the IPv6 tree`)
+      .join('; '),
+    ratio: ['v4 random', 'v4 edges'].map((k) => `${k} IPv6 tree/IPv4 tree ${fmt.x(b.med(k, 'ours') / a.med(k, 'ours'))}`).join('; '),
+  });
 }

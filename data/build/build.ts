@@ -1,17 +1,18 @@
 /**
  * `data build --in DIR --out DIR`: turns a sources folder into what a server node serves:
- *   networks.mmdb  IPv4 network index (our MMDB writer) → { kind, confidence, company_id?, country?, state?, city? }
+ *   networks.mmdb  network index (our MMDB writer; IPv6 tree when an IPv6 network exists) → { kind, confidence, company_id?, country?, state?, city? }
  *   catalog.db     read-only SQLite: companies, domains, people, intent, engagement, verified sample addresses
  * Both are written to temp files, fsynced and renamed into place, so a running server never sees half a file.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { Address4 } from 'ip-address';
+import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { normaliseDomain } from '../catalog/keys.ts';
 import { BUILD_MANIFEST, CATALOG_DDL, CATALOG_FILE, CATALOG_VERSION, NETWORKS_FILE, OTHER_INDEXES, PEOPLE_INDEXES } from '../catalog/schema.ts';
 import { writeFileAtomic } from '../mmdb/atomic-file.ts';
+import { parseNetwork } from '../mmdb/network.ts';
 import { estimateRows, type Progress, SILENT } from '../progress.ts';
 import { readCsvBatches, readOptionalCsvBatches, SourceError, sourcePath } from '../sources/read.ts';
 import { COMPANY_COLUMNS, CompanyRow, DomainRow, EngagementRow, IntentRow, SOURCE_FILES } from '../sources/schema.ts';
@@ -237,20 +238,13 @@ function writeSamples(db: Database.Database, mmdbFile: string, candidates: Candi
   return n;
 }
 
-/** First, middle and last address of a CIDR or an inclusive range. */
+/** First, middle and last address of a CIDR or an inclusive range, either family (IPv6 in RFC 5952 form). */
 function probeAddresses(network: string): string[] {
-  let first: bigint;
-  let last: bigint;
-  if (network.includes('-')) {
-    const [a, b] = network.split('-').map((s) => new Address4(s.trim()));
-    first = a.bigInt();
-    last = b.bigInt();
-  } else {
-    const net = new Address4(network);
-    first = net.startAddress().bigInt();
-    last = net.endAddress().bigInt();
-  }
-  return [...new Set([first + 1n <= last ? first + 1n : first, (first + last) / 2n, last])].map((v) => Address4.fromBigInt(v).correctForm());
+  const net = parseNetwork(network);
+  const first = BigInt(net.start);
+  const last = BigInt(net.end);
+  const text = (v: bigint) => (net.family === 4 ? Address4.fromBigInt(v).correctForm() : Address6.fromBigInt(v).correctForm());
+  return [...new Set([first + 1n <= last ? first + 1n : first, (first + last) / 2n, last])].map(text);
 }
 
 function fsyncFile(file: string): void {

@@ -21,7 +21,7 @@ import {
 } from '../sources/schema.ts';
 import { FREE_MAIL_DOMAINS } from './companies.ts';
 import { type GenerateSummary, generateSources, MAX_COMPANIES } from './generate.ts';
-import { type CsvKey, headerLine, type NetworkEntry, networkEntries, readRows } from './read-generated.ts';
+import { type CsvKey, headerLine, type NetworkEntry, networkEntries, networkEntries6, readRows } from './read-generated.ts';
 import { COUNTRIES } from './vocabulary/geography.ts';
 import { ENGAGEMENT_ACTIVITIES, INTENT_TOPICS } from './vocabulary/signals.ts';
 import { EMPLOYEE_RANGES, REVENUE_RANGES, revenueRange } from './vocabulary/sizes.ts';
@@ -256,6 +256,84 @@ describe('networks', () => {
     for (const s of sizes('hosting')) expect(s >= 512 && s <= 8192).toBe(true);
     for (const s of sizes('bot')) expect(s).toBeLessThanOrEqual(16);
   });
+});
+
+describe('IPv6 networks', () => {
+  const rows6 = () => networkEntries6(dirs.a);
+  const top16 = (x: bigint) => Number(x >> 112n);
+
+  it('are a realistic share: most ISPs, many hosting providers, a fifth of the companies, some bots', () => {
+    const v6 = rows6();
+    const all = readRows(dirs.a, 'networks');
+    const share = v6.length / all.length;
+    expect(share).toBeGreaterThan(0.02);
+    expect(share).toBeLessThan(0.15);
+    const count = (rows: { row: Record<string, string> }[], kind: string) => rows.filter((e) => e.row.kind === kind).length;
+    const v4 = networkEntries(dirs.a);
+    expect(count(v6, 'isp') / count(v4, 'isp')).toBeGreaterThan(0.4);
+    expect(count(v6, 'hosting')).toBeGreaterThan(0);
+    const companies6 = new Set(v6.filter((e) => e.row.kind === 'company').map((e) => e.row.company_id));
+    expect(companies6.size / COMPANIES).toBeGreaterThan(0.1);
+    expect(companies6.size / COMPANIES).toBeLessThan(0.45);
+  });
+
+  it('are canonical CIDRs of the usual sizes, in the registries’ blocks, never in 2001::/16 or 2002::/16', () => {
+    const sizes: Record<string, number[]> = { isp: [29, 32], hosting: [32, 40, 44], company: [44, 48, 56], bot: [64] };
+    for (const e of rows6()) {
+      expect(sizes[e.row.kind], e.row.network).toContain(e.prefix);
+      expect([0x24, 0x26, 0x28, 0x2a], e.row.network).toContain(top16(e.first) >> 8);
+      expect(top16(e.first) & 0xf0, e.row.network).toBe(0);
+    }
+  });
+
+  it('nest or stay apart, with company /56s in ISPs, bots in hosting and branch /48s in a company /44', () => {
+    const v6 = [...rows6()].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : b.prefix - a.prefix));
+    const open: typeof v6 = [];
+    const pairs = new Set<string>();
+    for (const e of v6) {
+      while (open.length > 0 && open[open.length - 1].last < e.first) open.pop();
+      const parent = open[open.length - 1];
+      if (parent) {
+        expect(e.last <= parent.last, `${e.row.network} overlaps ${parent.row.network}`).toBe(true);
+        pairs.add(`${e.row.kind}/${e.prefix} in ${parent.row.kind}`);
+      }
+      open.push(e);
+    }
+    expect(pairs).toContain('company/56 in isp');
+    expect([...pairs].some((p) => p.startsWith('hosting/4') && p.endsWith('in hosting'))).toBe(true);
+    const larger = largeSampleNesting();
+    expect(larger.has('bot/64 in hosting')).toBe(true);
+    expect(larger.has('company/48 in company')).toBe(true);
+  });
+
+  it('come after the company’s IPv4 rows, so each kind’s first network is IPv4', () => {
+    const all = readRows(dirs.a, 'networks');
+    for (const kind of ['company', 'isp', 'hosting', 'bot']) expect(all.find((r) => r.kind === kind)!.network).not.toContain(':');
+    const firstV4 = new Map<string, number>();
+    all.forEach((r, i) => {
+      if (r.kind === 'company' && !r.network.includes(':') && !firstV4.has(r.company_id)) firstV4.set(r.company_id, i);
+    });
+    all.forEach((r, i) => {
+      if (r.kind === 'company' && r.network.includes(':')) expect(firstV4.get(r.company_id)!, r.network).toBeLessThan(i);
+    });
+  });
+});
+
+/** Kinds of IPv6 nesting in a larger sample (bots and /44s are rare at 300 companies). */
+let largeNesting: Set<string> | undefined;
+function largeSampleNesting(): Set<string> {
+  if (!largeNesting) throw new Error('large sample not generated');
+  return largeNesting;
+}
+beforeAll(async () => {
+  const dir = join(root, 'large6');
+  await generateSources({ out: dir, companies: 3000, seed: 'ipv6' });
+  const v6 = networkEntries6(dir);
+  largeNesting = new Set();
+  for (const e of v6) {
+    for (const p of v6)
+      if (p !== e && p.first <= e.first && e.last <= p.last && p.prefix < e.prefix) largeNesting.add(`${e.row.kind}/${e.prefix} in ${p.row.kind}`);
+  }
 });
 
 describe('people', () => {

@@ -8,11 +8,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { Address6 } from 'ip-address';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CustomersFile, type SegmentMatch } from '../../core/customer-records.ts';
 import { SOURCE_FILES } from '../sources/schema.ts';
 import { type GenerateSummary, generateSources } from './generate.ts';
-import { answersForItself, ipNumber, type NetworkEntry, networkEntries, readRows, resolve } from './read-generated.ts';
+import { answersForItself, ipNumber, type NetworkEntry, networkEntries, networkEntries6, readRows, resolve } from './read-generated.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'guarantees-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -62,6 +63,18 @@ function check(dir: string, summary: GenerateSummary): void {
     const hit = resolve(entries, ipNumber(account.ip))!;
     expect(hit.row).toMatchObject({ kind: 'company', company_id: account.company_id, network: account.network });
     expect(strong(hit)).toBe(true);
+  }
+  // Each protected company network has an IPv6 /48 of the same company that answers for itself.
+  const v6 = networkEntries6(dir);
+  for (const account of [...summary.demo.segment, ...summary.demo.excluded, ...summary.demo.hot]) {
+    const ip = new Address6(account.ipv6!.ip).bigInt();
+    const hits = v6.filter((e) => e.first <= ip && ip <= e.last);
+    expect(
+      hits.map((e) => e.row.network),
+      account.ipv6!.ip,
+    ).toEqual([account.ipv6!.network]);
+    expect(hits[0].row).toMatchObject({ kind: 'company', company_id: account.company_id, confidence: account.confidence });
+    expect(v6.filter((e) => e.row.network === account.ipv6!.network)).toHaveLength(1);
   }
   expect(summary.demo.segment[0].label).toBe(demo.segments[0].name);
   expect(resolve(entries, ipNumber(summary.demo.none))).toBeNull();

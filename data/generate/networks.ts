@@ -10,11 +10,19 @@
  * "Protected" networks — the first ISP, hosting and bot networks, and one network of each company the demo
  * customer's configuration names — never get anything nested inside them and are never repeated, so they
  * answer for themselves whatever the seed (see `DemoNetwork`).
+ *
+ * IPv6 (./ipv6-space.ts, a random stream of its own: the IPv4 rows are the same with or without it): most
+ * ISPs and hosting providers also get an IPv6 block, bots in hosting space sometimes a /64, and a share of
+ * companies that grows with their size an IPv6 network — a static /56 inside their ISP's /32 for small
+ * ones, their own /48 (a /44 with a branch /48 inside for the biggest) for the others. A company's IPv6
+ * rows come after its IPv4 rows, so the first network of each kind in the file stays IPv4. Each protected
+ * company network has a protected IPv6 /48 beside it (`DemoNetwork.ipv6`).
  */
 import type { Confidence } from '../sources/schema.ts';
 import type { Company } from './companies.ts';
 import type { RowSink } from './csv-writer.ts';
 import { Container, cidr, Ipv4Space, Pool, range, rangeInside, sizeOf } from './ip-space.ts';
+import { Container6, cidr6, Ipv6Space, ipv6Text, registryOf } from './ipv6-space.ts';
 import { type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import { COUNTRIES, DATA_CENTRES, findPlace, type Place } from './vocabulary/geography.ts';
@@ -29,6 +37,8 @@ export interface DemoNetwork {
   kind: string;
   company_id: string;
   confidence: Confidence;
+  /** A protected company network's IPv6 /48, and an address inside it. */
+  ipv6?: { network: string; ip: string };
 }
 
 const conf = (vh: number, h: number, m: number, l: number) =>
@@ -169,6 +179,18 @@ const HOSTING_RATE = 1 / 130;
 const BOT_RATE = 1 / 45;
 const DUPLICATE_RATE = 0.004;
 
+/** Chance that an ISP / a hosting provider has an IPv6 block too, and that a bot in IPv6 hosting space gets a /64. */
+const ISP_V6 = 0.75;
+const HOSTING_V6 = 0.6;
+const BOT_V6 = 0.3;
+/** Chance of a company having an IPv6 network, by size tier (index 0 = 1-9 employees). */
+const COMPANY_V6 = [0.12, 0.15, 0.22, 0.3, 0.38, 0.45, 0.5, 0.55];
+
+interface Box6 {
+  box: Container6;
+  geo: Place;
+}
+
 export class NetworkPlanner {
   private readonly space: Ipv4Space;
   private readonly companyPool: Pool;
@@ -185,14 +207,22 @@ export class NetworkPlanner {
   readonly counts: Record<string, number> = { company: 0, isp: 0, hosting: 0, bot: 0 };
   /** Index of the company being generated (repeated rows fall due some companies later). */
   private current = 0;
+  private readonly space6: Ipv6Space;
+  /** IPv6: the current ISP /32 per country, recent hosting blocks, one PI /32 per registry for companies' /48s. */
+  private readonly isps6 = new Map<string, Box6>();
+  private readonly hosting6: Box6[] = [];
+  private readonly piPools = new Map<string, Container6>();
 
   constructor(
     private readonly rng: Rng,
     private readonly out: RowSink,
+    /** The IPv6 plan's own stream (so that IPv4 rows do not depend on it). */
+    private readonly rng6: Rng,
   ) {
     this.space = new Ipv4Space(rng.fork('blocks'));
     this.companyPool = new Pool(this.space, rng, 0.15, 16);
     this.hostingPool = new Pool(this.space, rng, 0.1, 4);
+    this.space6 = new Ipv6Space(rng6);
   }
 
   /** The first ISP, hosting and bot networks: protected, so they answer for their kind. */
@@ -201,9 +231,11 @@ export class NetworkPlanner {
     const us = this.place(COUNTRIES[0]);
     const ispBlock = this.space.takeBlocks(1);
     const isp = this.put(cidr(ispBlock.start, ispBlock.prefix), 'isp', '', CONFIDENCE.protected.draw(rng), us);
+    this.newIsp6(us, 1);
     const dc = this.dataCentres.draw(rng);
     const hStart = this.hostingPool.alloc(22);
     const hosting = this.put(cidr(hStart, 22), 'hosting', '', CONFIDENCE.protected.draw(rng), dc);
+    this.newHosting6(dc, 1);
     const bStart = this.hostingPool.alloc(29);
     const bot = this.put(cidr(bStart, 29), 'bot', '', 'High', dc);
     return {
@@ -253,7 +285,97 @@ export class NetworkPlanner {
       this.companyNetwork(c, SHAPES[tier.index].draw(rng), this.office(c, made === 0), made === 0);
       made++;
     }
+    if (demoNet) demoNet.ipv6 = this.protectedCompany6(c, demoNet.confidence);
+    else this.company6(c);
     return demoNet;
+  }
+
+  /** A protected company's own /48: nothing nested in it, never repeated. */
+  private protectedCompany6(c: Company, confidence: Confidence): { network: string; ip: string } {
+    const start = this.piPool(c.offices[0]).carve(48, this.rng6)!;
+    const network = cidr6(start, 48);
+    this.emitRow([network, 'company', c.id, confidence, c.offices[0].country.name, c.offices[0].state.name, c.offices[0].city.name]);
+    const rng6 = this.rng6;
+    return { network, ip: ipv6Text(start + BigInt(rng6.int(1, 255)), (BigInt(rng6.uint32()) << 32n) | BigInt(rng6.uint32())) };
+  }
+
+  /** Maybe an IPv6 network of the company (chance by size tier): ISP /56 for the small, own /48 or /44 for the rest. */
+  private company6(c: Company): void {
+    const rng6 = this.rng6;
+    if (!rng6.chance(COMPANY_V6[c.tier.index])) return;
+    const geo = c.offices[0];
+    const conf6 = (c.tier.index >= 5 ? CONFIDENCE.large : c.tier.index >= 3 ? CONFIDENCE.c24 : CONFIDENCE.ispTenant).draw(rng6);
+    const isp = this.isps6.get(geo.country.iso);
+    if (c.tier.index <= 2 && isp) {
+      const start = isp.box.carve(56, rng6);
+      if (start !== null) {
+        this.emitRow([cidr6(start, 56), 'company', c.id, conf6, geo.country.name, geo.state.name, geo.city.name]);
+        return;
+      }
+    }
+    const prefix = c.tier.index >= 6 && rng6.chance(0.3) ? 44 : 48;
+    const start = this.piPool(geo).carve(prefix, rng6);
+    if (start === null) return;
+    this.emitRow([cidr6(start, prefix), 'company', c.id, conf6, geo.country.name, geo.state.name, geo.city.name]);
+    if (prefix === 44 && c.offices.length > 1) {
+      // A branch office's /48 inside the company's /44.
+      const branch = new Container6(start, 44).carve(48, rng6);
+      const office = c.offices[1];
+      if (branch !== null)
+        this.emitRow([cidr6(branch, 48), 'company', c.id, CONFIDENCE.c24.draw(rng6), office.country.name, office.state.name, office.city.name]);
+    }
+  }
+
+  /** The registry's current provider-independent /32 that companies' /48s come from (a fresh one when full). */
+  private piPool(geo: Place): Container6 {
+    const registry = registryOf(geo.country.iso);
+    let pool = this.piPools.get(registry);
+    if (!pool || pool.full) {
+      pool = new Container6(this.space6.take(registry), 32);
+      this.piPools.set(registry, pool);
+    }
+    return pool;
+  }
+
+  /** An ISP's IPv6 /32 (a /29 now and then), home of the country's small companies' /56s. */
+  private newIsp6(geo: Place, chance = ISP_V6): void {
+    const rng6 = this.rng6;
+    if (!rng6.chance(chance)) return;
+    const prefix = rng6.chance(0.1) ? 29 : 32;
+    const start = this.space6.take(registryOf(geo.country.iso), prefix);
+    this.emitRow([cidr6(start, prefix), 'isp', '', CONFIDENCE.isp.draw(rng6), geo.country.name, geo.state.name, geo.city.name]);
+    this.isps6.set(geo.country.iso, { box: new Container6(start, prefix), geo });
+  }
+
+  /** A hosting provider's IPv6 block: a /32 for the big ones, else a /40–/44 inside a hosting /32. */
+  private newHosting6(geo: Place, chance = HOSTING_V6): void {
+    const rng6 = this.rng6;
+    if (!rng6.chance(chance)) return;
+    let start: bigint | null = null;
+    let prefix = 32;
+    const parent = this.hosting6.length > 0 && rng6.chance(0.7) ? rng6.pick(this.hosting6) : null;
+    if (parent && parent.box.prefix === 32) {
+      prefix = rng6.pick([40, 44, 44]);
+      start = parent.box.carve(prefix, rng6);
+    }
+    if (start === null) {
+      prefix = 32;
+      start = this.space6.take(registryOf(geo.country.iso));
+    }
+    this.emitRow([cidr6(start, prefix), 'hosting', '', CONFIDENCE.hosting.draw(rng6), geo.country.name, geo.state.name, geo.city.name]);
+    this.hosting6.push({ box: new Container6(start, prefix), geo });
+    if (this.hosting6.length > 32) this.hosting6.shift();
+  }
+
+  /** Sometimes a bot's /64 inside a recent IPv6 hosting block. */
+  private newBot6(): void {
+    const rng6 = this.rng6;
+    if (this.hosting6.length === 0 || !rng6.chance(BOT_V6)) return;
+    const parent = rng6.pick(this.hosting6);
+    const start = parent.box.carve(64, rng6);
+    if (start === null) return;
+    const geo = parent.geo;
+    this.emitRow([cidr6(start, 64), 'bot', '', CONFIDENCE.bot.draw(rng6), geo.country.name, geo.state.name, geo.city.name]);
   }
 
   /** Where a network is: the headquarters for the first one and half of the others, else any office. */
@@ -318,6 +440,8 @@ export class NetworkPlanner {
     if (rng.chance(ISP_RATE)) this.newIsp(this.place(this.countries.draw(rng)));
     if (rng.chance(HOSTING_RATE)) this.newHosting();
     if (rng.chance(BOT_RATE)) this.newBot();
+    // IPv6 bots come at their own rate, from their own stream.
+    if (this.rng6.chance(BOT_RATE)) this.newBot6();
     for (let i = this.pending.length - 1; i >= 0; i--) {
       if (this.pending[i].due <= index) {
         this.emitRow(this.pending[i].cells);
@@ -345,6 +469,7 @@ export class NetworkPlanner {
     this.isps.set(geo.country.iso, isp);
     this.allIsps.push(isp);
     if (this.allIsps.length > 64) this.allIsps.shift();
+    this.newIsp6(geo);
     return isp;
   }
 
@@ -356,6 +481,7 @@ export class NetworkPlanner {
     this.put(cidr(start, p), 'hosting', '', CONFIDENCE.hosting.draw(rng), geo);
     this.hosting.push({ box: new Container(start, p, 0.125, 0.625), geo });
     if (this.hosting.length > 32) this.hosting.shift();
+    this.newHosting6(geo);
   }
 
   private newBot(): void {

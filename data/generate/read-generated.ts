@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { Address4 } from 'ip-address';
+import { Address4, Address6 } from 'ip-address';
 import { SOURCE_FILES } from '../sources/schema.ts';
 
 export type CsvKey = Exclude<keyof typeof SOURCE_FILES, 'customers'>;
@@ -54,8 +54,29 @@ export interface NetworkEntry extends Span {
   index: number;
 }
 
+/** The IPv4 rows of networks.csv (IPv6 rows: networkEntries6); `index` counts every row. */
 export function networkEntries(dir: string): NetworkEntry[] {
-  return readRows(dir, 'networks').map((row, index) => ({ ...parseNetwork(row.network), row, index }));
+  return readRows(dir, 'networks').flatMap((row, index) => (row.network.includes(':') ? [] : [{ ...parseNetwork(row.network), row, index }]));
+}
+
+export interface NetworkEntry6 {
+  first: bigint;
+  last: bigint;
+  prefix: number;
+  row: Record<string, string>;
+  index: number;
+}
+
+/** The IPv6 rows of networks.csv: CIDRs in canonical (RFC 5952) form at their network address. */
+export function networkEntries6(dir: string): NetworkEntry6[] {
+  return readRows(dir, 'networks').flatMap((row, index) => {
+    if (!row.network.includes(':')) return [];
+    const net = new Address6(row.network);
+    const first = net.startAddress().bigInt();
+    if (first !== new Address6(row.network.slice(0, row.network.indexOf('/'))).bigInt()) throw new Error(`CIDR not at its network address: ${row.network}`);
+    if (`${Address6.fromBigInt(first).correctForm()}/${net.subnetMask}` !== row.network) throw new Error(`not in canonical form: ${row.network}`);
+    return [{ first, last: net.endAddress().bigInt(), prefix: net.subnetMask, row, index }];
+  });
 }
 
 /** The entry that answers for an address: the most specific network containing it; equal networks: the later row. */

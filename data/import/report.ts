@@ -7,11 +7,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parseNetwork } from '../mmdb/network.ts';
 import { NetworkTable, resolveOverlaps } from '../mmdb/overlap.ts';
 import { readCsvBatches, sourcePath } from '../sources/read.ts';
 import { CompanyRow, NetworkRow } from '../sources/schema.ts';
 import { hasFirmographics } from './firmographics.ts';
-import { parseIPv4 } from './ipv4.ts';
 import { Interner } from './precedence.ts';
 import { JOIN_RULES, type JoinRule } from './resolve.ts';
 
@@ -44,6 +44,17 @@ export const CoverageReport = z.object({
   /** Top organizations by address count that joined no firmographics company (`unmatched` and `domain-only`). */
   unmatched_organizations: z.array(UnmatchedOrganization),
   sources: z.record(z.string(), z.object({ file: z.string(), networks: z.number() })).default({}),
+  /**
+   * The IPv6 networks of the sources (absent when there are none). Every figure above is IPv4; an IPv6
+   * network's size counts in /64 blocks (the unit a site or home gets), not in addresses.
+   */
+  ipv6: z
+    .object({
+      networks: z.object({ networks: z.number(), blocks_64: z.number() }),
+      by_kind: z.record(z.string(), z.object({ networks: z.number(), blocks_64: z.number() })),
+      companies_with_networks: z.number(),
+    })
+    .optional(),
 });
 export type CoverageReport = z.infer<typeof CoverageReport>;
 
@@ -124,15 +135,16 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
     }
   }
   const table = new NetworkTable(1, 4096);
+  const table6 = new NetworkTable(5, 64);
   const values = new Interner<{ kind: string; company_id: string }>();
   for await (const rows of readCsvBatches(sourcePath(dir, 'networks'), NetworkRow)) {
     for (const r of rows) {
-      const [first, last] = bounds(r.network);
-      table.addV4(
-        first,
-        last,
-        values.id(`${r.kind}\u0000${r.company_id}`, () => ({ kind: r.kind, company_id: r.company_id })),
-      );
+      const value = values.id(`${r.kind}\u0000${r.company_id}`, () => ({ kind: r.kind, company_id: r.company_id }));
+      const net = parseNetwork(r.network);
+      if (net.family === 4) table.addV4(net.start, net.end, value);
+      else if (net.start >= MAPPED_START && net.end <= MAPPED_START + 0xffff_ffffn)
+        table.addV4(Number(net.start - MAPPED_START), Number(net.end - MAPPED_START), value);
+      else table6.addV6(net.start, net.end, value);
     }
   }
   const counter = new CoverageCounter();
@@ -140,14 +152,49 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
     const { kind, company_id } = values.values[v];
     counter.network(kind, b[e] - b[s], kind === 'company' ? { id: company_id, firmographics: firmographic.has(company_id) } : undefined);
   });
+  const counter6 = new CoverageCounter();
+  resolveOverlaps(table6, (b, s, e, v) => {
+    const { kind, company_id } = values.values[v];
+    counter6.network(
+      kind,
+      blocks64(limbsValue(b, e) - limbsValue(b, s)),
+      kind === 'company' ? { id: company_id, firmographics: firmographic.has(company_id) } : undefined,
+    );
+  });
   const file = join(dir, IMPORT_REPORT_FILE);
   const imported = existsSync(file) ? CoverageReport.safeParse(parseJson(readFileSync(file, 'utf8'))) : null;
-  return counter.finish(
+  const report = counter.finish(
     { total, withFirmographics: firmographic.size },
     imported?.success
       ? { joins: imported.data.joins, unmatched_organizations: imported.data.unmatched_organizations, sources: imported.data.sources }
       : { joins: {} },
   );
+  if (table6.count > 0) report.ipv6 = ipv6Section(counter6.finish({ total: 0, withFirmographics: 0 }));
+  return report;
+}
+
+const MAPPED_START = 0xffffn << 32n; // ::ffff:0:0, IPv4-mapped: counted as IPv4 (the index aliases it)
+
+/** An address given as five limbs (../mmdb/overlap.ts). */
+function limbsValue(b: Float64Array, off: number): bigint {
+  let x = 0n;
+  for (let k = 0; k < 5; k++) x = (x << 32n) | BigInt(b[off + k]);
+  return x;
+}
+
+/** A number of addresses in /64 blocks (a float: exact up to 2^53 blocks). */
+function blocks64(addresses: bigint): number {
+  return Number(addresses >> 64n) + Number(addresses & 0xffff_ffff_ffff_ffffn) / 2 ** 64;
+}
+
+/** The IPv6 figures of a counter whose "addresses" are /64 blocks. */
+function ipv6Section(r: CoverageReport): NonNullable<CoverageReport['ipv6']> {
+  const t = (x: Tally) => ({ networks: x.networks, blocks_64: x.addresses });
+  return {
+    networks: t(r.networks),
+    by_kind: Object.fromEntries(Object.entries(r.by_kind).map(([k, x]) => [k, t(x)])),
+    companies_with_networks: r.companies.with_networks,
+  };
 }
 
 /** A damaged import-report.json only loses the import's part of the report. */
@@ -157,15 +204,6 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-function bounds(network: string): [number, number] {
-  const dash = network.indexOf('-');
-  if (dash >= 0) return [parseIPv4(network.slice(0, dash))!, parseIPv4(network.slice(dash + 1))!];
-  const [base, prefix] = network.split('/');
-  const size = 2 ** (32 - Number(prefix ?? 32));
-  const first = parseIPv4(base)!;
-  return [first - (first % size), first - (first % size) + size - 1];
 }
 
 /** Human-readable report. */
@@ -187,6 +225,13 @@ export function formatReport(r: CoverageReport): string {
   lines.push(
     `company addresses with firmographics: ${n(r.company_addresses.with_firmographics)} of ${n(r.company_addresses.total)} (${(r.company_addresses.share * 100).toFixed(1)}%)`,
   );
+  if (r.ipv6) {
+    lines.push(
+      `IPv6 networks: ${n(r.ipv6.networks.networks)} (${n(r.ipv6.networks.blocks_64)} /64 blocks), ${n(r.ipv6.companies_with_networks)} companies with IPv6 networks`,
+    );
+    for (const [kind, t] of Object.entries(r.ipv6.by_kind))
+      lines.push(`  ${kind.padEnd(12)} ${n(t.networks).padStart(12)} networks ${n(t.blocks_64).padStart(15)} /64 blocks`);
+  }
   if (r.unmatched_organizations.length) {
     lines.push(`unmatched organizations (top ${r.unmatched_organizations.length} by addresses):`);
     for (const u of r.unmatched_organizations) {

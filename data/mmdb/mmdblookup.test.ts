@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MmdbReader } from '../../server/data/mmdb-reader.ts';
 import {
   diffLookup,
   loadReferenceSource,
+  lookupManyWithMmdblookup,
   lookupWithMmdblookup,
   MMDBLOOKUP_MISSING,
   REFERENCE_DIR,
@@ -207,6 +209,61 @@ describe('libmaxminddb (mmdblookup) reads our databases like the maxmind package
         expect(b.reader.get(alias), `${alias}`).toEqual(b.reader.get(ip));
       }
     }
+  });
+
+  it('IPv6 tree shaped like networks.mmdb: mmdblookup and our reader agree on 10,000 random IPv6 probes', () => {
+    const rnd = prng(23);
+    const big = (): bigint => (BigInt(rnd()) << 96n) | (BigInt(rnd()) << 64n) | (BigInt(rnd()) << 32n) | BigInt(rnd());
+    const nets: { start: bigint; end: bigint }[] = [];
+    const b = build('v6-probes', { ipVersion: 6, databaseType: 'svc-networks', description: { en: 'v6' }, languages: ['en'] }, (w) => {
+      fillV4(w, []);
+      // ISP /29–/32, hosting /40–/48, company /48–/64 (a quarter nested in earlier ones), ranges, in 2400::/6.
+      for (let i = 0; i < 3000; i++) {
+        const kind = ['isp', 'hosting', 'company'][i % 3];
+        const len = kind === 'isp' ? 29 + (rnd() % 4) : kind === 'hosting' ? 40 + (rnd() % 9) : 48 + (rnd() % 17);
+        let start = (big() & ((1n << 122n) - 1n)) | (0x24n << 120n);
+        if (i % 4 === 3 && nets.length > 0) start = nets[rnd() % nets.length].start | (big() & ((1n << 64n) - 1n));
+        const host = (1n << BigInt(128 - len)) - 1n;
+        start &= ~host;
+        const value = { kind, confidence: 'High', ...(kind === 'company' ? { company_id: String(100_000 + i) } : {}) };
+        if (i % 10 === 9) {
+          const end = start + (big() % (1n << 70n));
+          w.insert(`${Address6.fromBigInt(start).correctForm()}-${Address6.fromBigInt(end).correctForm()}`, value);
+          nets.push({ start, end });
+        } else {
+          w.insert(`${Address6.fromBigInt(start).correctForm()}/${len}`, value);
+          nets.push({ start, end: start | host });
+        }
+      }
+    });
+    const ours = new MmdbReader(readFileSync(b.file));
+    const probes: string[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const n = nets[rnd() % nets.length];
+      const pick = i % 5;
+      let x: bigint;
+      if (pick === 0) x = n.start;
+      else if (pick === 1) x = n.end + 1n;
+      else if (pick === 2) x = n.start + (big() % (n.end - n.start + 1n));
+      else if (pick === 3)
+        x = big(); // anywhere, mostly no data
+      else x = (0xffffn << 32n) | BigInt(rnd()); // IPv4-mapped: through the alias
+      // Every text form our reader takes: compressed, full, upper case.
+      const a = Address6.fromBigInt(x);
+      probes.push(i % 3 === 0 ? a.correctForm() : i % 3 === 1 ? a.canonicalForm() : a.correctForm().toUpperCase());
+    }
+    const printed = lookupManyWithMmdblookup(b.file, probes, dir);
+    let found = 0;
+    for (const [i, ip] of probes.entries()) {
+      const mine = ours.get(ip);
+      if (printed[i] === null) {
+        expect(mine, `${ip}: mmdblookup found nothing`).toBeNull();
+        continue;
+      }
+      found++;
+      expect(diffLookup(printed[i]!, mine), ip).toBeUndefined();
+    }
+    expect(found).toBeGreaterThan(4000);
   });
 
   it('GeoIP2-City built from MaxMind source prints exactly like the official file (values and types)', () => {

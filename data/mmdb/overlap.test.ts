@@ -223,4 +223,51 @@ describe('overlap rule, property-based against a naive reference', () => {
       { numRuns: 120 },
     );
   });
+
+  it('IPv6 networks inside, across and around ::/96 compete with IPv4 networks by their whole size (trees 6 and auto)', () => {
+    const v4Anchor = 0xffff_ffffn - WINDOW + 1n; // the top of the IPv4 space, where ::/96 ends
+    const around = fc.constantFrom<Net>(
+      { text: '::/64', start: 0n, end: (1n << 64n) - 1n },
+      { text: '::/95', start: 0n, end: (1n << 33n) - 1n },
+      { text: '::/96', start: 0n, end: 0xffff_ffffn },
+      { text: '::/0', start: 0n, end: (1n << 128n) - 1n },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.oneof(
+              { weight: 3, arbitrary: v6Net(1n << 32n) },
+              { weight: 3, arbitrary: v6Net(v4Anchor) },
+              { weight: 3, arbitrary: v4Net(v4Anchor) },
+              { weight: 1, arbitrary: around },
+            ),
+            fc.integer({ min: 0, max: 12 }),
+          ),
+          { minLength: 1, maxLength: 30 },
+        ),
+        fc.constantFrom<6 | 'auto'>(6, 'auto'),
+        (pairs, ipVersion) => {
+          const nets = pairs.map(([n]) => n);
+          const values = pairs.map(([, v]) => v);
+          const w = new MmdbWriter({ ipVersion, databaseType: 't', description: { en: 't' }, languages: ['en'] });
+          for (const [n, v] of pairs) w.insert(n.text, { v });
+          const tree = w.ipVersion;
+          expect(tree).toBe(ipVersion === 6 || nets.some((n) => n.end > 0xffff_ffffn) ? 6 : 4);
+          const r = new Reader(w.toBuffer());
+          for (const x of probeSet(nets, [], (1n << 128n) - 1n)) {
+            const want = expected(nets, values, x);
+            if (x <= 0xffff_ffffn) {
+              expect(r.get(v4Text(x)), v4Text(x)).toEqual(want);
+              if (tree === 6) expect(r.get(v6Text(x)), v6Text(x)).toEqual(want);
+            } else if (tree === 6) {
+              // (An IPv4 tree — 'auto' with nothing outside ::/96 — holds no IPv6 address to ask about.)
+              expect(r.get(v6Text(x)), v6Text(x)).toEqual(want);
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });

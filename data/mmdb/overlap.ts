@@ -10,8 +10,9 @@
  *   inserts decides; ours does not.)
  *
  * Storage is columnar typed arrays, no object per network: each address is stored as L "limbs" in a
- * Float64Array — L = 1 for IPv4 trees (one number holds 0..2^32), L = 5 for IPv6 trees (a carry limb for
- * 2^128 and four 32-bit words). Limb-wise lexicographic comparison is numeric comparison, so the sweep
+ * Float64Array — L = 1 for IPv4 networks (one number holds 0..2^32; in IPv6 trees too, where they are
+ * placed in ::/96 when the tree is built), L = 5 for IPv6 networks (a carry limb for 2^128 and four
+ * 32-bit words). Limb-wise lexicographic comparison is numeric comparison, so the sweep
  * below is the same code for both trees and never allocates.
  *
  * `resolveOverlaps` is a sweep line: entries sorted by start, a binary heap of the entries covering the
@@ -53,23 +54,16 @@ export class NetworkTable {
     this.values = values;
   }
 
-  /** IPv4 tree (L = 1): adds [start, end] (inclusive, 0 ≤ start ≤ end < 2^32). */
-  addV4(start: number, end: number, valueId: number): void {
+  /**
+   * IPv4 table (L = 1): adds [start, end] (inclusive, 0 ≤ start ≤ end < 2^32). `size` is the number of
+   * addresses the overlap rule counts, when the entry is the IPv4 part of a wider IPv6 range.
+   */
+  addV4(start: number, end: number, valueId: number, size = end + 1 - start): void {
     if (this.count === this.values.length) this.grow();
     const i = this.count++;
     this.bounds[2 * i] = start;
     this.bounds[2 * i + 1] = end + 1;
-    this.sizes[i] = end + 1 - start;
-    this.values[i] = valueId;
-  }
-
-  /** IPv6 tree (L = 5): adds an IPv4 range [start, end] placed in ::/96. */
-  addV4InV6(start: number, end: number, valueId: number): void {
-    if (this.count === this.values.length) this.grow();
-    const i = this.count++;
-    setSmallLimbs(this.bounds, 10 * i, start);
-    setSmallLimbs(this.bounds, 10 * i + 5, end + 1);
-    setSmallLimbs(this.sizes, 5 * i, end + 1 - start);
+    this.sizes[i] = size;
     this.values[i] = valueId;
   }
 
@@ -82,15 +76,6 @@ export class NetworkTable {
     setBigLimbs(this.sizes, 5 * i, end + 1n - start);
     this.values[i] = valueId;
   }
-}
-
-/** Writes 0 ≤ n ≤ 2^32 as five limbs. */
-function setSmallLimbs(a: Float64Array, off: number, n: number): void {
-  a[off] = 0;
-  a[off + 1] = 0;
-  a[off + 2] = 0;
-  a[off + 3] = n >= 0x1_0000_0000 ? 1 : 0;
-  a[off + 4] = n % 0x1_0000_0000;
 }
 
 /** Writes 0 ≤ x ≤ 2^128 as five limbs. */

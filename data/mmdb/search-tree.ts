@@ -35,11 +35,12 @@ export function recordSizeFits(bits: RecordSize, nodeCount: number, dataSectionS
 export class BuildTree {
   recs: Uint32Array;
   nodes = 1;
-  /** Build index of the IPv4 root (::/96) in an IPv6 tree with aliases, else -1. */
+  /** Build index of the IPv4 root (::/96) in an IPv6 tree once enterIpv4Subtree made it, else -1. */
   ipv4Root = -1;
   private readonly words: Uint32Array;
   /**
-   * IPv4 trees: the nodes on the path of the last CIDR set (path[d] at depth d) and its address. Runs
+   * IPv4 networks: the nodes on the path of the last CIDR set (path[d] at depth d below the IPv4 root,
+   * path[0]) and its address. Runs
    * arrive in address order, so the next CIDR shares most of that path and its walk starts where the
    * two addresses part instead of at the root: at 5 million networks the walks from the root were ≈ 6%
    * of building networks.mmdb. Valid for depths ≤ pathDepth (runs are disjoint: a later CIDR never
@@ -113,15 +114,46 @@ export class BuildTree {
     return node;
   }
 
-  /** Inserts the run [start, end) of `table` with value `valueId`, split into aligned CIDR blocks. */
+  /**
+   * Inserts the IPv4 run [a, b) (0 ≤ a < b ≤ 2^32) with value `valueId`, split into aligned CIDR blocks:
+   * from the root in IPv4 trees, from the IPv4 root (::/96, made by enterIpv4Subtree) in IPv6 trees.
+   */
+  insertV4Run(a: number, b: number, valueId: number): void {
+    const rec = DATA | valueId;
+    while (a < b) {
+      const align = a === 0 ? 32 : 31 - Math.clz32(a & -a);
+      const span = b - a;
+      const fit = span >= 0x1_0000_0000 ? 32 : 31 - Math.clz32(span);
+      const k = Math.min(align, fit);
+      if (k < 32) {
+        this.setRecordV4(a, 32 - k, rec);
+      } else {
+        const root = this.path[0];
+        this.recs[2 * root] = rec;
+        this.recs[2 * root + 1] = rec;
+      }
+      a += 2 ** k;
+    }
+  }
+
+  /**
+   * IPv6 trees: makes ::/96 a node (pushing down what IPv6 networks put there) and the root of every
+   * later insertV4Run. Call after the IPv6 runs: a wider IPv6 run would replace the node.
+   */
+  enterIpv4Subtree(): void {
+    const w = this.words;
+    w.fill(0);
+    this.ipv4Root = this.ensureNode(w, 96);
+    this.path[0] = this.ipv4Root;
+    this.pathDepth = 0;
+    this.pathAddr = 0;
+  }
+
+  /** IPv6 trees: inserts the run [start, end) of five-limb bounds (./overlap.ts), split into aligned CIDR blocks. */
   insertRun(bounds: Float64Array, startOff: number, endOff: number, valueId: number): void {
     const rec = DATA | valueId;
     const w = this.words;
-    if (this.bitLength === 32) {
-      this.insertLowRun(bounds[startOff], bounds[endOff], rec, 0);
-      return;
-    }
-    // IPv6: if both ends lie in the same 2^32 block, work on the low 32 bits with plain numbers.
+    // If both ends lie in the same 2^32 block, work on the low 32 bits with plain numbers.
     if (
       bounds[startOff] === bounds[endOff] &&
       bounds[startOff + 1] === bounds[endOff + 1] &&
@@ -131,7 +163,7 @@ export class BuildTree {
       w[0] = bounds[startOff + 1];
       w[1] = bounds[startOff + 2];
       w[2] = bounds[startOff + 3];
-      this.insertLowRun(bounds[startOff + 4], bounds[endOff + 4], rec, 96);
+      this.insertLowRun(bounds[startOff + 4], bounds[endOff + 4], rec);
       return;
     }
     this.insertLimbRun(bounds, startOff, endOff, rec);
@@ -189,26 +221,24 @@ export class BuildTree {
     }
   }
 
-  /** Splits [a, b) (0 ≤ a < b ≤ 2^32, the last 32 bits after `base` fixed bits) into CIDRs. */
-  private insertLowRun(a: number, b: number, rec: number, base: number): void {
+  /** IPv6 trees: splits [a, b) (0 ≤ a < b ≤ 2^32, the last 32 bits after the 96 bits in words[0..2]) into CIDRs. */
+  private insertLowRun(a: number, b: number, rec: number): void {
     const w = this.words;
-    const last = w.length - 1;
     while (a < b) {
       const align = a === 0 ? 32 : 31 - Math.clz32(a & -a);
       const span = b - a;
       const fit = span >= 0x1_0000_0000 ? 32 : 31 - Math.clz32(span);
       const k = Math.min(align, fit);
-      if (this.bitLength === 32 && k < 32) {
-        this.setRecordV4(a, 32 - k, rec);
-      } else {
-        w[last] = a;
-        this.setRecord(w, base + 32 - k, rec);
-      }
+      w[3] = a;
+      this.setRecord(w, 128 - k, rec);
       a += 2 ** k;
     }
   }
 
-  /** IPv4 trees: setRecord for the network a/prefixLen (1 ≤ prefixLen ≤ 32), walking from the shared path. */
+  /**
+   * setRecord for the IPv4 network a/prefixLen (1 ≤ prefixLen ≤ 32) below the IPv4 root (path[0]: the
+   * root of an IPv4 tree, ::/96 in an IPv6 tree), walking from the shared path.
+   */
   private setRecordV4(a: number, prefixLen: number, rec: number): void {
     const path = this.path;
     const shared = Math.clz32((a ^ this.pathAddr) >>> 0);
@@ -232,13 +262,11 @@ export class BuildTree {
   }
 
   /**
-   * IPv6 trees: makes ::/96 a fixed node (the IPv4 root, also when no IPv4 data exists) and points
-   * ::ffff:0:0/96 (IPv4-mapped) and 2002::/16 (6to4) at it, as MaxMind's writer does.
+   * IPv6 trees, after enterIpv4Subtree and the IPv4 runs: points ::ffff:0:0/96 (IPv4-mapped) and
+   * 2002::/16 (6to4) at the IPv4 root, as MaxMind's writer does.
    */
   addIpv4Aliases(): void {
     const w = this.words;
-    w.fill(0);
-    this.ipv4Root = this.ensureNode(w, 96);
     w.fill(0);
     w[2] = 0xffff;
     this.setRecord(w, 96, ALIAS);

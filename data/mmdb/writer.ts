@@ -22,14 +22,24 @@
  * ≈ 27–37 s at ≈ 1.2 GB peak RSS (30 M tree nodes, 28-bit records, 234 MB file). networks.mmdb of the
  * 1M-company sources (5.1 M networks, 3.4 M distinct records), CSV reading and validation included:
  * 27.6 s, 29.1 s CPU at load average ≈ 5 (`npm run bench -- build`); 57 s, 49 s CPU before records and
- * the pointer dictionary moved from Maps of strings to byte tables (./byte-table.ts).
+ * the pointer dictionary moved from Maps of strings to byte tables (./byte-table.ts). 1 million IPv4 +
+ * 1 million IPv6 networks (/29–/64) in one IPv6 tree: ≈ 38 s on the same loaded machine, where the 1
+ * million IPv4 networks alone took ≈ 19 s (`npm run bench -- lookup --ipv6 1000000`; IPv6 text through
+ * `ip-address` is ≈ 3 µs a network of that).
  *
- * IPv6 trees store IPv4 networks in ::/96. With `ipv4Aliases` (default for IPv6 trees) ::ffff:0:0/96
- * (IPv4-mapped) and 2002::/16 (6to4) point at that IPv4 subtree, so those addresses answer like their
- * IPv4 address. A network inside ::ffff:0:0/96 is stored as its IPv4 network (also in IPv4 trees); a
- * network inside 2002::/16 is refused (it could never be found); a wider network that covers an alias
- * keeps everything but the aliased part. (MaxMind's writer also aliases Teredo 2001::/32; the spec
- * explains a tree alias cannot express Teredo's XOR'd address, so we do not.)
+ * IPv6 trees store IPv4 networks in ::/96, as MaxMind's files do (MaxMind-DB-test-mixed-*.mmdb). With
+ * `ipv4Aliases` (default for IPv6 trees) ::ffff:0:0/96 (IPv4-mapped) and 2002::/16 (6to4) point at that
+ * IPv4 subtree, so those addresses answer like their IPv4 address. A network inside ::ffff:0:0/96 is
+ * stored as its IPv4 network (also in IPv4 trees); a network inside 2002::/16 is refused (it could never
+ * be found); a wider network that covers an alias keeps everything but the aliased part. (MaxMind's
+ * writer also aliases Teredo 2001::/32 — its mixed test files answer 2001:0:a.b.c.d:: like a.b.c.d —
+ * but those 32 bits are the Teredo *server*, the client's address is XOR'd into the last 32 bits, which
+ * a tree alias cannot express: a Teredo visitor would be identified as the relay's owner. We do not.)
+ *
+ * IPv4 networks (and the part inside ::/96 of IPv6 ones) are kept in a table of their own, one number per
+ * address, whatever the tree: sorting and splitting them stays the IPv4 code (radix sort, walks from the
+ * shared path below the IPv4 root), so an IPv6 tree of mostly IPv4 networks builds about as fast as an
+ * IPv4 tree. `ipVersion: 'auto'` writes an IPv4 tree unless an IPv6 network outside ::/96 was inserted.
  */
 import { z } from 'zod';
 import { DATA_SECTION_SEPARATOR_SIZE, type RecordSize, searchTreeSize } from '../../core/mmdb-format.ts';
@@ -44,8 +54,11 @@ import { type MmdbStorable, UINT64_MAX } from './value.ts';
 
 export const MmdbWriterOptions = z
   .object({
-    /** 4: IPv4-only tree (32 levels); 6: IPv6 tree (128 levels) that also holds IPv4 in ::/96. */
-    ipVersion: z.union([z.literal(4), z.literal(6)]),
+    /**
+     * 4: IPv4-only tree (32 levels); 6: IPv6 tree (128 levels) that also holds IPv4 in ::/96; 'auto': 6
+     * once an IPv6 network outside ::/96 (and, with aliases, outside ::ffff:0:0/96) is inserted, else 4.
+     */
+    ipVersion: z.union([z.literal(4), z.literal(6), z.literal('auto')]),
     /** Structure of the records, free text (names starting with "GeoIP" are MaxMind's). */
     databaseType: z.string().min(1),
     /** Language code → description. Always written (libmaxminddb needs the key). */
@@ -54,7 +67,7 @@ export const MmdbWriterOptions = z
     languages: z.array(z.string()).readonly(),
     /** Force a record size; default: the smallest of 24/28/32 that fits. */
     recordSize: z.union([z.literal(24), z.literal(28), z.literal(32)]).optional(),
-    /** IPv6 trees only: alias ::ffff:0:0/96 and 2002::/16 to the IPv4 subtree. Default true. */
+    /** IPv6 trees only: alias ::ffff:0:0/96 and 2002::/16 to the IPv4 subtree. Default true (also for 'auto'). */
     ipv4Aliases: z.boolean().optional(),
     /** Build time in Unix seconds (uint64); default: now. */
     buildEpoch: z.union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.bigint().nonnegative().max(UINT64_MAX)]).optional(),
@@ -68,28 +81,38 @@ export type MmdbWriterOptions = z.input<typeof MmdbWriterOptions>;
 
 const MAPPED_START = 0xffffn << 32n; // ::ffff:0:0
 const MAPPED_END = MAPPED_START + 0xffff_ffffn;
+const V4_END = 0xffff_ffffn; // ::255.255.255.255, the end of ::/96
 const SIX_TO_FOUR_START = 0x2002n << 112n; // 2002::
 const SIX_TO_FOUR_END = SIX_TO_FOUR_START + (1n << 112n) - 1n;
 
 export class MmdbWriter {
-  readonly ipVersion: 4 | 6;
-  readonly ipv4Aliases: boolean;
   private readonly options: z.output<typeof MmdbWriterOptions>;
-  private readonly table: NetworkTable;
+  /** IPv4 networks, and the ::/96 part of IPv6 ones (placed in ::/96 of an IPv6 tree). */
+  private readonly v4 = new NetworkTable(1);
+  /** IPv6 networks outside ::/96 (whole, also when a range starts inside it). */
+  private readonly v6 = new NetworkTable(5);
   private readonly values = new ValueStore();
 
   constructor(options: MmdbWriterOptions) {
     const parsed = MmdbWriterOptions.safeParse(options);
     if (!parsed.success) throw new Error(`Invalid MmdbWriter options: ${z.prettifyError(parsed.error)}`);
     this.options = parsed.data;
-    this.ipVersion = parsed.data.ipVersion;
-    this.ipv4Aliases = this.ipVersion === 6 && parsed.data.ipv4Aliases !== false;
-    this.table = new NetworkTable(this.ipVersion === 4 ? 1 : 5);
   }
 
-  /** Number of insert() calls so far. */
+  /** The tree written: the option, or for 'auto' 6 once an IPv6 network outside ::/96 was inserted. */
+  get ipVersion(): 4 | 6 {
+    const v = this.options.ipVersion;
+    return v === 'auto' ? (this.v6.count > 0 ? 6 : 4) : v;
+  }
+
+  /** True when the tree written is IPv6 with the IPv4 aliases. */
+  get ipv4Aliases(): boolean {
+    return this.ipVersion === 6 && this.options.ipv4Aliases !== false;
+  }
+
+  /** Number of insert() calls so far (an IPv6 range that starts inside ::/96 counts twice). */
   get networkCount(): number {
-    return this.table.count;
+    return this.v4.count + this.v6.count;
   }
 
   /** Number of distinct data records inserted so far. */
@@ -105,21 +128,34 @@ export class MmdbWriter {
    */
   insert<T>(network: string, value: T & MmdbStorable<T>): void {
     const net = parseNetwork(network);
+    const fixed = this.options.ipVersion;
+    // The aliases decide before the tree's version is known ('auto'): they are on unless switched off.
+    const aliases = fixed !== 4 && this.options.ipv4Aliases !== false;
     let v4Start = -1;
     let v4End = -1;
+    let v4Size = 0;
+    let v6 = false;
     if (net.family === 4) {
       v4Start = net.start;
       v4End = net.end;
-    } else if (net.start >= MAPPED_START && net.end <= MAPPED_END && (this.ipVersion === 4 || this.ipv4Aliases)) {
+    } else if (net.start >= MAPPED_START && net.end <= MAPPED_END && (fixed === 4 || aliases)) {
       v4Start = Number(net.start - MAPPED_START);
       v4End = Number(net.end - MAPPED_START);
-    } else if (this.ipVersion === 4) {
+    } else if (fixed === 4) {
       throw networkError(network, 'an IPv6 network cannot be stored in an IPv4 database (ipVersion 4)');
-    } else if (this.ipv4Aliases && net.start >= SIX_TO_FOUR_START && net.end <= SIX_TO_FOUR_END) {
+    } else if (aliases && net.start >= SIX_TO_FOUR_START && net.end <= SIX_TO_FOUR_END) {
       throw networkError(
         network,
         'it lies in 2002::/16, which this database aliases to the IPv4 space (6to4); insert the IPv4 network, or set ipv4Aliases: false',
       );
+    } else {
+      // Its part inside ::/96 competes with the IPv4 networks, with the size of the whole network.
+      if (net.start <= V4_END) {
+        v4Start = Number(net.start);
+        v4End = Number(net.end < V4_END ? net.end : V4_END);
+        v4Size = Number(net.end - net.start + 1n);
+      }
+      v6 = net.end > V4_END;
     }
 
     let id: number;
@@ -130,19 +166,21 @@ export class MmdbWriter {
       throw e;
     }
 
-    if (v4Start >= 0) {
-      if (this.ipVersion === 4) this.table.addV4(v4Start, v4End, id);
-      else this.table.addV4InV6(v4Start, v4End, id);
-    } else if (net.family === 6) {
-      this.table.addV6(net.start, net.end, id);
-    }
+    if (v4Start >= 0) this.v4.addV4(v4Start, v4End, id, v4Size || v4End + 1 - v4Start);
+    if (v6) this.v6.addV6((net as { start: bigint }).start, (net as { end: bigint }).end, id);
   }
 
   /** Builds the database file in memory. The writer stays usable (more inserts, another build). */
   toBuffer(): Buffer {
     const v6 = this.ipVersion === 6;
-    const tree = new BuildTree(v6 ? 128 : 32, Math.max(64, this.table.count * 2));
-    resolveOverlaps(this.table, (bounds, start, end, id) => tree.insertRun(bounds, start, end, id));
+    const tree = new BuildTree(v6 ? 128 : 32, Math.max(64, this.networkCount * 2));
+    if (v6) {
+      // IPv6 first: a wide IPv6 network that covers ::/96 is pushed down below the IPv4 root, where
+      // the IPv4 runs (which hold its ::/96 part with its own size) overwrite it.
+      resolveOverlaps(this.v6, (bounds, start, end, id) => tree.insertRun(bounds, start, end, id));
+      if (this.v4.count > 0 || this.ipv4Aliases) tree.enterIpv4Subtree();
+    }
+    resolveOverlaps(this.v4, (bounds, start, end, id) => tree.insertV4Run(bounds[start], bounds[end], id));
     if (this.ipv4Aliases) tree.addIpv4Aliases();
 
     const layout = layoutTree(tree, this.values.size);

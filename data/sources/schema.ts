@@ -49,7 +49,10 @@ export const COMPANY_COLUMNS = Object.keys(CompanyRow.shape) as (keyof CompanyRo
 export const KIND_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
 /**
- * `network` is a CIDR (`203.0.113.0/24`) or an inclusive range (`203.0.113.10-203.0.113.99`).
+ * `network` is a CIDR (`203.0.113.0/24`, `2001:db8:1200::/40`) or an inclusive range
+ * (`203.0.113.10-203.0.113.99`, `2001:db8::10-2001:db8::ff`), IPv4 or IPv6 in any text form (checked
+ * by the MMDB writer when the index is built: host bits set, a zone id, a range across families or inside
+ * 2002::/16 — aliased to IPv4 — are refused with the row's number).
  * `kind` is `company` or a non-company kind (`isp`, `hosting`, `bot`, or another); `company_id` only for
  * `company`. Overlaps are legal: the most specific network wins; equal networks: the later row wins.
  */

@@ -1,18 +1,18 @@
 /**
  * Our lookup reader answers exactly like the `maxmind` package's reader (the oracle): on MaxMind's official
- * test databases (IPv4 trees, and IPv6 trees asked with IPv4 addresses) and on files built by our writer
- * with every record size, at the first and last address of every network of the IPv4 space and at random
- * addresses.
+ * test databases (IPv4 and IPv6 trees, asked with IPv4 and IPv6 addresses) and on files built by our
+ * writer with every record size, at the first and last address of every network of the IPv4 space (and
+ * of the IPv6 space, for IPv6 trees) and at random addresses.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
-import { Address4 } from 'ip-address';
+import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_DIR } from '../../data/mmdb/test-support.ts';
 import { MmdbWriter } from '../../data/mmdb/writer.ts';
-import { formatIPv4, MmdbError, MmdbReader, parseIPv4 } from './mmdb-reader.ts';
+import { formatIPv4, formatIPv6, MmdbError, MmdbReader, parseIPv4, parseIPv6 } from './mmdb-reader.ts';
 
 const TEST_DATA = pathToFileURL(`${REFERENCE_DIR}test-data/`);
 /** Files that are broken on purpose (the readers' error paths differ; they are not "answers"). */
@@ -31,6 +31,40 @@ function leafEdges(oracle: Oracle, limit = 200_000): number[] {
     addr += span;
   }
   return out;
+}
+
+const v6Text = (x: bigint): string => Address6.fromBigInt(x).correctForm();
+const TOP = (1n << 128n) - 1n;
+
+/** First and last address of every leaf of the IPv6 space (aliases walked like any record), up to `limit`. */
+function leafEdges6(oracle: Oracle, limit = 20_000): bigint[] {
+  const out: bigint[] = [];
+  let addr = 0n;
+  while (addr <= TOP && out.length < limit) {
+    const [, prefix] = oracle.getWithPrefixLength(v6Text(addr));
+    const span = 1n << BigInt(128 - prefix);
+    out.push(addr, addr + span - 1n);
+    addr += span;
+  }
+  return out;
+}
+
+/** IPv6 trees: the same answers at IPv6 leaf edges, `extra` addresses and random 128-bit addresses. */
+function expectSameAnswers6(buf: Buffer, extra: bigint[] = []): void {
+  const oracle = new Reader(buf) as unknown as Oracle;
+  const ours = new MmdbReader(buf);
+  for (const x of [...leafEdges6(oracle), ...extra, 0n, TOP]) {
+    if (x < 0n || x > TOP) continue;
+    const ip = v6Text(x);
+    expect(ours.get(ip), ip).toEqual(oracle.get(ip));
+  }
+  fc.assert(
+    fc.property(fc.bigInt({ min: 0n, max: TOP }), (x) => {
+      const ip = v6Text(x);
+      expect(ours.get(ip)).toEqual(oracle.get(ip));
+    }),
+    { numRuns: 500 },
+  );
 }
 
 function expectSameAnswers(buf: Buffer, extra: number[] = [], options?: ConstructorParameters<typeof MmdbReader>[1]): number {
@@ -96,6 +130,80 @@ describe('parseIPv4', () => {
   });
 });
 
+describe('parseIPv6 and formatIPv6', () => {
+  const words = (x: bigint): number[] => [96n, 64n, 32n, 0n].map((s) => Number((x >> s) & 0xffff_ffffn));
+
+  it('parses every text form of an address to the same four words', () => {
+    const w = new Uint32Array(4);
+    const forms: [string, bigint][] = [
+      ['::', 0n],
+      ['::1', 1n],
+      ['1::', 1n << 112n],
+      ['2001:db8::1', (0x2001_0db8n << 96n) | 1n],
+      ['2001:0DB8:0000:0000:0000:0000:0000:0001', (0x2001_0db8n << 96n) | 1n],
+      ['2001:db8:0:0:1:0:0:1', 0x2001_0db8_0000_0000_0001_0000_0000_0001n],
+      ['::ffff:1.2.3.4', 0xffff_0102_0304n],
+      ['::1.2.3.4', 0x0102_0304n],
+      ['64:ff9b::192.0.2.33', (0x0064_ff9bn << 96n) | 0xc000_0221n],
+      ['1:2:3:4:5:6:7::', 0x0001_0002_0003_0004_0005_0006_0007_0000n],
+      ['::2:3:4:5:6:7:8', 0x0000_0002_0003_0004_0005_0006_0007_0008n],
+      ['ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', TOP],
+    ];
+    for (const [text, x] of forms) {
+      expect(parseIPv6(text, w), text).toBe(true);
+      expect([...w], text).toEqual(words(x));
+    }
+  });
+
+  it('refuses zone ids, brackets, prefixes and malformed text', () => {
+    const w = new Uint32Array(4);
+    for (const bad of [
+      'fe80::1%eth0',
+      'fe80::1%1',
+      '[::1]',
+      '::1/128',
+      '',
+      ':',
+      ':::',
+      '1:::2',
+      '1::2::3',
+      ':1::',
+      '1::2:',
+      '12345::',
+      '1:2:3:4:5:6:7:8:9',
+      '1:2:3:4:5:6:7',
+      '1:2:3:4:5:6:7:8::',
+      '::1.2.3',
+      '::1.2.3.04',
+      '1:2:3:4:5:6:7:1.2.3.4',
+      '::1.2.3.4:5',
+      'g::1',
+      ' ::1',
+      '1.2.3.4',
+    ]) {
+      expect(parseIPv6(bad, w), bad).toBe(false);
+    }
+  });
+
+  it('agrees with ip-address on any 128-bit address, in its canonical and its full form', () => {
+    const w = new Uint32Array(4);
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: TOP }), fc.integer({ min: 0, max: 8 }), (x, zeroRun) => {
+        // Often a run of zero groups, so that `::` lands everywhere.
+        const mask = zeroRun === 0 ? 0n : ((1n << BigInt(16 * zeroRun)) - 1n) << BigInt(16 * (Number(x & 7n) % (9 - zeroRun)));
+        const y = x & ~mask;
+        const a = Address6.fromBigInt(y);
+        for (const text of [a.correctForm(), a.canonicalForm(), a.canonicalForm().toUpperCase()]) {
+          expect(parseIPv6(text, w), text).toBe(true);
+          expect([...w]).toEqual(words(y));
+        }
+        expect(formatIPv6(words(y))).toBe(a.correctForm());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('answers like the maxmind reader on MaxMind test databases', () => {
   const files = readdirSync(TEST_DATA).filter((f) => f.endsWith('.mmdb') && !BROKEN.test(f));
   it('finds the reference databases', () => expect(files.length).toBeGreaterThanOrEqual(30));
@@ -103,6 +211,7 @@ describe('answers like the maxmind reader on MaxMind test databases', () => {
     it(file, () => {
       const buf = readFileSync(new URL(file, TEST_DATA));
       expect(expectSameAnswers(buf)).toBeGreaterThan(2);
+      if (new Reader(buf).metadata.ipVersion === 6) expectSameAnswers6(buf);
     });
   }
 
@@ -129,7 +238,11 @@ describe('answers like the maxmind reader on MaxMind test databases', () => {
 });
 
 /** Deterministic pseudo-random networks shaped like ours (ISP blocks with company networks nested). */
-function buildOurs(opts: { ipVersion: 4 | 6; recordSize?: 24 | 28 | 32; networks: number; seed: number }): { buf: Buffer; edges: number[] } {
+function buildOurs(opts: { ipVersion: 4 | 6; recordSize?: 24 | 28 | 32; networks: number; seed: number }): {
+  buf: Buffer;
+  edges: number[];
+  edges6: bigint[];
+} {
   let s = opts.seed >>> 0;
   const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const writer = new MmdbWriter({
@@ -171,15 +284,33 @@ function buildOurs(opts: { ipVersion: 4 | 6; recordSize?: 24 | 28 | 32; networks
     writer.insert(network, record);
     edges.push(start, end, start - 1, end + 1);
   }
-  return { buf: writer.toBuffer(), edges: edges.filter((a) => a >= 0 && a <= 0xffff_ffff) };
+  const edges6: bigint[] = [];
+  if (opts.ipVersion === 6) {
+    // IPv6 networks shaped like ours: ISP /29–/32 blocks, hosting /40–/48, company /48–/64 nested in them.
+    for (let i = 0; i < opts.networks / 2; i++) {
+      const kind = kinds[i % 3 === 0 ? 1 : i % 3 === 1 ? 2 : 0];
+      const len = kind === 'isp' ? 29 + Math.floor(rnd() * 4) : kind === 'hosting' ? 40 + Math.floor(rnd() * 9) : 48 + Math.floor(rnd() * 17);
+      const top = 0x2400_0000n + BigInt(Math.floor(rnd() * 0x0400_0000)); // 2400::/8-ish, away from 2002::/16
+      let start = (top << 96n) | (BigInt(Math.floor(rnd() * 2 ** 32)) << 64n) | (BigInt(Math.floor(rnd() * 2 ** 32)) << 32n);
+      if (i % 4 === 3) start = edges6[Math.floor(rnd() * edges6.length)] ?? start; // nest inside an earlier one
+      const host = (1n << BigInt(128 - len)) - 1n;
+      start &= ~host;
+      const record: Record<string, string> = { kind, confidence: conf[i % 4] };
+      if (kind === 'company') record.company_id = String(100000 + i);
+      writer.insert(`${Address6.fromBigInt(start).correctForm()}/${len}`, record);
+      edges6.push(start, start | host, start - 1n, (start | host) + 1n);
+    }
+  }
+  return { buf: writer.toBuffer(), edges: edges.filter((a) => a >= 0 && a <= 0xffff_ffff), edges6 };
 }
 
 describe('answers like the maxmind reader on files built by our writer', () => {
   for (const ipVersion of [4, 6] as const) {
     for (const recordSize of [24, 28, 32] as const) {
       it(`IPv${ipVersion} tree, ${recordSize}-bit records`, () => {
-        const { buf, edges } = buildOurs({ ipVersion, recordSize, networks: 3000, seed: recordSize * ipVersion });
+        const { buf, edges, edges6 } = buildOurs({ ipVersion, recordSize, networks: 3000, seed: recordSize * ipVersion });
         expectSameAnswers(buf, edges);
+        if (ipVersion === 6) expectSameAnswers6(buf, edges6);
       });
     }
   }
@@ -202,10 +333,19 @@ describe('answers like the maxmind reader on files built by our writer', () => {
     }).toThrow(TypeError);
   });
 
-  it('refuses anything but a canonical dotted quad', () => {
+  it('refuses anything but a canonical dotted quad or an IPv6 address', () => {
     const { buf } = buildOurs({ ipVersion: 4, networks: 10, seed: 1 });
     const reader = new MmdbReader(buf);
-    for (const bad of ['::ffff:1.2.3.4', '1.2.3', 'x', '']) expect(() => reader.get(bad)).toThrow(TypeError);
+    for (const bad of ['01.2.3.4', '1.2.3', 'x', '', 'fe80::1%eth0', '[::1]', '::1/128']) expect(() => reader.get(bad), bad).toThrow(TypeError);
+  });
+
+  it('IPv4 tree: answers IPv4-mapped and IPv4-compatible addresses as IPv4, other IPv6 addresses with null', () => {
+    const w = new MmdbWriter({ ipVersion: 4, databaseType: 't', description: { en: 't' }, languages: ['en'] });
+    w.insert('0.0.0.0/0', 'everything');
+    w.insert('1.2.3.0/24', 'v4');
+    const reader = new MmdbReader(w.toBuffer());
+    expect([reader.get('::ffff:1.2.3.4'), reader.get('::1.2.3.4'), reader.get('::ffff:9.9.9.9')]).toEqual(['v4', 'v4', 'everything']);
+    expect([reader.get('2001:db8::1'), reader.get('::1:ffff:1.2.3.4'), reader.get('2002:102:304::')]).toEqual([null, null, null]);
   });
 });
 

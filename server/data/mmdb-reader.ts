@@ -1,5 +1,5 @@
 /**
- * IPv4 → record over a MaxMind DB (.mmdb) file held in memory: the hot path of every identification.
+ * IP address → record over a MaxMind DB (.mmdb) file held in memory: the hot path of every identification.
  *
  * Why hand-written rather than the `maxmind` package (which the design names for reading .mmdb, and which
  * stays our oracle in tests and the baseline in `bench/lookup.ts`): its cost per lookup is dominated not
@@ -27,12 +27,18 @@
  * shared between lookups (mutating one would corrupt later answers; now it throws instead). Byte values
  * (MMDB "bytes") are Buffers over the file and cannot be frozen.
  *
- * Only IPv4 lookups: an IPv6 tree is entered at its IPv4 subtree (::/96), as the `maxmind` reader does for
- * a dotted quad. Normalising IPv4-mapped addresses is the caller's job (server/http/visitor-ip.ts).
+ * IPv4 and IPv6: a dotted quad (and an IPv6 address inside ::/96) enters an IPv6 tree at its IPv4 subtree
+ * (::/96), as the `maxmind` reader does for a dotted quad, through the IPv4 jump table; any other IPv6
+ * address starts at its /32's node (a directory of the tree's nodes at depth 32; else a 16-level jump
+ * table) and walks the rest bit by bit, following the file's aliases (::ffff:0:0/96, 2002::/16) like any
+ * other record. An IPv4 tree answers
+ * IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses as their IPv4 address and null
+ * for other IPv6 addresses (the `maxmind` reader walks their first 32 bits as if they were IPv4).
  *
  * The format's numbers and names (field types, size and pointer bases, separator, record sizes, metadata
  * marker and keys) are core/mmdb-format.ts, the same module our writer (data/mmdb/) writes by.
  */
+import { ipv6GroupsText } from '../../core/ipv6-text.ts';
 import {
   DATA_SECTION_SEPARATOR_SIZE,
   EXTENDED_TYPE,
@@ -99,12 +105,101 @@ export function parseIPv4(s: string): number {
   return ((addr << 8) | octet) >>> 0;
 }
 
+/** Scratch for parseIPv6's groups: one module-wide buffer, so parsing allocates nothing. */
+const GROUPS = new Uint16Array(8);
+
+/** Hex digit value per character code below 128, -1 for anything else. */
+const HEX = new Int8Array(128).fill(-1);
+for (let c = 0; c < 10; c++) HEX[48 + c] = c;
+for (let c = 0; c < 6; c++) {
+  HEX[65 + c] = 10 + c;
+  HEX[97 + c] = 10 + c;
+}
+
+/**
+ * Parses an IPv6 address in any RFC 4291 text form (full, `::`-compressed, either case, an embedded
+ * dotted quad at the end) into four big-endian uint32 words in `out`. No zone id (`%eth0`), brackets or
+ * prefix: false for those and for anything else that is not an address. Allocation-free unless a
+ * dotted quad is embedded.
+ */
+export function parseIPv6(s: string, out: Uint32Array): boolean {
+  const n = s.length;
+  if (n < 2 || n > 45) return false;
+  const g = GROUPS;
+  let ng = 0;
+  let gap = -1;
+  let i = 0;
+  if (s.charCodeAt(0) === 58) {
+    if (s.charCodeAt(1) !== 58) return false;
+    gap = 0;
+    i = 2;
+  }
+  while (i < n) {
+    const start = i;
+    let v = 0;
+    while (i < n) {
+      const c = s.charCodeAt(i);
+      const d = c < 128 ? HEX[c] : -1;
+      if (d < 0) break;
+      v = (v << 4) | d;
+      if (++i - start > 4) return false;
+    }
+    if (i < n && s.charCodeAt(i) === 46) {
+      if (ng > 6) return false;
+      const q = parseIPv4(s.slice(start));
+      if (q < 0) return false;
+      g[ng++] = q >>> 16;
+      g[ng++] = q & 0xffff;
+      i = n;
+      break;
+    }
+    if (i === start || ng === 8) return false;
+    g[ng++] = v;
+    if (i === n) break;
+    if (s.charCodeAt(i) !== 58) return false;
+    i++;
+    if (i < n && s.charCodeAt(i) === 58) {
+      if (gap >= 0) return false;
+      gap = ng;
+      i++;
+    } else if (i === n) {
+      return false;
+    }
+  }
+  if (gap < 0 ? ng !== 8 : ng > 7) return false;
+  // Groups after the gap move to the end; the gap is zeros.
+  const tail = gap < 0 ? 0 : ng - gap;
+  let hi = 0;
+  for (let k = 0; k < 8; k++) {
+    let v: number;
+    if (gap < 0 || k < gap) v = g[k];
+    else if (k >= 8 - tail) v = g[gap + k - (8 - tail)];
+    else v = 0;
+    if (k & 1) out[k >>> 1] = ((hi << 16) | v) >>> 0;
+    else hi = v;
+  }
+  return true;
+}
+
+/** RFC 5952 text of four uint32 words (core/ipv6-text.ts). */
+export function formatIPv6(w: ArrayLike<number>): string {
+  return ipv6GroupsText([w[0] >>> 16, w[0] & 0xffff, w[1] >>> 16, w[1] & 0xffff, w[2] >>> 16, w[2] & 0xffff, w[3] >>> 16, w[3] & 0xffff]);
+}
+
 /** Dotted quad of a uint32. */
 export function formatIPv4(addr: number): string {
   return `${addr >>> 24}.${(addr >>> 16) & 255}.${(addr >>> 8) & 255}.${addr & 255}`;
 }
 
 export class MmdbError extends Error {}
+
+/**
+ * Levels of an IPv6 tree the IPv6 jump table skips: 2^16 entries (256 KiB). IPv6 networks sit at /29–/64,
+ * so a deeper table would save a few steps of a 30–50-step walk for megabytes per open.
+ */
+const JUMP6_BITS = 16;
+/** An empty slot of the /32 directory (no node number reaches it: node_count < 2^32 - 1). */
+const EMPTY_SLOT = 0xffff_ffff;
 
 /**
  * Levels the jump table skips: the walk below it touches a few cache lines per level once the tree
@@ -132,6 +227,20 @@ export class MmdbReader<T = unknown> {
   private readonly jumpBits: number;
   /** 32 - jumpBits: `addr >>> jumpShift` is the jump-table index, and the walk resumes at bit jumpShift - 1. */
   private readonly jumpShift: number;
+  /** IPv6 trees: record value after the first JUMP6_BITS bits from the root, per prefix; empty for IPv4 trees. */
+  private readonly jump6: Uint32Array;
+  /**
+   * IPv6 trees: the node at depth 32 of every /32 prefix whose path goes on past 32 bits, in an
+   * open-addressing table (keys: the first 32 bits; values: the node, EMPTY_SLOT where none).
+   * Registries hand out IPv6 space in /32s and networks sit below them, so a lookup inside allocated
+   * space starts its walk there: 16 dependent reads fewer than from the jump table, most of them cache
+   * misses on a big file (measured: `npm run bench -- lookup --ipv6 N`).
+   */
+  private readonly dirKeys: Uint32Array;
+  private readonly dirNodes: Uint32Array;
+  private readonly dirShift: number;
+  /** parseIPv6's output for get(): one per reader, so a lookup allocates nothing. */
+  private readonly words = new Uint32Array(4);
 
   // Record cache, 4-way set-associative: set = hash(file offset), its four slots side by side, newest
   // first; `recKeys` hold offset + 1 (0 = empty).
@@ -159,13 +268,33 @@ export class MmdbReader<T = unknown> {
     if (!(this.jumpBits >= 1 && this.jumpBits <= 24)) throw new RangeError(`jumpBits must be 1–24, got ${this.jumpBits}`);
     this.jumpShift = 32 - this.jumpBits;
     this.jump = this.buildJumpTable();
+    this.jump6 = this.metadata.ipVersion === 6 ? this.buildJump6Table() : new Uint32Array(0);
+    const dir = this.metadata.ipVersion === 6 ? this.buildDirectory() : { keys: new Uint32Array(1), nodes: new Uint32Array(1).fill(EMPTY_SLOT), shift: 31 };
+    this.dirKeys = dir.keys;
+    this.dirNodes = dir.nodes;
+    this.dirShift = dir.shift;
   }
 
-  /** The record for a dotted-quad IPv4 address, or null. Throws TypeError for anything else. */
+  /**
+   * The record for a canonical dotted quad or an IPv6 address (any form parseIPv6 takes), or null.
+   * Throws TypeError for anything else.
+   */
   get(ip: string): T | null {
     const addr = parseIPv4(ip);
-    if (addr < 0) throw new TypeError(`not a canonical dotted-quad IPv4 address: ${JSON.stringify(String(ip).slice(0, 64))}`);
-    return this.getUint32(addr);
+    if (addr >= 0) return this.getUint32(addr);
+    const w = this.words;
+    if (!parseIPv6(ip, w)) throw new TypeError(`not a canonical dotted quad or an IPv6 address: ${JSON.stringify(String(ip).slice(0, 64))}`);
+    return this.getV6(w[0], w[1], w[2], w[3]);
+  }
+
+  /** The record for the IPv6 address of four big-endian uint32 words, or null. */
+  getV6(w0: number, w1: number, w2: number, w3: number): T | null {
+    let rec: number;
+    if (w0 === 0 && w1 === 0 && w2 === 0) rec = this.walk(w3);
+    else if (this.metadata.ipVersion === 4) rec = w0 === 0 && w1 === 0 && w2 === 0xffff ? this.walk(w3) : this.nodeCount;
+    else rec = this.walk6(w0, w1, w2, w3);
+    if (rec <= this.nodeCount) return null;
+    return this.record(rec - this.nodeCount - DATA_SECTION_SEPARATOR_SIZE + this.dataStart) as T;
   }
 
   /** The record for an IPv4 address given as a uint32, or null. */
@@ -183,15 +312,50 @@ export class MmdbReader<T = unknown> {
 
   /** The record value that ends the walk for `addr`: a data pointer (> nodeCount), nodeCount (no data), or a node if the tree is too deep. */
   private walk(addr: number): number {
+    const node = this.jump[addr >>> this.jumpShift];
+    return node >= this.nodeCount ? node : this.walkWord(node, addr, this.jumpShift - 1);
+  }
+
+  /**
+   * walk() for an IPv6 address outside ::/96: the jump table's 16 levels, then bit by bit from bit 16,
+   * one 32-bit word at a time, with a loop per record size as in walk().
+   */
+  private walk6(w0: number, w1: number, w2: number, w3: number): number {
+    const nc = this.nodeCount;
+    // The /32's node, when the tree goes on below it.
+    const keys = this.dirKeys;
+    const mask = keys.length - 1;
+    for (let i = Math.imul(w0, 0x9e3779b1) >>> this.dirShift; ; i = (i + 1) & mask) {
+      const n = this.dirNodes[i];
+      if (n === EMPTY_SLOT) break;
+      if (keys[i] === w0) {
+        let node = this.walkWord(n, w1, 31);
+        if (node >= nc) return node;
+        node = this.walkWord(node, w2, 31);
+        if (node >= nc) return node;
+        return this.walkWord(node, w3, 31);
+      }
+    }
+    // Otherwise the walk ends above 32 bits.
+    let node = this.jump6[w0 >>> (32 - JUMP6_BITS)];
+    if (node >= nc) return node;
+    node = this.walkWord(node, w0, 31 - JUMP6_BITS);
+    if (node >= nc) return node;
+    node = this.walkWord(node, w1, 31);
+    if (node >= nc) return node;
+    node = this.walkWord(node, w2, 31);
+    if (node >= nc) return node;
+    return this.walkWord(node, w3, 31);
+  }
+
+  /** Walks from `node` along bits `bit`…0 of `word`; stops at the first record that is not a node. */
+  private walkWord(node: number, word: number, bit: number): number {
     const b = this.buf;
     const nc = this.nodeCount;
-    let node = this.jump[addr >>> this.jumpShift];
-    let bit = this.jumpShift - 1;
-    if (node >= nc) return node;
     switch (this.recordSize) {
       case 24:
         for (; bit >= 0; bit--) {
-          const o = node * 6 + ((addr >>> bit) & 1) * 3;
+          const o = node * 6 + ((word >>> bit) & 1) * 3;
           node = (b[o] << 16) | (b[o + 1] << 8) | b[o + 2];
           if (node >= nc) return node;
         }
@@ -199,14 +363,14 @@ export class MmdbReader<T = unknown> {
       case 28:
         for (; bit >= 0; bit--) {
           const o = node * 7;
-          if ((addr >>> bit) & 1) node = ((b[o + 3] & 0x0f) << 24) | (b[o + 4] << 16) | (b[o + 5] << 8) | b[o + 6];
+          if ((word >>> bit) & 1) node = ((b[o + 3] & 0x0f) << 24) | (b[o + 4] << 16) | (b[o + 5] << 8) | b[o + 6];
           else node = ((b[o + 3] & 0xf0) << 20) | (b[o] << 16) | (b[o + 1] << 8) | b[o + 2];
           if (node >= nc) return node;
         }
         return node;
       default:
         for (; bit >= 0; bit--) {
-          const o = node * 8 + ((addr >>> bit) & 1) * 4;
+          const o = node * 8 + ((word >>> bit) & 1) * 4;
           node = ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0;
           if (node >= nc) return node;
         }
@@ -254,6 +418,51 @@ export class MmdbReader<T = unknown> {
       fill(this.readRecord(node, 1), depth + 1, prefix * 2 + 1);
     };
     fill(start, 0, 0);
+    return jump;
+  }
+
+  /** The /32 directory (see dirKeys): a depth-first walk of the tree's first 32 levels. */
+  private buildDirectory(): { keys: Uint32Array; nodes: Uint32Array; shift: number } {
+    const nc = this.nodeCount;
+    const found: number[] = [];
+    const visit = (node: number, depth: number, prefix: number): void => {
+      if (node >= nc) return;
+      if (depth === 32) {
+        found.push(prefix >>> 0, node);
+        return;
+      }
+      visit(this.readRecord(node, 0), depth + 1, prefix);
+      visit(this.readRecord(node, 1), depth + 1, (prefix | (1 << (31 - depth))) >>> 0);
+    };
+    visit(0, 0, 0);
+    let bits = 1;
+    while (2 ** bits < found.length) bits++; // at least twice the entries: short probe runs
+    const keys = new Uint32Array(2 ** bits);
+    const nodes = new Uint32Array(2 ** bits).fill(EMPTY_SLOT);
+    const shift = 32 - bits;
+    for (let k = 0; k < found.length; k += 2) {
+      let i = Math.imul(found[k], 0x9e3779b1) >>> shift;
+      while (nodes[i] !== EMPTY_SLOT) i = (i + 1) & (keys.length - 1);
+      keys[i] = found[k];
+      nodes[i] = found[k + 1];
+    }
+    return { keys, nodes, shift };
+  }
+
+  /** The IPv6 jump table: the record reached after JUMP6_BITS bits from the root, per prefix. */
+  private buildJump6Table(): Uint32Array {
+    const nc = this.nodeCount;
+    const jump = new Uint32Array(2 ** JUMP6_BITS);
+    const fill = (node: number, depth: number, prefix: number): void => {
+      if (node >= nc || depth === JUMP6_BITS) {
+        const span = 2 ** (JUMP6_BITS - depth);
+        jump.fill(node, prefix * span, prefix * span + span);
+        return;
+      }
+      fill(this.readRecord(node, 0), depth + 1, prefix * 2);
+      fill(this.readRecord(node, 1), depth + 1, prefix * 2 + 1);
+    };
+    fill(0, 0, 0);
     return jump;
   }
 

@@ -1,5 +1,7 @@
 /**
- * IPv4 → network record, over a networks.mmdb written by `data build`.
+ * IP address → network record, over a networks.mmdb written by `data build`: an IPv4 tree when the sources
+ * hold only IPv4 networks, an IPv6 tree (IPv4 in ::/96, ::ffff:0:0/96 and 2002::/16 aliased to it) when
+ * they hold IPv6 ones too. Either answers both families: an IPv6 address on an IPv4 tree finds nothing.
  *
  * Lookups go through our own reader (./mmdb-reader.ts: hand-written because the `maxmind` package's
  * generic decoder and cache dominate its cost per lookup; see `npm run bench -- lookup`). The `maxmind`
@@ -11,12 +13,14 @@ import type { NetworkRecord } from '../../data/build/network-record.ts';
 import { MmdbReader } from './mmdb-reader.ts';
 
 export interface NetworkIndex {
-  /** `ip` must be a normalised dotted quad (see visitor-ip.ts). Results are shared and frozen: read-only. */
+  /**
+   * `ip` must be a normalised address (see visitor-ip.ts: a dotted quad, IPv4-mapped unwrapped, or an
+   * IPv6 address without zone id). Results are shared and frozen: read-only.
+   */
   lookup(ip: string): NetworkRecord | null;
 }
 
 export function openNetworkIndex(file: string): NetworkIndex {
   const reader = new MmdbReader<NetworkRecord>(readFileSync(file));
-  if (reader.metadata.ipVersion !== 4) throw new Error(`${file}: expected an IPv4 network index, found ip_version ${reader.metadata.ipVersion}`);
   return { lookup: (ip) => reader.get(ip) };
 }
