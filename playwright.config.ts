@@ -10,6 +10,8 @@ if (!existsSync(CHROMIUM)) {
   throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install -y chromium" (or set SVC_CHROMIUM to its path)`);
 }
 const PORT = Number(process.env.SVC_E2E_PORT ?? 18080);
+/** The server's data and state folder (several runs side by side each need their own, with their own port). */
+const DIR = process.env.SVC_E2E_DIR ?? 'var/e2e';
 export const BASE_URL = `http://localhost:${PORT}`;
 
 export default defineConfig({
@@ -41,18 +43,21 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf var/e2e && node --import tsx server/cli/main.ts data build --in data/sample --out var/e2e/data && node --import tsx server/cli/main.ts serve`,
+    command: `rm -rf ${DIR} && node --import tsx server/cli/main.ts data build --in data/sample --out ${DIR}/data && node --import tsx server/cli/main.ts serve`,
     url: `${BASE_URL}/tag/v1/svc.js`,
     reuseExistingServer: false,
     timeout: 120_000,
     env: {
       PORT: String(PORT),
       SVC_DEMO: '1',
-      SVC_DATA: 'var/e2e/data',
-      SVC_STATE: 'var/e2e/svc.db',
-      SVC_EVENTS_DIR: 'var/e2e/events',
+      SVC_DATA: `${DIR}/data`,
+      SVC_STATE: `${DIR}/svc.db`,
+      SVC_EVENTS_DIR: `${DIR}/events`,
       SVC_LOG: 'error',
       SVC_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef',
+      // Webhook and Slack receivers in browser tests listen on this machine; deliveries are polled often.
+      SVC_WEBHOOK_ALLOW_PRIVATE: '1',
+      SVC_WEBHOOK_POLL_MS: '200',
     },
     stdout: 'ignore',
     stderr: 'pipe',

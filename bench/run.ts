@@ -5,6 +5,7 @@
  */
 import { benchBuild } from './build.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
+import { benchEnrich } from './enrich.ts';
 import { benchEvents } from './events.ts';
 import { benchImport } from './import.ts';
 import { benchLogLine } from './log-line.ts';
@@ -30,6 +31,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   'log-line': benchLogLine,
   routing: benchRouting,
   segments: benchSegments,
+  enrich: benchEnrich,
 };
 
 const [name, ...args] = process.argv.slice(2);

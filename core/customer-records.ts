@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { RequiredAllowedDomains } from './allowed-domain.ts';
+import { BUYING_STAGES } from './vocabulary.ts';
 
 export const PACKAGES = ['platform', 'sales-intelligence', 'advanced', 'people-enrichment'] as const;
 export const Package = z.enum(PACKAGES);
@@ -42,25 +43,122 @@ export type TokenGroup = z.infer<typeof TokenGroup>;
 
 const values = z.array(z.string().max(200)).max(1000);
 
+/** Days a behaviour condition looks back (the visit store keeps VISIT_RETENTION_DAYS = 400 of them). */
+const LookBackDays = z
+  .number({ error: 'a whole number of days from 1 to 400' })
+  .int('a whole number of days from 1 to 400')
+  .min(1, 'a whole number of days from 1 to 400')
+  .max(400, 'a whole number of days from 1 to 400');
+
+/** The buying stages a condition accepts (core/vocabulary.ts BUYING_STAGES). */
+const Stage = z.enum(BUYING_STAGES, { error: `a buying stage is one of ${BUYING_STAGES.join(', ')}` });
+
 /**
- * A segment matches an account when every listed field matches one of its values (AND across fields,
- * OR within a field; comparisons are case-insensitive). The `*_prefix` fields match codes that start with
- * one of the values (`sic_prefix: ["73"]`, `naics_prefix: ["5112"]`). An empty rule matches nothing.
+ * A product's intent (the customer's `products[].name`): the account's buying stage is one of `stages`
+ * and/or its intent score is at least `min_score` (both given: both must hold). The score is the one
+ * identification answers for that product (server/scoring/model.ts: third-party signals and the
+ * account's own page views).
+ */
+export const IntentCondition = z
+  .object({
+    product: z.string().trim().min(1, 'name one of the customer’s products').max(200),
+    stages: z.array(Stage).min(1, 'at least one buying stage (or leave stages out)').max(BUYING_STAGES.length).optional(),
+    min_score: z
+      .number({ error: 'a whole number from 0 to 100' })
+      .int('a whole number from 0 to 100')
+      .min(0, 'a whole number from 0 to 100')
+      .max(100, 'a whole number from 0 to 100')
+      .optional(),
+  })
+  .strict()
+  .refine((c) => c.stages !== undefined || c.min_score !== undefined, { message: 'give stages, min_score or both' });
+export type IntentCondition = z.infer<typeof IntentCondition>;
+
+/**
+ * First-party behaviour: the account viewed a page whose path matches `path` in the last `days` UTC days
+ * (today and the days before it). `*` matches any run of characters (`/pricing*`, `/blog/*`); compared
+ * to the page's path without its query string, ignoring case.
+ */
+export const VisitedCondition = z
+  .object({
+    path: z
+      .string()
+      .max(500, 'at most 500 characters')
+      .regex(/^\//, 'a path pattern starts with / (`/pricing*`, `/blog/*`)')
+      .refine((p) => !p.includes('?'), 'compared without the query string, so it holds no ?'),
+    days: LookBackDays,
+  })
+  .strict();
+export type VisitedCondition = z.infer<typeof VisitedCondition>;
+
+/** First-party behaviour: the account's page views in the last `days` UTC days are at least `min`. */
+export const PageViewsCondition = z
+  .object({
+    min: z
+      .number({ error: 'a whole number of page views from 1 to 1,000,000' })
+      .int('a whole number of page views from 1 to 1,000,000')
+      .min(1, 'a whole number of page views from 1 to 1,000,000')
+      .max(1_000_000, 'a whole number of page views from 1 to 1,000,000'),
+    days: LookBackDays,
+  })
+  .strict();
+export type PageViewsCondition = z.infer<typeof PageViewsCondition>;
+
+/** How a level's conditions combine: `all` (default) every one holds, `any` at least one. */
+export const RuleOp = z.enum(['all', 'any'], { error: 'all or any' });
+export type RuleOp = z.infer<typeof RuleOp>;
+
+/** Groups a rule holds at most. */
+export const MAX_SEGMENT_GROUPS = 20;
+
+const conditions = {
+  industry: values.optional(),
+  subindustry: values.optional(),
+  employee_range: values.optional(),
+  revenue_range: values.optional(),
+  country_iso_code: values.optional(),
+  region: values.optional(),
+  state: values.optional(),
+  sic_prefix: values.optional(),
+  naics_prefix: values.optional(),
+  company_id: z.array(z.string().max(200)).max(100_000).optional(),
+  /** Account lists by id (`hot`, `excluded`, or a named list's id): the company is in one of them. */
+  in_list: z.array(z.string().max(64)).max(100).optional(),
+  intent: IntentCondition.optional(),
+  visited: VisitedCondition.optional(),
+  page_views: PageViewsCondition.optional(),
+  op: RuleOp.optional(),
+};
+
+/** The conditions of a level: every present field but `op` (a group of the top level is one more). */
+export const conditionCount = (level: Record<string, unknown>): number =>
+  Object.entries(level).filter(([k, v]) => k !== 'op' && v !== undefined && !(k === 'groups' && Array.isArray(v) && v.length === 0)).length;
+
+/**
+ * A group of the top level: the same conditions with its own `op`, no groups of its own (one level of
+ * nesting), and at least one condition.
+ */
+export const SegmentGroup = z
+  .object({
+    ...conditions,
+    groups: z.never({ error: 'a group cannot hold groups (one level of nesting)' }).optional(),
+  })
+  .strict()
+  .refine((g) => conditionCount(g) > 0, { message: 'a group needs at least one condition' });
+export type SegmentGroup = z.infer<typeof SegmentGroup>;
+
+/**
+ * A segment's rule. Each present field is one condition: a catalog field matches one of its values
+ * (comparisons ignore case; the `*_prefix` fields match codes that start with one of the values:
+ * `sic_prefix: ["73"]`, `naics_prefix: ["5112"]`), `in_list` the account is in one of the lists, `intent`,
+ * `visited`, `page_views` as above, and each group is one more. `op` says how they combine (default
+ * `all`: every one; `any`: at least one), so a rule saved as a flat object of fields keeps its meaning
+ * (AND across fields, OR within one). An empty rule matches nothing.
  */
 export const SegmentMatch = z
   .object({
-    industry: values.optional(),
-    subindustry: values.optional(),
-    employee_range: values.optional(),
-    revenue_range: values.optional(),
-    country_iso_code: values.optional(),
-    region: values.optional(),
-    state: values.optional(),
-    sic_prefix: values.optional(),
-    naics_prefix: values.optional(),
-    company_id: z.array(z.string().max(200)).max(100_000).optional(),
-    /** Account lists by id (`hot`, `excluded`, or a named list's id): the company is in one of them. */
-    in_list: z.array(z.string().max(64)).max(100).optional(),
+    ...conditions,
+    groups: z.array(SegmentGroup).max(MAX_SEGMENT_GROUPS, `at most ${MAX_SEGMENT_GROUPS} groups`).optional(),
   })
   .strict();
 export type SegmentMatch = z.infer<typeof SegmentMatch>;

@@ -69,7 +69,7 @@ describe('renderPage', () => {
   it('has a form the tag fills, hiding the company field it filled', () => {
     expect(html).toMatch(/<form [^>]*data-testid="demo-form" data-svc-fill[ >]/);
     expect(html).toMatch(/<label data-svc-hide-when-filled[^>]*>Company <input name="company"/);
-    expect(attr(html, 'cta-demo', 'data-svc-attr')).toBe('title:Book a demo for {company.name|your team}; data-account:{company.domain|}');
+    expect(attr(html, 'cta-demo', 'data-svc-attr')).toBe('title:Book a demo for {company.display_name|your team}; data-account:{company.domain|}');
   });
 
   it('gives browser tests stable hooks', () => {
@@ -81,7 +81,7 @@ describe('renderPage', () => {
   });
 
   it('personalises the hero with a default headline', () => {
-    expect(attr(html, 'hero-title', 'data-svc-text')).toBe('Customer data {company.name|your whole team} can trust');
+    expect(attr(html, 'hero-title', 'data-svc-text')).toBe('Customer data {company.display_name|your whole team} can trust');
     expect(html).toMatch(/data-testid="hero-title"[^>]*>Customer data your whole team can trust</);
   });
 

@@ -65,10 +65,10 @@ ${snippet.trim()}
 <section class="hero" id="hero">
   <div class="wrap">
     <p class="eyebrow" data-testid="hero-eyebrow" data-svc-text="Customer data platform for {company.industry|B2B} teams">Customer data platform for B2B teams</p>
-    <h1 id="hero-title" data-testid="hero-title" data-svc-text="Customer data {company.name|your whole team} can trust">Customer data your whole team can trust</h1>
+    <h1 id="hero-title" data-testid="hero-title" data-svc-text="Customer data {company.display_name|your whole team} can trust">Customer data your whole team can trust</h1>
     <p class="lede">Acme Analytics unifies product usage, marketing touchpoints and sales activity into one live profile per account, so every campaign, page and conversation starts from what you already know.</p>
     <p class="welcome" id="welcome-banner" data-testid="welcome-banner" data-svc-show="match" hidden>
-      Welcome, <strong data-svc-text="company.name">there</strong>. See how <span data-svc-text="company.industry|B2B">B2B</span> teams use Acme to cut time-to-insight in half.
+      Welcome, <strong data-svc-text="company.display_name">there</strong>. See how <span data-svc-text="company.industry|B2B">B2B</span> teams use Acme to cut time-to-insight in half.
     </p>
     <div class="cta-row">
       <a class="btn" href="#contact" data-testid="cta-trial" data-svc-hide="buying_stage >= Decision">Start a free trial</a>
@@ -141,7 +141,7 @@ ${snippet.trim()}
 
 <section class="closing" id="contact">
   <div class="wrap">
-    <h2 data-svc-text="Ready to see what Acme does for {company.name|your team}?">Ready to see what Acme does for your team?</h2>
+    <h2 data-svc-text="Ready to see what Acme does for {company.display_name|your team}?">Ready to see what Acme does for your team?</h2>
     <p data-svc-hide="match">New to Acme? Take the three-minute product tour, no sign-up needed.</p>
     <!-- Form fill: the tag fills the company fields it knows (never what the visitor typed) and hides the company field it filled. -->
     <form class="demo-form" id="demo-form" data-testid="demo-form" data-svc-fill action="#contact">
@@ -150,7 +150,7 @@ ${snippet.trim()}
       <label>Industry <input name="industry" data-testid="industry-input"></label>
       <label>Employees <input name="NumberOfEmployees" data-testid="employees-input"></label>
       <input type="hidden" name="website" data-testid="website-input">
-      <button class="btn" type="submit" data-testid="cta-demo" data-svc-attr="title:Book a demo for {company.name|your team}; data-account:{company.domain|}">Book a demo</button>
+      <button class="btn" type="submit" data-testid="cta-demo" data-svc-attr="title:Book a demo for {company.display_name|your team}; data-account:{company.domain|}">Book a demo</button>
     </form>
   </div>
 </section>

@@ -4,6 +4,7 @@
  * and the browser reports no CSP violation. An injected inline script without the nonce is blocked.
  */
 import { expect, test } from '@playwright/test';
+import { displayName } from '../core/company-name.ts';
 import { pick, visitors } from './helpers.ts';
 
 test('the demo page works under its CSP with no violation, and refuses inline code without the nonce', async ({ page, request }) => {
@@ -17,7 +18,7 @@ test('the demo page works under its CSP with no violation, and refuses inline co
   expect(response!.headers()['content-security-policy']).toMatch(/script-src 'self' 'nonce-/);
   expect(response!.headers()['x-frame-options']).toBe('DENY');
 
-  await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${v.company} can trust`);
+  await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${displayName(v.company!)} can trust`);
   await expect(page.getByTestId('segment-section')).toBeVisible();
   await expect(page.locator('#demo-tools')).not.toBeEmpty();
   // The stylesheet applied (an inline <style> without its nonce would be ignored).

@@ -3,6 +3,7 @@
  * server, demo mode, committed sample data) → window.svc, personalisation, events, dataLayer.
  */
 import { expect, type Page, test } from '@playwright/test';
+import { displayName } from '../core/company-name.ts';
 import { countRequests, pick, visitors as sampleVisitors, type Visitor } from './helpers.ts';
 
 let visitors: Visitor[];
@@ -21,7 +22,7 @@ test('a visitor from a sample company in the segment sees the personalised hero,
   const v = visitor((x) => x.label.startsWith('In segment'), 'in-segment company');
   const requests = countRequests(page);
   await page.goto(`/?svc_test_ip=${v.ip}`);
-  await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${v.company} can trust`);
+  await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${displayName(v.company!)} can trust`);
   await expect(page.getByTestId('segment-section')).toBeVisible();
   await expect
     .poll(() => page.evaluate(() => (window as unknown as { svc: { data: { company: { company_match: string } } | null } }).svc.data?.company.company_match))
@@ -34,7 +35,7 @@ test('a visitor from a sample company in the segment sees the personalised hero,
 
   // A reload is served from the tag's cache: no second request, no second credit.
   await page.reload();
-  await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${v.company} can trust`);
+  await expect(page.getByTestId('hero-title')).toHaveText(`Customer data ${displayName(v.company!)} can trust`);
   await expect(page.getByTestId('segment-section')).toBeVisible();
   expect(requests()).toHaveLength(1);
 });

@@ -10,12 +10,15 @@ import { authRoutes } from './auth/routes.ts';
 import { ssoRoutes } from './auth/sso-routes.ts';
 import { usageRoutes } from './credits/usage-route.ts';
 import { demoRoutes } from './demo/visitors.ts';
+import { batchEnrichmentRoutes } from './enrichment/batch-route.ts';
 import { enrichmentRoutes } from './enrichment/route.ts';
+import { eventSchemaRoutes } from './events/routes.ts';
 import type { RouteDef } from './http/route-def.ts';
 import { identificationRoutes } from './identification/route.ts';
 import { listAdminRoutes } from './lists/routes.ts';
 import { healthRoutes } from './observability/health.ts';
 import { metricsRoutes } from './observability/metrics-route.ts';
+import { onboardingRoutes } from './onboarding/routes.ts';
 import { peopleRoutes } from './people/route.ts';
 import { segmentAdminRoutes, segmentApiRoutes } from './segments/routes.ts';
 import { userRoutes } from './users/routes.ts';
@@ -26,6 +29,7 @@ import { webhookAdminRoutes } from './webhooks/routes.ts';
 export const ROUTES: readonly RouteDef[] = [
   ...identificationRoutes,
   ...enrichmentRoutes,
+  ...batchEnrichmentRoutes,
   ...peopleRoutes,
   ...segmentApiRoutes,
   ...usageRoutes,
@@ -37,9 +41,11 @@ export const ROUTES: readonly RouteDef[] = [
   ...webhookAdminRoutes,
   ...segmentAdminRoutes,
   ...listAdminRoutes,
+  ...onboardingRoutes,
   ...authRoutes,
   ...ssoRoutes,
   ...userRoutes,
+  ...eventSchemaRoutes,
   ...healthRoutes,
   ...metricsRoutes,
   ...shellRoutes,

@@ -20,6 +20,7 @@ import type { UserStore } from './state/users.ts';
 import type { WebhookStore } from './state/webhooks.ts';
 import { openVisitRecorder } from './visits/open-recorder.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
+import { enrichedFacts } from './webhooks/enrich.ts';
 import { WebhookService } from './webhooks/service.ts';
 
 export interface RunningServer {
@@ -65,18 +66,28 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const webhookStore = await openWebhookStore(config, store);
   const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+  const recorder = await openVisitRecorder(config, log, store);
+  const enrichDeps = { catalog: () => dataset.current.catalog, recorder };
   const webhooks = new WebhookService({
     store: webhookStore,
     log,
     timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS,
     allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE,
     now: opts.now,
+    // What enriched payloads (v2) carry: the account's company, segments, scores and visit.
+    async enrich(view) {
+      const customer = await store.getCustomer(view.customer_id);
+      return customer ? enrichedFacts(enrichDeps, customer, view) : undefined;
+    },
   });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
-  const recorder = await openVisitRecorder(config, log, store);
-  // Every recorded page view may raise webhook events (account.visited, account.hot).
+  // Every recorded page view may raise webhook events (account.visited, account.hot, segment.entered).
   recorder.onPageView(async (view) => {
     await webhooks.onPageView({ ...view, company: companyNames(dataset, view.company_id) });
+  });
+  recorder.onTagInstalled(async (sighting) => {
+    const tag = await store.getTag(sighting.tag_id);
+    if (tag) await webhooks.onTagInstalled({ customer_id: tag.customer_id, ...sighting });
   });
   const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks } }));
   await new Promise<void>((resolve, reject) => {

@@ -4,55 +4,10 @@
  * (Inc, LLC, GmbH, AB, S.A. …) removed repeatedly, and a leading "the". Dotted forms (`S.A.`, `U.S.`)
  * collapse first so they compare as one word.
  */
-const LEGAL_SUFFIXES = new Set([
-  'inc',
-  'incorporated',
-  'corp',
-  'corporation',
-  'co',
-  'company',
-  'llc',
-  'llp',
-  'lp',
-  'ltd',
-  'limited',
-  'plc',
-  'pllc',
-  'gmbh',
-  'ag',
-  'kg',
-  'ug',
-  'se',
-  'ab',
-  'as',
-  'asa',
-  'oy',
-  'oyj',
-  'aps',
-  'bv',
-  'nv',
-  'sa',
-  'sas',
-  'sarl',
-  'srl',
-  'spa',
-  'sl',
-  'sro',
-  'zoo',
-  'sp',
-  'kk',
-  'pte',
-  'pty',
-  'bhd',
-  'sdn',
-  'ooo',
-  'pjsc',
-  'ojsc',
-  'jsc',
-  'group',
-  'holding',
-  'holdings',
-]);
+import { LEGAL_FORMS } from '../../core/company-name.ts';
+
+// The legal forms a display name drops (core/company-name.ts), and words a join ignores though a name people say keeps them.
+const LEGAL_SUFFIXES = new Set([...LEGAL_FORMS, 'company', 'group', 'holding', 'holdings']);
 
 export function normaliseOrganization(name: string): string {
   const words = name

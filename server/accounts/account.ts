@@ -11,7 +11,7 @@ import type { CompanyRow, IntentRow } from '../../data/sources/schema.ts';
 import { orNull } from '../http/null-rule.ts';
 import { type Firmographics, firmographics } from '../identification/identify.ts';
 import { companyScores, explainIntent, explainProfile, type PageViewSummary } from '../scoring/model.ts';
-import { matchingSegments } from '../segments/evaluate.ts';
+import { type AccountFacts, matchingSegments } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { type AccountSession, daysBetween, type PagePerDay } from '../state/visits.ts';
 import { spreadsheetSafe } from '../visits/report.ts';
@@ -183,6 +183,8 @@ export function buildAccountPage(input: {
   sessions: readonly AccountSession[];
   deliveries: readonly DeliveryRecord[];
   scores: ExplainedScore[];
+  /** What the account did, when the customer's segment rules read it (server/segments/account-facts.ts). */
+  facts?: AccountFacts;
 }): AccountPage {
   const { customer, company, from, to } = input;
   const perDay = new Map<string, number>();
@@ -197,7 +199,7 @@ export function buildAccountPage(input: {
     to,
     company: firmographics(company),
     scores: input.scores,
-    segments: matchingSegments(customer, company).map((s) => ({ id: s.id, name: s.name })),
+    segments: matchingSegments(customer, company, input.facts).map((s) => ({ id: s.id, name: s.name })),
     lists: accountLists(customer, company.company_id),
     totals: {
       page_views: daily.reduce((n, d) => n + d.page_views, 0),

@@ -13,6 +13,7 @@ import { adminRoute } from '../admin/routes.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteContext, RouteDef, RouteResult } from '../http/route-def.ts';
+import { gatherAccountFacts } from '../segments/account-facts.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { LOG_KEEP } from '../state/webhooks.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
@@ -55,14 +56,15 @@ async function accountPage(ctx: RouteContext, csvSuffix: boolean): Promise<Route
   const { from, to } = parseRecord(VisitsQuery, { from: ctx.req.query.from, to: ctx.req.query.to });
   const now = new Date();
   const { visits } = ctx.services.recorder;
-  const [pages, sessions, recent, deliveries] = await Promise.all([
+  const [pages, sessions, recent, deliveries, facts] = await Promise.all([
     visits.accountPages(customer.id, company.company_id, from, to),
     visits.accountSessions(customer.id, company.company_id),
     customer.products.length > 0 ? recentPageViews(ctx.services.recorder, customer.id, company.company_id, now) : Promise.resolve([]),
     deliveriesOf(ctx, customer.id, company.company_id),
+    gatherAccountFacts({ catalog, visits }, customer, company.company_id, now),
   ]);
   const scores = explainedScores({ customer, company, signals: catalog.intent(company.company_id), pageViews: recent, now });
-  const page = buildAccountPage({ customer, company, from, to, pages, sessions, deliveries, scores });
+  const page = buildAccountPage({ customer, company, from, to, pages, sessions, deliveries, scores, facts });
   if (!csv) return { status: 200, body: page };
   const filename = `account-${customer.id}-${company.company_id}-${from}-${to}.csv`;
   return { status: 200, text: accountCsv(page), type: 'text/csv; charset=utf-8', headers: { 'Content-Disposition': contentDisposition(filename) } };

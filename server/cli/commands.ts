@@ -10,6 +10,7 @@ import { createCustomer, type Provisioned, provisionCustomer, updateCustomer } f
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { TokenRecord } from '../state/store.ts';
 import { auditedToken, changed } from '../users/audit-fields.ts';
+import { ENRICH_COMMANDS } from './enrich-command.ts';
 import { type CommandContext, emit, intOption, listOption, pathIn, requireOption, UsageError } from './output.ts';
 import { STATE_COMMANDS } from './state-commands.ts';
 import { USER_COMMANDS } from './user-commands.ts';
@@ -447,6 +448,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       );
     },
   },
+  ...ENRICH_COMMANDS,
   ...STATE_COMMANDS,
   ...USER_COMMANDS,
 };

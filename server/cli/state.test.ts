@@ -63,7 +63,7 @@ const today = new Date(now).toISOString().slice(0, 10);
 const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
 const at = (day: string, hms: string) => `${day}T${hms}.000Z`;
 
-const event = (id: string, type: WebhookEvent['type'], path: string): WebhookEvent => ({
+const event = (id: string, type: 'account.visited' | 'account.hot', path: string): WebhookEvent => ({
   id,
   type,
   created_at: new Date(now).toISOString(),
@@ -147,7 +147,7 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
     description: 'CRM',
     secret: signingSecret,
   });
-  const item = (key: string, type: WebhookEvent['type'], path: string): OutboxItem => ({
+  const item = (key: string, type: 'account.visited' | 'account.hot', path: string): OutboxItem => ({
     webhook_id: endpoint.id,
     customer_id: 'acme',
     dedupe_key: key,

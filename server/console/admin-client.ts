@@ -13,6 +13,7 @@ import type { AccountPage, FoundAccount } from '../accounts/account.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
 import type { ListDetail, ListSummary, ListsAnswer, UploadReport } from '../lists/schema.ts';
+import type { OnboardingStatus } from '../onboarding/steps.ts';
 import type { SegmentAccount } from '../segments/schema.ts';
 import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
 import type { AuditEvent, SsoProvider, UserRecord } from '../state/users.ts';
@@ -82,6 +83,8 @@ export interface AdminClient {
   tags(customerId: string): Promise<TagRecord[]>;
   createTag(body: NewTag & { rate_limit?: number; visitor_rate_limit?: number }): Promise<TagRecord>;
   tagSightings(customerId: string): Promise<TagSighting[]>;
+  /** The onboarding checklist (server/onboarding/steps.ts). */
+  onboarding(customerId: string): Promise<OnboardingStatus>;
   /** Replaces the tag's server-managed settings (the whole object: absent keys are the bundle's defaults). */
   updateTagSettings(tagId: string, settings: TagSettings): Promise<TagRecord>;
   /** Changes only the fields given (allowed domains, limits, answers, `disabled`). */
@@ -221,6 +224,7 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     tags: (customerId) => call('GET', `/tags?customer=${id(customerId)}`),
     createTag: (body) => call('POST', '/tags', body),
     tagSightings: (customerId) => call('GET', `/customers/${id(customerId)}/tag-sightings`),
+    onboarding: (customerId) => call('GET', `/customers/${id(customerId)}/onboarding`),
     updateTagSettings: (tagId, settings) => call('PATCH', `/tags/${id(tagId)}/settings`, settings),
     updateTag: (tagId, patch) => call('PATCH', `/tags/${id(tagId)}`, patch),
     deleteTag: (tagId) => call('DELETE', `/tags/${id(tagId)}`),

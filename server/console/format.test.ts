@@ -1,18 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contractYearRange, displayPrefix, formatCount, formatDateTime, formatMonth } from './format.ts';
-
-describe('formatDateTime', () => {
-  it('prints UTC minutes whatever the machine zone', () => {
-    expect(formatDateTime('2026-03-04T05:06:07.890Z')).toBe('2026-03-04 05:06 UTC');
-    expect(formatDateTime('2026-12-31T23:59:59+02:00')).toBe('2026-12-31 21:59 UTC');
-  });
-  it('prints the fallback for a missing or invalid date', () => {
-    expect(formatDateTime(null)).toBe('—');
-    expect(formatDateTime(undefined, 'never')).toBe('never');
-    expect(formatDateTime('', 'never')).toBe('never');
-    expect(formatDateTime('not a date')).toBe('—');
-  });
-});
+import { contractYearRange, displayPrefix, formatCount, formatMonth } from './format.ts';
 
 describe('formatMonth', () => {
   it('names the month', () => {

@@ -1,19 +1,25 @@
 /**
- * The segment builder as data (the Segments page, ui/SegmentsPage.tsx): the rule fields it edits, how a
- * value typed or picked changes a rule, the rule in words, and the body a save sends. Pure, so the
- * console's tests check it without a browser.
+ * The segment builder as data (the Segments page, ui/SegmentsPage.tsx): the conditions it edits, the
+ * builder's state and the rule it stands for (both ways), how a value typed or picked changes a condition,
+ * the rule in words, and the body a save sends. Pure, so the console's tests check it without a browser.
  *
- * The rule model is the server's (core/customer-records.ts `SegmentMatch`, server/segments/evaluate.ts):
- * every field listed must match one of its values (AND across fields, OR within a field). The builder
- * shows one condition per field ("Industry is any of Software, Retail"); fields it does not edit (company
- * ids, account lists …) are kept as they are and shown in words. Value pickers where the vocabulary is
- * fixed (employee and revenue ranges, core/vocabulary.ts); typed values elsewhere, checked for the shape
- * the catalog stores (two-letter country codes, digits for SIC/NAICS prefixes).
+ * The rule model is the server's (core/customer-records.ts `SegmentMatch`, server/segments/evaluate.ts): a
+ * level (the rule itself, or one of its groups — one level of nesting) holds conditions combined by its
+ * `op` (`all`, the default, or `any`); each present field is one condition (its values ORed), each group one
+ * condition of the top level. Catalog fields show as "Industry is any of Software, Retail", with pickers
+ * where the vocabulary is fixed (employee and revenue ranges, core/vocabulary.ts) and typed values checked
+ * for the shape the catalog stores elsewhere; intent (a product's buying stages and/or a minimum score), a
+ * visited path pattern and a page-view count are the behaviour conditions. Fields the builder does not add
+ * (company ids, account lists) are kept as they are, shown in words and removable.
+ *
+ * The builder's state (`RuleDraft`) is the rule with its numbers as typed (a half-typed "1" of "14" is not a
+ * rule yet) and a key per group (Preact keeps each group's inputs with it when another is removed);
+ * `draftOf` loads a saved rule, `ruleOf` gives the rule back or the problems that stop it.
  */
 import type { SegmentMatch } from '../../core/customer-records.ts';
-import { EMPLOYEE_RANGES, REVENUE_RANGES } from '../../core/vocabulary.ts';
+import { BUYING_STAGES, type BuyingStage, EMPLOYEE_RANGES, REVENUE_RANGES } from '../../core/vocabulary.ts';
 
-/** The rule fields the builder edits, in the order it offers them. */
+/** The catalog fields the builder edits, in the order it offers them. */
 export const BUILDER_FIELDS = [
   'industry',
   'subindustry',
@@ -26,6 +32,30 @@ export const BUILDER_FIELDS = [
   'naics_prefix',
 ] as const satisfies readonly (keyof SegmentMatch)[];
 export type BuilderField = (typeof BUILDER_FIELDS)[number];
+
+/** The list fields a rule may hold that the builder keeps but does not offer (set through the API or a list page). */
+export const KEPT_FIELDS = ['company_id', 'in_list'] as const satisfies readonly (keyof SegmentMatch)[];
+export type KeptField = (typeof KEPT_FIELDS)[number];
+export type ListField = BuilderField | KeptField;
+const LIST_FIELDS: readonly ListField[] = [...BUILDER_FIELDS, ...KEPT_FIELDS];
+
+/** The behaviour and intent conditions, in the order the builder offers them (after the catalog fields). */
+export const BEHAVIOUR_KINDS = ['intent', 'visited', 'page_views'] as const;
+export type BehaviourKind = (typeof BEHAVIOUR_KINDS)[number];
+/** What one condition of a level is on. */
+export type ConditionKind = ListField | BehaviourKind;
+
+export const OPS = ['all', 'any'] as const;
+export type Op = (typeof OPS)[number];
+
+/**
+ * Groups a rule holds at most, and the bounds of the behaviour conditions: core/customer-records.ts says the
+ * same (its tests check), kept apart so the console's bundle carries no zod schema.
+ */
+export const MAX_GROUPS = 20;
+export const MAX_DAYS = 400;
+export const MAX_PAGE_VIEWS = 1_000_000;
+export const MAX_PATH = 500;
 
 export interface FieldSpec {
   label: string;
@@ -75,25 +105,217 @@ export const FIELD_SPECS: Readonly<Record<BuilderField, FieldSpec>> = {
   naics_prefix: { label: 'NAICS code', hint: 'the first digits, e.g. 5112', check: pattern(/^\d{1,6}$/, '1 to 6 digits of a NAICS code'), prefix: true },
 };
 
+/** Labels of every condition kind: the "Add a condition on" choices and the words. */
+export const KIND_LABELS: Readonly<Record<ConditionKind, string>> = {
+  ...(Object.fromEntries(BUILDER_FIELDS.map((f) => [f, FIELD_SPECS[f].label])) as Record<BuilderField, string>),
+  company_id: 'Company id',
+  in_list: 'In account list',
+  intent: 'Intent (buying stage or score)',
+  visited: 'Visited a page',
+  page_views: 'Page views',
+};
+
 const isBuilderField = (f: string): f is BuilderField => (BUILDER_FIELDS as readonly string[]).includes(f);
+const isListField = (f: string): f is ListField => (LIST_FIELDS as readonly string[]).includes(f);
 
-/** A rule field's values (empty when absent). */
-export const valuesOf = (match: SegmentMatch, field: BuilderField): string[] => match[field] ?? [];
-
-/** The builder fields the rule has a condition on, in builder order. */
-export const usedFields = (match: SegmentMatch): BuilderField[] => BUILDER_FIELDS.filter((f) => match[f] !== undefined);
-
-/** The builder fields a new condition can be on (one condition per field: values of one field are ORed). */
-export const freeFields = (match: SegmentMatch): BuilderField[] => BUILDER_FIELDS.filter((f) => match[f] === undefined);
-
-/** The rule with a condition on `field` (no values yet), or as it was when it has one. */
-export function addCondition(match: SegmentMatch, field: BuilderField): SegmentMatch {
-  return match[field] !== undefined ? match : { ...match, [field]: [] };
+/** A product a customer scores for (its `products[]`): intent conditions pick one by `name`. */
+export interface ProductChoice {
+  name: string;
+  display_name: string;
 }
 
-export function removeCondition(match: SegmentMatch, field: BuilderField): SegmentMatch {
-  const { [field]: _gone, ...rest } = match;
-  return rest;
+// ---- the builder's state -------------------------------------------------------------------------------
+
+/** An intent condition as edited: the minimum score as typed ('' = none). */
+export interface IntentDraft {
+  product: string;
+  stages: BuyingStage[];
+  min_score: string;
+}
+export interface VisitedDraft {
+  path: string;
+  days: string;
+}
+export interface PageViewsDraft {
+  min: string;
+  days: string;
+}
+
+/** The list fields' values of a level (a saved rule's level has the same ones). */
+export type ListValues = { [F in ListField]?: string[] };
+
+/** One level as edited: its list fields (values as stored), behaviour conditions (numbers as typed), op. */
+export type LevelDraft = ListValues & {
+  op: Op;
+  intent?: IntentDraft;
+  visited?: VisitedDraft;
+  page_views?: PageViewsDraft;
+};
+export type GroupDraft = LevelDraft & { key: number };
+export type RuleDraft = LevelDraft & { groups: GroupDraft[] };
+
+/** Which level of a draft: the top (`'top'`) or a group by its key. */
+export type LevelRef = 'top' | number;
+
+type SavedLevel = Omit<SegmentMatch, 'groups'>;
+
+function levelDraftOf(level: SavedLevel): LevelDraft {
+  const draft: LevelDraft = { op: level.op ?? 'all' };
+  for (const f of LIST_FIELDS) if (level[f] !== undefined) draft[f] = [...(level[f] as string[])];
+  if (level.intent)
+    draft.intent = {
+      product: level.intent.product,
+      stages: [...(level.intent.stages ?? [])],
+      min_score: level.intent.min_score === undefined ? '' : String(level.intent.min_score),
+    };
+  if (level.visited) draft.visited = { path: level.visited.path, days: String(level.visited.days) };
+  if (level.page_views) draft.page_views = { min: String(level.page_views.min), days: String(level.page_views.days) };
+  return draft;
+}
+
+/** A saved rule (flat legacy rules included) as the builder edits it. */
+export function draftOf(match: SegmentMatch): RuleDraft {
+  return { ...levelDraftOf(match), groups: (match.groups ?? []).map((g, i) => ({ ...levelDraftOf(g), key: i + 1 })) };
+}
+
+export const emptyDraft = (): RuleDraft => ({ op: 'all', groups: [] });
+
+/** Why a draft is not a rule yet: which level and condition, which input, and what to do. */
+export interface RuleProblem {
+  level: LevelRef;
+  kind: BehaviourKind;
+  part: 'product' | 'min_score' | 'path' | 'days' | 'min';
+  message: string;
+}
+
+/** A whole number from min to max as typed, or undefined. */
+function wholeNumber(typed: string, min: number, max: number): number | undefined {
+  const t = typed.trim();
+  if (!/^\d{1,9}$/.test(t)) return undefined;
+  const n = Number(t);
+  return n >= min && n <= max ? n : undefined;
+}
+
+const daysProblem = (level: LevelRef, kind: BehaviourKind, label: string): RuleProblem => ({
+  level,
+  kind,
+  part: 'days',
+  message: `${label}: the days are a whole number from 1 to ${MAX_DAYS}.`,
+});
+
+/**
+ * One level as saved: list fields with values (an empty list would match nothing: dropped, as an untouched
+ * condition), behaviour conditions once they say something (a path, a stage or score, a minimum), `op` only
+ * when `any` (`all` is the default). Problems for what is typed but cannot be sent.
+ */
+function levelRuleOf(draft: LevelDraft, ref: LevelRef, problems: RuleProblem[]): SavedLevel {
+  const out: SavedLevel = {};
+  for (const f of LIST_FIELDS) {
+    const values = draft[f];
+    if (values && values.length > 0) out[f] = [...values];
+  }
+  const { intent, visited, page_views: views } = draft;
+  if (intent && (intent.stages.length > 0 || intent.min_score.trim() !== '')) {
+    const score = intent.min_score.trim() === '' ? undefined : wholeNumber(intent.min_score, 0, 100);
+    if (intent.product === '') problems.push({ level: ref, kind: 'intent', part: 'product', message: 'Intent: pick a product.' });
+    else if (intent.min_score.trim() !== '' && score === undefined)
+      problems.push({ level: ref, kind: 'intent', part: 'min_score', message: 'Intent: the minimum score is a whole number from 0 to 100.' });
+    else {
+      const stages = BUYING_STAGES.filter((s) => intent.stages.includes(s));
+      out.intent = { product: intent.product, ...(stages.length > 0 ? { stages } : {}), ...(score !== undefined ? { min_score: score } : {}) };
+    }
+  }
+  if (visited && visited.path.trim() !== '') {
+    const path = visited.path.trim();
+    const days = wholeNumber(visited.days, 1, MAX_DAYS);
+    if (!path.startsWith('/') || path.length > MAX_PATH || path.includes('?'))
+      problems.push({
+        level: ref,
+        kind: 'visited',
+        part: 'path',
+        message: `Visited: a path pattern starts with / and holds no ? (pages are compared without their query string; at most ${MAX_PATH} characters); * matches any run of characters, e.g. /pricing* or /blog/*.`,
+      });
+    else if (days === undefined) problems.push(daysProblem(ref, 'visited', 'Visited'));
+    else out.visited = { path, days };
+  }
+  if (views && views.min.trim() !== '') {
+    const min = wholeNumber(views.min, 1, MAX_PAGE_VIEWS);
+    const days = wholeNumber(views.days, 1, MAX_DAYS);
+    if (min === undefined)
+      problems.push({
+        level: ref,
+        kind: 'page_views',
+        part: 'min',
+        message: `Page views: the minimum is a whole number from 1 to ${MAX_PAGE_VIEWS.toLocaleString('en-US')}.`,
+      });
+    else if (days === undefined) problems.push(daysProblem(ref, 'page_views', 'Page views'));
+    else out.page_views = { min, days };
+  }
+  if (draft.op === 'any') out.op = 'any';
+  return out;
+}
+
+const conditionsIn = (level: SavedLevel): number => Object.keys(level).filter((k) => k !== 'op').length;
+
+/**
+ * The rule a draft stands for — as previewed and saved — or the problems that stop it. Groups without a
+ * condition are dropped (the server refuses an empty group); an empty rule is a rule (it matches nothing:
+ * `hasConditions` tells).
+ */
+export function ruleOf(draft: RuleDraft): { ok: true; match: SegmentMatch } | { ok: false; problems: RuleProblem[] } {
+  const problems: RuleProblem[] = [];
+  const match: SegmentMatch = levelRuleOf(draft, 'top', problems);
+  const groups = draft.groups.map((g) => levelRuleOf(g, g.key, problems)).filter((g) => conditionsIn(g) > 0);
+  if (groups.length > 0) match.groups = groups;
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, match };
+}
+
+// ---- editing a level ------------------------------------------------------------------------------------
+
+/** A rule field's values (empty when absent). */
+export const valuesOf = (match: ListValues, field: ListField): string[] => match[field] ?? [];
+
+/** The builder fields the level has a condition on, in builder order. */
+export const usedFields = (match: ListValues): BuilderField[] => BUILDER_FIELDS.filter((f) => match[f] !== undefined);
+
+/** Every condition of a level, in the builder's order: catalog fields, kept fields, intent, behaviour. */
+export function conditionsOf(level: LevelDraft): ConditionKind[] {
+  return [...LIST_FIELDS.filter((f) => level[f] !== undefined), ...BEHAVIOUR_KINDS.filter((k) => level[k] !== undefined)];
+}
+
+/** The builder fields a new condition can be on (one condition per field: values of one field are ORed). */
+export const freeFields = (match: ListValues): BuilderField[] => BUILDER_FIELDS.filter((f) => match[f] === undefined);
+
+/**
+ * What a new condition of the level can be on: free catalog fields, then the behaviour conditions it has
+ * not (intent only when the customer has a product to pick).
+ */
+export function freeKinds(level: LevelDraft, hasProducts: boolean): (BuilderField | BehaviourKind)[] {
+  return [...freeFields(level), ...BEHAVIOUR_KINDS.filter((k) => level[k] === undefined && (k !== 'intent' || hasProducts))];
+}
+
+/** Days a new behaviour condition starts with. */
+export const DEFAULT_DAYS = '30';
+
+/**
+ * The level with a new, empty condition on `kind` (or as it was when it has one): no values, the first
+ * product, the last 30 days.
+ */
+export function addCondition<T extends LevelDraft | ListValues>(level: T, kind: BuilderField | BehaviourKind, products: readonly ProductChoice[] = []): T {
+  if ((level as LevelDraft)[kind] !== undefined) return level;
+  if (isBuilderField(kind)) return { ...level, [kind]: [] };
+  const fresh =
+    kind === 'intent'
+      ? { product: products[0]?.name ?? '', stages: [], min_score: '' }
+      : kind === 'visited'
+        ? { path: '', days: DEFAULT_DAYS }
+        : { min: '', days: DEFAULT_DAYS };
+  return { ...level, [kind]: fresh };
+}
+
+export function removeCondition<T extends LevelDraft | ListValues>(level: T, kind: ConditionKind): T {
+  const { [kind]: _gone, ...rest } = level as Record<string, unknown>;
+  return rest as T;
 }
 
 const sameValue = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -102,7 +324,7 @@ const sameValue = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
  * Typed values added to a field's condition (comma-separated values are several), checked and stored as the
  * catalog spells them; a value already there (any case) is not added twice.
  */
-export function addValues(match: SegmentMatch, field: BuilderField, typed: string): { ok: true; match: SegmentMatch } | { ok: false; message: string } {
+export function addValues<T extends ListValues>(match: T, field: BuilderField, typed: string): { ok: true; match: T } | { ok: false; message: string } {
   const spec = FIELD_SPECS[field];
   const parts = typed.split(',').filter((p) => p.trim() !== '');
   if (parts.length === 0) return { ok: false, message: `${spec.label}: ${spec.hint}` };
@@ -119,12 +341,12 @@ export function addValues(match: SegmentMatch, field: BuilderField, typed: strin
   return { ok: true, match: { ...match, [field]: values } };
 }
 
-export function removeValue(match: SegmentMatch, field: BuilderField, value: string): SegmentMatch {
+export function removeValue<T extends ListValues>(match: T, field: ListField, value: string): T {
   return { ...match, [field]: valuesOf(match, field).filter((v) => v !== value) };
 }
 
 /** A picker's checkbox: the value on or off, the field's values kept in the vocabulary's order. */
-export function toggleChoice(match: SegmentMatch, field: BuilderField, value: string, on: boolean): SegmentMatch {
+export function toggleChoice<T extends ListValues>(match: T, field: BuilderField, value: string, on: boolean): T {
   const current = valuesOf(match, field);
   const next = on ? [...current.filter((v) => !sameValue(v, value)), value] : current.filter((v) => !sameValue(v, value));
   const order = FIELD_SPECS[field].choices;
@@ -132,63 +354,153 @@ export function toggleChoice(match: SegmentMatch, field: BuilderField, value: st
   return { ...match, [field]: next };
 }
 
-/** The rule as saved and previewed: conditions without values dropped (an empty value list would match nothing). */
+/** An intent condition's stage checkbox: on or off, stages kept in the funnel's order. */
+export function toggleStage(intent: IntentDraft, stage: BuyingStage, on: boolean): IntentDraft {
+  const chosen = new Set(intent.stages);
+  if (on) chosen.add(stage);
+  else chosen.delete(stage);
+  return { ...intent, stages: BUYING_STAGES.filter((s) => chosen.has(s)) };
+}
+
+// ---- editing the draft's levels ---------------------------------------------------------------------------
+
+/** The level a ref names (undefined: a group since removed). */
+export function levelOf(draft: RuleDraft, ref: LevelRef): LevelDraft | undefined {
+  return ref === 'top' ? draft : draft.groups.find((g) => g.key === ref);
+}
+
+/** The draft with one level changed (`edit` gets the level, returns its new state). */
+export function editLevel(draft: RuleDraft, ref: LevelRef, edit: (level: LevelDraft) => LevelDraft): RuleDraft {
+  if (ref === 'top') {
+    const { groups } = draft;
+    return { ...edit(draft), groups };
+  }
+  return { ...draft, groups: draft.groups.map((g) => (g.key === ref ? { ...edit(g), key: g.key } : g)) };
+}
+
+export const setOp = (draft: RuleDraft, ref: LevelRef, op: Op): RuleDraft => editLevel(draft, ref, (l) => ({ ...l, op }));
+
+/**
+ * The draft with a new, empty group at the end — combined the other way than the top level, since that is
+ * why one groups conditions ("all of these, and any of those") — or as it was at MAX_GROUPS.
+ */
+export function addGroup(draft: RuleDraft): RuleDraft {
+  if (draft.groups.length >= MAX_GROUPS) return draft;
+  const key = Math.max(0, ...draft.groups.map((g) => g.key)) + 1;
+  return { ...draft, groups: [...draft.groups, { key, op: draft.op === 'all' ? 'any' : 'all' }] };
+}
+
+export const removeGroup = (draft: RuleDraft, key: number): RuleDraft => ({ ...draft, groups: draft.groups.filter((g) => g.key !== key) });
+
+// ---- the rule as previewed, saved and read ------------------------------------------------------------------
+
+/** A saved or built rule without what cannot match: empty value lists, empty groups, the default `op`. */
 export function cleanRule(match: SegmentMatch): SegmentMatch {
-  return Object.fromEntries(Object.entries(match).filter(([, v]) => Array.isArray(v) && v.length > 0)) as SegmentMatch;
+  const level = (l: SavedLevel): SavedLevel =>
+    Object.fromEntries(Object.entries(l).filter(([k, v]) => (k === 'op' ? v === 'any' : Array.isArray(v) ? v.length > 0 : v !== undefined))) as SavedLevel;
+  const { groups, ...top } = match;
+  const out: SegmentMatch = level(top);
+  const kept = (groups ?? []).map(level).filter((g) => conditionsIn(g) > 0);
+  if (kept.length > 0) out.groups = kept;
+  return out;
 }
 
 /** Whether the rule can match anything at all (the server's empty rule matches nothing). */
-export const hasConditions = (match: SegmentMatch): boolean => Object.keys(cleanRule(match)).length > 0;
+export const hasConditions = (match: SegmentMatch): boolean => conditionsIn(cleanRule(match)) > 0;
+
+/** JSON with object keys sorted, at every depth. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
 
 /** One key per rule, whatever the order of its fields: a preview is asked again only when this changes. */
-export function ruleKey(match: SegmentMatch): string {
-  const clean = cleanRule(match) as Record<string, string[]>;
-  return JSON.stringify(
-    Object.keys(clean)
-      .sort()
-      .map((k) => [k, clean[k]]),
-  );
-}
+export const ruleKey = (match: SegmentMatch): string => canonical(cleanRule(match));
 
 const orList = (values: readonly string[]) => (values.length <= 1 ? (values[0] ?? '') : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`);
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const inLast = (days: number) => (days === 1 ? 'in the last day' : `in the last ${days.toLocaleString('en-US')} days`);
 
-/** Labels of the fields the builder does not edit, for the words. */
-const OTHER_LABELS: Record<string, string> = { company_id: 'Company id', in_list: 'In account list' };
-
-/** The rule in words: "Industry is Software or Retail, and Employees is 1,000-4,999". */
-export function ruleInWords(match: SegmentMatch): string {
-  const clean = cleanRule(match) as Record<string, string[]>;
-  const parts = Object.entries(clean).map(([field, values]) => {
-    if (isBuilderField(field)) {
-      const spec = FIELD_SPECS[field];
-      return `${spec.label} ${spec.prefix ? 'starts with' : 'is'} ${orList(values)}`;
-    }
-    const label = OTHER_LABELS[field] ?? field;
-    return values.length > 5 ? `${label} is one of ${values.length} values` : `${label} is ${orList(values)}`;
-  });
-  return parts.length === 0 ? 'matches no account yet: add a condition' : parts.join(', and ');
+function conditionWords(field: string, value: unknown, products: readonly ProductChoice[]): string {
+  if (field === 'intent') {
+    const intent = value as NonNullable<SegmentMatch['intent']>;
+    const product = products.find((p) => p.name === intent.product)?.display_name ?? intent.product;
+    const stage = intent.stages && intent.stages.length > 0 ? `stage ${orList(intent.stages)}` : '';
+    const score = intent.min_score !== undefined ? `score at least ${intent.min_score}` : '';
+    return `Intent for ${product}: ${stage && score ? `${stage} with ${score}` : stage || score}`;
+  }
+  if (field === 'visited') {
+    const v = value as NonNullable<SegmentMatch['visited']>;
+    return `Visited ${v.path} ${inLast(v.days)}`;
+  }
+  if (field === 'page_views') {
+    const v = value as NonNullable<SegmentMatch['page_views']>;
+    return `At least ${plural(v.min, 'page view', 'page views')} ${inLast(v.days)}`;
+  }
+  const values = value as string[];
+  if (isBuilderField(field)) {
+    const spec = FIELD_SPECS[field];
+    return `${spec.label} ${spec.prefix ? 'starts with' : 'is'} ${orList(values)}`;
+  }
+  const label = isListField(field) ? KIND_LABELS[field] : field;
+  return values.length > 5 ? `${label} is one of ${values.length} values` : `${label} is ${orList(values)}`;
 }
 
-/** Values of a field used in the customer's other segments: suggestions for typed fields. */
+const levelParts = (level: SavedLevel, products: readonly ProductChoice[]): string[] =>
+  Object.entries(level)
+    .filter(([k]) => k !== 'op')
+    .map(([k, v]) => conditionWords(k, v, products));
+
+/**
+ * The rule in words: conditions joined by ", and" (ALL) or ", or" (ANY) — "Industry is Software or Retail,
+ * and Employees is 1,000-4,999" — a group of several as "any of (…; …)" / "all of (…; …)". Products by
+ * their display names when the customer's products are given.
+ */
+export function ruleInWords(match: SegmentMatch, products: readonly ProductChoice[] = []): string {
+  const { groups, ...top } = cleanRule(match);
+  const parts = levelParts(top, products);
+  for (const g of groups ?? []) {
+    const inner = levelParts(g, products);
+    parts.push(inner.length === 1 ? inner[0] : `${g.op === 'any' ? 'any' : 'all'} of (${inner.join('; ')})`);
+  }
+  if (parts.length === 0) return 'matches no account yet: add a condition';
+  return parts.join(top.op === 'any' ? ', or ' : ', and ');
+}
+
+/** Values of a field used in the customer's other segments (any level): suggestions for typed fields. */
 export function suggestions(rules: readonly SegmentMatch[], field: BuilderField): string[] {
   const seen = new Map<string, string>();
-  for (const r of rules) for (const v of r[field] ?? []) if (!seen.has(v.toLowerCase())) seen.set(v.toLowerCase(), v);
+  for (const r of rules)
+    for (const level of [r, ...(r.groups ?? [])]) for (const v of level[field] ?? []) if (!seen.has(v.toLowerCase())) seen.set(v.toLowerCase(), v);
   return [...seen.values()].sort((a, b) => a.localeCompare(b));
 }
 
-export type SegmentFormResult = { ok: true; body: { name: string; match: SegmentMatch } } | { ok: false; field: 'name' | 'rule'; message: string };
+export type SegmentFormResult =
+  | { ok: true; body: { name: string; match: SegmentMatch } }
+  | { ok: false; field: 'name' | 'rule'; message: string; problem?: RuleProblem };
 
 /**
  * What a save sends, or why not: a name (1–200 characters, not another segment's, case-insensitively, as
- * the server's 409 would say) and at least one condition with values.
+ * the server's 409 would say) and a rule without problems that has at least one condition.
  */
-export function segmentBody(name: string, match: SegmentMatch, others: readonly { id: number; name: string }[], editing: number | null): SegmentFormResult {
+export function segmentBody(name: string, draft: RuleDraft, others: readonly { id: number; name: string }[], editing: number | null): SegmentFormResult {
   const n = name.trim();
   if (n === '') return { ok: false, field: 'name', message: 'Name: a segment needs a name.' };
   if (n.length > 200) return { ok: false, field: 'name', message: 'Name: at most 200 characters.' };
   const taken = others.find((s) => s.id !== editing && s.name.trim().toLowerCase() === n.toLowerCase());
   if (taken) return { ok: false, field: 'name', message: `Name: the segment “${taken.name}” has this name already.` };
-  const clean = cleanRule(match);
-  if (!hasConditions(clean)) return { ok: false, field: 'rule', message: 'Rule: add at least one condition with a value (an empty rule matches nothing).' };
-  return { ok: true, body: { name: n, match: clean } };
+  const rule = ruleOf(draft);
+  if (!rule.ok) {
+    const [problem] = rule.problems;
+    const where = problem.level === 'top' ? '' : ` (group ${draft.groups.findIndex((g) => g.key === problem.level) + 1})`;
+    return { ok: false, field: 'rule', message: `Rule${where}: ${problem.message}`, problem };
+  }
+  if (!hasConditions(rule.match))
+    return { ok: false, field: 'rule', message: 'Rule: add at least one condition with a value (an empty rule matches nothing).' };
+  return { ok: true, body: { name: n, match: rule.match } };
 }

@@ -11,6 +11,11 @@ export interface NetworkSample {
   network: string;
 }
 
+/** One intent signal as the segment index pages through them; `seq` orders one company's signals (SQLite's rowid). */
+export interface IntentPageRow extends IntentRow {
+  seq: number;
+}
+
 export interface Catalog {
   company(id: string): CompanyRow | null;
   companiesByDomain(domain: string): readonly CompanyRow[];
@@ -20,6 +25,11 @@ export interface Catalog {
   /** People of these companies, ordered by people_id (text order), streamed (People Search). */
   peopleOfCompanies(companyIds: readonly string[]): IterableIterator<PersonRow>;
   intent(companyId: string): IntentRow[];
+  /**
+   * A page of every company's intent signals in (company_id, seq) order after `after` (null for the first
+   * page): the segment index scores the whole catalog from these (server/segments/intent-index.ts).
+   */
+  intentSignals(after: { company_id: string; seq: number } | null, limit: number): IntentPageRow[];
   engagement(peopleId: string): readonly EngagementRow[];
   samples(): NetworkSample[];
   /**
@@ -46,6 +56,10 @@ export function openCatalog(file: string): Catalog {
     personByLinkedin: db.prepare('SELECT * FROM people WHERE linkedin_key = ? ORDER BY people_id LIMIT 1'),
     peopleOfCompanies: db.prepare('SELECT * FROM people WHERE company_id IN (SELECT value FROM json_each(?)) ORDER BY people_id'),
     intent: db.prepare('SELECT company_id, topic, strength, observed_at FROM intent WHERE company_id = ?'),
+    // The intent_company index holds (company_id, rowid): one range scan per page.
+    intentPage: db.prepare(
+      'SELECT rowid AS seq, company_id, topic, strength, observed_at FROM intent WHERE (company_id, rowid) > (?, ?) ORDER BY company_id, rowid LIMIT ?',
+    ),
     engagement: db.prepare('SELECT people_id, activity, count, observed_at FROM engagement WHERE people_id = ?'),
     samples: db.prepare('SELECT * FROM network_samples ORDER BY rowid'),
     domainPrefix: db.prepare('SELECT DISTINCT company_id FROM domains WHERE domain >= ? AND domain < ? ORDER BY domain, company_id LIMIT ?'),
@@ -86,6 +100,7 @@ export function openCatalog(file: string): Catalog {
     personByLinkedin: (url) => (q.personByLinkedin.get(linkedinKey(url)) as PersonRow | undefined) ?? null,
     peopleOfCompanies: (ids) => q.peopleOfCompanies.iterate(JSON.stringify(ids)) as IterableIterator<PersonRow>,
     intent,
+    intentSignals: (after, limit) => q.intentPage.all(after?.company_id ?? '', after?.seq ?? -1, limit) as IntentPageRow[],
     engagement,
     samples: () => q.samples.all() as NetworkSample[],
     companyColumns: (columns, after, limit) => {

@@ -7,6 +7,10 @@
  * place): open the new files, swap `current`, close the old snapshot after a grace period. A reload that
  * fails (missing or corrupt files) keeps serving the old data and reports the error.
  *
+ * Every snapshot opened here has its segment membership index built at once, in the background
+ * (../segments/membership.ts `warmSegmentIndex`, then its intent table: `warmIntentTable`): no marketer's preview waits for it after a start or a
+ * reload, and during a reload's build the previous snapshot's index keeps answering.
+ *
  * A watch follows the folder's inode: if the folder is deleted (or replaced) and created again, the old
  * watch sees nothing more. So the folder's identity is also checked every FOLDER_CHECK_MS; when a new
  * folder appears at the path, the watch moves to it, and if a build already finished there it is loaded.
@@ -14,6 +18,8 @@
 import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BUILD_MANIFEST, CATALOG_FILE, NETWORKS_FILE } from '../../data/catalog/schema.ts';
+import { warmIntentTable } from '../segments/intent-index.ts';
+import { warmSegmentIndex } from '../segments/membership.ts';
 import { type Catalog, openCatalog } from './catalog.ts';
 import { type NetworkIndex, openNetworkIndex } from './network-index.ts';
 
@@ -54,6 +60,8 @@ export class Dataset {
     private readonly onReload: (result: { ok: true } | { ok: false; error: Error }) => void = () => {},
   ) {
     this.current = Dataset.open(dir);
+    warmSegmentIndex(this.current.catalog);
+    warmIntentTable(this.current.catalog);
   }
 
   static open(dir: string): DataSnapshot {
@@ -82,6 +90,8 @@ export class Dataset {
     }
     const old = this.current;
     this.current = next;
+    warmSegmentIndex(next.catalog, old.catalog);
+    warmIntentTable(next.catalog);
     this.retired.add(old);
     const timer = setTimeout(() => {
       this.retiring.delete(timer);

@@ -11,7 +11,7 @@
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import type { RouteResult } from '../http/route-def.ts';
 import { type PageViewSummary, personScores, type TitleClassification } from '../scoring/model.ts';
-import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
+import { type AccountFacts, matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { companyV2, companyV3 } from './company-payload.ts';
 import type { CompanyResolution } from './resolve-company.ts';
@@ -41,6 +41,8 @@ export interface LeadFacts {
   engagement: readonly Pick<EngagementRow, 'activity' | 'count' | 'observed_at'>[];
   /** The company's page views on the customer's own site (first-party intent); absent = none. */
   pageViews?: readonly PageViewSummary[];
+  /** What the company did, when the customer's segment rules read it (server/segments/account-facts.ts). */
+  account?: AccountFacts;
 }
 
 export interface AnswerContext {
@@ -57,8 +59,8 @@ export function leadTitle(person: Pick<PersonRow, 'title'> | null, requestTitle:
 const found = (r: CompanyResolution): CompanyRow | null => (r.outcome === 'found' ? r.company : null);
 const notFoundMessage = (r: CompanyResolution) => (r.outcome === 'invalid-email' ? MESSAGES.invalidEmail : MESSAGES.noData);
 
-function segments(company: CompanyRow | null, ctx: AnswerContext) {
-  return segmentsPayload(matchingSegments(ctx.customer, company), ctx.settings.segment_names);
+function segments(company: CompanyRow | null, ctx: AnswerContext, facts?: AccountFacts) {
+  return segmentsPayload(matchingSegments(ctx.customer, company, facts), ctx.settings.segment_names);
 }
 
 /** Company Firmographics v3 (`/v1/enrichment/company`) and v2 (`/v2/people/enrichment`). */
@@ -66,7 +68,7 @@ export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx:
   const company = found(facts.resolution);
   const payload = (c: CompanyRow | null) => ({
     company: version === 'v3' ? companyV3(c, facts.title, ctx.customer.excluded_accounts) : companyV2(c, facts.title, ctx.customer.excluded_accounts),
-    segments: segments(c, ctx),
+    segments: segments(c, ctx, facts.account),
   });
   if (!company) return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null) } };
   return {
@@ -99,7 +101,7 @@ export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResul
     body: {
       company: companyV3(company, facts.title, ctx.customer.excluded_accounts),
       scores: combinedHasScores(ctx.customer) ? scoresFor(company, facts, ctx) : [],
-      segments: segments(company, ctx),
+      segments: segments(company, ctx, facts.account),
     },
     charge: { api: 'lead-scoring-firmographics', record: company.company_id },
   };

@@ -14,6 +14,7 @@ import type { ChargeableApi } from '../credits/rules.ts';
 import { apiRoute, type OperationDoc, type RouteDef, type RouteResult } from '../http/route-def.ts';
 import { enrichCompanyDoc, enrichCompanyV2Doc, scoreAndEnrichLeadDoc, scoreLeadDoc } from '../openapi/route-docs.ts';
 import { classifyTitle } from '../people/title-classifier.ts';
+import { gatherAccountFacts } from '../segments/account-facts.ts';
 import type { Services } from '../services.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
 import {
@@ -38,6 +39,8 @@ function leadRoute(o: {
   charges?: ChargeableApi;
   /** Whether this route's answer for this customer carries scores (and so needs their facts). */
   scores: (caller: Caller) => boolean;
+  /** Whether this route's answer carries segments (and so the account's facts when the customer's rules read them). */
+  segments: boolean;
   answer: (facts: LeadFacts, ctx: AnswerContext) => RouteResult;
   doc: OperationDoc;
   headers?: Readonly<Record<string, string>>;
@@ -53,7 +56,7 @@ function leadRoute(o: {
     async handler(ctx) {
       const caller = ctx.caller!;
       const answerCtx = context(caller);
-      return o.answer(await lookupLead(ctx.services, ctx.body, caller, answerCtx.now, o.scores(caller)), answerCtx);
+      return o.answer(await lookupLead(ctx.services, ctx.body, caller, answerCtx.now, o.scores(caller), o.segments), answerCtx);
     },
   });
 }
@@ -68,6 +71,7 @@ export const enrichmentRoutes: RouteDef[] = [
     schema: FirmographicsV3Body,
     charges: 'company-firmographics-v3',
     scores: never,
+    segments: true,
     answer: (f, c) => firmographicsAnswer('v3', f, c),
     doc: enrichCompanyDoc.post,
   }),
@@ -78,6 +82,7 @@ export const enrichmentRoutes: RouteDef[] = [
     schema: FirmographicsV2Body,
     charges: 'company-firmographics-v2',
     scores: never,
+    segments: true,
     answer: (f, c) => firmographicsAnswer('v2', f, c),
     doc: enrichCompanyV2Doc.post,
     headers: V2_DEPRECATION_HEADERS,
@@ -88,10 +93,19 @@ export const enrichmentRoutes: RouteDef[] = [
     schema: CombinedBody,
     charges: 'lead-scoring-firmographics',
     scores: (caller) => combinedHasScores(caller.customer),
+    segments: true,
     answer: combinedAnswer,
     doc: scoreAndEnrichLeadDoc.post,
   }),
-  leadRoute({ path: '/v2/people/score', group: 'lead-scoring', schema: LeadScoringBody, scores: always, answer: leadScoringAnswer, doc: scoreLeadDoc.post }),
+  leadRoute({
+    path: '/v2/people/score',
+    group: 'lead-scoring',
+    schema: LeadScoringBody,
+    scores: always,
+    segments: false,
+    answer: leadScoringAnswer,
+    doc: scoreLeadDoc.post,
+  }),
 ];
 
 function context(caller: Caller): AnswerContext {
@@ -104,13 +118,24 @@ function context(caller: Caller): AnswerContext {
  * firmographics answer never does, and skipping them saved a catalog query and a visit-store query per
  * request (measured with `npm run bench -- enrichment`, see bench/RESULTS.md).
  */
-async function lookupLead(deps: Services, body: LeadBody, caller: Caller, now: Date, scores: boolean): Promise<LeadFacts> {
+async function lookupLead(deps: Services, body: LeadBody, caller: Caller, now: Date, scores: boolean, segments: boolean): Promise<LeadFacts> {
   const { catalog } = deps.dataset.current;
   const resolution = resolveCompany(
     { email: body.email, domain: body.domain || body.website, hints: { country: body.country, company: body.company, industry: body.industry } },
     catalog,
   );
   const person = resolution.outcome === 'invalid-email' ? null : resolution.person;
+  const company = resolution.outcome === 'found' ? resolution.company : null;
+  // The account's facts only for a customer whose segment rules read them; they hold the scores' page views too.
+  const account =
+    segments && company
+      ? await gatherAccountFacts(
+          { catalog, visits: deps.recorder?.visits, onError: (e) => deps.recorder?.reportError(e) },
+          caller.customer,
+          company.company_id,
+          now,
+        )
+      : undefined;
   return {
     resolution,
     title: classifyTitle(leadTitle(person, body.title)),
@@ -118,7 +143,8 @@ async function lookupLead(deps: Services, body: LeadBody, caller: Caller, now: D
     engagement: scores && person ? catalog.engagement(person.people_id) : [],
     pageViews:
       scores && resolution.outcome === 'found' && deps.recorder && caller.customer.products.length > 0
-        ? await recentPageViews(deps.recorder, caller.customer.id, resolution.company.company_id, now)
+        ? (account?.scoringPages ?? (await recentPageViews(deps.recorder, caller.customer.id, resolution.company.company_id, now)))
         : [],
+    account,
   };
 }

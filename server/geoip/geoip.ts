@@ -36,8 +36,11 @@ export function openGeoIp(file: string, onError: (message: string) => void = () 
   let reportedAt = -Infinity;
   const type = reader.metadata.databaseType;
   if (!/City|Country/i.test(type)) throw new Error(`SVC_GEOIP_DB ${file}: expected a GeoIP2/GeoLite2 City or Country database, found ${type}`);
+  // An IPv4-only database has no answer for an IPv6 visitor (the reader would walk its first 32 bits as an IPv4 address).
+  const ipv4Only = reader.metadata.ipVersion === 4;
   return {
     lookup(ip) {
+      if (ipv4Only && ip.includes(':')) return null;
       try {
         const r = reader.get(ip);
         if (!r?.country) return null;

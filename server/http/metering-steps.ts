@@ -56,8 +56,11 @@ export interface MeteringSteps {
    * RateLimit-* headers report) before any refusal is thrown as ApiError('rate_limited').
    */
   rateLimit(caller: Caller, visitorIp: string, report: (first: RateLimitHit) => void): Promise<void>;
-  /** Charges (or refuses with ApiError('quota_exhausted')); the outcome is noted on `res` for the request's log line. */
-  charge(caller: Caller, charge: { api: ChargeableApi; record: string }, requestId: string | null, res: ServerResponse): Promise<void>;
+  /**
+   * Charges (or refuses with ApiError('quota_exhausted')); the outcome is noted on `res` for the request's
+   * log line (null: no request, as for `svc enrich`, which charges through this same step).
+   */
+  charge(caller: Caller, charge: { api: ChargeableApi; record: string }, requestId: string | null, res: ServerResponse | null): Promise<void>;
 }
 
 export function createMeteringSteps(metering: Metering, now: () => Date = () => new Date()): MeteringSteps {
@@ -103,7 +106,7 @@ export function createMeteringSteps(metering: Metering, now: () => Date = () => 
           at: at.toISOString(),
         }),
       );
-      noteCharge(res, pool, api, result.outcome);
+      if (res !== null) noteCharge(res, pool, api, result.outcome);
       if (result.outcome === 'exhausted') {
         throw new ApiError(
           'quota_exhausted',

@@ -138,6 +138,13 @@ export interface RouteContext<B = unknown, Q = unknown> {
   readonly rateLimit: RateLimitHit | null;
   /** Sets a header of the answer (kept on an error answer too, as everything set before the error). */
   header(name: string, value: string): void;
+  /**
+   * Charges one exported record now, through the pipeline's credit step, for an answer that exports
+   * several records each with its own outcome (the batch enrichment route); a single record goes in the
+   * result's `charge` instead. Rejects with ApiError `quota_exhausted` (402) or `unavailable` (503).
+   * Nothing is charged when the client is already gone (its answer is never received).
+   */
+  charge(charge: { api: ChargeableApi; record: string }): Promise<void>;
 }
 
 /** An OpenAPI 3.1 operation object (built with server/openapi/kit.ts). */

@@ -13,6 +13,7 @@ import { adminCredentialThrottle } from '../admin/throttle.ts';
 import { authenticateAnyToken, authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
 import { actorOf, may, type Principal } from '../auth/principal.ts';
 import { readSession, sessionSecretOf } from '../auth/session.ts';
+import type { ChargeableApi } from '../credits/rules.ts';
 import { noteCustomer } from '../observability/request-facts.ts';
 import type { Observer, Trace } from '../observability/request-observer.ts';
 import type { Services } from '../services.ts';
@@ -48,6 +49,7 @@ class Call implements RouteContext {
     readonly services: Services,
     trace: Trace,
     fixed: Readonly<Record<string, string>> | undefined,
+    private readonly res: ServerResponse,
   ) {
     this.head = req.raw.method === 'HEAD';
     this.query = req.query;
@@ -57,6 +59,12 @@ class Call implements RouteContext {
 
   header(name: string, value: string): void {
     this.headers.push(name, value);
+  }
+
+  async charge(charge: { api: ChargeableApi; record: string }): Promise<void> {
+    if (this.caller === null) throw new Error(`${this.req.path}: a route without a customer caller charges nothing`);
+    if (clientGone(this.res)) return;
+    await this.services.pipeline.charge(this.caller, charge, trustedRequestIdOf(this.req.raw, this.services.trustProxy), this.res);
   }
 
   async audit(entry: AuditEntry): Promise<void> {
@@ -328,7 +336,7 @@ export function runRoute(
   const url = raw.url ?? '';
   const q = url.indexOf('?');
   const req = new ApiRequest(raw, q < 0 ? url : url.slice(0, q), params, query, services.trustProxy);
-  const call = new Call(req, services, trace, def.headers);
+  const call = new Call(req, services, trace, def.headers, res);
   answer(def, call, res)
     .then(
       (result) => {

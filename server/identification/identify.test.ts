@@ -91,4 +91,15 @@ describe('identify', () => {
       expect(out.scores).toEqual([]);
     }
   });
+
+  it('carries the name people say beside the legal name, null when there is no name', () => {
+    expect(run({ company: { ...ACME_SOFTWARE, name: 'Northwind Analytics, Inc.' } }).company).toMatchObject({
+      name: 'Northwind Analytics, Inc.',
+      display_name: 'Northwind Analytics',
+    });
+    expect(run({ company: { ...ACME_SOFTWARE, name: 'Volkswagen GmbH & Co. KG' } }).company.display_name).toBe('Volkswagen');
+    expect(run({}).company).toMatchObject({ name: 'Northwind Analytics', display_name: 'Northwind Analytics' });
+    expect(run({ company: { ...ACME_SOFTWARE, name: '' } }).company).toMatchObject({ name: null, display_name: null });
+    expect(run({ network: null, company: null }).company.display_name).toBeNull();
+  });
 });

@@ -6,8 +6,9 @@ import type { NetworkRecord } from '../../data/build/network-record.ts';
 import type { CompanyRow, Confidence, IntentRow } from '../../data/sources/schema.ts';
 import { orNull } from '../http/null-rule.ts';
 import { companyScores, type PageViewSummary } from '../scoring/model.ts';
-import { matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
+import { type AccountFacts, matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
+import { companyDisplayName } from './display-name.ts';
 import type { IdentificationResponse, IdentifiedCompany } from './schema.ts';
 
 export const COMMENTS = {
@@ -24,13 +25,15 @@ const NON_ACTIONABLE_WHAT: Record<string, string> = {
 };
 
 export interface IdentifyInput {
-  /** Null when the visitor address is not a usable IPv4 address. */
+  /** Null when the visitor address is not a usable IPv4 or IPv6 address. */
   ip: string | null;
   network: NetworkRecord | null;
   company: CompanyRow | null;
   signals: IntentRow[];
   /** The account's page views on the customer's own site (first-party intent for the scores); optional. */
-  pageViews?: PageViewSummary[];
+  pageViews?: readonly PageViewSummary[];
+  /** What the account did, when the customer's segment rules read it (server/segments/account-facts.ts). */
+  facts?: AccountFacts;
   customer: CustomerRecord;
   settings: { scores: boolean; segment_names: boolean };
   isBot: boolean;
@@ -55,7 +58,7 @@ export function identify(input: IdentifyInput): IdentificationResponse {
   }
 
   const hot = customer.hot_accounts.find((h) => h.company_id === company.company_id);
-  const segments = matchingSegments(customer, company);
+  const segments = matchingSegments(customer, company, input.facts);
   return {
     company: {
       company_match: 'Match',
@@ -84,6 +87,7 @@ function blankCompany(
     additional_comment: comment,
     companyId: null,
     name: null,
+    display_name: null,
     domain: null,
     industry: null,
     industry_v2: [],
@@ -121,6 +125,7 @@ export function firmographics(company: CompanyRow): Firmographics {
   return {
     companyId: orNull(company.company_id),
     name: orNull(company.name),
+    display_name: orNull(companyDisplayName(company.name)),
     domain: orNull(company.domain),
     industry: orNull(company.industry),
     industry_v2: company.industry.trim() ? [{ industry: company.industry, subindustry: orNull(company.subindustry) }] : [],

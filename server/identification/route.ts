@@ -10,8 +10,10 @@ import type { Dataset } from '../data/dataset.ts';
 import { type GeoIp, overlayGeo } from '../geoip/geoip.ts';
 import type { RawQuery } from '../http/api-request.ts';
 import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
-import { toIPv4 } from '../http/visitor-ip.ts';
+import { queryIp, toVisitorIp } from '../http/visitor-ip.ts';
 import { identificationDocs } from '../openapi/route-docs.ts';
+import { gatherAccountFacts } from '../segments/account-facts.ts';
+import { needsAccountFacts } from '../segments/evaluate.ts';
 import type { AccessRecords } from '../state/store.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
@@ -96,11 +98,11 @@ function visitorAddress(config: Config, req: IdentificationRequest, caller: Call
         "this token is restricted to allowed domains and answers only for the visitor's own address: ?ip= needs a token without allowed domains",
       );
     }
-    return toIPv4(query.ip);
+    return queryIp(query.ip);
   }
   // Only a tag marked `demo` (the seeded demo tag), never a customer's tag that happens to run on a demo server.
-  if (caller.tag?.demo && config.SVC_DEMO && query.test_ip !== undefined) return toIPv4(query.test_ip);
-  return toIPv4(req.ip);
+  if (caller.tag?.demo && config.SVC_DEMO && query.test_ip !== undefined) return queryIp(query.test_ip);
+  return toVisitorIp(req.ip);
 }
 
 /** Token mode with `?ip=`: a server (CRM, integration) asks about someone else's address. */
@@ -124,12 +126,26 @@ async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | nul
   const company = network?.kind === 'company' && network.company_id ? catalog.company(network.company_id) : null;
   const now = new Date();
   const scored = company !== null && caller.settings.scores && caller.customer.products.length > 0;
+  // Only a customer whose segment rules read behaviour or intent reads the account's facts; they hold the
+  // scores' page views too, so the visit store is read once either way.
+  const need = company ? needsAccountFacts(caller.customer.segments) : null;
+  const facts =
+    need && company
+      ? await gatherAccountFacts(
+          { catalog, visits: deps.recorder?.visits, onError: (e) => deps.recorder?.reportError(e) },
+          caller.customer,
+          company.company_id,
+          now,
+          need,
+        )
+      : undefined;
   return identify({
     ip,
     network,
     company,
     signals: company && caller.settings.scores ? catalog.intent(company.company_id) : [],
-    pageViews: scored && deps.recorder ? await recentPageViews(deps.recorder, caller.customer.id, company.company_id, now) : [],
+    pageViews: scored && deps.recorder ? (facts?.scoringPages ?? (await recentPageViews(deps.recorder, caller.customer.id, company.company_id, now))) : [],
+    facts,
     customer: caller.customer,
     settings: caller.settings,
     isBot: isBotAgent(userAgent),

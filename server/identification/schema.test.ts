@@ -19,6 +19,7 @@ const SVC_COMPANY_KEYS = [
   'additional_comment',
   'companyId',
   'name',
+  'display_name',
   'domain',
   'industry',
   'industry_v2',

@@ -13,6 +13,8 @@ export const IdentifiedCompany = z.object({
   additional_comment: z.string(),
   companyId: nullableText(),
   name: nullableText(),
+  // Beyond the spec, additive: what a page shows a visitor (core/company-name.ts).
+  display_name: nullableText().describe('The name people say: `name` without its legal form ("Lariat Software" for "Lariat Software, Inc.")'),
   domain: nullableText(),
   industry: nullableText(),
   industry_v2: z.array(z.object({ industry: z.string(), subindustry: nullableText() })),

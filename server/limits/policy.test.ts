@@ -14,3 +14,17 @@ describe('limitKeys', () => {
     ]);
   });
 });
+
+describe('limitKeys per visitor', () => {
+  const visitorKey = (ip: string) => limitKeys(tag({}), ip)[0].key;
+
+  it('counts an IPv6 visitor per /64, whatever the form or the host part', () => {
+    const key = 'tag:t1:ip:2001:db8:1:2::/64';
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0DB8:0001:0002:0000:0000:0000:0099']) expect(visitorKey(ip), ip).toBe(key);
+    expect(visitorKey('2001:db8:1:3::1')).toBe('tag:t1:ip:2001:db8:1:3::/64');
+  });
+
+  it('counts an IPv4-mapped visitor as its IPv4 address', () => {
+    expect(visitorKey('::ffff:1.2.3.4')).toBe('tag:t1:ip:1.2.3.4');
+  });
+});

@@ -19,6 +19,7 @@ import {
   LeadScoringNotFound,
   LeadScoringResponse,
 } from '../enrichment/schema.ts';
+import { EVENT_SCHEMAS, type EventSchema, schemaPath } from '../events/registry.ts';
 import { openApiPath, type RouteDef } from '../http/route-def.ts';
 import { IdentificationResponse } from '../identification/schema.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchNotFound, PeopleSearchResponse } from '../people/schema.ts';
@@ -97,6 +98,7 @@ function document(serverUrl: string | undefined, routes: readonly RouteDef[]): J
       { name: 'Web tag' },
       { name: 'Admin API' },
       { name: 'Users and sign-in' },
+      { name: 'Events', description: 'JSON Schemas of every event the product emits; the webhook events are also under `webhooks`' },
       { name: 'Operating' },
     ],
     components: {
@@ -161,5 +163,32 @@ function document(serverUrl: string | undefined, routes: readonly RouteDef[]): J
       },
     },
     paths: pathsOf(routes),
+    webhooks: webhooksOf(),
   };
+}
+
+/**
+ * The webhook events (server/events/registry.ts), each version's payload inline: what a receiver gets,
+ * signed (`Svc-Signature`), with the version its endpoint chose (`event_versions`).
+ */
+function webhooksOf(): Json {
+  const byName = new Map<string, EventSchema[]>();
+  for (const e of EVENT_SCHEMAS) if (e.channel === 'webhook') byName.set(e.name, [...(byName.get(e.name) ?? []), e]);
+  return Object.fromEntries(
+    [...byName].map(([name, versions]) => [
+      name,
+      {
+        post: {
+          operationId: `webhook_${name.replace(/\W+/g, '_')}`,
+          summary: versions[versions.length - 1]!.description,
+          description: `Versions: ${versions.map((v) => `${v.version} (schema ${schemaPath(name, v.version)})`).join(', ')}. The endpoint's \`event_versions\` chooses one. Headers: \`Svc-Signature\` (t=…,v1=HMAC-SHA256 of "t.body"), \`Svc-Event-Id\`, \`Svc-Delivery-Attempt\`. A 2xx answer within the timeout is a delivery; anything else is retried.`,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: versions.length === 1 ? schema(versions[0]!.schema) : { oneOf: versions.map((v) => schema(v.schema)) } } },
+          },
+          responses: { '2XX': { description: 'Delivered' }, default: { description: 'Not delivered: retried with backoff' } },
+        },
+      },
+    ]),
+  );
 }

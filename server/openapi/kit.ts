@@ -367,9 +367,12 @@ export const bodies = {
   }),
   NewWebhook: described(schema(NewWebhook, 'input'), {
     url: 'Where events are POSTed: an absolute http(s) URL without credentials',
-    events: 'The events to receive',
+    events: 'The events to receive: account.visited, account.hot, segment.entered, tag.installed',
     hot_paths: 'Path globs (`/pricing*`) that make a visit `account.hot`',
     description: 'A note for people',
+    event_versions: 'The payload version per event (`{"account.visited": 1}`); events not named get their newest version (GET /schemas lists them)',
+    segment_names: 'Segment names in payloads (ids always); default false',
+    scores: 'Scores per product in account events (v2); default false',
   }),
 };
 

@@ -42,6 +42,7 @@ const GROUP_OF_PATH: Record<string, ExampleGroup> = {
   '/v3/company/details': 'identification',
   '/v3/usage': 'identification',
   '/v1/enrichment/company': 'company-firmographics',
+  '/v3/batch/enrichment': 'company-firmographics',
   '/v2/people/enrichment': 'company-firmographics',
   '/v2/people/full': 'lead-scoring-firmographics',
   '/v2/people/score': 'lead-scoring',

@@ -41,7 +41,8 @@ const identificationParams = [
     in: 'query',
     required: false,
     schema: schema(IdentificationQuery.shape.ip.unwrap()),
-    description: 'Token mode: the IPv4 address to identify (default: the caller). Longer than 64 characters: 422.',
+    description:
+      'Token mode: the IPv4 or IPv6 address to identify (default: the caller; IPv6 is our extension to the spec, IPv4-mapped IPv6 is looked up as IPv4). Longer than 64 characters, or an IPv6 zone id: 422.',
     example: ex.request.ip,
   },
   {
@@ -926,14 +927,21 @@ export const ssoDocs = {
 
 const SEGMENT_ID = pathParam('segmentId', 'The segment id (a positive integer, per customer)');
 
+/** The rule (core/customer-records.ts SegmentMatch), for the operations that take one. */
+const SEGMENT_RULE = [
+  'The rule (`match`): each present field is one condition — a catalog field (`industry`, `employee_range`, `country_iso_code`, `sic_prefix` …) holds when one of its values matches (ignoring case); `in_list` when the account is in one of the lists named; `intent` `{product, stages?, min_score?}` when the account’s buying stage for one of the customer’s products is one of `stages` and/or its intent score (the one identification answers) is at least `min_score`; `visited` `{path, days}` when the account viewed a page matching `path` (`*` = any characters, without the query string, ignoring case; starts with `/`) in the last `days` UTC days (1–400); `page_views` `{min, days}` when its page views in the last `days` days are at least `min`.',
+  '`op` combines them: `all` (default) or `any`. `groups` (at most 20, top level only) are conditions of their own, each with its own `op` and at least one condition. A rule without conditions matches nothing.',
+  'Example: `{"op":"all","industry":["Software","SaaS"],"country_iso_code":["US"],"groups":[{"op":"any","visited":{"path":"/pricing*","days":14},"intent":{"product":"crm","stages":["Decision","Purchase"]}}]}`.',
+  'A bad rule is a 422 naming the field (a group inside a group, an empty group, a path not starting with `/`, a list or product the customer does not have).',
+].join('\n\n');
+
 export const segmentsDocs = {
   get: admin('listSegments', "A customer's segments", {
     parameters: [idParam('customer')],
     responses: { 200: { description: 'Segments, in creation order', content: json({ type: 'array', items: ref('Segment') }) }, ...adminErrors('read', 404) },
   }),
   post: admin('createSegment', 'Create a segment: its id is given here, never reused after a delete', {
-    description:
-      'The segment is part of identification, enrichment and tag answers on every node within a second. Names are unique per customer (case-insensitive): 409.',
+    description: `The segment is part of identification, enrichment and tag answers on every node within a second. Names are unique per customer (case-insensitive): 409.\n\n${SEGMENT_RULE}`,
     parameters: [idParam('customer')],
     requestBody: jsonBody('NewSegment'),
     responses: { 201: { description: 'Created', content: json(ref('Segment')) }, ...adminErrors('write', 404, 409, 422) },
@@ -946,6 +954,7 @@ export const segmentDocs = {
     responses: { 200: { description: 'The segment', content: json(ref('Segment')) }, ...adminErrors('read', 404) },
   }),
   patch: admin('updateSegment', 'Rename a segment or change its rule (its id stays)', {
+    description: SEGMENT_RULE,
     parameters: [idParam('customer'), SEGMENT_ID],
     requestBody: jsonBody('SegmentPatch'),
     responses: { 200: { description: 'The segment', content: json(ref('Segment')) }, ...adminErrors('write', 404, 409, 422) },
@@ -958,6 +967,7 @@ export const segmentDocs = {
 
 export const segmentPreviewDocs = {
   post: admin('previewSegment', 'How many accounts of the catalog a rule matches, and the first 20 of them (nothing is saved)', {
+    description: `Intent conditions are evaluated on every company's intent score (at most 10 minutes old over the catalog; identification scores the visitor's account at the moment), behaviour conditions on the accounts that visited the customer's site.\n\n${SEGMENT_RULE}`,
     parameters: [idParam('customer')],
     requestBody: jsonBody('SegmentPreviewBody'),
     responses: { 200: { description: 'The preview', content: json(ref('SegmentPreview')) }, ...adminErrors('write', 404, 422) },

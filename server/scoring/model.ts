@@ -215,7 +215,7 @@ function assertNow(now: Date): number {
 }
 
 /** Age in days (fractional) of an observation at `nowMs`; NaN if the date is unreadable. */
-const ageInDays = (observedAt: string, nowMs: number): number => (nowMs - parseObservedAt(observedAt)) / DAY_MS;
+const ageInDays = (observedAt: string, nowMs: number): number => ageInDaysOf(parseObservedAt(observedAt), nowMs);
 
 /** 0.5^(age/halfLife) for 0 ≤ age ≤ window, else 0 (future, too old, or unreadable date). */
 const decay = (ageDays: number, halfLifeDays: number, windowDays: number): number =>
@@ -303,21 +303,43 @@ function intentOf(
   product: Pick<ScoringProduct, 'intent_topics'>,
   first_party: FirstPartyContribution[],
 ): IntentBreakdown {
-  const topics = keySetOf(product.intent_topics);
+  const counts = topicFilter(product);
   const contributions: IntentContribution[] = [];
   for (let i = 0; i < signals.length; i++) {
     const s = signals[i];
-    // An empty topic list means "no restriction", like an empty ICP dimension.
-    if (topics.size > 0 && !topics.has(key(s.topic))) continue;
-    const strength = Math.min(100, Math.max(0, Number(s.strength)));
+    if (!counts(s.topic)) continue;
+    const strength = signalStrength(s.strength);
     const ageDays = ages[i];
-    const weight = decay(ageDays, INTENT_HALF_LIFE_DAYS, INTENT_WINDOW_DAYS);
+    const weight = signalWeight(ageDays);
     if (Number.isNaN(strength) || weight === 0) continue;
     contributions.push({ topic: s.topic, strength, ageDays, weight, points: weight * strength });
   }
   const points = sumAscending([...contributions.map((c) => c.points), ...first_party.map((c) => c.points)]);
   return { contributions, first_party, points, score: saturate(points, INTENT_SATURATION) };
 }
+
+/*
+ * The pieces of intentOf, for the segment membership index (server/segments/intent-index.ts), which
+ * scores every company of the catalog with the same arithmetic without building signal objects.
+ */
+
+/** Whether a signal's topic counts for the product: an empty topic list means "no restriction", like an empty ICP dimension. */
+export function topicFilter(product: Pick<ScoringProduct, 'intent_topics'>): (topic: string) => boolean {
+  const topics = keySetOf(product.intent_topics);
+  return (topic) => topics.size === 0 || topics.has(key(topic));
+}
+
+/** A signal's strength as counted, 0–100 (NaN: unreadable, the signal does not count). */
+export const signalStrength = (raw: number | string): number => Math.min(100, Math.max(0, Number(raw)));
+
+/** A signal's recency weight at an age in days (0: it does not count). */
+export const signalWeight = (ageDays: number): number => decay(ageDays, INTENT_HALF_LIFE_DAYS, INTENT_WINDOW_DAYS);
+
+/** The intent score of the points counted (each signal's weight·strength and the first-party points), as intentOf sums them. */
+export const intentScoreOfPoints = (points: number[]): number => saturate(sumAscending(points), INTENT_SATURATION);
+
+/** Age in days (fractional) of an observation at `nowMs` (its time from parseObservedAt); NaN if unreadable. */
+export const ageInDaysOf = (observedAtMs: number, nowMs: number): number => (nowMs - observedAtMs) / DAY_MS;
 
 /**
  * 0–100 from the account's intent signals on the product's topics and its first-party page views,

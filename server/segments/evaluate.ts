@@ -1,20 +1,54 @@
 /**
- * Customer segments: a segment matches an account when every field its rule lists matches one of the
- * rule's values (AND across fields, OR within one, case-insensitive). An empty rule matches nothing, so a
- * half-configured segment never tags every account. `MATCH_FIELDS` says which catalog columns each rule
- * field reads and how; the membership index (./membership.ts) evaluates the very same table over the
- * whole catalog, and its tests check it against `segmentMatches`.
+ * Customer segments: whether an account is in a segment, given its rule (core/customer-records.ts
+ * `SegmentMatch`). A rule is a level of conditions combined by its `op` (`all`, the default, or `any`),
+ * and at the top level up to 20 groups, each one more condition with its own `op`. The conditions:
  *
- * `in_list` is the one field that reads no catalog column: the company id must be in one of the customer's
- * account lists named (`hot`, `excluded`, a named list's id; server/lists/routes.ts). So a rule is
- * evaluated with the customer's lists (`listMembers`); an unknown list id holds no company.
+ *  - a catalog field (`industry`, `sic_prefix`, …): one of its values matches the company (ignoring case;
+ *    `*_prefix` fields by prefix). `MATCH_FIELDS` says which catalog columns each reads and how; the
+ *    membership index (./membership.ts) evaluates the very same table over the whole catalog, and its
+ *    tests check it against `segmentMatches`.
+ *  - `in_list`: the company is in one of the customer's account lists named (`hot`, `excluded`, a named
+ *    list's id; server/lists/routes.ts), read through `ListMembers`; an unknown list id holds no company.
+ *  - `intent`, `visited`, `page_views`: what the account did, which the catalog row does not hold. They
+ *    read `AccountFacts` (its intent score per product, its page views per day and path), gathered at the
+ *    I/O edge (./account-facts.ts) only for a customer whose rules need them (`needsAccountFacts`);
+ *    without facts these conditions do not hold.
+ *
+ * An empty rule (no condition, no group) matches nothing, so a half-configured segment never tags every
+ * account. Rules are compiled once per (frozen) record: identification evaluates every segment of the
+ * customer on every Match.
  */
 
-import type { AccountList, HotAccount, Segment, SegmentMatch } from '../../core/customer-records.ts';
+import type {
+  AccountList,
+  HotAccount,
+  IntentCondition,
+  PageViewsCondition,
+  RuleOp,
+  Segment,
+  SegmentGroup,
+  SegmentMatch,
+  VisitedCondition,
+} from '../../core/customer-records.ts';
+import type { BuyingStage } from '../../core/vocabulary.ts';
 import type { CompanyRow } from '../../data/sources/schema.ts';
+import { boundedMemo } from '../cache/bounded-cache.ts';
+import { buyingStage } from '../scoring/model.ts';
 
-/** The rule fields that read catalog columns (every field but `in_list`). */
-export type MatchField = Exclude<keyof SegmentMatch, 'in_list'>;
+/** The rule fields that read catalog columns. */
+export const CATALOG_FIELDS = [
+  'industry',
+  'subindustry',
+  'employee_range',
+  'revenue_range',
+  'country_iso_code',
+  'region',
+  'state',
+  'sic_prefix',
+  'naics_prefix',
+  'company_id',
+] as const;
+export type MatchField = (typeof CATALOG_FIELDS)[number];
 
 /** The company ids of one of a customer's account lists, by list id; undefined for an unknown id. */
 export type ListMembers = (listId: string) => ReadonlySet<string> | undefined;
@@ -27,6 +61,23 @@ export interface SegmentOwner {
   hot_accounts: readonly HotAccount[];
   excluded_accounts: readonly string[];
   account_lists?: readonly AccountList[];
+}
+
+/** One page-view count of an account: a path on a UTC day (the visit store's per-day aggregate). */
+export interface DayPageViews {
+  day: string;
+  path: string;
+  page_views: number;
+}
+
+/** What an account did, as the behaviour and intent conditions read it (./account-facts.ts gathers it). */
+export interface AccountFacts {
+  /** The UTC day (YYYY-MM-DD) the look-back windows end on: today. */
+  today: string;
+  /** The account's page views per day and path, covering at least the longest window its rules read. */
+  pages: readonly DayPageViews[];
+  /** The account's intent score (0–100) for a product of the customer, by name (case-insensitive); undefined for no such product. */
+  intent(product: string): number | undefined;
 }
 
 /** Sets of the lists' company ids, kept per list array (records are cached, frozen objects: built once per change). */
@@ -48,11 +99,6 @@ export function listMembers(owner: Omit<SegmentOwner, 'segments'>): ListMembers 
     const list = owner.account_lists?.find((l) => l.id === listId);
     return list ? setOf(list.company_ids, () => list.company_ids) : undefined;
   };
-}
-
-/** The list ids of a rule's `in_list` (lower-cased), or undefined when it names none. */
-export function ruleLists(match: SegmentMatch): string[] | undefined {
-  return match.in_list?.map((id) => id.toLowerCase());
 }
 
 /** The catalog columns a rule field reads (any of them may match) and whether its values are prefixes. */
@@ -82,43 +128,268 @@ export function valueMatches(rule: FieldRule, actual: string, wanted: readonly s
   return wanted.includes(a);
 }
 
-/** The catalog fields a rule lists (`in_list` apart: `ruleLists`), with their values lower-cased. */
-export function ruleFields(match: SegmentMatch): [MatchField, string[]][] {
-  return (Object.entries(match) as [MatchField, string[] | undefined][])
-    .filter((e): e is [MatchField, string[]] => e[1] !== undefined && e[0] !== ('in_list' as MatchField))
-    .map(([f, values]) => [f, values.map((v) => v.toLowerCase())]);
+// ---------------------------------------------------------------------------------------------------
+// A rule as a tree of conditions
+
+/** One condition of a level. */
+export type Condition =
+  /** `values` lower-cased; `raw` as written (company ids are looked up as given too). */
+  | { kind: 'field'; field: MatchField; values: string[]; raw: readonly string[] }
+  | { kind: 'lists'; ids: string[] }
+  | { kind: 'intent'; intent: IntentCondition }
+  | { kind: 'visited'; visited: VisitedCondition; pattern: RegExp }
+  | { kind: 'page_views'; page_views: PageViewsCondition }
+  | { kind: 'group'; level: Level };
+
+/** A level (the rule, or one of its groups): its conditions and how they combine. */
+export interface Level {
+  op: RuleOp;
+  conditions: Condition[];
 }
 
-/** A rule in words, for lists (`industry: Software, Retail; employee_range: 51-200`); "matches nothing" for an empty one. */
-export function ruleSummary(match: SegmentMatch): string {
-  const parts = (Object.entries(match) as [MatchField, string[] | undefined][])
-    .filter((e): e is [MatchField, string[]] => e[1] !== undefined && e[1].length > 0)
-    .map(([field, values]) => `${field}: ${values.join(', ')}`);
-  return parts.length > 0 ? parts.join('; ') : 'matches nothing (empty rule)';
+/**
+ * A `visited` path pattern as a regular expression: `*` any run of characters, everything else itself,
+ * the whole path, ignoring case. Remembered per pattern (rules repeat them on every evaluation).
+ */
+export const pathPattern: (pattern: string) => RegExp = boundedMemo(
+  (pattern: string) =>
+    new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+      'is',
+    ),
+  1_000,
+);
+
+function levelOf(level: SegmentMatch | SegmentGroup): Level {
+  const conditions: Condition[] = [];
+  for (const field of CATALOG_FIELDS) {
+    const values = level[field];
+    if (values !== undefined) conditions.push({ kind: 'field', field, values: values.map((v) => v.toLowerCase()), raw: values });
+  }
+  if (level.in_list !== undefined) conditions.push({ kind: 'lists', ids: level.in_list.map((id) => id.toLowerCase()) });
+  if (level.visited !== undefined) conditions.push({ kind: 'visited', visited: level.visited, pattern: pathPattern(level.visited.path) });
+  if (level.page_views !== undefined) conditions.push({ kind: 'page_views', page_views: level.page_views });
+  if (level.intent !== undefined) conditions.push({ kind: 'intent', intent: level.intent });
+  for (const group of (level as SegmentMatch).groups ?? []) conditions.push({ kind: 'group', level: levelOf(group) });
+  return { op: level.op ?? 'all', conditions };
 }
 
-export function segmentMatches(match: SegmentMatch, company: CompanyRow, lists: ListMembers = NO_LISTS): boolean {
-  const fields = ruleFields(match);
-  const listIds = ruleLists(match);
-  if (fields.length === 0 && listIds === undefined) return false;
-  if (listIds !== undefined && !listIds.some((id) => lists(id)?.has(company.company_id))) return false;
-  return fields.every(([field, values]) => {
-    const rule = MATCH_FIELDS[field];
-    return rule.columns.some((c) => valueMatches(rule, company[c] ?? '', values));
-  });
+const compiled = new WeakMap<SegmentMatch, Level>();
+
+/** A rule's conditions, compiled once per frozen rule (a cached customer record's), else per call. */
+export function ruleLevel(match: SegmentMatch): Level {
+  let level = compiled.get(match);
+  if (level === undefined) {
+    level = levelOf(match);
+    if (Object.isFrozen(match)) compiled.set(match, level);
+  }
+  return level;
+}
+
+/** Every condition of a level and of its groups. */
+export function* allConditions(level: Level): Iterable<Condition> {
+  for (const c of level.conditions) {
+    if (c.kind === 'group') yield* allConditions(c.level);
+    else yield c;
+  }
+}
+
+/** The list ids a rule's `in_list` conditions name (lower-cased, groups included). */
+export function ruleLists(match: SegmentMatch): string[] {
+  const ids: string[] = [];
+  for (const c of allConditions(ruleLevel(match))) if (c.kind === 'lists') ids.push(...c.ids);
+  return ids;
+}
+
+/** The product names a rule's `intent` conditions name (as written, groups included). */
+export function ruleProducts(match: SegmentMatch): string[] {
+  const names: string[] = [];
+  for (const c of allConditions(ruleLevel(match))) if (c.kind === 'intent') names.push(c.intent.product);
+  return names;
+}
+
+/** What of an account's facts a rule reads: the longest look-back of its behaviour conditions, and whether it reads intent. */
+export interface FactsNeed {
+  /** Days of page views (0: none). */
+  days: number;
+  intent: boolean;
+}
+
+export function factsNeed(match: SegmentMatch): FactsNeed {
+  const need: FactsNeed = { days: 0, intent: false };
+  for (const c of allConditions(ruleLevel(match))) {
+    if (c.kind === 'visited') need.days = Math.max(need.days, c.visited.days);
+    else if (c.kind === 'page_views') need.days = Math.max(need.days, c.page_views.days);
+    else if (c.kind === 'intent') need.intent = true;
+  }
+  return need;
+}
+
+const segmentNeeds = new WeakMap<readonly Segment[], FactsNeed | null>();
+
+/**
+ * What the customer's segments together read of an account's facts, or null when none reads any: then
+ * no facts are gathered (identification's hot path pays one WeakMap lookup per frozen segment list).
+ */
+export function needsAccountFacts(segments: readonly Segment[]): FactsNeed | null {
+  const hit = segmentNeeds.get(segments);
+  if (hit !== undefined) return hit;
+  const need: FactsNeed = { days: 0, intent: false };
+  for (const s of segments) {
+    const n = factsNeed(s.match);
+    need.days = Math.max(need.days, n.days);
+    need.intent ||= n.intent;
+  }
+  const out = need.days > 0 || need.intent ? need : null;
+  if (Object.isFrozen(segments)) segmentNeeds.set(segments, out);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Behaviour and intent, on one account's facts (the membership index reads the same functions)
+
+/** The first UTC day of a look-back of `days` days ending on `today` (today counts as one). */
+export function windowStart(today: string, days: number): string {
+  return new Date(Date.parse(`${today}T00:00:00Z`) - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A stored page path without its query string (and fragment). */
+const pathOnly = (path: string): string => {
+  const q = path.search(/[?#]/);
+  return q === -1 ? path : path.slice(0, q);
+};
+
+/** Whether the account viewed a page matching the pattern in the window. */
+export function visitedHolds(pattern: RegExp, days: number, pages: readonly DayPageViews[], today: string): boolean {
+  const from = windowStart(today, days);
+  return pages.some((p) => p.day >= from && p.day <= today && p.page_views > 0 && pattern.test(pathOnly(p.path)));
+}
+
+/** The account's page views in the window. */
+export function pageViewsIn(days: number, pages: readonly DayPageViews[], today: string): number {
+  const from = windowStart(today, days);
+  let n = 0;
+  for (const p of pages) if (p.day >= from && p.day <= today) n += p.page_views;
+  return n;
+}
+
+/** Whether an intent score satisfies the condition: its stage is one of `stages` and/or it reaches `min_score`. */
+export function intentHolds(c: IntentCondition, score: number): boolean {
+  if (c.stages !== undefined && !c.stages.includes(buyingStage(score) as BuyingStage)) return false;
+  return c.min_score === undefined || score >= c.min_score;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Evaluation of one company
+
+function conditionHolds(c: Condition, company: CompanyRow, lists: ListMembers, facts: AccountFacts | undefined): boolean {
+  switch (c.kind) {
+    case 'field': {
+      const rule = MATCH_FIELDS[c.field];
+      return rule.columns.some((col) => valueMatches(rule, company[col] ?? '', c.values));
+    }
+    case 'lists':
+      return c.ids.some((id) => lists(id)?.has(company.company_id));
+    case 'intent': {
+      const score = facts?.intent(c.intent.product);
+      return score !== undefined && intentHolds(c.intent, score);
+    }
+    case 'visited':
+      return facts !== undefined && visitedHolds(c.pattern, c.visited.days, facts.pages, facts.today);
+    case 'page_views':
+      return facts !== undefined && pageViewsIn(c.page_views.days, facts.pages, facts.today) >= c.page_views.min;
+    case 'group':
+      return levelHolds(c.level, company, lists, facts);
+  }
+}
+
+function levelHolds(level: Level, company: CompanyRow, lists: ListMembers, facts: AccountFacts | undefined): boolean {
+  if (level.conditions.length === 0) return false;
+  return level.op === 'any'
+    ? level.conditions.some((c) => conditionHolds(c, company, lists, facts))
+    : level.conditions.every((c) => conditionHolds(c, company, lists, facts));
+}
+
+/**
+ * Whether the company is in a segment of this rule. `lists` are the customer's account lists (`in_list`);
+ * `facts` what the account did (`intent`, `visited`, `page_views`; without them those conditions do not hold).
+ */
+export function segmentMatches(match: SegmentMatch, company: CompanyRow, lists: ListMembers = NO_LISTS, facts?: AccountFacts): boolean {
+  return levelHolds(ruleLevel(match), company, lists, facts);
 }
 
 /**
  * The customer's segments the company is in. Pass the customer (its lists are what `in_list` reads); a bare
- * list of segments is evaluated without lists (an `in_list` rule then matches nothing).
+ * list of segments is evaluated without lists (an `in_list` rule then matches nothing). `facts`: the
+ * account's, when the customer's rules need them (`needsAccountFacts`).
  */
-export function matchingSegments(owner: SegmentOwner | readonly Segment[], company: CompanyRow | null): Segment[] {
+export function matchingSegments(owner: SegmentOwner | readonly Segment[], company: CompanyRow | null, facts?: AccountFacts): Segment[] {
   if (!company) return [];
   const [segments, lists] = isSegmentList(owner) ? [owner, NO_LISTS] : [owner.segments, listMembers(owner)];
-  return segments.filter((s) => segmentMatches(s.match, company, lists));
+  return segments.filter((s) => segmentMatches(s.match, company, lists, facts));
 }
 
 const isSegmentList = (o: SegmentOwner | readonly Segment[]): o is readonly Segment[] => Array.isArray(o);
+
+// ---------------------------------------------------------------------------------------------------
+// Words
+
+function conditionWords(c: Condition, match: SegmentMatch | SegmentGroup): string | null {
+  switch (c.kind) {
+    case 'field': {
+      const values = match[c.field] ?? [];
+      return values.length > 0 ? `${c.field}: ${values.join(', ')}` : null;
+    }
+    case 'lists':
+      return match.in_list && match.in_list.length > 0 ? `in_list: ${match.in_list.join(', ')}` : null;
+    case 'intent': {
+      const { product, stages, min_score } = c.intent;
+      const parts = [...(stages ?? []), ...(min_score !== undefined ? [`score ≥ ${min_score}`] : [])];
+      return `intent ${product}: ${parts.join(', ')}`;
+    }
+    case 'visited':
+      return `visited ${c.visited.path} in ${dayWords(c.visited.days)}`;
+    case 'page_views':
+      return `page_views ≥ ${c.page_views.min} in ${dayWords(c.page_views.days)}`;
+    case 'group':
+      return null;
+  }
+}
+
+const dayWords = (days: number) => (days === 1 ? '1 day' : `${days} days`);
+
+/** A level's conditions in words, its groups as `any of (…)` / `all of (…)`. */
+function levelWords(match: SegmentMatch | SegmentGroup, level: Level, top: boolean): string[] {
+  const groups = (match as SegmentMatch).groups ?? [];
+  let g = 0;
+  const parts: string[] = [];
+  for (const c of level.conditions) {
+    if (c.kind === 'group') {
+      const group = groups[g++]!;
+      const inner = levelWords(group, c.level, false);
+      if (inner.length > 0) parts.push(`${top && level.op === 'all' ? 'and ' : ''}${c.level.op} of (${inner.join('; ')})`);
+    } else {
+      const words = conditionWords(c, match);
+      if (words !== null) parts.push(words);
+    }
+  }
+  return parts;
+}
+
+/**
+ * A rule in words, for lists: `industry: Software, SaaS; country_iso_code: US; and any of (visited /pricing*
+ * in 14 days; intent crm: Decision, Purchase)`; with `op: any` at the top `any of (…)`; "matches nothing"
+ * for an empty one.
+ */
+export function ruleSummary(match: SegmentMatch): string {
+  const level = ruleLevel(match);
+  const parts = levelWords(match, level, true);
+  if (parts.length === 0) return 'matches nothing (empty rule)';
+  return level.op === 'any' && parts.length > 1 ? `any of (${parts.join('; ')})` : parts.join('; ');
+}
 
 export interface SegmentsPayload {
   ids: number[];

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import { COMPANY_COLUMNS, type CompanyRow } from '../../data/sources/schema.ts';
-import type { Catalog } from '../data/catalog.ts';
+import type { Catalog, IntentPageRow } from '../data/catalog.ts';
+import type { AccountPagePerDay } from '../state/visits.ts';
+import { accountFactsOf } from './account-facts.ts';
 import { listMembers, NO_LISTS, segmentMatches } from './evaluate.ts';
+import { gatherMemberFacts } from './member-facts.ts';
 import { canonicalRule, SegmentIndex } from './membership.ts';
 
 /** A deterministic catalog of n companies (ids in text order differ from numeric order on purpose). */
@@ -29,14 +32,17 @@ function companies(n: number): CompanyRow[] {
   });
 }
 
-function fakeCatalog(rows: CompanyRow[]): Catalog {
+function fakeCatalog(rows: CompanyRow[], signals: IntentPageRow[] = []): Catalog {
   const sorted = [...rows].sort((a, b) => (a.company_id < b.company_id ? -1 : 1));
+  const bySeq = [...signals].sort((a, b) => (a.company_id < b.company_id ? -1 : a.company_id > b.company_id ? 1 : a.seq - b.seq));
   return {
     companyColumns: (columns, after, limit) =>
       sorted
         .filter((r) => r.company_id > after)
         .slice(0, limit)
         .map((r) => columns.map((c) => r[c])),
+    intentSignals: (after, limit) =>
+      bySeq.filter((s) => after === null || s.company_id > after.company_id || (s.company_id === after.company_id && s.seq > after.seq)).slice(0, limit),
   } as Catalog;
 }
 
@@ -123,5 +129,116 @@ describe('the segment membership index', () => {
   it('caches a rule by its canonical form (order, case and repeats do not matter)', () => {
     expect(canonicalRule({ region: ['EMEA', 'emea'], industry: ['B', 'a'] })).toBe(canonicalRule({ industry: ['A', 'b'], region: ['emea'] }));
     expect(canonicalRule({ industry: ['a'] })).not.toBe(canonicalRule({ subindustry: ['a'] }));
+    expect(canonicalRule({ groups: [{ region: ['x'] }, { op: 'any', industry: ['y'], state: ['z'] }] })).toBe(
+      canonicalRule({ op: 'all', groups: [{ op: 'any', state: ['Z'], industry: ['y'] }, { region: ['X'] }] }),
+    );
+    expect(canonicalRule({ op: 'any', region: ['x'], industry: ['y'] })).not.toBe(canonicalRule({ region: ['x'], industry: ['y'] }));
+    expect(canonicalRule({ groups: [{ region: ['x'] }] })).not.toBe(canonicalRule({ region: ['x'] }));
+  });
+
+  it('groups, any/all, intent and behaviour: exactly the companies segmentMatches accepts with the same facts', async () => {
+    const TODAY = '2026-11-20';
+    const now = new Date(`${TODAY}T15:30:00.000Z`);
+    const day = (ago: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) - ago * 86_400_000).toISOString().slice(0, 10);
+    const rows = companies(3000);
+    // Signals for every third company (and one the catalog does not list), 0–100 days old, one date unreadable.
+    const signals: IntentPageRow[] = [];
+    let seq = 0;
+    for (let i = 0; i < 3000; i += 3) {
+      for (let k = 0; k < 1 + (i % 4); k++) {
+        signals.push({
+          seq: seq++,
+          company_id: String(i + 1),
+          topic: ['CRM', 'erp', 'Human Resources', 'crm'][(i + k) % 4]!,
+          strength: (i * 37 + k * 11) % 101,
+          observed_at: i === 300 ? 'not a date' : day((i * 13 + k * 29) % 101),
+        });
+      }
+    }
+    signals.push({ seq: seq++, company_id: '99999999', topic: 'crm', strength: 100, observed_at: day(1) });
+    // Page views of ~200 accounts (and one the catalog does not list) over the last 60 days.
+    const pages: AccountPagePerDay[] = [];
+    for (let j = 0; j < 200; j++) {
+      for (let k = 0; k < 1 + (j % 5); k++) {
+        pages.push({
+          company_id: String(j * 15 + 1),
+          day: day((j * 7 + k * 17) % 60),
+          path: ['/pricing', '/Pricing/Team?utm_source=x', '/blog/a', '/', '/demo'][(j + k) % 5]!,
+          page_views: 1 + ((j + k) % 4),
+        });
+      }
+    }
+    pages.push({ company_id: 'not-in-catalog', day: TODAY, path: '/pricing', page_views: 50 });
+    const catalog = fakeCatalog(rows, signals);
+    const index = await SegmentIndex.build(catalog);
+    const product = (name: string, topics: string[]) => ({
+      name,
+      display_name: name,
+      icp: { industries: [], employee_ranges: [], revenue_ranges: [], regions: [] },
+      intent_topics: topics,
+      persona: { levels: [], functions: [] },
+    });
+    const customer = {
+      id: 'acme',
+      products: [product('crm', ['crm']), product('All', [])],
+      hot_accounts: [
+        { company_id: '16', products: [] },
+        { company_id: '1', products: [] },
+      ],
+      excluded_accounts: [],
+    };
+    const visits = {
+      accountsPages: async (_c: string, from: string, to: string) => pages.filter((p) => p.day >= from && p.day <= to),
+    };
+    const rules: SegmentMatch[] = [
+      { intent: { product: 'crm', stages: ['Awareness', 'Consideration'] } },
+      { intent: { product: 'CRM', min_score: 1 } },
+      { intent: { product: 'all', stages: ['Target'] }, industry: ['software'] },
+      { intent: { product: 'all', stages: ['Decision', 'Purchase'], min_score: 70 } },
+      { op: 'any', intent: { product: 'crm', min_score: 30 }, visited: { path: '/pricing*', days: 14 } },
+      { visited: { path: '/blog/*', days: 30 } },
+      { visited: { path: '/pricing/team', days: 60 } },
+      { page_views: { min: 5, days: 60 }, region: ['EMEA'] },
+      { op: 'any', page_views: { min: 3, days: 7 }, country_iso_code: ['GB'] },
+      {
+        industry: ['software'],
+        groups: [
+          { op: 'any', visited: { path: '/demo', days: 30 }, intent: { product: 'crm', stages: ['Consideration', 'Decision', 'Purchase'] } },
+          { op: 'any', employee_range: ['1-49'], in_list: ['hot'] },
+        ],
+      },
+      { op: 'any', groups: [{ country_iso_code: ['DE'], state: ['by'] }, { company_id: ['7', '70', '16'] }] },
+      { op: 'any', company_id: ['7'], industry: ['retail'] },
+      { op: 'any', in_list: ['hot'], groups: [{ visited: { path: '/*', days: 3 } }] },
+      { intent: { product: 'nope', min_score: 0 } },
+      { op: 'any' },
+    ];
+    const lists = listMembers(customer);
+    for (const rule of rules) {
+      const facts = await gatherMemberFacts({ catalog, visits }, index, customer, [rule], now);
+      const got = [...index.membersOf(rule, lists, facts)].map((row) => index.companyId(row));
+      const expected = rows
+        .filter((r) => {
+          const account = accountFactsOf({
+            now,
+            pages: pages.filter((p) => p.company_id === r.company_id),
+            signals: signals.filter((s) => s.company_id === r.company_id),
+            products: customer.products,
+          });
+          return segmentMatches(rule, r, lists, account);
+        })
+        .map((r) => r.company_id)
+        .sort();
+      expect(got, JSON.stringify(rule)).toEqual(expected);
+    }
+    // The facts of every rule at once (what GET /v3/segments reads) give each rule the same members.
+    const all = await gatherMemberFacts({ catalog, visits }, index, customer, rules, now);
+    for (const rule of rules) {
+      const alone = await gatherMemberFacts({ catalog, visits }, index, customer, [rule], now);
+      expect(index.membersOf(rule, lists, all), JSON.stringify(rule)).toEqual(index.membersOf(rule, lists, alone));
+    }
+    // Without facts, intent and behaviour conditions hold for nobody; a catalog rule reads none.
+    expect(index.membersOf({ visited: { path: '/*', days: 400 } })).toHaveLength(0);
+    expect(await gatherMemberFacts({ catalog, visits }, index, customer, [{ industry: ['software'] }], now)).toBeUndefined();
   });
 });

@@ -8,22 +8,50 @@
  * until its rule or the snapshot changes (a new snapshot is a new catalog object: a new index).
  *
  * Memory at 1M companies: ~2 MB per column (Uint16 codes) × 10 columns + the company ids (~12 MB packed
- * into one string with offsets), built on first use in pages of 50k rows (the event loop is yielded
- * between pages), ~1–2 s; a concurrent request waits for the same build.
+ * into one string with offsets). Built as soon as the dataset opens a snapshot (`warmSegmentIndex`: at
+ * start-up and on every reload), in short slices that yield the event loop; until it is ready, requests
+ * answer from the replaced snapshot's index, and only the very first snapshot's requests wait for it.
  *
  * `in_list` (the customer's account lists): a list's rows are looked up once per list version (a list is
  * an immutable array of the cached customer record; `ListMembers` gives one Set per version) and the
  * member cache is keyed by the rule and the versions of the lists it names, so a list edit is seen at once.
+ *
+ * A rule is a tree (./evaluate.ts `Level`): each condition gives its member rows either as a row test (a
+ * catalog field, an intent condition over the per-row scores) or as an ascending row set (company ids,
+ * lists, behaviour, a group); `all` intersects the sets and filters by the tests, `any` unites them with
+ * the rows any test accepts. Intent and behaviour read `MemberFacts` (./member-facts.ts: the intent score
+ * of every company per product, the accounts that visited), gathered per request by the caller; a rule
+ * that reads them is evaluated afresh each time (its facts change with every page view), the others are
+ * cached.
  */
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import type { CompanyRow } from '../../data/sources/schema.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
-import { type ListMembers, MATCH_FIELDS, type MatchField, NO_LISTS, ruleFields, ruleLists, valueMatches } from './evaluate.ts';
+import {
+  type Condition,
+  factsNeed,
+  intentHolds,
+  type Level,
+  type ListMembers,
+  MATCH_FIELDS,
+  type MatchField,
+  NO_LISTS,
+  ruleLevel,
+  valueMatches,
+} from './evaluate.ts';
+import type { MemberFacts } from './member-facts.ts';
 
 /** The columns the index holds: every column a rule field reads, company_id apart. */
 const INDEX_COLUMNS = [...new Set(Object.values(MATCH_FIELDS).flatMap((f) => f.columns))].filter((c) => c !== 'company_id') as (keyof CompanyRow)[];
-const PAGE_ROWS = 50_000;
+/**
+ * Rows read per SQLite statement, and how long the build runs before yielding the event loop: a page is
+ * ~2.5 ms of CPU at 1M companies, so a request waits about one slice for the build (50k-row pages, read
+ * and encoded in one go, blocked the loop 220–550 ms each).
+ */
+const PAGE_ROWS = 1_000;
+const SLICE_MS = 5;
+const nextTurn = () => new Promise((r) => setImmediate(r));
 /** Rules whose members are kept per index (each at most 4 bytes per member). */
 const MEMBER_CACHE_LIMIT = 512;
 
@@ -31,6 +59,93 @@ interface Column {
   /** Distinct values, lower-cased; code = position. */
   dict: string[];
   codes: Uint16Array | Uint32Array;
+}
+
+/**
+ * One column's dictionary: a raw value seen before is found as is (no lower-casing per row: SQLite hands
+ * out a fresh string per row, but few distinct ones); a new raw value is lower-cased once and joins the
+ * entry of its lower-case form, so 'Software' and 'software' share a code.
+ */
+class ColumnDictionary {
+  readonly dict: string[] = [];
+  private readonly byRaw = new Map<string, number>();
+  private readonly byLower = new Map<string, number>();
+
+  code(raw: string | null): number {
+    const v = raw ?? '';
+    let code = this.byRaw.get(v);
+    if (code === undefined) {
+      const lower = v.toLowerCase();
+      code = this.byLower.get(lower);
+      if (code === undefined) {
+        code = this.dict.length;
+        this.dict.push(lower);
+        this.byLower.set(lower, code);
+      }
+      this.byRaw.set(v, code);
+    }
+    return code;
+  }
+}
+
+/**
+ * Accumulates pages of raw rows (company_id, then INDEX_COLUMNS) into typed-array chunks, one per page and
+ * column, and the page's ids joined: no per-row JS arrays or id strings outlive their page (number[] codes
+ * and 1M id strings kept to the end took the heap's peak to ~310–360 MB at 1M companies; now ~65–90 MB).
+ */
+class IndexBuilder {
+  private readonly dicts = INDEX_COLUMNS.map(() => new ColumnDictionary());
+  private readonly codeChunks: Uint32Array[][] = INDEX_COLUMNS.map(() => []);
+  private readonly idChunks: string[] = [];
+  private readonly lengthChunks: Uint32Array[] = [];
+  private rows = 0;
+
+  add(page: readonly (readonly (string | null)[])[]): void {
+    const n = page.length;
+    if (n === 0) return;
+    const lengths = new Uint32Array(n);
+    const ids = new Array<string>(n);
+    const chunks = INDEX_COLUMNS.map(() => new Uint32Array(n));
+    for (let i = 0; i < n; i++) {
+      const row = page[i];
+      const id = row[0] as string;
+      ids[i] = id;
+      lengths[i] = id.length;
+      for (let c = 0; c < chunks.length; c++) chunks[c][i] = this.dicts[c].code(row[c + 1]);
+    }
+    this.idChunks.push(ids.join(''));
+    this.lengthChunks.push(lengths);
+    for (let c = 0; c < chunks.length; c++) this.codeChunks[c].push(chunks[c]);
+    this.rows += n;
+  }
+
+  /** The index's arrays, yielding between them (together ~30 ms at 1M companies). */
+  async finish(): Promise<{ ids: string; offsets: Uint32Array; columns: Map<keyof CompanyRow, Column> }> {
+    const offsets = new Uint32Array(this.rows + 1);
+    let row = 0;
+    let total = 0;
+    for (const lengths of this.lengthChunks) {
+      for (let i = 0; i < lengths.length; i++) {
+        offsets[row++] = total;
+        total += lengths[i];
+      }
+    }
+    offsets[row] = total;
+    const columns = new Map<keyof CompanyRow, Column>();
+    for (let c = 0; c < INDEX_COLUMNS.length; c++) {
+      await nextTurn();
+      const { dict } = this.dicts[c];
+      const codes = dict.length <= 0xffff ? new Uint16Array(this.rows) : new Uint32Array(this.rows);
+      let at = 0;
+      for (const chunk of this.codeChunks[c]) {
+        codes.set(chunk, at);
+        at += chunk.length;
+      }
+      columns.set(INDEX_COLUMNS[c], { dict, codes });
+    }
+    await nextTurn();
+    return { ids: this.idChunks.join(''), offsets, columns };
+  }
 }
 
 export class SegmentIndex {
@@ -46,44 +161,33 @@ export class SegmentIndex {
     readonly size: number,
   ) {}
 
-  /** Builds the index from the catalog in pages (yielding between them). */
+  /**
+   * Builds the index from the catalog in pages, giving the event loop back whenever a slice of pages has
+   * run SLICE_MS, so requests keep being answered while a new snapshot's index is built.
+   */
   static async build(catalog: Catalog): Promise<SegmentIndex> {
-    const ids: string[] = [];
-    const dicts = INDEX_COLUMNS.map(() => new Map<string, number>());
-    const codes: number[][] = INDEX_COLUMNS.map(() => []);
+    const builder = new IndexBuilder();
+    const select: (keyof CompanyRow)[] = ['company_id', ...INDEX_COLUMNS];
     let after = '';
+    let slice = performance.now();
     for (;;) {
-      const page = catalog.companyColumns(['company_id', ...INDEX_COLUMNS], after, PAGE_ROWS);
-      for (const row of page) {
-        ids.push(row[0]);
-        for (let c = 0; c < INDEX_COLUMNS.length; c++) {
-          const v = (row[c + 1] ?? '').toLowerCase();
-          const d = dicts[c];
-          let code = d.get(v);
-          if (code === undefined) {
-            code = d.size;
-            d.set(v, code);
-          }
-          codes[c].push(code);
-        }
-      }
+      const page = catalog.companyColumns(select, after, PAGE_ROWS);
+      builder.add(page);
       if (page.length < PAGE_ROWS) break;
       after = page[page.length - 1][0];
-      await new Promise((r) => setImmediate(r));
+      if (performance.now() - slice >= SLICE_MS) {
+        await nextTurn();
+        slice = performance.now();
+      }
     }
-    const offsets = new Uint32Array(ids.length + 1);
-    let total = 0;
-    for (let i = 0; i < ids.length; i++) {
-      offsets[i] = total;
-      total += ids[i].length;
-    }
-    offsets[ids.length] = total;
-    const columns = new Map<keyof CompanyRow, Column>();
-    INDEX_COLUMNS.forEach((name, c) => {
-      const dict = [...dicts[c].keys()];
-      columns.set(name, { dict, codes: dict.length <= 0xffff ? Uint16Array.from(codes[c]) : Uint32Array.from(codes[c]) });
-    });
-    return new SegmentIndex(ids.join(''), offsets, columns, ids.length);
+    const { ids, offsets, columns } = await builder.finish();
+    return new SegmentIndex(ids, offsets, columns, offsets.length - 1);
+  }
+
+  /** The row of a company id, or -1 when the catalog has no such company. */
+  rowOf(companyId: string): number {
+    const at = this.find(companyId);
+    return at >= 0 ? at : -1;
   }
 
   companyId(row: number): string {
@@ -105,14 +209,17 @@ export class SegmentIndex {
   }
 
   /**
-   * The member rows of a rule, ascending (company_id order); cached by the rule's canonical form and the
-   * versions of the customer's lists it names (`in_list`; without lists, an `in_list` rule matches nothing).
+   * The member rows of a rule, ascending (company_id order). `lists`: the customer's account lists
+   * (without them an `in_list` condition holds for nobody); `facts`: what intent and behaviour conditions
+   * read (without them those hold for nobody). Cached by the rule's canonical form with the versions of the
+   * lists it names, unless it reads facts.
    */
-  membersOf(match: SegmentMatch, lists: ListMembers = NO_LISTS): Uint32Array {
-    const listIds = ruleLists(match);
-    const sets = listIds?.map((id) => lists(id));
-    const key = sets ? `${canonicalRule(match)}|${sets.map(listVersion).join(',')}` : canonicalRule(match);
-    return this.members.get(key) ?? this.members.set(key, this.evaluate(match, sets));
+  membersOf(match: SegmentMatch, lists: ListMembers = NO_LISTS, facts?: MemberFacts): Uint32Array {
+    const need = factsNeed(match);
+    const level = ruleLevel(match);
+    if (need.days > 0 || need.intent) return this.evaluateLevel(level, lists, facts);
+    const key = canonicalRule(match, lists);
+    return this.members.get(key) ?? this.members.set(key, this.evaluateLevel(level, lists, facts));
   }
 
   /** The rows of the companies of one list version that the catalog holds, ascending. */
@@ -145,35 +252,88 @@ export class SegmentIndex {
     return lo;
   }
 
-  private evaluate(match: SegmentMatch, lists: (ReadonlySet<string> | undefined)[] | undefined): Uint32Array {
-    const fields = ruleFields(match);
-    if (fields.length === 0 && lists === undefined) return new Uint32Array(0);
-    // Candidate rows: the listed company ids when the rule names them, else every row.
-    let candidates: Uint32Array | null = null;
-    const ids = fields.find(([f]) => f === 'company_id');
-    if (ids) {
-      const rows = new Set<number>();
-      // Ids as given, lower- and upper-cased (catalog ids are digits or one case).
-      for (const id of [...(match.company_id ?? []), ...ids[1], ...ids[1].map((v) => v.toUpperCase())]) {
-        const at = this.find(id);
-        if (at >= 0) rows.add(at);
+  /** A level's member rows: its conditions' row sets and row tests combined by its op. */
+  private evaluateLevel(level: Level, lists: ListMembers, facts: MemberFacts | undefined): Uint32Array {
+    if (level.conditions.length === 0) return new Uint32Array(0);
+    const sets: Uint32Array[] = [];
+    const tests: ((row: number) => boolean)[] = [];
+    for (const c of level.conditions) {
+      const term = this.term(c, lists, facts);
+      if (term instanceof Uint32Array) sets.push(term);
+      else tests.push(term);
+    }
+    return level.op === 'any' ? this.union(sets, tests) : this.intersection(sets, tests);
+  }
+
+  /** One condition as a row set (ascending) or a row test. */
+  private term(c: Condition, lists: ListMembers, facts: MemberFacts | undefined): Uint32Array | ((row: number) => boolean) {
+    switch (c.kind) {
+      case 'field': {
+        if (c.field !== 'company_id') return this.fieldTest(c.field, c.values);
+        const rows = new Set<number>();
+        // Ids as given, lower- and upper-cased (catalog ids are digits or one case).
+        for (const id of [...c.raw, ...c.values, ...c.values.map((v) => v.toUpperCase())]) {
+          const at = this.find(id);
+          if (at >= 0) rows.add(at);
+        }
+        return ascending(rows);
       }
-      candidates = Uint32Array.from([...rows].sort((a, b) => a - b));
+      case 'lists': {
+        const union = new Set<number>();
+        for (const id of c.ids) {
+          const set = lists(id);
+          if (set) for (const row of this.rowsOfList(set)) union.add(row);
+        }
+        return ascending(union);
+      }
+      case 'intent': {
+        const scores = facts?.intentScores(c.intent.product);
+        if (!scores) return new Uint32Array(0);
+        const accepted = new Uint8Array(101);
+        for (let s = 0; s <= 100; s++) accepted[s] = intentHolds(c.intent, s) ? 1 : 0;
+        return (row) => accepted[scores[row]] === 1;
+      }
+      case 'visited':
+        return facts?.visitedRows(c.pattern, c.visited.days) ?? new Uint32Array(0);
+      case 'page_views':
+        return facts?.pageViewRows(c.page_views.min, c.page_views.days) ?? new Uint32Array(0);
+      case 'group':
+        return this.evaluateLevel(c.level, lists, facts);
     }
-    // `in_list`: only the rows of the lists named (their union), within the ids named when both are given.
-    if (lists !== undefined) {
-      const union = new Set<number>();
-      for (const set of lists) if (set) for (const row of this.rowsOfList(set)) union.add(row);
-      const inLists = Uint32Array.from(union).sort();
-      candidates = candidates ? candidates.filter((row) => union.has(row)) : inLists;
+  }
+
+  /** Rows in every set that every test accepts (no set: every row of the catalog is a candidate). */
+  private intersection(sets: Uint32Array[], tests: ((row: number) => boolean)[]): Uint32Array {
+    let candidates: Uint32Array | null = null;
+    for (const set of [...sets].sort((a, b) => a.length - b.length)) {
+      if (candidates === null) candidates = set;
+      else {
+        const other = new Set(set);
+        candidates = candidates.filter((row) => other.has(row));
+      }
     }
-    const tests = fields.filter(([f]) => f !== 'company_id').map(([f, values]) => this.fieldTest(f, values));
     const out: number[] = [];
     const n = candidates ? candidates.length : this.size;
     outer: for (let i = 0; i < n; i++) {
       const row = candidates ? candidates[i] : i;
       for (const test of tests) if (!test(row)) continue outer;
       out.push(row);
+    }
+    return Uint32Array.from(out);
+  }
+
+  /** Rows in any set or accepted by any test. */
+  private union(sets: Uint32Array[], tests: ((row: number) => boolean)[]): Uint32Array {
+    if (tests.length === 0) {
+      const rows = new Set<number>();
+      for (const set of sets) for (const row of set) rows.add(row);
+      return ascending(rows);
+    }
+    const marked = new Uint8Array(this.size);
+    for (const set of sets) for (const row of set) marked[row] = 1;
+    const out: number[] = [];
+    for (let row = 0; row < this.size; row++) {
+      if (marked[row] === 1 || tests.some((t) => t(row))) out.push(row);
     }
     return Uint32Array.from(out);
   }
@@ -197,16 +357,40 @@ export class SegmentIndex {
   }
 }
 
-/** A rule's canonical form: fields in a fixed order, values lower-cased, sorted and unique (`in_list` last, as given). */
-export function canonicalRule(match: SegmentMatch): string {
-  const fields: [string, string[]][] = ruleFields(match)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([f, values]) => [f, [...new Set(values)].sort()]);
-  // In the order given: the member cache key appends the lists' versions in this order.
-  const lists = ruleLists(match);
-  if (lists !== undefined) fields.push(['in_list', lists]);
-  return JSON.stringify(fields);
+/**
+ * A rule's canonical form: each level's op and its conditions sorted, catalog values lower-cased, sorted
+ * and unique, a list id with the version of the list it names (so an edited list is a new key).
+ */
+export function canonicalRule(match: SegmentMatch, lists: ListMembers = NO_LISTS): string {
+  return canonicalLevel(ruleLevel(match), lists);
 }
+
+function canonicalLevel(level: Level, lists: ListMembers): string {
+  return `${level.op}(${level.conditions
+    .map((c) => canonicalCondition(c, lists))
+    .sort()
+    .join(',')})`;
+}
+
+function canonicalCondition(c: Condition, lists: ListMembers): string {
+  switch (c.kind) {
+    case 'field':
+      return JSON.stringify([c.field, [...new Set(c.values)].sort()]);
+    case 'lists':
+      return JSON.stringify(['in_list', [...new Set(c.ids)].sort().map((id) => `${id}@${listVersion(lists(id))}`)]);
+    case 'intent':
+      return JSON.stringify(['intent', c.intent.product.toLowerCase(), [...(c.intent.stages ?? [])].sort(), c.intent.min_score ?? null]);
+    case 'visited':
+      return JSON.stringify(['visited', c.visited.path.toLowerCase(), c.visited.days]);
+    case 'page_views':
+      return JSON.stringify(['page_views', c.page_views.min, c.page_views.days]);
+    case 'group':
+      return canonicalLevel(c.level, lists);
+  }
+}
+
+/** A set of rows, ascending. */
+const ascending = (rows: Iterable<number>): Uint32Array => Uint32Array.from(rows).sort();
 
 const versions = new WeakMap<ReadonlySet<string>, number>();
 let nextVersion = 1;
@@ -221,16 +405,63 @@ function listVersion(set: ReadonlySet<string> | undefined): number {
   return v;
 }
 
-const indexes = new WeakMap<Catalog, Promise<SegmentIndex>>();
+/** A snapshot's index: under way, then ready; meanwhile the index of the snapshot it replaced answers. */
+interface IndexEntry {
+  building: Promise<SegmentIndex>;
+  ready: SegmentIndex | null;
+  /** The build failed (a catalog closed under it): the next request starts it again. */
+  failed: boolean;
+  /** The replaced snapshot's entry, until this one is ready (then dropped, so its index can go). */
+  previous: IndexEntry | null;
+}
 
-/** The segment index of a snapshot's catalog (built once per catalog, on first use). */
+const indexes = new WeakMap<Catalog, IndexEntry>();
+
+function startBuild(catalog: Catalog, previous: IndexEntry | null): IndexEntry {
+  const entry: IndexEntry = { building: SegmentIndex.build(catalog), ready: null, failed: false, previous };
+  indexes.set(catalog, entry);
+  entry.building.then(
+    (index) => {
+      entry.ready = index;
+      entry.previous = null;
+    },
+    () => {
+      entry.failed = true;
+    },
+  );
+  return entry;
+}
+
+/** The newest ready index along the chain of replaced snapshots. */
+function readyIndex(entry: IndexEntry | null): SegmentIndex | null {
+  for (let e = entry; e; e = e.previous) if (e.ready) return e.ready;
+  return null;
+}
+
+/**
+ * Starts building a snapshot's index now (the dataset calls it when it opens a snapshot, at start-up and
+ * on every reload), so no request waits for it; until it is ready, `segmentIndex` answers from the index
+ * of `previous` (the snapshot it replaces).
+ */
+export function warmSegmentIndex(catalog: Catalog, previous?: Catalog): void {
+  if (indexes.has(catalog)) return;
+  // Awaited by requests (or never, for a snapshot replaced before anyone asked): not an unhandled rejection.
+  startBuild(catalog, previous ? (indexes.get(previous) ?? null) : null).building.catch(() => {});
+}
+
+/**
+ * The segment index to answer from for a snapshot's catalog: its own once built; while it is being built,
+ * the replaced snapshot's (a preview during a reload answers at once, from the data it had a moment ago);
+ * with neither (the first snapshot, still building), its build. A catalog nobody warmed is built on first use.
+ */
 export function segmentIndex(catalog: Catalog): Promise<SegmentIndex> {
-  let index = indexes.get(catalog);
-  if (!index) {
-    index = SegmentIndex.build(catalog);
-    indexes.set(catalog, index);
-    // A failed build (a catalog closed under it) is tried again by the next request.
-    index.catch(() => indexes.delete(catalog));
-  }
-  return index;
+  let entry = indexes.get(catalog);
+  if (!entry || entry.failed) entry = startBuild(catalog, entry?.previous ?? null);
+  const ready = readyIndex(entry);
+  return ready ? Promise.resolve(ready) : entry.building;
+}
+
+/** The build of a catalog's own index if one was started (never starts one): what tests await. */
+export function segmentIndexBuild(catalog: Catalog): Promise<SegmentIndex> | undefined {
+  return indexes.get(catalog)?.building;
 }

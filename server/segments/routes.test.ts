@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
+import type { RecordedPageView } from '../visits/recorder.ts';
 
+const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const JSON_ADMIN = { ...ADMIN, 'content-type': 'application/json' };
 
@@ -17,6 +19,21 @@ describe.each(['sqlite', 'redis'] as const)('segments on %s', (backend) => {
   let srv: TestServer;
   let redis: RedisServer | undefined;
   let journal: string | undefined;
+  const recorded: RecordedPageView[] = [];
+
+  /** A page view as the tag sends it (POST /v1/events), waited for until it is recorded. */
+  async function pageView(ip: string, path: string): Promise<RecordedPageView> {
+    const before = recorded.length;
+    const res = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+      body: JSON.stringify({ type: 'pageview', path, session: 'segments-session-1' }),
+    });
+    expect(res.status).toBe(204);
+    for (let i = 0; i < 500 && recorded.length === before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(recorded.length).toBe(before + 1);
+    return recorded[before]!;
+  }
 
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${srv.url}${path}`, { method, headers: body === undefined ? ADMIN : JSON_ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -31,10 +48,12 @@ describe.each(['sqlite', 'redis'] as const)('segments on %s', (backend) => {
       journal = mkdtempSync(join(tmpdir(), 'svc-journal-'));
     }
     srv = await startTestServer({
-      env: redis ? { SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: journal } : {},
+      // Page views name their visitor in X-Forwarded-For (the test's proxy is loopback).
+      env: { SVC_TRUST_PROXY: 'loopback', ...(redis ? { SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: journal } : {}) },
       customers: [TEST_CUSTOMER],
       companies: [ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE],
     });
+    srv.recorder.onPageView((view) => void recorded.push(view));
   }, 60_000);
   afterAll(async () => {
     await srv?.close();
@@ -180,5 +199,68 @@ describe.each(['sqlite', 'redis'] as const)('segments on %s', (backend) => {
     for (const a of preview.accounts) expect(a.companyId).toMatch(/^9000/);
     expect((await admin('POST', '/admin/api/customers/acme/segments/preview', {})).status).toBe(422);
     expect((await (await admin('GET', '/admin/api/customers/acme/segments')).json()).map((s: { id: number }) => s.id)).toEqual([101, 102]);
+  });
+
+  it('a nested behaviour segment: saved, joined by an account once its page views are recorded, carried by identification, the view and the preview', async () => {
+    const rule = {
+      op: 'all',
+      industry: ['software'],
+      groups: [{ op: 'any', visited: { path: '/pricing*', days: 14 }, page_views: { min: 3, days: 7 } }],
+    };
+    const created = await admin('POST', '/admin/api/customers/acme/segments', { name: 'Pricing visitors', match: rule });
+    expect(created.status).toBe(201);
+    const seg = await created.json();
+    expect(seg.match).toEqual(rule);
+    const token = (await (await newToken('identification')).json()).token as string;
+    const identify = async () => (await (await api(`/v3/company/details?ip=${IPS.northwind}`, token)).json()).segments.ids as number[];
+    const preview = async (match: unknown) => (await admin('POST', '/admin/api/customers/acme/segments/preview', { match })).json();
+
+    expect(await identify()).not.toContain(seg.id);
+    expect(await preview(rule)).toEqual({ size: 0, accounts: [] });
+
+    // The account views the pricing page (query string and case aside): it is in the segment from that view on.
+    const view = await pageView(IPS.northwind, '/Pricing/Enterprise?utm_source=ads');
+    expect(view.company_id).toBe('900001');
+    expect(view.segment_ids).toContain(seg.id);
+    expect(await identify()).toContain(seg.id);
+    expect(await preview(rule)).toMatchObject({ size: 1, accounts: [{ companyId: '900001' }] });
+    // Another account, no pricing page and too few views: not in it.
+    await pageView(IPS.bluepeak, '/blog/post');
+    expect((await preview(rule)).size).toBe(1);
+    expect(await preview({ page_views: { min: 1, days: 1 } })).toMatchObject({ size: 2 });
+    expect(await preview({ op: 'any', visited: { path: '/blog/*', days: 1 }, company_id: ['900003'] })).toMatchObject({
+      accounts: [{ companyId: '900002' }, { companyId: '900003' }],
+    });
+    // Intent over the catalog: a score of at least 0 holds for every company, so the catalog condition decides.
+    const software = await preview({ industry: ['software'] });
+    expect(await preview({ industry: ['software'], intent: { product: 'CDP', min_score: 0 } })).toEqual(software);
+
+    await admin('DELETE', `/admin/api/customers/acme/segments/${seg.id}`);
+  });
+
+  it('a bad rule is a 422 that says what is wrong, on save, change and preview (never a 500)', async () => {
+    const bad: [unknown, RegExp][] = [
+      [{ groups: [{ industry: ['x'], groups: [{ region: ['y'] }] }] }, /groups\.0\.groups: a group cannot hold groups/],
+      [{ groups: [{}] }, /groups\.0: a group needs at least one condition/],
+      [{ visited: { path: 'pricing', days: 14 } }, /visited\.path: a path pattern starts with \//],
+      [{ visited: { path: '/pricing', days: 0 } }, /visited\.days: a whole number of days from 1 to 400/],
+      [{ page_views: { min: 'many', days: 3 } }, /page_views\.min: a whole number of page views/],
+      [{ intent: { product: 'cdp' } }, /intent: give stages, min_score or both/],
+      [{ op: 'either' }, /op: all or any/],
+      [{ groups: [{ intent: { product: 'crm', min_score: 50 } }] }, /match\.intent\.product: no product "crm" of customer acme \(its products: cdp\)/],
+      [{ in_list: ['vip'] }, /match\.in_list: no list "vip"/],
+    ];
+    for (const [match, message] of bad) {
+      for (const [method, path, body] of [
+        ['POST', '/admin/api/customers/acme/segments', { name: 'bad rule', match }],
+        ['PATCH', '/admin/api/customers/acme/segments/101', { match }],
+        ['POST', '/admin/api/customers/acme/segments/preview', { match }],
+      ] as const) {
+        const res = await admin(method, path, body);
+        expect(res.status, `${method} ${path} ${JSON.stringify(match)}`).toBe(422);
+        expect((await res.json()).message).toMatch(message);
+      }
+    }
+    expect((await (await admin('GET', '/admin/api/customers/acme/segments/101')).json()).match).toEqual(TEST_CUSTOMER.segments[0]!.match);
   });
 });

@@ -18,7 +18,12 @@
  *   GET /v3/segments/:segmentId/accounts?limit&cursor → {accounts: [{companyId, name, domain}], next_cursor}
  *   GET /v3/segments/membership?domain=           → {domain, companyId, segments: {ids, names}}
  * Sizes and pages come from the per-snapshot membership index (./membership.ts), never a catalog scan per
- * request; membership evaluates the company as identification does (./evaluate.ts `matchingSegments`).
+ * request, with the intent scores and the accounts that visited read per request when a rule needs them
+ * (./member-facts.ts); membership evaluates the company as identification does (./evaluate.ts
+ * `matchingSegments`, with the account's facts: ./account-facts.ts).
+ *
+ * A rule is checked against the customer before it is saved or previewed: every list `in_list` names and
+ * every product `intent` names must exist (422 otherwise: a typo would silently match nothing).
  */
 import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
@@ -30,7 +35,10 @@ import { parseRecord } from '../http/body.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
 import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from '../openapi/route-docs.ts';
 import type { CustomerRecord } from '../state/store.ts';
-import { type ListMembers, listMembers, matchingSegments, ruleLists, ruleSummary, segmentsPayload } from './evaluate.ts';
+import type { VisitStore } from '../state/visits.ts';
+import { gatherAccountFacts, productNamed } from './account-facts.ts';
+import { type ListMembers, listMembers, matchingSegments, ruleLists, ruleProducts, ruleSummary, segmentsPayload } from './evaluate.ts';
+import { gatherMemberFacts } from './member-facts.ts';
 import { SegmentIndex, segmentIndex } from './membership.ts';
 import { MembershipQuery, NewSegment, type SegmentAccount, SegmentAccountsQuery, SegmentPatch, SegmentPreviewBody } from './schema.ts';
 
@@ -82,20 +90,42 @@ function decodeCursor(cursor: string, segmentId: number): string {
   throw new ApiError('invalid', 'cursor: not a cursor of this segment (pass next_cursor as it was given)');
 }
 
-/** A rule's `in_list` names only lists the customer has (422 otherwise: a typo would silently match nothing). */
-function checkLists(customer: CustomerRecord, match: SegmentMatch | undefined): void {
+/** A rule names only lists and products the customer has (422 otherwise: a typo would silently match nothing). */
+function checkRule(customer: CustomerRecord, match: SegmentMatch | undefined): void {
+  if (!match) return;
   const lists = listMembers(customer);
-  const unknown = (match ? (ruleLists(match) ?? []) : []).filter((id) => lists(id) === undefined);
+  const unknown = [...new Set(ruleLists(match))].filter((id) => lists(id) === undefined);
   if (unknown.length > 0)
     throw new ApiError(
       'invalid',
       `match.in_list: no list ${unknown.map((id) => JSON.stringify(id)).join(', ')} (GET /admin/api/customers/${customer.id}/lists)`,
     );
+  const products = [...new Set(ruleProducts(match))].filter((name) => productNamed(customer.products, name) === undefined);
+  if (products.length > 0) {
+    const known = customer.products.map((p) => p.name);
+    throw new ApiError(
+      'invalid',
+      `match.intent.product: no product ${products.map((p) => JSON.stringify(p)).join(', ')} of customer ${customer.id} (${known.length > 0 ? `its products: ${known.join(', ')}` : 'it has no products'})`,
+    );
+  }
 }
 
-export async function previewSegment(catalog: Catalog, match: SegmentMatch, lists?: ListMembers): Promise<{ size: number; accounts: SegmentAccount[] }> {
+/** Whose rules are evaluated: the customer (its products name intent) and its visit store (behaviour). */
+export interface RuleOwner {
+  customer: Pick<CustomerRecord, 'id' | 'products'>;
+  visits?: Pick<VisitStore, 'accountsPages'>;
+}
+
+/** The size and first accounts of a rule; `owner` is needed for intent and behaviour conditions (without it they hold for nobody). */
+export async function previewSegment(
+  catalog: Catalog,
+  match: SegmentMatch,
+  lists?: ListMembers,
+  owner?: RuleOwner,
+): Promise<{ size: number; accounts: SegmentAccount[] }> {
   const index = await segmentIndex(catalog);
-  const rows = index.membersOf(match, lists);
+  const facts = owner ? await gatherMemberFacts({ catalog, visits: owner.visits }, index, owner.customer, [match], new Date()) : undefined;
+  const rows = index.membersOf(match, lists, facts);
   return { size: rows.length, accounts: accountsOf(catalog, index, rows, 0, PREVIEW_ACCOUNTS) };
 }
 
@@ -116,7 +146,7 @@ export const segmentAdminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const customerId = ctx.req.params.id!;
       const input = parseRecord(NewSegment, ctx.body);
-      checkLists(await customerOr404(ctx.services.store, customerId), input.match);
+      checkRule(await customerOr404(ctx.services.store, customerId), input.match);
       let created: Segment | null = null;
       await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
         checkNameFree(segments, input.name, null);
@@ -138,8 +168,9 @@ export const segmentAdminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const { match } = parseRecord(SegmentPreviewBody, ctx.body);
-      checkLists(customer, match);
-      return { status: 200, body: await previewSegment(ctx.services.dataset.current.catalog, match, listMembers(customer)) };
+      checkRule(customer, match);
+      const owner = { customer, visits: ctx.services.recorder.visits };
+      return { status: 200, body: await previewSegment(ctx.services.dataset.current.catalog, match, listMembers(customer), owner) };
     },
   }),
   adminRoute({
@@ -168,7 +199,7 @@ export const segmentAdminRoutes: RouteDef[] = [
         before = segmentOr404(segments, id, customerId);
         const patch = parseRecord(SegmentPatch, ctx.body);
         if (patch.name !== undefined) checkNameFree(segments, patch.name, id);
-        checkLists(customer, patch.match);
+        checkRule(customer, patch.match);
         after = { ...before, ...patch };
         return { segments: segments.map((s) => (s.id === id ? (after as Segment) : s)), segment_seq };
       });
@@ -209,11 +240,19 @@ export const segmentApiRoutes: RouteDef[] = [
       const index = await segmentIndex(catalog);
       const { customer } = ctx.caller!;
       const lists = listMembers(customer);
+      // One read of the visits and the intent scores for every segment.
+      const facts = await gatherMemberFacts(
+        { catalog, visits: ctx.services.recorder.visits },
+        index,
+        customer,
+        customer.segments.map((s) => s.match),
+        new Date(),
+      );
       const segments = customer.segments.map((s) => ({
         id: s.id,
         name: s.name,
         rule: ruleSummary(s.match),
-        size: index.membersOf(s.match, lists).length,
+        size: index.membersOf(s.match, lists, facts).length,
       }));
       return { status: 200, body: { segments } };
     },
@@ -224,14 +263,17 @@ export const segmentApiRoutes: RouteDef[] = [
     auth: SEGMENTS_AUTH,
     query: MembershipQuery,
     doc: segmentMembershipDocs.get,
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const raw = ctx.query.domain?.trim() ?? '';
       if (raw === '') throw new ApiError('blank', 'domain: a domain is required (?domain=example.com)');
       const domain = parseDomain(raw);
       if (!domain) throw new ApiError('invalid', 'domain: not a domain name');
-      const [company] = ctx.services.dataset.current.catalog.companiesByDomain(domain);
+      const { catalog } = ctx.services.dataset.current;
+      const [company] = catalog.companiesByDomain(domain);
       if (!company) throw new ApiError('not_found', `no company known for the domain ${domain}`);
-      const { ids, names } = segmentsPayload(matchingSegments(ctx.caller!.customer, company), ctx.caller!.settings.segment_names);
+      const { customer } = ctx.caller!;
+      const facts = await gatherAccountFacts({ catalog, visits: ctx.services.recorder.visits }, customer, company.company_id, new Date());
+      const { ids, names } = segmentsPayload(matchingSegments(customer, company, facts), ctx.caller!.settings.segment_names);
       return { status: 200, body: { domain, companyId: company.company_id, segments: { ids, names } } };
     },
   }),
@@ -248,7 +290,8 @@ export const segmentApiRoutes: RouteDef[] = [
       const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, id);
       const { catalog } = ctx.services.dataset.current;
       const index = await segmentIndex(catalog);
-      const rows = index.membersOf(segment.match, listMembers(customer));
+      const facts = await gatherMemberFacts({ catalog, visits: ctx.services.recorder.visits }, index, customer, [segment.match], new Date());
+      const rows = index.membersOf(segment.match, listMembers(customer), facts);
       const from = after === null ? 0 : SegmentIndex.startAfter(index, rows, after);
       const accounts = accountsOf(catalog, index, rows, from, from + ctx.query.limit);
       const more = from + accounts.length < rows.length;

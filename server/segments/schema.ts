@@ -36,7 +36,9 @@ export const SegmentsList = z.object({
     z.object({
       id: z.number().int().positive(),
       name: z.string(),
-      rule: z.string().describe('The rule in words: each field with the values it accepts (fields AND, values OR)'),
+      rule: z
+        .string()
+        .describe('The rule in words: each condition (a field with the values it accepts, intent, behaviour), groups as `any of (…)` / `all of (…)`'),
       size: z.number().int().min(0).describe('Member accounts in the catalog'),
     }),
   ),

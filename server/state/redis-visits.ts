@@ -28,6 +28,7 @@ import { StateError, StoreUnavailableError } from './errors.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
 import { VisitEntry } from './transfer.ts';
 import {
+  type AccountPagePerDay,
   type AccountSession,
   type AccountVisits,
   type DailyTotals,
@@ -61,6 +62,7 @@ export const visitKeys = {
   journeys: (c: string, company: string) => `svc:{cust:${c}}:v:jrn:${company}`,
   journeyMeta: (c: string, company: string) => `svc:{cust:${c}}:v:jrnm:${company}`,
   journeyPages: (c: string, company: string, session: string) => `svc:{cust:${c}}:v:jrnp:${company}:${session}`,
+  segments: (c: string, company: string) => `svc:{cust:${c}}:v:seg:${company}`,
 };
 
 const SESSION_TTL_S = 2 * 86_400;
@@ -374,6 +376,24 @@ export class RedisVisitStore implements VisitStore {
     );
   }
 
+  async accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]> {
+    const days = daysBetween(from, to);
+    if (days.length === 0) return [];
+    const byDay = await this.accountDays(customerId, days);
+    const keys: [day: string, company: string][] = [];
+    for (const [day, companies] of byDay) for (const company of companies.keys()) keys.push([day, company]);
+    if (keys.length === 0) return [];
+    const m = this.client.multi();
+    for (const [day, company] of keys) m.hGetAll(visitKeys.pages(customerId, day, company));
+    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
+    const rows: AccountPagePerDay[] = [];
+    keys.forEach(([day, company_id], i) => {
+      for (const [path, n] of Object.entries(replies[i] ?? {})) rows.push({ company_id, day, path, page_views: Number(n) });
+    });
+    // As SQLite orders them (binary text order).
+    return rows.sort((a, b) => byText(a.company_id, b.company_id) || byText(a.day, b.day) || byText(a.path, b.path));
+  }
+
   async accountSessions(customerId: string, companyId: string): Promise<AccountSession[]> {
     const kept = Date.parse(`${retainedFrom(new Date().toISOString().slice(0, 10), this.retentionDays)}T00:00:00Z`);
     const ids = await this.timed(
@@ -403,11 +423,19 @@ export class RedisVisitStore implements VisitStore {
     });
   }
 
-  async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {
+  async recordTagSighting(tagId: string, origin: string, at: string): Promise<{ first: boolean }> {
     const t = Date.parse(at);
     const stale = new Date(t - SIGHTING_STALE_MS).toISOString();
     const settled = new Date(t - SIGHTING_SETTLE_MS).toISOString();
-    await this.run(SIGHT, [visitKeys.sightings(tagId)], [origin, at, String(ORIGINS_PER_TAG), stale, settled]);
+    return { first: Number(await this.run(SIGHT, [visitKeys.sightings(tagId)], [origin, at, String(ORIGINS_PER_TAG), stale, settled])) === 1 };
+  }
+
+  async swapAccountSegments(customerId: string, companyId: string, segmentIds: readonly number[], _at: string): Promise<number[] | null> {
+    // SET … GET: one atomic step; the key lives as long as the aggregates of a day written now.
+    const before = await this.timed(
+      this.client.set(visitKeys.segments(customerId, companyId), JSON.stringify(segmentIds), { GET: true, EX: (this.retentionDays + 1) * 86_400 }),
+    );
+    return typeof before === 'string' ? (JSON.parse(before) as number[]) : null;
   }
 
   async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {

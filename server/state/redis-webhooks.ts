@@ -24,7 +24,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
-import { type DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
+import { type DeliveryRecord, EndpointSettings, WebhookRecord } from '../webhooks/schema.ts';
 import { StateError, StoreUnavailableError } from './errors.ts';
 import { WebhookEntry } from './transfer.ts';
 import {
@@ -35,11 +35,13 @@ import {
   checkCap,
   DEDUPE_KEEP_MS,
   deliveryRecord,
+  type EndpointChange,
   type EnqueueResult,
   LOG_KEEP,
   MAX_PENDING_PER_ENDPOINT,
   type NewEndpoint,
   type OutboxItem,
+  settingsFields,
   type WebhookStore,
   type WebhookStoreOptions,
 } from './webhooks.ts';
@@ -366,6 +368,22 @@ export class RedisWebhookStore implements WebhookStore {
       .map(endpoint);
   }
 
+  async endpointSecret(customerId: string, id: string): Promise<string | null> {
+    const raw = await this.client.hGet(webhookKeys.endpoints, id);
+    const stored = raw ? (JSON.parse(raw) as StoredEndpoint) : null;
+    return stored && stored.customer_id === customerId ? stored.secret : null;
+  }
+
+  async updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null> {
+    const raw = await this.client.hGet(webhookKeys.endpoints, id);
+    const stored = raw ? (JSON.parse(raw) as StoredEndpoint) : null;
+    if (!stored || stored.customer_id !== customerId) return null;
+    const next: StoredEndpoint = { ...stored, ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) };
+    // Written only while the endpoint exists: a delete racing this edit is not undone by it.
+    const written = await this.client.eval(UPDATE_ENDPOINT, { keys: [webhookKeys.endpoints], arguments: [id, JSON.stringify(next)] });
+    return Number(written) === 1 ? endpoint(next) : null;
+  }
+
   async getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null> {
     const raw = await this.client.hGet(webhookKeys.endpoints, id);
     const stored = raw ? (JSON.parse(raw) as StoredEndpoint) : null;
@@ -525,6 +543,7 @@ export class RedisWebhookStore implements WebhookStore {
           description: e.description,
           secret: e.secret,
           created_at: e.created_at,
+          settings: e.settings ?? {},
         },
       });
     }
@@ -570,7 +589,7 @@ export class RedisWebhookStore implements WebhookStore {
       for (const e of b) {
         switch (e.type) {
           case 'webhook_endpoint': {
-            const stored: StoredEndpoint = { ...e.endpoint };
+            const stored: StoredEndpoint = { ...e.endpoint, settings: EndpointSettings.parse(e.endpoint.settings ?? {}) };
             endpoints.set(stored.id, JSON.stringify(stored));
             break;
           }
@@ -637,5 +656,12 @@ function endpoint(stored: StoredEndpoint): WebhookRecord {
     description: stored.description,
     secret_prefix: stored.secret.slice(0, 10),
     created_at: stored.created_at,
+    ...settingsFields(stored.settings),
   });
 }
+
+/** HSET only when the field exists (an endpoint deleted meanwhile stays deleted). */
+const UPDATE_ENDPOINT = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1`;

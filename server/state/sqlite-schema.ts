@@ -140,6 +140,15 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
         PRIMARY KEY (customer_id, company_id, session_id)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS visit_journeys_recent ON visit_journeys (customer_id, company_id, last_seen);
       CREATE INDEX IF NOT EXISTS visit_journeys_age ON visit_journeys (customer_id, last_seen);`),
+  // 9: a webhook endpoint's settings (webhooks/schema.ts EndpointSettings: payload versions, names, scores) as JSON.
+  (db) => addColumn(db, 'webhooks', 'settings', `TEXT NOT NULL DEFAULT '{}'`),
+  // 10: each account's segments as of its latest view (visits.ts swapAccountSegments: segment.entered), as a JSON array.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS visit_account_segments (
+        customer_id TEXT NOT NULL, company_id TEXT NOT NULL, segment_ids TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (customer_id, company_id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS visit_account_segments_age ON visit_account_segments (customer_id, updated_at);`),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -12,6 +12,7 @@ import { StateError } from './errors.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import { VisitEntry } from './transfer.ts';
 import {
+  type AccountPagePerDay,
   type AccountSession,
   type AccountVisits,
   type DailyTotals,
@@ -55,6 +56,7 @@ const DAY_TABLES = [
   ['visit_accounts', 'day'],
   ['visit_anonymous', 'day'],
   ['visit_journeys', 'last_seen'],
+  ['visit_account_segments', 'updated_at'],
 ] as const;
 
 /**
@@ -81,7 +83,8 @@ export class SqliteVisitStore implements VisitStore {
   private readonly sqlite: SqliteStateDb;
   private readonly db: Database.Database;
   private readonly record: (view: PageViewCount) => boolean;
-  private readonly sight: (tagId: string, origin: string, at: string) => void;
+  private readonly sight: (tagId: string, origin: string, at: string) => boolean;
+  private readonly swapSegments: (customerId: string, companyId: string, ids: string, at: string) => string | undefined;
   private readonly pruneStep: (cursor: PruneCursor, before: string) => { next: PruneCursor | null; deleted: number };
   private readonly retentionDays: number;
   /** The day whose retention prune this process last started (or finished, or is running). */
@@ -217,17 +220,29 @@ export class SqliteVisitStore implements VisitStore {
       const seen = q.sightingGet.get(tagId, origin) as string | undefined;
       if (seen !== undefined) {
         q.sightingSet.run(formatSighting(seenAgain(parseSighting(seen), at)), tagId, origin);
-        return;
+        return false;
       }
       if ((q.sightingCount.get(tagId) as number) >= ORIGINS_PER_TAG) {
         const cells = (q.sightingsOf.all(tagId) as { origin: string; last_seen_at: string }[]).map((r) => [r.origin, parseSighting(r.last_seen_at)] as const);
         const victim = sightingVictim(cells, at);
-        if (victim === null) return;
+        if (victim === null) return false;
         q.sightingDelete.run(tagId, victim);
       }
       q.sightingAdd.run(tagId, origin, formatSighting({ last_seen_at: at, hits: 1 }));
+      return true;
     });
     this.sight = (tagId, origin, at) => sight.immediate(tagId, origin, at);
+    const segmentsGet = this.db.prepare('SELECT segment_ids FROM visit_account_segments WHERE customer_id = ? AND company_id = ?').pluck();
+    const segmentsSet = this.db.prepare(
+      `INSERT INTO visit_account_segments (customer_id, company_id, segment_ids, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (customer_id, company_id) DO UPDATE SET segment_ids = excluded.segment_ids, updated_at = excluded.updated_at`,
+    );
+    const swap = this.db.transaction((customerId: string, companyId: string, ids: string, at: string) => {
+      const before = segmentsGet.get(customerId, companyId) as string | undefined;
+      segmentsSet.run(customerId, companyId, ids, at);
+      return before;
+    });
+    this.swapSegments = (customerId, companyId, ids, at) => swap.immediate(customerId, companyId, ids, at);
 
     const pruneStep = this.db.transaction((cursor: PruneCursor, before: string) => {
       let budget = pruneBatchRows;
@@ -380,6 +395,15 @@ export class SqliteVisitStore implements VisitStore {
     return rows;
   }
 
+  async accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]> {
+    return this.sqlite.io(
+      () =>
+        this.sqlite
+          .sql('SELECT company_id, day, path, page_views FROM visit_pages WHERE customer_id = ? AND day BETWEEN ? AND ? ORDER BY company_id, day, path')
+          .all(customerId, from, to) as AccountPagePerDay[],
+    );
+  }
+
   async accountSessions(customerId: string, companyId: string): Promise<AccountSession[]> {
     const kept = retainedFrom(new Date().toISOString().slice(0, 10), this.retentionDays);
     const rows = this.sqlite.io(() =>
@@ -402,8 +426,13 @@ export class SqliteVisitStore implements VisitStore {
     this.accountPagesCached = 0;
   }
 
-  async recordTagSighting(tagId: string, origin: string, at: string): Promise<void> {
-    await this.sqlite.write(() => this.sight(tagId, origin, at), 'background');
+  async recordTagSighting(tagId: string, origin: string, at: string): Promise<{ first: boolean }> {
+    return { first: await this.sqlite.write(() => this.sight(tagId, origin, at), 'background') };
+  }
+
+  async swapAccountSegments(customerId: string, companyId: string, segmentIds: readonly number[], at: string): Promise<number[] | null> {
+    const before = await this.sqlite.write(() => this.swapSegments(customerId, companyId, JSON.stringify(segmentIds), at), 'background');
+    return before === undefined ? null : (JSON.parse(before) as number[]);
   }
 
   async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {

@@ -22,6 +22,7 @@ import {
   checkCap,
   DEDUPE_KEEP_MS,
   deliveryRecord,
+  type EndpointChange,
   type EnqueueResult,
   FINISHED_KEEP_MS,
   LOG_KEEP,
@@ -29,6 +30,7 @@ import {
   type NewEndpoint,
   type OutboxItem,
   type StoredDeliveryRow,
+  settingsFields,
   type WebhookStore,
   type WebhookStoreOptions,
 } from './webhooks.ts';
@@ -74,7 +76,9 @@ export class SqliteWebhookStore implements WebhookStore {
   async createEndpoint(input: NewEndpoint): Promise<WebhookRecord> {
     const id = `wh_${randomBytes(8).toString('hex')}`;
     await this.sqlite.write(() =>
-      this.sql('INSERT INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+      this.sql(
+        'INSERT INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(
         id,
         input.customer_id,
         input.url,
@@ -83,9 +87,34 @@ export class SqliteWebhookStore implements WebhookStore {
         input.description,
         input.secret,
         new Date().toISOString(),
+        JSON.stringify(input.settings ?? {}),
       ),
     );
     return (await this.getEndpoint(input.customer_id, id))!;
+  }
+
+  async endpointSecret(customerId: string, id: string): Promise<string | null> {
+    const secret = this.sqlite.io(() => this.sql('SELECT secret FROM webhooks WHERE customer_id = ? AND id = ?').pluck().get(customerId, id));
+    return typeof secret === 'string' ? secret : null;
+  }
+
+  async updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null> {
+    const changed = await this.sqlite.write(
+      () =>
+        this.sql(
+          `UPDATE webhooks SET url = coalesce(@url, url), events = coalesce(@events, events), hot_paths = coalesce(@hot_paths, hot_paths),
+             description = coalesce(@description, description), settings = coalesce(@settings, settings) WHERE customer_id = @customer AND id = @id`,
+        ).run({
+          customer: customerId,
+          id,
+          url: change.url ?? null,
+          events: change.events ? JSON.stringify(change.events) : null,
+          hot_paths: change.hot_paths ? JSON.stringify(change.hot_paths) : null,
+          description: change.description ?? null,
+          settings: change.settings ? JSON.stringify(change.settings) : null,
+        }).changes,
+    );
+    return changed > 0 ? this.getEndpoint(customerId, id) : null;
   }
 
   async listEndpoints(customerId: string): Promise<WebhookRecord[]> {
@@ -306,7 +335,7 @@ export class SqliteWebhookStore implements WebhookStore {
       for (const r of rows) {
         yield WebhookEntry.parse({
           type: 'webhook_endpoint',
-          endpoint: { ...r, events: JSON.parse(r.events as string), hot_paths: JSON.parse(r.hot_paths as string) },
+          endpoint: { ...r, events: JSON.parse(r.events as string), hot_paths: JSON.parse(r.hot_paths as string), settings: JSON.parse(r.settings as string) },
         });
       }
       if (rows.length < TRANSFER_PAGE) break;
@@ -350,7 +379,7 @@ export class SqliteWebhookStore implements WebhookStore {
     // A row given twice is written once: a Redis export may list one twice (SCAN).
     const q = {
       endpoint: this.sql(
-        'INSERT OR REPLACE INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO webhooks (id, customer_id, url, events, hot_paths, description, secret, created_at, settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       delivery: this.sql(
         `INSERT OR REPLACE INTO webhook_deliveries (id, event_id, webhook_id, customer_id, type, dedupe_key, body, status, attempts, created_at, next_attempt_at,
@@ -366,7 +395,17 @@ export class SqliteWebhookStore implements WebhookStore {
         switch (e.type) {
           case 'webhook_endpoint': {
             const w = e.endpoint;
-            q.endpoint.run(w.id, w.customer_id, w.url, JSON.stringify(w.events), JSON.stringify(w.hot_paths), w.description, w.secret, w.created_at);
+            q.endpoint.run(
+              w.id,
+              w.customer_id,
+              w.url,
+              JSON.stringify(w.events),
+              JSON.stringify(w.hot_paths),
+              w.description,
+              w.secret,
+              w.created_at,
+              JSON.stringify(w.settings ?? {}),
+            );
             break;
           }
           case 'webhook_delivery': {
@@ -433,5 +472,6 @@ function endpoint(row: Row): WebhookRecord {
     description: row.description,
     secret_prefix: (row.secret as string).slice(0, 10),
     created_at: row.created_at,
+    ...settingsFields(JSON.parse((row.settings as string | undefined) ?? '{}')),
   });
 }

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { CustomerId } from '../../core/customer-records.ts';
 import { CHARGEABLE_APIS } from '../credits/rules.ts';
-import { DELIVERY_STATUSES, HotPathPattern, NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
+import { DELIVERY_STATUSES, EndpointSettings, HotPathPattern, NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
 import { CustomerRecord, TagRecord, TokenRecord } from './store.ts';
 import { AuditEvent, Email, SsoProvider, UserId, UserRecord } from './users.ts';
 import { ISO_DAY, OTHER_PATHS, PAGES_PER_SESSION, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
@@ -138,6 +138,8 @@ export const WebhookEntry = z.discriminatedUnion('type', [
       /** The signing secret itself: receivers verify signatures with it, so it moves as it is. */
       secret: z.string().min(1),
       created_at: z.string().min(1),
+      /** Absent in files exported before endpoints had settings: the defaults (v1 payloads). */
+      settings: EndpointSettings.partial().optional(),
     }),
   }),
   z.object({

@@ -129,6 +129,29 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     ]);
   });
 
+  it('lists the page views of every account per day and path in a range (what segment rules read over the catalog), ordered by company, day and path', async () => {
+    await store.recordPageView(view({ path: '/pricing' }));
+    await store.recordPageView(view({ path: '/pricing', at: '2026-11-20T10:05:00.000Z' }));
+    await store.recordPageView(view({ path: '/', day: '2026-11-21', at: '2026-11-21T08:00:00.000Z' }));
+    await store.recordPageView(view({ company_id: '10', path: '/blog/a', day: '2026-11-19', at: '2026-11-19T08:00:00.000Z' }));
+    await store.recordPageView(view({ company_id: null, path: '/anonymous' }));
+    await store.recordPageView(view({ customer_id: 'other', path: '/theirs' }));
+    expect(await store.accountsPages('acme', '2026-11-19', '2026-11-21')).toEqual([
+      { company_id: '10', day: '2026-11-19', path: '/blog/a', page_views: 1 },
+      { company_id: '900001', day: '2026-11-20', path: '/pricing', page_views: 2 },
+      { company_id: '900001', day: '2026-11-21', path: '/', page_views: 1 },
+    ]);
+    expect(await store.accountsPages('acme', '2026-11-20', '2026-11-20')).toEqual([
+      { company_id: '900001', day: '2026-11-20', path: '/pricing', page_views: 2 },
+    ]);
+    expect(await store.accountsPages('acme', '2026-11-22', '2026-11-30')).toEqual([]);
+    expect(await store.accountsPages('nobody', '2026-11-19', '2026-11-21')).toEqual([]);
+    // Another store on the same state (another process or node) reads the same.
+    expect(await (await open()).accountsPages('acme', '2026-11-21', '2026-11-21')).toEqual([
+      { company_id: '900001', day: '2026-11-21', path: '/', page_views: 1 },
+    ]);
+  });
+
   it('counts anonymous views per day only, and fills every day of the range', async () => {
     await store.recordPageView(view({ company_id: null }));
     await store.recordPageView(view({ company_id: null }));
@@ -223,6 +246,29 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
       { tag_id: 't1', origin: 'https://www.acme.test', last_seen_at: '2026-11-20T10:00:00.000Z' },
     ]);
     expect(await store.tagSightings([])).toEqual([]);
+  });
+
+  it('says whether a sighting is the first of its origin for the tag (tag.installed), for any store on the same state', async () => {
+    expect(await store.recordTagSighting('t9', 'https://www.acme.test', '2026-11-20T10:00:00.000Z')).toEqual({ first: true });
+    expect(await store.recordTagSighting('t9', 'https://www.acme.test', '2026-11-20T10:05:00.000Z')).toEqual({ first: false });
+    const second = await open();
+    expect(await second.recordTagSighting('t9', 'https://www.acme.test', '2026-11-21T10:00:00.000Z')).toEqual({ first: false });
+    expect(await second.recordTagSighting('t9', 'https://shop.acme.test', '2026-11-21T10:00:00.000Z')).toEqual({ first: true });
+  });
+
+  it('swaps an account’s remembered segments atomically: none at first, then the previous view’s (segment.entered)', async () => {
+    expect(await store.swapAccountSegments('acme', '900001', [101], '2026-11-20T10:00:00.000Z')).toBeNull();
+    expect(await store.swapAccountSegments('acme', '900001', [101, 102], '2026-11-20T10:01:00.000Z')).toEqual([101]);
+    expect(await store.swapAccountSegments('acme', '900002', [], '2026-11-20T10:01:00.000Z')).toBeNull();
+    expect(await store.swapAccountSegments('other', '900001', [7], '2026-11-20T10:01:00.000Z')).toBeNull();
+    // Views of one account recorded at once by two stores (two nodes): each sees one previous set, never the same one twice.
+    const second = await open();
+    const seen = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? store : second).swapAccountSegments('acme', '900001', [1000 + i], '2026-11-20T10:02:00.000Z')),
+    );
+    const previous = seen.map((p) => JSON.stringify(p));
+    expect(new Set(previous).size).toBe(previous.length);
+    expect(previous).toContain(JSON.stringify([101, 102]));
   });
 
   it('keeps at most ORIGINS_PER_TAG origins per tag, dropping the longest unseen', async () => {

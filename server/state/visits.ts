@@ -50,6 +50,11 @@ export interface PagePerDay {
   page_views: number;
 }
 
+/** One account's page views of a path on a day (what `accountsPages` lists for every account). */
+export interface AccountPagePerDay extends PagePerDay {
+  company_id: string;
+}
+
 /** One session of an account: its pages in the order they were viewed (the first-party journey). */
 export interface AccountSession {
   session_id: string;
@@ -163,6 +168,13 @@ export interface VisitStore extends EntryTransfer<VisitEntry> {
   dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]>;
   /** One account's page views per (day, path): the first-party intent input of the scoring model. */
   accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]>;
+  /**
+   * Every account's page views per (day, path) between `from` and `to` (inclusive UTC days), ordered by
+   * company, day and path: what segment rules on behaviour and first-party intent read over the whole
+   * catalog (server/segments/member-facts.ts). Bounded by what was visited: the accounts seen in the range,
+   * at most PATHS_PER_ACCOUNT_DAY rows per account and day.
+   */
+  accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]>;
 
   /**
    * The account's most recent sessions (at most SESSIONS_PER_ACCOUNT, latest view first), each with its
@@ -171,7 +183,14 @@ export interface VisitStore extends EntryTransfer<VisitEntry> {
   accountSessions(customerId: string, companyId: string): Promise<AccountSession[]>;
 
   /** Remembers that a tag was used from this origin at this time (latest wins; a full tag: sightingVictim). */
-  recordTagSighting(tagId: string, origin: string, at: string): Promise<void>;
+  recordTagSighting(tagId: string, origin: string, at: string): Promise<{ first: boolean }>;
+
+  /**
+   * Remembers the account's segments as of a view and answers those remembered before (null: none), in
+   * one atomic step, so two nodes recording views of one account at once never both see the old set
+   * (segment.entered: server/webhooks/events.ts). Forgotten after the retention like the aggregates.
+   */
+  swapAccountSegments(customerId: string, companyId: string, segmentIds: readonly number[], at: string): Promise<number[] | null>;
   tagSightings(tagIds: readonly string[]): Promise<TagSighting[]>;
 
   close(): Promise<void>;

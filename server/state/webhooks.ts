@@ -4,7 +4,7 @@
  * several nodes each event is sent by one of them (and by another only if that node dies mid-send —
  * receivers dedupe on the event id).
  */
-import { DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../webhooks/schema.ts';
+import { DeliveryRecord, type EndpointSettings, type WebhookEvent, type WebhookRecord } from '../webhooks/schema.ts';
 import type { EntryTransfer, WebhookEntry } from './transfer.ts';
 
 export interface NewEndpoint {
@@ -14,7 +14,12 @@ export interface NewEndpoint {
   hot_paths: string[];
   description: string;
   secret: string;
+  /** Absent: the defaults (v1 payloads, no names, no scores). */
+  settings?: EndpointSettings;
 }
+
+/** What PATCH …/webhooks/:id may change (the secret never: re-create the endpoint for a new one). */
+export type EndpointChange = Partial<Pick<NewEndpoint, 'url' | 'events' | 'hot_paths' | 'description' | 'settings'>>;
 
 export interface OutboxItem {
   webhook_id: string;
@@ -96,6 +101,10 @@ export interface EnqueueResult {
 export interface WebhookStore extends EntryTransfer<WebhookEntry> {
   createEndpoint(input: NewEndpoint): Promise<WebhookRecord>;
   listEndpoints(customerId: string): Promise<WebhookRecord[]>;
+  /** The endpoint's signing secret (a test event is signed as deliveries are); null when there is no such endpoint. */
+  endpointSecret(customerId: string, id: string): Promise<string | null>;
+  /** Applies the change to the customer's endpoint; null when there is no such endpoint. */
+  updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null>;
   getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null>;
   /** Removes the endpoint and every delivery of it (its log too); false when there was none. */
   deleteEndpoint(customerId: string, id: string): Promise<boolean>;
@@ -157,11 +166,17 @@ export interface StoredDeliveryRow {
   body?: unknown;
 }
 
+/** The record's settings fields from stored settings (absent in endpoints stored before they existed: the defaults). */
+export function settingsFields(settings: Partial<EndpointSettings> | undefined): Pick<WebhookRecord, 'event_versions' | 'segment_names' | 'scores'> {
+  return { event_versions: settings?.event_versions ?? {}, segment_names: settings?.segment_names ?? false, scores: settings?.scores ?? false };
+}
+
 /** The account a stored event body names (WebhookEvent `data.account.company_id`), or null. */
 export function companyOfBody(body: unknown): string | null {
   if (typeof body !== 'string') return null;
   try {
-    const id = (JSON.parse(body) as WebhookEvent)?.data?.account?.company_id;
+    // Every account event (both versions) and segment.entered name the account; tag.installed names none.
+    const id = (JSON.parse(body) as { data?: { account?: { company_id?: unknown } } })?.data?.account?.company_id;
     return typeof id === 'string' ? id : null;
   } catch {
     return null;

@@ -37,6 +37,10 @@ export const IPS = {
   hosting: '34.5.6.7',
   bot: '66.249.66.1',
   nowhere: '203.0.113.9',
+  /** IPv6 (the README's extension to the spec): the index is an IPv6 tree because of these networks. */
+  northwind6: '2001:db8:100:1::20', // 2001:db8:100:1::/64, company 900001, inside ISP 2001:db8:100::/40
+  isp6: '2001:db8:100:ff::7',
+  nowhere6: '2001:db8:ffff::9',
 } as const;
 
 const NETWORKS = [
@@ -62,6 +66,16 @@ const NETWORKS = [
   { network: '51.20.0.0/24', kind: 'company', company_id: '900002', confidence: 'High', country: 'Germany', state: 'Bavaria', city: 'Munich' },
   { network: '34.5.0.0/16', kind: 'hosting', company_id: '', confidence: 'High', country: 'United States', state: 'Oregon', city: 'The Dalles' },
   { network: '66.249.64.0/19', kind: 'bot', company_id: '', confidence: 'Very High', country: 'United States', state: '', city: '' },
+  { network: '2001:db8:100::/40', kind: 'isp', company_id: '', confidence: 'High', country: 'United States', state: 'Virginia', city: 'Ashburn' },
+  {
+    network: '2001:db8:100:1::/64',
+    kind: 'company',
+    company_id: '900001',
+    confidence: 'Very High',
+    country: 'United States',
+    state: 'California',
+    city: 'San Francisco',
+  },
 ];
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';

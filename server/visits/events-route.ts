@@ -15,7 +15,7 @@ import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { RawQuery } from '../http/api-request.ts';
 import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
-import { toIPv4 } from '../http/visitor-ip.ts';
+import { toVisitorIp } from '../http/visitor-ip.ts';
 import { pageViewDocs } from '../openapi/route-docs.ts';
 import type { Services } from '../services.ts';
 import { BEACON_LIMIT_BYTES, cleanPath, type PageViewBeacon, parseBeacon, referrerHost } from './beacon.ts';
@@ -88,6 +88,7 @@ function recordView(services: Services, caller: Caller, beacon: PageViewBeacon, 
         session_id: beacon.session,
         origin: view.origin,
         at: view.at,
+        catalog: services.dataset.current.catalog,
       });
     } catch (e) {
       fail(e);
@@ -98,8 +99,8 @@ function recordView(services: Services, caller: Caller, beacon: PageViewBeacon, 
 /** As identification in tag mode: the visitor itself; a demo tag in demo mode may name a sample address. */
 function visitorAddress(config: Config, req: { readonly ip: string | undefined; readonly query: RawQuery }, caller: Caller): string | null {
   const testIp = req.query.test_ip;
-  if (caller.tag?.demo && config.SVC_DEMO && typeof testIp === 'string') return toIPv4(testIp);
-  return toIPv4(req.ip);
+  if (caller.tag?.demo && config.SVC_DEMO && typeof testIp === 'string') return toVisitorIp(testIp);
+  return toVisitorIp(req.ip);
 }
 
 /** Match only: a company network's company; ISP, hosting, bot networks and no match are anonymous. */

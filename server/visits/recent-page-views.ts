@@ -7,7 +7,7 @@ import type { PageViewRecorder } from './recorder.ts';
  * to a score, so an outage must not turn lookups (which continue on their allowance) into errors (it is logged).
  */
 export async function recentPageViews(recorder: PageViewRecorder, customerId: string, companyId: string, now: Date): Promise<PageViewSummary[]> {
-  const { from, to } = windowOf(now);
+  const { from, to } = firstPartyWindow(now);
   try {
     return await recorder.visits.accountPages(customerId, companyId, from, to);
   } catch (e) {
@@ -22,7 +22,7 @@ export async function recentPageViews(recorder: PageViewRecorder, customerId: st
  */
 let window = { dayNumber: Number.NaN, from: '', to: '' };
 
-function windowOf(now: Date): { from: string; to: string } {
+export function firstPartyWindow(now: Date): { from: string; to: string } {
   const t = now.getTime();
   const dayNumber = Math.floor(t / 86_400_000);
   if (dayNumber !== window.dayNumber) {

@@ -10,7 +10,9 @@
  * bury the log (and cost more than the view).
  */
 import type { CompanyRow } from '../../data/sources/schema.ts';
-import { matchingSegments } from '../segments/evaluate.ts';
+import type { Catalog } from '../data/catalog.ts';
+import { gatherAccountFacts } from '../segments/account-facts.ts';
+import { type AccountFacts, matchingSegments, needsAccountFacts } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import type { VisitStore } from '../state/visits.ts';
 import type { EventLog } from './event-log.ts';
@@ -39,6 +41,8 @@ export interface RecordedPageView {
 }
 
 export type PageViewListener = (view: RecordedPageView) => void | Promise<void>;
+/** Told when a tag is seen on an origin the visit store did not hold for it (tag.installed). */
+export type TagInstalledListener = (sighting: { tag_id: string; origin: string; at: string }) => void | Promise<void>;
 
 export interface PageViewInput {
   customer: CustomerRecord;
@@ -49,12 +53,16 @@ export interface PageViewInput {
   session_id: string;
   origin: string | null;
   at: Date;
+  /** The snapshot's catalog: the intent signals of segment rules with an `intent` condition (absent: none). */
+  catalog?: Pick<Catalog, 'intent'>;
 }
 
 export interface PageViewRecorder {
   record(input: PageViewInput): Promise<RecordedPageView>;
   /** Registers a listener for every recorded page view; returns its removal. */
   onPageView(listener: PageViewListener): () => void;
+  /** Registers a listener for first sightings of a tag on an origin; returns its removal. */
+  onTagInstalled(listener: TagInstalledListener): () => void;
   /** Notes that a tag was used from `origin` (written at most once a minute per tag, origin and process). */
   tagSeen(tagId: string, origin: string | null, at?: Date): void;
   readonly visits: VisitStore;
@@ -71,20 +79,30 @@ const SIGHTING_CACHE_LIMIT = 10_000;
 /** Visit-store failures are reported at most this often (with how many there were since the last report). */
 export const STORE_FAILURE_REPORT_MS = 60_000;
 
-/** The account-level facts of a view, from the customer's configuration (pure). */
-export function accountFacts(customer: CustomerRecord, company: CompanyRow | null): Pick<RecordedPageView, 'segment_ids' | 'hot_account' | 'excluded'> {
+/**
+ * The account-level facts of a view, from the customer's configuration (pure); `facts`: what the account
+ * did, when the customer's segment rules read it (without them, behaviour and intent conditions do not hold).
+ */
+export function accountFacts(
+  customer: CustomerRecord,
+  company: CompanyRow | null,
+  facts?: AccountFacts,
+): Pick<RecordedPageView, 'segment_ids' | 'hot_account' | 'excluded'> {
   if (!company) return { segment_ids: [], hot_account: false, excluded: false };
   return {
-    segment_ids: matchingSegments(customer, company).map((s) => s.id),
+    segment_ids: matchingSegments(customer, company, facts).map((s) => s.id),
     hot_account: customer.hot_accounts.some((h) => h.company_id === company.company_id),
     excluded: customer.excluded_accounts.includes(company.company_id),
   };
 }
 
+const NO_SIGNALS: Pick<Catalog, 'intent'> = { intent: () => [] };
+
 const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
 
 export function createRecorder(deps: { visits: VisitStore; events: EventLog; onError?: (e: Error) => void; now?: () => number }): PageViewRecorder {
   const listeners = new Set<PageViewListener>();
+  const installListeners = new Set<TagInstalledListener>();
   /** When each (tag, origin) was last written, per tag; `sightings` counts the pairs (bounded). */
   const lastSighting = new Map<string, Map<string, number>>();
   let sightings = 0;
@@ -140,6 +158,18 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
       } catch (e) {
         storeFailed('page_views', e);
       }
+      // Read after the view is counted, so a rule on behaviour sees this view too.
+      const need = company_id !== null ? needsAccountFacts(input.customer.segments) : null;
+      const facts =
+        need && company_id !== null
+          ? await gatherAccountFacts(
+              { catalog: input.catalog ?? NO_SIGNALS, visits: deps.visits, onError: (e) => onError(asError(e)) },
+              input.customer,
+              company_id,
+              input.at,
+              need,
+            )
+          : undefined;
       const view: RecordedPageView = {
         customer_id: input.customer.id,
         tag_id: input.tag_id,
@@ -151,7 +181,7 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
         session_id: input.session_id,
         origin: input.origin,
         first_of_day_for_account,
-        ...accountFacts(input.customer, input.company),
+        ...accountFacts(input.customer, input.company, facts),
       };
       try {
         deps.events.append(view.customer_id, day, view);
@@ -198,12 +228,29 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
       }
       if (last === undefined) sightings++;
       byOrigin.set(origin, t);
-      deps.visits.recordTagSighting(tagId, origin, new Date(t).toISOString()).catch((e: unknown) => storeFailed('tag_sightings', e));
+      const seenAt = new Date(t).toISOString();
+      deps.visits
+        .recordTagSighting(tagId, origin, seenAt)
+        .then((written) => {
+          if (!written?.first) return;
+          for (const listener of installListeners) {
+            Promise.resolve()
+              .then(() => listener({ tag_id: tagId, origin, at: seenAt }))
+              .catch((e: unknown) => onError(asError(e)));
+          }
+        })
+        .catch((e: unknown) => storeFailed('tag_sightings', e));
+    },
+
+    onTagInstalled(listener) {
+      installListeners.add(listener);
+      return () => void installListeners.delete(listener);
     },
 
     async close() {
       reportFailures();
       listeners.clear();
+      installListeners.clear();
       await deps.events.close();
       await deps.visits.close();
     },

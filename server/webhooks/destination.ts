@@ -118,6 +118,8 @@ export function publicOnlyLookup(allowPrivate: boolean): LookupFunction {
 
 export interface DeliveryAnswer {
   status: number;
+  /** The answer's first `readBody` bytes (as text), when asked for. */
+  body?: string;
 }
 
 /**
@@ -127,7 +129,7 @@ export interface DeliveryAnswer {
  */
 export function postDelivery(
   url: string,
-  init: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivate: boolean },
+  init: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivate: boolean; readBody?: number },
 ): Promise<DeliveryAnswer> {
   return new Promise((resolve, reject) => {
     let target: URL;
@@ -146,10 +148,30 @@ export function postDelivery(
     });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${init.timeoutMs} ms`), { name: 'TimeoutError' })), init.timeoutMs);
     req.on('response', (res: IncomingMessage) => {
-      clearTimeout(timer);
-      resolve({ status: res.statusCode ?? 0 });
-      res.resume();
+      const status = res.statusCode ?? 0;
       res.on('error', () => {});
+      const limit = init.readBody ?? 0;
+      if (limit <= 0) {
+        clearTimeout(timer);
+        resolve({ status });
+        res.resume();
+        return;
+      }
+      // A test event shows what the receiver said: its first bytes, within the same timeout.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        clearTimeout(timer);
+        resolve({ status, body: Buffer.concat(chunks).subarray(0, limit).toString('utf8') });
+        res.destroy();
+      };
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= limit) done();
+      });
+      res.on('end', done);
+      res.on('close', done);
     });
     req.on('error', (e) => {
       clearTimeout(timer);

@@ -10,8 +10,47 @@
  *   across nodes): a crawler-like visitor walking thousands of paths is one account's interest, not
  *   thousands of alerts and outbox rows.
  */
+import type { z } from 'zod';
 import { boundedMemo } from '../cache/bounded-cache.ts';
-import type { WebhookEvent, WebhookEventType } from './schema.ts';
+import type { CompanyScore } from '../identification/schema.ts';
+import type { AccountEventV1, AccountEventV2, EventCompany, SegmentEnteredV1, TagInstalledV1, WebhookEvent } from './payloads.ts';
+import type { EventVersions, WebhookEventType } from './schema.ts';
+
+/**
+ * What v2 payloads and `segment.entered` carry beyond the view (./enrich.ts gathers it, only for a
+ * customer with an endpoint that needs it).
+ */
+export interface EnrichedFacts {
+  company: z.infer<typeof EventCompany>;
+  /** The account's segments now (ids and names; names go out only where the endpoint allows). */
+  segments: readonly { id: number; name: string }[];
+  /** Per product; [] when the customer has none. */
+  scores: readonly z.infer<typeof CompanyScore>[];
+  /** The segments the account is in with this view and was not in with its previous one (segment.entered). */
+  entered_segment_ids: readonly number[];
+  visit: { session_id: string | null; pages: { path: string; at: string }[]; session_count: number };
+}
+
+/** An endpoint as the planner reads it. */
+export interface PlanningEndpoint {
+  id: string;
+  events: readonly WebhookEventType[];
+  hot_paths: readonly string[];
+  event_versions?: EventVersions;
+  segment_names?: boolean;
+  scores?: boolean;
+}
+
+/**
+ * The payload version an endpoint gets for an event: the one it named, else v1 — endpoints stored before
+ * versions existed name none, and their receivers parse v1 (new endpoints are created naming the newest).
+ */
+export const versionOf = (endpoint: PlanningEndpoint, type: WebhookEventType): number => endpoint.event_versions?.[type] ?? 1;
+
+/** Whether planning for this endpoint needs EnrichedFacts (an enriched version or segment.entered). */
+export function needsEnrichment(endpoint: PlanningEndpoint): boolean {
+  return endpoint.events.some((t) => t === 'segment.entered' || ((t === 'account.visited' || t === 'account.hot') && versionOf(endpoint, t) >= 2));
+}
 
 /** What the page-view recorder tells webhooks about each page view it recorded. */
 export interface PageViewForWebhooks {
@@ -31,6 +70,8 @@ export interface PageViewForWebhooks {
   segment_ids: number[];
   hot_account: boolean;
   excluded: boolean;
+  /** Present when an endpoint of the customer needs it (needsEnrichment). */
+  enriched?: EnrichedFacts;
 }
 
 export interface PlannedEvent {
@@ -78,38 +119,87 @@ const compiledPattern = boundedMemo((pattern: string): ((path: string) => boolea
   };
 }, 1000);
 
-export function plannedEvents(
-  view: PageViewForWebhooks,
-  endpoint: { id: string; events: readonly WebhookEventType[]; hot_paths: readonly string[] },
-  newEventId: () => string,
-): PlannedEvent[] {
+export function plannedEvents(view: PageViewForWebhooks, endpoint: PlanningEndpoint, newEventId: () => string): PlannedEvent[] {
   if (!view.company_id) return [];
+  const companyId = view.company_id;
   const planned: PlannedEvent[] = [];
-  const make = (type: WebhookEventType): WebhookEvent => ({
+  const page = { path: view.path, referrer_host: view.referrer_host, tag_id: view.tag_id, origin: view.origin, session_id: view.session_id };
+  const flags = { company_id: companyId, hot_account: view.hot_account, excluded: view.excluded };
+  const names = endpoint.segment_names === true;
+  const v1 = (type: 'account.visited' | 'account.hot'): AccountEventV1 => ({
     id: newEventId(),
     type,
     created_at: view.at,
     customer_id: view.customer_id,
     data: {
       day: view.day,
-      account: {
-        company_id: view.company_id!,
-        name: view.company?.name ?? null,
-        domain: view.company?.domain ?? null,
-        segment_ids: view.segment_ids,
-        hot_account: view.hot_account,
-        excluded: view.excluded,
-      },
-      page: { path: view.path, referrer_host: view.referrer_host, tag_id: view.tag_id, origin: view.origin, session_id: view.session_id },
+      account: { ...flags, name: view.company?.name ?? null, domain: view.company?.domain ?? null, segment_ids: view.segment_ids },
+      page,
     },
   });
+  const v2 = (type: 'account.visited' | 'account.hot', facts: EnrichedFacts): AccountEventV2 => ({
+    id: newEventId(),
+    type,
+    version: 2,
+    created_at: view.at,
+    customer_id: view.customer_id,
+    data: {
+      day: view.day,
+      account: flags,
+      company: facts.company,
+      segments: {
+        ids: facts.segments.map((s) => s.id),
+        names: names ? facts.segments.map((s) => s.name) : [],
+        list: facts.segments.map((s) => ({ name: names ? s.name : null, id: s.id })),
+      },
+      scores: endpoint.scores === true ? [...facts.scores] : [],
+      visit: facts.visit,
+      page,
+    },
+  });
+  // An enriched version without its facts (gathering them failed) is not sent as another version: the
+  // receiver parses the one it chose. It is skipped, and the failure was reported where it happened.
+  const make = (type: 'account.visited' | 'account.hot'): WebhookEvent | null =>
+    versionOf(endpoint, type) >= 2 ? (view.enriched ? v2(type, view.enriched) : null) : v1(type);
+  const push = (p: Omit<PlannedEvent, 'event'> & { event: WebhookEvent | null }) => {
+    if (p.event) planned.push(p as PlannedEvent);
+  };
   if (endpoint.events.includes('account.visited') && view.first_of_day_for_account) {
-    planned.push({ dedupe_key: `account.visited|${view.company_id}|${view.day}`, event: make('account.visited') });
+    push({ dedupe_key: `account.visited|${companyId}|${view.day}`, event: make('account.visited') });
   }
   if (endpoint.events.includes('account.hot') && (view.hot_account || endpoint.hot_paths.some((p) => pathMatches(p, view.path)))) {
     const pathOnly = view.path.split(/[?#]/, 1)[0];
-    const cap = { key: `account.hot|${view.company_id}|${view.day}`, max: HOT_PATHS_PER_ACCOUNT_DAY };
-    planned.push({ dedupe_key: `${cap.key}|${pathOnly}`, cap, event: make('account.hot') });
+    const cap = { key: `account.hot|${companyId}|${view.day}`, max: HOT_PATHS_PER_ACCOUNT_DAY };
+    push({ dedupe_key: `${cap.key}|${pathOnly}`, cap, event: make('account.hot') });
+  }
+  if (endpoint.events.includes('segment.entered') && view.enriched) {
+    for (const id of view.enriched.entered_segment_ids) {
+      const segment = view.enriched.segments.find((s) => s.id === id);
+      if (!segment) continue;
+      const event: SegmentEnteredV1 = {
+        id: newEventId(),
+        type: 'segment.entered',
+        version: 1,
+        created_at: view.at,
+        customer_id: view.customer_id,
+        data: { day: view.day, segment: { id, name: names ? segment.name : null }, account: flags, company: view.enriched.company, page },
+      };
+      // Keyed by the view's instant too: entering, leaving and entering again is two events; two nodes
+      // racing on the same view (they never do: one view is recorded once) would still send one.
+      push({ dedupe_key: `segment.entered|${companyId}|${id}|${view.at}`, event });
+    }
   }
   return planned;
+}
+
+/** tag.installed (v1, its only version): a tag seen on an origin the visit store did not hold for it. */
+export function tagInstalledEvent(sighting: { customer_id: string; tag_id: string; origin: string; at: string }, newEventId: () => string): TagInstalledV1 {
+  return {
+    id: newEventId(),
+    type: 'tag.installed',
+    version: 1,
+    created_at: sighting.at,
+    customer_id: sighting.customer_id,
+    data: { tag_id: sighting.tag_id, origin: sighting.origin, first_seen_at: sighting.at },
+  };
 }

@@ -20,7 +20,13 @@ describe('page views raise signed webhooks', () => {
     const res = await fetch(`${server.url}/admin/api/customers/acme/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, events: ['account.visited', 'account.hot'], hot_paths: ['/pricing*'] }),
+      // v1 payloads (ids and the page): what endpoints created before payload versions get.
+      body: JSON.stringify({
+        url: receiver.url,
+        events: ['account.visited', 'account.hot'],
+        hot_paths: ['/pricing*'],
+        event_versions: { 'account.visited': 1, 'account.hot': 1 },
+      }),
     });
     expect(res.status).toBe(201);
     ({ secret } = await res.json());

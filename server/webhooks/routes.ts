@@ -3,9 +3,12 @@
  * same-origin checks as the rest of the admin API: server/admin/routes.ts `adminRoute`). They exist only
  * when the server runs the webhook outbox:
  *
- *   POST   /customers/:id/webhooks                      {url, events, hot_paths?, description?} → 201, secret shown once
+ *   POST   /customers/:id/webhooks                      {url, events, hot_paths?, description?, event_versions?, segment_names?, scores?}
+ *                                                        → 201, secret shown once
  *   GET    /customers/:id/webhooks                      endpoints (never the secret)
  *   GET    /customers/:id/webhooks/:webhookId           one endpoint
+ *   PATCH  /customers/:id/webhooks/:webhookId           change any of the fields above (the secret stays)
+ *   POST   /customers/:id/webhooks/:webhookId/test      {type?, version?} → a signed sample sent now: the receiver's answer
  *   DELETE /customers/:id/webhooks/:webhookId           204; its undelivered events are dropped
  *   GET    /customers/:id/webhooks/:webhookId/deliveries?limit=N   the delivery log, newest first
  *
@@ -14,15 +17,20 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
+import type { CompanyRow } from '../../data/sources/schema.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
 import { customerOr404 } from '../customers/lookup.ts';
+import { eventSchema, latestVersion } from '../events/registry.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteDef } from '../http/route-def.ts';
 import { webhookDeliveriesDocs, webhookDocs, webhooksDocs } from '../openapi/route-docs.ts';
 import type { Services } from '../services.ts';
 import type { WebhookStore } from '../state/webhooks.ts';
 import { destinationProblem } from './destination.ts';
-import { NewWebhook } from './schema.ts';
+import { webhookPatchDocs, webhookTestDocs } from './docs.ts';
+import { versionOf } from './events.ts';
+import { sampleEvent } from './samples.ts';
+import { type EndpointSettings, type EventVersions, NewWebhook, TestEventBody, type WebhookEventType, WebhookPatch } from './schema.ts';
 import { generateSigningSecret } from './signature.ts';
 
 /** Endpoints per customer: each one is an outbox and a stream of outbound requests of ours. */
@@ -40,6 +48,25 @@ async function endpointOr404(webhookStore: WebhookStore, customerId: string, web
 }
 
 const enabled = (services: Services) => services.webhooks !== undefined;
+
+/** The account of a test event: the customer's first hot account when the catalog knows it, else its first company. */
+function sampleCompany(services: Services, hotAccount: string | undefined): CompanyRow | null {
+  const { catalog } = services.dataset.current;
+  const first = hotAccount ?? catalog.companyColumns(['company_id'], '', 1)[0]?.[0];
+  return (first !== undefined ? catalog.company(first) : null) ?? (hotAccount ? sampleCompany(services, undefined) : null);
+}
+
+/**
+ * The versions an endpoint gets: those it names (each must exist), the newest for the other events it
+ * subscribes to. Versions named for events it does not subscribe to are kept (a later subscription uses them).
+ */
+export function chosenVersions(events: readonly WebhookEventType[], named: EventVersions = {}): EventVersions {
+  for (const [event, version] of Object.entries(named)) {
+    if (version !== undefined && !eventSchema(event, version))
+      throw new ApiError('invalid', `validation error: event_versions.${event}: no version ${version} of ${event} (GET /schemas lists them)`);
+  }
+  return { ...Object.fromEntries(events.map((e) => [e, latestVersion(e)])), ...named };
+}
 
 export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
@@ -60,7 +87,9 @@ export const webhookAdminRoutes: RouteDef[] = [
         throw new ApiError('conflict', `a customer has at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints: delete one first`);
       }
       const secret = generateSigningSecret();
-      const record = await webhookStore.createEndpoint({ customer_id: customerId, ...input, secret });
+      const { event_versions, segment_names, scores, ...fields } = input;
+      const settings = { event_versions: chosenVersions(fields.events, event_versions), segment_names, scores };
+      const record = await webhookStore.createEndpoint({ customer_id: customerId, ...fields, secret, settings });
       webhooks.endpointsChanged(customerId);
       await ctx.audit({ customer: customerId, action: 'webhook.create', target: record.id, after: record });
       return { status: 201, body: { ...record, secret } };
@@ -86,6 +115,75 @@ export const webhookAdminRoutes: RouteDef[] = [
     async handler(ctx) {
       const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       return { status: 200, body: await endpointOr404(outbox(ctx.services).webhookStore, customerId, ctx.req.params.webhookId!) };
+    },
+  }),
+  adminRoute({
+    method: 'PATCH',
+    path: '/admin/api/customers/:id/webhooks/:webhookId',
+    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
+    enabled,
+    body: ADMIN_JSON_BODY,
+    doc: webhookPatchDocs.patch,
+    async handler(ctx) {
+      const { webhookStore, webhooks } = outbox(ctx.services);
+      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
+      const before = await endpointOr404(webhookStore, customerId, ctx.req.params.webhookId!);
+      const patch = parseRecord(WebhookPatch, ctx.body ?? {});
+      if (patch.url !== undefined) {
+        const problem = destinationProblem(patch.url, webhooks.allowPrivate);
+        if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
+      }
+      const { event_versions, segment_names, scores, ...fields } = patch;
+      // What the endpoint gets now stays (an unnamed version of a stored endpoint is v1: versionOf); newly
+      // subscribed events get their newest version; versions named in the body win.
+      const kept = { ...Object.fromEntries(before.events.map((e) => [e, versionOf(before, e)])), ...before.event_versions };
+      const settings: EndpointSettings = {
+        event_versions: chosenVersions(fields.events ?? before.events, { ...kept, ...event_versions }),
+        segment_names: segment_names ?? before.segment_names,
+        scores: scores ?? before.scores,
+      };
+      const after = await webhookStore.updateEndpoint(customerId, before.id, { ...fields, settings });
+      if (!after) throw new ApiError('not_found', `unknown webhook ${before.id} for customer ${customerId}`);
+      webhooks.endpointsChanged(customerId);
+      await ctx.audit({ customer: customerId, action: 'webhook.update', target: before.id, before, after });
+      return { status: 200, body: after };
+    },
+  }),
+  adminRoute({
+    method: 'POST',
+    path: '/admin/api/customers/:id/webhooks/:webhookId/test',
+    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
+    enabled,
+    body: ADMIN_JSON_BODY,
+    doc: webhookTestDocs.post,
+    async handler(ctx) {
+      const { webhookStore, webhooks } = outbox(ctx.services);
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const endpoint = await endpointOr404(webhookStore, customer.id, ctx.req.params.webhookId!);
+      const asked = parseRecord(TestEventBody, ctx.body ?? {});
+      const type = asked.type ?? endpoint.events[0]!;
+      const version = asked.version ?? versionOf(endpoint, type);
+      if (!eventSchema(type, version)) throw new ApiError('invalid', `validation error: version: no version ${version} of ${type} (GET /schemas lists them)`);
+      const secret = await webhookStore.endpointSecret(customer.id, endpoint.id);
+      if (secret === null) throw new ApiError('not_found', `unknown webhook ${endpoint.id} for customer ${customer.id}`);
+      const [tag] = await ctx.services.store.listTags(customer.id);
+      const event = sampleEvent({
+        type,
+        version,
+        customer,
+        endpoint,
+        company: sampleCompany(ctx.services, customer.hot_accounts[0]?.company_id),
+        tag: tag ? { id: tag.tag_id, origin: tag.allowed_domains[0] ? `https://${tag.allowed_domains[0].replace(/^\*\./, 'www.')}` : null } : null,
+        now: new Date(),
+      });
+      const result = await webhooks.sendTest({ url: endpoint.url, secret }, event);
+      await ctx.audit({
+        customer: customer.id,
+        action: 'webhook.test',
+        target: endpoint.id,
+        after: { type, version, status: result.status, error: result.error },
+      });
+      return { status: 200, body: result };
     },
   }),
   adminRoute({

@@ -4,9 +4,27 @@
  */
 import { z } from 'zod';
 
-export const WEBHOOK_EVENTS = ['account.visited', 'account.hot'] as const;
+export const WEBHOOK_EVENTS = ['account.visited', 'account.hot', 'segment.entered', 'tag.installed'] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENTS);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+/**
+ * The payload version each event is sent in (server/webhooks/payloads.ts; the versions that exist:
+ * server/events/registry.ts). A new endpoint gets the newest of each event it subscribes to unless it
+ * names one; an endpoint stored before versions existed has none named and gets v1.
+ */
+export const EventVersions = z.partialRecord(WebhookEventType, z.number().int().min(1).max(1000));
+export type EventVersions = z.infer<typeof EventVersions>;
+
+/** What an endpoint receives beyond ids (enriched payloads, v2 and later). */
+export const EndpointSettings = z.object({
+  event_versions: EventVersions.default({}),
+  /** Segment names in payloads (ids always): names can say more than a receiver should learn. */
+  segment_names: z.boolean().default(false),
+  /** Scores per product in account events (v2). */
+  scores: z.boolean().default(false),
+});
+export type EndpointSettings = z.infer<typeof EndpointSettings>;
 
 /** `/pricing*`: a path glob where `*` matches any run of characters (query strings never count). */
 export const HotPathPattern = z
@@ -35,9 +53,32 @@ export const NewWebhook = z
     events: z.array(WebhookEventType).min(1, 'subscribe to at least one event').max(WEBHOOK_EVENTS.length),
     hot_paths: z.array(HotPathPattern).max(50).default([]),
     description: z.string().trim().max(200).default(''),
+    event_versions: EventVersions.optional(),
+    segment_names: z.boolean().default(false),
+    scores: z.boolean().default(false),
   })
   .strict();
 export type NewWebhook = z.input<typeof NewWebhook>;
+
+/** PATCH …/webhooks/:webhookId: only the fields given (the secret changes only by re-creating). */
+export const WebhookPatch = z
+  .object({
+    url: WebhookUrl,
+    events: NewWebhook.shape.events,
+    hot_paths: z.array(HotPathPattern).max(50),
+    description: z.string().trim().max(200),
+    event_versions: EventVersions,
+    segment_names: z.boolean(),
+    scores: z.boolean(),
+  })
+  .partial()
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: 'nothing to change: give at least one field' });
+export type WebhookPatch = z.infer<typeof WebhookPatch>;
+
+/** POST …/webhooks/:webhookId/test: which event, in which version (defaults: the endpoint's first event, its version). */
+export const TestEventBody = z.object({ type: WebhookEventType.optional(), version: z.number().int().min(1).max(1000).optional() }).strict();
+export type TestEventBody = z.infer<typeof TestEventBody>;
 
 /** A registered endpoint as the admin API shows it: the signing secret is never shown again after creation. */
 export const WebhookRecord = z.object({
@@ -50,6 +91,9 @@ export const WebhookRecord = z.object({
   /** First characters of the signing secret, for telling secrets apart. */
   secret_prefix: z.string(),
   created_at: z.string(),
+  event_versions: EventVersions,
+  segment_names: z.boolean(),
+  scores: z.boolean(),
 });
 export type WebhookRecord = z.infer<typeof WebhookRecord>;
 
@@ -76,22 +120,5 @@ export const DeliveryRecord = z.object({
 });
 export type DeliveryRecord = z.infer<typeof DeliveryRecord>;
 
-/** The JSON body a receiver gets (its `id` is the idempotency key; also sent as `Svc-Event-Id`). */
-export interface WebhookEvent {
-  id: string;
-  type: WebhookEventType;
-  created_at: string;
-  customer_id: string;
-  data: {
-    day: string;
-    account: {
-      company_id: string;
-      name: string | null;
-      domain: string | null;
-      segment_ids: number[];
-      hot_account: boolean;
-      excluded: boolean;
-    };
-    page: { path: string; referrer_host: string | null; tag_id: string; origin: string | null; session_id: string | null };
-  };
-}
+/** The JSON body a receiver gets (its `id` is the idempotency key; also sent as `Svc-Event-Id`): ./payloads.ts. */
+export type { WebhookEvent } from './payloads.ts';

@@ -19,7 +19,8 @@ import type { Logger } from '../http/logger.ts';
 import { webhookDeliveriesDropped } from '../observability/metrics.ts';
 import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/webhooks.ts';
 import { deliveryErrorText, postDelivery } from './destination.ts';
-import { type PageViewForWebhooks, plannedEvents } from './events.ts';
+import { type EnrichedFacts, needsEnrichment, type PageViewForWebhooks, plannedEvents, tagInstalledEvent } from './events.ts';
+import type { WebhookEvent } from './payloads.ts';
 import { isDelivered, nextAttemptAt } from './retry-policy.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
@@ -44,9 +45,28 @@ export interface WebhookServiceOptions {
   owner?: string;
   /** Deliver to loopback, private and internal addresses too (SVC_WEBHOOK_ALLOW_PRIVATE): tests, private deployments. */
   allowPrivate?: boolean;
+  /**
+   * Gathers what enriched payloads carry (./enrich.ts), called only for a customer with an endpoint that
+   * needs it. Without it, enriched versions and segment.entered are not sent (a receiver parses the
+   * version it chose, never another).
+   */
+  enrich?: (view: PageViewForWebhooks) => Promise<EnrichedFacts | undefined>;
 }
 
 export const USER_AGENT = 'svc-webhooks/1.0';
+/** How much of a receiver's answer to a test event is shown. */
+export const TEST_ANSWER_BYTES = 2048;
+
+/** What a test event got (POST …/webhooks/:id/test). */
+export interface TestDelivery {
+  event: WebhookEvent;
+  /** A 2xx answer within the timeout: what counts as delivered for real deliveries too. */
+  delivered: boolean;
+  status: number | null;
+  body: string;
+  error: string | null;
+  duration_ms: number;
+}
 /** Endpoints are re-read at most this often per customer on the page-view path. */
 const ENDPOINT_CACHE_MS = 2_000;
 /** A backlogged endpoint drops events on every page view: its warning is logged once a minute, not once a view. */
@@ -67,6 +87,7 @@ export class WebhookService {
   readonly owner: string;
   /** Whether receivers may be on loopback, private or internal addresses (registration checks this too). */
   readonly allowPrivate: boolean;
+  private readonly enrich: WebhookServiceOptions['enrich'];
   private timer: NodeJS.Timeout | null = null;
   /** When a failed claim was last logged: an outbox outage is logged once a minute, not once a poll. */
   private lastClaimErrorLoggedAt = -Infinity;
@@ -103,6 +124,7 @@ export class WebhookService {
     this.leaseMs = opts.leaseMs ?? Math.max(60_000, this.timeoutMs * 2);
     this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.allowPrivate = opts.allowPrivate ?? false;
+    this.enrich = opts.enrich;
   }
 
   /** Forgets cached endpoint lists (after a registration change on this node). */
@@ -110,12 +132,18 @@ export class WebhookService {
     this.endpoints.delete(customerId);
   }
 
-  /** Enqueues the events this page view raises for each of the customer's endpoints; returns how many were added. */
+  /**
+   * Enqueues the events this page view raises for each of the customer's endpoints; returns how many were
+   * added. Enriched facts are gathered once per view, only when an endpoint needs them.
+   */
   async onPageView(view: PageViewForWebhooks): Promise<number> {
     if (!view.company_id) return 0;
     const endpoints = await this.endpointsOf(view.customer_id);
+    if (endpoints.length === 0) return 0;
+    let planned = view;
+    if (this.enrich && !view.enriched && endpoints.some(needsEnrichment)) planned = { ...view, enriched: await this.enrich(view) };
     const items = endpoints.flatMap((endpoint) =>
-      plannedEvents(view, endpoint, newEventId).map(({ dedupe_key, cap, event }) => ({
+      plannedEvents(planned, endpoint, newEventId).map(({ dedupe_key, cap, event }) => ({
         webhook_id: endpoint.id,
         customer_id: view.customer_id,
         dedupe_key,
@@ -123,6 +151,22 @@ export class WebhookService {
         event,
       })),
     );
+    const result = await this.store.enqueue(items, this.now());
+    if (result.dropped > 0) this.noteDropped(result);
+    return result.added;
+  }
+
+  /** Enqueues tag.installed for the customer's endpoints that subscribe to it (a tag's first sighting on an origin). */
+  async onTagInstalled(sighting: { customer_id: string; tag_id: string; origin: string; at: string }): Promise<number> {
+    const endpoints = (await this.endpointsOf(sighting.customer_id)).filter((e) => e.events.includes('tag.installed'));
+    if (endpoints.length === 0) return 0;
+    const items = endpoints.map((endpoint) => ({
+      webhook_id: endpoint.id,
+      customer_id: sighting.customer_id,
+      // An origin evicted from the tag's bounded sightings and seen again is installed again (a day later at least).
+      dedupe_key: `tag.installed|${sighting.tag_id}|${sighting.origin}|${sighting.at.slice(0, 10)}`,
+      event: tagInstalledEvent(sighting, newEventId),
+    }));
     const result = await this.store.enqueue(items, this.now());
     if (result.dropped > 0) this.noteDropped(result);
     return result.added;
@@ -267,6 +311,38 @@ export class WebhookService {
     }
     if (!delivered && next === null)
       this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${delivery.webhook_id} after ${attempts} attempts (${error})`);
+  }
+
+  /**
+   * Sends one event to one endpoint now, signed as a delivery is, outside the outbox (not retried, not in
+   * the delivery log): the console's and the admin API's "send a test event". The answer says what the
+   * receiver said (its first 2 KB); the error text is the delivery log's (never an address).
+   */
+  async sendTest(endpoint: { url: string; secret: string }, event: WebhookEvent): Promise<TestDelivery> {
+    const body = JSON.stringify(event);
+    const started = this.now();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      [SIGNATURE_HEADER]: signatureHeader(endpoint.secret, body, Math.floor(started / 1000)),
+      [EVENT_ID_HEADER]: event.id,
+      'Svc-Delivery-Attempt': '1',
+      'Svc-Test-Event': 'true',
+    };
+    try {
+      const answer =
+        this.fetch === null
+          ? await postDelivery(endpoint.url, { headers, body, timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate, readBody: TEST_ANSWER_BYTES })
+          : await this.fetch(endpoint.url, { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs), headers, body }).then(
+              async (r) => ({
+                status: r.status,
+                body: (await r.text()).slice(0, TEST_ANSWER_BYTES),
+              }),
+            );
+      return { event, delivered: isDelivered(answer.status), status: answer.status, body: answer.body ?? '', error: null, duration_ms: this.now() - started };
+    } catch (e) {
+      return { event, delivered: false, status: null, body: '', error: deliveryErrorText(e, this.timeoutMs), duration_ms: this.now() - started };
+    }
   }
 
   /** Polls the outbox every `intervalMs` until stopped (attempts that end claim in between, see leftBehind). */

@@ -10,6 +10,7 @@ describe('flatten', () => {
       svc_company_match: 'Match',
       svc_company_id: 'c-000042',
       svc_company_name: 'Globex Corporation',
+      svc_display_name: 'Globex',
       svc_company_domain: 'globex.example',
       svc_industry: 'Software',
       svc_employee_range: '1,000 - 4,999',

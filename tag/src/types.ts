@@ -25,6 +25,11 @@ export interface SvcCompany {
   additional_comment?: string;
   companyId?: string | null;
   name?: string | null;
+  /**
+   * The name people say, without legal forms ("Lariat Software" for "Lariat Software, Inc."): for text a
+   * visitor reads (`data-svc-text="Hello {company.display_name|there}"`); `name` is the legal name.
+   */
+  display_name?: string | null;
   domain?: string | null;
   industry?: string | null;
   industry_v2?: { industry: string; subindustry: string | null }[];

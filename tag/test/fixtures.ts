@@ -7,6 +7,7 @@ export const matched = (): SvcData => ({
     additional_comment: 'Company name or domain match was found',
     companyId: 'c-000042',
     name: 'Globex Corporation',
+    display_name: 'Globex',
     domain: 'globex.example',
     industry: 'Software',
     industry_v2: [{ industry: 'Software', subindustry: 'Enterprise Software' }],

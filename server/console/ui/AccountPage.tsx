@@ -10,9 +10,11 @@ import type { CustomerRecord } from '../../state/store.ts';
 import { accountCsvFileName, intentFactors, listLabels, profileFactors, sessionSummary } from '../account-view.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { accountFromHash, hashForAccount } from '../customer-link.ts';
-import { formatCount, formatDateTime } from '../format.ts';
+import { formatCount } from '../format.ts';
 import { defaultRange } from '../visits-view.ts';
 import { DateRangeFields } from './DateRangeFields.tsx';
+import { formatDate, formatDateTime } from './datetime.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 import { saveTextFile } from './save-file.ts';
 import { useLoad } from './use-load.ts';
 
@@ -208,10 +210,10 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
             <strong>{formatCount(data.totals.days_active)}</strong> days active
           </li>
         </ul>
-        <div class="table-wrap">
+        <ScrollTable labelledBy="account-daily-title">
           <table data-testid="account-daily">
             <caption class="sr-only">
-              Days with page views from {data.from} to {data.to}
+              Days with page views from {formatDate(data.from)} to {formatDate(data.to)}
             </caption>
             <thead>
               <tr>
@@ -233,13 +235,13 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
                 .filter((d) => d.page_views > 0)
                 .map((d) => (
                   <tr key={d.day}>
-                    <td>{d.day}</td>
+                    <td class="when">{formatDate(d.day)}</td>
                     <td class="num">{formatCount(d.page_views)}</td>
                   </tr>
                 ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       </section>
 
       <section aria-labelledby="account-journey-title">
@@ -284,7 +286,7 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
         {data.webhooks.length === 0 ? (
           <p class="muted">No webhook deliveries about this account.</p>
         ) : (
-          <div class="table-wrap">
+          <ScrollTable labelledBy="account-webhooks-title">
             <table data-testid="account-webhooks">
               <thead>
                 <tr>
@@ -300,7 +302,7 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
                     <td>
                       <code>{d.type}</code>
                     </td>
-                    <td>{formatDateTime(d.created_at)}</td>
+                    <td class="when">{formatDateTime(d.created_at)}</td>
                     <td>
                       {d.status}
                       {d.last_status !== null && <span class="muted"> (HTTP {d.last_status})</span>}
@@ -312,7 +314,7 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollTable>
         )}
       </section>
     </div>

@@ -7,16 +7,30 @@
  * sign-in form; signing out forgets the token, or ends the session on the server (POST /auth/logout).
  */
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import type { CustomerRecord } from '../../state/store.ts';
 import { AdminApiError, type AdminClient, adminClient, authClient, onUnauthorized } from '../admin-client.ts';
-import { customerFromHash, hashForCustomer, namedPageFromHash, PAGE_TITLES } from '../customer-link.ts';
-import { customerFor, OPERATOR, pageFor, pageRights, showsCustomerPicker, type Viewer, viewerLabel, visiblePages } from '../permissions-view.ts';
+import { type ConsolePage, customerFromHash, hashForCustomer, namedPageFromHash, PAGE_TITLES } from '../customer-link.ts';
+import { type ConsoleView, consoleView, GUIDE_PAGES, GUIDE_TITLES, guideFromHash, hashForPage, progressLabel, viewTitle } from '../guide-view.ts';
+import {
+  customerFor,
+  OPERATOR,
+  type PageRights,
+  pageFor,
+  pageRights,
+  showsCustomerPicker,
+  type Viewer,
+  viewerLabel,
+  visiblePages,
+} from '../permissions-view.ts';
 import { tokenSession } from '../session.ts';
 import { acceptTokenFromHash, signInErrorFromHash, workspaceFromHash } from '../signin-view.ts';
 import { AcceptInvite } from './AcceptInvite.tsx';
 import { AccountPage } from './AccountPage.tsx';
 import { AuditPage } from './AuditPage.tsx';
 import { CustomerView } from './CustomerView.tsx';
+import { DevelopersPage } from './DevelopersPage.tsx';
 import { ListsPage } from './ListsPage.tsx';
+import { OnboardingPage } from './OnboardingPage.tsx';
 import { SegmentsPage } from './SegmentsPage.tsx';
 import { SignIn, signedInViewer } from './SignIn.tsx';
 import { UsersPage } from './UsersPage.tsx';
@@ -157,14 +171,34 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
     return () => removeEventListener('hashchange', onHash);
   }, []);
   const selected = customerFor(viewer, customerFromHash(hash));
-  const page = pageFor(viewer, namedPageFromHash(hash));
+  const named = namedPageFromHash(hash);
+  const guide = guideFromHash(hash);
   const pages = visiblePages(viewer);
   const rights = pageRights(viewer);
+  const customer = customers.data?.find((c) => c.id === selected) ?? null;
+  const onboarding = useLoad(() => (customer ? api.onboarding(customer.id) : Promise.resolve(null)), [api, customer?.id]);
+  const checklist = onboarding.error ? null : onboarding.data === null ? undefined : onboarding.data;
+  const view: ConsoleView =
+    selected === null
+      ? { kind: 'pick-customer' }
+      : customer
+        ? consoleView({ viewer, customer: customer.id, named, guide, onboarding: checklist })
+        : { kind: 'loading' };
+  const page = view.kind === 'page' ? view.page : pageFor(viewer, named);
   const choose = (id: string | null) => {
-    history.replaceState(null, '', hashForCustomer(id, page) || location.pathname);
+    history.replaceState(null, '', (id && guide ? hashForPage(id, guide) : hashForCustomer(id, page)) || location.pathname);
     setHash(location.hash);
   };
-  const customer = customers.data?.find((c) => c.id === selected) ?? null;
+  const onChecklist = view.kind === 'guide' && view.page === 'start';
+  // The checklist ticks itself: while it is open and not complete, it is asked again now and then.
+  const reloadChecklist = onboarding.reload;
+  const incomplete = checklist != null && !checklist.complete;
+  useEffect(() => {
+    if (!onChecklist || !incomplete) return;
+    const timer = setInterval(reloadChecklist, CHECKLIST_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [onChecklist, incomplete, reloadChecklist]);
+  const progress = progressLabel(checklist);
 
   return (
     <>
@@ -184,7 +218,7 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
         </div>
       </header>
       <main class="wrap" id="main">
-        <h1>{PAGE_TITLES[page]}</h1>
+        <h1>{selected && customers.data && !customer ? PAGE_TITLES[page] : viewTitle(view, PAGE_TITLES)}</h1>
         {showsCustomerPicker(viewer) ? (
           <div class="picker">
             <label for="customer-picker">Customer</label>
@@ -215,6 +249,12 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
             Could not load the customers: {customers.error}
           </p>
         )}
+        {view.kind === 'loading' && !customers.error && !(selected && customers.data && !customer) && (
+          <p class="muted" role="status" data-testid="console-loading">
+            Loading…
+          </p>
+        )}
+        {view.kind === 'pick-customer' && customers.data && <CustomerList customers={customers.data} />}
         {selected && customers.data && !customer && (
           <div class="error" role="alert" data-testid="unknown-customer">
             <p>No customer with the id “{selected}”.</p>
@@ -226,26 +266,93 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
           </div>
         )}
         {customer && (
-          <nav class="tabs" aria-label="Console pages">
-            {pages.map((p) => (
-              <a key={p} href={hashForCustomer(customer.id, p)} aria-current={p === page ? 'page' : undefined}>
-                {PAGE_TITLES[p]}
-              </a>
-            ))}
-          </nav>
+          <div class="onb-navs">
+            <nav class="tabs" aria-label="Console pages">
+              {pages.map((p) => (
+                <a key={p} href={hashForPage(customer.id, p)} aria-current={view.kind === 'page' && p === view.page ? 'page' : undefined}>
+                  {PAGE_TITLES[p]}
+                </a>
+              ))}
+            </nav>
+            <nav class="tabs onb-guides" aria-label="Guides">
+              {GUIDE_PAGES.map((g) => (
+                <a key={g} href={hashForPage(customer.id, g)} aria-current={view.kind === 'guide' && g === view.page ? 'page' : undefined}>
+                  {GUIDE_TITLES[g]}
+                  {g === 'start' && progress && (
+                    <span class="onb-progress" data-testid="onboarding-progress">
+                      {' '}
+                      {progress}
+                    </span>
+                  )}
+                </a>
+              ))}
+            </nav>
+          </div>
         )}
-        {customer && page === 'tokens' && <CustomerView key={customer.id} api={api} customer={customer} canWrite={rights.tokensWrite} />}
-        {customer && page === 'visitors' && <VisitorsPage key={customer.id} api={api} customer={customer} />}
-        {customer && page === 'accounts' && <AccountPage key={customer.id} api={api} customer={customer} />}
-        {customer && page === 'segments' && <SegmentsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />}
-        {customer && page === 'lists' && <ListsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />}
-        {customer && page === 'tags' && (
-          <WebTagsPage key={customer.id} api={api} customer={customer} canCreate={rights.tagsWrite} canEditSettings={rights.tagSettingsWrite} />
+        {customer && view.kind === 'guide' && view.page === 'start' && (
+          <OnboardingPage key={customer.id} api={api} customer={customer} status={checklist} onRefresh={onboarding.reload} />
         )}
-        {customer && page === 'webhooks' && <WebhooksPage key={customer.id} api={api} customer={customer} canWrite={rights.webhooksWrite} />}
-        {customer && page === 'users' && <UsersPage key={customer.id} api={api} customer={customer} viewer={viewer} />}
-        {customer && page === 'audit' && <AuditPage key={customer.id} api={api} customer={customer} />}
+        {customer && view.kind === 'guide' && view.page === 'developers' && <DevelopersPage key={customer.id} api={api} customer={customer} />}
+        {customer && view.kind === 'page' && <PageView api={api} viewer={viewer} customer={customer} page={view.page} rights={rights} />}
       </main>
     </>
   );
+}
+
+/** How often an open, incomplete checklist is asked again (ms). */
+const CHECKLIST_REFRESH_MS = 5_000;
+
+/** The operator's first view: every customer, each a link to its workspace (the picker above does the same). */
+function CustomerList({ customers }: { customers: CustomerRecord[] }) {
+  if (customers.length === 0) {
+    return (
+      <p class="muted" data-testid="no-customers">
+        No customers yet. Create one with <code>svc customer create --id ID --name NAME --packages platform</code>.
+      </p>
+    );
+  }
+  return (
+    <ul class="onb-customers" data-testid="customer-list">
+      {customers.map((c) => (
+        <li key={c.id}>
+          <a href={hashForCustomer(c.id)}>{c.name}</a> <code class="muted">{c.id}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function PageView({
+  api,
+  viewer,
+  customer,
+  page,
+  rights,
+}: {
+  api: AdminClient;
+  viewer: Viewer;
+  customer: CustomerRecord;
+  page: ConsolePage;
+  rights: PageRights;
+}) {
+  switch (page) {
+    case 'tokens':
+      return <CustomerView key={customer.id} api={api} customer={customer} canWrite={rights.tokensWrite} />;
+    case 'visitors':
+      return <VisitorsPage key={customer.id} api={api} customer={customer} />;
+    case 'accounts':
+      return <AccountPage key={customer.id} api={api} customer={customer} />;
+    case 'segments':
+      return <SegmentsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />;
+    case 'lists':
+      return <ListsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />;
+    case 'tags':
+      return <WebTagsPage key={customer.id} api={api} customer={customer} canCreate={rights.tagsWrite} canEditSettings={rights.tagSettingsWrite} />;
+    case 'webhooks':
+      return <WebhooksPage key={customer.id} api={api} customer={customer} canWrite={rights.webhooksWrite} />;
+    case 'users':
+      return <UsersPage key={customer.id} api={api} customer={customer} viewer={viewer} />;
+    case 'audit':
+      return <AuditPage key={customer.id} api={api} customer={customer} />;
+  }
 }

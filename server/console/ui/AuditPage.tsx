@@ -7,8 +7,9 @@ import { useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { actorLabel, auditCsvName, changeLines, defaultRange } from '../audit-view.ts';
-import { formatDateTime } from '../format.ts';
 import { DateRangeFields } from './DateRangeFields.tsx';
+import { formatDate, formatDateTime } from './datetime.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 import { saveTextFile } from './save-file.ts';
 import { useLoad } from './use-load.ts';
 
@@ -67,11 +68,10 @@ export function AuditPage({ api, customer }: { api: AdminClient; customer: Custo
         </p>
       )}
       {events && (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable (WCAG 2.1.1).
-        <section class="table-wrap" aria-label="Audit events" tabIndex={0}>
+        <ScrollTable label="Audit events">
           <table data-testid="audit-table">
             <caption class="sr-only">
-              Changes and sign-ins from {range.from} to {range.to}, oldest first
+              Changes and sign-ins from {formatDate(range.from)} to {formatDate(range.to)}, oldest first
             </caption>
             <thead>
               <tr>
@@ -93,7 +93,7 @@ export function AuditPage({ api, customer }: { api: AdminClient; customer: Custo
               )}
               {events.map((e) => (
                 <tr key={e.id} data-testid="audit-row">
-                  <td>{formatDateTime(e.at)}</td>
+                  <td class="when">{formatDateTime(e.at)}</td>
                   <td>{actorLabel(e.actor)}</td>
                   <td>{e.ip ?? '—'}</td>
                   <td>
@@ -111,7 +111,7 @@ export function AuditPage({ api, customer }: { api: AdminClient; customer: Custo
               ))}
             </tbody>
           </table>
-        </section>
+        </ScrollTable>
       )}
     </div>
   );

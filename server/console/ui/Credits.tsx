@@ -2,6 +2,7 @@
 import type { AdminClient } from '../admin-client.ts';
 import { contractYearRange, formatCount, formatMonth } from '../format.ts';
 import { usageTable } from '../usage.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 import { useLoad } from './use-load.ts';
 
 export function Credits({ api, customerId }: { api: AdminClient; customerId: string }) {
@@ -18,7 +19,7 @@ export function Credits({ api, customerId }: { api: AdminClient; customerId: str
       {!report.data && !report.error && <p class="muted">Loading credits…</p>}
       {report.data && usage && (
         <div class="credits">
-          <div class="table-wrap">
+          <ScrollTable label="Balances this contract year">
             <table>
               <caption>
                 Balances this contract year
@@ -52,8 +53,8 @@ export function Credits({ api, customerId }: { api: AdminClient; customerId: str
                 ))}
               </tbody>
             </table>
-          </div>
-          <div class="table-wrap">
+          </ScrollTable>
+          <ScrollTable label="Charges per API and month">
             <table data-testid="usage-table">
               <caption>Charges per API and month</caption>
               {usage.rows.length === 0 ? (
@@ -96,7 +97,7 @@ export function Credits({ api, customerId }: { api: AdminClient; customerId: str
                 </>
               )}
             </table>
-          </div>
+          </ScrollTable>
         </div>
       )}
     </section>

@@ -7,6 +7,7 @@ import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { CreateTokenForm } from './CreateTokenForm.tsx';
 import { Credits } from './Credits.tsx';
+import { formatDate } from './datetime.ts';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { TokensTable } from './TokensTable.tsx';
 import { useLoad } from './use-load.ts';
@@ -18,7 +19,17 @@ export function CustomerView({ api, customer, canWrite = true }: { api: AdminCli
   const [notice, setNotice] = useState('');
 
   const show = (title: string, t: TokenWithSecret) => {
-    setSecret({ title, name: t.name, value: t.token });
+    setSecret({
+      title,
+      name: t.name,
+      value: t.token,
+      kind: 'Token secret',
+      note: (
+        <>
+          <strong>Copy this token secret now: you will not see it again.</strong> Only a hash is stored; if it is lost, rotate the token.
+        </>
+      ),
+    });
     tokens.reload();
   };
 
@@ -27,7 +38,7 @@ export function CustomerView({ api, customer, canWrite = true }: { api: AdminCli
       <section class="customer-head" aria-labelledby="customer-name">
         <h2 id="customer-name">{customer.name}</h2>
         <p class="muted">
-          id <code>{customer.id}</code> · contract from {customer.contract_start}
+          id <code>{customer.id}</code> · contract from {formatDate(customer.contract_start)}
         </p>
         <ul class="chips" aria-label="Packages">
           {customer.packages.length ? customer.packages.map((p) => <li key={p}>{p}</li>) : <li class="chip-empty">no packages</li>}

@@ -10,6 +10,7 @@ import type { ListSummary, UploadReport } from '../../lists/schema.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { csvForAccounts, deletable, reportHeadline, withoutAccount } from '../lists-view.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 import { useLoad } from './use-load.ts';
 
 /** Members shown per list (the API pages; the page says when there are more). */
@@ -50,7 +51,7 @@ export function ListsPage({ api, customer, canWrite }: { api: AdminClient; custo
           </p>
         )}
         {lists.data && (
-          <div class="table-wrap">
+          <ScrollTable label="Account lists">
             <table class="tokens" data-testid="lists">
               <thead>
                 <tr>
@@ -77,7 +78,7 @@ export function ListsPage({ api, customer, canWrite }: { api: AdminClient; custo
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollTable>
         )}
         {canWrite && (
           <form class="card token-form" onSubmit={create} aria-label="New list">
@@ -259,7 +260,7 @@ function ListDetailView(props: { api: AdminClient; customerId: string; list: Lis
       )}
       {accounts && accounts.length === 0 && <p class="muted">No accounts in this list yet.</p>}
       {accounts && accounts.length > 0 && (
-        <div class="table-wrap">
+        <ScrollTable label={`Accounts in ${list.name}`}>
           <table class="tokens" data-testid="list-members">
             <thead>
               <tr>
@@ -294,7 +295,7 @@ function ListDetailView(props: { api: AdminClient; customerId: string; list: Lis
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
       {detail.data && detail.data.size > detail.data.accounts.length && (
         <p class="muted">

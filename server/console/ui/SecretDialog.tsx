@@ -1,18 +1,21 @@
 /**
  * Shows a secret once (a token's, a webhook's signing secret, an invitation or password-reset link), in a
  * modal <dialog>, with a copy button. Closing it (button or Escape) unmounts it, so the secret leaves the
- * page; the parent drops it from state in `onClose`.
+ * page; the parent drops it from state in `onClose`. Every use says what its secret is and what to do if
+ * it is lost (a token is rotated, a webhook's secret is not): the dialog has no words of its own about it.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 export interface ShownSecret {
   title: string;
+  /** What the secret belongs to (a token's name, a webhook's URL, a user's email). */
   name: string;
   value: string;
-  /** The warning under the title (default: the token secret's). */
-  note?: string;
-  /** What the value is, for screen readers and the copy messages (default "Secret"). */
-  kind?: string;
+  /** What the value is, for screen readers and the copy messages: "Token secret", "Signing secret", "Link". */
+  kind: string;
+  /** The warning under the title, in this secret's words: copy it now, and what to do if it is lost. */
+  note: ComponentChildren;
 }
 
 export async function copyText(text: string, node: HTMLElement | null): Promise<boolean> {
@@ -54,16 +57,12 @@ export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose
   return (
     <dialog ref={dialog} class="secret-dialog" aria-labelledby="secret-title" aria-describedby="secret-note" data-testid="secret-dialog">
       <h2 id="secret-title">{secret.title}</h2>
-      <p id="secret-note" class="warning">
-        {secret.note ?? (
-          <>
-            <strong>Copy this secret now: you will not see it again.</strong> Only a hash is stored; if it is lost, rotate the token.
-          </>
-        )}
+      <p id="secret-note" class="warning" data-testid="secret-note">
+        {secret.note}
       </p>
       <div class="secret-row">
         <span class="sr-only">
-          {secret.kind ?? 'Secret'} of {secret.name}:
+          {secret.kind} of {secret.name}:
         </span>
         <code ref={code} class="secret" data-testid="secret-value">
           {secret.value}
@@ -76,7 +75,7 @@ export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose
         {copied === 'copied'
           ? 'Copied to the clipboard.'
           : copied === 'failed'
-            ? `Could not copy: select the ${(secret.kind ?? 'secret').toLowerCase()} and copy it by hand.`
+            ? `Could not copy: select the ${secret.kind.toLowerCase()} and copy it by hand.`
             : ''}
       </p>
       <div class="dialog-actions">

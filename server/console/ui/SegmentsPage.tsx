@@ -1,30 +1,50 @@
 /**
- * Segments: the customer's segments (name, rule in words, size) and, with `segments:write`, a builder —
- * one condition per field (AND across conditions, OR among a condition's values: the server's rule model),
- * pickers for employee and revenue ranges, typed values elsewhere — with a live preview of the rule as it
- * changes (debounced POST …/segments/preview: how many catalog accounts match and the first 20), save
- * (create or change), rename and delete. The rule logic is segment-rule-view.ts; the server checks again.
+ * Segments: the customer's segments (name, rule in words, size) and, with `segments:write`, a builder — a
+ * "Match ALL / ANY of" switch over conditions (catalog fields, one condition per field with its values
+ * ORed; a product's intent; a visited path pattern; a page-view count) and groups of conditions, each with
+ * its own switch (one level of nesting) — with a live preview of the rule as it changes (debounced POST
+ * …/segments/preview: how many catalog accounts match and the first 20), save (create or change), rename
+ * and delete. The rule logic is segment-rule-view.ts; the server checks again.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Segment, SegmentMatch } from '../../../core/customer-records.ts';
+import { BUYING_STAGES, type BuyingStage } from '../../../core/vocabulary.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient, SegmentPreview } from '../admin-client.ts';
 import {
   addCondition,
+  addGroup,
   addValues,
+  type BehaviourKind,
   type BuilderField,
+  type ConditionKind,
+  conditionsOf,
+  draftOf,
+  editLevel,
   FIELD_SPECS,
-  freeFields,
+  freeKinds,
   hasConditions,
+  KIND_LABELS,
+  type LevelDraft,
+  type LevelRef,
+  MAX_GROUPS,
+  OPS,
+  type Op,
+  type ProductChoice,
+  type RuleDraft,
+  type RuleProblem,
   removeCondition,
+  removeGroup,
   removeValue,
   ruleInWords,
   ruleKey,
+  ruleOf,
   segmentBody,
+  setOp,
   suggestions,
   toggleChoice,
-  usedFields,
+  toggleStage,
   valuesOf,
 } from '../segment-rule-view.ts';
 import { useLoad } from './use-load.ts';
@@ -46,6 +66,7 @@ export function SegmentsPage({ api, customer, canWrite }: { api: AdminClient; cu
     setRound((r) => r + 1);
   };
   const list = segments.data ?? [];
+  const products: ProductChoice[] = customer.products;
   return (
     <div class="customer" data-testid="segments-page">
       {canWrite && (
@@ -64,6 +85,7 @@ export function SegmentsPage({ api, customer, canWrite }: { api: AdminClient; cu
             customerId={customer.id}
             initial={draft ?? newDraft()}
             segments={list}
+            products={products}
             onSaved={(s, created) => {
               setNotice(`Segment “${s.name}” ${created ? 'created' : 'saved'} (id ${s.id}): identification answers carry it now.`);
               startOver();
@@ -110,6 +132,7 @@ export function SegmentsPage({ api, customer, canWrite }: { api: AdminClient; cu
                     api={api}
                     customerId={customer.id}
                     segment={s}
+                    products={products}
                     canWrite={canWrite}
                     onEdit={() => {
                       setNotice('');
@@ -136,6 +159,7 @@ function SegmentRow({
   api,
   customerId,
   segment,
+  products,
   canWrite,
   onEdit,
   onDeleted,
@@ -143,6 +167,7 @@ function SegmentRow({
   api: AdminClient;
   customerId: string;
   segment: Segment;
+  products: readonly ProductChoice[];
   canWrite: boolean;
   onEdit(): void;
   onDeleted(): void;
@@ -169,7 +194,7 @@ function SegmentRow({
       <th scope="row">
         {segment.name} <span class="muted">#{segment.id}</span>
       </th>
-      <td data-testid="segment-rule">{ruleInWords(segment.match)}</td>
+      <td data-testid="segment-rule">{ruleInWords(segment.match, products)}</td>
       <td class="num" data-testid="segment-size">
         {size.data != null ? size.data.toLocaleString('en-US') : size.error ? '?' : canWrite ? '…' : '—'}
       </td>
@@ -205,9 +230,9 @@ function SegmentRow({
   );
 }
 
-/** The live preview of a rule: asked again only when the rule itself changes, the latest answer wins. */
-function usePreview(api: AdminClient, customerId: string, match: SegmentMatch) {
-  const key = ruleKey(match);
+/** The live preview of a rule: asked again only when the rule itself changes, the latest answer wins; none for a rule with problems. */
+function usePreview(api: AdminClient, customerId: string, match: SegmentMatch | null) {
+  const key = match ? ruleKey(match) : 'invalid';
   const [state, setState] = useState<{ key: string; preview: SegmentPreview | null; error: string | null; busy: boolean }>({
     key: '',
     preview: null,
@@ -216,7 +241,8 @@ function usePreview(api: AdminClient, customerId: string, match: SegmentMatch) {
   });
   const asked = useRef(0);
   useEffect(() => {
-    if (!hasConditions(match)) {
+    if (!match || !hasConditions(match)) {
+      ++asked.current;
       setState({ key, preview: null, error: null, busy: false });
       return;
     }
@@ -235,11 +261,17 @@ function usePreview(api: AdminClient, customerId: string, match: SegmentMatch) {
   return state;
 }
 
+/** The id prefix of a level's inputs: unique on the page, so labels and problems point at the right input. */
+const idPrefix = (where: LevelRef) => (where === 'top' ? 'segment' : `segment-g${where}`);
+/** The input a rule problem is about. */
+const problemInput = (p: RuleProblem) => `${idPrefix(p.level)}-${p.kind}-${p.part}`;
+
 function Builder({
   api,
   customerId,
   initial,
   segments,
+  products,
   onSaved,
   onCancel,
 }: {
@@ -247,30 +279,34 @@ function Builder({
   customerId: string;
   initial: Draft;
   segments: Segment[];
+  products: readonly ProductChoice[];
   onSaved(s: Segment, created: boolean): void;
   onCancel(): void;
 }) {
   const [name, setName] = useState(initial.name);
-  const [match, setMatch] = useState<SegmentMatch>(initial.match);
+  const [draft, setDraft] = useState<RuleDraft>(() => draftOf(initial.match));
   const [invalid, setInvalid] = useState<{ field: 'name' | 'rule'; message: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [adding, setAdding] = useState<BuilderField | ''>('');
-  const preview = usePreview(api, customerId, match);
-  const free = freeFields(match);
+  const rule = ruleOf(draft);
+  const preview = usePreview(api, customerId, rule.ok ? rule.match : null);
+  const problems = rule.ok ? [] : rule.problems;
   const editing = initial.id;
+  const others = segments.filter((s) => s.id !== editing).map((s) => s.match);
 
-  const change = (next: SegmentMatch) => {
-    setMatch(next);
+  const change = (next: RuleDraft) => {
+    setDraft(next);
     if (invalid?.field === 'rule') setInvalid(null);
   };
+  const changeLevel = (where: LevelRef) => (level: LevelDraft) => change(editLevel(draft, where, () => level));
   const save = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const result = segmentBody(name, match, segments, editing);
+    const result = segmentBody(name, draft, segments, editing);
     if (!result.ok) {
       setInvalid({ field: result.field, message: result.message });
-      document.getElementById(result.field === 'name' ? 'segment-name' : 'segment-add-field')?.focus();
+      const target = result.field === 'name' ? 'segment-name' : result.problem ? problemInput(result.problem) : 'segment-add-field';
+      document.getElementById(target)?.focus();
       return;
     }
     setBusy(true);
@@ -305,57 +341,81 @@ function Builder({
       </div>
 
       <fieldset class="conditions" aria-describedby="segment-rule-hint">
-        <legend>Accounts that match all of these conditions</legend>
+        <legend>Rule</legend>
+        <OpSwitch
+          name="segment-op"
+          op={draft.op}
+          onChange={(op) => change(setOp(draft, 'top', op))}
+          groupLabel="How the conditions combine"
+          label={(o) => `Match ${o.toUpperCase()} of these conditions`}
+          tail="of these conditions"
+        />
         <p class="hint" id="segment-rule-hint">
-          Each condition matches any of its values; an account is in the segment when every condition matches.
+          A condition matches any of its values. ALL: an account is in the segment when every condition and group holds; ANY: when at least one does. A group is
+          one condition made of others, with its own ALL / ANY.
         </p>
-        {usedFields(match).length === 0 && <p class="muted">No conditions yet: add one below.</p>}
-        <ul class="plain condition-list">
-          {usedFields(match).map((field) => (
-            <Condition
-              key={field}
-              field={field}
-              match={match}
-              suggest={suggestions(
-                segments.map((s) => s.match),
-                field,
-              )}
-              onChange={change}
+        <LevelEditor
+          level={draft}
+          where="top"
+          products={products}
+          others={others}
+          problems={problems.filter((p) => p.level === 'top')}
+          addLabel="Add a condition on"
+          empty={draft.groups.length === 0 ? 'No conditions yet: add one below.' : null}
+          onChange={changeLevel('top')}
+        />
+        {draft.groups.map((g, i) => (
+          <fieldset key={g.key} class="seg-group" data-testid={`segment-group-${i + 1}`}>
+            <legend>Group {i + 1}</legend>
+            <div class="seg-group-head">
+              <OpSwitch
+                name={`segment-g${g.key}-op`}
+                op={g.op}
+                onChange={(op) => change(setOp(draft, g.key, op))}
+                groupLabel={`How group ${i + 1}'s conditions combine`}
+                label={(o) => `Group ${i + 1}: match ${o.toUpperCase()} of its conditions`}
+                tail="of its conditions"
+              />
+              <button
+                type="button"
+                class="btn btn-quiet btn-danger-quiet"
+                onClick={() => change(removeGroup(draft, g.key))}
+                aria-label={`Remove group ${i + 1}`}
+              >
+                Remove group
+              </button>
+            </div>
+            <LevelEditor
+              level={g}
+              where={g.key}
+              products={products}
+              others={others}
+              problems={problems.filter((p) => p.level === g.key)}
+              addLabel={`Add a condition to group ${i + 1} on`}
+              empty="No conditions in this group yet: an empty group is left out of the rule."
+              onChange={changeLevel(g.key)}
             />
-          ))}
-        </ul>
-        {free.length > 0 && (
-          <div class="add-condition">
-            <label for="segment-add-field" class="sr-only">
-              Add a condition on
-            </label>
-            <select id="segment-add-field" value={adding} onChange={(e) => setAdding((e.currentTarget as HTMLSelectElement).value as BuilderField | '')}>
-              <option value="">Add a condition on…</option>
-              {free.map((f) => (
-                <option key={f} value={f}>
-                  {FIELD_SPECS[f].label}
-                </option>
-              ))}
-            </select>
-            <button
-              type="button"
-              class="btn btn-quiet"
-              disabled={adding === ''}
-              onClick={() => {
-                if (adding === '') return;
-                change(addCondition(match, adding));
-                setAdding('');
-                // The new condition's value input (typed fields) takes the focus.
-                setTimeout(() => document.getElementById(`segment-value-${adding}`)?.focus(), 0);
-              }}
-            >
-              Add condition
-            </button>
-          </div>
-        )}
+          </fieldset>
+        ))}
+        <div class="seg-add-group">
+          <button
+            type="button"
+            class="btn btn-quiet"
+            disabled={draft.groups.length >= MAX_GROUPS}
+            onClick={() => {
+              const next = addGroup(draft);
+              change(next);
+              const key = next.groups[next.groups.length - 1].key;
+              setTimeout(() => document.getElementById(`segment-g${key}-add-field`)?.focus(), 0);
+            }}
+          >
+            Add a group
+          </button>{' '}
+          <span class="hint">{draft.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups.` : 'Groups hold conditions, not other groups.'}</span>
+        </div>
       </fieldset>
 
-      <PreviewPanel state={preview} match={match} />
+      <PreviewPanel state={preview} rule={rule.ok ? rule.match : null} products={products} />
 
       {invalid && (
         <p class="error" role="alert" id="segment-invalid" data-testid="segment-invalid">
@@ -381,14 +441,338 @@ function Builder({
   );
 }
 
-function Condition({ field, match, suggest, onChange }: { field: BuilderField; match: SegmentMatch; suggest: string[]; onChange(m: SegmentMatch): void }) {
+/** "Match (ALL) (ANY) of …": how a level's conditions combine. */
+function OpSwitch({
+  name,
+  op,
+  onChange,
+  groupLabel,
+  label,
+  tail,
+}: {
+  name: string;
+  op: Op;
+  onChange(op: Op): void;
+  groupLabel: string;
+  label(op: Op): string;
+  tail: string;
+}) {
+  return (
+    <div class="seg-op" role="radiogroup" aria-label={groupLabel}>
+      <span aria-hidden="true">Match</span>
+      {OPS.map((o) => (
+        <label key={o} class="seg-op-choice">
+          <input type="radio" name={name} value={o} checked={op === o} aria-label={label(o)} onChange={() => onChange(o)} />
+          <span aria-hidden="true">{o.toUpperCase()}</span>
+        </label>
+      ))}
+      <span aria-hidden="true">{tail}</span>
+    </div>
+  );
+}
+
+/** One level's conditions and its "Add a condition on" picker (the top level's or a group's). */
+function LevelEditor({
+  level,
+  where,
+  products,
+  others,
+  problems,
+  addLabel,
+  empty,
+  onChange,
+}: {
+  level: LevelDraft;
+  where: LevelRef;
+  products: readonly ProductChoice[];
+  others: readonly SegmentMatch[];
+  problems: readonly RuleProblem[];
+  addLabel: string;
+  empty: string | null;
+  onChange(level: LevelDraft): void;
+}) {
+  const [adding, setAdding] = useState<BuilderField | BehaviourKind | ''>('');
+  const idp = idPrefix(where);
+  const used = conditionsOf(level);
+  const free = freeKinds(level, products.length > 0);
+  const firstInput = (kind: BuilderField | BehaviourKind) =>
+    kind === 'intent'
+      ? `${idp}-intent-product`
+      : kind === 'visited'
+        ? `${idp}-visited-path`
+        : kind === 'page_views'
+          ? `${idp}-page_views-min`
+          : `${idp}-value-${kind}`;
+  return (
+    <>
+      {used.length === 0 && empty && <p class="muted">{empty}</p>}
+      {used.length > 0 && (
+        <ul class="plain condition-list">
+          {used.map((kind) => (
+            <ConditionItem
+              key={kind}
+              kind={kind}
+              level={level}
+              idp={idp}
+              products={products}
+              others={others}
+              problem={problems.find((p) => p.kind === kind) ?? null}
+              onChange={onChange}
+            />
+          ))}
+        </ul>
+      )}
+      {free.length > 0 && (
+        <div class="add-condition">
+          <label for={`${idp}-add-field`} class="sr-only">
+            {addLabel}
+          </label>
+          <select
+            id={`${idp}-add-field`}
+            value={adding}
+            onChange={(e) => setAdding((e.currentTarget as HTMLSelectElement).value as BuilderField | BehaviourKind | '')}
+          >
+            <option value="">{addLabel}…</option>
+            {free.map((f) => (
+              <option key={f} value={f}>
+                {KIND_LABELS[f]}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            class="btn btn-quiet"
+            disabled={adding === ''}
+            aria-label={where === 'top' ? undefined : `${addLabel.replace(/ on$/, '')}`}
+            onClick={() => {
+              if (adding === '') return;
+              onChange(addCondition(level, adding, products));
+              setAdding('');
+              // The new condition's first input takes the focus.
+              const target = firstInput(adding);
+              setTimeout(() => document.getElementById(target)?.focus(), 0);
+            }}
+          >
+            Add condition
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function ConditionItem({
+  kind,
+  level,
+  idp,
+  products,
+  others,
+  problem,
+  onChange,
+}: {
+  kind: ConditionKind;
+  level: LevelDraft;
+  idp: string;
+  products: readonly ProductChoice[];
+  others: readonly SegmentMatch[];
+  problem: RuleProblem | null;
+  onChange(level: LevelDraft): void;
+}) {
+  let title: string;
+  let editor: ComponentChildren;
+  const problemId = `${idp}-${kind}-problem`;
+  const invalidIf = (part: RuleProblem['part']) => (problem?.part === part ? { 'aria-invalid': true, 'aria-describedby': problemId } : {});
+  if (kind === 'intent' && level.intent) {
+    const intent = level.intent;
+    const set = (next: typeof intent) => onChange({ ...level, intent: next });
+    const known = products.some((p) => p.name === intent.product);
+    title = 'Intent';
+    editor = (
+      <div class="seg-intent">
+        <div class="seg-inline">
+          <label for={`${idp}-intent-product`}>Product</label>
+          <select
+            id={`${idp}-intent-product`}
+            value={intent.product}
+            onChange={(e) => set({ ...intent, product: (e.currentTarget as HTMLSelectElement).value })}
+            {...invalidIf('product')}
+          >
+            {!known && (
+              <option value={intent.product}>{intent.product === '' ? 'Pick a product…' : `${intent.product} (not a product of this customer)`}</option>
+            )}
+            {products.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.display_name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <fieldset class="checks choice-grid">
+          <legend class="seg-legend">Buying stage is any of</legend>
+          {BUYING_STAGES.map((s: BuyingStage) => (
+            <label key={s}>
+              <input
+                type="checkbox"
+                checked={intent.stages.includes(s)}
+                onChange={(e) => set(toggleStage(intent, s, (e.currentTarget as HTMLInputElement).checked))}
+              />{' '}
+              {s}
+            </label>
+          ))}
+        </fieldset>
+        <div class="seg-inline">
+          <label for={`${idp}-intent-min_score`}>Minimum intent score</label>
+          <input
+            id={`${idp}-intent-min_score`}
+            class="seg-num"
+            type="number"
+            min={0}
+            max={100}
+            step={1}
+            inputMode="numeric"
+            placeholder="0–100"
+            value={intent.min_score}
+            onInput={(e) => set({ ...intent, min_score: (e.currentTarget as HTMLInputElement).value })}
+            {...invalidIf('min_score')}
+          />
+        </div>
+        <p class="hint">Check stages, give a minimum score, or both (then both must hold). Nothing of either: the condition is left out.</p>
+      </div>
+    );
+  } else if (kind === 'visited' && level.visited) {
+    const visited = level.visited;
+    title = 'Visited a page';
+    editor = (
+      <div class="seg-inline">
+        <label for={`${idp}-visited-path`}>Page path</label>
+        <input
+          id={`${idp}-visited-path`}
+          type="text"
+          autoComplete="off"
+          placeholder="/pricing* or /blog/*"
+          value={visited.path}
+          onInput={(e) => onChange({ ...level, visited: { ...visited, path: (e.currentTarget as HTMLInputElement).value } })}
+          {...invalidIf('path')}
+        />
+        <DaysInput
+          id={`${idp}-visited-days`}
+          label="Visited within days"
+          value={visited.days}
+          onInput={(days) => onChange({ ...level, visited: { ...visited, days } })}
+          invalid={invalidIf('days')}
+        />
+      </div>
+    );
+  } else if (kind === 'page_views' && level.page_views) {
+    const views = level.page_views;
+    title = 'Page views';
+    editor = (
+      <div class="seg-inline">
+        <span aria-hidden="true">At least</span>
+        <label for={`${idp}-page_views-min`} class="sr-only">
+          Minimum page views
+        </label>
+        <input
+          id={`${idp}-page_views-min`}
+          class="seg-num"
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          value={views.min}
+          onInput={(e) => onChange({ ...level, page_views: { ...views, min: (e.currentTarget as HTMLInputElement).value } })}
+          {...invalidIf('min')}
+        />
+        <span aria-hidden="true">page views</span>
+        <DaysInput
+          id={`${idp}-page_views-days`}
+          label="Page views within days"
+          value={views.days}
+          onInput={(days) => onChange({ ...level, page_views: { ...views, days } })}
+          invalid={invalidIf('days')}
+        />
+      </div>
+    );
+  } else if (kind === 'company_id' || kind === 'in_list') {
+    title = KIND_LABELS[kind];
+    const values = valuesOf(level, kind);
+    editor = (
+      <p class="muted">
+        {values.length > 5 ? `One of ${values.length.toLocaleString('en-US')} values` : values.join(', ')} (set through the API; kept as it is)
+      </p>
+    );
+  } else {
+    return <FieldCondition field={kind as BuilderField} level={level} idp={idp} suggest={suggestions(others, kind as BuilderField)} onChange={onChange} />;
+  }
+  return (
+    <li class="condition" data-testid={`condition-${kind}`}>
+      <div class="section-head">
+        <strong>{title}</strong>
+        <RemoveCondition label={title} onRemove={() => onChange(removeCondition(level, kind))} />
+      </div>
+      {editor}
+      {problem && (
+        <p class="error" id={problemId} data-testid="condition-problem">
+          {problem.message}
+        </p>
+      )}
+    </li>
+  );
+}
+
+function RemoveCondition({ label, onRemove }: { label: string; onRemove(): void }) {
+  return (
+    <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={onRemove} aria-label={`Remove the ${label} condition`}>
+      Remove
+    </button>
+  );
+}
+
+/** "in the last [N] days". */
+function DaysInput({ id, label, value, onInput, invalid }: { id: string; label: string; value: string; onInput(v: string): void; invalid: object }) {
+  return (
+    <>
+      <span aria-hidden="true">in the last</span>
+      <label for={id} class="sr-only">
+        {label}
+      </label>
+      <input
+        id={id}
+        class="seg-num"
+        type="number"
+        min={1}
+        max={400}
+        step={1}
+        inputMode="numeric"
+        value={value}
+        onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)}
+        {...invalid}
+      />
+      <span aria-hidden="true">days</span>
+    </>
+  );
+}
+
+function FieldCondition({
+  field,
+  level,
+  idp,
+  suggest,
+  onChange,
+}: {
+  field: BuilderField;
+  level: LevelDraft;
+  idp: string;
+  suggest: string[];
+  onChange(l: LevelDraft): void;
+}) {
   const spec = FIELD_SPECS[field];
-  const values = valuesOf(match, field);
+  const values = valuesOf(level, field);
   const [typed, setTyped] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  const id = `segment-value-${field}`;
+  const id = `${idp}-value-${field}`;
   const add = () => {
-    const r = addValues(match, field, typed);
+    const r = addValues(level, field, typed);
     if (!r.ok) return setProblem(r.message);
     setProblem(null);
     setTyped('');
@@ -403,7 +787,7 @@ function Condition({ field, match, suggest, onChange }: { field: BuilderField; m
             <input
               type="checkbox"
               checked={values.includes(c)}
-              onChange={(e) => onChange(toggleChoice(match, field, c, (e.currentTarget as HTMLInputElement).checked))}
+              onChange={(e) => onChange(toggleChoice(level, field, c, (e.currentTarget as HTMLInputElement).checked))}
             />{' '}
             {c}
           </label>
@@ -417,7 +801,7 @@ function Condition({ field, match, suggest, onChange }: { field: BuilderField; m
           {values.map((v) => (
             <li key={v}>
               {v}{' '}
-              <button type="button" class="chip-remove" aria-label={`Remove ${v}`} onClick={() => onChange(removeValue(match, field, v))}>
+              <button type="button" class="chip-remove" aria-label={`Remove ${v}`} onClick={() => onChange(removeValue(level, field, v))}>
                 ×
               </button>
             </li>
@@ -472,29 +856,24 @@ function Condition({ field, match, suggest, onChange }: { field: BuilderField; m
         <strong>
           {spec.label} {spec.prefix ? 'starts with any of' : 'is any of'}
         </strong>
-        <button
-          type="button"
-          class="btn btn-quiet btn-danger-quiet"
-          onClick={() => onChange(removeCondition(match, field))}
-          aria-label={`Remove the ${spec.label} condition`}
-        >
-          Remove
-        </button>
+        <RemoveCondition label={spec.label} onRemove={() => onChange(removeCondition(level, field))} />
       </div>
       {editor}
     </li>
   );
 }
 
-function PreviewPanel({ state, match }: { state: ReturnType<typeof usePreview>; match: SegmentMatch }) {
-  const ready = hasConditions(match);
+function PreviewPanel({ state, rule, products }: { state: ReturnType<typeof usePreview>; rule: SegmentMatch | null; products: readonly ProductChoice[] }) {
+  const ready = rule !== null && hasConditions(rule);
   return (
     <section class="preview" aria-labelledby="preview-title" data-testid="segment-preview" aria-busy={state.busy}>
       <h3 id="preview-title">Preview</h3>
       <p class="muted" data-testid="segment-rule-words">
-        {ruleInWords(match)}
+        {rule ? ruleInWords(rule, products) : 'The rule has a problem: see the marked condition.'}
       </p>
-      {!ready ? (
+      {!rule ? (
+        <p class="muted">Fix the marked condition to see which accounts match.</p>
+      ) : !ready ? (
         <p class="muted">Add a condition with a value to see which accounts match.</p>
       ) : state.error ? (
         <p class="error" role="alert">

@@ -4,7 +4,9 @@
  */
 import { useState } from 'preact/hooks';
 import type { AdminClient, AdminToken, TokenWithSecret } from '../admin-client.ts';
-import { displayPrefix, formatDateTime } from '../format.ts';
+import { displayPrefix } from '../format.ts';
+import { formatDateTime } from './datetime.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 
 interface TableProps {
   api: AdminClient;
@@ -19,10 +21,8 @@ interface TableProps {
 export function TokensTable({ api, tokens, onChanged, onRotated, canWrite = true }: TableProps) {
   if (!tokens.length) return <p class="muted">No tokens yet.</p>;
   return (
-    // The wide table scrolls sideways inside this region: keyboard users focus it to scroll (axe scrollable-region-focusable).
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable (WCAG 2.1.1).
-    <section class="table-wrap" aria-labelledby="tokens-title" tabIndex={0}>
-      <table class="tokens" data-testid="tokens-table">
+    <ScrollTable labelledBy="tokens-title">
+      <table class="tokens token-table" data-testid="tokens-table">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -46,11 +46,12 @@ export function TokensTable({ api, tokens, onChanged, onRotated, canWrite = true
           ))}
         </tbody>
       </table>
-    </section>
+    </ScrollTable>
   );
 }
 
 const list = (items: string[]) => (items.length ? items.join(', ') : <span class="muted">—</span>);
+const when = (at: string | null) => (at ? formatDateTime(at) : 'never');
 
 function TokenRow({
   api,
@@ -91,12 +92,12 @@ function TokenRow({
   return (
     <tr data-testid="token-row" data-token-id={t.id} data-status={t.status}>
       <th scope="row">{t.name}</th>
-      <td>{t.api_group}</td>
+      <td class="group">{t.api_group}</td>
       <td>
         <code data-testid="token-prefix">{displayPrefix(t.prefix)}</code>
       </td>
-      <td>{list(t.integrations)}</td>
-      <td>{list(t.allowed_domains)}</td>
+      <td class="long">{list(t.integrations)}</td>
+      <td class="long">{list(t.allowed_domains)}</td>
       <td class="answers">
         <span class={t.scores ? '' : 'muted'}>scores {t.scores ? 'on' : 'off'}</span>
         <br />
@@ -113,9 +114,9 @@ function TokenRow({
           <dt>created</dt>
           <dd>{formatDateTime(t.created_at)}</dd>
           <dt>last used</dt>
-          <dd>{formatDateTime(t.last_used_at, 'never')}</dd>
+          <dd>{when(t.last_used_at)}</dd>
           <dt>rotated</dt>
-          <dd>{formatDateTime(t.rotated_at, 'never')}</dd>
+          <dd>{when(t.rotated_at)}</dd>
         </dl>
       </td>
       <td>
@@ -147,8 +148,10 @@ function TokenRow({
                 disabled={busy}
                 onClick={confirming === 'rotate' ? rotate : remove}
                 aria-describedby={error ? errorId : undefined}
+                // The row names the token; the button's own words stay short so the Actions column stays narrow.
+                aria-label={confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
               >
-                {confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
+                {confirming === 'rotate' ? 'Rotate now' : 'Delete for good'}
               </button>{' '}
               <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(null)}>
                 Cancel

@@ -9,9 +9,10 @@ import { ROLE_MEANING, ROLES, type Role } from '../../../core/roles.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { UserRecord } from '../../state/users.ts';
 import type { AdminClient, IssuedLink, SsoSettings } from '../admin-client.ts';
-import { formatDateTime } from '../format.ts';
 import { grantableRoles, type Viewer } from '../permissions-view.ts';
 import { emptyInviteForm, invitationBody, type SsoFormFields, ssoForm, ssoRequestBody } from '../users-form.ts';
+import { formatDateTime } from './datetime.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
@@ -63,8 +64,7 @@ export function UsersPage({ api, customer, viewer }: { api: AdminClient; custome
         {!users.data && !users.error && <p class="muted">Loading users…</p>}
         {users.data && users.data.length === 0 && <p class="muted">No users yet: invite the first one above.</p>}
         {users.data && users.data.length > 0 && (
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable (WCAG 2.1.1).
-          <section class="table-wrap" aria-labelledby="users-title" tabIndex={0}>
+          <ScrollTable labelledBy="users-title">
             <table class="tokens" data-testid="users-table">
               <thead>
                 <tr>
@@ -93,7 +93,7 @@ export function UsersPage({ api, customer, viewer }: { api: AdminClient; custome
                 ))}
               </tbody>
             </table>
-          </section>
+          </ScrollTable>
         )}
       </section>
       <SsoSection api={api} customerId={customer.id} />
@@ -245,8 +245,8 @@ function UserRow({
         </select>
       </td>
       <td>{signInMethods(u)}</td>
-      <td>{formatDateTime(u.last_login_at, 'never')}</td>
-      <td>{formatDateTime(u.created_at)}</td>
+      <td class="when">{u.last_login_at ? formatDateTime(u.last_login_at) : 'never'}</td>
+      <td class="when">{formatDateTime(u.created_at)}</td>
       <td class="actions">
         {confirming ? (
           <fieldset class="confirm" aria-label={`Confirm removal of ${u.email}`}>

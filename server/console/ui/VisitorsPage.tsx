@@ -6,10 +6,12 @@ import { useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { hashForAccount } from '../customer-link.ts';
-import { formatCount, formatDateTime } from '../format.ts';
+import { formatCount } from '../format.ts';
 import { csvFileName, defaultRange } from '../visits-view.ts';
 import { DailyChart } from './DailyChart.tsx';
 import { DateRangeFields } from './DateRangeFields.tsx';
+import { formatDate, formatDateTime } from './datetime.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 import { useLoad } from './use-load.ts';
 
 export function VisitorsPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
@@ -107,10 +109,10 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
           </section>
           <section aria-labelledby="visits-accounts-title">
             <h2 id="visits-accounts-title">Accounts that visited</h2>
-            <div class="table-wrap">
+            <ScrollTable labelledBy="visits-accounts-title" testId="visits-scroll">
               <table data-testid="visits-table">
                 <caption class="sr-only">
-                  Accounts from {data.from} to {data.to}, most page views first
+                  Accounts from {formatDate(data.from)} to {formatDate(data.to)}, most page views first
                 </caption>
                 <thead>
                   <tr>
@@ -146,8 +148,8 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
                       </th>
                       <td class="num">{formatCount(a.page_views)}</td>
                       <td class="num">{formatCount(a.sessions)}</td>
-                      <td>{formatDateTime(a.first_seen)}</td>
-                      <td>{formatDateTime(a.last_seen)}</td>
+                      <td class="when">{formatDateTime(a.first_seen)}</td>
+                      <td class="when">{formatDateTime(a.last_seen)}</td>
                       <td>
                         <ul class="plain">
                           {a.top_pages.map((p) => (
@@ -166,7 +168,7 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollTable>
           </section>
         </>
       )}

@@ -12,7 +12,6 @@ import { renderSnippet } from '../../../tag/snippet.ts';
 import type { CustomerRecord, TagRecord } from '../../state/store.ts';
 import type { TagSighting } from '../../state/visits.ts';
 import type { AdminClient } from '../admin-client.ts';
-import { formatDateTime } from '../format.ts';
 import {
   CONSENT_DEFAULTS,
   emptyTagForm,
@@ -32,6 +31,7 @@ import {
   tagSettingsForm,
 } from '../tag-form.ts';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
+import { formatDateTime } from './datetime.ts';
 import { copyText } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';

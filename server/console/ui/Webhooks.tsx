@@ -8,6 +8,8 @@ import type { CustomerRecord } from '../../state/store.ts';
 import type { WebhookRecord } from '../../webhooks/schema.ts';
 import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';
 import { emptyWebhookForm, type WebhookFormFields, webhookRequestBody } from '../webhook-form.ts';
+import { formatDate, formatDateTime } from './datetime.ts';
+import { ScrollTable } from './ScrollTable.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
@@ -22,7 +24,21 @@ export function WebhooksPage({ api, customer, canWrite = true }: { api: AdminCli
         api={api}
         customerId={customer.id}
         canWrite={canWrite}
-        onCreated={(w) => setSecret({ title: 'Webhook added: its signing secret', name: w.url, value: w.secret })}
+        onCreated={(w) =>
+          setSecret({
+            title: 'Webhook added: its signing secret',
+            name: w.url,
+            value: w.secret,
+            kind: 'Signing secret',
+            // The server keeps this secret to sign with, and no route replaces it: a lost one means a new endpoint.
+            note: (
+              <>
+                <strong>Copy this signing secret now: you will not see it again.</strong> Your receiver checks each request's <code>Svc-Signature</code> header
+                with it. If it is lost, remove this webhook and add it again to get a new secret.
+              </>
+            ),
+          })
+        }
       />
       {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
     </div>
@@ -68,7 +84,7 @@ export function Webhooks({
       </p>
       {canWrite && (
         <form class="card token-form" onSubmit={submit} noValidate data-testid="create-webhook-form">
-          <div class="field">
+          <div class="field wide">
             <label for="new-webhook-url">
               Receiver URL <span class="muted">(required)</span>
             </label>
@@ -122,7 +138,7 @@ export function Webhooks({
               Could not add the webhook: {error}
             </p>
           )}
-          <div class="actions">
+          <div class="form-actions">
             <button type="submit" class="btn" disabled={busy}>
               {busy ? 'Adding…' : 'Add webhook'}
             </button>
@@ -173,7 +189,7 @@ function Endpoint({
       </p>
       <p class="muted">
         {w.events.join(', ')}
-        {w.hot_paths.length ? ` · hot pages ${w.hot_paths.join(', ')}` : ''} · secret <code>{w.secret_prefix}…</code> · since {w.created_at.slice(0, 10)}
+        {w.hot_paths.length ? ` · hot pages ${w.hot_paths.join(', ')}` : ''} · secret <code>{w.secret_prefix}…</code> · since {formatDate(w.created_at)}
       </p>
       <div class="actions">
         <button type="button" class="btn btn-quiet" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
@@ -210,9 +226,7 @@ function DeliveryLog({ api, customerId, webhookId }: { api: AdminClient; custome
   if (!log.data) return <p class="muted">Loading deliveries…</p>;
   if (!log.data.length) return <p class="muted">Nothing delivered yet.</p>;
   return (
-    // The wide table scrolls sideways inside this region: keyboard users focus it to scroll (axe scrollable-region-focusable).
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable (WCAG 2.1.1).
-    <section class="table-wrap" aria-label="Deliveries" tabIndex={0}>
+    <ScrollTable label="Deliveries">
       <table class="tokens" data-testid="deliveries">
         <thead>
           <tr>
@@ -235,12 +249,12 @@ function DeliveryLog({ api, customerId, webhookId }: { api: AdminClient; custome
               <td>{d.status}</td>
               <td class="num">{d.attempts}</td>
               <td>{d.last_error ?? (d.last_status === null ? '—' : `HTTP ${d.last_status}`)}</td>
-              <td>{d.next_attempt_at ?? '—'}</td>
-              <td>{d.created_at}</td>
+              <td class="when">{formatDateTime(d.next_attempt_at)}</td>
+              <td class="when">{formatDateTime(d.created_at)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    </section>
+    </ScrollTable>
   );
 }

@@ -1,0 +1,58 @@
+/**
+ * The OpenAPI operation of `POST /v3/batch/enrichment` (server/enrichment/batch-route.ts). Its examples
+ * are the single route's real answers on the sample data (examples.json), each with the status the batch
+ * adds: what a batch answers is, item by item, what the single route answers.
+ */
+import { BatchEnrichmentBody, BatchEnrichmentResponse, BatchItem, MAX_BATCH_ITEMS } from '../enrichment/batch-schema.ts';
+import examples from './examples.json' with { type: 'json' };
+import { errors, json, meteredHeaders, PARTNER, REQUEST_ID, schema } from './kit.ts';
+
+const ex = examples;
+
+const body = schema(BatchEnrichmentBody, 'input') as { properties: { items: Record<string, unknown> } };
+body.properties.items.items = {
+  ...schema(BatchItem, 'input'),
+  description: 'Exactly one of `email` and `domain`; an item with neither, both, or a value the single route refuses is answered as its own 422',
+};
+
+export const batchEnrichmentDoc = {
+  post: {
+    operationId: 'enrichCompaniesBatch',
+    summary: `Company Firmographics v3 for up to ${MAX_BATCH_ITEMS} emails or domains at once`,
+    tags: ['Enrichment and scoring'],
+    description:
+      'Token of API group `company-firmographics`. One result per item, in order: each is what `POST /v1/enrichment/company` answers for that item, ' +
+      'with its status in `status` — 200 `{company, segments}`; 404 the single route\'s not-found body (every field null) with `code: "not_found"`; ' +
+      '422 an item that is not `{email}` or `{domain}`; 402 a found company no credit is left for; 503 a charge the state store could not make now. ' +
+      'Partial success is normal: the request is 200 whenever its envelope is valid. Charged as the single route, per item: 1 Enrichment API credit ' +
+      'per company, free again for the rest of the calendar month (the same company twice in a batch costs one credit); when the credits run out ' +
+      'mid-batch the earlier items stay charged and answered and the later found ones are 402. The batch counts as one request against the rate limit. ' +
+      `More than ${MAX_BATCH_ITEMS} items, no \`items\` array, or a body that is not a JSON object: 422 for the whole request. JSON only ` +
+      '(any charset parameter; gzip, deflate or br Content-Encoding accepted).',
+    security: [{ Token: [] }],
+    parameters: [PARTNER, REQUEST_ID],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: body,
+          example: { items: [{ email: ex.request.email }, { domain: 'unknown.example' }, { email: ex.request.email, domain: ex.request.domain }] },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'One result per item, in order',
+        headers: meteredHeaders(200),
+        content: json(schema(BatchEnrichmentResponse), {
+          results: [
+            { status: 200, ...ex.firmographicsV3 },
+            { ...ex.firmographicsV3NotFound, status: 404, code: 'not_found' },
+            { status: 422, message: 'validation error: send email or domain, not both', code: 'invalid' },
+          ],
+        }),
+      },
+      ...errors([400, 401, 403, 413, 415, 422, 429, 503], (s) => meteredHeaders(s)),
+    },
+  },
+};
