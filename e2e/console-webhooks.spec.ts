@@ -1,10 +1,35 @@
 /**
  * The console's Webhooks section in a real Chromium against the demo-mode server: add an endpoint (the
  * signing secret is shown once), see it listed without its secret, open its (empty) delivery log, and
- * remove it; the form points at what is wrong before sending.
+ * remove it; the form points at what is wrong before sending. And an endpoint with a chosen payload
+ * version sent a test event: a local receiver (the e2e server may deliver to loopback:
+ * SVC_WEBHOOK_ALLOW_PRIVATE) gets it, and the console shows its status and body.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, type Page, test } from '@playwright/test';
 import { ADMIN_TOKEN } from './helpers.ts';
+
+let receiver: Server;
+let receiverUrl: string;
+const received: { headers: Record<string, unknown>; body: string }[] = [];
+
+test.beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(202, { 'content-type': 'text/plain' }).end('queued by the test receiver');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/${Date.now()}`;
+});
+test.afterAll(async () => {
+  receiver.closeAllConnections();
+  await new Promise((r) => receiver.close(r));
+});
 
 async function openDemoCustomer(page: Page) {
   const problems: string[] = [];
@@ -56,5 +81,34 @@ test('add a webhook, see its secret once, read its delivery log and remove it', 
   await endpoint.getByRole('button', { name: 'Remove' }).click();
   await endpoint.getByRole('button', { name: 'Confirm remove' }).click();
   await expect(section.getByTestId('webhook').filter({ hasText: url })).toHaveCount(0);
+  expect(problems).toEqual([]);
+});
+
+test('choose a payload version, send a test event to a local receiver and see its status and body', async ({ page }) => {
+  const problems = await openDemoCustomer(page);
+  const section = page.getByTestId('webhooks');
+  const form = section.getByTestId('create-webhook-form');
+  await form.getByLabel(/^Receiver URL/).fill(receiverUrl);
+  await form.getByLabel('Hot pages').fill('');
+  await form.getByLabel('account.visited payload version').selectOption('1');
+  await expect(form.getByLabel('account.hot payload version')).toHaveValue(''); // the newest by default
+  await form.getByLabel('segment names').check();
+  await form.getByRole('button', { name: 'Add webhook' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: /close/ }).click();
+
+  const endpoint = section.getByTestId('webhook').filter({ hasText: receiverUrl });
+  await expect(endpoint.getByTestId('webhook-summary')).toHaveText(/^JSON webhook · account.visited v1, account.hot v\d+$/);
+  await endpoint.getByRole('button', { name: 'Send test event' }).click();
+  const answer = endpoint.getByTestId('test-answer');
+  await expect(answer).toContainText('Test account.visited: HTTP 202 — delivered');
+  await expect(answer).toContainText('queued by the test receiver');
+  expect(received).toHaveLength(1);
+  expect(received[0]!.headers['svc-test-event']).toBe('true');
+  expect(JSON.parse(received[0]!.body)).toMatchObject({ type: 'account.visited', customer_id: 'demo' });
+  expect(JSON.parse(received[0]!.body)).not.toHaveProperty('version'); // v1, as chosen
+
+  await endpoint.getByRole('button', { name: 'Remove' }).click();
+  await endpoint.getByRole('button', { name: 'Confirm remove' }).click();
+  await expect(section.getByTestId('webhook').filter({ hasText: receiverUrl })).toHaveCount(0);
   expect(problems).toEqual([]);
 });

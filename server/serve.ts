@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { setupAdminAuth } from './admin/credentials.ts';
 import { createRequestListener } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, serverBaseUrl } from './config.ts';
 import { provisionCustomer } from './customers/provision.ts';
 import { Dataset } from './data/dataset.ts';
 import { createLogger, type Logger } from './http/logger.ts';
@@ -73,6 +73,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     log,
     timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS,
     allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE,
+    // Slack messages link to the account page in the console.
+    publicBaseUrl: serverBaseUrl(config),
     now: opts.now,
     // What enriched payloads (v2) carry: the account's company, segments, scores and visit.
     async enrich(view) {
@@ -100,7 +102,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   // Keep-alive longer than common proxies' idle timeout, so a proxy never reuses a socket we just closed.
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${port}`;
+  // Every address (0.0.0.0, ::) reads as localhost; an IPv6 literal takes brackets in a URL (RFC 3986).
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  const url = `http://${host}:${port}`;
   // With workers, the primary serves the metrics port (aggregated over workers: server/cluster.ts).
   const metricsServer =
     config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.SVC_METRICS_HOST) : null;

@@ -88,6 +88,11 @@ async function observe(customer: CustomerRecord, visits: VisitStore, outbox: Web
       daily: await visits.dailyTotals('acme', yesterday, today),
     }),
     globex: await visits.dailyTotals('globex', yesterday, today),
+    raw: await (async () => {
+      const rows = [];
+      for await (const r of visits.rawPageViews('acme', { from: yesterday, to: today, after: null, limit: 10 })) rows.push(r);
+      return rows;
+    })(),
     sightings: await visits.tagSightings(['acme-tag']),
     endpoints: await outbox.listEndpoints('acme'),
     pending: deliveries.filter((d) => d.status === 'pending'),
@@ -129,7 +134,10 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
   await visits.recordPageView({ ...view, day: yesterday, path: '/', at: at(yesterday, '10:00:00') });
   await visits.recordPageView({ ...view, day: yesterday, path: '/pricing', session_id: 's2', at: at(yesterday, '11:00:00') });
   await visits.recordPageView({ ...view, day: today, path: '/pricing', at: at(today, '00:01:00') });
-  await visits.recordPageView({ ...view, day: today, company_id: '900002', path: '/', at: at(today, '00:02:00') });
+  // With its raw view (the export's): moved under the same id, so an export's cursor resumes after the move.
+  const raw = { customer_id: 'acme', tag_id: 'acme-tag', company_id: '900002', path: '/', referrer_host: null, session_id: 's1', origin: null };
+  const rawAt = { day: today, at: at(today, '00:02:00'), segment_ids: [1], hot_account: false, excluded: false };
+  await visits.recordPageView({ ...view, day: today, company_id: '900002', path: '/', at: at(today, '00:02:00'), raw: { ...raw, ...rawAt } });
   await visits.recordPageView({ ...view, day: today, company_id: null, path: '/', at: at(today, '00:03:00') });
   await visits.recordPageView({ ...view, customer_id: 'globex', day: yesterday, company_id: null, path: '/', at: at(yesterday, '09:00:00') });
   await visits.recordTagSighting('acme-tag', 'https://www.acme.test', at(yesterday, '10:00:00'));
@@ -189,6 +197,7 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
       'visit_session',
       'visit_anonymous',
       'tag_sighting',
+      'visit_event',
       'webhook_endpoint',
       'webhook_delivery',
       'webhook_dedupe',

@@ -20,6 +20,7 @@ import type { AuditEvent, SsoProvider, UserRecord } from '../state/users.ts';
 import type { TagSighting } from '../state/visits.ts';
 import type { VisitsReport } from '../visits/report.ts';
 import type { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
+import type { TestDelivery } from '../webhooks/service.ts';
 
 /** A webhook endpoint as answered by create: the only time its signing secret is seen. */
 export type WebhookWithSecret = WebhookRecord & { secret: string };
@@ -70,6 +71,8 @@ export interface AdminClient {
   createWebhook(customerId: string, body: NewWebhook): Promise<WebhookWithSecret>;
   deleteWebhook(customerId: string, webhookId: string): Promise<void>;
   webhookDeliveries(customerId: string, webhookId: string): Promise<DeliveryRecord[]>;
+  /** Sends a sample event now (a Slack endpoint: its Block Kit message) and answers what the receiver said. */
+  testWebhook(customerId: string, webhookId: string): Promise<TestDelivery>;
   /** The visitors report; `from`/`to` YYYY-MM-DD, `segment` a segment id. */
   visits(customerId: string, range: VisitsRange): Promise<VisitsReport>;
   /** The same report as CSV text (Accept: text/csv). */
@@ -216,6 +219,7 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     createWebhook: (customerId, body) => call('POST', `/customers/${id(customerId)}/webhooks`, body),
     deleteWebhook: (customerId, webhookId) => call('DELETE', `/customers/${id(customerId)}/webhooks/${id(webhookId)}`),
     webhookDeliveries: (customerId, webhookId) => call('GET', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/deliveries`),
+    testWebhook: (customerId, webhookId) => call('POST', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/test`, {}),
     visits: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`),
     visitsCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`, undefined, 'text/csv'),
     searchAccounts: (customerId, q) => call('GET', `/customers/${id(customerId)}/accounts?${new URLSearchParams({ q })}`),

@@ -102,12 +102,20 @@ export interface AuditEntry {
   as?: { id: string; email: string };
 }
 
-/** What a handler answers. A JSON `body`, or `text` of a given `type`, or nothing (204, 304). */
+/** What a handler answers. A JSON `body`, or `text` of a given `type`, or a `stream` of it, or nothing (204, 304). */
 export interface RouteResult {
   status: number;
   body?: unknown;
   text?: string | Buffer;
-  /** Content-Type of `text`. */
+  /**
+   * A body too large to hold (an export), of the given `type`: its chunks are written as they come, each
+   * after the client took the ones before (backpressure), gzip-compressed when the client accepts gzip;
+   * the consumer stopping (the client gone) ends the iteration (its `finally` runs). The first chunk is
+   * read before anything is sent, so an error until then is an error answer like any other; a later one
+   * cuts the connection, and the client sees an incomplete answer (chunked, no final chunk).
+   */
+  stream?: AsyncIterable<string | Buffer>;
+  /** Content-Type of `text` or `stream`. */
   type?: string;
   /** Headers of the answer; a list for a header sent more than once (Set-Cookie). */
   headers?: Readonly<Record<string, string | readonly string[]>>;

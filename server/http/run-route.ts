@@ -3,10 +3,15 @@
  *   authenticate (401; group / package / domain 403) → CORS origin → rate limit (429) → input (415/413/400/422)
  *   → handler (lookup; 404) → charge (402, never for HEAD) → send.
  * One error path (errors.ts `errorAnswer`: a thrown domain error becomes the spec's body through one status
- * table), one response writer (`send`: one `writeHead` of a header array and one `end`), one observer call
- * per response (log line + metrics). Headers set before an error (Vary, CORS, RateLimit-*) stay on its answer.
+ * table), one response writer (`send`: one `writeHead` of a header array and one `end`; a streamed body:
+ * `sendStream`), one observer call per response (log line + metrics). Headers set before an error (Vary,
+ * CORS, RateLimit-*) stay on its answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import accepts from 'accepts';
 import { ApiError } from '../../core/error-codes.ts';
 import { requireAdminCredential } from '../admin/credentials.ts';
 import { adminCredentialThrottle } from '../admin/throttle.ts';
@@ -268,7 +273,31 @@ async function answer(def: ApiRouteDef, call: Call, res: ServerResponse): Promis
   }
   // A customer's answer is theirs alone: no shared cache keeps it.
   if (caller !== null && !result.headers?.['Cache-Control']) call.header('Cache-Control', 'private, no-store');
+  if (result.stream) return { ...result, stream: await primed(result.stream) };
   return result;
+}
+
+/**
+ * The stream with its first chunk already read (an error so far is thrown here: the pipeline's error
+ * path), the rest read as it is consumed; stopping early ends the source too.
+ */
+async function primed(stream: AsyncIterable<string | Buffer>): Promise<AsyncIterableIterator<string | Buffer>> {
+  const it = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<string | Buffer> | null = await it.next();
+  const iterator: AsyncIterableIterator<string | Buffer> = {
+    [Symbol.asyncIterator]: () => iterator,
+    next() {
+      const held = first;
+      first = null;
+      return held === null ? it.next() : Promise.resolve(held);
+    },
+    async return() {
+      first = null;
+      await it.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return iterator;
 }
 
 /** The one response writer: a status, the header list, and a JSON body, a text body or none. */
@@ -296,6 +325,54 @@ function sendResult(res: ServerResponse, call: Call, result: RouteResult): void 
     }
   }
   send(res, result.status, headers, result, result.body, call.head);
+}
+
+/**
+ * The writer of a streamed body: the head, then the chunks through gzip when the client accepts it,
+ * with backpressure (stream.pipeline). Resolves when the body is written or cut: a failure after the head
+ * can no longer be an error answer, so it is logged (unless the client left) and the connection closed.
+ */
+async function sendStream(res: ServerResponse, call: Call, result: RouteResult, stream: AsyncIterable<string | Buffer>): Promise<void> {
+  const headers = call.headers;
+  if (result.headers) {
+    for (const name in result.headers) {
+      const value = result.headers[name]!;
+      if (typeof value === 'string') headers.push(name, value);
+      else for (const v of value) headers.push(name, v);
+    }
+  }
+  if (result.type) headers.push('Content-Type', result.type);
+  const gzip = accepts(call.req.raw).encoding(['gzip', 'identity']) === 'gzip';
+  headers.push('Vary', 'Accept-Encoding');
+  if (gzip) headers.push('Content-Encoding', 'gzip');
+  res.writeHead(result.status, headers);
+  if (call.head) {
+    await stream[Symbol.asyncIterator]().return?.();
+    res.end();
+    return;
+  }
+  // The source's own failure is logged; the client leaving (the pipeline's other failure) is not.
+  let failed: unknown = null;
+  const source = Readable.from(
+    (async function* () {
+      try {
+        yield* stream;
+      } catch (e) {
+        failed = e;
+        throw e;
+      }
+    })(),
+    { objectMode: false },
+  );
+  try {
+    await (gzip ? pipeline(source, createGzip(), res) : pipeline(source, res));
+  } catch {
+    if (failed !== null) {
+      const e = failed as Error;
+      call.services.log.error(`${describeRequest(call.req.raw.method, call.req.raw.url ?? '')}: answer cut after its head: ${e?.stack ?? String(e)}`);
+    }
+    res.destroy();
+  }
 }
 
 function sendError(res: ServerResponse, call: Call, err: unknown): void {
@@ -339,8 +416,9 @@ export function runRoute(
   const call = new Call(req, services, trace, def.headers, res);
   answer(def, call, res)
     .then(
-      (result) => {
-        sendResult(res, call, result);
+      async (result) => {
+        if (result.stream) await sendStream(res, call, result, result.stream);
+        else sendResult(res, call, result);
         return result.after;
       },
       (err: unknown) => {

@@ -371,8 +371,12 @@ export const bodies = {
     hot_paths: 'Path globs (`/pricing*`) that make a visit `account.hot`',
     description: 'A note for people',
     event_versions: 'The payload version per event (`{"account.visited": 1}`); events not named get their newest version (GET /schemas lists them)',
-    segment_names: 'Segment names in payloads (ids always); default false',
+    segment_names: 'Segment names in payloads (ids always); default false for JSON endpoints, true for Slack',
     scores: 'Scores per product in account events (v2); default false',
+    format:
+      '`json` (default): signed event bodies; `slack`: the URL is a Slack incoming webhook and gets Block Kit messages (account.visited, account.hot, segment.entered; one message per account visit, a digest when several are due, at most one a second)',
+    filters:
+      'Which accounts raise events (every format): `segments` (in any of these segment ids), `hot_only` (a hot account, or a view of a hot page), `min_page_views` (page views in this visit, this one included); all given must hold',
   }),
 };
 

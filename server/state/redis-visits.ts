@@ -12,12 +12,19 @@
  *                                              at most SESSIONS_PER_ACCOUNT, the longest unseen go first
  *   svc:{cust:C}:v:jrnm:<company>        hash  session → `<first seen>|<last seen>|<views>`
  *   svc:{cust:C}:v:jrnp:<company>:<sess> list  the session's first PAGES_PER_SESSION views, `<at>\t<path>`
+ *   svc:{cust:C}:v:events                stream the raw views kept for the export (visits.ts RawPageView), ids
+ *                                              `<ms>-<n>` by visits.ts nextRawViewId, fields `d` (the view's
+ *                                              day) and `v` (its JSON text, rawViewText)
  *   svc:tagseen:<tag>                    hash  origin → `<last seen>|<hits>` (ORIGINS_PER_TAG; visits.ts
  *                                              sightingVictim decides who makes room)
  *
  * Retention: every write sets the per-day keys (and the anon hash) to expire VISIT_RETENTION_DAYS plus a
  * day after it, so keys written before this rule existed get their TTL with their next write; the anon
  * hash, one field per day, drops the days past the retention on the first anonymous view of each day.
+ * The raw-view stream has its own retention (`rawRetentionDays`, SVC_EVENTS_RETENTION_DAYS): every XADD
+ * trims it with `MINID ~` to the first kept day by Redis's clock (`~`: whole stream nodes of ≤ 100 entries
+ * go, so up to about 100 entries past the bound remain) and sets the key to expire a day after the retention, so a
+ * customer's stream holds the views of the retention and an idle one disappears.
  *
  * Every command has a deadline: a stalled Redis (stopped, partitioned without RST) keeps the connection
  * "ready" and node-redis would wait for ever, holding the page view (and its NDJSON line) with it.
@@ -33,15 +40,26 @@ import {
   type AccountVisits,
   type DailyTotals,
   daysBetween,
+  formatRawViewId,
   formatSighting,
   inViewOrder,
+  type KeptRawView,
   ORIGINS_PER_TAG,
   OTHER_PATHS,
   PAGES_PER_SESSION,
   PATHS_PER_ACCOUNT_DAY,
   type PagePerDay,
   type PageViewCount,
+  parseRawViewId,
   parseSighting,
+  RAW_VIEW_ID_SLACK_MS,
+  RAW_VIEW_RETENTION_DAYS,
+  type RawPageView,
+  type RawViewId,
+  type RawViewQuery,
+  rawViewParts,
+  rawViewScan,
+  rawViewText,
   retainedFrom,
   SESSIONS_PER_ACCOUNT,
   SESSIONS_PER_ACCOUNT_DAY,
@@ -63,6 +81,7 @@ export const visitKeys = {
   journeyMeta: (c: string, company: string) => `svc:{cust:${c}}:v:jrnm:${company}`,
   journeyPages: (c: string, company: string, session: string) => `svc:{cust:${c}}:v:jrnp:${company}:${session}`,
   segments: (c: string, company: string) => `svc:{cust:${c}}:v:seg:${company}`,
+  rawViews: (c: string) => `svc:{cust:${c}}:v:events`,
 };
 
 const SESSION_TTL_S = 2 * 86_400;
@@ -75,6 +94,10 @@ const ACCOUNT_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:acct:(\d{4}-\d{2}-\d{
 const ANONYMOUS_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:anon$/;
 const JOURNEY_KEYS = 'svc:{cust:*}:v:jrnm:*';
 const JOURNEY_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:jrnm:(.+)$/;
+const RAW_VIEW_KEYS = 'svc:{cust:*}:v:events';
+const RAW_VIEW_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:events$/;
+/** Stream entries one XRANGE reads (an export's page, and an export file's). */
+const RAW_VIEW_PAGE = 1_000;
 /** Entries an import sends in one MULTI (one round trip each, not one per entry). */
 const IMPORT_BATCH = 200;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -84,9 +107,47 @@ export interface RedisVisitStoreOptions {
   commandTimeoutMs?: number;
   /** Days of per-day aggregates kept (VISIT_RETENTION_DAYS). */
   retentionDays?: number;
+  /** Days of raw views kept for the export (RAW_VIEW_RETENTION_DAYS; a server passes SVC_EVENTS_RETENTION_DAYS). */
+  rawRetentionDays?: number;
 }
 
-const RECORD = `
+/**
+ * Appends a raw view to its customer's stream under the next id (visits.ts nextRawViewId, Redis's clock as
+ * the store's), trimming what is past the retention (by Redis's clock: a node's clock cannot trim early).
+ * Arguments: the stream, the view's epoch ms (as text), the two parts of its text around the first-of-day
+ * flag, the flag (0/1), its day, the retention in ms and the stream's TTL in seconds.
+ */
+const KEEP_RAW = `
+local function keep_raw(stream, at_ms, head, first, tail, day, keep_ms, ttl)
+  local t = redis.call('TIME')
+  local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local ms, n = math.min(tonumber(at_ms), now_ms + ${RAW_VIEW_ID_SLACK_MS}), 0
+  local top = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
+  if top then
+    local top_ms, top_n = string.match(top[1], '^(%d+)-(%d+)$')
+    if ms <= tonumber(top_ms) then ms, n = tonumber(top_ms), tonumber(top_n) + 1 end
+  end
+  local min_ms = math.floor(now_ms / 86400000) * 86400000 - tonumber(keep_ms)
+  local flag = 'false'
+  if first == 1 then flag = 'true' end
+  redis.call('XADD', stream, 'MINID', '~', string.format('%.0f', min_ms), string.format('%.0f', ms) .. '-' .. string.format('%.0f', n),
+    'd', day, 'v', head .. flag .. tail)
+  redis.call('EXPIRE', stream, ttl)
+end
+`;
+
+/** A raw view kept on its own (VisitStore.keepRawPageView): KEYS[1] the stream, ARGV as keep_raw's after it. */
+const KEEP = `${KEEP_RAW}
+keep_raw(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]))
+return 1
+`;
+
+/**
+ * One page view counted, and its raw view kept in the same script when given (ARGV[17] not empty):
+ * KEYS[8] the customer's stream, ARGV[17..21] head, tail, day, retention (ms), stream TTL.
+ */
+const RECORD = `${KEEP_RAW}
+local function count()
 local acct, pages, sess, anon = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local company, day, path, session, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local day_ttl, kept_from = tonumber(ARGV[10]), ARGV[11]
@@ -145,6 +206,10 @@ if not meta then
 end
 if views == 1 then return 1 end
 return 0
+end
+local first = count()
+if ARGV[17] ~= '' then keep_raw(KEYS[8], ARGV[12], ARGV[17], first, ARGV[18], ARGV[19], ARGV[20], tonumber(ARGV[21])) end
+return first
 `;
 
 /** visits.ts parseSighting, seenAgain and sightingVictim, in Lua (the contract test holds them to one rule). */
@@ -185,6 +250,7 @@ const sha = (script: string) => createHash('sha1').update(script).digest('hex');
 export class RedisVisitStore implements VisitStore {
   private readonly commandTimeoutMs: number;
   private readonly retentionDays: number;
+  private readonly rawRetentionDays: number;
   private closed = false;
 
   private constructor(
@@ -195,6 +261,17 @@ export class RedisVisitStore implements VisitStore {
   ) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.retentionDays = options.retentionDays ?? VISIT_RETENTION_DAYS;
+    this.rawRetentionDays = options.rawRetentionDays ?? RAW_VIEW_RETENTION_DAYS;
+  }
+
+  /** keep_raw's arguments after the view's time and parts: its day, the retention (ms), the stream's TTL (s). */
+  private rawBounds(day: string): [string, string, string] {
+    return [
+      day,
+      String(this.rawRetentionDays * 86_400_000),
+      // As the aggregates: a day longer than the retention, so the last write's views outlive it.
+      String((this.rawRetentionDays + 1) * 86_400),
+    ];
   }
 
   /** The client while open: a closed store refuses, even while the shared client still serves the state store. */
@@ -254,6 +331,7 @@ export class RedisVisitStore implements VisitStore {
 
   async recordPageView(v: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
     const company = v.company_id ?? '';
+    const raw = v.raw === undefined ? null : rawViewParts(v.raw);
     const reply = await this.run(
       RECORD,
       [
@@ -264,6 +342,7 @@ export class RedisVisitStore implements VisitStore {
         visitKeys.journeys(v.customer_id, company),
         visitKeys.journeyMeta(v.customer_id, company),
         visitKeys.journeyPages(v.customer_id, company, v.session_id),
+        visitKeys.rawViews(v.customer_id),
       ],
       [
         company,
@@ -283,9 +362,41 @@ export class RedisVisitStore implements VisitStore {
         String(SESSIONS_PER_ACCOUNT),
         visitKeys.journeyPages(v.customer_id, company, ''),
         String(Date.parse(`${retainedFrom(v.day, this.retentionDays)}T00:00:00Z`)),
+        raw?.head ?? '',
+        raw?.tail ?? '',
+        ...this.rawBounds(v.day),
       ],
     );
     return { first_of_day_for_account: Number(reply) === 1 };
+  }
+
+  async keepRawPageView(view: RawPageView): Promise<void> {
+    const { head, tail } = rawViewParts(view);
+    await this.run(
+      KEEP,
+      [visitKeys.rawViews(view.customer_id)],
+      [String(Date.parse(view.at)), head, view.first_of_day_for_account ? '1' : '0', tail, ...this.rawBounds(view.day)],
+    );
+  }
+
+  async *rawPageViews(customerId: string, q: RawViewQuery): AsyncIterable<KeptRawView> {
+    const scan = rawViewScan(q);
+    const key = visitKeys.rawViews(customerId);
+    // Both ends as XRANGE spells them: `(` is exclusive.
+    let start = `${scan.startExclusive ? '(' : ''}${formatRawViewId(scan.start)}`;
+    const end = `(${scan.endMs}-0`;
+    let left = q.limit;
+    for (;;) {
+      const entries = (await this.timed(this.client.xRange(key, start, end, { COUNT: RAW_VIEW_PAGE }))) ?? [];
+      for (const e of entries) {
+        const { d, v } = e.message as Record<string, string>;
+        if (d === undefined || v === undefined || d < q.from || d > q.to) continue;
+        yield { id: e.id, text: v };
+        if (--left === 0) return;
+      }
+      if (entries.length < RAW_VIEW_PAGE) return;
+      start = `(${entries[entries.length - 1]!.id}`;
+    }
   }
 
   /** Each day's account hash: company → its counters. */
@@ -513,6 +624,18 @@ export class RedisVisitStore implements VisitStore {
           yield VisitEntry.parse({ type: 'tag_sighting', tag_id: tag, origin, ...parseSighting(cells[origin]!) });
       }
     }
+    for await (const batch of this.scan(RAW_VIEW_KEYS)) {
+      for (const key of batch.sort(byText)) {
+        if (!RAW_VIEW_KEY.test(key)) continue;
+        for (let start = '-'; ; ) {
+          const entries = (await this.timed(this.client.xRange(key, start, '+', { COUNT: RAW_VIEW_PAGE }))) ?? [];
+          for (const e of entries)
+            yield VisitEntry.parse({ type: 'visit_event', id: e.id, view: JSON.parse((e.message as Record<string, string>).v ?? 'null') });
+          if (entries.length < RAW_VIEW_PAGE) break;
+          start = `(${entries[entries.length - 1]!.id}`;
+        }
+      }
+    }
   }
 
   async isEmpty(): Promise<boolean> {
@@ -525,6 +648,8 @@ export class RedisVisitStore implements VisitStore {
   async importEntries(entries: AsyncIterable<VisitEntry> | Iterable<VisitEntry>): Promise<number> {
     if (!(await this.isEmpty())) throw new StateError('the target already holds page views or tag sightings: import into an empty state', 'conflict');
     const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
+    /** Each customer's last raw-view id imported: a stream takes only growing ids. */
+    const lastRaw = new Map<string, RawViewId>();
     let n = 0;
     let batch: VisitEntry[] = [];
     const flush = async () => {
@@ -586,6 +711,20 @@ export class RedisVisitStore implements VisitStore {
             m.pExpireAt(zset, end).pExpireAt(meta, end).zCard(zset);
             journeyCounts.push([replies + 2, `account ${e.company_id} of ${e.customer_id}`]);
             replies += 3;
+            break;
+          }
+          case 'visit_event': {
+            const { first_of_day_for_account: first, ...view } = e.view;
+            const id = parseRawViewId(e.id)!;
+            const last = lastRaw.get(view.customer_id);
+            if (last !== undefined && (id.ms < last.ms || (id.ms === last.ms && id.n <= last.n))) {
+              throw new StateError(`raw page views of ${view.customer_id}: id ${e.id} after ${formatRawViewId(last)} (a customer's views come in id order)`);
+            }
+            lastRaw.set(view.customer_id, id);
+            const key = visitKeys.rawViews(view.customer_id);
+            // As a live write of this view would have let the stream live.
+            m.xAdd(key, e.id, { d: view.day, v: rawViewText(view, first) }).pExpireAt(key, id.ms + (this.rawRetentionDays + 1) * 86_400_000);
+            replies += 2;
             break;
           }
           case 'tag_sighting':

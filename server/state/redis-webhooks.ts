@@ -117,7 +117,9 @@ return cjson.encode({ added = added, dropped = dropped, by_endpoint = by_endpoin
 `;
 
 // KEYS: deliveries, ready, endpoints, then the due: zset of each endpoint in ARGV[5] (webhook ids, in the
-// order to serve them), each taking up to its room in ARGV[6] and all together up to ARGV[4]. Every entry
+// order to serve them), each taking up to its room in ARGV[6] and all together up to ARGV[4]. A Slack
+// endpoint (settings.format 'slack') with ARGV[7] > 0 takes up to ARGV[7] deliveries as one batch, which
+// counts one against ARGV[4], and none while ARGV[8] says the owner has one in flight for it. Every entry
 // is checked against its delivery before it is leased: one that finished, or that a node of the previous
 // version rescheduled, is dropped or moved instead.
 const CLAIM = `${SET_READY}
@@ -126,6 +128,8 @@ local lease_until = now + tonumber(ARGV[3])
 local left = tonumber(ARGV[4])
 local webhooks = cjson.decode(ARGV[5])
 local rooms = cjson.decode(ARGV[6])
+local slack_batch = tonumber(ARGV[7])
+local busy = cjson.decode(ARGV[8])
 local out = {}
 for i, webhook_id in ipairs(webhooks) do
   if left <= 0 then break end
@@ -136,22 +140,34 @@ for i, webhook_id in ipairs(webhooks) do
     redis.call('ZREM', KEYS[2], webhook_id)
   else
     local e = cjson.decode(ep)
-    for _, id in ipairs(redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, math.min(rooms[i], left))) do
-      local raw = redis.call('HGET', KEYS[1], id)
-      local d = raw and cjson.decode(raw)
-      if not d or d.status ~= 'pending' or d.webhook_id ~= webhook_id then
-        redis.call('ZREM', due, id)
-      elseif type(d.next_attempt_at) == 'number' and d.next_attempt_at > now then
-        redis.call('ZADD', due, d.next_attempt_at, id)
-      else
-        d.lease_owner = ARGV[2]
-        d.lease_until = lease_until
-        redis.call('HSET', KEYS[1], id, cjson.encode(d))
-        redis.call('ZADD', due, lease_until, id)
-        table.insert(out, cjson.encode({ id = id, event_id = d.event_id, webhook_id = d.webhook_id, url = e.url, secret = e.secret, body = d.body, attempts = d.attempts }))
-        left = left - 1
+    local format = 'json'
+    if type(e.settings) == 'table' and e.settings.format == 'slack' then format = 'slack' end
+    local batched = format == 'slack' and slack_batch > 0
+    local take = math.min(rooms[i], left)
+    if batched then
+      if busy[i] > 0 then take = 0 else take = slack_batch end
+    end
+    local leased = 0
+    if take > 0 then
+      for _, id in ipairs(redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, take)) do
+        local raw = redis.call('HGET', KEYS[1], id)
+        local d = raw and cjson.decode(raw)
+        if not d or d.status ~= 'pending' or d.webhook_id ~= webhook_id then
+          redis.call('ZREM', due, id)
+        elseif type(d.next_attempt_at) == 'number' and d.next_attempt_at > now then
+          redis.call('ZADD', due, d.next_attempt_at, id)
+        else
+          d.lease_owner = ARGV[2]
+          d.lease_until = lease_until
+          redis.call('HSET', KEYS[1], id, cjson.encode(d))
+          redis.call('ZADD', due, lease_until, id)
+          table.insert(out, cjson.encode({ id = id, event_id = d.event_id, webhook_id = d.webhook_id, url = e.url, secret = e.secret, body = d.body, attempts = d.attempts, format = format }))
+          leased = leased + 1
+          if not batched then left = left - 1 end
+        end
       end
     end
+    if batched and leased > 0 then left = left - 1 end
     set_ready(KEYS[2], due, webhook_id)
   end
 end
@@ -467,9 +483,19 @@ export class RedisWebhookStore implements WebhookStore {
     const webhooks = candidates.filter((webhookId) => !full.has(webhookId)).slice(0, limit);
     if (webhooks.length === 0) return [];
     const rooms = webhooks.map((webhookId) => (limits ? limits.perEndpoint - (limits.inFlight.get(webhookId) ?? 0) : limit));
+    const busy = webhooks.map((webhookId) => limits?.inFlight.get(webhookId) ?? 0);
     const rows = (await this.client.eval(CLAIM, {
       keys: [webhookKeys.deliveries, webhookKeys.ready, webhookKeys.endpoints, ...webhooks.map((webhookId) => webhookKeys.due(webhookId))],
-      arguments: [String(nowMs), owner, String(leaseMs), String(limit), JSON.stringify(webhooks), JSON.stringify(rooms)],
+      arguments: [
+        String(nowMs),
+        owner,
+        String(leaseMs),
+        String(limit),
+        JSON.stringify(webhooks),
+        JSON.stringify(rooms),
+        String(limits?.slackBatch ?? 0),
+        JSON.stringify(busy),
+      ],
     })) as string[];
     return rows.map((row) => JSON.parse(row) as ClaimedDelivery);
   }

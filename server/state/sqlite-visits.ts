@@ -4,7 +4,9 @@
  * transaction per page view so several processes count exactly. Its writes are background work (after
  * the view's 204, beside a tag lookup): behind another process's lock they wait on a timer, never on
  * the event loop. Per-day aggregates past the retention are deleted in bounded batches, each a write of
- * the background lane, once a day (the first view of a new UTC day starts it).
+ * the background lane, once a day (the first view of a new UTC day starts it); so are kept raw views
+ * (`visit_events`, for the export) past theirs. A raw view known before its count is inserted in the
+ * count's transaction: no second write per view.
  */
 import type Database from 'better-sqlite3';
 import { deepFreeze } from './auth-cache.ts';
@@ -17,8 +19,11 @@ import {
   type AccountVisits,
   type DailyTotals,
   daysBetween,
+  formatRawViewId,
   formatSighting,
   inViewOrder,
+  type KeptRawView,
+  nextRawViewId,
   ORIGINS_PER_TAG,
   OTHER_PATHS,
   PAGES_PER_SESSION,
@@ -26,6 +31,12 @@ import {
   type PagePerDay,
   type PageViewCount,
   parseSighting,
+  RAW_VIEW_RETENTION_DAYS,
+  type RawPageView,
+  type RawViewId,
+  type RawViewQuery,
+  rawViewScan,
+  rawViewText,
   retainedFrom,
   SESSIONS_PER_ACCOUNT,
   SESSIONS_PER_ACCOUNT_DAY,
@@ -33,6 +44,7 @@ import {
   sightingVictim,
   type TagSighting,
   TOP_PAGES,
+  type UncountedPageView,
   VISIT_RETENTION_DAYS,
   type VisitStore,
 } from './visits.ts';
@@ -49,15 +61,26 @@ const PRUNE_BATCH_CUSTOMERS = 100;
 /**
  * The tables the retention prune goes through, each with the column whose day (or time: an ISO time of a
  * day sorts after the day itself) it ages by: the per-day aggregates, keyed (customer_id, day, …), so one
- * customer's old days are one range; the journeys by their latest view (an index on (customer_id, last_seen)).
+ * customer's old days are one range; the journeys by their latest view (an index on (customer_id, last_seen));
+ * the kept raw views by their id's milliseconds (keyed (customer_id, ms, n)) and their own retention.
  */
 const DAY_TABLES = [
-  ['visit_pages', 'day'],
-  ['visit_accounts', 'day'],
-  ['visit_anonymous', 'day'],
-  ['visit_journeys', 'last_seen'],
-  ['visit_account_segments', 'updated_at'],
+  ['visit_pages', 'day', 'aggregates'],
+  ['visit_accounts', 'day', 'aggregates'],
+  ['visit_anonymous', 'day', 'aggregates'],
+  ['visit_journeys', 'last_seen', 'aggregates'],
+  ['visit_account_segments', 'updated_at', 'aggregates'],
+  ['visit_events', 'ms', 'raw'],
 ] as const;
+
+/** The first values each retention keeps: a day (or ISO time) for the aggregates, epoch ms for raw views. */
+interface PruneBounds {
+  aggregates: string;
+  raw: number;
+}
+
+/** Kept raw views one read of an export takes at most (a keyset page: memory stays bounded whatever the range). */
+const RAW_VIEW_PAGE = 1_000;
 
 /**
  * Rows an export reads per query (keyset pages, so a big file is never read into memory at once) and
@@ -75,6 +98,8 @@ interface PruneCursor {
 export interface SqliteVisitStoreOptions {
   /** Days of per-day aggregates kept (VISIT_RETENTION_DAYS). */
   retentionDays?: number;
+  /** Days of raw views kept for the export (RAW_VIEW_RETENTION_DAYS; a server passes SVC_EVENTS_RETENTION_DAYS). */
+  rawRetentionDays?: number;
   /** Rows deleted per write of the retention prune (PRUNE_BATCH_ROWS). */
   pruneBatchRows?: number;
 }
@@ -85,8 +110,10 @@ export class SqliteVisitStore implements VisitStore {
   private readonly record: (view: PageViewCount) => boolean;
   private readonly sight: (tagId: string, origin: string, at: string) => boolean;
   private readonly swapSegments: (customerId: string, companyId: string, ids: string, at: string) => string | undefined;
-  private readonly pruneStep: (cursor: PruneCursor, before: string) => { next: PruneCursor | null; deleted: number };
+  private readonly pruneStep: (cursor: PruneCursor, before: PruneBounds) => { next: PruneCursor | null; deleted: number };
+  private readonly keepRaw: (view: UncountedPageView, first: boolean) => void;
   private readonly retentionDays: number;
+  private readonly rawRetentionDays: number;
   /** The day whose retention prune this process last started (or finished, or is running). */
   private prunedFor = '';
   /** The prunes this process started, one after the other. */
@@ -120,6 +147,7 @@ export class SqliteVisitStore implements VisitStore {
     this.sqlite = holdStateDb(source);
     this.db = this.sqlite.db;
     this.retentionDays = options.retentionDays ?? VISIT_RETENTION_DAYS;
+    this.rawRetentionDays = options.rawRetentionDays ?? RAW_VIEW_RETENTION_DAYS;
     const pruneBatchRows = options.pruneBatchRows ?? PRUNE_BATCH_ROWS;
 
     // Session ids only deduplicate within their day: older ones are dropped, so the table stays one day deep.
@@ -169,6 +197,15 @@ export class SqliteVisitStore implements VisitStore {
            ORDER BY last_seen DESC, session_id DESC LIMIT -1 OFFSET ${SESSIONS_PER_ACCOUNT})`,
       ),
     };
+    const lastRawId = this.db.prepare('SELECT ms, n FROM visit_events WHERE customer_id = ? ORDER BY ms DESC, n DESC LIMIT 1');
+    const addRaw = this.db.prepare('INSERT INTO visit_events (customer_id, ms, n, day, view) VALUES (?, ?, ?, ?, ?)');
+    /** Inside a write transaction: the customer's latest id is read under the lock, so ids only grow. */
+    const keepRaw = (view: UncountedPageView, first: boolean) => {
+      const id = nextRawViewId((lastRawId.get(view.customer_id) as RawViewId | undefined) ?? null, Date.parse(view.at), Date.now());
+      addRaw.run(view.customer_id, id.ms, id.n, view.day, rawViewText(view, first));
+    };
+    const keepRawAlone = this.db.transaction(keepRaw);
+    this.keepRaw = (view, first) => keepRawAlone.immediate(view, first);
     const prune = DAY_TABLES.map(([table, column]) => ({
       // One index seek per customer (no scan of the whole table to find the next one).
       nextCustomer: this.db.prepare(`SELECT customer_id FROM ${table} WHERE customer_id > ? ORDER BY customer_id LIMIT 1`).pluck(),
@@ -176,6 +213,11 @@ export class SqliteVisitStore implements VisitStore {
     }));
 
     const record = this.db.transaction((v: PageViewCount): boolean => {
+      const first = count(v);
+      if (v.raw !== undefined) keepRaw(v.raw, first);
+      return first;
+    });
+    const count = (v: PageViewCount): boolean => {
       if (v.day > this.sessionsPrunedFor) {
         // Yesterday's ids are kept: views of a late request may still arrive for that day.
         pruneSessions.run(new Date(Date.parse(`${v.day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
@@ -200,7 +242,7 @@ export class SqliteVisitStore implements VisitStore {
       const journey = { customer_id: v.customer_id, company_id: v.company_id, session_id: v.session_id, at: v.at, path: v.path };
       if ((q.journey.get(journey) as { page_views: number }).page_views === 1) q.journeyEvict.run(journey);
       return page_views === 1;
-    });
+    };
     // Runs as one write of the connection's queue: the cache is kept in step with the commit it follows.
     this.record = (v) => {
       const first = record.immediate(v);
@@ -244,7 +286,7 @@ export class SqliteVisitStore implements VisitStore {
     });
     this.swapSegments = (customerId, companyId, ids, at) => swap.immediate(customerId, companyId, ids, at);
 
-    const pruneStep = this.db.transaction((cursor: PruneCursor, before: string) => {
+    const pruneStep = this.db.transaction((cursor: PruneCursor, bounds: PruneBounds) => {
       let budget = pruneBatchRows;
       let deleted = 0;
       let pagesDeleted = false;
@@ -260,7 +302,7 @@ export class SqliteVisitStore implements VisitStore {
           cursor = { table: cursor.table + 1, after: '' };
           continue;
         }
-        const n = table.deleteOld.run(customer, before, budget).changes;
+        const n = table.deleteOld.run(customer, bounds[DAY_TABLES[cursor.table]![2]], budget).changes;
         if (n > 0 && DAY_TABLES[cursor.table]![0] === 'visit_pages') pagesDeleted = true;
         deleted += n;
         budget -= n;
@@ -293,7 +335,10 @@ export class SqliteVisitStore implements VisitStore {
    */
   pruneAggregates(today: string): Promise<number> {
     if (today > this.prunedFor) this.prunedFor = today;
-    const before = retainedFrom(today, this.retentionDays);
+    const before: PruneBounds = {
+      aggregates: retainedFrom(today, this.retentionDays),
+      raw: Date.parse(`${retainedFrom(today, this.rawRetentionDays)}T00:00:00Z`),
+    };
     const run = this.pruning
       .catch(() => 0)
       .then(async () => {
@@ -435,6 +480,29 @@ export class SqliteVisitStore implements VisitStore {
     return before === undefined ? null : (JSON.parse(before) as number[]);
   }
 
+  async keepRawPageView(view: RawPageView): Promise<void> {
+    const { first_of_day_for_account: first, ...raw } = view;
+    await this.sqlite.write(() => this.keepRaw(raw, first), 'background');
+  }
+
+  async *rawPageViews(customerId: string, q: RawViewQuery): AsyncIterable<KeptRawView> {
+    const scan = rawViewScan(q);
+    const page = this.sqlite.sql(
+      'SELECT ms, n, view FROM visit_events WHERE customer_id = ? AND (ms, n) > (?, ?) AND ms < ? AND day BETWEEN ? AND ? ORDER BY ms, n LIMIT ?',
+    );
+    // An inclusive start is exclusive of the id just before it.
+    let after: RawViewId = scan.startExclusive ? scan.start : { ms: scan.start.ms, n: scan.start.n - 1 };
+    // Pages, not one open iterator: the connection is shared (see exportEntries).
+    for (let left = q.limit; left > 0; ) {
+      const want = Math.min(RAW_VIEW_PAGE, left);
+      const rows = this.sqlite.io(() => page.all(customerId, after.ms, after.n, scan.endMs, q.from, q.to, want)) as { ms: number; n: number; view: string }[];
+      for (const r of rows) yield { id: formatRawViewId(r), text: r.view };
+      if (rows.length < want) return;
+      left -= rows.length;
+      after = rows[rows.length - 1]!;
+    }
+  }
+
   async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
     if (tagIds.length === 0) return [];
     const rows = this.sqlite.io(
@@ -498,13 +566,23 @@ export class SqliteVisitStore implements VisitStore {
       if (rows.length < TRANSFER_PAGE) break;
       after = [rows[rows.length - 1]!.tag_id, rows[rows.length - 1]!.origin];
     }
+    const raw = this.sqlite.sql(
+      `SELECT customer_id, ms, n, view FROM visit_events WHERE (customer_id, ms, n) > (?, ?, ?) ORDER BY customer_id, ms, n LIMIT ${TRANSFER_PAGE}`,
+    );
+    for (let after: [string, number, number] = ['', 0, 0]; ; ) {
+      const rows = this.sqlite.io(() => raw.all(...after)) as { customer_id: string; ms: number; n: number; view: string }[];
+      for (const r of rows) yield VisitEntry.parse({ type: 'visit_event', id: formatRawViewId(r), view: JSON.parse(r.view) });
+      if (rows.length < TRANSFER_PAGE) break;
+      const last = rows[rows.length - 1]!;
+      after = [last.customer_id, last.ms, last.n];
+    }
   }
 
   async isEmpty(): Promise<boolean> {
     const any = this.sqlite.io(() =>
       this.sqlite
         .sql(
-          'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings) OR EXISTS (SELECT 1 FROM visit_journeys)',
+          'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings) OR EXISTS (SELECT 1 FROM visit_journeys) OR EXISTS (SELECT 1 FROM visit_events)',
         )
         .pluck()
         .get(),
@@ -525,6 +603,7 @@ export class SqliteVisitStore implements VisitStore {
       sighting: this.sqlite.sql('INSERT OR REPLACE INTO tag_sightings VALUES (?, ?, ?)'),
       origins: this.sqlite.sql('SELECT count(*) FROM tag_sightings WHERE tag_id = ?').pluck(),
       bump: this.sqlite.sql('UPDATE visit_version SET version = version + 1 WHERE id = 1'),
+      raw: this.sqlite.sql('INSERT OR REPLACE INTO visit_events (customer_id, ms, n, day, view) VALUES (?, ?, ?, ?, ?)'),
     };
     const write = this.db.transaction((batch: VisitEntry[]) => {
       for (const e of batch) {
@@ -551,6 +630,12 @@ export class SqliteVisitStore implements VisitStore {
               throw new StateError(`account ${e.company_id} of ${e.customer_id}: more than ${SESSIONS_PER_ACCOUNT} sessions`);
             }
             break;
+          case 'visit_event': {
+            const { first_of_day_for_account: first, ...view } = e.view;
+            const [ms, n] = e.id.split('-').map(Number) as [number, number];
+            q.raw.run(view.customer_id, ms, n, view.day, rawViewText(view, first));
+            break;
+          }
           case 'tag_sighting':
             q.sighting.run(e.tag_id, e.origin, formatSighting({ last_seen_at: e.last_seen_at, hits: e.hits }));
             if ((q.origins.get(e.tag_id) as number) > ORIGINS_PER_TAG) throw new StateError(`tag ${e.tag_id}: more than ${ORIGINS_PER_TAG} origins`);

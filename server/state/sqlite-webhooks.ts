@@ -217,7 +217,7 @@ export class SqliteWebhookStore implements WebhookStore {
     // Endpoints without room are left out in SQL: passing over a hung receiver's backlog costs no JS per row
     // (still a row read each: the due index has no webhook id).
     const due = this.sql(
-      `SELECT d.id, d.event_id, d.webhook_id, d.body, d.attempts, w.url, w.secret
+      `SELECT d.id, d.event_id, d.webhook_id, d.body, d.attempts, w.url, w.secret, json_extract(w.settings, '$.format') AS format
        FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
        ORDER BY d.next_attempt_at LIMIT ?`,
@@ -227,9 +227,14 @@ export class SqliteWebhookStore implements WebhookStore {
     const full = new Set<string>();
     const room = new Map<string, number>();
     if (limits) for (const [webhookId, n] of limits.inFlight) if (n >= limits.perEndpoint) full.add(webhookId);
+    const slackBatch = limits?.slackBatch ?? 0;
+    /** Deliveries in each Slack batch of this claim (a batch takes one slot, whatever its size). */
+    const batches = new Map<string, number>();
+    let slots = 0;
     const claimed: ClaimedDelivery[] = [];
-    for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round++) {
-      const want = limit - claimed.length;
+    for (let round = 0; round < CLAIM_ROUNDS && slots < limit; round++) {
+      // A batch's rows take no slot past its first: a round asks for enough rows to fill one too.
+      const want = limit - slots + slackBatch;
       const rows = due.all(nowMs, nowMs, JSON.stringify([...full]), want) as Row[];
       for (const row of rows) {
         const webhookId = row.webhook_id as string;
@@ -239,10 +244,27 @@ export class SqliteWebhookStore implements WebhookStore {
           continue;
         }
         if (full.has(webhookId)) continue;
-        if (limits) {
-          const left = (room.get(webhookId) ?? limits.perEndpoint - (limits.inFlight.get(webhookId) ?? 0)) - 1;
-          room.set(webhookId, left);
-          if (left <= 0) full.add(webhookId);
+        const format = row.format === 'slack' ? 'slack' : 'json';
+        if (format === 'slack' && slackBatch > 0) {
+          if ((limits?.inFlight.get(webhookId) ?? 0) > 0) {
+            full.add(webhookId);
+            continue;
+          }
+          const inBatch = batches.get(webhookId) ?? 0;
+          if (inBatch === 0) {
+            if (slots >= limit) continue;
+            slots++;
+          }
+          batches.set(webhookId, inBatch + 1);
+          if (inBatch + 1 >= slackBatch) full.add(webhookId);
+        } else {
+          if (slots >= limit) continue;
+          slots++;
+          if (limits) {
+            const left = (room.get(webhookId) ?? limits.perEndpoint - (limits.inFlight.get(webhookId) ?? 0)) - 1;
+            room.set(webhookId, left);
+            if (left <= 0) full.add(webhookId);
+          }
         }
         lease.run(owner, nowMs + leaseMs, row.id);
         claimed.push({
@@ -253,6 +275,7 @@ export class SqliteWebhookStore implements WebhookStore {
           secret: row.secret as string,
           body: row.body as string,
           attempts: row.attempts as number,
+          format,
         });
       }
       if (rows.length < want) break; // nothing more is due

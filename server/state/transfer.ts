@@ -16,7 +16,7 @@ import { CHARGEABLE_APIS } from '../credits/rules.ts';
 import { DELIVERY_STATUSES, EndpointSettings, HotPathPattern, NewWebhook, WebhookEventType } from '../webhooks/schema.ts';
 import { CustomerRecord, TagRecord, TokenRecord } from './store.ts';
 import { AuditEvent, Email, SsoProvider, UserId, UserRecord } from './users.ts';
-import { ISO_DAY, OTHER_PATHS, PAGES_PER_SESSION, PATHS_PER_ACCOUNT_DAY, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
+import { ISO_DAY, OTHER_PATHS, PAGES_PER_SESSION, PATHS_PER_ACCOUNT_DAY, RAW_VIEW_ID, RawPageView, SESSIONS_PER_ACCOUNT_DAY } from './visits.ts';
 
 const Pool = z.enum(['identification', 'enrichment']);
 
@@ -62,7 +62,10 @@ const Count = z.number().int().min(0);
 // Compared as strings by both stores; whatever they recorded moves as it is.
 const IsoTime = z.string().min(1);
 
-/** Page views and tag sightings (visits.ts): per-day aggregates, not events, so the file stays as bounded as the store. */
+/**
+ * Page views and tag sightings (visits.ts): per-day aggregates, and the raw views kept for the export —
+ * events, but only those of the raw events' retention, so the file stays as bounded as the store.
+ */
 export const VisitEntry = z.discriminatedUnion('type', [
   /** One account's page views on one UTC day, with its pages and the session ids that day has seen. */
   z.object({
@@ -104,6 +107,15 @@ export const VisitEntry = z.discriminatedUnion('type', [
   }),
   /** Page views of one UTC day that matched no account. */
   z.object({ type: z.literal('visit_anonymous'), customer_id: CustomerId, day: ISO_DAY, page_views: Count }),
+  /**
+   * A raw page view kept for the export, under its id (visits.ts nextRawViewId): the same id on the other
+   * backend, so an export's cursor resumes there too. A customer's views come in id order.
+   */
+  z.object({
+    type: z.literal('visit_event'),
+    id: z.string().regex(RAW_VIEW_ID, 'an id <ms>-<n>'),
+    view: RawPageView.extend({ customer_id: CustomerId }),
+  }),
   /** An origin a web tag was seen on; `hits` (distinct minutes) decides which origins a full tag keeps (visits.ts). */
   z.object({
     type: z.literal('tag_sighting'),

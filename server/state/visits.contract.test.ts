@@ -9,14 +9,19 @@ import { RedisVisitStore, visitKeys } from './redis-visits.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
 import type { VisitEntry } from './transfer.ts';
 import {
+  type KeptRawView,
   ORIGINS_PER_TAG,
   OTHER_PATHS,
   PAGES_PER_SESSION,
   PATHS_PER_ACCOUNT_DAY,
   type PageViewCount,
+  parseRawViewId,
   parseSighting,
+  RAW_VIEW_ID_SLACK_MS,
+  type RawViewQuery,
   SESSIONS_PER_ACCOUNT,
   SESSIONS_PER_ACCOUNT_DAY,
+  type UncountedPageView,
   VISIT_RETENTION_DAYS,
   type VisitStore,
 } from './visits.ts';
@@ -91,6 +96,96 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     session_id: 'session-aaaa',
     at: '2026-11-20T10:00:00.000Z',
     ...over,
+  });
+  /** The raw view of a count, as the recorder builds it (server/visits/recorder.ts RecordedPageView less the store's answer). */
+  const rawOf = (v: PageViewCount): UncountedPageView => ({
+    customer_id: v.customer_id,
+    tag_id: 'acme-tag',
+    at: v.at,
+    day: v.day,
+    company_id: v.company_id,
+    path: v.path,
+    referrer_host: 'news.example',
+    session_id: v.session_id,
+    origin: 'https://www.acme.test',
+    segment_ids: v.company_id === null ? [] : [3, 1],
+    hot_account: false,
+    excluded: false,
+  });
+  const withRaw = (over: Partial<PageViewCount> = {}): PageViewCount => {
+    const v = view(over);
+    return { ...v, raw: rawOf(v) };
+  };
+  const rawViews = async (s: VisitStore, customer: string, q: Partial<RawViewQuery> = {}): Promise<KeptRawView[]> => {
+    const out: KeptRawView[] = [];
+    for await (const r of s.rawPageViews(customer, { from: '2026-11-20', to: '2026-11-21', after: null, limit: 100_000, ...q })) out.push(r);
+    return out;
+  };
+
+  it('keeps a raw view in its count’s step, with the count’s first-of-day answer, as the NDJSON log’s line text', async () => {
+    const first = withRaw({ path: '/pricing?utm_source="x"' });
+    expect(await store.recordPageView(first)).toEqual({ first_of_day_for_account: true });
+    await store.recordPageView(withRaw({ at: '2026-11-20T10:00:01.000Z' }));
+    await store.recordPageView(withRaw({ company_id: null, at: '2026-11-20T10:00:02.000Z' }));
+    await store.recordPageView(view({ at: '2026-11-20T10:00:03.000Z' })); // counted, no raw view given
+    await store.recordPageView(withRaw({ customer_id: 'other', at: '2026-11-20T10:00:04.000Z' }));
+
+    const kept = await rawViews(store, 'acme');
+    // The recorder's view object, in its field order: JSON.stringify of it is the NDJSON line.
+    const line = (v: PageViewCount, firstOfDay: boolean) => {
+      const { segment_ids, hot_account, excluded, ...head } = rawOf(v);
+      return JSON.stringify({ ...head, first_of_day_for_account: firstOfDay, segment_ids, hot_account, excluded });
+    };
+    expect(kept).toEqual([
+      { id: `${Date.parse('2026-11-20T10:00:00.000Z')}-0`, text: line(first, true) },
+      { id: `${Date.parse('2026-11-20T10:00:01.000Z')}-0`, text: line(view({ at: '2026-11-20T10:00:01.000Z' }), false) },
+      { id: `${Date.parse('2026-11-20T10:00:02.000Z')}-0`, text: line(view({ company_id: null, at: '2026-11-20T10:00:02.000Z' }), false) },
+    ]);
+    expect(JSON.parse(kept[0]!.text)).toMatchObject({ path: '/pricing?utm_source="x"', first_of_day_for_account: true, segment_ids: [3, 1] });
+    expect((await rawViews(store, 'other')).map((r) => JSON.parse(r.text).customer_id)).toEqual(['other']);
+  });
+
+  it('lists raw views of from..to in id order (a view dated before the latest comes after it), resumes after a cursor, stops at the limit', async () => {
+    const t = (time: string) => `2026-11-20T${time}.000Z`;
+    await store.recordPageView(withRaw({ at: t('10:00:00') }));
+    await store.recordPageView(withRaw({ at: t('10:00:00'), path: '/same-ms' }));
+    await store.recordPageView(withRaw({ day: '2026-11-21', at: '2026-11-21T00:05:00.000Z', path: '/next-day' }));
+    // Late (another node's clock behind): its id follows the latest, never goes before it.
+    await store.keepRawPageView({ ...rawOf(view({ at: t('09:00:00'), path: '/late' })), first_of_day_for_account: false });
+    await store.recordPageView(withRaw({ day: '2026-11-19', at: '2026-11-19T23:59:59.999Z', path: '/day-before' }));
+
+    const paths = (rows: KeptRawView[]) => rows.map((r) => JSON.parse(r.text).path);
+    const all = await rawViews(store, 'acme', { from: '2026-11-19' });
+    const next = Date.parse('2026-11-21T00:05:00.000Z');
+    expect(all.map((r) => r.id)).toEqual([`${Date.parse(t('10:00:00'))}-0`, `${Date.parse(t('10:00:00'))}-1`, `${next}-0`, `${next}-1`, `${next}-2`]);
+    expect(paths(all)).toEqual(['/', '/same-ms', '/next-day', '/late', '/day-before']);
+    expect(paths(await rawViews(store, 'acme', { to: '2026-11-20' }))).toEqual(['/', '/same-ms', '/late']);
+    expect(paths(await rawViews(store, 'acme', { from: '2026-11-21' }))).toEqual(['/next-day']);
+    // Listed by a range up to its id's day: past the slack after the end of its own day (RAW_VIEW_ID_SLACK_MS).
+    expect(paths(await rawViews(store, 'acme', { from: '2026-11-19', to: '2026-11-19' }))).toEqual([]);
+    expect(paths(all)).toContain('/day-before');
+
+    // Resumed after each page's last id: exactly the rest, whatever the page size.
+    const pages: string[][] = [];
+    for (let after: string | null = null; ; ) {
+      const page = await rawViews(store, 'acme', { from: '2026-11-19', after: after === null ? null : parseRawViewId(after), limit: 2 });
+      if (page.length === 0) break;
+      pages.push(paths(page));
+      after = page[page.length - 1]!.id;
+    }
+    expect(pages).toEqual([['/', '/same-ms'], ['/next-day', '/late'], ['/day-before']]);
+    expect(await rawViews(store, 'acme', { after: parseRawViewId(all[4]!.id) })).toEqual([]);
+  });
+
+  it('never gives a raw view an id far past the store’s clock: a node whose clock runs ahead does not carry later ids with it', async () => {
+    const ahead = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    await store.keepRawPageView({ ...rawOf(view({ day: ahead.slice(0, 10), at: ahead })), first_of_day_for_account: false });
+    const now = new Date().toISOString();
+    await store.keepRawPageView({ ...rawOf(view({ day: now.slice(0, 10), at: now })), first_of_day_for_account: false });
+    const ids = (await rawViews(store, 'acme', { from: now.slice(0, 10), to: ahead.slice(0, 10) })).map((r) => parseRawViewId(r.id)!);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]!.ms).toBeLessThanOrEqual(Date.now() + RAW_VIEW_ID_SLACK_MS);
+    expect(ids[1]).toEqual({ ms: ids[0]!.ms, n: 1 });
   });
 
   it('aggregates page views per account and day: views, distinct sessions, first and last seen, top pages', async () => {
@@ -336,11 +431,12 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     const today = new Date().toISOString().slice(0, 10);
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const at = (day: string, time: string) => `${day}T${time}.000Z`;
-    await store.recordPageView(view({ day: yesterday, at: at(yesterday, '10:00:00') }));
+    await store.recordPageView(withRaw({ day: yesterday, at: at(yesterday, '10:00:00') }));
     await store.recordPageView(view({ day: yesterday, path: '/pricing', session_id: 'session-bbbb', at: at(yesterday, '11:00:00') }));
     await store.recordPageView(view({ day: today, path: '/docs', at: at(today, '00:10:00') }));
     await store.recordPageView(view({ day: today, company_id: '900002', at: at(today, '00:20:00') }));
-    await store.recordPageView(view({ day: today, company_id: null, at: at(today, '00:30:00') }));
+    await store.recordPageView(withRaw({ day: today, company_id: null, at: at(today, '00:30:00') }));
+    await store.keepRawPageView({ ...rawOf(view({ day: today, at: at(today, '00:30:00') })), first_of_day_for_account: true });
     await store.recordPageView(view({ customer_id: 'other', day: yesterday, company_id: null, at: at(yesterday, '12:00:00') }));
     await store.recordTagSighting('t1', 'https://www.acme.test', at(yesterday, '10:00:00'));
     await store.recordTagSighting('t1', 'https://www.acme.test', at(yesterday, '10:05:00'));
@@ -351,11 +447,14 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
       pages: await s.accountPages('acme', '900001', yesterday, today),
       sightings: await s.tagSightings(['t1', 't2']),
       sessions: await s.accountSessions('acme', '900001'),
+      // Under the same ids: a cursor of an export resumes on the other store.
+      raw: await rawViews(s, 'acme', { from: yesterday, to: today }),
     });
     const before = await read(store);
     const exported: VisitEntry[] = [];
     for await (const e of store.exportEntries()) exported.push(e);
-    expect(new Set(exported.map((e) => e.type))).toEqual(new Set(['visit_account', 'visit_session', 'visit_anonymous', 'tag_sighting']));
+    expect(new Set(exported.map((e) => e.type))).toEqual(new Set(['visit_account', 'visit_session', 'visit_anonymous', 'tag_sighting', 'visit_event']));
+    expect(before.raw).toHaveLength(3);
     expect(exported).toContainEqual({ type: 'tag_sighting', tag_id: 't1', origin: 'https://www.acme.test', last_seen_at: at(yesterday, '10:05:00'), hits: 2 });
 
     expect(await store.isEmpty()).toBe(false);
@@ -385,6 +484,58 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     }));
     await expect(store.importEntries(entries)).rejects.toThrow(`tag t1: more than ${ORIGINS_PER_TAG} origins`);
   });
+});
+
+describe.each(BACKENDS)('raw views past their retention: $name', (backend) => {
+  it('are gone from the store (SQLite: the daily prune; Redis: MINID on the next write, and the stream expires)', async () => {
+    const fx = await backend.start();
+    try {
+      const store = await fx.open();
+      // A retention of 2 days: the views of 5 days ago are past it today (Redis trims by its own clock).
+      const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+      const [old, today] = [dayAgo(5), dayAgo(0)];
+      const short =
+        store instanceof SqliteVisitStore
+          ? new SqliteVisitStore(join((store as unknown as { sqlite: { db: { name: string } } }).sqlite.db.name), { rawRetentionDays: 2 })
+          : await RedisVisitStore.open((store as unknown as { connection: { options: { url: string } } }).connection.options.url, { rawRetentionDays: 2 });
+      const raw = (day: string, i: number): UncountedPageView => ({
+        customer_id: 'acme',
+        tag_id: 'acme-tag',
+        at: `${day}T10:00:00.${String(i % 1000).padStart(3, '0')}Z`,
+        day,
+        company_id: null,
+        path: `/${i}`,
+        referrer_host: null,
+        session_id: 'session-aaaa',
+        origin: null,
+        segment_ids: [],
+        hot_account: false,
+        excluded: false,
+      });
+      const count = (r: UncountedPageView) => ({ customer_id: 'acme', day: r.day, company_id: null, path: r.path, session_id: r.session_id, at: r.at, raw: r });
+      // Redis trims whole stream nodes (`MINID ~`, 100 entries each): enough old views to fill some.
+      for (let i = 0; i < 250; i++) await short.recordPageView(count(raw(old, i)));
+      await short.recordPageView(count(raw(today, 0)));
+      if (short instanceof SqliteVisitStore) await short.pruneAggregates(today);
+      const left: KeptRawView[] = [];
+      for await (const r of short.rawPageViews('acme', { from: old, to: today, after: null, limit: 1000 })) left.push(r);
+      if (short instanceof SqliteVisitStore) expect(left.map((r) => JSON.parse(r.text).day)).toEqual([today]);
+      else {
+        expect(left.length).toBeLessThanOrEqual(101);
+        expect(left.at(-1)!.text).toContain(`"day":"${today}"`);
+        const c = createClient({ url: (short as unknown as { connection: { options: { url: string } } }).connection.options.url });
+        await c.connect();
+        const ttl = await c.ttl(visitKeys.rawViews('acme'));
+        await c.close();
+        expect(ttl).toBeGreaterThan(2 * 86_400);
+        expect(ttl).toBeLessThanOrEqual(3 * 86_400);
+      }
+      await short.close();
+      await store.close();
+    } finally {
+      await fx.close();
+    }
+  }, 30_000);
 });
 
 describe('tag sighting cells', () => {

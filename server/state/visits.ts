@@ -3,8 +3,9 @@
  * not by how often. Counts per (customer, UTC day, account, path), per (customer, UTC day) for anonymous
  * visitors, sessions and first/last seen per (customer, day, account), and the origins each web tag was
  * last seen on. Every method is one atomic operation (a transaction in SQLite, a script in Redis), so a
- * Redis implementation can follow behind the same interface. Raw events go to NDJSON files instead
- * (server/visits/event-log.ts).
+ * Redis implementation can follow behind the same interface. Raw events go to NDJSON files on each node
+ * (server/visits/event-log.ts) and, for the export of every node's views, to the store as well (kept
+ * raw views: a table on SQLite, a stream per customer on Redis), bounded by the raw events' retention.
  *
  * Bounded in time as well as per day: per-day aggregates older than VISIT_RETENTION_DAYS go (SQLite
  * deletes them, Redis lets their keys expire), so a customer's storage does not grow with its age.
@@ -13,6 +14,29 @@ import { z } from 'zod';
 import type { EntryTransfer, VisitEntry } from './transfer.ts';
 
 export const ISO_DAY = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD');
+
+/**
+ * A raw page view as recorded: the fields and order of server/visits/recorder.ts RecordedPageView, which
+ * is what the NDJSON log writes per line (server/visits/export.ts checks the two stay one type).
+ */
+export const RawPageView = z.object({
+  customer_id: z.string(),
+  tag_id: z.string(),
+  at: z.string(),
+  day: ISO_DAY,
+  company_id: z.string().nullable(),
+  path: z.string(),
+  referrer_host: z.string().nullable(),
+  session_id: z.string(),
+  origin: z.string().nullable(),
+  first_of_day_for_account: z.boolean(),
+  segment_ids: z.array(z.number().int()),
+  hot_account: z.boolean(),
+  excluded: z.boolean(),
+});
+export type RawPageView = z.infer<typeof RawPageView>;
+/** A raw view before the store has answered whether it is the account's first of the day. */
+export type UncountedPageView = Omit<RawPageView, 'first_of_day_for_account'>;
 
 /** One page view as the store counts it. `company_id` null = anonymous (no Match). */
 export interface PageViewCount {
@@ -23,7 +47,101 @@ export interface PageViewCount {
   session_id: string;
   /** ISO date-time of the view. */
   at: string;
+  /**
+   * The raw view to keep for the export, written in the same atomic step as the count (its
+   * `first_of_day_for_account` is what this count answers); absent: the caller keeps it later
+   * (`keepRawPageView`) or not at all.
+   */
+  raw?: UncountedPageView;
 }
+
+/**
+ * The raw view as one JSON text, keys in RawPageView order: what the NDJSON log writes for it (JSON.stringify
+ * of the recorded view) and what both stores keep. In two parts around the first-of-day flag, so a store
+ * that learns the flag inside its atomic step (a Redis script) joins them there: `head + flag + tail`.
+ */
+export function rawViewParts(v: UncountedPageView): { head: string; tail: string } {
+  const head = JSON.stringify({
+    customer_id: v.customer_id,
+    tag_id: v.tag_id,
+    at: v.at,
+    day: v.day,
+    company_id: v.company_id,
+    path: v.path,
+    referrer_host: v.referrer_host,
+    session_id: v.session_id,
+    origin: v.origin,
+  });
+  const tail = JSON.stringify({ segment_ids: v.segment_ids, hot_account: v.hot_account, excluded: v.excluded });
+  return { head: `${head.slice(0, -1)},"first_of_day_for_account":`, tail: `,${tail.slice(1)}` };
+}
+
+export function rawViewText(v: UncountedPageView, first: boolean): string {
+  const { head, tail } = rawViewParts(v);
+  return `${head}${first}${tail}`;
+}
+
+/**
+ * Where a kept raw view sits in its customer's order: `<ms>-<n>`, the Redis stream id form. `ms` is the
+ * view's time — but never more than RAW_VIEW_ID_SLACK_MS past the store's own clock (a node whose clock
+ * runs ahead must not carry every later id of the customer, and the retention's trimming, into its
+ * future) — raised to the customer's latest id when that is not earlier (a node whose clock is behind, a
+ * late write), so ids only grow; `n` orders views of one millisecond. Both stores assign ids by this rule
+ * (redis-visits.ts KEEP_RAW mirrors it, with Redis's clock), so an id means the same on either and
+ * survives `svc state export/import`.
+ */
+export interface RawViewId {
+  ms: number;
+  n: number;
+}
+
+export function nextRawViewId(last: RawViewId | null, atMs: number, nowMs: number): RawViewId {
+  const ms = Math.min(atMs, nowMs + RAW_VIEW_ID_SLACK_MS);
+  if (last === null || ms > last.ms) return { ms, n: 0 };
+  return { ms: last.ms, n: last.n + 1 };
+}
+
+export const RAW_VIEW_ID = /^(\d{1,15})-(\d{1,15})$/;
+export const formatRawViewId = (id: RawViewId) => `${id.ms}-${id.n}`;
+export function parseRawViewId(text: string): RawViewId | null {
+  const m = RAW_VIEW_ID.exec(text);
+  return m ? { ms: Number(m[1]), n: Number(m[2]) } : null;
+}
+export const compareRawViewIds = (a: RawViewId, b: RawViewId) => a.ms - b.ms || a.n - b.n;
+
+/**
+ * How far past the end of `to` a read goes on looking for views of `to` or before: a view's id can be later
+ * than its time (nextRawViewId) by the clock difference between nodes, or a write's delay. A view held
+ * back more than this behind a later-dated one is listed by a range that reaches its id's day. Also how
+ * far ahead of the store's clock an id may be.
+ */
+export const RAW_VIEW_ID_SLACK_MS = 15 * 60_000;
+
+/** Which kept raw views a read lists: UTC days `from`..`to` of the views, after a position, at most `limit`. */
+export interface RawViewQuery {
+  from: string;
+  to: string;
+  /** The id of the last view already read (exclusive), or null from the start of `from`. */
+  after: RawViewId | null;
+  limit: number;
+}
+
+/** A kept raw view: its id and its text (rawViewText, exactly as kept). */
+export interface KeptRawView {
+  id: string;
+  text: string;
+}
+
+/** The id range a read of `q` scans: from its start (or after its cursor) to the end of `to` plus the slack, exclusive. */
+export function rawViewScan(q: RawViewQuery): { start: RawViewId; startExclusive: boolean; endMs: number } {
+  const fromMs = Date.parse(`${q.from}T00:00:00Z`);
+  const endMs = Date.parse(`${q.to}T00:00:00Z`) + 86_400_000 + RAW_VIEW_ID_SLACK_MS;
+  if (q.after !== null && q.after.ms >= fromMs) return { start: q.after, startExclusive: true, endMs };
+  return { start: { ms: fromMs, n: 0 }, startExclusive: false, endMs };
+}
+
+/** Raw views kept by default (SVC_EVENTS_RETENTION_DAYS' default: the NDJSON files' own retention). */
+export const RAW_VIEW_RETENTION_DAYS = 30;
 
 export interface AccountVisits {
   company_id: string;
@@ -192,6 +310,19 @@ export interface VisitStore extends EntryTransfer<VisitEntry> {
    */
   swapAccountSegments(customerId: string, companyId: string, segmentIds: readonly number[], at: string): Promise<number[] | null>;
   tagSightings(tagIds: readonly string[]): Promise<TagSighting[]>;
+
+  /**
+   * Keeps a raw view for the export on its own (a view whose segments were known only after its count:
+   * rules on behaviour or intent); a view known before its count goes with it (PageViewCount.raw).
+   */
+  keepRawPageView(view: RawPageView): Promise<void>;
+  /**
+   * The customer's kept raw views of `q`, in id order, read a bounded page at a time (a consumer that
+   * stops reading holds no more than a page). Kept for the raw-view retention (RAW_VIEW_RETENTION_DAYS, the
+   * stores' `rawRetentionDays`): SQLite deletes older rows with the aggregates' prune, Redis trims its
+   * stream on every write (MINID) and lets an idle stream expire.
+   */
+  rawPageViews(customerId: string, q: RawViewQuery): AsyncIterable<KeptRawView>;
 
   close(): Promise<void>;
 }

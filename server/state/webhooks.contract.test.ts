@@ -222,6 +222,60 @@ describe.each(backends)('webhook outbox contract: %s', (_name, backend) => {
     expect(new Set([...first, ...rest].map((c) => c.id)).size).toBe(6 + 52);
   });
 
+  const slackEndpoint = () =>
+    a.createEndpoint({
+      customer_id: 'acme',
+      url: 'https://hooks.slack.com/services/T0/B0/x',
+      events: ['account.visited', 'account.hot'],
+      hot_paths: [],
+      description: '',
+      secret: 'whsec_slack',
+      settings: {
+        event_versions: { 'account.visited': 2 },
+        segment_names: true,
+        scores: false,
+        format: 'slack',
+        filters: { segments: [7], min_page_views: 2 },
+      },
+    });
+
+  it('keeps an endpoint’s format and filters, and changes them', async () => {
+    const slack = await slackEndpoint();
+    expect(await b.getEndpoint('acme', slack.id)).toMatchObject({ format: 'slack', filters: { segments: [7], min_page_views: 2 }, segment_names: true });
+    expect((await endpoint()).format).toBe('json'); // no settings: the defaults
+    const changed = await b.updateEndpoint('acme', slack.id, {
+      settings: { event_versions: {}, segment_names: false, scores: false, format: 'json', filters: { hot_only: true } },
+    });
+    expect(changed).toMatchObject({ format: 'json', filters: { hot_only: true } });
+    expect((await a.listEndpoints('acme')).find((e) => e.id === slack.id)).toMatchObject({ format: 'json', filters: { hot_only: true } });
+  });
+
+  it('claims a Slack endpoint’s due deliveries as one batch (one slot, up to `slackBatch`) and none while it has one in flight; JSON endpoints as before', async () => {
+    const slack = await slackEndpoint();
+    const json = await endpoint();
+    await a.enqueue(items(slack.id, 0, 7), 1000);
+    await a.enqueue(items(json.id, 0, 3), 1001);
+    const limits = (inFlight: Array<[string, number]>) => ({ perEndpoint: 4, inFlight: new Map(inFlight), slackBatch: 5 });
+
+    // Two slots: the Slack batch takes one (five deliveries, its cap), a JSON delivery the other.
+    const first = await a.claimDue(2000, 2, 'node-a', 60_000, limits([]));
+    expect(first.map((c) => [c.webhook_id, c.format])).toEqual([...Array(5).fill([slack.id, 'slack']), [json.id, 'json']]);
+    // The Slack endpoint has a message in flight: none of its deliveries; the JSON ones still flow.
+    const second = await b.claimDue(2000, 10, 'node-b', 60_000, limits([[slack.id, 1]]));
+    expect(second.map((c) => c.webhook_id)).toEqual([json.id, json.id]);
+    // Its message done, the rest of its backlog is the next batch.
+    const third = await b.claimDue(2000, 10, 'node-b', 60_000, limits([]));
+    expect(third.map((c) => c.webhook_id)).toEqual([slack.id, slack.id]);
+    expect(new Set([...first, ...second, ...third].map((c) => c.id)).size).toBe(10);
+  });
+
+  it('without `slackBatch` a Slack endpoint’s deliveries are claimed one by one as others', async () => {
+    const slack = await slackEndpoint();
+    await a.enqueue(items(slack.id, 0, 3), 1000);
+    const claimed = await a.claimDue(2000, 2, 'n', 60_000, { perEndpoint: 4, inFlight: new Map() });
+    expect(claimed.map((c) => c.format)).toEqual(['slack', 'slack']);
+  });
+
   it('stores at most `max` distinct dedupe keys under one cap per endpoint, also from two nodes at once', async () => {
     const { id } = await endpoint();
     const other = await endpoint();

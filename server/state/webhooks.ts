@@ -4,7 +4,7 @@
  * several nodes each event is sent by one of them (and by another only if that node dies mid-send —
  * receivers dedupe on the event id).
  */
-import { DeliveryRecord, type EndpointSettings, type WebhookEvent, type WebhookRecord } from '../webhooks/schema.ts';
+import { DeliveryRecord, type EndpointSettings, type WebhookEvent, type WebhookFormat, type WebhookRecord } from '../webhooks/schema.ts';
 import type { EntryTransfer, WebhookEntry } from './transfer.ts';
 
 export interface NewEndpoint {
@@ -46,8 +46,14 @@ export function checkCap(item: OutboxItem): void {
 export interface ClaimLimits {
   /** In flight per endpoint for this owner, those it already has included. */
   perEndpoint: number;
-  /** What the owner has in flight now, by webhook id. */
+  /** What the owner has in flight now, by webhook id (a Slack message counts one, however many deliveries it covers). */
   inFlight: ReadonlyMap<string, number>;
+  /**
+   * Slack endpoints (settings `format: 'slack'`) are claimed as one batch: with nothing in flight for this
+   * owner, up to `slackBatch` of their due deliveries at once, together taking ONE of the claim's `limit`
+   * (they go out as one message); with anything in flight, none. Absent: claimed one by one as others.
+   */
+  slackBatch?: number;
 }
 
 /** A delivery leased to this node: everything needed to send it. */
@@ -59,6 +65,8 @@ export interface ClaimedDelivery {
   secret: string;
   body: string;
   attempts: number;
+  /** The endpoint's format (its settings): how the body is sent. */
+  format: WebhookFormat;
 }
 
 export interface AttemptResult {
@@ -167,8 +175,16 @@ export interface StoredDeliveryRow {
 }
 
 /** The record's settings fields from stored settings (absent in endpoints stored before they existed: the defaults). */
-export function settingsFields(settings: Partial<EndpointSettings> | undefined): Pick<WebhookRecord, 'event_versions' | 'segment_names' | 'scores'> {
-  return { event_versions: settings?.event_versions ?? {}, segment_names: settings?.segment_names ?? false, scores: settings?.scores ?? false };
+export function settingsFields(
+  settings: Partial<EndpointSettings> | undefined,
+): Pick<WebhookRecord, 'event_versions' | 'segment_names' | 'scores' | 'format' | 'filters'> {
+  return {
+    event_versions: settings?.event_versions ?? {},
+    segment_names: settings?.segment_names ?? false,
+    scores: settings?.scores ?? false,
+    format: settings?.format ?? 'json',
+    filters: settings?.filters ?? {},
+  };
 }
 
 /** The account a stored event body names (WebhookEvent `data.account.company_id`), or null. */

@@ -9,11 +9,16 @@ export interface ReceivedRequest {
   body: string;
 }
 
+export interface ScriptedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
 export interface WebhookReceiver {
   url: string;
   received: ReceivedRequest[];
-  /** Statuses for the next requests, in order; after them every request gets `otherwise`. */
-  answer(statuses: number[], otherwise?: number): void;
+  /** Statuses (or status and headers, e.g. a 429's Retry-After) for the next requests, in order; after them every request gets `otherwise`. */
+  answer(statuses: Array<number | ScriptedAnswer>, otherwise?: number): void;
   /** Resolves once `count` requests have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -21,7 +26,7 @@ export interface WebhookReceiver {
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
-  let script: number[] = [];
+  let script: Array<number | ScriptedAnswer> = [];
   let otherwise = 200;
   const waiters: Array<() => void> = [];
   const server = createServer((req, res) => {
@@ -29,7 +34,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = script.length ? script.shift()! : otherwise;
+      const next = script.length ? script.shift()! : otherwise;
+      const scripted = typeof next === 'number' ? { status: next } : next;
+      res.writeHead(scripted.status, scripted.headers);
       res.end('ok');
       for (const wake of waiters.splice(0)) wake();
     });

@@ -6,6 +6,8 @@ import { customerOr404 } from '../customers/lookup.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteContext, RouteDef, RouteResult } from '../http/route-def.ts';
 import { tagSightingsDocs, visitsReportCsvDocs, visitsReportDocs } from '../openapi/route-docs.ts';
+import { EventsExportQuery, exportChunks } from './export.ts';
+import { eventsExportDocs } from './export-docs.ts';
 import { buildReport, reportCsv, VisitsQuery } from './report.ts';
 
 async function report(ctx: RouteContext, csv: boolean): Promise<RouteResult> {
@@ -42,6 +44,19 @@ export const visitsAdminRoutes: RouteDef[] = [
     doc: visitsReportDocs.get,
     // CSV only when the client prefers it to JSON (no Accept header, or one naming neither, is JSON).
     handler: (ctx) => report(ctx, accepts(ctx.req.raw).type(['application/json', 'text/csv']) === 'text/csv'),
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/admin/api/customers/:id/events',
+    access: { permission: 'reports:read', customer: { from: 'param', name: 'id' } },
+    doc: eventsExportDocs.get,
+    async handler(ctx) {
+      const { store, recorder } = ctx.services;
+      const customer = await customerOr404(store, ctx.req.params.id!);
+      const query = parseRecord(EventsExportQuery, ctx.req.query);
+      // Read a page at a time as the client takes the lines: memory stays bounded whatever the range.
+      return { status: 200, type: 'application/x-ndjson; charset=utf-8', stream: exportChunks(recorder.visits.rawPageViews(customer.id, query)) };
+    },
   }),
   adminRoute({
     method: 'GET',

@@ -35,15 +35,19 @@ export async function openVisitRecorder(
   });
 }
 
-/** The visit store alone (the recorder's, and what `svc state export/import` moves). */
+/**
+ * The visit store alone (the recorder's, and what `svc state export/import` moves). Its raw views (the
+ * export) are kept as long as the NDJSON files: SVC_EVENTS_RETENTION_DAYS.
+ */
 export async function openVisitStore(
-  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>,
+  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS' | 'SVC_EVENTS_RETENTION_DAYS'>>,
   state: StateStore,
 ): Promise<VisitStore> {
+  const rawRetentionDays = config.SVC_EVENTS_RETENTION_DAYS;
   if (config.SVC_REDIS_URL) {
     // Loaded only when used, as the state store's Redis client; on that client (one per node), not one of its own.
     const { RedisVisitStore } = await import('../state/redis-visits.ts');
-    return RedisVisitStore.open((await sharedRedis(state)) ?? config.SVC_REDIS_URL, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+    return RedisVisitStore.open((await sharedRedis(state)) ?? config.SVC_REDIS_URL, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS, rawRetentionDays });
   }
-  return new SqliteVisitStore(sharedSqlite(state) ?? config.SVC_STATE);
+  return new SqliteVisitStore(sharedSqlite(state) ?? config.SVC_STATE, { rawRetentionDays });
 }

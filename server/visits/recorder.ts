@@ -3,6 +3,10 @@
  * each recorded view to the registered listeners (webhooks build on this seam). Also remembers where each
  * tag was last seen (page views and lookups), for the console's "installed?" display.
  *
+ * The raw view is also kept in the visit store (the export of every node's views, server/visits/export.ts):
+ * in the count's own atomic step when the view is complete before it (no second write on the hot path),
+ * else — segment rules on behaviour or intent, known only once this view is counted — in a write of its own.
+ *
  * The three outputs of a view do not depend on one another: the NDJSON line is local and is the analytics
  * team's raw record, so a visit store that cannot count (Redis down or stalled, the state file locked past
  * its deadline) must not take it along, nor may a failing listener. What the store could not write is
@@ -145,7 +149,23 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
       const at = input.at.toISOString();
       const day = at.slice(0, 10);
       const company_id = input.company?.company_id ?? null;
+      const base = {
+        customer_id: input.customer.id,
+        tag_id: input.tag_id,
+        at,
+        day,
+        company_id,
+        path: input.path,
+        referrer_host: input.referrer_host,
+        session_id: input.session_id,
+        origin: input.origin,
+      };
+      const need = company_id !== null ? needsAccountFacts(input.customer.segments) : null;
+      // Without rules on what the account did, its facts come from the configuration alone: the raw view is
+      // complete before the count and is kept in the same step.
+      const known = need ? undefined : accountFacts(input.customer, input.company);
       let first_of_day_for_account = false;
+      let counted = false;
       try {
         ({ first_of_day_for_account } = await deps.visits.recordPageView({
           customer_id: input.customer.id,
@@ -154,12 +174,13 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
           path: input.path,
           session_id: input.session_id,
           at,
+          raw: known && { ...base, ...known },
         }));
+        counted = true;
       } catch (e) {
         storeFailed('page_views', e);
       }
       // Read after the view is counted, so a rule on behaviour sees this view too.
-      const need = company_id !== null ? needsAccountFacts(input.customer.segments) : null;
       const facts =
         need && company_id !== null
           ? await gatherAccountFacts(
@@ -170,19 +191,15 @@ export function createRecorder(deps: { visits: VisitStore; events: EventLog; onE
               need,
             )
           : undefined;
-      const view: RecordedPageView = {
-        customer_id: input.customer.id,
-        tag_id: input.tag_id,
-        at,
-        day,
-        company_id,
-        path: input.path,
-        referrer_host: input.referrer_host,
-        session_id: input.session_id,
-        origin: input.origin,
-        first_of_day_for_account,
-        ...accountFacts(input.customer, input.company, facts),
-      };
+      const view: RecordedPageView = { ...base, first_of_day_for_account, ...(known ?? accountFacts(input.customer, input.company, facts)) };
+      // As in the count's step: a view the store could not count is not kept there either (the NDJSON file has it).
+      if (known === undefined && counted) {
+        try {
+          await deps.visits.keepRawPageView(view);
+        } catch (e) {
+          storeFailed('page_views', e);
+        }
+      }
       try {
         deps.events.append(view.customer_id, day, view);
       } catch (e) {

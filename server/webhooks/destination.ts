@@ -120,6 +120,8 @@ export interface DeliveryAnswer {
   status: number;
   /** The answer's first `readBody` bytes (as text), when asked for. */
   body?: string;
+  /** Its Retry-After header, if any (a 429 from Slack says when to try again). */
+  retryAfter?: string;
 }
 
 /**
@@ -149,11 +151,12 @@ export function postDelivery(
     const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${init.timeoutMs} ms`), { name: 'TimeoutError' })), init.timeoutMs);
     req.on('response', (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
+      const retryAfter = typeof res.headers['retry-after'] === 'string' ? { retryAfter: res.headers['retry-after'] } : {};
       res.on('error', () => {});
       const limit = init.readBody ?? 0;
       if (limit <= 0) {
         clearTimeout(timer);
-        resolve({ status });
+        resolve({ status, ...retryAfter });
         res.resume();
         return;
       }
@@ -162,7 +165,7 @@ export function postDelivery(
       let size = 0;
       const done = () => {
         clearTimeout(timer);
-        resolve({ status, body: Buffer.concat(chunks).subarray(0, limit).toString('utf8') });
+        resolve({ status, ...retryAfter, body: Buffer.concat(chunks).subarray(0, limit).toString('utf8') });
         res.destroy();
       };
       res.on('data', (chunk: Buffer) => {

@@ -8,13 +8,15 @@
  *   endpoint's `hot_paths`; once per account, day, path and endpoint, so a reload is not a new alert; and
  *   for at most HOT_PATHS_PER_ACCOUNT_DAY paths per account, day and endpoint (counted by the outbox,
  *   across nodes): a crawler-like visitor walking thousands of paths is one account's interest, not
- *   thousands of alerts and outbox rows.
+ *   thousands of alerts and outbox rows. At a Slack endpoint: once per account and day (one message, not one per hot page).
+ * - Filters (EndpointFilters, any endpoint): an account's events pass only when all of the endpoint's
+ *   conditions hold; a filtered `account.visited` comes at the first view of the day that passes.
  */
 import type { z } from 'zod';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import type { CompanyScore } from '../identification/schema.ts';
 import type { AccountEventV1, AccountEventV2, EventCompany, SegmentEnteredV1, TagInstalledV1, WebhookEvent } from './payloads.ts';
-import type { EventVersions, WebhookEventType } from './schema.ts';
+import type { EndpointFilters, EventVersions, WebhookEventType, WebhookFormat } from './schema.ts';
 
 /**
  * What v2 payloads and `segment.entered` carry beyond the view (./enrich.ts gathers it, only for a
@@ -39,6 +41,8 @@ export interface PlanningEndpoint {
   event_versions?: EventVersions;
   segment_names?: boolean;
   scores?: boolean;
+  format?: WebhookFormat;
+  filters?: EndpointFilters;
 }
 
 /**
@@ -47,9 +51,52 @@ export interface PlanningEndpoint {
  */
 export const versionOf = (endpoint: PlanningEndpoint, type: WebhookEventType): number => endpoint.event_versions?.[type] ?? 1;
 
-/** Whether planning for this endpoint needs EnrichedFacts (an enriched version or segment.entered). */
+/**
+ * Whether planning for this endpoint needs EnrichedFacts: an enriched version, segment.entered, a Slack
+ * message (company, segments, pages), or a filter on the visit's page views or on segments (the segments
+ * an account entered with a view say when a filtered account.visited is due).
+ */
 export function needsEnrichment(endpoint: PlanningEndpoint): boolean {
+  if (endpoint.format === 'slack') return true;
+  if (endpoint.filters?.min_page_views !== undefined || endpoint.filters?.segments !== undefined) return true;
   return endpoint.events.some((t) => t === 'segment.entered' || ((t === 'account.visited' || t === 'account.hot') && versionOf(endpoint, t) >= 2));
+}
+
+/** The account's page views in this visit: its session's pages, this view included (1 when the visit store could not say). */
+export const visitPageViews = (view: PageViewForWebhooks): number => view.enriched?.visit.pages.length ?? 1;
+
+/** Whether the account is hot with this view: a hot account, or a view of one of the endpoint's hot pages. */
+const isHotView = (view: PageViewForWebhooks, endpoint: PlanningEndpoint): boolean =>
+  view.hot_account || endpoint.hot_paths.some((p) => pathMatches(p, view.path));
+
+const hasFilters = (f: EndpointFilters | undefined): f is EndpointFilters =>
+  f !== undefined && (f.segments !== undefined || f.hot_only === true || f.min_page_views !== undefined);
+
+/**
+ * Whether the account's events at this view pass the endpoint's filters (see EndpointFilters). `segments`
+ * narrows what is checked against the filter's segments: segment.entered checks the segment entered.
+ */
+export function passesFilters(view: PageViewForWebhooks, endpoint: PlanningEndpoint, segments: readonly number[] = view.segment_ids): boolean {
+  const f = endpoint.filters;
+  if (!hasFilters(f)) return true;
+  if (f.segments && !f.segments.some((id) => segments.includes(id))) return false;
+  if (f.hot_only && !isHotView(view, endpoint)) return false;
+  if (f.min_page_views !== undefined && visitPageViews(view) < f.min_page_views) return false;
+  return true;
+}
+
+/**
+ * Whether this view may be the one at which a filtered account first passes today: its first view of the
+ * day, or a view that changed one of the filtered facts (the visit reached the page views asked for, a hot
+ * page, a segment of the filter entered). account.visited at a filtered endpoint is raised at the first
+ * view of the day that passes (the outbox's dedupe key keeps it once a day); only such views try, so an
+ * account that passed does not enqueue (and dedupe) on every later view.
+ */
+function mayHaveJustPassed(view: PageViewForWebhooks, endpoint: PlanningEndpoint, f: EndpointFilters): boolean {
+  if (view.first_of_day_for_account) return true;
+  if (f.min_page_views !== undefined && visitPageViews(view) === f.min_page_views) return true;
+  if (f.hot_only && endpoint.hot_paths.some((p) => pathMatches(p, view.path))) return true;
+  return f.segments !== undefined && (view.enriched?.entered_segment_ids ?? []).some((id) => f.segments!.includes(id));
 }
 
 /** What the page-view recorder tells webhooks about each page view it recorded. */
@@ -164,18 +211,21 @@ export function plannedEvents(view: PageViewForWebhooks, endpoint: PlanningEndpo
   const push = (p: Omit<PlannedEvent, 'event'> & { event: WebhookEvent | null }) => {
     if (p.event) planned.push(p as PlannedEvent);
   };
-  if (endpoint.events.includes('account.visited') && view.first_of_day_for_account) {
+  const filters = endpoint.filters;
+  const visitedNow = hasFilters(filters) ? mayHaveJustPassed(view, endpoint, filters) : view.first_of_day_for_account;
+  if (endpoint.events.includes('account.visited') && visitedNow && passesFilters(view, endpoint)) {
     push({ dedupe_key: `account.visited|${companyId}|${view.day}`, event: make('account.visited') });
   }
-  if (endpoint.events.includes('account.hot') && (view.hot_account || endpoint.hot_paths.some((p) => pathMatches(p, view.path)))) {
-    const pathOnly = view.path.split(/[?#]/, 1)[0];
+  if (endpoint.events.includes('account.hot') && isHotView(view, endpoint) && passesFilters(view, endpoint)) {
     const cap = { key: `account.hot|${companyId}|${view.day}`, max: HOT_PATHS_PER_ACCOUNT_DAY };
-    push({ dedupe_key: `${cap.key}|${pathOnly}`, cap, event: make('account.hot') });
+    // A Slack channel hears of a hot account once a day (one message per account, not one per hot page).
+    if (endpoint.format === 'slack') push({ dedupe_key: cap.key, event: make('account.hot') });
+    else push({ dedupe_key: `${cap.key}|${view.path.split(/[?#]/, 1)[0]}`, cap, event: make('account.hot') });
   }
   if (endpoint.events.includes('segment.entered') && view.enriched) {
     for (const id of view.enriched.entered_segment_ids) {
       const segment = view.enriched.segments.find((s) => s.id === id);
-      if (!segment) continue;
+      if (!segment || !passesFilters(view, endpoint, [id])) continue;
       const event: SegmentEnteredV1 = {
         id: newEventId(),
         type: 'segment.entered',

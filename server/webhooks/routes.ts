@@ -3,7 +3,8 @@
  * same-origin checks as the rest of the admin API: server/admin/routes.ts `adminRoute`). They exist only
  * when the server runs the webhook outbox:
  *
- *   POST   /customers/:id/webhooks                      {url, events, hot_paths?, description?, event_versions?, segment_names?, scores?}
+ *   POST   /customers/:id/webhooks                      {url, events, hot_paths?, description?, event_versions?, segment_names?, scores?,
+ *                                                        format?: 'json' | 'slack', filters?: {segments?, hot_only?, min_page_views?}}
  *                                                        → 201, secret shown once
  *   GET    /customers/:id/webhooks                      endpoints (never the secret)
  *   GET    /customers/:id/webhooks/:webhookId           one endpoint
@@ -30,7 +31,17 @@ import { destinationProblem } from './destination.ts';
 import { webhookPatchDocs, webhookTestDocs } from './docs.ts';
 import { versionOf } from './events.ts';
 import { sampleEvent } from './samples.ts';
-import { type EndpointSettings, type EventVersions, NewWebhook, TestEventBody, type WebhookEventType, WebhookPatch } from './schema.ts';
+import {
+  type EndpointFilters,
+  type EndpointSettings,
+  type EventVersions,
+  NewWebhook,
+  SLACK_EVENTS,
+  TestEventBody,
+  type WebhookEventType,
+  type WebhookFormat,
+  WebhookPatch,
+} from './schema.ts';
 import { generateSigningSecret } from './signature.ts';
 
 /** Endpoints per customer: each one is an outbox and a stream of outbound requests of ours. */
@@ -68,6 +79,30 @@ export function chosenVersions(events: readonly WebhookEventType[], named: Event
   return { ...Object.fromEntries(events.map((e) => [e, latestVersion(e)])), ...named };
 }
 
+/**
+ * What a format allows, checked on the endpoint as it will be: a Slack endpoint subscribes to account
+ * events only (a message is about an account) and gets enriched payloads (v2: the company, segments and
+ * pages its message shows); filters name the customer's segments.
+ */
+function checkEndpoint(
+  customer: { segments: readonly { id: number }[] },
+  endpoint: { format: WebhookFormat; events: readonly WebhookEventType[]; event_versions: EventVersions; filters: EndpointFilters },
+): void {
+  if (endpoint.format === 'slack') {
+    const other = endpoint.events.find((e) => !(SLACK_EVENTS as readonly string[]).includes(e));
+    if (other) throw new ApiError('invalid', `validation error: events: a Slack endpoint gets ${SLACK_EVENTS.join(', ')}; not ${other}`);
+    for (const e of ['account.visited', 'account.hot'] as const) {
+      const version = endpoint.event_versions[e];
+      if (endpoint.events.includes(e) && version !== undefined && version < 2)
+        throw new ApiError('invalid', `validation error: event_versions.${e}: a Slack endpoint needs version 2 or later (its message shows the company)`);
+    }
+  }
+  const known = new Set(customer.segments.map((s) => s.id));
+  const unknown = endpoint.filters.segments?.find((id) => !known.has(id));
+  if (unknown !== undefined)
+    throw new ApiError('invalid', `validation error: filters.segments: no segment ${unknown} (the customer's segments: GET …/segments)`);
+}
+
 export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'POST',
@@ -78,7 +113,8 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhooksDocs.post,
     async handler(ctx) {
       const { webhookStore, webhooks } = outbox(ctx.services);
-      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customerId = customer.id;
       const input = parseRecord(NewWebhook, ctx.body ?? {});
       // Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face.
       const problem = destinationProblem(input.url, webhooks.allowPrivate);
@@ -87,8 +123,16 @@ export const webhookAdminRoutes: RouteDef[] = [
         throw new ApiError('conflict', `a customer has at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints: delete one first`);
       }
       const secret = generateSigningSecret();
-      const { event_versions, segment_names, scores, ...fields } = input;
-      const settings = { event_versions: chosenVersions(fields.events, event_versions), segment_names, scores };
+      const { event_versions, segment_names, scores, format, filters, ...fields } = input;
+      const settings: EndpointSettings = {
+        event_versions: chosenVersions(fields.events, event_versions),
+        // A Slack channel is the customer's own: its messages show segment names unless told otherwise.
+        segment_names: segment_names ?? format === 'slack',
+        scores,
+        format,
+        filters,
+      };
+      checkEndpoint(customer, { ...settings, events: fields.events });
       const record = await webhookStore.createEndpoint({ customer_id: customerId, ...fields, secret, settings });
       webhooks.endpointsChanged(customerId);
       await ctx.audit({ customer: customerId, action: 'webhook.create', target: record.id, after: record });
@@ -126,22 +170,29 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhookPatchDocs.patch,
     async handler(ctx) {
       const { webhookStore, webhooks } = outbox(ctx.services);
-      const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
+      const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
+      const customerId = customer.id;
       const before = await endpointOr404(webhookStore, customerId, ctx.req.params.webhookId!);
       const patch = parseRecord(WebhookPatch, ctx.body ?? {});
       if (patch.url !== undefined) {
         const problem = destinationProblem(patch.url, webhooks.allowPrivate);
         if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
       }
-      const { event_versions, segment_names, scores, ...fields } = patch;
+      const { event_versions, segment_names, scores, format, filters, ...fields } = patch;
       // What the endpoint gets now stays (an unnamed version of a stored endpoint is v1: versionOf); newly
       // subscribed events get their newest version; versions named in the body win.
       const kept = { ...Object.fromEntries(before.events.map((e) => [e, versionOf(before, e)])), ...before.event_versions };
+      // Turning into a Slack endpoint moves v1 account events to the newest (its messages need the company).
+      if (format === 'slack' && before.format !== 'slack')
+        for (const e of ['account.visited', 'account.hot'] as const) if ((kept[e] ?? 2) < 2) kept[e] = latestVersion(e);
       const settings: EndpointSettings = {
         event_versions: chosenVersions(fields.events ?? before.events, { ...kept, ...event_versions }),
         segment_names: segment_names ?? before.segment_names,
         scores: scores ?? before.scores,
+        format: format ?? before.format,
+        filters: filters ?? before.filters,
       };
+      checkEndpoint(customer, { ...settings, events: fields.events ?? before.events });
       const after = await webhookStore.updateEndpoint(customerId, before.id, { ...fields, settings });
       if (!after) throw new ApiError('not_found', `unknown webhook ${before.id} for customer ${customerId}`);
       webhooks.endpointsChanged(customerId);
@@ -162,6 +213,8 @@ export const webhookAdminRoutes: RouteDef[] = [
       const endpoint = await endpointOr404(webhookStore, customer.id, ctx.req.params.webhookId!);
       const asked = parseRecord(TestEventBody, ctx.body ?? {});
       const type = asked.type ?? endpoint.events[0]!;
+      if (endpoint.format === 'slack' && !(SLACK_EVENTS as readonly string[]).includes(type))
+        throw new ApiError('invalid', `validation error: type: a Slack endpoint is sent ${SLACK_EVENTS.join(', ')}; not ${type}`);
       const version = asked.version ?? versionOf(endpoint, type);
       if (!eventSchema(type, version)) throw new ApiError('invalid', `validation error: version: no version ${version} of ${type} (GET /schemas lists them)`);
       const secret = await webhookStore.endpointSecret(customer.id, endpoint.id);
@@ -171,12 +224,13 @@ export const webhookAdminRoutes: RouteDef[] = [
         type,
         version,
         customer,
-        endpoint,
+        // Its settings, not its filters: those could pass over the made-up visit, and a test is always sent.
+        endpoint: { id: endpoint.id, segment_names: endpoint.segment_names, scores: endpoint.scores, hot_paths: endpoint.hot_paths },
         company: sampleCompany(ctx.services, customer.hot_accounts[0]?.company_id),
         tag: tag ? { id: tag.tag_id, origin: tag.allowed_domains[0] ? `https://${tag.allowed_domains[0].replace(/^\*\./, 'www.')}` : null } : null,
         now: new Date(),
       });
-      const result = await webhooks.sendTest({ url: endpoint.url, secret }, event);
+      const result = await webhooks.sendTest({ url: endpoint.url, secret, format: endpoint.format }, event);
       await ctx.audit({
         customer: customer.id,
         action: 'webhook.test',

@@ -16,13 +16,46 @@ export type WebhookEventType = z.infer<typeof WebhookEventType>;
 export const EventVersions = z.partialRecord(WebhookEventType, z.number().int().min(1).max(1000));
 export type EventVersions = z.infer<typeof EventVersions>;
 
-/** What an endpoint receives beyond ids (enriched payloads, v2 and later). */
+/**
+ * How deliveries reach the endpoint: `json` the signed event bodies (one POST per event), `slack` a Slack
+ * incoming webhook (Block Kit messages built from the same events, ./slack.ts: one per account visit, a
+ * digest when several are due at once, at most one a second per node).
+ */
+export const WEBHOOK_FORMATS = ['json', 'slack'] as const;
+export const WebhookFormat = z.enum(WEBHOOK_FORMATS);
+export type WebhookFormat = z.infer<typeof WebhookFormat>;
+
+/** The events a Slack endpoint may subscribe to: those about an account (a Slack message is about one). */
+export const SLACK_EVENTS = ['account.visited', 'account.hot', 'segment.entered'] as const satisfies readonly WebhookEventType[];
+
+/** Page views of one visit a filter may ask for at most (a visit's pages are kept up to 50). */
+export const MAX_FILTER_PAGE_VIEWS = 50;
+
+/**
+ * Which accounts' events an endpoint gets (every format; tag.installed is about no account and always
+ * passes). All given conditions must hold; none given: every account.
+ */
+export const EndpointFilters = z
+  .object({
+    /** The account is in any of these segments (segment.entered: the segment entered is one of them). */
+    segments: z.array(z.number().int().min(0)).min(1).max(50).optional(),
+    /** The account is hot with this view: one of the customer's hot accounts, or a view of one of the endpoint's hot pages. */
+    hot_only: z.boolean().optional(),
+    /** The account's page views in this visit (its session, this view included) reach this many. */
+    min_page_views: z.number().int().min(1).max(MAX_FILTER_PAGE_VIEWS).optional(),
+  })
+  .strict();
+export type EndpointFilters = z.infer<typeof EndpointFilters>;
+
+/** What an endpoint receives beyond ids (enriched payloads, v2 and later), in which format, for which accounts. */
 export const EndpointSettings = z.object({
   event_versions: EventVersions.default({}),
   /** Segment names in payloads (ids always): names can say more than a receiver should learn. */
   segment_names: z.boolean().default(false),
   /** Scores per product in account events (v2). */
   scores: z.boolean().default(false),
+  format: WebhookFormat.default('json'),
+  filters: EndpointFilters.default({}),
 });
 export type EndpointSettings = z.infer<typeof EndpointSettings>;
 
@@ -54,8 +87,11 @@ export const NewWebhook = z
     hot_paths: z.array(HotPathPattern).max(50).default([]),
     description: z.string().trim().max(200).default(''),
     event_versions: EventVersions.optional(),
-    segment_names: z.boolean().default(false),
+    /** Default: off for JSON endpoints, on for Slack (the customer's own channel shows names, not ids). */
+    segment_names: z.boolean().optional(),
     scores: z.boolean().default(false),
+    format: WebhookFormat.default('json'),
+    filters: EndpointFilters.default({}),
   })
   .strict();
 export type NewWebhook = z.input<typeof NewWebhook>;
@@ -70,6 +106,8 @@ export const WebhookPatch = z
     event_versions: EventVersions,
     segment_names: z.boolean(),
     scores: z.boolean(),
+    format: WebhookFormat,
+    filters: EndpointFilters,
   })
   .partial()
   .strict()
@@ -94,6 +132,8 @@ export const WebhookRecord = z.object({
   event_versions: EventVersions,
   segment_names: z.boolean(),
   scores: z.boolean(),
+  format: WebhookFormat,
+  filters: EndpointFilters,
 });
 export type WebhookRecord = z.infer<typeof WebhookRecord>;
 

@@ -11,6 +11,14 @@
  *
  * Sending goes through destination.ts: public addresses only (unless `allowPrivate`), the address checked
  * is the address connected to, and the delivery log gets generic error text, never an address or a port.
+ *
+ * Slack endpoints (settings `format: 'slack'`) take Block Kit messages (./slack.ts), and Slack's incoming
+ * webhooks take about one message a second per channel. So a Slack endpoint has one message in flight at
+ * most, and the claim hands over ALL its due deliveries at once (up to SLACK_DIGEST_MAX): one account's
+ * events become its message, several accounts' a digest, and the attempt's result is recorded on every
+ * delivery the message covered (the delivery log shows each). After a message the endpoint rests
+ * SLACK_MIN_INTERVAL_MS — per node: N nodes may send N messages a second, which Slack's short bursts
+ * allow — and a 429 answer rests it (and retries what the message covered) until its Retry-After.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -23,6 +31,7 @@ import { type EnrichedFacts, needsEnrichment, type PageViewForWebhooks, plannedE
 import type { WebhookEvent } from './payloads.ts';
 import { isDelivered, nextAttemptAt } from './retry-policy.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+import { type SlackMessage, slackMessage } from './slack.ts';
 
 export interface WebhookServiceOptions {
   store: WebhookStore;
@@ -51,6 +60,8 @@ export interface WebhookServiceOptions {
    * version it chose, never another).
    */
   enrich?: (view: PageViewForWebhooks) => Promise<EnrichedFacts | undefined>;
+  /** The server's public address (serverBaseUrl: SVC_PUBLIC_URL): Slack messages link to `<it>/console/#…`. */
+  publicBaseUrl?: string;
 }
 
 export const USER_AGENT = 'svc-webhooks/1.0';
@@ -60,6 +71,8 @@ export const TEST_ANSWER_BYTES = 2048;
 /** What a test event got (POST …/webhooks/:id/test). */
 export interface TestDelivery {
   event: WebhookEvent;
+  /** A Slack endpoint's: the Block Kit message posted (built from `event`). */
+  slack?: SlackMessage;
   /** A 2xx answer within the timeout: what counts as delivered for real deliveries too. */
   delivered: boolean;
   status: number | null;
@@ -74,6 +87,24 @@ const DROP_WARNING_EVERY_MS = 60_000;
 export const MAX_IN_FLIGHT = 32;
 /** A receiver gets at most this many requests at once from one node, however long its backlog. */
 export const MAX_PER_ENDPOINT = 4;
+/** Deliveries one Slack message covers at most (a digest lists DIGEST_LINES accounts and counts the rest). */
+export const SLACK_DIGEST_MAX = 50;
+/** A Slack endpoint gets at most one message this often from one node (Slack: about one a second per channel). */
+export const SLACK_MIN_INTERVAL_MS = 1_000;
+/** A Retry-After longer than this is not waited out in full: the delivery is tried again then. */
+export const RETRY_AFTER_MAX_MS = 3_600_000;
+
+/** Retry-After (seconds, or an HTTP date) as milliseconds from `nowMs`, or null when absent or unreadable. */
+export function retryAfterMs(value: string | null | undefined, nowMs: number): number | null {
+  if (!value) return null;
+  const text = value.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - nowMs;
+  if (!Number.isFinite(ms)) return null;
+  return Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms));
+}
+
+/** One attempt: a delivery (JSON), or the deliveries of one Slack endpoint sent as one message. */
+type Attempt = readonly [ClaimedDelivery, ...ClaimedDelivery[]];
 
 export class WebhookService {
   private readonly store: WebhookStore;
@@ -112,6 +143,11 @@ export class WebhookService {
   /** When drops were last logged, by webhook id. */
   private readonly dropsLoggedAt = new Map<string, number>();
   private readonly endpoints = new Map<string, { at: number; list: Awaited<ReturnType<WebhookStore['listEndpoints']>> }>();
+  private readonly publicBaseUrl: string;
+  /** Slack endpoints resting until then (epoch ms): one message a second, longer after a 429. */
+  private readonly restingUntil = new Map<string, number>();
+  /** Claims again when the first resting endpoint may send (a poll would too, later). */
+  private restTimer: { timer: NodeJS.Timeout; at: number } | null = null;
 
   constructor(opts: WebhookServiceOptions) {
     this.store = opts.store;
@@ -125,6 +161,7 @@ export class WebhookService {
     this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.allowPrivate = opts.allowPrivate ?? false;
     this.enrich = opts.enrich;
+    this.publicBaseUrl = opts.publicBaseUrl ?? 'http://localhost:8080';
   }
 
   /** Forgets cached endpoint lists (after a registration change on this node). */
@@ -222,13 +259,22 @@ export class WebhookService {
           if (free <= 0) return;
           // A copy: attempts ending during the claim only free room, so the claim never takes more than fits.
           const inFlight = new Map(this.byEndpoint);
-          const claimed = await this.store.claimDue(this.now(), free, this.owner, this.leaseMs, { perEndpoint: this.maxPerEndpoint, inFlight });
-          for (const delivery of claimed) {
-            inFlight.set(delivery.webhook_id, (inFlight.get(delivery.webhook_id) ?? 0) + 1);
-            this.startAttempt(delivery);
+          // A resting Slack endpoint is passed over as a full one is (its deliveries stay due for after the rest).
+          const now = this.now();
+          for (const [webhookId, until] of this.restingUntil) {
+            if (until <= now) this.restingUntil.delete(webhookId);
+            else inFlight.set(webhookId, this.maxPerEndpoint);
           }
+          const limits = { perEndpoint: this.maxPerEndpoint, inFlight, slackBatch: SLACK_DIGEST_MAX };
+          const claimed = await this.store.claimDue(now, free, this.owner, this.leaseMs, limits);
+          const attempts = attemptsOf(claimed);
+          for (const attempt of attempts) {
+            inFlight.set(attempt[0].webhook_id, (inFlight.get(attempt[0].webhook_id) ?? 0) + 1);
+            this.startAttempt(attempt);
+          }
+          this.wakeAfterRest();
           this.leftBehind = {
-            all: claimed.length >= free,
+            all: attempts.length >= free,
             endpoints: new Set([...inFlight].filter(([, n]) => n >= this.maxPerEndpoint).map(([webhookId]) => webhookId)),
           };
           if ([...this.endedDuringClaim].some((webhookId) => this.mayHaveLeftBehind(webhookId))) this.claimAgain = true;
@@ -240,20 +286,44 @@ export class WebhookService {
     return this.claiming;
   }
 
-  private startAttempt(delivery: ClaimedDelivery): void {
+  private startAttempt(deliveries: Attempt): void {
+    const webhookId = deliveries[0].webhook_id;
     this.started++;
     this.inFlight++;
-    this.byEndpoint.set(delivery.webhook_id, (this.byEndpoint.get(delivery.webhook_id) ?? 0) + 1);
-    const attempt = this.attempt(delivery).finally(() => {
+    this.byEndpoint.set(webhookId, (this.byEndpoint.get(webhookId) ?? 0) + 1);
+    const attempt = (deliveries[0].format === 'slack' ? this.attemptSlack(deliveries) : this.attempt(deliveries[0])).finally(() => {
       this.attempts.delete(attempt);
       this.inFlight--;
-      const left = this.byEndpoint.get(delivery.webhook_id)! - 1;
-      if (left > 0) this.byEndpoint.set(delivery.webhook_id, left);
-      else this.byEndpoint.delete(delivery.webhook_id);
-      if (this.claiming) this.endedDuringClaim.add(delivery.webhook_id);
-      if (!this.stopped && this.mayHaveLeftBehind(delivery.webhook_id)) this.claimLogged();
+      const left = this.byEndpoint.get(webhookId)! - 1;
+      if (left > 0) this.byEndpoint.set(webhookId, left);
+      else this.byEndpoint.delete(webhookId);
+      if (this.claiming) this.endedDuringClaim.add(webhookId);
+      if (!this.stopped && this.mayHaveLeftBehind(webhookId)) this.claimLogged();
     });
     this.attempts.add(attempt);
+  }
+
+  /** Claims again once the first resting Slack endpoint may send (its due deliveries wait for that, not for a poll). */
+  private wakeAfterRest(): void {
+    if (this.stopped || this.restingUntil.size === 0) return;
+    const at = Math.min(...this.restingUntil.values());
+    if (this.restTimer && this.restTimer.at <= at) return;
+    if (this.restTimer) clearTimeout(this.restTimer.timer);
+    const timer = setTimeout(
+      () => {
+        this.restTimer = null;
+        if (!this.stopped) this.claimLogged();
+      },
+      Math.max(0, at - this.now()),
+    );
+    timer.unref();
+    this.restTimer = { timer, at };
+  }
+
+  /** Whether the node holds back messages to this Slack endpoint now, and until when (epoch ms); for tests. */
+  restingUntilOf(webhookId: string): number | null {
+    const until = this.restingUntil.get(webhookId);
+    return until !== undefined && until > this.now() ? until : null;
   }
 
   private mayHaveLeftBehind(webhookId: string): boolean {
@@ -269,9 +339,11 @@ export class WebhookService {
     });
   }
 
-  private async send(delivery: ClaimedDelivery, headers: Record<string, string>): Promise<number> {
-    if (this.fetch === null)
-      return (await postDelivery(delivery.url, { headers, body: delivery.body, timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate })).status;
+  private async send(delivery: { url: string; body: string }, headers: Record<string, string>): Promise<{ status: number; retryAfter: string | null }> {
+    if (this.fetch === null) {
+      const answer = await postDelivery(delivery.url, { headers, body: delivery.body, timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate });
+      return { status: answer.status, retryAfter: answer.retryAfter ?? null };
+    }
     const res = await this.fetch(delivery.url, {
       method: 'POST',
       redirect: 'manual', // a redirect is not a delivery: the receiver's URL should be the final one
@@ -280,7 +352,7 @@ export class WebhookService {
       body: delivery.body,
     });
     await res.body?.cancel().catch(() => {});
-    return res.status;
+    return { status: res.status, retryAfter: res.headers.get('retry-after') };
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -288,13 +360,14 @@ export class WebhookService {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      status = await this.send(delivery, {
+      const answer = await this.send(delivery, {
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
         [SIGNATURE_HEADER]: signatureHeader(delivery.secret, delivery.body, Math.floor(sentAt / 1000)),
         [EVENT_ID_HEADER]: delivery.event_id,
         'Svc-Delivery-Attempt': String(delivery.attempts + 1),
       });
+      status = answer.status;
       if (!isDelivered(status)) error = `HTTP ${status}`;
     } catch (e) {
       // The customer reads this in the delivery log: what went wrong, never where (addresses, ports).
@@ -314,14 +387,68 @@ export class WebhookService {
   }
 
   /**
+   * One Slack message for the deliveries of one Slack endpoint (./slack.ts: one account's message or a
+   * digest), its result recorded on each of them. Slack needs no signature (the URL is the secret); the
+   * endpoint then rests a second, or as long as a 429's Retry-After asks, and the deliveries a 429 covered
+   * are tried again after it (each still within its own attempts).
+   */
+  private async attemptSlack(deliveries: Attempt): Promise<void> {
+    const { webhook_id: webhookId, url } = deliveries[0];
+    const sentAt = this.now();
+    this.restingUntil.set(webhookId, sentAt + SLACK_MIN_INTERVAL_MS);
+    const events = deliveries.flatMap((d) => {
+      try {
+        return [JSON.parse(d.body) as WebhookEvent];
+      } catch {
+        return [];
+      }
+    });
+    const message = slackMessage(events, { publicBaseUrl: this.publicBaseUrl });
+    let status: number | null = null;
+    let error: string | null = null;
+    let retryAfter: number | null = null;
+    if (message === null) {
+      // Nothing about an account (tag.installed, which a Slack endpoint cannot subscribe to): nothing to say.
+      error = 'no message: a Slack endpoint is sent account events only';
+    } else {
+      try {
+        const answer = await this.send({ url, body: JSON.stringify(message) }, { 'content-type': 'application/json', 'user-agent': USER_AGENT });
+        status = answer.status;
+        if (!isDelivered(status)) {
+          retryAfter = status === 429 ? retryAfterMs(answer.retryAfter, this.now()) : null;
+          error = retryAfter === null ? `HTTP ${status}` : `HTTP ${status} (rate limited: retry after ${Math.ceil(retryAfter / 1000)} s)`;
+        }
+      } catch (e) {
+        error = deliveryErrorText(e, this.timeoutMs);
+      }
+    }
+    const atMs = this.now();
+    if (retryAfter !== null) this.restingUntil.set(webhookId, Math.max(sentAt + SLACK_MIN_INTERVAL_MS, atMs + retryAfter));
+    const delivered = isDelivered(status);
+    for (const delivery of deliveries) {
+      const attempts = delivery.attempts + 1;
+      const policy = delivered || message === null ? null : nextAttemptAt(attempts, atMs);
+      const next = policy !== null && retryAfter !== null ? atMs + retryAfter : policy;
+      try {
+        await this.store.recordAttempt(delivery, this.owner, { atMs, status, error: error?.slice(0, 500) ?? null, delivered, nextAttemptMs: next });
+      } catch (e) {
+        this.log.error(`webhooks: could not record attempt of ${delivery.id}: ${(e as Error).message}`);
+      }
+      if (!delivered && next === null)
+        this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${webhookId} after ${attempts} attempts (${error})`);
+    }
+    this.wakeAfterRest();
+  }
+
+  /**
    * Sends one event to one endpoint now, signed as a delivery is, outside the outbox (not retried, not in
    * the delivery log): the console's and the admin API's "send a test event". The answer says what the
    * receiver said (its first 2 KB); the error text is the delivery log's (never an address).
    */
-  async sendTest(endpoint: { url: string; secret: string }, event: WebhookEvent): Promise<TestDelivery> {
-    const body = JSON.stringify(event);
+  async sendTest(endpoint: { url: string; secret: string; format?: 'json' | 'slack' }, event: WebhookEvent): Promise<TestDelivery> {
     const started = this.now();
-    const headers = {
+    let body = JSON.stringify(event);
+    let headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       [SIGNATURE_HEADER]: signatureHeader(endpoint.secret, body, Math.floor(started / 1000)),
@@ -329,6 +456,14 @@ export class WebhookService {
       'Svc-Delivery-Attempt': '1',
       'Svc-Test-Event': 'true',
     };
+    let slack: SlackMessage | undefined;
+    if (endpoint.format === 'slack') {
+      // What a real delivery of this event would post to the channel.
+      slack = slackMessage([event], { publicBaseUrl: this.publicBaseUrl }) ?? undefined;
+      if (!slack) return { event, delivered: false, status: null, body: '', error: 'no message: a Slack endpoint is sent account events only', duration_ms: 0 };
+      body = JSON.stringify(slack);
+      headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
+    }
     try {
       const answer =
         this.fetch === null
@@ -339,9 +474,25 @@ export class WebhookService {
                 body: (await r.text()).slice(0, TEST_ANSWER_BYTES),
               }),
             );
-      return { event, delivered: isDelivered(answer.status), status: answer.status, body: answer.body ?? '', error: null, duration_ms: this.now() - started };
+      return {
+        event,
+        ...(slack ? { slack } : {}),
+        delivered: isDelivered(answer.status),
+        status: answer.status,
+        body: answer.body ?? '',
+        error: null,
+        duration_ms: this.now() - started,
+      };
     } catch (e) {
-      return { event, delivered: false, status: null, body: '', error: deliveryErrorText(e, this.timeoutMs), duration_ms: this.now() - started };
+      return {
+        event,
+        ...(slack ? { slack } : {}),
+        delivered: false,
+        status: null,
+        body: '',
+        error: deliveryErrorText(e, this.timeoutMs),
+        duration_ms: this.now() - started,
+      };
     }
   }
 
@@ -358,9 +509,30 @@ export class WebhookService {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.restTimer) clearTimeout(this.restTimer.timer);
+    this.restTimer = null;
     await this.claiming?.catch(() => {});
     await Promise.all(this.attempts);
   }
+}
+
+/** The claimed deliveries as attempts: each JSON delivery its own, each Slack endpoint's deliveries one. */
+function attemptsOf(claimed: readonly ClaimedDelivery[]): Attempt[] {
+  const attempts: Attempt[] = [];
+  const slack = new Map<string, ClaimedDelivery[]>();
+  for (const delivery of claimed) {
+    if (delivery.format !== 'slack') attempts.push([delivery]);
+    else {
+      const batch = slack.get(delivery.webhook_id);
+      if (batch) batch.push(delivery);
+      else {
+        const started: [ClaimedDelivery] = [delivery];
+        slack.set(delivery.webhook_id, started);
+        attempts.push(started);
+      }
+    }
+  }
+  return attempts;
 }
 
 function newEventId(): string {

@@ -1,13 +1,16 @@
 /**
- * A customer's signed webhooks: register an endpoint (the signing secret is shown once, in the same
- * dialog as token secrets), remove one, and read each endpoint's delivery log (status, attempts, last
- * error, next attempt).
+ * A customer's signed webhooks and Slack alerts: register an endpoint — a JSON webhook (payload version per
+ * event, segment names, scores) or a Slack incoming webhook (with filters) — (the signing secret is shown
+ * once, in the same dialog as token secrets), send it a test event and see what its receiver answered,
+ * remove one, and read each endpoint's delivery log (status, attempts, last error, next attempt).
  */
 import { useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { WebhookRecord } from '../../webhooks/schema.ts';
+import type { TestDelivery } from '../../webhooks/service.ts';
 import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';
-import { emptyWebhookForm, type WebhookFormFields, webhookRequestBody } from '../webhook-form.ts';
+import { type SchemaList, webhookCatalog } from '../developers-view.ts';
+import { emptyWebhookForm, endpointSummary, formEvents, type WebhookFormFields, webhookRequestBody } from '../webhook-form.ts';
 import { formatDate, formatDateTime } from './datetime.ts';
 import { ScrollTable } from './ScrollTable.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
@@ -23,6 +26,7 @@ export function WebhooksPage({ api, customer, canWrite = true }: { api: AdminCli
       <Webhooks
         api={api}
         customerId={customer.id}
+        segments={customer.segments}
         canWrite={canWrite}
         onCreated={(w) =>
           setSecret({
@@ -45,18 +49,29 @@ export function WebhooksPage({ api, customer, canWrite = true }: { api: AdminCli
   );
 }
 
+/** The payload versions of each webhook event (`GET /schemas`): the form's version selects. */
+async function loadVersions(): Promise<Map<string, number[]>> {
+  const res = await fetch('/schemas');
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  return new Map(webhookCatalog((await res.json()) as SchemaList).map((e) => [e.name, e.versions.map((v) => v.version)]));
+}
+
 export function Webhooks({
   api,
   customerId,
+  segments = [],
   onCreated,
   canWrite = true,
 }: {
   api: AdminClient;
   customerId: string;
+  segments?: readonly { id: number; name: string }[];
   onCreated(w: WebhookWithSecret): void;
   canWrite?: boolean;
 }) {
   const endpoints = useLoad(() => api.webhooks(customerId), [api, customerId]);
+  const versions = useLoad(loadVersions, []);
+  const segmentName = (id: number) => segments.find((s) => s.id === id)?.name ?? `#${id}`;
   const { form, set, invalid, error, busy, submit } = useCreateForm({
     idPrefix: 'new-webhook',
     initial: emptyWebhookForm,
@@ -84,15 +99,24 @@ export function Webhooks({
       </p>
       {canWrite && (
         <form class="card token-form" onSubmit={submit} noValidate data-testid="create-webhook-form">
+          <fieldset class="field checks">
+            <legend>Format</legend>
+            <label>
+              <input type="radio" name="new-webhook-format" checked={form.format === 'json'} onChange={() => set('format', 'json')} /> JSON webhook
+            </label>
+            <label>
+              <input type="radio" name="new-webhook-format" checked={form.format === 'slack'} onChange={() => set('format', 'slack')} /> Slack
+            </label>
+          </fieldset>
           <div class="field wide">
             <label for="new-webhook-url">
-              Receiver URL <span class="muted">(required)</span>
+              {form.format === 'slack' ? 'Slack incoming-webhook URL' : 'Receiver URL'} <span class="muted">(required)</span>
             </label>
             <input
               id="new-webhook-url"
               type="url"
               autoComplete="off"
-              placeholder="https://hooks.example.com/svc"
+              placeholder={form.format === 'slack' ? 'https://hooks.slack.com/services/T000/B000/XXXX' : 'https://hooks.example.com/svc'}
               value={form.url}
               onInput={(e) => set('url', (e.currentTarget as HTMLInputElement).value)}
               {...described('url')}
@@ -114,7 +138,99 @@ export function Webhooks({
               <input id="new-webhook-hot" type="checkbox" checked={form.hot} onChange={(e) => set('hot', (e.currentTarget as HTMLInputElement).checked)} />{' '}
               account.hot
             </label>
+            <label>
+              <input
+                id="new-webhook-entered"
+                type="checkbox"
+                checked={form.entered}
+                onChange={(e) => set('entered', (e.currentTarget as HTMLInputElement).checked)}
+              />{' '}
+              segment.entered
+            </label>
           </fieldset>
+          {form.format === 'json' && (
+            <fieldset class="field checks" data-testid="webhook-versions">
+              <legend>Payload</legend>
+              {formEvents(form).map((event) => {
+                const known = versions.data?.get(event) ?? [];
+                const newest = known[known.length - 1];
+                return (
+                  <label key={event}>
+                    {event}{' '}
+                    <select
+                      aria-label={`${event} payload version`}
+                      value={form.versions[event] ?? ''}
+                      onChange={(e) => set('versions', { ...form.versions, [event]: (e.currentTarget as HTMLSelectElement).value })}
+                    >
+                      <option value="">{newest ? `v${newest} (newest)` : 'newest'}</option>
+                      {known
+                        .filter((v) => v !== newest)
+                        .reverse()
+                        .map((v) => (
+                          <option key={v} value={String(v)}>
+                            v{v}
+                          </option>
+                        ))}
+                    </select>
+                  </label>
+                );
+              })}
+              <label>
+                <input type="checkbox" checked={form.segment_names} onChange={(e) => set('segment_names', (e.currentTarget as HTMLInputElement).checked)} />{' '}
+                segment names
+              </label>
+              <label>
+                <input type="checkbox" checked={form.scores} onChange={(e) => set('scores', (e.currentTarget as HTMLInputElement).checked)} /> scores
+              </label>
+            </fieldset>
+          )}
+          {form.format === 'slack' && (
+            <fieldset class="field checks wide" data-testid="slack-filters">
+              <legend>Only accounts that are…</legend>
+              {segments.map((s) => (
+                <label key={s.id}>
+                  <input
+                    type="checkbox"
+                    checked={form.filter_segments.includes(s.id)}
+                    onChange={(e) =>
+                      set(
+                        'filter_segments',
+                        (e.currentTarget as HTMLInputElement).checked ? [...form.filter_segments, s.id] : form.filter_segments.filter((id) => id !== s.id),
+                      )
+                    }
+                  />{' '}
+                  in {s.name}
+                </label>
+              ))}
+              <label>
+                <input
+                  id="new-webhook-hot_only"
+                  type="checkbox"
+                  checked={form.hot_only}
+                  onChange={(e) => set('hot_only', (e.currentTarget as HTMLInputElement).checked)}
+                />{' '}
+                hot accounts only (a hot account, or a view of a hot page)
+              </label>
+              <label for="new-webhook-min_page_views">
+                with at least{' '}
+                <input
+                  id="new-webhook-min_page_views"
+                  type="number"
+                  min={1}
+                  max={50}
+                  inputMode="numeric"
+                  placeholder="any"
+                  value={form.min_page_views}
+                  onInput={(e) => set('min_page_views', (e.currentTarget as HTMLInputElement).value)}
+                  {...described('min_page_views')}
+                />{' '}
+                page views this visit
+              </label>
+              <p class="hint">
+                None checked: every account. One message per account visit; several accounts at once become one digest, at most one message a second.
+              </p>
+            </fieldset>
+          )}
           <div class="field">
             <label for="new-webhook-hot_paths">Hot pages</label>
             <input
@@ -140,7 +256,7 @@ export function Webhooks({
           )}
           <div class="form-actions">
             <button type="submit" class="btn" disabled={busy}>
-              {busy ? 'Adding…' : 'Add webhook'}
+              {busy ? 'Adding…' : form.format === 'slack' ? 'Add Slack alert' : 'Add webhook'}
             </button>
           </div>
         </form>
@@ -152,7 +268,15 @@ export function Webhooks({
       )}
       {endpoints.data && !endpoints.data.length && <p class="muted">No webhooks yet.</p>}
       {endpoints.data?.map((w) => (
-        <Endpoint key={w.id} api={api} customerId={customerId} endpoint={w} onRemoved={endpoints.reload} canWrite={canWrite} />
+        <Endpoint
+          key={w.id}
+          api={api}
+          customerId={customerId}
+          endpoint={w}
+          summary={endpointSummary(w, segmentName)}
+          onRemoved={endpoints.reload}
+          canWrite={canWrite}
+        />
       ))}
     </section>
   );
@@ -162,16 +286,27 @@ function Endpoint({
   api,
   customerId,
   endpoint: w,
+  summary,
   onRemoved,
   canWrite,
 }: {
   api: AdminClient;
   customerId: string;
   endpoint: WebhookRecord;
+  summary: string;
   onRemoved(): void;
   canWrite: boolean;
 }) {
   const [showLog, setShowLog] = useState(false);
+  const [test, setTest] = useState<{ busy: true } | { busy: false; result: TestDelivery } | { busy: false; error: string } | null>(null);
+  const sendTest = async () => {
+    setTest({ busy: true });
+    try {
+      setTest({ busy: false, result: await api.testWebhook(customerId, w.id) });
+    } catch (e) {
+      setTest({ busy: false, error: (e as Error).message });
+    }
+  };
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const remove = async () => {
@@ -191,7 +326,15 @@ function Endpoint({
         {w.events.join(', ')}
         {w.hot_paths.length ? ` · hot pages ${w.hot_paths.join(', ')}` : ''} · secret <code>{w.secret_prefix}…</code> · since {formatDate(w.created_at)}
       </p>
+      <p class="muted" data-testid="webhook-summary">
+        {summary}
+      </p>
       <div class="actions">
+        {canWrite && (
+          <button type="button" class="btn btn-quiet" disabled={test?.busy === true} onClick={sendTest}>
+            {test?.busy ? 'Sending…' : 'Send test event'}
+          </button>
+        )}
         <button type="button" class="btn btn-quiet" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
           {showLog ? 'Hide deliveries' : 'Deliveries'}
         </button>
@@ -215,7 +358,28 @@ function Endpoint({
           {error}
         </p>
       )}
+      {test && !test.busy && <TestAnswer test={test} />}
       {showLog && <DeliveryLog api={api} customerId={customerId} webhookId={w.id} />}
+    </div>
+  );
+}
+
+/** What the receiver answered a test event: its status (or why there was none) and the start of its body. */
+function TestAnswer({ test }: { test: { result: TestDelivery } | { error: string } }) {
+  if ('error' in test)
+    return (
+      <p class="error" role="alert">
+        Could not send the test event: {test.error}
+      </p>
+    );
+  const r = test.result;
+  return (
+    <div class="test-answer" role="status" data-testid="test-answer">
+      <p>
+        Test {r.event.type}: {r.status === null ? `no answer (${r.error})` : `HTTP ${r.status}`}
+        {r.delivered ? ' — delivered' : ' — not delivered'} in {r.duration_ms} ms
+      </p>
+      {r.body && <pre class="test-body">{r.body}</pre>}
     </div>
   );
 }
