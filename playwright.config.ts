@@ -53,6 +53,7 @@ export default defineConfig({
       SVC_DATA: `${DIR}/data`,
       SVC_STATE: `${DIR}/svc.db`,
       SVC_EVENTS_DIR: `${DIR}/events`,
+      SVC_JOBS_DIR: `${DIR}/jobs`,
       SVC_LOG: 'error',
       SVC_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef',
       // Webhook and Slack receivers in browser tests listen on this machine; deliveries are polled often.

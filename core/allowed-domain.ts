@@ -5,7 +5,8 @@
  * An entry is one of
  *   - a host name with at least two labels (`www.example.com`), international names allowed;
  *   - `localhost`;
- *   - an IPv4 literal (`127.0.0.1`);
+ *   - an IPv4 literal (`127.0.0.1`), or an IPv6 literal, bare or in brackets (`::1`, `[::1]`: stored bare,
+ *     in the URL parser's compressed form, as a browser's Origin names it less its brackets);
  *   - `*.` + a domain with at least two labels (`*.example.com`: any subdomain, not the apex).
  * Anything else — `*`, `*.com`, lists (`a.com, b.com`), URLs, paths, ports — is refused with a message
  * naming the entry. Entries are stored lower-case and in punycode (`bücher.example` →
@@ -33,6 +34,12 @@ function domainToASCII(host: string): string | null {
     return null;
   }
 }
+/** The compressed form of an IPv6 literal (no brackets), or null when the URL parser refuses it. */
+function ipv6Literal(text: string): string | null {
+  const host = domainToASCII(`[${text}]`);
+  return host ? host.slice(1, -1) : null;
+}
+
 const MAX_LENGTH = 253;
 
 /** Validates one entry and returns its stored form (lower-case, punycode), or why it is refused. */
@@ -42,7 +49,12 @@ export function parseAllowedDomain(entry: string): AllowedDomainResult {
   if (raw === '') return refuse('empty entry');
   if (/[\s,;]/.test(raw)) return refuse('one domain per entry (lists are not allowed)');
   if (raw.includes('://') || /[/?#@\\%]/.test(raw)) return refuse('give the host only, not a URL or a path (e.g. www.example.com)');
-  if (raw.includes(':') || raw.startsWith('[')) return refuse('give the host only, without a port (IPv6 literals are not supported)');
+  const v6 = /^\[?([0-9a-f:.]+)\]?$/.exec(raw);
+  if (v6 && v6[1].split(':').length > 2) {
+    const literal = ipv6Literal(v6[1]);
+    return literal ? { ok: true, value: literal } : refuse('not a valid IPv6 address');
+  }
+  if (raw.includes(':') || raw.startsWith('[')) return refuse('give the host only, without a port (an IPv6 literal as ::1 or [::1])');
   const wildcard = raw.startsWith('*.');
   const body = (wildcard ? raw.slice(2) : raw).replace(/\.$/, '');
   if (body.includes('*')) return refuse('a wildcard is only allowed as a leading "*." (e.g. *.example.com)');

@@ -15,6 +15,14 @@ export type Confidence = (typeof CONFIDENCES)[number];
 export const COMPANY_MATCHES = ['Match', 'Non-actionable Match', 'No Match'] as const;
 export type CompanyMatch = (typeof COMPANY_MATCHES)[number];
 
+/**
+ * Why a network hides who is behind it (the company object's `privacy`, beyond the spec): an anonymous
+ * VPN, a Tor exit node, a public or residential proxy, a privacy relay (iCloud Private Relay and the like),
+ * a hosting or cloud provider. Such a network answers `Non-actionable Match`.
+ */
+export const PRIVACY_REASONS = ['vpn', 'tor', 'proxy', 'relay', 'hosting'] as const;
+export type PrivacyReason = (typeof PRIVACY_REASONS)[number];
+
 /** Buying stages, lowest to highest: the scoring model maps intent scores onto this order. */
 export const BUYING_STAGES = ['Target', 'Awareness', 'Consideration', 'Decision', 'Purchase'] as const;
 export type BuyingStage = (typeof BUYING_STAGES)[number];

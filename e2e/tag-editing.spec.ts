@@ -119,3 +119,53 @@ test('edit a tag and its settings, disable it and see it stop answering, enable 
   expect((await request.get(`/admin/api/tags/${tagId}`, { headers: admin })).status()).toBe(404);
   expect(problems).toEqual([]);
 });
+
+test('turn the analytics tools on in the settings form: the served bundle gains the integrations code, a later save keeps them', async ({ page, request }) => {
+  const problems = watchConsoleProblems(page);
+  const tagId = `e2e-integrations-${Date.now()}`;
+  const created = await request.post('/admin/api/tags', {
+    headers: admin,
+    data: { customer_id: 'demo', tag_id: tagId, allowed_domains: ['localhost', '127.0.0.1'], settings: { features: { debug: false } } },
+  });
+  expect(created.status()).toBe(201);
+  const bundle = async () => (await request.get(`/tag/v1/${tagId}.js`)).text();
+  const stored = async () => (await (await request.get(`/admin/api/tags/${tagId}`, { headers: admin })).json()).settings;
+  // Off until chosen: GA4's call is not in the bundle.
+  expect(await bundle()).not.toContain('user_properties');
+
+  await signInAsOperator(page);
+  const card = page.getByTestId(`tag-${tagId}`);
+  await expect(card.getByTestId('tag-integrations')).toHaveText('none');
+  await card.getByText('Settings', { exact: true }).click();
+  const settings = card.getByTestId('tag-settings-form');
+  const tools = settings.getByTestId('tag-settings-integrations');
+  await tools.getByRole('checkbox', { name: /^GA4/ }).check();
+  await tools.getByRole('checkbox', { name: /^Segment/ }).check();
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings.getByRole('status')).toContainText('Settings saved');
+  expect(await stored()).toMatchObject({ features: { debug: false, integrations: { ga4: true, segment: true } } });
+  await expect(card.getByTestId('tag-integrations')).toHaveText("told: GA4 (gtag('set', 'user_properties', …)), Segment (analytics.group(…))");
+  const withTools = await bundle();
+  expect(withTools).toContain('user_properties'); // the integrations code
+  expect(withTools).toMatch(/integrations:\{"?ga4"?:true,"?segment"?:true\}/); // the tools told by default
+
+  // Another setting saved later leaves the tools as they were.
+  if (!(await settings.isVisible())) await card.getByText('Settings', { exact: true }).click();
+  await settings.getByLabel('Minimum confidence').selectOption('High');
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings.getByRole('status')).toContainText('Settings saved');
+  expect(await stored()).toMatchObject({ min_confidence: 'High', features: { debug: false, integrations: { ga4: true, segment: true } } });
+
+  // Both unticked (and no code-only choice): off again, the code gone from the bundle.
+  if (!(await settings.isVisible())) await card.getByText('Settings', { exact: true }).click();
+  await tools.getByRole('checkbox', { name: /^GA4/ }).uncheck();
+  await tools.getByRole('checkbox', { name: /^Segment/ }).uncheck();
+  await tools.getByRole('checkbox', { name: /^Code only/ }).uncheck();
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings.getByRole('status')).toContainText('Settings saved');
+  expect((await stored()).features).toEqual({ personalisation: true, form_fill: true, spa: true, page_views: true, debug: false });
+  expect(await bundle()).not.toContain('user_properties');
+
+  expect((await request.delete(`/admin/api/tags/${tagId}`, { headers: admin })).status()).toBe(204);
+  expect(problems).toEqual([]);
+});

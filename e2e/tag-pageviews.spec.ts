@@ -3,10 +3,26 @@
  * variants: the beacon is captured with `page.route` (answered 204 as the service does) and checked:
  * method, text/plain body (a simple CORS request: no preflight), path with only utm_*, referrer host,
  * a per-tab session id; one per SPA navigation (with `spa`); none without permission (opt-out, consent
- * denied or pending, GPC) and none from a variant without the feature (the tag setting off).
+ * denied or pending, GPC) and none from a variant without the feature (the tag setting off). The
+ * customer's kept query parameters (inlined into the bundle) go out too, to the real server, and keep
+ * their pages apart on the account page.
  */
 import { expect, test } from '@playwright/test';
-import { captureBeacons, ensureVariantTag, FULL, failOnPageErrors, ORIGIN, pick, serve, type Variant, type Visitor, variant, visitors } from './helpers.ts';
+import {
+  ADMIN_TOKEN,
+  answerFor,
+  captureBeacons,
+  ensureVariantTag,
+  FULL,
+  failOnPageErrors,
+  ORIGIN,
+  pick,
+  serve,
+  type Variant,
+  type Visitor,
+  variant,
+  visitors,
+} from './helpers.ts';
 
 /** Every feature; page views without SPA; every feature but page views (the setting off). */
 const WITH_PAGE_VIEWS: Variant[] = [FULL, variant({ page_views: true })];
@@ -142,4 +158,48 @@ test('the page_views setting off: the tag works and sends no page view', async (
   await page.waitForTimeout(300);
   expect(beacons()).toEqual([]);
   expect(await page.evaluate(() => document.querySelector('script[src*="/tag/v1/"]')!.getAttribute('src'))).toBe(`/tag/v1/${PAGE_VIEWS_OFF.tag}.js`);
+});
+
+test.describe("the customer's kept query parameters (kept_query_params)", () => {
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  // A path of its own per run: the account page counts every run's views on the same server.
+  const PATH = `/t/pv-kept-${Date.now().toString(36)}`;
+  test.afterAll(async ({ request }) => {
+    await request.patch('/admin/api/customers/demo', { headers: { ...admin, origin: ORIGIN }, data: { kept_query_params: [] } });
+  });
+
+  test('a kept parameter reaches the server and keeps its page apart on the account page; any other is stripped', async ({ page, request }) => {
+    // Another company than the other specs' (the first): its top 20 pages are this test's.
+    const visitor = (await visitors(request)).filter((v) => v.kind === 'company' && !/excluded/i.test(v.label)).at(-1)!;
+    const patched = await request.patch('/admin/api/customers/demo', { headers: { ...admin, origin: ORIGIN }, data: { kept_query_params: ['plan'] } });
+    expect(patched.status()).toBe(200);
+    // The real beacons (not intercepted), as the browser sent them.
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/v1/events')) sent.push(JSON.parse(r.postData() ?? '{}').path);
+    });
+    const url = await serve(page, PATH, { body: BODY, snippet: { tagId: FULL.tag } });
+    const views = [
+      `?plan=pro&email=jane%40example.com&utm_source=news&svc_test_ip=${visitor.ip}`,
+      `?email=jane%40example.com&utm_source=ad&svc_test_ip=${visitor.ip}`,
+      `?plan=basic&token=s3cr3t&svc_test_ip=${visitor.ip}`,
+    ];
+    for (const [i, query] of views.entries()) {
+      await page.goto(url + query);
+      await expect.poll(() => sent.length).toBe(i + 1);
+    }
+    expect(sent).toEqual([`${PATH}?plan=pro&utm_source=news`, `${PATH}?utm_source=ad`, `${PATH}?plan=basic`]);
+
+    const companyId = (await answerFor(request, visitor.ip)).company.companyId;
+    const mine = async () => {
+      const account = await (await request.get(`/admin/api/customers/demo/accounts/${companyId}`, { headers: admin })).json();
+      return (account.top_pages as { path: string; page_views: number }[]).filter((p) => p.path.startsWith(PATH)).sort((a, b) => (a.path < b.path ? -1 : 1));
+    };
+    // UTM collapsed into the path, each kept value a page of its own; no email, no token anywhere.
+    await expect.poll(mine).toEqual([
+      { path: PATH, page_views: 1 },
+      { path: `${PATH}?plan=basic`, page_views: 1 },
+      { path: `${PATH}?plan=pro`, page_views: 1 },
+    ]);
+  });
 });

@@ -75,7 +75,7 @@ test('a marketer joins by invitation, sees only its own customer and pages, and 
   await expect(page.getByTestId('workspace')).toContainText('Acme Analytics');
   await expect(page.getByTestId('customer-picker')).toHaveCount(0);
   expect(page.url()).toBe(`${ORIGIN}/console/`);
-  await expect(tabs(page)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Web tags']);
+  await expect(tabs(page)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Enrich a file', 'Web tags']);
   await tabs(page).filter({ hasText: 'Visitors' }).click();
   await expect(page.getByTestId('visitors-page')).toBeVisible();
   // The session is an HttpOnly cookie; nothing is kept in the page's storage.
@@ -199,7 +199,18 @@ test('an owner manages users, single sign-on and the audit log; a cross-site for
   const ownerEmail = address('owner');
   await accept(page, await invite(request, ownerEmail, 'owner'));
   await expect(page.getByTestId('signed-in-as')).toHaveText(`${ownerEmail} · owner`);
-  await expect(tabs(page)).toHaveText(['API tokens', 'Visitors', 'Accounts', 'Segments', 'Lists', 'Web tags', 'Webhooks', 'Users', 'Audit log']);
+  await expect(tabs(page)).toHaveText([
+    'API tokens',
+    'Visitors',
+    'Accounts',
+    'Segments',
+    'Lists',
+    'Enrich a file',
+    'Web tags',
+    'Webhooks',
+    'Users',
+    'Audit log',
+  ]);
 
   // Invite a viewer from the Users page: the link is shown once.
   await tabs(page).filter({ hasText: 'Users' }).click();
@@ -224,7 +235,7 @@ test('an owner manages users, single sign-on and the audit log; a cross-site for
   const viewerPage = await viewerContext.newPage();
   await accept(viewerPage, link);
   await expect(viewerPage.getByTestId('signed-in-as')).toHaveText(`${viewerEmail} · viewer`);
-  await expect(tabs(viewerPage)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Web tags']);
+  await expect(tabs(viewerPage)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Enrich a file', 'Web tags']);
   await tabs(viewerPage).filter({ hasText: 'Web tags' }).click();
   await expect(viewerPage.getByTestId('web-tags-page')).toBeVisible();
   await expect(viewerPage.getByTestId('create-tag-form')).toHaveCount(0);

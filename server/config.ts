@@ -73,6 +73,8 @@ export const ConfigSchema = z.object({
   SVC_EVENTS_MAX_DAY_MB: z.coerce.number().int().min(1).max(1_000_000).default(256),
   /** MB of NDJSON page-view files on this node's disk; past it the oldest days are deleted. */
   SVC_EVENTS_MAX_TOTAL_MB: z.coerce.number().int().min(1).max(100_000_000).default(20_480),
+  /** The console's enrichment jobs on this node: uploads, results, progress (`<dir>/jobs.db`, `<dir>/<customer>/<job>/`). */
+  SVC_JOBS_DIR: z.string().default('var/jobs'),
   /**
    * On SIGTERM/SIGINT: how long in-flight requests may take to finish before the remaining connections
    * are closed and the process exits anyway (milliseconds).

@@ -11,6 +11,7 @@ import { ssoRoutes } from './auth/sso-routes.ts';
 import { usageRoutes } from './credits/usage-route.ts';
 import { demoRoutes } from './demo/visitors.ts';
 import { batchEnrichmentRoutes } from './enrichment/batch-route.ts';
+import { enrichmentJobRoutes } from './enrichment/jobs/routes.ts';
 import { enrichmentRoutes } from './enrichment/route.ts';
 import { eventSchemaRoutes } from './events/routes.ts';
 import type { RouteDef } from './http/route-def.ts';
@@ -41,6 +42,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...webhookAdminRoutes,
   ...segmentAdminRoutes,
   ...listAdminRoutes,
+  ...enrichmentJobRoutes,
   ...onboardingRoutes,
   ...authRoutes,
   ...ssoRoutes,

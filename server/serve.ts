@@ -9,6 +9,7 @@ import { createRequestListener } from './app.ts';
 import { type Config, serverBaseUrl } from './config.ts';
 import { provisionCustomer } from './customers/provision.ts';
 import { Dataset } from './data/dataset.ts';
+import { EnrichJobs } from './enrichment/jobs/runner.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { collectProcessMetrics, watchDataset } from './observability/metrics.ts';
 import { portOf, startMetricsServer } from './observability/metrics-route.ts';
@@ -35,6 +36,8 @@ export interface RunningServer {
   recorder: PageViewRecorder;
   /** Users, sessions, SSO providers and the audit log. */
   users: UserStore;
+  /** The console's enrichment jobs of this node. */
+  enrichJobs: EnrichJobs;
   /** The SVC_METRICS_PORT server's port, when this process serves one. */
   metricsPort?: number;
   /**
@@ -91,7 +94,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const tag = await store.getTag(sighting.tag_id);
     if (tag) await webhooks.onTagInstalled({ customer_id: tag.customer_id, ...sighting });
   });
-  const server = createServer(createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks } }));
+  // Enrichment jobs of the console: those an earlier process left (a stop, a crash) resume now.
+  const enrichJobs = new EnrichJobs({ dir: config.SVC_JOBS_DIR, store, catalog: () => dataset.current.catalog, log });
+  enrichJobs.start();
+  const server = createServer(
+    createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks }, enrichJobs }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {
@@ -122,11 +130,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhookStore,
     recorder,
     users,
+    enrichJobs,
     metricsPort: metricsServer ? portOf(metricsServer) : undefined,
     async close(deadlineMs = config.SVC_SHUTDOWN_TIMEOUT_MS) {
       process.off('SIGHUP', onHup);
       metricsServer?.close();
       await drain(server, deadlineMs, log);
+      await enrichJobs.stop();
       await recorder.close();
       await webhooks.stop();
       await webhookStore.close();

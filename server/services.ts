@@ -6,6 +6,7 @@
 import type { AdminAuth } from './admin/credentials.ts';
 import type { Config } from './config.ts';
 import type { Dataset } from './data/dataset.ts';
+import type { EnrichJobs } from './enrichment/jobs/runner.ts';
 import type { GeoIp } from './geoip/geoip.ts';
 import type { Logger } from './http/logger.ts';
 import type { MeteringSteps } from './http/metering-steps.ts';
@@ -29,6 +30,8 @@ export interface AppDeps {
   recorder: PageViewRecorder;
   /** Users, invitations, sessions, SSO providers and the audit log, on the state store's connection. */
   users: UserStore;
+  /** The console's enrichment jobs of this node (absent in tests that build the app without them). */
+  enrichJobs?: EnrichJobs;
 }
 
 export interface Services extends AppDeps {

@@ -65,4 +65,20 @@ describe('network index of IPv4 and IPv6 networks', () => {
       await expect(build(`${row}\n`), row).rejects.toThrow(message);
     }
   });
+
+  it('carries a privacy reason into the record (an optional column); refuses an unknown one with its row number', async () => {
+    const dir = join(root, `d${n++}`);
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'networks.csv'),
+      'network,kind,company_id,confidence,country,state,city,privacy\n198.51.100.0/24,hosting,,High,,,,vpn\n2001:db8::/64,anonymizer,,High,,,,relay\n192.0.2.0/24,company,900001,High,,,,\n',
+    );
+    await writeNetworkIndex(dir, dir, new Set(['900001']));
+    const index = openNetworkIndex(join(dir, NETWORKS_FILE));
+    expect(index.lookup('198.51.100.1')).toEqual({ kind: 'hosting', confidence: 'High', privacy: 'vpn' });
+    expect(index.lookup('2001:db8::1')).toEqual({ kind: 'anonymizer', confidence: 'High', privacy: 'relay' });
+    expect(index.lookup('192.0.2.1')).toEqual({ kind: 'company', company_id: '900001', confidence: 'High' });
+    writeFileSync(join(dir, 'networks.csv'), 'network,kind,company_id,confidence,country,state,city,privacy\n198.51.100.0/24,hosting,,High,,,,anonymous\n');
+    await expect(writeNetworkIndex(dir, dir, new Set(['900001']))).rejects.toThrow(/row 2: .*privacy must be blank or one of vpn, tor, proxy, relay, hosting/);
+  });
 });

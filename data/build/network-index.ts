@@ -93,6 +93,7 @@ export async function writeNetworkIndex(
         if (row.country) record.country = row.country;
         if (row.state) record.state = row.state;
         if (row.city) record.city = row.city;
+        if (row.privacy) record.privacy = row.privacy;
         try {
           writer.insert(row.network, record);
         } catch (e) {

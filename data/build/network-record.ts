@@ -1,3 +1,5 @@
+import type { PrivacyReason } from '../../core/vocabulary.ts';
+
 /** What one network of networks.mmdb resolves to. Kept flat and small: it is deduplicated per distinct value. */
 export interface NetworkRecord {
   kind: string;
@@ -6,4 +8,6 @@ export interface NetworkRecord {
   country?: string;
   state?: string;
   city?: string;
+  /** Why the network hides who is behind it (networks.csv `privacy`); absent when it does not. */
+  privacy?: PrivacyReason;
 }

@@ -68,7 +68,7 @@ it('builds the same files with and without the workers', async () => {
 
 it('reports a bad network row from the worker as a source error and leaves no catalog behind', async () => {
   writeFixtureSources(join(dir, 'bad'));
-  appendFileSync(join(dir, 'bad', 'networks.csv'), '198.51.100.0/24,company,424242,High,,,\n');
+  appendFileSync(join(dir, 'bad', 'networks.csv'), '198.51.100.0/24,company,424242,High,,,,\n');
   const failed = buildDataset({ in: join(dir, 'bad'), out: join(dir, 'bad-out'), networksInWorker: true });
   await expect(failed).rejects.toThrow(SourceError);
   await expect(failed).rejects.toThrow(/unknown company_id 424242/);
@@ -80,7 +80,7 @@ it('reports the first bad network row in file order, whether or not the company 
   const rows = readFileSync(join(dir, 'order', 'networks.csv'), 'utf8')
     .trimEnd()
     .split('\n').length;
-  appendFileSync(join(dir, 'order', 'networks.csv'), '198.51.100.0/24,company,424242,High,,,\n198.51.100.0/33,isp,,High,,,\n');
+  appendFileSync(join(dir, 'order', 'networks.csv'), '198.51.100.0/24,company,424242,High,,,,\n198.51.100.0/33,isp,,High,,,,\n');
   for (const networksInWorker of [false, true]) {
     const failed = buildDataset({ in: join(dir, 'order'), out: join(dir, `order-out-${networksInWorker}`), networksInWorker });
     await expect(failed).rejects.toThrow(`row ${rows + 1}: unknown company_id 424242`);

@@ -1,6 +1,6 @@
 /**
  * customers.json: the demo customer (every package, two products, four segments, excluded and hot accounts,
- * a web tag for localhost) and a second, smaller customer with only the `platform` package.
+ * a web tag for localhost, 127.0.0.1 and ::1) and a second, smaller customer with only the `platform` package.
  *
  * The companies the configuration names are "anchors": the generator places them among the first companies
  * with the firmographics their role needs (a member of each segment, a competitor to exclude, ICP-fit hot
@@ -129,7 +129,7 @@ export function customersFile(anchorIds: readonly (string | undefined)[]): Custo
         segments: DEMO_SEGMENTS,
         excluded_accounts: ids('excluded').map((x) => x.id),
         hot_accounts: ids('hot').map((x) => ({ company_id: x.id, products: x.anchor.hotProducts ?? [] })),
-        tags: [{ tag_id: DEMO_TAG_ID, allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true, demo: true }],
+        tags: [{ tag_id: DEMO_TAG_ID, allowed_domains: ['localhost', '127.0.0.1', '::1'], scores: true, segment_names: true, demo: true }],
       },
       {
         id: SECOND_CUSTOMER_ID,

@@ -96,7 +96,7 @@ describe('schema', () => {
       identification_credits: 100_000,
       enrichment_credits: 10_000,
       contract_start: '2026-01-01',
-      tags: [{ tag_id: 'demo-web-tag', allowed_domains: ['localhost', '127.0.0.1'], scores: true, segment_names: true }],
+      tags: [{ tag_id: 'demo-web-tag', allowed_domains: ['localhost', '127.0.0.1', '::1'], scores: true, segment_names: true }],
     });
     expect(demo.products).toHaveLength(2);
     expect(demo.products[0]).toMatchObject({
@@ -250,8 +250,29 @@ describe('networks', () => {
     expect(new Set(companies.map((e) => e.row.company_id)).size).toBeGreaterThan(COMPANIES * 0.97);
   });
 
+  it('include a small share of privacy networks of every drawn reason, inside hosting or ISP space, covering no company or bot network', () => {
+    const privacy = entries.filter((e) => e.row.privacy);
+    expect(privacy.length / entries.length).toBeGreaterThan(0.001);
+    expect(privacy.length / entries.length).toBeLessThan(0.02);
+    const reasons = new Set(privacy.map((e) => e.row.privacy));
+    for (const r of reasons) expect(['vpn', 'tor', 'proxy', 'relay']).toContain(r);
+    expect(reasons.size).toBeGreaterThanOrEqual(3);
+    const others = entries.filter((e) => !e.row.privacy);
+    for (const p of privacy) {
+      expect(['hosting', 'isp']).toContain(p.row.kind);
+      expect(
+        others.some((o) => o.row.kind === p.row.kind && o.first <= p.first && p.last <= o.last),
+        p.row.network,
+      ).toBe(true);
+      expect(
+        others.some((o) => (o.row.kind === 'company' || o.row.kind === 'bot') && o.first <= p.last && p.first <= o.last),
+        p.row.network,
+      ).toBe(false);
+    }
+  });
+
   it('size ISPs big, hosting mid and bots small', () => {
-    const sizes = (kind: string) => entries.filter((e) => e.row.kind === kind).map((e) => e.last - e.first + 1);
+    const sizes = (kind: string) => entries.filter((e) => e.row.kind === kind && !e.row.privacy).map((e) => e.last - e.first + 1);
     expect(Math.min(...sizes('isp'))).toBeGreaterThanOrEqual(65_536);
     for (const s of sizes('hosting')) expect(s >= 512 && s <= 8192).toBe(true);
     for (const s of sizes('bot')) expect(s).toBeLessThanOrEqual(16);
@@ -278,9 +299,9 @@ describe('IPv6 networks', () => {
   });
 
   it('are canonical CIDRs of the usual sizes, in the registries’ blocks, never in 2001::/16 or 2002::/16', () => {
-    const sizes: Record<string, number[]> = { isp: [29, 32], hosting: [32, 40, 44], company: [44, 48, 56], bot: [64] };
+    const sizes: Record<string, number[]> = { isp: [29, 32], hosting: [32, 40, 44], company: [44, 48, 56], bot: [64], privacy: [64] };
     for (const e of rows6()) {
-      expect(sizes[e.row.kind], e.row.network).toContain(e.prefix);
+      expect(sizes[e.row.privacy ? 'privacy' : e.row.kind], e.row.network).toContain(e.prefix);
       expect([0x24, 0x26, 0x28, 0x2a], e.row.network).toContain(top16(e.first) >> 8);
       expect(top16(e.first) & 0xf0, e.row.network).toBe(0);
     }

@@ -101,6 +101,7 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
   const companyRng = new Rng(`${seed}#companies`);
   const networkRng = new Rng(`${seed}#networks`);
   const network6Rng = new Rng(`${seed}#networks6`);
+  const privacyRng = new Rng(`${seed}#privacy`);
   const intentRng = new Rng(`${seed}#intent`);
 
   const file = (key: keyof typeof SOURCE_FILES) => join(opts.out, SOURCE_FILES[key]);
@@ -126,7 +127,7 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
     });
 
     const factory = new CompanyFactory(companyRng);
-    const planner = new NetworkPlanner(networkRng, writers.networks, network6Rng);
+    const planner = new NetworkPlanner(networkRng, writers.networks, network6Rng, privacyRng);
     const guaranteed = planner.start();
     const anchorIds: (string | undefined)[] = [];
     const anchorAccounts: (DemoAccount | undefined)[] = [];

@@ -17,18 +17,26 @@
  * ones, their own /48 (a /44 with a branch /48 inside for the biggest) for the others. A company's IPv6
  * rows come after its IPv4 rows, so the first network of each kind in the file stays IPv4. Each protected
  * company network has a protected IPv6 /48 beside it (`DemoNetwork.ipv6`).
+ *
+ * Privacy networks (`privacy` column; a random stream of their own again, and never a carved share: the
+ * other rows are the same with or without them): now and then a VPN exit (/28–/24, sometimes an IPv6
+ * /64) or a relay egress (/26–/24, mostly with IPv6 /64s) in a hosting block, a Tor exit or a public proxy
+ * (/32) in hosting or ISP space, a residential proxy (/32) in an ISP. They sit in the part of a block that
+ * nothing is carved from (`Container.limit` to its end), so they never cover a company's or a bot's
+ * network. `hosting` is not drawn: every hosting network already answers `privacy: hosting`.
  */
+import type { PrivacyReason } from '../../core/vocabulary.ts';
 import type { Confidence } from '../sources/schema.ts';
 import type { Company } from './companies.ts';
 import type { RowSink } from './csv-writer.ts';
 import { Container, cidr, Ipv4Space, Pool, range, rangeInside, sizeOf } from './ip-space.ts';
-import { Container6, cidr6, Ipv6Space, ipv6Text, registryOf } from './ipv6-space.ts';
+import { Container6, cidr6, Ipv6Space, ipv6Text, registryOf, span64 } from './ipv6-space.ts';
 import { type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import { COUNTRIES, DATA_CENTRES, findPlace, type Place } from './vocabulary/geography.ts';
 
-/** A network row in column order: network, kind, company_id, confidence, country, state, city. */
-export type NetworkCells = [string, string, string, Confidence, string, string, string];
+/** A network row in column order: network, kind, company_id, confidence, country, state, city, privacy (blank when absent). */
+export type NetworkCells = [string, string, string, Confidence, string, string, string, (PrivacyReason | '')?];
 
 /** A network that answers for itself, and an address inside it. */
 export interface DemoNetwork {
@@ -186,6 +194,16 @@ const BOT_V6 = 0.3;
 /** Chance of a company having an IPv6 network, by size tier (index 0 = 1-9 employees). */
 const COMPANY_V6 = [0.12, 0.15, 0.22, 0.3, 0.38, 0.45, 0.5, 0.55];
 
+/** Privacy networks per company generated, by kind of anonymiser. */
+const PRIVACY_RATE = 1 / 40;
+const PRIVACY_DRAW = new Weighted<'vpn' | 'relay' | 'tor' | 'public-proxy' | 'residential-proxy'>([
+  ['vpn', 40],
+  ['relay', 12],
+  ['tor', 10],
+  ['public-proxy', 18],
+  ['residential-proxy', 20],
+]);
+
 interface Box6 {
   box: Container6;
   geo: Place;
@@ -218,6 +236,8 @@ export class NetworkPlanner {
     private readonly out: RowSink,
     /** The IPv6 plan's own stream (so that IPv4 rows do not depend on it). */
     private readonly rng6: Rng,
+    /** The privacy networks' own stream (so that no other row depends on them). */
+    private readonly rngP: Rng,
   ) {
     this.space = new Ipv4Space(rng.fork('blocks'));
     this.companyPool = new Pool(this.space, rng, 0.15, 16);
@@ -440,8 +460,9 @@ export class NetworkPlanner {
     if (rng.chance(ISP_RATE)) this.newIsp(this.place(this.countries.draw(rng)));
     if (rng.chance(HOSTING_RATE)) this.newHosting();
     if (rng.chance(BOT_RATE)) this.newBot();
-    // IPv6 bots come at their own rate, from their own stream.
+    // IPv6 bots come at their own rate, from their own stream; privacy networks from theirs.
     if (this.rng6.chance(BOT_RATE)) this.newBot6();
+    if (this.rngP.chance(PRIVACY_RATE)) this.newPrivacy();
     for (let i = this.pending.length - 1; i >= 0; i--) {
       if (this.pending[i].due <= index) {
         this.emitRow(this.pending[i].cells);
@@ -501,6 +522,33 @@ export class NetworkPlanner {
     } else this.put(cidr(start, p), 'bot', '', CONFIDENCE.bot.draw(rng), geo);
   }
 
+  /** One privacy network (and maybe an IPv6 /64 of the same operator) in the uncarved part of a block. */
+  private newPrivacy(): void {
+    const rng = this.rngP;
+    const what = PRIVACY_DRAW.draw(rng);
+    const inHosting = what === 'vpn' || what === 'relay' || ((what === 'tor' || what === 'public-proxy') && rng.chance(0.6));
+    const parents = inHosting ? this.hosting : this.allIsps;
+    if (parents.length === 0) return;
+    const parent = rng.pick(parents);
+    const prefix = what === 'vpn' ? rng.int(24, 28) : what === 'relay' ? rng.int(24, 26) : 32;
+    const start = uncarved(parent.box, prefix, rng);
+    if (start === null) return;
+    const privacy: PrivacyReason = what === 'public-proxy' || what === 'residential-proxy' ? 'proxy' : what;
+    const kind = inHosting ? 'hosting' : 'isp';
+    const geo = parent.geo;
+    const confidence = (inHosting ? CONFIDENCE.hosting : CONFIDENCE.isp).draw(rng);
+    this.emitRow([cidr(start, prefix), kind, '', confidence, geo.country.name, geo.state.name, geo.city.name, privacy]);
+    if ((what === 'vpn' && rng.chance(0.3)) || (what === 'relay' && rng.chance(0.7))) {
+      if (this.hosting6.length === 0) return;
+      const box6 = rng.pick(this.hosting6);
+      const span = span64(box6.box.prefix);
+      // The top eighth of an IPv6 hosting block is never carved (Container6).
+      const free = span / 8n;
+      const top = box6.box.start + span - free + (BigInt(rng.uint32()) % free);
+      this.emitRow([cidr6(top, 64), 'hosting', '', confidence, box6.geo.country.name, box6.geo.state.name, box6.geo.city.name, privacy]);
+    }
+  }
+
   private addLandlord(l: Landlord): void {
     this.landlords.push(l);
     if (this.landlords.length > 64) this.landlords.shift();
@@ -536,8 +584,9 @@ export class NetworkPlanner {
   }
 
   private emitRow(cells: NetworkCells): void {
+    if (cells.length === 7) cells.push('');
     this.counts[cells[1]] = (this.counts[cells[1]] ?? 0) + 1;
-    this.out.write(cells);
+    this.out.write(cells as string[]); // eight cells now
   }
 }
 
@@ -550,6 +599,14 @@ function demo(cells: NetworkCells, start: number, size: number, rng: Rng): DemoN
     company_id: cells[2],
     confidence: cells[3],
   };
+}
+
+/** An aligned /prefix at random in the part of `box` nothing is carved from (its limit to its end), or null. */
+function uncarved(box: Container, prefix: number, rng: Rng): number | null {
+  const size = sizeOf(prefix);
+  const first = Math.ceil(box.limit / size) * size;
+  const slots = Math.floor((box.end - first) / size);
+  return slots < 1 ? null : first + rng.int(0, slots - 1) * size;
 }
 
 function ipOf(n: number): string {

@@ -59,6 +59,8 @@ beforeAll(async () => {
       MAXMIND_TEST_DB.asn,
       '--city',
       MAXMIND_TEST_DB.city,
+      '--anonymous-ip',
+      MAXMIND_TEST_DB.anonymousIp,
       '--firmographics',
       FIRMOGRAPHICS_FIXTURE,
       '--json',
@@ -127,6 +129,45 @@ describe('bring your own data: import → build → serve → /v3/company/detail
     expect(body.company.company_match).toBe('No Match');
     expect(body.confidence).toBe('Low');
     expect(importReport.by_kind.company.networks).toBe(3);
+  });
+});
+
+describe('IPv6 and privacy networks: import → build → serve → /v3/company/details', () => {
+  it('an Enterprise IPv6 network joined by its organization name: Match, as for IPv4', async () => {
+    const body = await lookup('2001:219:0:1::5');
+    expect(body.confidence).toBe('Moderate');
+    expect(body.company).toMatchObject({ company_match: 'Match', domain: 'bevtec.se', geoIP_city: 'Linköping', privacy: null });
+  });
+
+  // Every network of MaxMind's GeoIP2-Anonymous-IP-Test, by the flags set (source-data/GeoIP2-Anonymous-IP-Test.json).
+  it.each([
+    ['1.2.0.5', 'vpn', 'an anonymous VPN'], // is_anonymous_vpn
+    ['6.1.0.1', 'vpn', 'an anonymous VPN'],
+    ['1.124.213.1', 'tor', 'a Tor exit node'], // is_tor_exit_node with is_anonymous_vpn: Tor says more
+    ['65.0.0.5', 'tor', 'a Tor exit node'],
+    ['81.2.69.1', 'tor', 'a Tor exit node'], // every flag set
+    ['186.30.236.5', 'proxy', 'a public or residential proxy'], // is_public_proxy
+    ['6.1.0.3', 'proxy', 'a public or residential proxy'],
+    ['6.1.0.4', 'proxy', 'a public or residential proxy'], // is_residential_proxy
+    ['abcd:1000::5', 'proxy', 'a public or residential proxy'], // IPv6
+    ['2001:480:3a::1', 'proxy', 'a public or residential proxy'], // IPv6
+    ['71.160.223.5', 'hosting', 'a hosting or cloud provider'], // is_hosting_provider
+    ['6.1.0.2', 'hosting', 'a hosting or cloud provider'],
+  ])('%s (Anonymous IP: %s): Non-actionable Match naming the reason, privacy set', async (ip, privacy, what) => {
+    const body = await lookup(ip);
+    expect(body.company).toMatchObject({
+      company_match: 'Non-actionable Match',
+      additional_comment: `No valid B2B use case: the IP address matched ${what}, not a company name or domain.`,
+      privacy,
+      companyId: null,
+    });
+    expect(body.scores).toEqual([]);
+  });
+
+  it('the report counts privacy networks of both families', () => {
+    const report = importReport as unknown as { by_privacy: Record<string, { networks: number }>; ipv6: { by_privacy: Record<string, { networks: number }> } };
+    expect(Object.keys(report.by_privacy).sort()).toEqual(['hosting', 'proxy', 'tor', 'vpn']);
+    expect(report.ipv6.by_privacy.proxy.networks).toBe(2);
   });
 });
 

@@ -9,7 +9,11 @@
  *   GeoIP2 Domain       domain → domain
  *   GeoLite2 ASN        autonomous_system_organization → organization
  *   GeoIP2/GeoLite2 City  country.names.en, subdivisions[0].names.en, city.names.en → geo
+ *   GeoIP2 Anonymous IP   the first flag set, in this order → privacy (`privacyOf`):
+ *                       is_tor_exit_node → tor, is_anonymous_vpn → vpn, is_public_proxy → proxy,
+ *                       is_residential_proxy → proxy, is_hosting_provider → hosting, is_anonymous alone → proxy
  */
+import type { PrivacyReason } from '../../core/vocabulary.ts';
 
 export interface Geo {
   country: string;
@@ -48,6 +52,14 @@ export interface AsnRecord {
   autonomous_system_organization?: string;
 }
 export type CityRecord = GeoRecord;
+export interface AnonymousIpRecord {
+  is_anonymous?: boolean;
+  is_anonymous_vpn?: boolean;
+  is_hosting_provider?: boolean;
+  is_public_proxy?: boolean;
+  is_residential_proxy?: boolean;
+  is_tor_exit_node?: boolean;
+}
 
 /** Database types each flag accepts (the file's metadata `database_type`). */
 export const DATABASE_TYPES = {
@@ -56,6 +68,7 @@ export const DATABASE_TYPES = {
   'geoip2-domain': /Domain/,
   'asn-mmdb': /ASN/,
   city: /City|Enterprise/,
+  'anonymous-ip': /Anonymous-IP|Anonymous-Plus/,
 } as const;
 
 const en = (n: Named): string => n?.names?.en ?? '';
@@ -76,4 +89,20 @@ export function ispFacts(r: IspRecord): NetworkFacts {
 
 export function asnFacts(r: AsnRecord): NetworkFacts {
   return { organization: r.autonomous_system_organization ?? '', userType: '', domain: '', geo: null };
+}
+
+/**
+ * One reason per network, the most telling first: a network MaxMind flags several ways (a Tor exit on a
+ * VPN provider's hosting range) answers by the flag that says most about the visitor. A residential proxy
+ * is a `proxy`: the visitor borrows a subscriber's address, so that subscriber says nothing about them.
+ * `is_anonymous` without another flag (an anonymiser of no stated type) is a `proxy` too. MaxMind has no
+ * flag for privacy relays (iCloud Private Relay): `relay` comes from networks.csv, not from this database.
+ */
+export function privacyOf(r: AnonymousIpRecord): PrivacyReason | null {
+  if (r.is_tor_exit_node) return 'tor';
+  if (r.is_anonymous_vpn) return 'vpn';
+  if (r.is_public_proxy || r.is_residential_proxy) return 'proxy';
+  if (r.is_hosting_provider) return 'hosting';
+  if (r.is_anonymous) return 'proxy';
+  return null;
 }

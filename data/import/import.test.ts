@@ -10,6 +10,7 @@ import type { CompanyRow, NetworkRow } from '../sources/schema.ts';
 import { ImportError } from './errors.ts';
 import { importSources } from './import.ts';
 import { parseIPv4 } from './ipv4.ts';
+import { parseIPv6 } from './ipv6.ts';
 import { type CoverageReport, coverageOfSources, IMPORT_REPORT_FILE } from './report.ts';
 import { FIRMOGRAPHICS_FIXTURE, MAXMIND_BAD_DB, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
 
@@ -56,6 +57,7 @@ describe('data import: every MaxMind source, the City db and the firmographics f
       country: 'United States',
       state: 'California',
       city: 'San Diego',
+      privacy: '',
     });
     expect(rowFor(networks, '216.160.83.60')).toMatchObject({ kind: 'company', company_id: 'lariatsoftware.com', confidence: 'Moderate', city: 'Milton' });
     expect(rowFor(networks, '89.160.20.115')).toMatchObject({ kind: 'company', company_id: 'bevtec.se', confidence: 'Moderate', country: 'Sweden' });
@@ -73,7 +75,8 @@ describe('data import: every MaxMind source, the City db and the firmographics f
   });
 
   it('writes every firmographics company (one per domain) in our companies.csv format', () => {
-    expect(companies.map((c) => c.company_id)).toEqual(['health.mil', 'bevtec.se', 'lariatsoftware.com', 'northwind.example']);
+    // navy.mil: a military IPv6 network's own domain (no firmographics), as the IPv4 rules make one.
+    expect(companies.map((c) => c.company_id)).toEqual(['health.mil', 'bevtec.se', 'lariatsoftware.com', 'northwind.example', 'navy.mil']);
     expect(companies[0]).toMatchObject({ name: 'U.S. Department of Defense', domain: 'health.mil', industry: 'Government', employee_count: '700000' });
   });
 
@@ -83,7 +86,7 @@ describe('data import: every MaxMind source, the City db and the firmographics f
     expect(report.joins['domain+name']).toEqual({ networks: 1, addresses: 512 });
     expect(report.joins.name).toEqual({ networks: 2, addresses: 24 });
     expect(report.company_addresses).toEqual({ total: 536, with_firmographics: 536, share: 1 });
-    expect(report.companies).toEqual({ total: 4, with_firmographics: 4, with_networks: 3 });
+    expect(report.companies).toEqual({ total: 5, with_firmographics: 4, with_networks: 3 });
     expect(report.unmatched_organizations.length).toBeLessThanOrEqual(20);
     expect(report.unmatched_organizations[0]).toMatchObject({ organization: 'DoD Network Information Center' });
     expect(report.joins.unmatched.addresses).toBeGreaterThan(0);
@@ -98,6 +101,104 @@ describe('data import: every MaxMind source, the City db and the firmographics f
     expect(again.by_kind).toEqual(report.by_kind);
     expect(again.company_addresses).toEqual(report.company_addresses);
     expect(again.unmatched_organizations).toEqual(report.unmatched_organizations);
+  });
+});
+
+/** The networks.csv row whose IPv6 network contains `ip`. */
+function rowFor6(rows: NetworkRow[], ip: string): NetworkRow | undefined {
+  const a = parseIPv6(ip)!;
+  return rows.find((r) => {
+    if (!r.network.includes(':')) return false;
+    if (r.network.includes('/')) {
+      const [base, prefix] = r.network.split('/');
+      const first = parseIPv6(base)!;
+      return first <= a && a < first + (1n << BigInt(128 - Number(prefix)));
+    }
+    const [x, y] = r.network.split('-').map((t) => parseIPv6(t)!);
+    return x <= a && a <= y;
+  });
+}
+
+describe('data import: IPv6 networks of every source, with the IPv4 rules', () => {
+  const out = join(dir, 'ipv6');
+  let report: CoverageReport;
+  let networks: NetworkRow[];
+  beforeAll(async () => {
+    const asn = join(dir, 'ranges6.csv');
+    writeFileSync(
+      asn,
+      [
+        'start,end,asn,organization',
+        '2001:219:1::,2001:219:1::ffff,64500,Northwind Analytics', // inside Enterprise's /32: more specific, wins
+        '2001:480:10::,2001:480:10:7fff:ffff:ffff:ffff:ffff,64501,Northwind Analytics', // Enterprise's /49 itself: Enterprise wins
+        '2001:db8:5::,2001:db8:5:0:ffff:ffff:ffff:ffff,64502,Northwind Analytics', // nobody else's: ASN fallback, City geo where it has one
+        '::ffff:1.2.3.0,::ffff:1.2.3.255,64503,Northwind Analytics', // IPv4-mapped: an IPv4 row
+      ].join('\n') + '\n',
+    );
+    report = await importSources({
+      out,
+      geoip2Enterprise: MAXMIND_TEST_DB.enterprise,
+      geoip2Isp: MAXMIND_TEST_DB.isp,
+      geoip2Domain: MAXMIND_TEST_DB.domain,
+      asnMmdb: MAXMIND_TEST_DB.asn,
+      asnCsv: asn,
+      city: MAXMIND_TEST_DB.city,
+      firmographics: FIRMOGRAPHICS_FIXTURE,
+    });
+    networks = csv<NetworkRow>(join(out, 'networks.csv'));
+  });
+
+  it('Enterprise IPv6 networks join companies as IPv4 ones do (name, domain-only), with their geo', () => {
+    expect(rowFor6(networks, '2001:219:ffff::1')).toEqual({
+      network: '2001:219:1::1:0-2001:219:ffff:ffff:ffff:ffff:ffff:ffff',
+      kind: 'company',
+      company_id: 'bevtec.se',
+      confidence: 'Moderate',
+      country: 'Sweden',
+      state: 'Östergötland County',
+      city: 'Linköping',
+      privacy: '',
+    });
+    expect(rowFor6(networks, '2001:220::')).toMatchObject({ network: '2001:220::/128', company_id: 'bevtec.se' });
+    expect(rowFor6(networks, '2001:480:10::5')).toMatchObject({
+      network: '2001:480:10::/49',
+      kind: 'company',
+      company_id: 'navy.mil',
+      confidence: 'Low',
+      city: 'San Diego',
+    });
+  });
+
+  it('precedence: the more specific network wins whatever the source, then the higher-priority source; ASN ranges fill in', () => {
+    expect(rowFor6(networks, '2001:219:1::5')).toMatchObject({ network: '2001:219:1::/112', company_id: 'northwind.example', confidence: 'Moderate' });
+    expect(rowFor6(networks, '2001:219::1')).toMatchObject({ company_id: 'bevtec.se' });
+    expect(rowFor6(networks, '2001:480:10::1')).toMatchObject({ company_id: 'navy.mil' });
+    expect(rowFor6(networks, '2001:db8:5::1')).toMatchObject({ network: '2001:db8:5::/64', company_id: 'northwind.example' });
+  });
+
+  it('ISP and ASN organizations nobody has firmographics for are not written; nothing IPv4-in-IPv6 is an IPv6 row', () => {
+    expect(rowFor6(networks, '2001:1700::1')).toBeUndefined(); // Sunrise Communications AG
+    expect(networks.filter((r) => r.network.includes(':')).every((r) => !/^(::ffff:|2002:|::\d)/.test(r.network))).toBe(true);
+    expect(
+      rowFor(
+        networks.filter((r) => !r.network.includes(':')),
+        '1.2.3.4',
+      ),
+    ).toMatchObject({ company_id: 'northwind.example' });
+  });
+
+  it('the report counts IPv6 in /64 blocks: kinds, joins, unresolved and unmatched organizations; build --report agrees', async () => {
+    expect(report.ipv6?.by_kind.company.networks).toBe(networks.filter((r) => r.network.includes(':')).length);
+    expect(report.ipv6?.joins?.name.networks).toBeGreaterThan(0);
+    expect(report.ipv6?.unresolved?.networks).toBeGreaterThan(0);
+    expect(report.ipv6?.unmatched_organizations?.[0]).toMatchObject({ organization: 'Merit Network Inc.' });
+    expect(report.ipv6?.companies_with_networks).toBe(3);
+    expect(report.sources['geoip2-enterprise'].ipv6_networks).toBe(4);
+    expect(report.sources['asn-csv']).toMatchObject({ networks: 4, ipv6_networks: 3 });
+    const again = await coverageOfSources(out);
+    expect(again.ipv6?.by_kind).toEqual(report.ipv6?.by_kind);
+    expect(again.ipv6?.joins).toEqual(report.ipv6?.joins);
+    expect(again.by_kind).toEqual(report.by_kind);
   });
 });
 
@@ -135,7 +236,7 @@ describe('data import: precedence, fallbacks and the mapping file', () => {
     expect(rowFor(rows, '214.78.0.5')).toMatchObject({ company_id: 'health.mil' });
     expect(rowFor(rows, '74.209.24.5')).toMatchObject({ kind: 'company', company_id: 'northwind.example' });
     expect(rowFor(rows, '74.209.24.200')).toMatchObject({ kind: 'isp' });
-    expect(report.sources['asn-csv']).toEqual({ file: asn, networks: 3 });
+    expect(report.sources['asn-csv']).toEqual({ file: asn, networks: 3, ipv6_networks: 0 });
   });
 
   it('a network without a user_type joins through the Domain db only to a firmographics company, never to a made-up one', async () => {
@@ -151,7 +252,7 @@ describe('data import: precedence, fallbacks and the mapping file', () => {
     const withIt = join(dir, 'verizon-with');
     await importSources({ out: withIt, asnCsv: asn, geoip2Domain: MAXMIND_TEST_DB.domain, firmographics });
     expect(csv<NetworkRow>(join(withIt, 'networks.csv'))).toEqual([
-      { network: '71.160.223.0/24', kind: 'company', company_id: 'verizon.net', confidence: 'High', country: '', state: '', city: '' },
+      { network: '71.160.223.0/24', kind: 'company', company_id: 'verizon.net', confidence: 'High', country: '', state: '', city: '', privacy: '' },
     ]);
   });
 

@@ -5,7 +5,8 @@ import { Reader } from 'maxmind';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImportError } from './errors.ts';
 import { formatIPv4, parseIPv4 } from './ipv4.ts';
-import { ipv4Networks, openMmdb } from './mmdb-networks.ts';
+import { formatIPv6, parseIPv6 } from './ipv6.ts';
+import { ipv4Networks, ipv6Networks, openMmdb } from './mmdb-networks.ts';
 import { MAXMIND_BAD_DB, MAXMIND_SOURCE_JSON, MAXMIND_TEST_DB, withFirstIpv4Record } from './test-data.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mmdb-'));
@@ -49,6 +50,41 @@ describe("ipv4Networks (walking a MaxMind DB's search tree, records decoded by t
       }
     });
   }
+
+  for (const [name, file] of [
+    ['GeoLite2-ASN-Test', MAXMIND_TEST_DB.asn],
+    ['GeoIP2-Enterprise-Test', MAXMIND_TEST_DB.enterprise],
+    ['GeoIP2-ISP-Test', MAXMIND_TEST_DB.isp],
+    ['GeoIP2-Domain-Test', MAXMIND_TEST_DB.domain],
+    ['GeoIP2-City-Test', MAXMIND_TEST_DB.city],
+  ] as const) {
+    it(`${name}: IPv6 networks in order, each answering its record at both ends, every IPv6 source network found, no IPv4 alias among them`, () => {
+      const oracle = new Reader(readFileSync(file));
+      const nets = [...ipv6Networks<object>(openMmdb(file, /./, '--test'))];
+      expect(nets.length).toBeGreaterThan(1);
+      let next = 0n;
+      for (const n of nets) {
+        expect(n.first >= next).toBe(true);
+        expect(oracle.get(formatIPv6(n.first))).toEqual(n.record);
+        expect(oracle.get(formatIPv6(n.last))).toEqual(n.record);
+        // ::/96 (IPv4), ::ffff:0:0/96 and 2002::/16 (its aliases) are never IPv6 networks.
+        expect(n.first >> 32n === 0n || n.first >> 32n === 0xffffn || n.first >> 112n === 0x2002n).toBe(false);
+        next = n.last + 1n;
+      }
+      const json = JSON.parse(readFileSync(MAXMIND_SOURCE_JSON(name), 'utf8')) as Record<string, unknown>[];
+      const v6 = json.map((e) => Object.keys(e)[0].split('/')[0]).filter((k) => k.includes(':') && !k.includes('.'));
+      expect(v6.length).toBeGreaterThan(0);
+      for (const addr of v6) {
+        const a = parseIPv6(addr)!;
+        const hit = nets.find((n) => n.first <= a && a <= n.last);
+        expect(hit?.record ?? null, addr).toEqual(oracle.get(addr));
+      }
+    });
+  }
+
+  it('an IPv4 database has no IPv6 networks', () => {
+    expect([...ipv6Networks(openMmdb(`${MAXMIND_TEST_DB.asn.replace(/GeoLite2-ASN-Test/, 'MaxMind-DB-test-ipv4-24')}`, /./, '--test'))]).toEqual([]);
+  });
 
   it('refuses a file that is not a MaxMind DB, or one of the wrong type, naming the flag', () => {
     expect(() => openMmdb(MAXMIND_SOURCE_JSON('GeoLite2-ASN-Test'), /ASN/, '--asn-mmdb')).toThrow(/--asn-mmdb .*not a readable MaxMind DB/);

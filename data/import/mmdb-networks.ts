@@ -1,6 +1,8 @@
 /**
- * Every IPv4 network of a MaxMind DB file with its record, in address order. IPv6 databases are read at
- * their IPv4 subtree (::/96), as the `maxmind` package does for a dotted quad.
+ * Every network of a MaxMind DB file with its record, in address order: the IPv4 networks (of an IPv6
+ * database: its IPv4 subtree ::/96, as the `maxmind` package reads a dotted quad), and the IPv6 ones apart
+ * (bigints), leaving out what is IPv4 in IPv6 (./ipv6.ts `IPV4_IN_IPV6`) and MaxMind's aliases of the
+ * IPv4 subtree (Teredo's among them).
  *
  * The `maxmind` package answers lookups only and trusts the file: a record pointing into the data
  * section separator or past the data section fails deep in its decoder (an untyped error, so the CLI
@@ -14,10 +16,17 @@ import { Reader } from 'maxmind';
 import { DATA_SECTION_SEPARATOR_SIZE, METADATA_START_MARKER } from '../../core/mmdb-format.ts';
 import { ImportError } from './errors.ts';
 import { formatIPv4 } from './ipv4.ts';
+import { formatIPv6, insideIpv4, outsideIpv4 } from './ipv6.ts';
 
 export interface MmdbNetwork<T> {
   first: number;
   last: number;
+  record: T;
+}
+
+export interface MmdbNetwork6<T> {
+  first: bigint;
+  last: bigint;
   record: T;
 }
 
@@ -99,34 +108,40 @@ function checkRecords(m: MmdbFile<unknown>): void {
   }
 }
 
+/** The record of a network (`at`: an address inside it), checked to be a map. */
+function decodeAt<T>(m: MmdbFile<T>, at: string, net: string, value: number): T {
+  const { nodeCount, flag, file } = m;
+  let rec: unknown;
+  try {
+    rec = m.reader.get(at);
+  } catch (e) {
+    throw new ImportError(
+      `${flag} ${file}: broken data section: the record of ${net} (data offset ${value - nodeCount - DATA_SECTION_SEPARATOR_SIZE}) does not decode: ${(e as Error).message}`,
+    );
+  }
+  // Every GeoIP2/GeoLite2 record is a map; anything else is not their data, or a pointer into the
+  // middle of other data.
+  if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
+    const what = rec === null ? 'null' : Array.isArray(rec) ? 'an array' : `a ${typeof rec}`;
+    throw new ImportError(
+      `${flag} ${file}: the record of ${net} (data offset ${value - nodeCount - DATA_SECTION_SEPARATOR_SIZE}) is ${what}, where GeoIP2/GeoLite2 records are maps`,
+    );
+  }
+  return rec as T;
+}
+
+/** The node (or record value) of the IPv4 subtree of an IPv6 database: 96 left turns from the root. */
+function ipv4Root(m: MmdbFile<unknown>): number {
+  let start = 0;
+  for (let depth = 0; depth < 96 && start < m.nodeCount; depth++) start = record(m, start, 0);
+  return start;
+}
+
 export function* ipv4Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork<T>> {
   const { nodeCount, flag, file } = m;
-  const decode = (first: number, last: number, value: number): T => {
-    const net = `${formatIPv4(first)}–${formatIPv4(last)}`;
-    let rec: unknown;
-    try {
-      rec = m.reader.get(formatIPv4(first));
-    } catch (e) {
-      throw new ImportError(
-        `${flag} ${file}: broken data section: the record of ${net} (data offset ${value - nodeCount - DATA_SECTION_SEPARATOR_SIZE}) does not decode: ${(e as Error).message}`,
-      );
-    }
-    // Every GeoIP2/GeoLite2 record is a map; anything else is not their data, or a pointer into the
-    // middle of other data.
-    if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
-      const what = rec === null ? 'null' : Array.isArray(rec) ? 'an array' : `a ${typeof rec}`;
-      throw new ImportError(
-        `${flag} ${file}: the record of ${net} (data offset ${value - nodeCount - DATA_SECTION_SEPARATOR_SIZE}) is ${what}, where GeoIP2/GeoLite2 records are maps`,
-      );
-    }
-    return rec as T;
-  };
+  const decode = (first: number, last: number, value: number): T => decodeAt(m, formatIPv4(first), `${formatIPv4(first)}–${formatIPv4(last)}`, value);
 
-  // The IPv4 subtree of an IPv6 database: 96 left turns from the root.
-  let start = 0;
-  if (m.ipVersion === 6) {
-    for (let depth = 0; depth < 96 && start < nodeCount; depth++) start = record(m, start, 0);
-  }
+  const start = m.ipVersion === 6 ? ipv4Root(m) : 0;
   // Depth-first, left before right: (record value, prefix length, first address) triples.
   const stack: number[] = [start, 0, 0];
   while (stack.length > 0) {
@@ -144,5 +159,31 @@ export function* ipv4Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork<T>> {
       throw new ImportError(`${flag} ${file}: broken search tree: the path to ${formatIPv4(first)} goes on past 32 bits at node ${value} (a loop)`);
     stack.push(record(m, value, 1), depth + 1, first + size / 2);
     stack.push(record(m, value, 0), depth + 1, first);
+  }
+}
+
+/** Every IPv6 network of an IPv6 database (none of an IPv4 one), depth-first in address order. */
+export function* ipv6Networks<T>(m: MmdbFile<T>): Generator<MmdbNetwork6<T>> {
+  if (m.ipVersion !== 6) return;
+  const { nodeCount, flag, file } = m;
+  const v4 = ipv4Root(m);
+  // (record value, prefix length, first address); the root is node 0.
+  const stack: [number, number, bigint][] = [[0, 0, 0n]];
+  while (stack.length > 0) {
+    const [value, depth, first] = stack.pop()!;
+    if (value === nodeCount) continue; // no data for this network
+    const last = first + (1n << BigInt(128 - depth)) - 1n;
+    // IPv4's own subtree and MaxMind's aliases of it (::ffff:0:0/96, 2002::/16, Teredo 2001::/32 …).
+    if (insideIpv4(first, last) || (depth > 0 && value === v4 && v4 < nodeCount)) continue;
+    if (value > nodeCount) {
+      // A wide network can hold an IPv4 block (::/64 holds ::/96): only its IPv6 pieces are IPv6 networks.
+      for (const [a, b] of outsideIpv4(first, last))
+        yield { first: a, last: b, record: decodeAt(m, formatIPv6(a), `${formatIPv6(a)}–${formatIPv6(b)}`, value) };
+      continue;
+    }
+    if (depth === 128)
+      throw new ImportError(`${flag} ${file}: broken search tree: the path to ${formatIPv6(first)} goes on past 128 bits at node ${value} (a loop)`);
+    stack.push([record(m, value, 1), depth + 1, first + (1n << BigInt(127 - depth))]);
+    stack.push([record(m, value, 0), depth + 1, first]);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillGaps, overlay, PrecedenceTable, RunList } from './precedence.ts';
+import { fillGaps, Ipv6Ranks, overlay, PrecedenceTable, RunList } from './precedence.ts';
 
 const list = (runs: RunList): [number, number, number][] => Array.from({ length: runs.length }, (_, i) => [runs.first[i], runs.last[i], runs.value[i]]);
 
@@ -72,6 +72,28 @@ describe('precedence between sources', () => {
     expect(list(runs)).toEqual([
       [0, 19, 1],
       [21, 30, 1],
+    ]);
+  });
+});
+
+describe('IPv6 on ranks of the boundaries', () => {
+  it('a /64 inside a /48 wins where it is, the /48 around it; sizes decide, not ranks; addresses come back exact', () => {
+    const ranks = new Ipv6Ranks();
+    const wide = [0x2001_0db8_0001n << 80n, ((0x2001_0db8_0001n + 1n) << 80n) - 1n] as const; // 2001:db8:1::/48
+    const narrow = [0x2001_0db8_0001_0005n << 64n, (0x2001_0db8_0001_0006n << 64n) - 1n] as const; // 2001:db8:1:5::/64
+    ranks.note(...wide);
+    ranks.note(...narrow);
+    ranks.freeze();
+    const t = new PrecedenceTable();
+    // The narrow one first (lower priority): it still wins by size, though it spans one rank and the wide one three.
+    t.add(ranks.first(narrow[0]), ranks.last(narrow[1]), 7, Number(narrow[1] - narrow[0] + 1n));
+    t.add(ranks.first(wide[0]), ranks.last(wide[1]), 9, Number(wide[1] - wide[0] + 1n));
+    const runs = t.resolve();
+    const back = Array.from({ length: runs.length }, (_, i) => [ranks.firstAddress(runs.first[i]), ranks.lastAddress(runs.last[i]), runs.value[i]]);
+    expect(back).toEqual([
+      [wide[0], narrow[0] - 1n, 9],
+      [narrow[0], narrow[1], 7],
+      [narrow[1] + 1n, wide[1], 9],
     ]);
   });
 });

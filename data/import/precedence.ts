@@ -10,6 +10,13 @@
  *
  * Domain and City databases are not competing networks but attributes laid over the winners: `overlay`
  * splits each run where the overlay's networks begin and end.
+ *
+ * IPv6: the same code on numbers. Every IPv6 network of every input is noted first; their boundaries,
+ * sorted once as bigints, become dense ranks (`Ipv6Ranks`), and an IPv6 network is the run of ranks it
+ * spans. Every input's boundary is a rank boundary, so runs, overlays and merges over ranks are exactly
+ * those over addresses, and IPv4 keeps its Float64Array runs unchanged. The overlap rule's sizes are the
+ * real sizes as float64 (`size`): exact for CIDRs (powers of two); a range of more than 2^53 addresses
+ * rounds, monotonically, so only near-equal sizes can tie (then the later insertion wins, as for equals).
  */
 import { NetworkTable, resolveOverlaps } from '../mmdb/overlap.ts';
 
@@ -51,10 +58,12 @@ export class RunList {
 export class PrecedenceTable {
   private first = new Float64Array(4096);
   private last = new Float64Array(4096);
+  private sizes = new Float64Array(4096);
   private value = new Int32Array(4096);
   size = 0;
 
-  add(first: number, last: number, value: number): void {
+  /** `size`: the network's number of addresses for the overlap rule, when [first, last] are IPv6 ranks. */
+  add(first: number, last: number, value: number, size = last - first + 1): void {
     if (this.size === this.value.length) {
       const grow = <A extends Float64Array | Int32Array>(a: A): A => {
         const b = new (a.constructor as new (n: number) => A)(a.length * 2);
@@ -63,17 +72,19 @@ export class PrecedenceTable {
       };
       this.first = grow(this.first);
       this.last = grow(this.last);
+      this.sizes = grow(this.sizes);
       this.value = grow(this.value);
     }
     this.first[this.size] = first;
     this.last[this.size] = last;
+    this.sizes[this.size] = size;
     this.value[this.size++] = value;
   }
 
   /** The winners among the networks whose value `include` accepts (default: all). */
   resolve(include: (value: number) => boolean = () => true): RunList {
     const table = new NetworkTable(1, 4096);
-    for (let i = 0; i < this.size; i++) if (include(this.value[i])) table.addV4(this.first[i], this.last[i], this.value[i]);
+    for (let i = 0; i < this.size; i++) if (include(this.value[i])) table.addV4(this.first[i], this.last[i], this.value[i], this.sizes[i]);
     const runs = new RunList();
     resolveOverlaps(table, (bounds, startOff, endOff, value) => runs.push(bounds[startOff], bounds[endOff] - 1, value));
     return runs;
@@ -99,7 +110,7 @@ export function fillGaps(primary: RunList, secondary: RunList): RunList {
     out.push(primary.first[i], primary.last[i], primary.value[i]);
     pos = primary.last[i] + 1;
   }
-  gap(2 ** 32);
+  gap(Number.POSITIVE_INFINITY);
   return out;
 }
 
@@ -132,6 +143,43 @@ export function overlay(base: RunList, over: RunList, pair: (baseValue: number, 
     }
   }
   return out;
+}
+
+/** IPv6 addresses as dense ranks of the boundaries of the networks noted (see the header). */
+export class Ipv6Ranks {
+  private noted: bigint[] = [];
+  private bounds: bigint[] = [];
+  private readonly rankOf = new Map<bigint, number>();
+
+  /** Notes a network [first, last]; before `freeze`. */
+  note(first: bigint, last: bigint): void {
+    this.noted.push(first, last + 1n);
+  }
+
+  freeze(): void {
+    const all = this.noted.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    this.noted = [];
+    for (const x of all) {
+      if (this.bounds.length > 0 && this.bounds[this.bounds.length - 1] === x) continue;
+      this.rankOf.set(x, this.bounds.length);
+      this.bounds.push(x);
+    }
+  }
+
+  /** The ranks [first, last] of a noted network. */
+  first(address: bigint): number {
+    return this.rankOf.get(address)!;
+  }
+  last(address: bigint): number {
+    return this.rankOf.get(address + 1n)! - 1;
+  }
+  /** The addresses of the ranks [first, last]. */
+  firstAddress(rank: number): bigint {
+    return this.bounds[rank];
+  }
+  lastAddress(rank: number): bigint {
+    return this.bounds[rank + 1] - 1n;
+  }
 }
 
 /** Interns values to dense ids (for the run lists' value column). */

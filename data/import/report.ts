@@ -12,6 +12,7 @@ import { NetworkTable, resolveOverlaps } from '../mmdb/overlap.ts';
 import { readCsvBatches, sourcePath } from '../sources/read.ts';
 import { CompanyRow, NetworkRow } from '../sources/schema.ts';
 import { hasFirmographics } from './firmographics.ts';
+import { blocks64 } from './ipv6.ts';
 import { Interner } from './precedence.ts';
 import { JOIN_RULES, type JoinRule } from './resolve.ts';
 
@@ -20,6 +21,8 @@ export const TOP_UNMATCHED = 20;
 
 const Tally = z.object({ networks: z.number(), addresses: z.number() });
 export type Tally = z.infer<typeof Tally>;
+
+const Tally6 = z.object({ networks: z.number(), blocks_64: z.number() });
 
 export const UnmatchedOrganization = z.object({
   organization: z.string(),
@@ -43,16 +46,26 @@ export const CoverageReport = z.object({
   company_addresses: z.object({ total: z.number(), with_firmographics: z.number(), share: z.number() }),
   /** Top organizations by address count that joined no firmographics company (`unmatched` and `domain-only`). */
   unmatched_organizations: z.array(UnmatchedOrganization),
-  sources: z.record(z.string(), z.object({ file: z.string(), networks: z.number() })).default({}),
+  /** Networks read per input (both families), `ipv6_networks` of them IPv6. */
+  sources: z.record(z.string(), z.object({ file: z.string(), networks: z.number(), ipv6_networks: z.number().optional() })).default({}),
+  /** Written IPv4 networks per privacy reason (absent when there are none). */
+  by_privacy: z.record(z.string(), Tally).optional(),
   /**
    * The IPv6 networks of the sources (absent when there are none). Every figure above is IPv4; an IPv6
-   * network's size counts in /64 blocks (the unit a site or home gets), not in addresses.
+   * network's size counts in /64 blocks (the unit a site or home gets), not in addresses. The import adds
+   * what only it knows (unresolved, joins, unmatched organizations), as for IPv4.
    */
   ipv6: z
     .object({
-      networks: z.object({ networks: z.number(), blocks_64: z.number() }),
-      by_kind: z.record(z.string(), z.object({ networks: z.number(), blocks_64: z.number() })),
+      networks: Tally6,
+      by_kind: z.record(z.string(), Tally6),
+      by_privacy: z.record(z.string(), Tally6).optional(),
       companies_with_networks: z.number(),
+      unresolved: Tally6.optional(),
+      joins: z.record(z.string(), Tally6).optional(),
+      unmatched_organizations: z
+        .array(z.object({ organization: z.string(), domain: z.string(), user_type: z.string(), networks: z.number(), blocks_64: z.number() }))
+        .optional(),
     })
     .optional(),
 });
@@ -68,12 +81,19 @@ export class CoverageCounter {
   private companyAddresses = 0;
   private firmographicAddresses = 0;
   private readonly companiesWithNetworks = new Set<string>();
+  private readonly byPrivacy = new Map<string, Tally>();
 
-  network(kind: string, addresses: number, company?: { id: string; firmographics: boolean }): void {
+  network(kind: string, addresses: number, company?: { id: string; firmographics: boolean }, privacy?: string | null): void {
     const t = this.byKind.get(kind) ?? tally();
     t.networks++;
     t.addresses += addresses;
     this.byKind.set(kind, t);
+    if (privacy) {
+      const p = this.byPrivacy.get(privacy) ?? tally();
+      p.networks++;
+      p.addresses += addresses;
+      this.byPrivacy.set(privacy, p);
+    }
     if (company) {
       this.companyAddresses += addresses;
       if (company.firmographics) this.firmographicAddresses += addresses;
@@ -105,7 +125,7 @@ export class CoverageCounter {
   ): CoverageReport {
     const byKind = Object.fromEntries([...this.byKind].sort(([a], [b]) => a.localeCompare(b)));
     const networks = [...this.byKind.values()].reduce((s, t) => ({ networks: s.networks + t.networks, addresses: s.addresses + t.addresses }), tally());
-    return {
+    const report: CoverageReport = {
       networks,
       by_kind: byKind,
       unresolved: this.unresolved,
@@ -121,6 +141,8 @@ export class CoverageCounter {
         [...this.unmatched.values()].sort((a, b) => b.addresses - a.addresses || a.organization.localeCompare(b.organization)).slice(0, TOP_UNMATCHED),
       sources: extra.sources ?? {},
     };
+    if (this.byPrivacy.size > 0) report.by_privacy = Object.fromEntries([...this.byPrivacy].sort(([a], [b]) => a.localeCompare(b)));
+    return report;
   }
 }
 
@@ -136,10 +158,15 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
   }
   const table = new NetworkTable(1, 4096);
   const table6 = new NetworkTable(5, 64);
-  const values = new Interner<{ kind: string; company_id: string }>();
+  const values = new Interner<{ kind: string; company_id: string; privacy: string }>();
   for await (const rows of readCsvBatches(sourcePath(dir, 'networks'), NetworkRow)) {
     for (const r of rows) {
-      const value = values.id(`${r.kind}\u0000${r.company_id}`, () => ({ kind: r.kind, company_id: r.company_id }));
+      // Geo too: a row is a network, as the import counts them (adjacent rows that differ only in geo are two).
+      const value = values.id(`${r.kind}\u0000${r.company_id}\u0000${r.privacy}\u0000${r.country}\u0000${r.state}\u0000${r.city}`, () => ({
+        kind: r.kind,
+        company_id: r.company_id,
+        privacy: r.privacy,
+      }));
       const net = parseNetwork(r.network);
       if (net.family === 4) table.addV4(net.start, net.end, value);
       else if (net.start >= MAPPED_START && net.end <= MAPPED_START + 0xffff_ffffn)
@@ -149,16 +176,17 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
   }
   const counter = new CoverageCounter();
   resolveOverlaps(table, (b, s, e, v) => {
-    const { kind, company_id } = values.values[v];
-    counter.network(kind, b[e] - b[s], kind === 'company' ? { id: company_id, firmographics: firmographic.has(company_id) } : undefined);
+    const { kind, company_id, privacy } = values.values[v];
+    counter.network(kind, b[e] - b[s], kind === 'company' ? { id: company_id, firmographics: firmographic.has(company_id) } : undefined, privacy);
   });
   const counter6 = new CoverageCounter();
   resolveOverlaps(table6, (b, s, e, v) => {
-    const { kind, company_id } = values.values[v];
+    const { kind, company_id, privacy } = values.values[v];
     counter6.network(
       kind,
       blocks64(limbsValue(b, e) - limbsValue(b, s)),
       kind === 'company' ? { id: company_id, firmographics: firmographic.has(company_id) } : undefined,
+      privacy,
     );
   });
   const file = join(dir, IMPORT_REPORT_FILE);
@@ -169,7 +197,12 @@ export async function coverageOfSources(dir: string): Promise<CoverageReport> {
       ? { joins: imported.data.joins, unmatched_organizations: imported.data.unmatched_organizations, sources: imported.data.sources }
       : { joins: {} },
   );
-  if (table6.count > 0) report.ipv6 = ipv6Section(counter6.finish({ total: 0, withFirmographics: 0 }));
+  if (table6.count > 0) {
+    report.ipv6 = ipv6Section(counter6.finish({ total: 0, withFirmographics: 0 }), false);
+    const known = imported?.success ? imported.data.ipv6 : undefined;
+    if (known?.joins) report.ipv6.joins = known.joins;
+    if (known?.unmatched_organizations) report.ipv6.unmatched_organizations = known.unmatched_organizations;
+  }
   return report;
 }
 
@@ -182,19 +215,25 @@ function limbsValue(b: Float64Array, off: number): bigint {
   return x;
 }
 
-/** A number of addresses in /64 blocks (a float: exact up to 2^53 blocks). */
-function blocks64(addresses: bigint): number {
-  return Number(addresses >> 64n) + Number(addresses & 0xffff_ffff_ffff_ffffn) / 2 ** 64;
-}
-
-/** The IPv6 figures of a counter whose "addresses" are /64 blocks. */
-function ipv6Section(r: CoverageReport): NonNullable<CoverageReport['ipv6']> {
+/**
+ * The IPv6 figures of a counter whose "addresses" are /64 blocks; `imported`: the import's own counter,
+ * which also knows the unresolved networks, the joins and the unmatched organizations.
+ */
+export function ipv6Section(r: CoverageReport, imported: boolean): NonNullable<CoverageReport['ipv6']> {
   const t = (x: Tally) => ({ networks: x.networks, blocks_64: x.addresses });
-  return {
+  const each = (o: Record<string, Tally>) => Object.fromEntries(Object.entries(o).map(([k, x]) => [k, t(x)]));
+  const section: NonNullable<CoverageReport['ipv6']> = {
     networks: t(r.networks),
-    by_kind: Object.fromEntries(Object.entries(r.by_kind).map(([k, x]) => [k, t(x)])),
+    by_kind: each(r.by_kind),
     companies_with_networks: r.companies.with_networks,
   };
+  if (r.by_privacy) section.by_privacy = each(r.by_privacy);
+  if (imported) {
+    section.unresolved = t(r.unresolved);
+    section.joins = each(r.joins);
+    section.unmatched_organizations = r.unmatched_organizations.map(({ addresses, ...u }) => ({ ...u, blocks_64: addresses }));
+  }
+  return section;
 }
 
 /** A damaged import-report.json only loses the import's part of the report. */
@@ -231,6 +270,17 @@ export function formatReport(r: CoverageReport): string {
     );
     for (const [kind, t] of Object.entries(r.ipv6.by_kind))
       lines.push(`  ${kind.padEnd(12)} ${n(t.networks).padStart(12)} networks ${n(t.blocks_64).padStart(15)} /64 blocks`);
+    if (r.ipv6.unresolved?.networks)
+      lines.push(
+        `  ${'not written'.padEnd(12)} ${n(r.ipv6.unresolved.networks).padStart(12)} networks ${n(r.ipv6.unresolved.blocks_64).padStart(15)} /64 blocks (no kind, no company)`,
+      );
+    for (const [reason, t] of Object.entries(r.ipv6.by_privacy ?? {}))
+      lines.push(`  privacy ${reason.padEnd(4)} ${n(t.networks).padStart(12)} networks ${n(t.blocks_64).padStart(15)} /64 blocks`);
+  }
+  if (r.by_privacy) {
+    lines.push('privacy networks (IPv4):');
+    for (const [reason, t] of Object.entries(r.by_privacy))
+      lines.push(`  ${reason.padEnd(12)} ${n(t.networks).padStart(12)} networks ${n(t.addresses).padStart(15)} addresses`);
   }
   if (r.unmatched_organizations.length) {
     lines.push(`unmatched organizations (top ${r.unmatched_organizations.length} by addresses):`);

@@ -10,6 +10,7 @@ export const MAXMIND_TEST_DB = {
   domain: `${REFERENCE}test-data/GeoIP2-Domain-Test.mmdb`,
   asn: `${REFERENCE}test-data/GeoLite2-ASN-Test.mmdb`,
   city: `${REFERENCE}test-data/GeoIP2-City-Test.mmdb`,
+  anonymousIp: `${REFERENCE}test-data/GeoIP2-Anonymous-IP-Test.mmdb`,
 } as const;
 
 export const MAXMIND_SOURCE_JSON = (name: string): string => `${REFERENCE}source-data/${name}.json`;

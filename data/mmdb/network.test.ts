@@ -3,10 +3,10 @@
  * with a message naming them, IPv4 placement in IPv6 trees and the IPv4 aliases.
  */
 import fc from 'fast-check';
-import { Address4 } from 'ip-address';
+import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
-import { canonicalV4 } from './network.ts';
+import { canonicalV4, canonicalV6 } from './network.ts';
 import { MmdbWriter } from './writer.ts';
 
 describe('IPv4 fast path', () => {
@@ -33,6 +33,49 @@ describe('IPv4 fast path', () => {
     expect(out).toEqual({ value: 0xcb00_7100, prefix: 24 });
     expect(canonicalV4('255.255.255.255', out)).toBe(true);
     expect(out).toEqual({ value: 0xffff_ffff, prefix: 32 });
+  });
+});
+
+describe('IPv6 fast path', () => {
+  it('accepts only what ip-address accepts, with the same address and prefix', () => {
+    const group = fc.oneof(
+      fc.integer({ min: 0, max: 0xffff }).map((g) => g.toString(16)),
+      fc.constantFrom('', '0', 'FFFF', '12345', 'g', '1.2.3.4'),
+    );
+    const text = fc.oneof(
+      fc
+        .tuple(
+          fc.array(group, { minLength: 0, maxLength: 9 }),
+          fc.option(fc.nat(9)),
+          fc.option(fc.oneof(fc.integer({ min: 0, max: 140 }).map(String), fc.constantFrom('', '064'))),
+        )
+        .map(([gs, gap, p]) => {
+          const parts = gap === null ? gs : [...gs.slice(0, gap), '', ...gs.slice(gap)];
+          const body = parts
+            .join(':')
+            .replace(/^:(?!:)/, '::')
+            .replace(/(?<!:):$/, '::');
+          return `${body}${p === null ? '' : '/' + p}`;
+        }),
+      fc.string({ unit: fc.constantFrom('0', '1', 'a', 'F', ':', '/', '%', '.', ' '), maxLength: 24 }),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        const out = { value: 0n, prefix: 0 };
+        if (!canonicalV6(t, out)) return;
+        const a = new Address6(t); // must not throw
+        expect(out.value).toBe(a.bigInt());
+        expect(out.prefix).toBe(a.subnetMask);
+      }),
+      { numRuns: 5000 },
+    );
+    const out = { value: 0n, prefix: 0 };
+    for (const t of ['1::2:', ':1::', '1:::2', '1::2::3', '::ffff:1.2.3.4', 'fe80::1%eth0', '1:2:3:4:5:6:7', '2001:db8::/129'])
+      expect(canonicalV6(t, out), t).toBe(false);
+    expect(canonicalV6('2001:DB8::/32', out)).toBe(true);
+    expect(out).toEqual({ value: 0x2001_0db8n << 96n, prefix: 32 });
+    expect(canonicalV6('::', out)).toBe(true);
+    expect(out).toEqual({ value: 0n, prefix: 128 });
   });
 });
 

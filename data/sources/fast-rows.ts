@@ -28,6 +28,7 @@ import {
   NetworkRow,
   PERSON_COLUMNS,
   PersonRow,
+  PRIVACY_REASONS,
 } from './schema.ts';
 
 export type FastRow<T> = (fields: string[]) => T | undefined;
@@ -59,14 +60,16 @@ function stringRow<T>(names: readonly string[], required: readonly string[]): Fa
 }
 
 const CONFIDENCE_SET = new Set<string>(CONFIDENCES);
+const PRIVACY_SET = new Set<string>(PRIVACY_REASONS);
 
 const networkRow: FastRowFactory<NetworkRow> = (header) => {
-  const [network, kind, company, confidence, country, state, city] = indexes(header, NETWORK_COLUMNS);
+  const [network, kind, company, confidence, country, state, city, privacy] = indexes(header, NETWORK_COLUMNS);
   if (network < 0 || kind < 0 || confidence < 0) return undefined;
   return (f) => {
     const k = f[kind];
     const c = field(f, company);
-    if (f[network].length === 0 || !CONFIDENCE_SET.has(f[confidence])) return undefined;
+    const p = field(f, privacy);
+    if (f[network].length === 0 || !CONFIDENCE_SET.has(f[confidence]) || (p.length !== 0 && !PRIVACY_SET.has(p))) return undefined;
     if (k === 'company' ? c.length === 0 : c.length !== 0 || !KIND_PATTERN.test(k)) return undefined;
     return {
       network: f[network],
@@ -76,6 +79,7 @@ const networkRow: FastRowFactory<NetworkRow> = (header) => {
       country: field(f, country),
       state: field(f, state),
       city: field(f, city),
+      privacy: p as NetworkRow['privacy'],
     };
   };
 };

@@ -7,11 +7,11 @@
  * CSV files have a header row; extra columns are allowed (and ignored). Blank CSV cells are "".
  */
 import { z } from 'zod';
-import { CONFIDENCES } from '../../core/vocabulary.ts';
+import { CONFIDENCES, PRIVACY_REASONS } from '../../core/vocabulary.ts';
 
 const blank = z.string().default('');
 
-export { CONFIDENCES };
+export { CONFIDENCES, PRIVACY_REASONS };
 export const Confidence = z.enum(CONFIDENCES);
 export type Confidence = z.infer<typeof Confidence>;
 
@@ -54,7 +54,9 @@ export const KIND_PATTERN = /^[a-z][a-z0-9_-]*$/;
  * by the MMDB writer when the index is built: host bits set, a zone id, a range across families or inside
  * 2002::/16 — aliased to IPv4 — are refused with the row's number).
  * `kind` is `company` or a non-company kind (`isp`, `hosting`, `bot`, or another); `company_id` only for
- * `company`. Overlaps are legal: the most specific network wins; equal networks: the later row wins.
+ * `company`. `privacy` (optional column, blank by default): the network hides who is behind it (`vpn`,
+ * `tor`, `proxy`, `relay`, `hosting`: core/vocabulary.ts) and answers `Non-actionable Match` whatever its
+ * kind. Overlaps are legal: the most specific network wins; equal networks: the later row wins.
  */
 export const NetworkRow = z
   .object({
@@ -65,12 +67,13 @@ export const NetworkRow = z
     country: blank,
     state: blank,
     city: blank,
+    privacy: z.enum(['', ...PRIVACY_REASONS], { error: `privacy must be blank or one of ${PRIVACY_REASONS.join(', ')}` }).default(''),
   })
   .refine((r) => (r.kind === 'company') === (r.company_id !== ''), {
     message: 'company_id is required for kind "company" and only for it',
   });
 export type NetworkRow = z.infer<typeof NetworkRow>;
-export const NETWORK_COLUMNS = ['network', 'kind', 'company_id', 'confidence', 'country', 'state', 'city'] as const;
+export const NETWORK_COLUMNS = ['network', 'kind', 'company_id', 'confidence', 'country', 'state', 'city', 'privacy'] as const;
 
 export const DomainRow = z.object({ domain: z.string().min(1), company_id: z.string().min(1) });
 export type DomainRow = z.infer<typeof DomainRow>;

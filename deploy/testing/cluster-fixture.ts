@@ -34,7 +34,12 @@ export async function startTestCluster(opts: { nodes: number; state: StateBacken
   const dir = mkdtempSync(join(tmpdir(), 'svc-cluster-test-'));
   const sources = join(dir, 'sources');
   writeFixtureSources(sources);
-  appendFileSync(join(sources, 'networks.csv'), '127.0.0.64/26,company,900001,High,United States,California,San Francisco\n');
+  // Columns past the seven named here (added to the format later) stay empty.
+  const columns = readFileSync(join(sources, 'networks.csv'), 'utf8').split('\n', 1)[0]!.split(',').length;
+  appendFileSync(
+    join(sources, 'networks.csv'),
+    `127.0.0.64/26,company,900001,High,United States,California,San Francisco${','.repeat(Math.max(0, columns - 7))}\n`,
+  );
   await buildDataset({ in: sources, out: join(dir, 'data') });
   let cluster: LocalCluster;
   try {

@@ -31,6 +31,13 @@ describe('isHostAllowed', () => {
     expect(normaliseAllowedDomain('localhost:8080')).toBe('localhost');
     expect(isHostAllowed('example.com', ['https://example.com/'])).toBe(true);
   });
+  it('matches a page on an IPv6 literal (Origin http://[::1]:3000) to its entry, bare or in brackets', () => {
+    expect(isHostAllowed(requestHost('http://[::1]:3000', undefined), ['::1'])).toBe(true);
+    expect(isHostAllowed(requestHost('http://[::1]:3000', undefined), ['[::1]'])).toBe(true);
+    expect(isHostAllowed(requestHost('http://[::2]:3000', undefined), ['::1'])).toBe(false);
+    expect(isHostAllowed('1', ['::1'])).toBe(false);
+  });
+
   it('refuses a request that names no page', () => {
     expect(isHostAllowed(null, ['localhost'])).toBe(false);
   });

@@ -48,6 +48,8 @@ export function normaliseAllowedDomain(entry: string): string {
   } catch {
     // Not a URL: keep it as written.
   }
+  // An IPv6 literal (`::1`, `[::1]`): compared as hostOf gives a page's host, without brackets.
+  if (/^\[?[0-9a-f:.]+\]?$/.test(d) && d.split(':').length > 2) return d.replace(/^\[|\]$/g, '');
   d = d
     .replace(/[/?#].*$/, '')
     .replace(/:\d+$/, '')

@@ -142,7 +142,7 @@ export const COMMANDS: Record<string, Command> = {
 
   'data import': {
     usage:
-      'data import --out DIR [--geoip2-enterprise FILE] [--geoip2-isp FILE] [--geoip2-domain FILE] [--asn-mmdb FILE] [--asn-csv FILE] [--city FILE] [--firmographics FILE] [--mapping FILE]',
+      'data import --out DIR [--geoip2-enterprise FILE] [--geoip2-isp FILE] [--geoip2-domain FILE] [--asn-mmdb FILE] [--asn-csv FILE] [--city FILE] [--anonymous-ip FILE] [--firmographics FILE] [--mapping FILE]',
     summary:
       'turn licensed IP-intelligence files (MaxMind GeoIP2/GeoLite2, ASN range CSVs, a firmographics CSV) into a sources folder for data build; prints the coverage report',
     help: `
@@ -151,6 +151,9 @@ ASN mmdb > ASN CSV. Writes companies.csv, networks.csv and import-report.json in
 folder beside it and renamed into place: a failed import leaves DIR as it was).
 Inputs: CSV in UTF-8 or UTF-16 with a BOM (Latin-1 is refused: convert it, e.g. iconv -f latin1 -t utf-8),
 fields at most 64 KiB; .mmdb files whose search tree or pointers are broken are refused (exit 2).
+IPv4 and IPv6 networks are both kept, under the same rules.
+--anonymous-ip FILE: GeoIP2 Anonymous IP; its networks (VPN, Tor exit, public or residential proxy, hosting)
+answer Non-actionable Match with the reason in the company's privacy field.
 --mapping FILE: JSON {"user_type": {"<user_type>": "<kind>"|null}, "firmographics": {"columns": {"<our field>": "<their column>"}}}.
 Field mappings and the user_type table: README.md, "Bring your own data".
 `,
@@ -162,6 +165,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       'asn-mmdb': { type: 'string' },
       'asn-csv': { type: 'string' },
       city: { type: 'string' },
+      'anonymous-ip': { type: 'string' },
       firmographics: { type: 'string' },
       mapping: { type: 'string' },
     },
@@ -178,6 +182,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
         asnMmdb: file('asn-mmdb'),
         asnCsv: file('asn-csv'),
         city: file('city'),
+        anonymousIp: file('anonymous-ip'),
         firmographics: file('firmographics'),
         mapping: file('mapping'),
         progress: await progressOf(ctx),

@@ -12,6 +12,7 @@ import type { Role } from '../../core/roles.ts';
 import type { AccountPage, FoundAccount } from '../accounts/account.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
+import type { EnrichJob } from '../enrichment/jobs/job-store.ts';
 import type { ListDetail, ListSummary, ListsAnswer, UploadReport } from '../lists/schema.ts';
 import type { OnboardingStatus } from '../onboarding/steps.ts';
 import type { SegmentAccount } from '../segments/schema.ts';
@@ -119,6 +120,13 @@ export interface AdminClient {
   deleteList(customerId: string, listId: string): Promise<void>;
   /** A CSV file of accounts (body `text/csv`): the report; a bad file is an AdminApiError and changes nothing. */
   uploadList(customerId: string, listId: string, csv: string, mode: 'add' | 'replace'): Promise<UploadReport>;
+  /** This node's enrichment jobs of the customer, newest first. */
+  enrichJobs(customerId: string): Promise<{ node: string; jobs: EnrichJob[] }>;
+  /** A CSV file to enrich (streamed as the body, `text/csv`): the queued job; a refused file is an AdminApiError. */
+  uploadEnrichment(customerId: string, file: Blob, opts: { name: string; column: string | null }): Promise<EnrichJob>;
+  /** A finished job's result file. */
+  enrichResult(customerId: string, jobId: string): Promise<Blob>;
+  deleteEnrichJob(customerId: string, jobId: string): Promise<void>;
   /** The same events as CSV text (Accept: text/csv). */
   auditCsv(customerId: string, range: AuditRange): Promise<string>;
 }
@@ -188,8 +196,8 @@ async function request<T>(fetchImpl: Fetch, adminToken: string | null, method: s
   return (accept === 'application/json' ? await res.json() : await res.text()) as T;
 }
 
-/** A CSV body (the account-list upload), otherwise as `request`. */
-async function sendCsv<T>(fetchImpl: Fetch, adminToken: string | null, url: string, csv: string): Promise<T> {
+/** A CSV body (the account-list and enrichment uploads: text, or a File the browser streams), otherwise as `request`. */
+async function sendCsv<T>(fetchImpl: Fetch, adminToken: string | null, url: string, csv: string | Blob): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'text/csv' };
   if (adminToken) headers.authorization = `Bearer ${adminToken}`;
   let res: Response;
@@ -200,6 +208,20 @@ async function sendCsv<T>(fetchImpl: Fetch, adminToken: string | null, url: stri
   }
   if (!res.ok) throw new AdminApiError(res.status, await errorMessage(res));
   return (await res.json()) as T;
+}
+
+/** A file answer (a result download) as a Blob, otherwise as `request`. */
+async function fetchBlob(fetchImpl: Fetch, adminToken: string | null, url: string): Promise<Blob> {
+  const headers: Record<string, string> = { accept: 'text/csv' };
+  if (adminToken) headers.authorization = `Bearer ${adminToken}`;
+  let res: Response;
+  try {
+    res = await fetchImpl(url, { method: 'GET', headers, credentials: adminToken ? 'omit' : 'same-origin', cache: 'no-store' });
+  } catch (e) {
+    throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
+  }
+  if (!res.ok) throw new AdminApiError(res.status, await errorMessage(res));
+  return res.blob();
 }
 
 /** The admin API as the operator (`adminToken`) or, with null, as the signed-in user (session cookie). */
@@ -259,6 +281,16 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     deleteList: (customerId, listId) => call('DELETE', `/customers/${id(customerId)}/lists/${id(listId)}`),
     uploadList: (customerId, listId, csv, mode) =>
       sendCsv(fetchImpl, adminToken, `${base}/customers/${id(customerId)}/lists/${id(listId)}/upload?${new URLSearchParams({ mode })}`, csv),
+    enrichJobs: (customerId) => call('GET', `/customers/${id(customerId)}/enrichment-jobs`),
+    uploadEnrichment: (customerId, file, { name, column }) =>
+      sendCsv(
+        fetchImpl,
+        adminToken,
+        `${base}/customers/${id(customerId)}/enrichment-jobs?${new URLSearchParams({ name, ...(column ? { column } : {}) })}`,
+        file,
+      ),
+    enrichResult: (customerId, jobId) => fetchBlob(fetchImpl, adminToken, `${base}/customers/${id(customerId)}/enrichment-jobs/${id(jobId)}/result.csv`),
+    deleteEnrichJob: (customerId, jobId) => call('DELETE', `/customers/${id(customerId)}/enrichment-jobs/${id(jobId)}`),
   };
 }
 

@@ -3,7 +3,7 @@
  * reload or a shared link keeps them.
  */
 
-export const CONSOLE_PAGES = ['tokens', 'visitors', 'accounts', 'segments', 'lists', 'tags', 'webhooks', 'users', 'audit'] as const;
+export const CONSOLE_PAGES = ['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'users', 'audit'] as const;
 export type ConsolePage = (typeof CONSOLE_PAGES)[number];
 export const PAGE_TITLES: Record<ConsolePage, string> = {
   tokens: 'API tokens',
@@ -11,6 +11,7 @@ export const PAGE_TITLES: Record<ConsolePage, string> = {
   accounts: 'Accounts',
   segments: 'Segments',
   lists: 'Lists',
+  enrich: 'Enrich a file',
   tags: 'Web tags',
   webhooks: 'Webhooks',
   users: 'Users',

@@ -39,10 +39,10 @@ describe('permissions view', () => {
   });
 
   it('each role sees the pages of core/roles.ts permissions', () => {
-    expect(visiblePages(user('owner'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'tags', 'webhooks', 'users', 'audit']);
-    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'tags', 'webhooks', 'audit']);
-    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'tags']);
-    expect(visiblePages(user('viewer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'tags']);
+    expect(visiblePages(user('owner'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'users', 'audit']);
+    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'audit']);
+    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags']);
+    expect(visiblePages(user('viewer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags']);
     for (const role of ROLES) {
       expect(showsCustomerPicker(user(role))).toBe(false);
       for (const page of CONSOLE_PAGES) expect(visiblePages(user(role)).includes(page)).toBe(roleMay(role, PAGE_PERMISSION[page]));

@@ -36,6 +36,7 @@ export const PAGE_PERMISSION: Readonly<Record<ConsolePage, Permission>> = {
   accounts: 'reports:read',
   segments: 'reports:read',
   lists: 'reports:read',
+  enrich: 'reports:read',
   tags: 'tags:read',
   webhooks: 'webhooks:read',
   users: 'users:manage',

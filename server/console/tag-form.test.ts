@@ -49,6 +49,7 @@ describe('tag settings form', () => {
   it('starts from the tag: absent features on, GPC honoured unless turned off, the rest as set or empty', () => {
     expect(tagSettingsForm({})).toEqual({
       features: { personalisation: true, form_fill: true, spa: true, page_views: true, debug: true },
+      integrations: { ga4: false, segment: false, page_command: false },
       consent_default: '',
       honor_gpc: true,
       min_confidence: '',
@@ -102,6 +103,34 @@ describe('tag settings form', () => {
     // Emptied fields go back to the bundle's defaults: not sent.
     const cleared = tagSettingsBody({ ...tagSettingsForm(current), fields: ' ', min_confidence: '', anti_flicker_timeout_ms: '' });
     expect(cleared.ok && Object.keys(cleared.body).sort()).toEqual(['consent_default', 'features', 'honor_gpc']);
+  });
+
+  it("edits integrations in the setting's shape: the tools, true for the code alone, absent for off", () => {
+    expect(tagSettingsForm({ features: { integrations: { ga4: true } } }).integrations).toEqual({ ga4: true, segment: false, page_command: true });
+    expect(tagSettingsForm({ features: { integrations: true } }).integrations).toEqual({ ga4: false, segment: false, page_command: true });
+    expect(tagSettingsForm({ features: { integrations: false } }).integrations).toEqual({ ga4: false, segment: false, page_command: false });
+    const chosen = (integrations: { ga4: boolean; segment: boolean; page_command: boolean }, current = {}) => {
+      const r = tagSettingsBody({ ...tagSettingsForm(current), integrations }, current);
+      expect(r.ok && TagSettings.safeParse(r.body).success).toBe(true);
+      return r.ok ? r.body.features : 'refused';
+    };
+    expect(chosen({ ga4: true, segment: true, page_command: false })).toMatchObject({ integrations: { ga4: true, segment: true } });
+    expect(chosen({ ga4: false, segment: true, page_command: true })).toMatchObject({ integrations: { ga4: false, segment: true } });
+    expect(chosen({ ga4: false, segment: false, page_command: true })).toMatchObject({ integrations: true });
+    // Unticked: off, which for integrations is the absent key.
+    expect(chosen({ ga4: false, segment: false, page_command: false }, { features: { integrations: { ga4: true } } })).not.toHaveProperty('integrations');
+    // The tools a setting names survive a save that did not touch them.
+    const current = { features: { integrations: { ga4: true, segment: true } } };
+    expect(tagSettingsBody(tagSettingsForm(current), current)).toMatchObject({ ok: true, body: { features: { integrations: { ga4: true, segment: true } } } });
+  });
+
+  it('keeps what the form does not edit: a save sends the current settings back, not a wiped object', () => {
+    // A feature key or setting the form has no control for (a later version's, or one set through the API).
+    const current = { features: { spa: false, later_feature: true }, later_setting: 'x', honor_gpc: false } as unknown as Parameters<typeof tagSettingsBody>[1];
+    const r = tagSettingsBody({ ...tagSettingsForm(current!), cache_ttl_ms: '5' }, current);
+    expect(r).toMatchObject({ ok: true, body: { later_setting: 'x', honor_gpc: false, cache_ttl_ms: 5, features: { later_feature: true, spa: false } } });
+    // Without the current settings (a new tag) the body is the form's alone.
+    expect(tagSettingsBody(tagSettingsForm({}))).toMatchObject({ ok: true, body: { honor_gpc: true } });
   });
 
   it('refuses numbers and lists the API refuses, naming the field', () => {

@@ -10,7 +10,7 @@
 
 import { parseAllowedDomains } from '../../core/allowed-domain.ts';
 // Type-only: core/tag-features.ts builds a zod schema, which must stay out of the console bundle.
-import type { FeatureName } from '../../core/tag-features.ts';
+import type { FeatureName, TagFeatures } from '../../core/tag-features.ts';
 import { CONFIDENCES } from '../../core/vocabulary.ts';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
 import type { NewTag, TagPatch, TagRecord, TagSettings } from '../state/store.ts';
@@ -27,6 +27,18 @@ export const FEATURE_LABELS: Record<TagFeature, string> = {
   debug: 'Debug logging (?svc_debug=1)',
 };
 export const MAX_TAG_LIMIT = 1_000_000;
+
+/**
+ * The `integrations` feature as the settings form edits it (core/tag-features.ts: `features.integrations`
+ * is absent/false = off, `true` = the code only (the page's `integrations` command chooses the tools), or
+ * the tools told by default `{ga4, segment}`, which also puts the code in).
+ */
+export interface IntegrationsFields {
+  ga4: boolean;
+  segment: boolean;
+  /** The code without a default tool: the page's `integrations` command chooses (setting `true`). */
+  page_command: boolean;
+}
 
 export interface TagFormFields {
   allowed_domains: string;
@@ -100,6 +112,7 @@ export const MAX_ANTI_FLICKER_MS = 10_000;
  */
 export interface TagSettingsFields {
   features: Record<TagFeature, boolean>;
+  integrations: IntegrationsFields;
   consent_default: '' | (typeof CONSENT_DEFAULTS)[number];
   honor_gpc: boolean;
   min_confidence: '' | (typeof CONFIDENCES)[number];
@@ -108,11 +121,30 @@ export interface TagSettingsFields {
   anti_flicker_timeout_ms: string;
 }
 
-/** The form for a tag's current settings: absent features are on, GPC is honoured unless turned off. */
+export const INTEGRATION_LABELS: Record<keyof IntegrationsFields, string> = {
+  ga4: "GA4 (gtag('set', 'user_properties', …))",
+  segment: 'Segment (analytics.group(…))',
+  page_command: "Code only: the page's integrations command chooses",
+};
+
+/** The form's integrations for a setting: the tools it names; the code is in for `true` and for named tools. */
+export function integrationsForm(setting: TagFeatures['integrations']): IntegrationsFields {
+  const tools = typeof setting === 'object' ? setting : {};
+  return { ga4: tools.ga4 === true, segment: tools.segment === true, page_command: setting === true || typeof setting === 'object' };
+}
+
+/** The setting for the form's integrations: the tools when any is chosen, else `true` for the code alone, else none (off). */
+export function integrationsSetting(f: IntegrationsFields): TagFeatures['integrations'] {
+  if (f.ga4 || f.segment) return { ga4: f.ga4, segment: f.segment };
+  return f.page_command ? true : undefined;
+}
+
+/** The form for a tag's current settings: absent features are on (integrations off), GPC is honoured unless turned off. */
 export function tagSettingsForm(settings: TagSettings): TagSettingsFields {
   const features = Object.fromEntries(TAG_FEATURES.map((f) => [f, settings.features?.[f] !== false])) as Record<TagFeature, boolean>;
   return {
     features,
+    integrations: integrationsForm(settings.features?.integrations),
     consent_default: settings.consent_default ?? '',
     honor_gpc: settings.honor_gpc !== false,
     min_confidence: settings.min_confidence ?? '',
@@ -133,10 +165,12 @@ function wholeOrNone(text: string, max: number): number | undefined | null {
 }
 
 /**
- * The whole settings object to send (PATCH …/settings replaces it: absent keys are the bundle's defaults).
- * Every TagSettings key is on the form, so what it leaves empty is the default; checked as the API checks.
+ * The whole settings object to send (PATCH …/settings replaces it: absent keys are the bundle's defaults),
+ * built on the tag's `current` settings so a key the form does not edit (a feature it has no toggle for,
+ * a setting added later) is sent back as it was instead of being wiped; what the form edits and leaves
+ * empty is the default. Checked as the API checks.
  */
-export function tagSettingsBody(f: TagSettingsFields): TagSettingsResult {
+export function tagSettingsBody(f: TagSettingsFields, current: TagSettings = {}): TagSettingsResult {
   const fields = splitList(f.fields, /[,\s]+/);
   if (fields.length > 64 || fields.some((x) => x.length > 64))
     return { ok: false, field: 'fields', message: 'dataLayer fields: at most 64 names of at most 64 characters.' };
@@ -154,7 +188,13 @@ export function tagSettingsBody(f: TagSettingsFields): TagSettingsResult {
       field: 'anti_flicker_timeout_ms',
       message: `Anti-flicker timeout: whole milliseconds from 0 to ${MAX_ANTI_FLICKER_MS.toLocaleString('en-US')}, or empty for the default.`,
     };
-  const body: TagSettings = { features: { ...f.features }, honor_gpc: f.honor_gpc };
+  // The keys the form edits start empty (emptied = default); every other key is kept as it was.
+  const { consent_default, min_confidence, fields: _fields, cache_ttl_ms, anti_flicker_timeout_ms, ...kept } = current;
+  const features: TagFeatures = { ...current.features, ...f.features };
+  const integrations = integrationsSetting(f.integrations);
+  if (integrations === undefined) delete features.integrations;
+  else features.integrations = integrations;
+  const body: TagSettings = { ...kept, features, honor_gpc: f.honor_gpc };
   if (f.consent_default) body.consent_default = f.consent_default;
   if (f.min_confidence) body.min_confidence = f.min_confidence;
   if (fields.length > 0) body.fields = fields;

@@ -47,13 +47,15 @@ export interface BodySpec<B> {
   /**
    * - `fields`: form-encoded, multipart (text fields) or JSON object (the server-to-server routes);
    * - `json`: JSON only, or no body at all (the admin API);
-   * - `text`: any Content-Type read as UTF-8 text (the page-view beacon, sent as text/plain).
+   * - `text`: any Content-Type read as UTF-8 text (the page-view beacon, sent as text/plain);
+   * - `stream`: not read by the pipeline: the handler reads `req.raw` itself, within `limit` (a file upload
+   *   streamed to disk: server/enrichment/jobs/upload.ts).
    */
-  types: 'fields' | 'json' | 'text';
+  types: 'fields' | 'json' | 'text' | 'stream';
   /** Largest body in bytes: larger → 413. */
   limit: number;
   /**
-   * A `text` body of an admin route: the media types the workspace's write guard accepts besides JSON
+   * A `text` or `stream` body of an admin route: the media types the workspace's write guard accepts besides JSON
    * (server/http/run-route.ts `workspacePrincipal`; the account-list CSV upload: `text/csv`). The handler
    * checks the type it reads. None of them may be a type a cross-site form can send (text/plain, forms).
    */

@@ -111,7 +111,7 @@ async function authenticate(auth: RouteAuth, call: Call, body: BodySpec<unknown>
       return authenticateTag(services.store, req, tag);
     }
     case 'admin':
-      call.principal = await workspacePrincipal(call, body?.types === 'text' ? (body.media ?? []) : []);
+      call.principal = await workspacePrincipal(call, body?.types === 'text' || body?.types === 'stream' ? (body.media ?? []) : []);
       return null;
     case 'operator':
       // The same credential as the admin API, so the same throttle: /metrics is no side door for guessing it.
@@ -242,7 +242,7 @@ function isJson(type: string | undefined): boolean {
 async function readInput(def: ApiRouteDef, call: Call): Promise<void> {
   if (def.query) call.query = parseRecord(def.query, call.req.query);
   const spec = def.body;
-  if (!spec) return;
+  if (!spec || spec.types === 'stream') return;
   const raw = call.req.raw;
   const body =
     spec.types === 'fields' ? await readFields(raw, spec.limit) : spec.types === 'json' ? await readJson(raw, spec.limit) : await readAnyText(raw, spec.limit);

@@ -69,6 +69,33 @@ describe('identify', () => {
     expect(out.segments).toEqual({ ids: [], names: [], list: [] });
   });
 
+  it.each([
+    ['vpn', 'an anonymous VPN'],
+    ['tor', 'a Tor exit node'],
+    ['proxy', 'a public or residential proxy'],
+    ['relay', 'a privacy relay (such as iCloud Private Relay)'],
+    ['hosting', 'a hosting or cloud provider'],
+  ] as const)('a %s network answers Non-actionable Match naming the reason, privacy set, even over a company network', (privacy, what) => {
+    for (const network of [
+      { kind: 'anonymizer', confidence: 'High', city: 'Berlin', privacy },
+      { ...companyNet, privacy }, // a company range MaxMind flags: the visitor behind it is not the company
+    ]) {
+      const out = run({ network, company: network.kind === 'company' ? ACME_SOFTWARE : null });
+      expect(out.company).toMatchObject({ company_match: 'Non-actionable Match', additional_comment: COMMENTS.nonActionable(what), privacy, companyId: null });
+      expect(out.scores).toEqual([]);
+      expect(Object.keys(out.company)).toEqual(Object.keys(IdentificationResponse.shape.company.shape));
+    }
+  });
+
+  it('privacy: hosting for a hosting network, null for a Match, an ISP or No Match', () => {
+    expect(run({ network: { kind: 'hosting', confidence: 'High' }, company: null }).company.privacy).toBe('hosting');
+    expect(run({ network: { kind: 'isp', confidence: 'High' }, company: null }).company.privacy).toBeNull();
+    expect(run({ network: null, company: null }).company.privacy).toBeNull();
+    const match = run({});
+    expect(match.company.privacy).toBeNull();
+    expect(Object.keys(match.company)).toEqual(Object.keys(IdentificationResponse.shape.company.shape));
+  });
+
   it('answers Non-actionable Match for a bot user agent even on a company network', () => {
     const out = run({ isBot: true });
     expect(out.company.company_match).toBe('Non-actionable Match');

@@ -2,6 +2,7 @@
  * Pure decision: what the identification API answers for one visitor, given what the index and catalog
  * know and the customer's configuration. No I/O, so every rule of the spec is unit-tested here.
  */
+import type { PrivacyReason } from '../../core/vocabulary.ts';
 import type { NetworkRecord } from '../../data/build/network-record.ts';
 import type { CompanyRow, Confidence, IntentRow } from '../../data/sources/schema.ts';
 import { orNull } from '../http/null-rule.ts';
@@ -23,6 +24,24 @@ const NON_ACTIONABLE_WHAT: Record<string, string> = {
   hosting: 'a hosting or cloud provider',
   bot: 'a known bot network',
 };
+
+/** What the comment names for a privacy network (the company object's `privacy`). */
+export const PRIVACY_WHAT: Record<PrivacyReason, string> = {
+  vpn: 'an anonymous VPN',
+  tor: 'a Tor exit node',
+  proxy: 'a public or residential proxy',
+  relay: 'a privacy relay (such as iCloud Private Relay)',
+  hosting: 'a hosting or cloud provider',
+};
+
+/**
+ * The network's privacy reason: its own (networks.csv `privacy`, e.g. from GeoIP2 Anonymous IP), else
+ * `hosting` for a hosting network (the same fact its kind states), else null.
+ */
+export function privacyOf(network: NetworkRecord | null): PrivacyReason | null {
+  if (!network) return null;
+  return network.privacy ?? (network.kind === 'hosting' ? 'hosting' : null);
+}
 
 export interface IdentifyInput {
   /** Null when the visitor address is not a usable IPv4 or IPv6 address. */
@@ -49,24 +68,41 @@ export function identify(input: IdentifyInput): IdentificationResponse {
   };
 
   if (!input.ip || !network) {
-    return { company: blankCompany('No Match', COMMENTS.noMatch, geo), scores: [], segments: segmentsPayload([], settings.segment_names), confidence: 'Low' };
+    return {
+      company: blankCompany('No Match', COMMENTS.noMatch, geo, null),
+      scores: [],
+      segments: segmentsPayload([], settings.segment_names),
+      confidence: 'Low',
+    };
   }
   const confidence = network.confidence as Confidence;
-  if (input.isBot || network.kind !== 'company' || !company) {
-    const comment = input.isBot ? COMMENTS.botAgent : COMMENTS.nonActionable(NON_ACTIONABLE_WHAT[network.kind] ?? `a ${network.kind} network`);
-    return { company: blankCompany('Non-actionable Match', comment, geo), scores: [], segments: segmentsPayload([], settings.segment_names), confidence };
+  const privacy = privacyOf(network);
+  // A privacy network hides its users whatever its kind: a company's range that serves as a VPN exit says
+  // nothing about the visitor behind it.
+  if (input.isBot || network.kind !== 'company' || !company || network.privacy) {
+    const comment = input.isBot
+      ? COMMENTS.botAgent
+      : COMMENTS.nonActionable(network.privacy ? PRIVACY_WHAT[network.privacy] : (NON_ACTIONABLE_WHAT[network.kind] ?? `a ${network.kind} network`));
+    return {
+      company: blankCompany('Non-actionable Match', comment, geo, privacy),
+      scores: [],
+      segments: segmentsPayload([], settings.segment_names),
+      confidence,
+    };
   }
 
   const hot = customer.hot_accounts.find((h) => h.company_id === company.company_id);
+  const { privacy: _none, ...own } = firmographics(company); // the schema's order: privacy last
   const segments = matchingSegments(customer, company, input.facts);
   return {
     company: {
       company_match: 'Match',
       additional_comment: COMMENTS.match,
-      ...firmographics(company),
+      ...own,
       is_blacklisted: customer.excluded_accounts.includes(company.company_id),
       is_svcqa: hot !== undefined,
       ...geo,
+      privacy: null,
     },
     scores: settings.scores
       ? companyScores({ company, signals: input.signals, pageViews: input.pageViews, products: customer.products, hotAccount: hot, now: input.now })
@@ -81,6 +117,7 @@ function blankCompany(
   match: IdentifiedCompany['company_match'],
   comment: string,
   geo: Pick<IdentifiedCompany, 'geoIP_country' | 'geoIP_state' | 'geoIP_city'>,
+  privacy: PrivacyReason | null,
 ): IdentifiedCompany {
   return {
     company_match: match,
@@ -111,10 +148,14 @@ function blankCompany(
     is_blacklisted: null,
     is_svcqa: null,
     ...geo,
+    privacy,
   };
 }
 
-/** The identification answer's company fields that describe the company itself (no match verdict, no geoIP). */
+/**
+ * The identification answer's company fields that describe the company itself (no match verdict, no
+ * geoIP), and `privacy` null: a company answered as itself was not reached through a privacy network.
+ */
 export type Firmographics = Omit<
   IdentifiedCompany,
   'company_match' | 'additional_comment' | 'is_blacklisted' | 'is_svcqa' | 'geoIP_country' | 'geoIP_state' | 'geoIP_city'
@@ -146,5 +187,6 @@ export function firmographics(company: CompanyRow): Firmographics {
     sic_description: orNull(company.sic_description),
     naics: orNull(company.naics),
     naics_description: orNull(company.naics_description),
+    privacy: null,
   };
 }

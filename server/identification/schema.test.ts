@@ -5,7 +5,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PROFILE_FITS } from '../../core/vocabulary.ts';
+import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PRIVACY_REASONS, PROFILE_FITS } from '../../core/vocabulary.ts';
 import type { BuyingStage, CompanyMatch, Confidence, ProfileFit, SvcCompany, SvcData, SvcScore, SvcSegments } from '../../tag/src/types.ts';
 import { CompanyScore, IdentificationResponse, IdentifiedCompany, Segments } from './schema.ts';
 
@@ -45,6 +45,7 @@ const SVC_COMPANY_KEYS = [
   'geoIP_country',
   'geoIP_state',
   'geoIP_city',
+  'privacy',
 ] as const satisfies readonly (keyof SvcCompany)[];
 const SVC_SCORE_KEYS = [
   'is_svcqa',
@@ -87,5 +88,7 @@ describe('tag/src/types.ts and the server response schema', () => {
     expect(CompanyScore.shape.buying_stage.options).toEqual([...BUYING_STAGES]);
     expect(CompanyScore.shape.profile_fit.options).toEqual([...PROFILE_FITS]);
     expect(IdentificationResponse.shape.confidence.options).toEqual([...CONFIDENCES]);
+    expectTypeOf<NonNullable<SvcCompany['privacy']>>().toEqualTypeOf<(typeof PRIVACY_REASONS)[number]>();
+    expect(IdentifiedCompany.shape.privacy.unwrap().options).toEqual([...PRIVACY_REASONS]);
   });
 });

@@ -5,7 +5,7 @@
  * `schema.test.ts` keeps the tag's public types (tag/src/types.ts) equal to these.
  */
 import { z } from 'zod';
-import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PROFILE_FITS } from '../../core/vocabulary.ts';
+import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PRIVACY_REASONS, PROFILE_FITS } from '../../core/vocabulary.ts';
 import { nullableText } from '../http/null-rule.ts';
 
 export const IdentifiedCompany = z.object({
@@ -40,6 +40,13 @@ export const IdentifiedCompany = z.object({
   geoIP_country: nullableText(),
   geoIP_state: nullableText(),
   geoIP_city: nullableText(),
+  // Beyond the spec, additive: why the visitor's network hides who is behind it.
+  privacy: z
+    .enum(PRIVACY_REASONS)
+    .nullable()
+    .describe(
+      'Why the network hides who is behind it: `vpn` (anonymous VPN), `tor` (Tor exit node), `proxy` (public or residential proxy), `relay` (a privacy relay such as iCloud Private Relay), `hosting` (hosting or cloud provider); such a network answers `Non-actionable Match`. null: none known.',
+    ),
 });
 export type IdentifiedCompany = z.infer<typeof IdentifiedCompany>;
 

@@ -363,7 +363,8 @@ export const bodies = {
     consent_default: 'Consent state before the page sets one',
     anti_flicker_timeout_ms: 'How long personalised elements stay hidden at most',
     honor_gpc: 'Whether Global Privacy Control suppresses the lookup (default true)',
-    features: 'Which bundle variant the tag gets (absent features are on)',
+    features:
+      'Which bundle variant the tag gets: personalisation, form_fill, spa, page_views, debug are on when absent; integrations is off when absent (true: the code, the page chooses the tools; {ga4, segment}: those tools told by default)',
   }),
   NewWebhook: described(schema(NewWebhook, 'input'), {
     url: 'Where events are POSTed: an absolute http(s) URL without credentials',

@@ -3,16 +3,20 @@
  *
  * - `GET /tag/v1/svc.js`: the generic bundle, every feature (configured only by the page's commands);
  * - `GET /tag/v1/<tagId>.js`: the bundle variant with only the features the tag's `features` setting
- *   enables (core/tag-features.ts: prebuilt as dist/tag/variants/<name>.js, all 32, chosen per request), with
+ *   enables (core/tag-features.ts: prebuilt as dist/tag/variants/<name>.js, all 64, chosen per request), with
  *   that tag's id and server-managed settings inlined (`TagSettings`: fields, min_confidence,
- *   cache_ttl_ms, consent_default, anti_flicker_timeout_ms, honor_gpc), so changing a setting never needs
- *   a page edit. The build leaves one placeholder string in the bundle; it is replaced by a JSON object
- *   of `init` options (the page's own commands run after it and win). Unknown or disabled tag: 404 with a
+ *   cache_ttl_ms, consent_default, anti_flicker_timeout_ms, honor_gpc, the tools `features.integrations`
+ *   names) and its customer's `kept_query_params` (the query parameters a page view keeps besides
+ *   `utm_*`), so changing a setting never needs a page edit. The build leaves one placeholder string in
+ *   the bundle; it is replaced by a JSON object of `init` options (the page's own commands run after it
+ *   and win). Unknown or disabled tag: 404 with a
  *   JavaScript comment and `no-store` (a <script> that loads it does nothing, the snippet's fail-safe
  *   reveals the page, and enabling the tag again takes effect on the next page load).
  *
  * Both: `Cache-Control: public, max-age=300` plus an ETag of the bytes (`If-None-Match` → 304), so pages
- * pick up fixes and settings within minutes and revalidate cheaply. Gzip (level 9, as the build measures
+ * pick up fixes and settings within minutes and revalidate cheaply: the per-tag body is made from the
+ * tag and customer records on every request (both cached per process behind their version), so a changed
+ * setting or kept parameter is a new body and a new ETag at once, and in browsers within the 5 minutes. Gzip (level 9, as the build measures
  * the size budgets) when the client accepts it, compressed once per body: the budgets are gzip sizes, so
  * the bytes on the wire are the ones the build reports even without a compressing proxy in front.
  */
@@ -21,7 +25,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Express, Request, Response } from 'express';
-import { resolveFeatures, variantName } from '../../core/tag-features.ts';
+import { resolveFeatures, settingIntegrations, variantName } from '../../core/tag-features.ts';
 import { scriptJson } from '../../tag/snippet.ts';
 import type { SvcInitOptions } from '../../tag/src/types.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
@@ -34,8 +38,11 @@ export const SETTINGS_PLACEHOLDER = '"__SVC_SETTINGS__"';
 
 const TAG_FILE = /^([A-Za-z0-9_-]{1,64})\.js$/;
 
-/** A tag's server settings as the bundle's `init` options (absent settings keep the bundle's defaults). */
-export function initOptions(tagId: string, s: TagSettings): SvcInitOptions {
+/**
+ * A tag's server settings, and its customer's kept query parameters, as the bundle's `init` options
+ * (absent settings keep the bundle's defaults; no kept parameter: none inlined).
+ */
+export function initOptions(tagId: string, s: TagSettings, keptParams: readonly string[] = []): SvcInitOptions {
   return {
     tag: tagId,
     fields: s.fields,
@@ -44,6 +51,8 @@ export function initOptions(tagId: string, s: TagSettings): SvcInitOptions {
     consent: s.consent_default,
     timeout: s.anti_flicker_timeout_ms,
     gpc: s.honor_gpc,
+    keptParams: keptParams.length ? [...keptParams] : undefined,
+    integrations: settingIntegrations(s.features),
   };
 }
 
@@ -167,6 +176,8 @@ export function mountTagAssets(app: Express, deps: { config: Config; store: Acce
     }
     const asset = load(join('variants', variantName(resolveFeatures(tag.settings.features)) + '.js'));
     if (!asset) return sendError(res, 404, 'the tag bundle is not built: run npm run build:tag', 'not_found');
-    sendScript(req, res, representationOf(Buffer.from(inlineSettings(asset.text, initOptions(tag.tag_id, tag.settings)))));
+    const customer = await deps.store.getCustomer(tag.customer_id);
+    const options = initOptions(tag.tag_id, tag.settings, customer?.kept_query_params);
+    sendScript(req, res, representationOf(Buffer.from(inlineSettings(asset.text, options))));
   });
 }

@@ -136,6 +136,7 @@ export async function startTestServer(
       SVC_DATA: data,
       SVC_STATE: join(dir, 'svc.db'),
       SVC_EVENTS_DIR: join(dir, 'events'),
+      SVC_JOBS_DIR: join(dir, 'jobs'),
       SVC_LOG: 'error',
       SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       SVC_WEBHOOK_ALLOW_PRIVATE: '1',

@@ -53,7 +53,7 @@ type Principal = 'operator' | Role;
 const PRINCIPALS: readonly Principal[] = ['operator', ...ROLES];
 
 /** What a path parameter names. */
-type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list';
+type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list' | 'job';
 
 /** Parameters the route's `access` does not name, by name; then by route. Add a route's new parameter here. */
 const PARAM_KIND: Readonly<Record<string, Kind>> = {
@@ -63,6 +63,7 @@ const PARAM_KIND: Readonly<Record<string, Kind>> = {
   segmentId: 'segment',
   companyId: 'company',
   listId: 'list',
+  jobId: 'job',
 };
 /** A company of the catalog: every customer's to look at (the account page), no customer's record. */
 const CATALOG_COMPANY = '900001';
@@ -103,7 +104,7 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
   /** Each role's user of acme, signed in. */
   const members = new Map<Role, { id: string; cookie: string }>();
   /** Records read (never changed) by the requests that only read. */
-  const shared: Record<string, { token: string; tag: string; webhook: string; user: string; segment: string; list: string }> = {};
+  const shared: Record<string, { token: string; tag: string; webhook: string; user: string; segment: string; list: string; job: string }> = {};
   /** A user of each customer whose sessions are the ones other principals try to end. */
   const bystanders: Record<string, string> = {};
 
@@ -147,6 +148,17 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
     const id = `matrix-${customer}-${randomBytes(3).toString('hex')}`;
     await srv.store.changeAccountLists(customer, (s) => ({ ...s, account_lists: [...s.account_lists, { id, name: id, company_ids: ['900001'] }] }));
     return id;
+  }
+  /** An enrichment job of the customer (a two-row upload, as the operator). */
+  async function newJob(customer: string): Promise<string> {
+    const res = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/${customer}/enrichment-jobs`,
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'text/csv' },
+      payload: 'email\nann@northwind.example\nbob@unknown.example\n',
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    return res.json().id;
   }
   async function newUser(customer: string, role: Role = 'viewer', password: string | null = null): Promise<string> {
     const email = `${role}.${randomBytes(4).toString('hex')}@${customer}.test`;
@@ -203,6 +215,7 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         user: await newUser(customer),
         segment: await newSegment(customer),
         list: await newList(customer),
+        job: await newJob(customer),
       };
       bystanders[customer] = await newUser(customer, 'viewer');
       await srv.users.setSsoProvider(sso(customer));
@@ -266,6 +279,8 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         return write ? newSegment(customer) : shared[customer]!.segment;
       case 'list':
         return write ? newList(customer) : shared[customer]!.list;
+      case 'job':
+        return write ? newJob(customer) : shared[customer]!.job;
       case 'session': {
         // One's own session, for one's own customer; else a bystander's.
         const userId = customer === OWN && who !== 'operator' ? members.get(who)!.id : bystanders[customer]!;

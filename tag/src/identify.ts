@@ -8,13 +8,6 @@ import type { SvcData } from './types.ts';
 type IdentificationBody = Partial<SvcData> & { message?: string };
 
 /**
- * A URL of the service for a tag: `<endpoint><route>?tag=<tag>[&test_ip=<ip>]` (the demo's test IP, so
- * the lookup and the page view are the visitor the demo shows; other servers ignore it).
- */
-export const serviceUrl = (endpoint: string, route: string, tag: string, testIp: string | null): string =>
-  endpoint + route + '?' + new URLSearchParams(testIp ? { tag, test_ip: testIp } : { tag });
-
-/**
  * Asks, then calls `done` once with the HTTP status (0 when no answer came: network error, blocked) and
  * the body: failures come back as a status and a message, never as an exception (`done` itself must not throw:
  * the tag passes it guarded).

@@ -28,6 +28,29 @@ describe('pageViewPath', () => {
   ])('%s → %s', (url, want) => expect(path(url)).toBe(want));
 });
 
+describe("pageViewPath with the kept query parameters (the customer's kept_query_params)", () => {
+  const kept = (url: string, names: string[]) => {
+    const { pathname, search } = new URL(url);
+    return pageViewPath({ pathname, search }, names);
+  };
+  it.each([
+    ['https://www.acme.example/pricing?plan=pro', ['plan'], '/pricing?plan=pro'],
+    ['https://www.acme.example/pricing?plan=pro&email=jane%40x.example&utm_source=a', ['plan'], '/pricing?plan=pro&utm_source=a'],
+    ['https://www.acme.example/p?utm_source=a&tab=2&plan=pro&q=secret', ['plan', 'tab'], '/p?utm_source=a&tab=2&plan=pro'],
+    ['https://www.acme.example/p?plan', ['plan'], '/p?plan'], // a name without a value is kept as written
+    ['https://www.acme.example/p?plan=&x=1', ['plan'], '/p?plan='],
+    ['https://www.acme.example/p?Plan=pro&planx=1&xplan=2', ['plan'], '/p'], // exact names, case included (as the server)
+    ['https://www.acme.example/p?q=plan%3Dpro', ['plan'], '/p'], // a name inside another's value is no parameter
+    ['https://www.acme.example/p?plan=pro', [], '/p'],
+    ['https://www.acme.example/p?svc_test_ip=1.2.3.4&plan=a', ['plan'], '/p?plan=a'],
+  ])('%s keeping %j → %s', (url, names, want) => expect(kept(url, names)).toBe(want));
+
+  it('keeps only utm_* without the list (a generic bundle, a customer without kept parameters)', () => {
+    expect(pageViewPath({ pathname: '/p', search: '?plan=pro&utm_id=1' })).toBe('/p?utm_id=1');
+    expect(pageViewPath({ pathname: '/p', search: '?plan=pro&utm_id=1' }, undefined)).toBe('/p?utm_id=1');
+  });
+});
+
 describe('referrerHost', () => {
   it('is the host of another site, else undefined', () => {
     expect(referrerHost('https://news.example/story?id=7', 'www.acme.example')).toBe('news.example');

@@ -6,9 +6,10 @@
  *     '{"type":"pageview","path":"/pricing?utm_source=x","referrer":"news.example","session":"<id>"}')
  *
  * A string body goes out as `text/plain;charset=UTF-8`: a simple CORS request, no preflight. What it
- * carries, and nothing else: the path with only the `utm_*` query parameters (a query string may hold
- * emails, tokens, search terms), the referrer's host (omitted when none or this site), and a random
- * per-tab session id kept in sessionStorage (gone with the tab; no cookie, no fingerprint).
+ * carries, and nothing else: the path with only the `utm_*` query parameters and the ones the customer
+ * named (`kept_query_params`; any other may hold emails, tokens, search terms), the referrer's host
+ * (omitted when none or this site), and a random per-tab session id kept in sessionStorage (gone with the
+ * tab; no cookie, no fingerprint).
  */
 import type { KeyValueStore } from './storage.ts';
 
@@ -19,14 +20,19 @@ export interface PageView {
   session: string;
 }
 
-/** The pathname plus only the `utm_*` query parameters, as they were written, in their order. */
-export function pageViewPath(url: Pick<Location, 'pathname' | 'search'>): string {
-  const utm = url.search
+/**
+ * The pathname plus only the `utm_*` query parameters and those named in `kept` (the customer's
+ * `kept_query_params`, inlined into the per-tag bundle: they make a page of its own on the account page),
+ * as they were written, in their order. A kept name matches the parameter's name as written (names are
+ * [A-Za-z0-9_.-], which nobody percent-encodes), case included, as the server's cleanPath matches it.
+ */
+export function pageViewPath(url: Pick<Location, 'pathname' | 'search'>, kept?: string[]): string {
+  const query = url.search
     .slice(1)
     .split('&')
-    .filter((parameter) => parameter.startsWith('utm_'))
+    .filter((parameter) => parameter.startsWith('utm_') || kept?.includes(parameter.split('=')[0]))
     .join('&');
-  return url.pathname + (utm ? '?' + utm : '');
+  return url.pathname + (query ? '?' + query : '');
 }
 
 /**

@@ -11,20 +11,21 @@ export interface KeyValueStore {
 
 /** `storage` is a getter: reading `window.localStorage` itself throws when storage is blocked. */
 export function safeStorage(storage: () => Storage): KeyValueStore {
-  const memory = new Map<string, string>();
+  // A plain object, not a Map (3 B gzip less): every key starts with `svc:`, never an inherited name.
+  const memory: Record<string, string> = {};
   return {
     get(key) {
       try {
         return storage().getItem(key);
       } catch {
-        return memory.get(key);
+        return memory[key];
       }
     },
     set(key, value) {
       try {
         storage().setItem(key, value);
       } catch {
-        memory.set(key, value);
+        memory[key] = value;
       }
     },
   };

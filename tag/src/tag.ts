@@ -12,20 +12,28 @@
  * bundle variant, and the code behind a false is dropped by the minifier. Nothing here throws into the
  * host page: commands, callbacks and observers are guarded (events.ts).
  */
-import { cacheEntry, cacheKey, freshAnswer } from './cache.ts';
+import { type CacheEntry, cacheKey, freshAnswer } from './cache.ts';
 import { flatten } from './datalayer.ts';
 import { type EventName, guarded, listen } from './events.ts';
 import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
-import { requestIdentification, serviceUrl } from './identify.ts';
+import { requestIdentification } from './identify.ts';
+import { type AnalyticsTools, tell } from './integrations.ts';
 import { type PageView, pageViewPath, referrerHost, sessionId } from './pageviews.ts';
 import { PERSONALISED, personaliseElement } from './personalise.ts';
 import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
-import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcQueue, SvcReadyDetail } from './types.ts';
+import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcIntegrations, SvcQueue, SvcReadyDetail } from './types.ts';
 
 const DAY_MS = 86_400_000;
+/**
+ * When a tool asked for (`integrations`) is not on the page as the answer arrives, it is looked for once
+ * more this much later: tag managers (GTM) often add the GA4 or Segment snippet a moment after the page
+ * loads. Once, on a timer, rather than waiting on the tool's own ready hook (`analytics.ready`): a hook
+ * needs the tool's global to exist already, and then the tool takes calls at once (its snippet queues them).
+ */
+const INTEGRATIONS_RETRY_MS = 2000;
 const OPT_OUT_KEY = 'svc:optout';
 
 interface Config extends SvcInitOptions {
@@ -36,8 +44,8 @@ interface Config extends SvcInitOptions {
 
 type CommandArguments<C> = C extends [string, ...infer A] ? A : never;
 type AllCommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArguments<C>) => void };
-/** `debug` only with the debug feature. */
-type CommandHandlers = Omit<AllCommandHandlers, 'debug'> & Partial<Pick<AllCommandHandlers, 'debug'>>;
+/** `debug` and `integrations` only with their features. */
+type CommandHandlers = Omit<AllCommandHandlers, 'debug' | 'integrations'> & Partial<Pick<AllCommandHandlers, 'debug' | 'integrations'>>;
 
 /** `serverSettings`: the tag's inlined settings, or the unreplaced placeholder string (generic bundle). */
 export function startTag(serverSettings: SvcInitOptions | string): void {
@@ -54,6 +62,13 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     debug: SVC_FEATURES.debug && params.has('svc_debug'),
   };
   const storage = safeStorage(() => localStorage);
+  /**
+   * A URL of the service for this tag: `<endpoint><route>?tag=<tag>[&test_ip=<ip>]` (the demo's test IP, so
+   * the lookup and the page view are the visitor the demo shows; other servers ignore it). A closure over
+   * the config rather than a pure function of four arguments: 9 B gzip less.
+   */
+  const url = (route: string): string =>
+    config.endpoint + route + '?' + new URLSearchParams(testIp ? { tag: config.tag!, test_ip: testIp } : { tag: config.tag! });
   const debug = (...details: unknown[]): void => {
     if (SVC_FEATURES.debug && config.debug) console.log('[svc]', ...details);
   };
@@ -107,6 +122,16 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     personaliseView();
     ready = { data, cached, hidden: reveal() }; // revealed once personalised
     (window.dataLayer ||= []).push(flatten(data, config.fields));
+    if (SVC_FEATURES.integrations && data.company.company_match == 'Match') {
+      // The tools asked for, now and once more later (a tool or an `integrations` command that came late),
+      // while this answer is the page's.
+      const told: SvcIntegrations = {};
+      const integrate = (): void => {
+        if (svc.data == data) tell(window as AnalyticsTools, config.integrations, told, data.company.companyId!, flatten(data, config.fields));
+      };
+      integrate();
+      setTimeout(guarded(integrate), INTEGRATIONS_RETRY_MS);
+    }
     emit('ready', ready);
   };
 
@@ -123,7 +148,7 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
    */
   const countPageView = (): void => {
     if (SVC_FEATURES.page_views && config.tag && document.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
-      const path = pageViewPath(location);
+      const path = pageViewPath(location, config.keptParams);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
         type: 'pageview',
@@ -132,7 +157,7 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
         session: sessionId(sessionStore!),
       };
       lastPageView = path;
-      navigator.sendBeacon(serviceUrl(config.endpoint, '/v1/events', config.tag, testIp), JSON.stringify(pageView));
+      navigator.sendBeacon(url('/v1/events'), JSON.stringify(pageView));
       if (SVC_FEATURES.debug) debug(pageView); // its `type` says what it is (no label of its own: 6 B gzip)
     }
   };
@@ -157,11 +182,11 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
     if (cached) return deliver(cached, true);
     requestIdentification(
-      serviceUrl(config.endpoint, '/v3/company/details', config.tag, testIp),
+      url('/v3/company/details'),
       guarded((status, body) => {
         if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
         if (status == 200 && body.company) {
-          if (config.cacheTTL > 0) storage.set(key, cacheEntry(body as SvcData, Date.now()));
+          if (config.cacheTTL > 0) storage.set(key, JSON.stringify({ t: Date.now(), d: body } as CacheEntry));
           deliver(body as SvcData, false);
         } else {
           decision = ''; // asked in vain: the next decision may ask again
@@ -193,6 +218,7 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     consent: (consent) => configure({ consent }),
     // Without the debug feature, `debug` is ignored like an unknown command (nothing is logged either way).
     ...(SVC_FEATURES.debug && { debug: (on: boolean) => configure({ debug: on }) }),
+    ...(SVC_FEATURES.integrations && { integrations: (integrations: SvcIntegrations) => configure({ integrations }) }),
     onReady,
     optOut(optedOut) {
       storage.set(OPT_OUT_KEY, optedOut ? '1' : '');

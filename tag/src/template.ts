@@ -26,7 +26,7 @@ export function lookup(data: Answer, path: string): string {
   const value = get(data, path);
   if (Array.isArray(value)) return value.join(', ');
   // Objects and functions (an inherited member such as `constructor`) have no display text.
-  return value === Object(value) ? '' : String(value ?? '');
+  return value === Object(value) ? '' : '' + (value ?? '');
 }
 
 // What a placeholder without a value or a fallback renders: a NUL, which no answer's text holds (and the HTML

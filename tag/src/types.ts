@@ -55,6 +55,12 @@ export interface SvcCompany {
   geoIP_country?: string | null;
   geoIP_state?: string | null;
   geoIP_city?: string | null;
+  /**
+   * Beyond the spec: why the network hides who is behind it (an anonymous VPN, a Tor exit node, a public or
+   * residential proxy, a privacy relay such as iCloud Private Relay, a hosting or cloud provider); such a
+   * network answers `Non-actionable Match`. null: no such network known.
+   */
+  privacy?: 'vpn' | 'tor' | 'proxy' | 'relay' | 'hosting' | null;
 }
 
 /** One element of key `scores` per product (only when the tag has scores enabled). */
@@ -114,6 +120,26 @@ export interface SvcInitOptions {
   debug?: boolean;
   /** Report page views (bundles with the `page_views` feature; default true, with the visitor's permission only). */
   pageViews?: boolean;
+  /**
+   * Query parameters a page view keeps besides `utm_*` (server-managed: the customer's `kept_query_params`,
+   * inlined into the per-tag bundle; the server keeps only those whatever a page sends). Default none.
+   */
+  keptParams?: string[];
+  /** The analytics tools the account is reported to (bundles with the `integrations` feature); default none. */
+  integrations?: SvcIntegrations;
+}
+
+/**
+ * Argument of the `integrations` command (and the tag's `integrations` setting): which of the page's own
+ * analytics tools are told the identified account, once per answer (a `Match` only), with the fields the
+ * `fields` setting allows. The tag never loads a tool; one that is not on the page when the answer arrives
+ * is looked for once more 2 s later (a tool loaded by GTM), then left alone.
+ */
+export interface SvcIntegrations {
+  /** GA4: `gtag('set', 'user_properties', {svc_company_name: …, …})` (the dataLayer keys of at most 24 characters, text values cut to 36). */
+  ga4?: boolean;
+  /** Segment: `analytics.group(companyId, {name, domain, industry, employee_range, …})` (the dataLayer fields without `svc_`). */
+  segment?: boolean;
 }
 
 /** `detail` of `svc:ready`, and the argument of `ready`/`onReady`/`on('ready')` callbacks. */
@@ -174,7 +200,8 @@ export type SvcCommand =
   | ['setMinConfidence', Confidence | '']
   | ['setFields', string[]]
   | ['personalize']
-  | ['debug', boolean];
+  | ['debug', boolean]
+  | ['integrations', SvcIntegrations];
 
 /**
  * `window.svc` before the bundle runs: the snippet's command queue (`push` queues), with its anti-flicker

@@ -29,6 +29,7 @@ import { AccountPage } from './AccountPage.tsx';
 import { AuditPage } from './AuditPage.tsx';
 import { CustomerView } from './CustomerView.tsx';
 import { DevelopersPage } from './DevelopersPage.tsx';
+import { EnrichPage } from './EnrichPage.tsx';
 import { ListsPage } from './ListsPage.tsx';
 import { OnboardingPage } from './OnboardingPage.tsx';
 import { SegmentsPage } from './SegmentsPage.tsx';
@@ -346,6 +347,8 @@ function PageView({
       return <SegmentsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />;
     case 'lists':
       return <ListsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />;
+    case 'enrich':
+      return <EnrichPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />;
     case 'tags':
       return <WebTagsPage key={customer.id} api={api} customer={customer} canCreate={rights.tagsWrite} canEditSettings={rights.tagSettingsWrite} />;
     case 'webhooks':

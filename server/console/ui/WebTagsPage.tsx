@@ -16,6 +16,8 @@ import {
   CONSENT_DEFAULTS,
   emptyTagForm,
   FEATURE_LABELS,
+  INTEGRATION_LABELS,
+  integrationsForm,
   MAX_ANTI_FLICKER_MS,
   MAX_CACHE_TTL_MS,
   MAX_TAG_LIMIT,
@@ -114,6 +116,8 @@ function TagCard({
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
   const features = tag.settings.features ?? {};
   const on = TAG_FEATURES.filter((f) => features[f] !== false); // absent = on (core/tag-features.ts)
+  const integrations = integrationsForm(features.integrations); // absent = off
+  const tools = (['ga4', 'segment'] as const).filter((t) => integrations[t]).map((t) => INTEGRATION_LABELS[t]);
   return (
     <li class="card tag-card" data-testid={`tag-${tag.tag_id}`}>
       <div class="section-head">
@@ -141,6 +145,10 @@ function TagCard({
         <dd>{[tag.scores && 'scores', tag.segment_names && 'segment names'].filter(Boolean).join(', ') || 'firmographics only'}</dd>
         <dt>Features</dt>
         <dd data-testid="tag-features">{on.length ? on.map((f) => FEATURE_LABELS[f]).join(', ') : 'core only (identification, events, dataLayer)'}</dd>
+        <dt>Analytics tools</dt>
+        <dd data-testid="tag-integrations">
+          {tools.length ? `told: ${tools.join(', ')}` : integrations.page_command ? "the page's integrations command chooses" : 'none'}
+        </dd>
         <dt>Limits</dt>
         <dd data-testid="tag-limits">
           {tag.rate_limit} per minute for the tag, {tag.visitor_rate_limit} per visitor address
@@ -200,7 +208,7 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
   const save = async (e: Event) => {
     e.preventDefault();
     setStatus(null);
-    const body = tagSettingsBody(form);
+    const body = tagSettingsBody(form, tag.settings);
     if (!body.ok) {
       setInvalid(body.field);
       setStatus({ ok: false, text: body.message });
@@ -235,6 +243,23 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
               {FEATURE_LABELS[f]}
             </label>
           ))}
+        </fieldset>
+        <fieldset class="field checks" data-testid="tag-settings-integrations">
+          <legend>Analytics tools (integrations)</legend>
+          {(['ga4', 'segment', 'page_command'] as const).map((t) => (
+            <label key={t}>
+              <input
+                type="checkbox"
+                checked={form.integrations[t]}
+                onChange={(e) => setForm({ ...form, integrations: { ...form.integrations, [t]: (e.currentTarget as HTMLInputElement).checked } })}
+              />{' '}
+              {INTEGRATION_LABELS[t]}
+            </label>
+          ))}
+          <p class="hint">
+            The identified account is told to the tools on the page (never loaded by the tag), with the dataLayer fields. Off unless chosen: only these tags
+            carry its code.
+          </p>
         </fieldset>
         <div class="field">
           <label for={id('consent')}>Consent before the lookup</label>

@@ -1,0 +1,178 @@
+/**
+ * The tag and the page's analytics tools (feature `integrations`) in Chromium against the real server: a
+ * page whose stub `gtag` and `analytics` (Segment) record their calls, the demo customer's tags with the
+ * visitor chosen by `svc_test_ip`. The account is told once to each tool asked for — by the tag's
+ * setting or the `integrations` command — with what the `fields` allow-list lets out; nothing when the
+ * tools are absent; a tool that loads late is told by the one retry; a tool that throws breaks nothing;
+ * and the tag never adds a script of its own.
+ */
+import { expect, type Page, test } from '@playwright/test';
+import {
+  ADMIN_TOKEN,
+  answerFor,
+  ensureVariantTag,
+  FULL,
+  failOnPageErrors,
+  pick,
+  recordEvents,
+  serve,
+  type Visitor,
+  variant,
+  visitors,
+  waitForEvent,
+} from './helpers.ts';
+
+/** Every feature and integrations, the tools chosen by the page's command. */
+const WITH_CODE = variant({ integrations: true }, FULL.features);
+/** A tag whose setting names the tools: told without any page command. */
+const BY_SETTING = 'e2e-integrations-setting';
+/** The tag retries once, this long after the answer (tag/src/tag.ts INTEGRATIONS_RETRY_MS), plus a margin. */
+const AFTER_RETRY_MS = 2600;
+
+let company: Visitor;
+let answer: any;
+test.beforeAll(async ({ request }) => {
+  company = pick(await visitors(request), (v) => v.kind === 'company', 'company');
+  answer = await answerFor(request, company.ip);
+  await ensureVariantTag(request, WITH_CODE);
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const tags = await (await request.get('/admin/api/tags?customer=demo', { headers })).json();
+  if (!tags.some((t: { tag_id: string }) => t.tag_id === BY_SETTING)) {
+    const res = await request.post('/admin/api/tags', {
+      headers,
+      data: {
+        customer_id: 'demo',
+        tag_id: BY_SETTING,
+        allowed_domains: ['localhost', '127.0.0.1'],
+        scores: true,
+        segment_names: true,
+        demo: true,
+        settings: { features: { integrations: { ga4: true, segment: true } }, fields: ['name', 'domain', 'industry', 'employee_range', 'segments'] },
+      },
+    });
+    expect(res.status()).toBe(201);
+  }
+});
+failOnPageErrors();
+
+/**
+ * Stub tools recording their calls (as the GA4 and Segment snippets define their globals: at once), and a
+ * record of every script element added to the page after the HTML (the tag must add none).
+ */
+async function stubTools(page: Page, tools: { gtag?: 'ok' | 'throws'; analytics?: 'ok' | 'late' } = { gtag: 'ok', analytics: 'ok' }): Promise<void> {
+  await page.addInitScript((t) => {
+    const w = window as any;
+    w.__calls = [];
+    if (t.gtag)
+      w.gtag = (...args: unknown[]) => {
+        w.__calls.push(['gtag', ...args]);
+        if (t.gtag === 'throws') throw new Error('gtag is broken');
+      };
+    const analytics = { group: (...args: unknown[]) => w.__calls.push(['analytics.group', ...args]) };
+    if (t.analytics === 'ok') w.analytics = analytics;
+    if (t.analytics === 'late') addEventListener('load', () => setTimeout(() => (w.analytics = analytics), 500));
+    // Scripts added once the HTML is parsed (the page's own are parsed before): when the answer arrives and
+    // when the tag retries, the moments it would add a tool's script.
+    w.__scripts = [];
+    document.addEventListener('DOMContentLoaded', () =>
+      new MutationObserver((records) => {
+        for (const r of records) for (const n of r.addedNodes) if (n.nodeName === 'SCRIPT') w.__scripts.push((n as HTMLScriptElement).src || 'inline');
+      }).observe(document, { childList: true, subtree: true }),
+    );
+  }, tools);
+}
+
+const calls = (page: Page): Promise<unknown[][]> => page.evaluate(() => (window as any).__calls);
+/** Scripts added after the HTML was parsed (the snippet's bundle script, were it late, aside). */
+const addedScripts = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__scripts.filter((s: string) => !s.includes('/tag/v1/')));
+
+test('the tag setting: one gtag set user_properties and one analytics.group, with the allow-listed fields', async ({ page }) => {
+  await stubTools(page);
+  await recordEvents(page);
+  await page.goto(`${await serve(page, '/t/int-setting', { body: '<h1>hi</h1>', snippet: { tagId: BY_SETTING } })}?svc_test_ip=${company.ip}`);
+  await waitForEvent(page, 'svc:ready');
+  await page.waitForTimeout(AFTER_RETRY_MS); // the retry tells nobody twice
+  const c = answer.company;
+  expect(await calls(page)).toEqual([
+    [
+      'gtag',
+      'set',
+      'user_properties',
+      {
+        svc_company_name: c.name.slice(0, 36),
+        svc_company_domain: c.domain,
+        svc_industry: c.industry,
+        svc_employee_range: c.employee_range,
+        svc_segment_ids: answer.segments?.ids?.join() ?? null,
+        svc_segment_names: answer.segments?.names?.join()?.slice(0, 36) ?? null,
+      },
+    ],
+    [
+      'analytics.group',
+      c.companyId,
+      {
+        name: c.name,
+        domain: c.domain,
+        industry: c.industry,
+        employee_range: c.employee_range,
+        segment_ids: answer.segments?.ids?.join() ?? null,
+        segment_names: answer.segments?.names?.join() ?? null,
+      },
+    ],
+  ]);
+  expect(await addedScripts(page)).toEqual([]);
+});
+
+test('the integrations command: only the tools asked for; none when the tools are absent', async ({ page }) => {
+  await stubTools(page);
+  await recordEvents(page);
+  const head = '<script>svc.push(["integrations",{"segment":true}])</script>';
+  await page.goto(`${await serve(page, '/t/int-command', { body: '<h1>hi</h1>', snippet: { tagId: WITH_CODE.tag }, head })}?svc_test_ip=${company.ip}`);
+  await waitForEvent(page, 'svc:ready');
+  await page.waitForTimeout(AFTER_RETRY_MS);
+  const told = await calls(page);
+  expect(told.map((call) => call[0])).toEqual(['analytics.group']);
+  expect(told[0][1]).toBe(answer.company.companyId);
+  expect(told[0][2]).toMatchObject({ name: answer.company.name, domain: answer.company.domain });
+
+  // No tools on the page: nothing called, nothing thrown, the tag answers as ever, no script added.
+  const bare = await page.context().newPage();
+  const errors: string[] = [];
+  bare.on('pageerror', (e) => errors.push(e.message));
+  await stubTools(bare, {});
+  await recordEvents(bare);
+  const both = '<script>svc.push(["integrations",{"ga4":true,"segment":true}])</script>';
+  await bare.goto(`${await serve(bare, '/t/int-none', { body: '<h1>hi</h1>', snippet: { tagId: WITH_CODE.tag }, head: both })}?svc_test_ip=${company.ip}`);
+  await waitForEvent(bare, 'svc:ready');
+  await bare.waitForTimeout(AFTER_RETRY_MS);
+  expect(await calls(bare)).toEqual([]);
+  expect(await addedScripts(bare)).toEqual([]);
+  expect(await bare.evaluate(() => [typeof (window as any).gtag, typeof (window as any).analytics])).toEqual(['undefined', 'undefined']);
+  expect(errors).toEqual([]);
+});
+
+test('a tool that loads late (a tag manager) is told once by the retry', async ({ page }) => {
+  await stubTools(page, { analytics: 'late' });
+  await recordEvents(page);
+  await page.goto(`${await serve(page, '/t/int-late', { body: '<h1>hi</h1>', snippet: { tagId: BY_SETTING } })}?svc_test_ip=${company.ip}`);
+  await waitForEvent(page, 'svc:ready');
+  expect(await calls(page)).toEqual([]);
+  await expect.poll(async () => (await calls(page)).map((call) => call[0]), { timeout: 5000 }).toEqual(['analytics.group']);
+  await page.waitForTimeout(AFTER_RETRY_MS);
+  expect((await calls(page)).length).toBe(1);
+});
+
+test('a tool that throws breaks neither the page nor the tag: svc:ready fires, the other tool is told', async ({ page }) => {
+  const logged: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') logged.push(m.text());
+  });
+  await stubTools(page, { gtag: 'throws', analytics: 'ok' });
+  await recordEvents(page);
+  await page.goto(`${await serve(page, '/t/int-throws', { body: '<h1>hi</h1>', snippet: { tagId: BY_SETTING } })}?svc_test_ip=${company.ip}`);
+  await waitForEvent(page, 'svc:ready');
+  await page.waitForTimeout(AFTER_RETRY_MS);
+  expect((await calls(page)).map((call) => call[0])).toEqual(['gtag', 'analytics.group']); // gtag tried once, not again
+  expect(logged.some((text) => text.includes('[svc]') && text.includes('gtag is broken'))).toBe(true);
+  expect(await page.evaluate(() => (window as any).svc.data.company.company_match)).toBe('Match');
+});

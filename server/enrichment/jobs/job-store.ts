@@ -1,0 +1,264 @@
+/**
+ * The enrichment jobs of this machine: one small SQLite file (`<SVC_JOBS_DIR>/jobs.db`) beside the jobs'
+ * folders, shared by the processes of one machine (`serve --workers N`): any of them lists and reads the
+ * jobs, and a job is run by the one process that claimed it (owner + heartbeat). A claim whose owner
+ * stopped heartbeating — or whose process is gone — is taken over, which is how a job interrupted by a
+ * crash resumes when a server starts again.
+ *
+ * Not the state store: a job's files live on the disk of the node that took the upload, so its record
+ * lives there too (README "Bulk enrichment"). Writes are a few small rows a second, each held for
+ * microseconds: a short busy timeout (BUSY_MS) is the only wait, and only between workers of one machine.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+
+export const JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** A job as the API answers it. */
+export const EnrichJob = z.object({
+  id: z.string(),
+  customer_id: z.string(),
+  status: z.enum(JOB_STATUSES),
+  /** The uploaded file's name (as the console sent it), for the list and the result's name. */
+  file_name: z.string(),
+  /** The column asked for (`?column=`), null for the default (email, else domain). */
+  column: z.string().nullable(),
+  /** The column the job reads (as the file's header spells it). */
+  column_used: z.string(),
+  input_bytes: z.number().int(),
+  /** Data rows of the file (counted when it was uploaded). */
+  rows_total: z.number().int(),
+  rows_done: z.number().int(),
+  /** Credits the job spent (companies already charged this month are free). */
+  credits: z.number().int(),
+  /** Rows answered per status (200 found, 404 no company, 422 invalid value, 402 no credit left). */
+  statuses: z.record(z.string(), z.number().int()),
+  /** Rows per second of the current (or last) run; null before it starts. */
+  rows_per_second: z.number().nullable(),
+  /** Seconds left at that rate while running; null otherwise. */
+  seconds_left: z.number().nullable(),
+  /** Why it failed (or, while queued again after a transient failure, the last error). */
+  error: z.string().nullable(),
+  /** Who uploaded it (a user's email, or `operator`). */
+  created_by: z.string(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  updated_at: z.string(),
+  /** The node (host name) whose disk holds the job: only it runs it and serves its result. */
+  node: z.string(),
+});
+export type EnrichJob = z.infer<typeof EnrichJob>;
+
+/** A claim goes stale when its owner has not heartbeaten for this long (a hung or killed process). */
+export const STALE_MS = 20_000;
+/** The longest a write waits for another worker's lock (they hold it for microseconds). */
+const BUSY_MS = 50;
+
+interface Row {
+  id: string;
+  customer_id: string;
+  status: JobStatus;
+  file_name: string;
+  column_req: string | null;
+  column_used: string;
+  input_bytes: number;
+  rows_total: number;
+  rows_done: number;
+  credits: number;
+  statuses: string;
+  rate: number | null;
+  error: string | null;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+  node: string;
+  owner: string | null;
+  heartbeat_ms: number | null;
+  removed: number;
+  attempts: number;
+  retry_at_ms: number;
+}
+
+export interface NewJob {
+  id: string;
+  customer_id: string;
+  file_name: string;
+  column: string | null;
+  column_used: string;
+  input_bytes: number;
+  rows_total: number;
+  created_by: string;
+  node: string;
+}
+
+/** A job as its runner sees it: the record and the claim's bookkeeping. */
+export type ClaimedJob = EnrichJob & { attempts: number };
+
+const toJob = (r: Row): EnrichJob => {
+  const rate = r.status === 'queued' ? null : r.rate;
+  return {
+    id: r.id,
+    customer_id: r.customer_id,
+    status: r.status,
+    file_name: r.file_name,
+    column: r.column_req,
+    column_used: r.column_used,
+    input_bytes: r.input_bytes,
+    rows_total: r.rows_total,
+    rows_done: r.rows_done,
+    credits: r.credits,
+    statuses: JSON.parse(r.statuses) as Record<string, number>,
+    rows_per_second: rate,
+    seconds_left: r.status === 'running' && rate ? Math.ceil(Math.max(0, r.rows_total - r.rows_done) / rate) : null,
+    error: r.error,
+    created_by: r.created_by,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    updated_at: r.updated_at,
+    node: r.node,
+  };
+};
+
+export class JobStore {
+  private readonly db: Database.Database;
+
+  constructor(
+    dir: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    this.db = new Database(join(dir, 'jobs.db'));
+    this.db.pragma(`busy_timeout = ${BUSY_MS}`);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS enrich_jobs (
+      id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, status TEXT NOT NULL, file_name TEXT NOT NULL,
+      column_req TEXT, column_used TEXT NOT NULL, input_bytes INTEGER NOT NULL, rows_total INTEGER NOT NULL,
+      rows_done INTEGER NOT NULL DEFAULT 0, credits INTEGER NOT NULL DEFAULT 0, statuses TEXT NOT NULL DEFAULT '{}',
+      rate REAL, error TEXT, created_by TEXT NOT NULL, created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT,
+      updated_at TEXT NOT NULL, node TEXT NOT NULL, owner TEXT, heartbeat_ms INTEGER, removed INTEGER NOT NULL DEFAULT 0,
+      attempts INTEGER NOT NULL DEFAULT 0, retry_at_ms INTEGER NOT NULL DEFAULT 0);
+      CREATE INDEX IF NOT EXISTS enrich_jobs_customer ON enrich_jobs (customer_id, created_at);`);
+  }
+
+  private iso = () => new Date(this.now()).toISOString();
+
+  insert(job: NewJob): EnrichJob {
+    const at = this.iso();
+    this.db
+      .prepare(
+        `INSERT INTO enrich_jobs (id, customer_id, status, file_name, column_req, column_used, input_bytes, rows_total, created_by, created_at, updated_at, node)
+         VALUES (@id, @customer_id, 'queued', @file_name, @column, @column_used, @input_bytes, @rows_total, @created_by, @at, @at, @node)`,
+      )
+      .run({ ...job, at });
+    return this.get(job.id)!;
+  }
+
+  /** A job that is not being removed. */
+  get(id: string): EnrichJob | null {
+    const row = this.db.prepare('SELECT * FROM enrich_jobs WHERE id = ? AND removed = 0').get(id) as Row | undefined;
+    return row ? toJob(row) : null;
+  }
+
+  /** A customer's jobs, newest first. */
+  list(customerId: string): EnrichJob[] {
+    return (this.db.prepare('SELECT * FROM enrich_jobs WHERE customer_id = ? AND removed = 0 ORDER BY created_at DESC, id').all(customerId) as Row[]).map(
+      toJob,
+    );
+  }
+
+  /**
+   * Claims the oldest job that may run now for `owner`: queued (and past its retry time), or running under
+   * a claim that is stale or whose owner `isDead`; never a second one of a customer with a live job, never
+   * past `maxRunning` live jobs on this machine. Atomic across the machine's processes.
+   */
+  claim(owner: string, maxRunning: number, isDead: (owner: string) => boolean): ClaimedJob | null {
+    const nowMs = this.now();
+    return this.db
+      .transaction((): ClaimedJob | null => {
+        const rows = this.db.prepare("SELECT * FROM enrich_jobs WHERE removed = 0 AND status IN ('queued', 'running') ORDER BY created_at, id").all() as Row[];
+        const live = (r: Row) => r.status === 'running' && r.owner !== null && nowMs - (r.heartbeat_ms ?? 0) < STALE_MS && !isDead(r.owner);
+        const running = rows.filter(live);
+        if (running.length >= maxRunning) return null;
+        const busy = new Set(running.map((r) => r.customer_id));
+        const next = rows.find((r) => !live(r) && !busy.has(r.customer_id) && r.retry_at_ms <= nowMs);
+        if (!next) return null;
+        const at = this.iso();
+        this.db
+          .prepare(
+            "UPDATE enrich_jobs SET status = 'running', owner = ?, heartbeat_ms = ?, started_at = coalesce(started_at, ?), attempts = attempts + 1, updated_at = ? WHERE id = ?",
+          )
+          .run(owner, nowMs, at, at, next.id);
+        const claimed = this.db.prepare('SELECT * FROM enrich_jobs WHERE id = ?').get(next.id) as Row;
+        return { ...toJob(claimed), attempts: claimed.attempts };
+      })
+      .immediate();
+  }
+
+  /** Progress of a claimed job; false when the claim is lost or the job is being removed (the runner stops). */
+  progress(id: string, owner: string, p: { rows_done: number; credits: number; statuses: Record<string, number>; rate: number | null }): boolean {
+    const r = this.db
+      .prepare(
+        'UPDATE enrich_jobs SET rows_done = ?, credits = ?, statuses = ?, rate = ?, heartbeat_ms = ?, updated_at = ? WHERE id = ? AND owner = ? AND removed = 0',
+      )
+      .run(p.rows_done, p.credits, JSON.stringify(p.statuses), p.rate, this.now(), this.iso(), id, owner);
+    return r.changes === 1;
+  }
+
+  heartbeat(owner: string): void {
+    this.db.prepare("UPDATE enrich_jobs SET heartbeat_ms = ? WHERE owner = ? AND status = 'running'").run(this.now(), owner);
+  }
+
+  /** The end of a run: done, failed, or back in the queue (a stop, or a transient failure to retry at `retryAtMs`). */
+  settle(id: string, owner: string, s: { status: JobStatus; error?: string | null; retryAtMs?: number }): void {
+    const at = this.iso();
+    this.db
+      .prepare(
+        `UPDATE enrich_jobs SET status = @status, error = @error, owner = NULL, heartbeat_ms = NULL, retry_at_ms = @retry,
+           finished_at = CASE WHEN @status IN ('done', 'failed') THEN @at ELSE NULL END, updated_at = @at WHERE id = @id AND owner = @owner`,
+      )
+      .run({ id, owner, status: s.status, error: s.error ?? null, retry: s.retryAtMs ?? 0, at });
+  }
+
+  /**
+   * Marks a job removed (it disappears from the API at once) and answers who runs it now: null when
+   * nobody does (its files may be deleted now), else the owner, whose runner deletes them.
+   */
+  markRemoved(id: string, isDead: (owner: string) => boolean): { owner: string | null; customer_id: string } | null {
+    return this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT * FROM enrich_jobs WHERE id = ? AND removed = 0').get(id) as Row | undefined;
+        if (!row) return null;
+        this.db.prepare('UPDATE enrich_jobs SET removed = 1, updated_at = ? WHERE id = ?').run(this.iso(), id);
+        const live = row.status === 'running' && row.owner !== null && this.now() - (row.heartbeat_ms ?? 0) < STALE_MS && !isDead(row.owner);
+        return { owner: live ? row.owner : null, customer_id: row.customer_id };
+      })
+      .immediate();
+  }
+
+  /** Removed jobs nobody runs any longer, and finished ones older than `finishedBefore` (ISO): their files go. */
+  sweepable(finishedBefore: string, isDead: (owner: string) => boolean): { id: string; customer_id: string }[] {
+    const nowMs = this.now();
+    const rows = this.db
+      .prepare("SELECT * FROM enrich_jobs WHERE removed = 1 OR (status IN ('done', 'failed') AND finished_at < ?)")
+      .all(finishedBefore) as Row[];
+    return rows
+      .filter((r) => r.owner === null || nowMs - (r.heartbeat_ms ?? 0) >= STALE_MS || isDead(r.owner) || r.status !== 'running')
+      .map((r) => ({ id: r.id, customer_id: r.customer_id }));
+  }
+
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM enrich_jobs WHERE id = ?').run(id);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

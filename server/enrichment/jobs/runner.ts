@@ -1,0 +1,216 @@
+/**
+ * The console upload's jobs on this node: each uploaded file is a job (./job-store.ts) run in the
+ * background by the file job `svc enrich` runs (./file-job.ts), in this process, with bounded concurrency:
+ * at most MAX_RUNNING jobs at once on the machine (all worker processes together) and one per customer, the
+ * others queued in upload order. Rows are answered CHUNK_ROWS at a time, so the event loop keeps serving
+ * requests between chunks.
+ *
+ * A job's files: `<dir>/<customer>/<job>/input.csv` (the upload), `result.csv` and, while it runs,
+ * `result.csv.progress` (the file job's checkpoint). A server stop checkpoints and puts the job back in the
+ * queue; a crash leaves its claim to go stale (or its process gone): either way the next server to start
+ * on the folder resumes it from the checkpoint, the re-answered rows free (the month's dedup), so the
+ * result and the credits are an uninterrupted run's.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync, unlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { SourceError } from '../../../data/sources/read.ts';
+import type { StateStore } from '../../state/store.ts';
+import type { CompanyLookups } from '../resolve-company.ts';
+import { JobRefusedError, progressFileOf, runFileJob } from './file-job.ts';
+import { type ClaimedJob, JobStore } from './job-store.ts';
+
+/** Jobs running at once on one machine. */
+export const MAX_RUNNING = 2;
+/** Rows per metering call: ≈ 10 ms of answers, then the event loop serves requests again. */
+const CHUNK_ROWS = 200;
+/** A transient failure (the state store unreachable) is retried this much later, at most MAX_ATTEMPTS runs in all. */
+const RETRY_MS = 30_000;
+const MAX_ATTEMPTS = 5;
+/** Finished jobs and their files are deleted this long after they finish. */
+export const KEEP_FINISHED_MS = 7 * 86_400_000;
+const HEARTBEAT_MS = 2_000;
+
+export interface EnrichJobsDeps {
+  /** SVC_JOBS_DIR. */
+  dir: string;
+  store: StateStore;
+  /** The current data snapshot's lookups (read per chunk: a reload applies from the next chunk on). */
+  catalog: () => CompanyLookups;
+  log: { info(message: string): void; error(message: string): void };
+  maxRunning?: number;
+  now?: () => number;
+}
+
+class Stop extends Error {}
+const STOPPING = () => new Stop('the server is stopping');
+const REMOVED = () => new Stop('the job was removed');
+
+export class EnrichJobs {
+  readonly jobs: JobStore;
+  /** The node that holds these jobs (README: a job lives on the node that took its upload). */
+  readonly node = hostname();
+  private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private timers: NodeJS.Timeout[] = [];
+  private stopping = false;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: EnrichJobsDeps) {
+    this.now = deps.now ?? Date.now;
+    this.jobs = new JobStore(deps.dir, this.now);
+  }
+
+  /** Resumes what an earlier process left, then looks for work every `pollMs` (uploads of other workers, stale claims). */
+  start(pollMs = 1_000): void {
+    this.timers.push(setInterval(() => this.pump(), pollMs).unref());
+    this.timers.push(setInterval(() => this.jobs.heartbeat(this.owner), HEARTBEAT_MS).unref());
+    this.pump();
+  }
+
+  folderOf(customerId: string, jobId: string): string {
+    return join(this.deps.dir, encodeURIComponent(customerId), jobId);
+  }
+  inputOf = (customerId: string, jobId: string) => join(this.folderOf(customerId, jobId), 'input.csv');
+  resultOf = (customerId: string, jobId: string) => join(this.folderOf(customerId, jobId), 'result.csv');
+
+  /** Whether the claim's process is known to be gone (a process of this machine that no longer exists). */
+  private isDead = (owner: string): boolean => {
+    const [host, pid] = owner.split(':');
+    if (host !== hostname() || owner === this.owner) return false;
+    const n = Number(pid);
+    if (!Number.isInteger(n) || n === process.pid) return false;
+    try {
+      process.kill(n, 0);
+      return false;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  };
+
+  /** Starts what may run now; deletes what was removed or expired. */
+  pump(): void {
+    if (this.stopping) return;
+    try {
+      for (const gone of this.jobs.sweepable(new Date(this.now() - KEEP_FINISHED_MS).toISOString(), this.isDead)) {
+        if (this.running.has(gone.id)) continue;
+        rmSync(this.folderOf(gone.customer_id, gone.id), { recursive: true, force: true });
+        this.jobs.delete(gone.id);
+      }
+      for (let job = this.jobs.claim(this.owner, this.deps.maxRunning ?? MAX_RUNNING, this.isDead); job; ) {
+        this.run(job);
+        job = this.jobs.claim(this.owner, this.deps.maxRunning ?? MAX_RUNNING, this.isDead);
+      }
+    } catch (e) {
+      this.deps.log.error(`enrichment jobs: ${(e as Error).message}`);
+    }
+  }
+
+  private run(job: ClaimedJob): void {
+    const abort = new AbortController();
+    const input = this.inputOf(job.customer_id, job.id);
+    const output = this.resultOf(job.customer_id, job.id);
+    const done = (async () => {
+      // A run that died before its first checkpoint left an output without a progress file (nothing charged yet): start over.
+      if (!existsSync(progressFileOf(output)) && existsSync(output)) unlinkSync(output);
+      let from = job.rows_done;
+      let started = Date.now();
+      let last = { rows: job.rows_done, credits: job.credits, statuses: job.statuses };
+      const record = () => {
+        const seconds = (Date.now() - started) / 1000;
+        const rate = seconds > 0 && last.rows > from ? Math.round((last.rows - from) / seconds) : null;
+        return this.jobs.progress(job.id, this.owner, { rows_done: last.rows, credits: last.credits, statuses: { ...last.statuses }, rate });
+      };
+      try {
+        await runFileJob({
+          input,
+          output,
+          column: job.column ?? undefined,
+          customerId: job.customer_id,
+          store: this.deps.store,
+          catalog: lookups(this.deps.catalog),
+          chunkRows: CHUNK_ROWS,
+          startCredits: job.credits,
+          signal: abort.signal,
+          fixAdvice: ': fix the file and upload it again',
+          onStart({ resumedFrom }) {
+            from = resumedFrom;
+            started = Date.now();
+          },
+          onChunk: (p) => {
+            last = { rows: p.rows, credits: p.credits, statuses: p.statuses };
+            if (!record()) abort.abort(this.jobs.get(job.id) === null ? REMOVED() : STOPPING());
+          },
+        });
+        record();
+        this.jobs.settle(job.id, this.owner, { status: 'done' });
+      } catch (e) {
+        this.settleFailed(job, e, input);
+      } finally {
+        this.running.delete(job.id);
+      }
+      if (this.jobs.get(job.id) === null) this.forget(job);
+      else this.pump();
+    })();
+    this.running.set(job.id, { abort, done });
+  }
+
+  private settleFailed(job: ClaimedJob, e: unknown, input: string): void {
+    if (e instanceof Stop) {
+      this.jobs.settle(job.id, this.owner, { status: 'queued' });
+      return;
+    }
+    // The job's own paths mean nothing to the user: the file is the one they uploaded.
+    const message = (e as Error).message.replaceAll(input, job.file_name);
+    if (e instanceof JobRefusedError || e instanceof SourceError) {
+      this.jobs.settle(job.id, this.owner, { status: 'failed', error: message });
+    } else if (job.attempts < MAX_ATTEMPTS) {
+      this.deps.log.error(`enrichment job ${job.id} of ${job.customer_id}: ${message}; retrying in ${RETRY_MS / 1000} s`);
+      this.jobs.settle(job.id, this.owner, { status: 'queued', error: message, retryAtMs: this.now() + RETRY_MS });
+    } else {
+      this.deps.log.error(`enrichment job ${job.id} of ${job.customer_id} failed: ${message}`);
+      this.jobs.settle(job.id, this.owner, { status: 'failed', error: message });
+    }
+  }
+
+  private forget(job: { id: string; customer_id: string }): void {
+    rmSync(this.folderOf(job.customer_id, job.id), { recursive: true, force: true });
+    this.jobs.delete(job.id);
+  }
+
+  /**
+   * Removes a job: gone from the API at once; a job running here stops after its current chunk, one running
+   * in another process of this machine when that process records its next chunk. False when there is none.
+   */
+  async remove(id: string): Promise<boolean> {
+    const removed = this.jobs.markRemoved(id, this.isDead);
+    if (removed === null) return false;
+    const mine = this.running.get(id);
+    if (mine) {
+      mine.abort.abort(REMOVED());
+      await mine.done;
+      return true;
+    }
+    if (removed.owner === null) this.forget({ id, customer_id: removed.customer_id });
+    return true;
+  }
+
+  /** A server stop: running jobs checkpoint and go back to the queue (the next start resumes them). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
+    for (const r of this.running.values()) r.abort.abort(STOPPING());
+    await Promise.all([...this.running.values()].map((r) => r.done));
+    this.jobs.close();
+  }
+}
+
+/** The current snapshot's lookups, asked per call: a data reload mid-job never leaves the job on a closed catalog. */
+function lookups(catalog: () => CompanyLookups): CompanyLookups {
+  return {
+    personByEmail: (email) => catalog().personByEmail(email),
+    company: (id) => catalog().company(id),
+    companiesByDomain: (domain) => catalog().companiesByDomain(domain),
+  };
+}
