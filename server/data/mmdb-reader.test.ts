@@ -12,7 +12,7 @@ import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_DIR } from '../../data/mmdb/test-support.ts';
 import { MmdbWriter } from '../../data/mmdb/writer.ts';
-import { formatIPv4, formatIPv6, MmdbError, MmdbReader, parseIPv4, parseIPv6 } from './mmdb-reader.ts';
+import { formatIPv4, formatIPv6, jump6BitsFor, MmdbError, MmdbReader, parseIPv4, parseIPv6, recordCacheBitsFor } from './mmdb-reader.ts';
 
 const TEST_DATA = pathToFileURL(`${REFERENCE_DIR}test-data/`);
 /** Files that are broken on purpose (the readers' error paths differ; they are not "answers"). */
@@ -361,5 +361,53 @@ describe('jump table', () => {
   it('answers the same whatever its depth', () => {
     const { buf, edges } = buildOurs({ ipVersion: 4, networks: 1500, seed: 11 });
     for (const jumpBits of [1, 8, 20, 24]) expectSameAnswers(buf, edges.slice(0, 2000), { jumpBits });
+  });
+});
+
+/** An IPv6 tree whose networks crowd into a few /32s (as allocated space does), so that their tops are dense. */
+function buildDenseV6(seed: number): { buf: Buffer; probes: bigint[] } {
+  let s = seed >>> 0;
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const writer = new MmdbWriter({ ipVersion: 6, databaseType: 'svc-networks-test', description: { en: 't' }, languages: ['en'] });
+  writer.insert('1.2.3.0/24', { kind: 'company' });
+  const blocks = Array.from({ length: 8 }, (_, i) => (0x2a00_0000n + BigInt(i * 0x1_0000 + Math.floor(rnd() * 0x1_0000))) << 96n);
+  writer.insert(`${Address6.fromBigInt(blocks[0] & ~((1n << 99n) - 1n)).correctForm()}/29`, { kind: 'isp' });
+  const probes: bigint[] = [];
+  for (let i = 0; i < 2400; i++) {
+    const len = [36, 40, 44, 48, 48, 56, 64][i % 7];
+    const host = (1n << BigInt(128 - len)) - 1n;
+    const start = (blocks[i % 8] | (BigInt(Math.floor(rnd() * 2 ** 32)) << 64n) | (BigInt(Math.floor(rnd() * 2 ** 32)) << 32n)) & ~host;
+    writer.insert(`${Address6.fromBigInt(start).correctForm()}/${len}`, { kind: 'company', company_id: String(i) });
+    probes.push(start, start | host, start - 1n, (start | host) + 1n);
+  }
+  // Anywhere inside the crowded /32s, and next to them.
+  for (let i = 0; i < 2000; i++)
+    probes.push(blocks[i % 8] + (BigInt(Math.floor(rnd() * 2 ** 32)) << 64n) + BigInt(Math.floor(rnd() * 2 ** 32)) - BigInt(i % 3) * (1n << 96n));
+  return { buf: writer.toBuffer(), probes };
+}
+
+describe('IPv6 shortcuts (jump table, /32 directory, stride tables of dense /32s)', () => {
+  it('sizes the IPv6 jump table and the record cache to the tree', () => {
+    expect([jump6BitsFor(1000), jump6BitsFor(8_000_000), jump6BitsFor(89_000_000)]).toEqual([16, 20, 20]);
+    expect([recordCacheBitsFor(1000), recordCacheBitsFor(21_700_000), recordCacheBitsFor(89_000_000)]).toEqual([17, 17, 18]);
+  });
+
+  it('gives dense /32s a stride table and answers the same whatever their depth and the jump table’s', () => {
+    const { buf, probes } = buildDenseV6(5);
+    const oracle = new Reader(buf) as unknown as Oracle;
+    expect((new MmdbReader(buf) as unknown as { strides: Uint32Array }).strides.length).toBeGreaterThan(0);
+    for (const options of [{ strideBits: 0 }, { strideBits: 1 }, { strideBits: 4 }, { strideBits: 8, jump6Bits: 1 }, { jump6Bits: 24 }]) {
+      const ours = new MmdbReader(buf, options);
+      for (const x of probes) {
+        const ip = v6Text(x);
+        expect(ours.get(ip), `${ip} ${JSON.stringify(options)}`).toEqual(oracle.get(ip));
+      }
+    }
+  });
+
+  it('refuses stride and IPv6 jump depths out of range', () => {
+    const { buf } = buildDenseV6(1);
+    for (const options of [{ strideBits: 9 }, { strideBits: -1 }, { jump6Bits: 0 }, { jump6Bits: 25 }])
+      expect(() => new MmdbReader(buf, options)).toThrow(RangeError);
   });
 });

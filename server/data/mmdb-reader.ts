@@ -29,9 +29,12 @@
  *
  * IPv4 and IPv6: a dotted quad (and an IPv6 address inside ::/96) enters an IPv6 tree at its IPv4 subtree
  * (::/96), as the `maxmind` reader does for a dotted quad, through the IPv4 jump table; any other IPv6
- * address starts at its /32's node (a directory of the tree's nodes at depth 32; else a 16-level jump
- * table) and walks the rest bit by bit, following the file's aliases (::ffff:0:0/96, 2002::/16) like any
- * other record. An IPv4 tree answers
+ * address starts at its /32's node (a directory of the tree's nodes at depth 32, one cache line per probe;
+ * for a dense /32, 4 levels further down through its stride table) or, when its walk ends above /32, from
+ * a 16–20-level jump table, and walks the rest bit by bit, following the file's aliases (::ffff:0:0/96,
+ * 2002::/16) like any other record. At 5M IPv4 + 5M IPv6 networks (766 MiB file, 89M nodes) the stride
+ * tables (19 MiB) and the 20-level jump table (4 MiB, was 16 levels, 256 KiB) cost ~0.4 s more to open,
+ * for ≈ 20% less time per IPv6 lookup (`npm run bench -- lookup --ipv6 5000000`). An IPv4 tree answers
  * IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses as their IPv4 address and null
  * for other IPv6 addresses (the `maxmind` reader walks their first 32 bits as if they were IPv4).
  *
@@ -69,12 +72,16 @@ export interface MmdbMetadata {
 }
 
 export interface MmdbReaderOptions {
-  /** log2 of the number of decoded records kept (4-way set-associative by data offset). Default 17 (131,072). */
+  /** log2 of the number of decoded records kept (4-way set-associative by data offset). Default: by tree size (see recordCacheBitsFor). */
   recordCacheBits?: number;
   /** log2 of the number of values reached through pointers kept. Default 16. */
   pointerCacheBits?: number;
   /** Tree levels skipped by the jump table (16–24). Default: by tree size (see jumpBitsFor). */
   jumpBits?: number;
+  /** IPv6 trees: levels skipped by the IPv6 jump table (1–24). Default: by tree size (see jump6BitsFor). */
+  jump6Bits?: number;
+  /** IPv6 trees: levels below /32 skipped by the tables of dense /32s (0: none, up to 8). Default 4. */
+  strideBits?: number;
 }
 
 /** The uint32 of a canonical dotted quad (`0`–`255`, no leading zeros, no spaces), or -1. Allocation-free. */
@@ -108,14 +115,6 @@ export function parseIPv4(s: string): number {
 /** Scratch for parseIPv6's groups: one module-wide buffer, so parsing allocates nothing. */
 const GROUPS = new Uint16Array(8);
 
-/** Hex digit value per character code below 128, -1 for anything else. */
-const HEX = new Int8Array(128).fill(-1);
-for (let c = 0; c < 10; c++) HEX[48 + c] = c;
-for (let c = 0; c < 6; c++) {
-  HEX[65 + c] = 10 + c;
-  HEX[97 + c] = 10 + c;
-}
-
 /**
  * Parses an IPv6 address in any RFC 4291 text form (full, `::`-compressed, either case, an embedded
  * dotted quad at the end) into four big-endian uint32 words in `out`. No zone id (`%eth0`), brackets or
@@ -137,26 +136,30 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
   while (i < n) {
     const start = i;
     let v = 0;
-    while (i < n) {
-      const c = s.charCodeAt(i);
-      const d = c < 128 ? HEX[c] : -1;
-      if (d < 0) break;
+    let c = 0;
+    // Hex digits by arithmetic (no table load): '0'–'9', then 'a'–'f' either case.
+    for (; i < n; i++) {
+      c = s.charCodeAt(i);
+      let d = c - 48;
+      if (d >>> 0 > 9) {
+        d = (c | 32) - 87;
+        if (d < 10 || d > 15) break;
+      }
       v = (v << 4) | d;
-      if (++i - start > 4) return false;
     }
-    if (i < n && s.charCodeAt(i) === 46) {
+    if (i - start > 4) return false;
+    if (i < n && c === 46) {
       if (ng > 6) return false;
       const q = parseIPv4(s.slice(start));
       if (q < 0) return false;
       g[ng++] = q >>> 16;
       g[ng++] = q & 0xffff;
-      i = n;
       break;
     }
     if (i === start || ng === 8) return false;
     g[ng++] = v;
     if (i === n) break;
-    if (s.charCodeAt(i) !== 58) return false;
+    if (c !== 58) return false;
     i++;
     if (i < n && s.charCodeAt(i) === 58) {
       if (gap >= 0) return false;
@@ -166,18 +169,19 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
       return false;
     }
   }
-  if (gap < 0 ? ng !== 8 : ng > 7) return false;
-  // Groups after the gap move to the end; the gap is zeros.
-  const tail = gap < 0 ? 0 : ng - gap;
-  let hi = 0;
-  for (let k = 0; k < 8; k++) {
-    let v: number;
-    if (gap < 0 || k < gap) v = g[k];
-    else if (k >= 8 - tail) v = g[gap + k - (8 - tail)];
-    else v = 0;
-    if (k & 1) out[k >>> 1] = ((hi << 16) | v) >>> 0;
-    else hi = v;
+  if (gap < 0) {
+    if (ng !== 8) return false;
+  } else {
+    if (ng > 7) return false;
+    // Groups after the gap move to the end; the gap is zeros.
+    const zeros = 8 - ng;
+    for (let k = ng - 1; k >= gap; k--) g[k + zeros] = g[k];
+    for (let k = gap; k < gap + zeros; k++) g[k] = 0;
   }
+  out[0] = ((g[0] << 16) | g[1]) >>> 0;
+  out[1] = ((g[2] << 16) | g[3]) >>> 0;
+  out[2] = ((g[4] << 16) | g[5]) >>> 0;
+  out[3] = ((g[6] << 16) | g[7]) >>> 0;
   return true;
 }
 
@@ -193,11 +197,16 @@ export function formatIPv4(addr: number): string {
 
 export class MmdbError extends Error {}
 
+/** Levels below a dense /32 its stride table skips (see MmdbReader.strides). */
+const DEFAULT_STRIDE_BITS = 4;
+
 /**
- * Levels of an IPv6 tree the IPv6 jump table skips: 2^16 entries (256 KiB). IPv6 networks sit at /29–/64,
- * so a deeper table would save a few steps of a 30–50-step walk for megabytes per open.
+ * Levels of an IPv6 tree the IPv6 jump table skips, for lookups outside the /32 directory (their walk
+ * ends above /32): 16 (256 KiB) for small trees, 20 (4 MiB) from 8M nodes.
  */
-const JUMP6_BITS = 16;
+export function jump6BitsFor(nodeCount: number): number {
+  return nodeCount >= 8_000_000 ? 20 : 16;
+}
 /** An empty slot of the /32 directory (no node number reaches it: node_count < 2^32 - 1). */
 const EMPTY_SLOT = 0xffff_ffff;
 
@@ -215,6 +224,17 @@ export function jumpBitsFor(nodeCount: number): number {
   return bits;
 }
 
+/**
+ * log2 of the record cache's slots: 17 (131,072), 18 from 32M nodes. A tree that big holds millions of
+ * networks of both families, so the records in use at once are more: at 5M IPv4 + 5M IPv6 networks
+ * (89M nodes) the bench's four address sets (≈ 90,000 distinct records) made 17% of lookups decode
+ * (~600 ns each) with 17 bits, 3% with 18, for ≈ +12 MiB of heap when full (records are ~90 bytes:
+ * their strings are shared through the pointer cache).
+ */
+export function recordCacheBitsFor(nodeCount: number): number {
+  return nodeCount >= 32_000_000 ? 18 : 17;
+}
+
 export class MmdbReader<T = unknown> {
   readonly metadata: MmdbMetadata;
   private readonly buf: Buffer;
@@ -227,18 +247,27 @@ export class MmdbReader<T = unknown> {
   private readonly jumpBits: number;
   /** 32 - jumpBits: `addr >>> jumpShift` is the jump-table index, and the walk resumes at bit jumpShift - 1. */
   private readonly jumpShift: number;
-  /** IPv6 trees: record value after the first JUMP6_BITS bits from the root, per prefix; empty for IPv4 trees. */
+  /** IPv6 trees: record value after the first jump6Bits bits from the root, per prefix; empty for IPv4 trees. */
   private readonly jump6: Uint32Array;
+  private readonly jump6Bits: number;
   /**
    * IPv6 trees: the node at depth 32 of every /32 prefix whose path goes on past 32 bits, in an
-   * open-addressing table (keys: the first 32 bits; values: the node, EMPTY_SLOT where none).
-   * Registries hand out IPv6 space in /32s and networks sit below them, so a lookup inside allocated
-   * space starts its walk there: 16 dependent reads fewer than from the jump table, most of them cache
-   * misses on a big file (measured: `npm run bench -- lookup --ipv6 N`).
+   * open-addressing table of (key, value) pairs side by side, so that a probe reads one cache line (key:
+   * the first 32 bits; value: the node, or nodeCount + i for the i-th stride table below; EMPTY_SLOT where
+   * none). Registries hand out IPv6 space in /32s and networks sit below them, so a lookup inside
+   * allocated space starts its walk there: 16 dependent reads fewer than from the jump table, most of
+   * them cache misses on a big file (measured: `npm run bench -- lookup --ipv6 N`).
    */
-  private readonly dirKeys: Uint32Array;
-  private readonly dirNodes: Uint32Array;
+  private readonly dir: Uint32Array;
   private readonly dirShift: number;
+  /**
+   * The record value after the first strideBits bits below a dense /32 (one with at least a quarter of
+   * its 2^strideBits subtrees branching on), 2^strideBits entries per such /32. The top of a dense /32's
+   * subtree is where its walk jumps around the file (a right child sits after the whole left subtree);
+   * below, paths mostly run on through consecutive nodes (the tree is numbered depth-first).
+   */
+  private readonly strides: Uint32Array;
+  private readonly strideBits: number;
   /** parseIPv6's output for get(): one per reader, so a lookup allocates nothing. */
   private readonly words = new Uint32Array(4);
 
@@ -257,7 +286,7 @@ export class MmdbReader<T = unknown> {
     this.dataStart = this.metadata.searchTreeSize + DATA_SECTION_SEPARATOR_SIZE;
     if (this.dataStart > buffer.length) throw new MmdbError(`corrupt MMDB: search tree (${this.metadata.searchTreeSize} bytes) is larger than the file`);
 
-    const recBits = Math.max(2, options.recordCacheBits ?? 17); // at least one set of four
+    const recBits = Math.max(2, options.recordCacheBits ?? recordCacheBitsFor(this.nodeCount)); // at least one set of four
     const ptrBits = options.pointerCacheBits ?? 16;
     this.recKeys = new Uint32Array(1 << recBits);
     this.recVals = new Array(1 << recBits).fill(undefined);
@@ -268,11 +297,15 @@ export class MmdbReader<T = unknown> {
     if (!(this.jumpBits >= 1 && this.jumpBits <= 24)) throw new RangeError(`jumpBits must be 1–24, got ${this.jumpBits}`);
     this.jumpShift = 32 - this.jumpBits;
     this.jump = this.buildJumpTable();
+    this.jump6Bits = options.jump6Bits ?? jump6BitsFor(this.nodeCount);
+    if (!(this.jump6Bits >= 1 && this.jump6Bits <= 24)) throw new RangeError(`jump6Bits must be 1–24, got ${this.jump6Bits}`);
+    this.strideBits = options.strideBits ?? DEFAULT_STRIDE_BITS;
+    if (!(this.strideBits >= 0 && this.strideBits <= 8)) throw new RangeError(`strideBits must be 0–8, got ${this.strideBits}`);
     this.jump6 = this.metadata.ipVersion === 6 ? this.buildJump6Table() : new Uint32Array(0);
-    const dir = this.metadata.ipVersion === 6 ? this.buildDirectory() : { keys: new Uint32Array(1), nodes: new Uint32Array(1).fill(EMPTY_SLOT), shift: 31 };
-    this.dirKeys = dir.keys;
-    this.dirNodes = dir.nodes;
+    const dir = this.metadata.ipVersion === 6 ? this.buildDirectory() : { dir: new Uint32Array(2).fill(EMPTY_SLOT), shift: 32, strides: new Uint32Array(0) };
+    this.dir = dir.dir;
     this.dirShift = dir.shift;
+    this.strides = dir.strides;
   }
 
   /**
@@ -323,13 +356,20 @@ export class MmdbReader<T = unknown> {
   private walk6(w0: number, w1: number, w2: number, w3: number): number {
     const nc = this.nodeCount;
     // The /32's node, when the tree goes on below it.
-    const keys = this.dirKeys;
-    const mask = keys.length - 1;
-    for (let i = Math.imul(w0, 0x9e3779b1) >>> this.dirShift; ; i = (i + 1) & mask) {
-      const n = this.dirNodes[i];
-      if (n === EMPTY_SLOT) break;
-      if (keys[i] === w0) {
-        let node = this.walkWord(n, w1, 31);
+    const dir = this.dir;
+    const mask = dir.length - 1;
+    for (let i = (Math.imul(w0, 0x9e3779b1) >>> this.dirShift) << 1; ; i = (i + 2) & mask) {
+      const v = dir[i + 1];
+      if (v === EMPTY_SLOT) break;
+      if (dir[i] === w0) {
+        let node: number;
+        if (v < nc) node = this.walkWord(v, w1, 31);
+        else {
+          const k = this.strideBits;
+          node = this.strides[(v - nc) * 2 ** k + (w1 >>> (32 - k))];
+          if (node >= nc) return node;
+          node = this.walkWord(node, w1, 31 - k);
+        }
         if (node >= nc) return node;
         node = this.walkWord(node, w2, 31);
         if (node >= nc) return node;
@@ -337,9 +377,9 @@ export class MmdbReader<T = unknown> {
       }
     }
     // Otherwise the walk ends above 32 bits.
-    let node = this.jump6[w0 >>> (32 - JUMP6_BITS)];
+    let node = this.jump6[w0 >>> (32 - this.jump6Bits)];
     if (node >= nc) return node;
-    node = this.walkWord(node, w0, 31 - JUMP6_BITS);
+    node = this.walkWord(node, w0, 31 - this.jump6Bits);
     if (node >= nc) return node;
     node = this.walkWord(node, w1, 31);
     if (node >= nc) return node;
@@ -421,8 +461,8 @@ export class MmdbReader<T = unknown> {
     return jump;
   }
 
-  /** The /32 directory (see dirKeys): a depth-first walk of the tree's first 32 levels. */
-  private buildDirectory(): { keys: Uint32Array; nodes: Uint32Array; shift: number } {
+  /** The /32 directory and the stride tables of dense /32s (see dir, strides): a depth-first walk of the tree's first 32 levels. */
+  private buildDirectory(): { dir: Uint32Array; shift: number; strides: Uint32Array } {
     const nc = this.nodeCount;
     const found: number[] = [];
     const visit = (node: number, depth: number, prefix: number): void => {
@@ -435,27 +475,52 @@ export class MmdbReader<T = unknown> {
       visit(this.readRecord(node, 1), depth + 1, (prefix | (1 << (31 - depth))) >>> 0);
     };
     visit(0, 0, 0);
+
+    // Stride tables, filled in place and kept for dense /32s: at least a quarter of the entries are nodes.
+    const k = this.strideBits;
+    const span = 2 ** k;
+    let strides = new Uint32Array(k > 0 ? (found.length / 2) * span : 0);
+    let tables = 0;
+    for (let e = 1; e < found.length && k > 0; e += 2) {
+      // Stride table i is value nc + i: there must be room below EMPTY_SLOT (a 32-bit tree of ~2^32 nodes lacks it).
+      if (nc + tables >= EMPTY_SLOT) break;
+      // Level by level, in place: entry i of depth d becomes entries 2i and 2i + 1 of depth d + 1.
+      const at = tables * span;
+      strides[at] = found[e];
+      for (let width = 1; width < span; width *= 2) {
+        for (let i = width - 1; i >= 0; i--) {
+          const r = strides[at + i];
+          strides[at + 2 * i] = r < nc ? this.readRecord(r, 0) : r;
+          strides[at + 2 * i + 1] = r < nc ? this.readRecord(r, 1) : r;
+        }
+      }
+      let nodes = 0;
+      for (let i = at; i < at + span; i++) if (strides[i] < nc) nodes++;
+      if (nodes * 4 >= span) found[e] = nc + tables++;
+    }
+    if (tables * span < strides.length) strides = strides.slice(0, tables * span);
+
     let bits = 1;
     while (2 ** bits < found.length) bits++; // at least twice the entries: short probe runs
-    const keys = new Uint32Array(2 ** bits);
-    const nodes = new Uint32Array(2 ** bits).fill(EMPTY_SLOT);
+    const dir = new Uint32Array(2 ** (bits + 1)).fill(EMPTY_SLOT);
     const shift = 32 - bits;
-    for (let k = 0; k < found.length; k += 2) {
-      let i = Math.imul(found[k], 0x9e3779b1) >>> shift;
-      while (nodes[i] !== EMPTY_SLOT) i = (i + 1) & (keys.length - 1);
-      keys[i] = found[k];
-      nodes[i] = found[k + 1];
+    for (let e = 0; e < found.length; e += 2) {
+      let i = (Math.imul(found[e], 0x9e3779b1) >>> shift) << 1;
+      while (dir[i + 1] !== EMPTY_SLOT) i = (i + 2) & (dir.length - 1);
+      dir[i] = found[e];
+      dir[i + 1] = found[e + 1];
     }
-    return { keys, nodes, shift };
+    return { dir, shift, strides };
   }
 
-  /** The IPv6 jump table: the record reached after JUMP6_BITS bits from the root, per prefix. */
+  /** The IPv6 jump table: the record reached after jump6Bits bits from the root, per prefix. */
   private buildJump6Table(): Uint32Array {
     const nc = this.nodeCount;
-    const jump = new Uint32Array(2 ** JUMP6_BITS);
+    const bits = this.jump6Bits;
+    const jump = new Uint32Array(2 ** bits);
     const fill = (node: number, depth: number, prefix: number): void => {
-      if (node >= nc || depth === JUMP6_BITS) {
-        const span = 2 ** (JUMP6_BITS - depth);
+      if (node >= nc || depth === bits) {
+        const span = 2 ** (bits - depth);
         jump.fill(node, prefix * span, prefix * span + span);
         return;
       }
