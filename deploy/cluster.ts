@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT, type StateBackend, startLocalCluster } from './local-cluster.ts';
 
-const USAGE = `usage: npm run cluster -- [--nodes N] [--port P] [--host H] [--dir DIR] [--data DIR] [--state redis|sqlite] [--no-demo]
+const USAGE = `usage: npm run cluster -- [--nodes N] [--redis-cluster S] [--port P] [--host H] [--dir DIR] [--data DIR] [--state redis|sqlite] [--no-demo]
 
 Starts a local cluster in the foreground and stops it cleanly on Ctrl-C:
   redis-server   deploy/redis.conf (AOF, appendfsync always) on a free port, files in DIR/redis
@@ -18,6 +18,9 @@ Starts a local cluster in the foreground and stops it cleanly on Ctrl-C:
 
 options:
   --nodes N          svc nodes behind nginx (default 3)
+  --redis-cluster S  a Redis Cluster of S primaries + S replicas (cluster-enabled redis-servers on free
+                     ports, created with redis-cli --cluster create, files in DIR/redis-cluster, made anew
+                     each run) instead of one redis-server; the nodes get SVC_REDIS_CLUSTER=1
   --port P           nginx's port (default 8080)
   --host H           nginx's listen address (default 0.0.0.0)
   --dir DIR          where the cluster keeps its files (default var/cluster; kept between runs: the AOF
@@ -41,6 +44,7 @@ function parse() {
     args: process.argv.slice(2),
     options: {
       nodes: { type: 'string' },
+      'redis-cluster': { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
       dir: { type: 'string' },
@@ -72,6 +76,8 @@ const nodes = int('nodes', values.nodes, 3, 1, 64);
 const port = int('port', values.port, 8080, 1, 65535);
 const state = (values.state ?? 'redis') as StateBackend;
 if (state !== 'redis' && state !== 'sqlite') fail('--state must be redis or sqlite');
+const redisCluster = int('redis-cluster', values['redis-cluster'], 0, 3, 16);
+if (redisCluster > 0 && state !== 'redis') fail('--redis-cluster needs --state redis');
 const dir = resolve(values.dir ?? 'var/cluster');
 let data = values.data ? resolve(values.data) : undefined;
 
@@ -104,21 +110,32 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 const echo = (line: string) => process.stderr.write(line + '\n');
-console.log(`cluster: starting ${state === 'redis' ? 'redis-server, ' : ''}${nodes} node(s) (${state} state) and nginx in ${dir} …`);
-cluster = await startLocalCluster({ nodes, port, host: values.host ?? '0.0.0.0', dir, data, state, demo: !values['no-demo'], echo }).catch((e: Error) => {
+const redisWhat = redisCluster > 0 ? `a Redis Cluster (${redisCluster} primaries + ${redisCluster} replicas), ` : state === 'redis' ? 'redis-server, ' : '';
+console.log(`cluster: starting ${redisWhat}${nodes} node(s) (${state} state) and nginx in ${dir} …`);
+cluster = await startLocalCluster({
+  nodes,
+  port,
+  host: values.host ?? '0.0.0.0',
+  dir,
+  data,
+  state,
+  demo: !values['no-demo'],
+  echo,
+  ...(redisCluster > 0 ? { redisCluster } : {}),
+}).catch((e: Error) => {
   process.stderr.write(`cluster: ${e.message}\n`);
   process.exit(1);
 });
 
 console.log(`
 cluster ready: ${cluster.url}  (nginx → ${cluster.nodes.map((n) => n.url).join(', ')})
-  state        ${state === 'redis' ? `${cluster.redisUrl} (AOF in ${dir}/redis)` : cluster.stateFile}
+  state        ${cluster.redisCluster ? `Redis Cluster ${cluster.redisUrl} (in ${dir}/redis-cluster)` : state === 'redis' ? `${cluster.redisUrl} (AOF in ${dir}/redis)` : cluster.stateFile}
   admin token  ${cluster.adminToken}
-  logs         ${dir}/node-N/node.log,${state === 'redis' ? ` ${dir}/redis.log,` : ''} ${dir}/nginx/{access,error}.log
+  logs         ${dir}/node-N/node.log,${cluster.redisCluster ? ` ${dir}/redis-cluster/<port>/redis.log,` : state === 'redis' ? ` ${dir}/redis.log,` : ''} ${dir}/nginx/{access,error}.log
 Ctrl-C stops nginx, the nodes${state === 'redis' ? ', then Redis' : ''}.`);
 
 // A crashed child is reported (the others keep serving: that is what the cluster is for).
-for (const p of [...(state === 'redis' ? [cluster.redis] : []), cluster.nginx, ...cluster.nodes.map((n) => n.process)]) {
+for (const p of [...(state === 'redis' && !cluster.redisCluster ? [cluster.redis] : []), cluster.nginx, ...cluster.nodes.map((n) => n.process)]) {
   void p.waitForExit().then((code) => {
     if (!stopping) process.stderr.write(`cluster: ${p.spec.name} exited (${code ?? 'signal'}); see its log\n`);
   });

@@ -7,11 +7,13 @@
  *
  * `state: 'sqlite'` runs the same layout on one shared SQLite file instead of Redis (what several
  * processes on one machine can share; the baseline the Redis mode is measured against).
+ * `redisCluster: N` runs a Redis Cluster of N primaries + N replicas instead of one redis-server.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type RedisCluster, startRedisCluster } from '../server/testing/redis-cluster.ts';
 import { renderNginxConfig } from './nginx-config.ts';
 import { accepts, freePort, ManagedProcess, redisPing } from './processes.ts';
 
@@ -43,6 +45,11 @@ export interface ClusterOptions {
   /** Redis `appendfsync` override (the recommended file says `always`). */
   appendfsync?: 'always' | 'everysec' | 'no';
   nginxWorkers?: number | 'auto';
+  /**
+   * Redis Cluster instead of one redis-server: this many primaries, each with one replica
+   * (server/testing/redis-cluster.ts); the nodes run with SVC_REDIS_CLUSTER=1 and every cluster node as a seed.
+   */
+  redisCluster?: number;
 }
 
 export interface ClusterNode {
@@ -66,6 +73,8 @@ export interface LocalCluster {
   adminToken: string;
   nodes: ClusterNode[];
   redis: ManagedProcess;
+  /** The Redis Cluster, when started with `redisCluster` (then `redis` is never started). */
+  redisCluster: RedisCluster | null;
   nginx: ManagedProcess;
   /** Starts (again) node i and waits until it answers. */
   startNode(i: number): Promise<void>;
@@ -77,7 +86,7 @@ export interface LocalCluster {
 
 /** The environment a node runs with: everything it needs to find the shared state and trust nginx. */
 export function nodeEnvironment(
-  c: { state: StateBackend; redisUrl: string; stateFile: string; data: string; adminToken: string; demo: boolean },
+  c: { state: StateBackend; redisUrl: string; stateFile: string; data: string; adminToken: string; demo: boolean; redisCluster?: boolean },
   node: { port: number; dir: string },
   extra: Record<string, string> = {},
 ): Record<string, string | undefined> {
@@ -89,6 +98,7 @@ export function nodeEnvironment(
     // SQLite mode: one shared file. Redis mode: the node's own folder (nothing shared lives there).
     SVC_STATE: c.state === 'sqlite' ? c.stateFile : join(node.dir, 'svc.db'),
     SVC_REDIS_URL: c.state === 'redis' ? c.redisUrl : undefined,
+    SVC_REDIS_CLUSTER: c.state === 'redis' && c.redisCluster ? '1' : undefined,
     // Charges made while Redis is unreachable are journaled on the node's own disk, one journal per node.
     SVC_JOURNAL_DIR: join(node.dir, 'journal'),
     // nginx runs on this machine and sets X-Forwarded-For to the visitor's address.
@@ -124,8 +134,21 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
   // nginx's workers drop root privileges (to nobody): they must be able to reach their temp folders.
   for (const d of [dir, join(dir, 'nginx'), join(dir, 'nginx/temp')]) chmodSync(d, 0o755);
 
-  const redisPort = await freePort();
-  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const clustered = state === 'redis' && (o.redisCluster ?? 0) > 0;
+  let redisCluster: RedisCluster | null = null;
+  if (clustered) {
+    // A Redis Cluster is created anew on free ports each run (its nodes.conf names the old ones): its
+    // state is not kept between runs, unlike one redis-server's AOF.
+    rmSync(join(dir, 'redis-cluster'), { recursive: true, force: true });
+    // AOF on every cluster node, as deploy/redis.conf asks of one Redis.
+    redisCluster = await startRedisCluster({
+      primaries: o.redisCluster,
+      dir: join(dir, 'redis-cluster'),
+      extraArgs: ['--appendonly', 'yes', '--appendfsync', o.appendfsync ?? 'everysec'],
+    });
+  }
+  const redisPort = clustered ? 0 : await freePort();
+  const redisUrl = redisCluster ? redisCluster.url : `redis://127.0.0.1:${redisPort}`;
   const adminToken = adminTokenFor(dir, o.adminToken);
   const stateFile = join(dir, 'svc.db');
   const redisArgs = [REDIS_CONF, '--port', String(redisPort), '--bind', '127.0.0.1', '--dir', join(dir, 'redis')];
@@ -138,7 +161,11 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
     const port = await freePort();
     const nodeDir = join(dir, `node-${i + 1}`);
     mkdirSync(nodeDir, { recursive: true });
-    const env = nodeEnvironment({ state, redisUrl, stateFile, data: resolve(o.data), adminToken, demo: o.demo ?? false }, { port, dir: nodeDir }, o.nodeEnv);
+    const env = nodeEnvironment(
+      { state, redisUrl, stateFile, data: resolve(o.data), adminToken, demo: o.demo ?? false, redisCluster: clustered },
+      { port, dir: nodeDir },
+      o.nodeEnv,
+    );
     const proc = new ManagedProcess({
       name: `node-${i + 1}`,
       command: process.execPath,
@@ -189,11 +216,12 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
     await nginx.stop('SIGQUIT');
     await Promise.all(nodes.map((n) => n.process.stop('SIGTERM')));
     await redis.stop('SIGTERM');
+    await redisCluster?.close();
     await Promise.all([redis, nginx, ...nodes.map((n) => n.process)].map((p) => p.closeLog()));
   };
 
   try {
-    if (state === 'redis') await startRedis();
+    if (state === 'redis' && !clustered) await startRedis();
     // The first node creates the schema and seeds; then the others start together.
     await startNode(0);
     await Promise.all(nodes.slice(1).map((n) => startNode(n.index)));
@@ -214,6 +242,7 @@ export async function startLocalCluster(o: ClusterOptions): Promise<LocalCluster
     adminToken,
     nodes,
     redis,
+    redisCluster,
     nginx,
     startNode,
     startRedis,

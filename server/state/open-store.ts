@@ -1,4 +1,4 @@
-/** Chooses the state store from configuration: SQLite by default, Redis when SVC_REDIS_URL is set. */
+/** Chooses the state store from configuration: SQLite by default, Redis when SVC_REDIS_URL is set (a Redis Cluster with SVC_REDIS_CLUSTER=1). */
 import type { RedisClientType } from '@redis/client';
 import type { Config } from '../config.ts';
 import type { StateLog } from './errors.ts';
@@ -7,7 +7,8 @@ import { SqliteStateStore } from './sqlite-store.ts';
 import type { StateStore } from './store.ts';
 
 export async function openStateStore(
-  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_JOURNAL_DIR' | 'SVC_OUTAGE_ALLOWANCE'> & Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS'>>,
+  config: Pick<Config, 'SVC_STATE' | 'SVC_REDIS_URL' | 'SVC_JOURNAL_DIR' | 'SVC_OUTAGE_ALLOWANCE'> &
+    Partial<Pick<Config, 'SVC_REDIS_TIMEOUT_MS' | 'SVC_REDIS_CLUSTER' | 'SVC_REDIS_WAIT'>>,
   log?: StateLog,
 ): Promise<StateStore> {
   if (config.SVC_REDIS_URL) {
@@ -15,6 +16,8 @@ export async function openStateStore(
     const { RedisStateStore } = await import('./redis-store.ts');
     return RedisStateStore.open({
       url: config.SVC_REDIS_URL,
+      cluster: config.SVC_REDIS_CLUSTER,
+      waitReplicas: config.SVC_REDIS_WAIT,
       journalDir: config.SVC_JOURNAL_DIR,
       outageAllowance: config.SVC_OUTAGE_ALLOWANCE,
       commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS,
@@ -34,7 +37,8 @@ export function sharedSqlite(store: StateStore): SqliteStateDb | null {
 
 /**
  * The state store's Redis command client, for the visit store and the webhook outbox of the same process:
- * a node holds one command client plus the state store's subscriber. Null when the store is not on Redis.
+ * a node holds one command client plus the state store's subscriber. On a Redis Cluster it is the cluster
+ * client (redis-connection.ts). Null when the store is not on Redis.
  */
 export async function sharedRedis(store: StateStore): Promise<RedisClientType | null> {
   // Loaded only when asked (on Redis): the embedded default does not pay for the client.

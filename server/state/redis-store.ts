@@ -22,7 +22,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createClient, type RedisClientType } from '@redis/client';
+import type { RedisClientType } from '@redis/client';
 import { CustomerPatch, CustomerSeed, type Segment } from '../../core/customer-records.ts';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/token-secret.ts';
 import type { CreditPool } from '../credits/rules.ts';
@@ -33,6 +33,7 @@ import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts'
 import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { type JournaledCharge, OutageMeter } from './outage.ts';
+import { onConnection, openRedis, publish, retryTryAgain, scanKeys, shardUnreachable, subscribe, waitForReplicas } from './redis-connection.ts';
 import { FIELDS_CAS_SCRIPT, METER_SCRIPT, SEGMENTS_CAS_SCRIPT } from './redis-scripts.ts';
 import { CustomerRecord, NewTag, NewToken, type StateStore, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
@@ -68,6 +69,12 @@ const DEDUPE_TTL_MS = 40 * 86_400_000;
 const NODE_HEARTBEAT_MS = 5_000;
 const AUTH_POLL_MS = 1_000;
 const JOURNAL_RETRY_MS = 1_000;
+/** How long WAIT (SVC_REDIS_WAIT) may hold a connection: at most this, and a quarter of the command deadline. */
+const WAIT_TIMEOUT_MS = 100;
+/** After a WAIT a replica did not acknowledge in time, charges go without WAIT this long. */
+const WAIT_BACKOFF_MS = 1_000;
+/** On a cluster, how soon a recovery check that failed (its shard failing over) is tried again. */
+const RECOVER_RETRY_MS = 250;
 /** Journal entries replayed per script call. */
 const REPLAY_CHUNK = 500;
 /** Default for how long a command may go unanswered before Redis counts as stalled (SVC_REDIS_TIMEOUT_MS). */
@@ -77,7 +84,15 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 1_500;
 type Hold = 'stalled' | 'verifying';
 
 export interface RedisStoreOptions {
+  /** One Redis, or with `cluster` the seed nodes of a Redis Cluster (`redis://h1:p1,h2:p2`). */
   url: string;
+  /** A Redis Cluster (SVC_REDIS_CLUSTER=1): the cluster client, sharded pub/sub (redis-connection.ts). */
+  cluster?: boolean;
+  /**
+   * SVC_REDIS_WAIT: after each batch of charges, `WAIT <n> <timeout>` before the answers go out, so a
+   * charge a client saw is on n replicas and survives a failover. 0 (default): asynchronous replication.
+   */
+  waitReplicas?: number;
   /** Local journal folder for charges made while Redis is unreachable. */
   journalDir: string;
   /** Credits per customer and node while Redis is unreachable. */
@@ -117,6 +132,11 @@ export class RedisStateStore implements StateStore {
   private closed = false;
   private draining: Promise<void> | null = null;
   private readonly commandTimeoutMs: number;
+  private readonly waitReplicas: number;
+  private readonly cluster: boolean;
+  private waitShortLogged = false;
+  /** Until when charges are answered without WAIT (a replica did not acknowledge in time). */
+  private waitSkipUntil = 0;
   /**
    * The data epoch: a random id written once into an empty Redis (`svc:epoch`) and remembered by every
    * node. A Redis restarted without persistence, flushed, or a failover to an empty replica has another
@@ -136,48 +156,61 @@ export class RedisStateStore implements StateStore {
     this.log = opts.log ?? ((m) => process.stderr.write(`svc state: ${m}\n`));
     this.outage = new OutageMeter({ journalDir: opts.journalDir, allowance: opts.outageAllowance });
     this.commandTimeoutMs = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.waitReplicas = opts.waitReplicas ?? 0;
+    this.cluster = opts.cluster ?? false;
   }
 
   static async open(opts: RedisStoreOptions): Promise<RedisStateStore> {
     // At start an unreachable Redis is an error (the operator sees it at once); once running, the node
     // keeps reconnecting (at most a second apart) and serves on the outage paths meanwhile.
     let starting = true;
-    const make = () =>
-      createClient({
+    const make = (pubSubOnly = false) =>
+      openRedis({
+        pubSubOnly,
         url: opts.url,
+        cluster: opts.cluster,
         // While Redis is down commands fail at once (the outage paths answer) instead of queueing.
         disableOfflineQueue: true,
-        socket: {
-          connectTimeout: 2_000,
-          reconnectStrategy: (retries, cause) =>
-            starting ? new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000),
-        },
+        connectTimeout: 2_000,
+        reconnectStrategy: (retries, cause) =>
+          starting ? new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000),
         pingInterval: 5_000,
-      }) as RedisClientType;
+      });
     const client = make();
-    const sub = make();
+    const sub = make(true);
     const store = new RedisStateStore(client, sub, opts);
     let down = false;
     for (const c of [client, sub]) {
-      c.on('error', (e: Error) => {
+      onConnection(c, 'error', (e) => {
         if (c === client && !down) {
           down = true;
-          store.log(`Redis unreachable (${e.message}): identification continues on the local allowance, other metering answers 503`);
+          store.log(`Redis unreachable (${e?.message}): identification continues on the local allowance, other metering answers 503`);
         }
       });
     }
-    client.on('ready', () => {
+    onConnection(client, 'ready', () => {
       // The first connection's epoch is read by open(); a reconnect is used only once its epoch is checked.
       if (store.epoch === null) return;
       if (down) {
         down = false;
         store.log('Redis is back', 'info');
       }
+      // On a cluster this is one shard's connection (a promoted replica, a node back): the others kept
+      // serving, so the node is not held back — the journal replay checks the epoch before it writes.
+      if (store.cluster) {
+        void store.drainJournal();
+        return;
+      }
       store.hold = 'verifying';
       void store.recover();
     });
-    sub.on('ready', () => {
-      if (store.epoch !== null && store.lost === null) store.auth.sync(-1);
+    onConnection(sub, 'ready', () => {
+      // On a cluster the channel's shard (re)connected, perhaps after a failover: messages missed meanwhile
+      // show as a new version, read now rather than dropping every cached record — the records of a
+      // customer whose shard is still failing over could not be read again.
+      if (store.epoch === null) return;
+      if (store.cluster) void store.pollAuth();
+      else if (store.lost === null) store.auth.sync(-1);
     });
     try {
       await client.connect();
@@ -192,7 +225,7 @@ export class RedisStateStore implements StateStore {
     await client.set(keys.epoch, randomUUID(), { condition: 'NX' });
     store.epoch = await client.get(keys.epoch);
     store.outage.epoch = store.epoch;
-    await sub.subscribe(keys.authChannel, (message) => {
+    await subscribe(sub, keys.authChannel, (message) => {
       if (store.lost === null) store.auth.sync(Number(message));
     });
     store.auth.sync(Number((await client.get(keys.authVersion)) ?? 0));
@@ -305,7 +338,9 @@ export class RedisStateStore implements StateStore {
         return;
       }
     } catch {
-      // The connection dropped meanwhile: its 'ready' event starts recovery again.
+      // The connection dropped meanwhile: its 'ready' event starts recovery again. On a cluster the
+      // shard answering the check may be the one failing over (no further 'ready' may come): try again.
+      if (this.cluster) setTimeout(() => void this.recover(), RECOVER_RETRY_MS).unref();
     } finally {
       this.recovering = false;
     }
@@ -375,7 +410,7 @@ export class RedisStateStore implements StateStore {
   private async bumpAuth(): Promise<void> {
     const version = await this.client.incr(keys.authVersion);
     this.auth.sync(version);
-    await this.client.publish(keys.authChannel, String(version));
+    await publish(this.client, keys.authChannel, String(version));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -421,17 +456,47 @@ export class RedisStateStore implements StateStore {
     });
     const args = [JSON.stringify(ops)];
     try {
-      let reply: string;
-      try {
-        reply = (await this.timed(this.client.evalSha(METER_SHA, { keys: keyList, arguments: args }))) as string;
-      } catch (e) {
-        if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
-        reply = (await this.timed(this.client.eval(METER_SCRIPT, { keys: keyList, arguments: args }))) as string;
-      }
+      const reply = await this.timed(
+        retryTryAgain(async () => {
+          try {
+            return (await this.client.evalSha(METER_SHA, { keys: keyList, arguments: args })) as string;
+          } catch (e) {
+            // A node that has not run the script yet (a new primary after a failover or resharding) too.
+            if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
+            return (await this.client.eval(METER_SCRIPT, { keys: keyList, arguments: args })) as string;
+          }
+        }),
+      );
+      if (this.waitReplicas > 0 && group.some((m) => m.op.t === 'ch')) await this.replicated(keyList[0]!);
       const results = JSON.parse(reply) as unknown[];
       for (let i = 0; i < group.length; i++) group[i].resolve(results[i]);
     } catch (e) {
       for (const op of group) op.reject(e);
+    }
+  }
+
+  /**
+   * SVC_REDIS_WAIT: the charges just written are on `waitReplicas` replicas before their answers go out,
+   * so a failover (the replica promoted) keeps them. WAIT holds the connection (every command behind it
+   * waits too), so it is short (WAIT_TIMEOUT_MS), and once a replica failed to acknowledge in time — none
+   * left after a failover, a replica resyncing — charges are answered without WAIT for WAIT_BACKOFF_MS
+   * (logged): the charge is on the primary; only a second failure in that window could lose it.
+   */
+  private async replicated(key: string): Promise<void> {
+    if (Date.now() < this.waitSkipUntil) return;
+    const timeout = Math.min(WAIT_TIMEOUT_MS, Math.floor(this.commandTimeoutMs / 4));
+    const acked = await this.timed(waitForReplicas(this.client, key, this.waitReplicas, timeout));
+    if (acked < this.waitReplicas) {
+      this.waitSkipUntil = Date.now() + WAIT_BACKOFF_MS;
+      if (!this.waitShortLogged) {
+        this.waitShortLogged = true;
+        this.log(
+          `WAIT ${this.waitReplicas}: only ${acked} replica(s) acknowledged within ${timeout} ms; charges are answered without WAIT for ${WAIT_BACKOFF_MS} ms at a time until replicas keep up (they may be lost in a failover meanwhile)`,
+        );
+      }
+    } else if (this.waitShortLogged) {
+      this.waitShortLogged = false;
+      this.log(`WAIT ${this.waitReplicas}: replicas acknowledge again`, 'info');
     }
   }
 
@@ -447,8 +512,9 @@ export class RedisStateStore implements StateStore {
       })) as number[];
     } catch (e) {
       // Sent and lost (connection dropped mid-flight, or no answer in time): whether it counted is
-      // unknown; count locally.
-      if (!this.connected) return this.offlineRate(req);
+      // unknown; count locally. On a cluster, also when only this customer's shard is out of reach (a
+      // primary failing over): the other shards keep the node "connected".
+      if (!this.connected || (this.cluster && shardUnreachable(e))) return this.offlineRate(req);
       throw this.unavailable(e);
     }
     return req.counters.map(({ limit }, i) => ({
@@ -967,7 +1033,7 @@ export class RedisStateStore implements StateStore {
     for (const c of customers) {
       const usedKeys: string[] = [];
       // SCAN, not KEYS: an export must not block a live server.
-      for await (const batch of this.client.scanIterator({ MATCH: `svc:{cust:${c.id}}:used:*`, COUNT: 1000 })) usedKeys.push(...batch);
+      for await (const batch of scanKeys(this.client, `svc:{cust:${c.id}}:used:*`)) usedKeys.push(...batch);
       for (const key of usedKeys.sort()) {
         const [pool, period] = key.slice(keys.used(c.id, '', '').length - 1).split(':');
         yield StateEntry.parse({ type: 'credit_usage', customer_id: c.id, pool, period, used: Number(await this.client.get(key)) });

@@ -36,6 +36,7 @@ import type { RedisClientType } from '@redis/client';
 import { CustomerId } from '../../core/customer-records.ts';
 import { Role } from '../../core/roles.ts';
 import { StateError, StoreUnavailableError } from './errors.ts';
+import { scanKeys } from './redis-connection.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
 import { UserEntry } from './transfer.ts';
 import {
@@ -582,7 +583,7 @@ export class RedisUserStore implements UserStore {
 
   /** Keys matching `pattern`, a SCAN page at a time, sorted within it (a key may come twice while Redis resizes). */
   private async *scan(pattern: string): AsyncIterable<string[]> {
-    for await (const batch of this.client.scanIterator({ MATCH: pattern, COUNT: 1000 })) yield [...batch].sort(byText);
+    for await (const batch of scanKeys(this.client, pattern)) yield [...batch].sort(byText);
   }
 
   async *exportEntries(): AsyncIterable<UserEntry> {

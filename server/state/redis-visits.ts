@@ -32,6 +32,7 @@
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import { StateError, StoreUnavailableError } from './errors.ts';
+import { retryTryAgain, scanKeys } from './redis-connection.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
 import { VisitEntry } from './transfer.ts';
 import {
@@ -245,6 +246,23 @@ redis.call('HSET', key, origin, at .. '|1')
 return 1
 `;
 
+/** The MULTI of one hash tag in an import batch, with the reply indexes its checks read. */
+interface ImportGroup {
+  m: ReturnType<RedisClientType['multi']>;
+  /** Reply index of each sighting's HLEN, and its tag. */
+  lengths: [number, string][];
+  /** Reply index of each journey's ZCARD, and its account. */
+  journeyCounts: [number, string][];
+  replies: number;
+}
+
+/** The part of a key Redis Cluster hashes: its `{…}` hash tag, or the whole key. */
+function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
 const sha = (script: string) => createHash('sha1').update(script).digest('hex');
 
 export class RedisVisitStore implements VisitStore {
@@ -318,14 +336,14 @@ export class RedisVisitStore implements VisitStore {
 
   private run(script: string, keys: string[], args: string[]): Promise<unknown> {
     return this.timed(
-      (async () => {
+      retryTryAgain(async () => {
         try {
           return await this.client.evalSha(sha(script), { keys, arguments: args });
         } catch (e) {
           if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
           return this.client.eval(script, { keys, arguments: args });
         }
-      })(),
+      }),
     );
   }
 
@@ -551,9 +569,9 @@ export class RedisVisitStore implements VisitStore {
 
   async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
     if (tagIds.length === 0) return [];
-    const m = this.client.multi();
-    for (const t of tagIds) m.hGetAll(visitKeys.sightings(t));
-    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
+    // Each tag's sightings are a global key of their own (own slot on a cluster): one read each, not one
+    // MULTI (node-redis sends the reads of one turn together, per node).
+    const replies = await this.timed(Promise.all(tagIds.map((t) => this.client.hGetAll(visitKeys.sightings(t)))));
     return tagIds
       .flatMap((tag_id, i) => Object.entries(replies[i] ?? {}).map(([origin, value]) => ({ tag_id, origin, last_seen_at: parseSighting(value).last_seen_at })))
       .sort((a, b) => (a.tag_id < b.tag_id ? -1 : a.tag_id > b.tag_id ? 1 : a.last_seen_at > b.last_seen_at ? -1 : a.last_seen_at < b.last_seen_at ? 1 : 0));
@@ -561,7 +579,7 @@ export class RedisVisitStore implements VisitStore {
 
   /** Keys matching `pattern`, a SCAN page at a time (a key may come twice while Redis resizes: imports take a repeat as the same row). */
   private async *scan(pattern: string): AsyncIterable<string[]> {
-    for await (const batch of this.client.scanIterator({ MATCH: pattern, COUNT: 1000 })) yield batch;
+    yield* scanKeys(this.client, pattern);
   }
 
   async *exportEntries(): AsyncIterable<VisitEntry> {
@@ -654,13 +672,20 @@ export class RedisVisitStore implements VisitStore {
     let batch: VisitEntry[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      const m = this.client.multi();
-      /** Reply index of each sighting's HLEN, and its tag. */
-      const lengths: [number, string][] = [];
-      /** Reply index of each journey's ZCARD, and its account. */
-      const journeyCounts: [number, string][] = [];
-      let replies = 0;
+      // One MULTI per hash tag (a customer's keys, or one tag's sightings): in Redis Cluster a
+      // transaction's keys share a slot.
+      const groups = new Map<string, ImportGroup>();
+      const group = (slotKey: string) => {
+        const tag = hashTagOf(slotKey);
+        let g = groups.get(tag);
+        if (g === undefined) groups.set(tag, (g = { m: this.client.multi(), lengths: [], journeyCounts: [], replies: 0 }));
+        return g;
+      };
       for (const e of batch) {
+        const g = group(
+          e.type === 'tag_sighting' ? visitKeys.sightings(e.tag_id) : visitKeys.anonymous(e.type === 'visit_event' ? e.view.customer_id : e.customer_id),
+        );
+        const m = g.m;
         switch (e.type) {
           case 'visit_account': {
             const acct = visitKeys.account(e.customer_id, e.day);
@@ -678,20 +703,20 @@ export class RedisVisitStore implements VisitStore {
             // A day's keys expire when a live write of that day would have let them (RECORD: a day late at most, plus the retention).
             const dayEnd = dayMs(e.day) + (this.retentionDays + 2) * 86_400_000;
             m.pExpireAt(acct, dayEnd);
-            replies += 2;
+            g.replies += 2;
             if (e.pages.length > 0) {
               m.hSet(pages, new Map(e.pages.map((p) => [p.path, String(p.page_views)]))).pExpireAt(pages, dayEnd);
-              replies += 2;
+              g.replies += 2;
             }
             if (e.session_ids.length > 0) {
               m.sAdd(sessions, e.session_ids).pExpireAt(sessions, dayMs(e.day) + 86_400_000 + SESSION_TTL_S * 1000);
-              replies += 2;
+              g.replies += 2;
             }
             break;
           }
           case 'visit_anonymous':
             m.hSet(visitKeys.anonymous(e.customer_id), e.day, e.page_views).expire(visitKeys.anonymous(e.customer_id), (this.retentionDays + 1) * 86_400);
-            replies += 2;
+            g.replies += 2;
             break;
           case 'visit_session': {
             const zset = visitKeys.journeys(e.customer_id, e.company_id);
@@ -700,17 +725,17 @@ export class RedisVisitStore implements VisitStore {
             // As a live write of its latest view would have let them live.
             const end = Date.parse(e.last_seen) + (this.retentionDays + 1) * 86_400_000;
             m.hSet(meta, e.session_id, `${e.first_seen}|${e.last_seen}|${e.page_views}`).zAdd(zset, { score: Date.parse(e.last_seen), value: e.session_id });
-            replies += 2;
+            g.replies += 2;
             if (e.pages.length > 0) {
               m.rPush(
                 list,
                 e.pages.map((p) => `${p.at}\t${p.path}`),
               ).pExpireAt(list, end);
-              replies += 2;
+              g.replies += 2;
             }
             m.pExpireAt(zset, end).pExpireAt(meta, end).zCard(zset);
-            journeyCounts.push([replies + 2, `account ${e.company_id} of ${e.customer_id}`]);
-            replies += 3;
+            g.journeyCounts.push([g.replies + 2, `account ${e.company_id} of ${e.customer_id}`]);
+            g.replies += 3;
             break;
           }
           case 'visit_event': {
@@ -724,22 +749,24 @@ export class RedisVisitStore implements VisitStore {
             const key = visitKeys.rawViews(view.customer_id);
             // As a live write of this view would have let the stream live.
             m.xAdd(key, e.id, { d: view.day, v: rawViewText(view, first) }).pExpireAt(key, id.ms + (this.rawRetentionDays + 1) * 86_400_000);
-            replies += 2;
+            g.replies += 2;
             break;
           }
           case 'tag_sighting':
             m.hSet(visitKeys.sightings(e.tag_id), e.origin, formatSighting({ last_seen_at: e.last_seen_at, hits: e.hits })).hLen(visitKeys.sightings(e.tag_id));
-            lengths.push([replies + 1, e.tag_id]);
-            replies += 2;
+            g.lengths.push([g.replies + 1, e.tag_id]);
+            g.replies += 2;
             break;
         }
       }
       batch = [];
       // No deadline for the whole batch: a big import is many commands, each answered in its turn.
-      const out = (await m.exec()) as unknown as number[];
-      for (const [i, tag] of lengths) if (Number(out[i]) > ORIGINS_PER_TAG) throw new StateError(`tag ${tag}: more than ${ORIGINS_PER_TAG} origins`);
-      for (const [i, account] of journeyCounts) {
-        if (Number(out[i]) > SESSIONS_PER_ACCOUNT) throw new StateError(`${account}: more than ${SESSIONS_PER_ACCOUNT} sessions`);
+      for (const { m, lengths, journeyCounts } of groups.values()) {
+        const out = (await m.exec()) as unknown as number[];
+        for (const [i, tag] of lengths) if (Number(out[i]) > ORIGINS_PER_TAG) throw new StateError(`tag ${tag}: more than ${ORIGINS_PER_TAG} origins`);
+        for (const [i, account] of journeyCounts) {
+          if (Number(out[i]) > SESSIONS_PER_ACCOUNT) throw new StateError(`${account}: more than ${SESSIONS_PER_ACCOUNT} sessions`);
+        }
       }
     };
     for await (const raw of entries) {

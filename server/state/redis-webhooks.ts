@@ -26,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import { type DeliveryRecord, EndpointSettings, WebhookRecord } from '../webhooks/schema.ts';
 import { StateError, StoreUnavailableError } from './errors.ts';
+import { clientForKey } from './redis-connection.ts';
 import { WebhookEntry } from './transfer.ts';
 import {
   type AttemptResult,
@@ -575,7 +576,7 @@ export class RedisWebhookStore implements WebhookStore {
     }
     const live = new Set(endpoints.map((e) => e.id));
     // HSCAN/ZSCAN, a page at a time: an export must not block a live Redis, nor hold the outbox in memory.
-    for await (const page of this.client.hScanIterator(webhookKeys.deliveries, { COUNT: 500 })) {
+    for await (const page of (await clientForKey(this.client, webhookKeys.deliveries)).hScanIterator(webhookKeys.deliveries, { COUNT: 500 })) {
       for (const { value } of page) {
         const d = JSON.parse(value) as StoredDelivery;
         // Left behind by an endpoint deleted before deletes took its deliveries along: never sent, not moved.
@@ -584,7 +585,7 @@ export class RedisWebhookStore implements WebhookStore {
       }
     }
     const recent = Date.now() - DEDUPE_KEEP_MS;
-    for await (const page of this.client.zScanIterator(webhookKeys.dedupe, { COUNT: 500 })) {
+    for await (const page of (await clientForKey(this.client, webhookKeys.dedupe)).zScanIterator(webhookKeys.dedupe, { COUNT: 500 })) {
       for (const { value, score } of page) {
         const bar = value.indexOf('|');
         if (score < recent || bar === -1 || !live.has(value.slice(0, bar))) continue;

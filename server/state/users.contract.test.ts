@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createClient, type RedisClientType } from '@redis/client';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type RedisCluster, startRedisCluster } from '../testing/redis-cluster.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { StateError, StoreUnavailableError } from './errors.ts';
 import { sharedRedis } from './open-store.ts';
@@ -40,13 +41,14 @@ interface Opened {
 }
 
 interface Backend {
-  name: 'sqlite' | 'redis';
+  name: 'sqlite' | 'redis' | 'redis-cluster';
   /** A state store and its user store, on empty state (on Redis: database `db`, so two can be open at once). */
   open(db?: number): Promise<Opened>;
   close(): Promise<void>;
 }
 
 let redis: RedisServer;
+let cluster: RedisCluster;
 const dirs: string[] = [];
 const tempDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-users-'));
@@ -55,10 +57,10 @@ const tempDir = () => {
 };
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-}, 20_000);
+  [redis, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
+}, 30_000);
 afterAll(async () => {
-  await redis?.close();
+  await Promise.all([redis?.close(), cluster?.close()]);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -69,7 +71,7 @@ async function flushRedis(url: string): Promise<void> {
   await admin.close();
 }
 
-const BACKENDS: Backend['name'][] = ['sqlite', 'redis'];
+const BACKENDS: Backend['name'][] = ['sqlite', 'redis', 'redis-cluster'];
 
 /** Opens one backend on fresh state; `close` closes what it opened. */
 function backend(name: Backend['name']): Backend {
@@ -79,7 +81,11 @@ function backend(name: Backend['name']): Backend {
     async open(db = 0) {
       let state: StateStore;
       if (name === 'sqlite') state = new SqliteStateStore(join(tempDir(), 'svc.db'), { log: () => {} });
-      else {
+      else if (name === 'redis-cluster') {
+        // A cluster has one database: another `db` empties it (stores opened before see it emptied).
+        await cluster.flush();
+        state = await RedisStateStore.open({ url: cluster.url, cluster: true, journalDir: tempDir(), outageAllowance: 10, log: () => {} });
+      } else {
         const url = `${redis.url}/${db}`;
         await flushRedis(url);
         state = await RedisStateStore.open({ url, journalDir: tempDir(), outageAllowance: 10, log: () => {} });

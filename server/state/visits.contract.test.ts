@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from '@redis/client';
+import { createClient, type RedisClientType } from '@redis/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startRedisCluster } from '../testing/redis-cluster.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { StoreUnavailableError } from './errors.ts';
+import { openRedis } from './redis-connection.ts';
 import { RedisVisitStore, visitKeys } from './redis-visits.ts';
 import { SqliteVisitStore } from './sqlite-visits.ts';
 import type { VisitEntry } from './transfer.ts';
@@ -62,6 +64,33 @@ const BACKENDS: Backend[] = [
           await c.close();
         },
         close: () => redis.close(),
+      };
+    },
+  },
+  {
+    // The same store on a real Redis Cluster (3 primaries + replicas) through the cluster client.
+    name: 'redis-cluster',
+    async start() {
+      const cluster = await startRedisCluster();
+      const clients: RedisClientType[] = [];
+      const closeClients = async () => {
+        for (const c of clients.splice(0)) await c.close();
+      };
+      return {
+        async open() {
+          const client = openRedis({ url: cluster.url, cluster: true });
+          await client.connect();
+          clients.push(client);
+          return RedisVisitStore.open(client);
+        },
+        async reset() {
+          await closeClients();
+          await cluster.flush();
+        },
+        async close() {
+          await closeClients();
+          await cluster.close();
+        },
       };
     },
   },
@@ -486,7 +515,8 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
   });
 });
 
-describe.each(BACKENDS)('raw views past their retention: $name', (backend) => {
+// Reopens the store with other retention options from its connection's URL: one Redis only.
+describe.each(BACKENDS.filter((b) => b.name !== 'redis-cluster'))('raw views past their retention: $name', (backend) => {
   it('are gone from the store (SQLite: the daily prune; Redis: MINID on the next write, and the stream expires)', async () => {
     const fx = await backend.start();
     try {

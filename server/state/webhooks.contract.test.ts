@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from '@redis/client';
+import { createClient, type RedisClientType } from '@redis/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RedisCluster, startRedisCluster } from '../testing/redis-cluster.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import type { WebhookEvent } from '../webhooks/schema.ts';
+import { openRedis } from './redis-connection.ts';
 import { RedisWebhookStore, webhookKeys } from './redis-webhooks.ts';
 import { SqliteWebhookStore } from './sqlite-webhooks.ts';
 import type { WebhookEntry } from './transfer.ts';
@@ -36,11 +38,12 @@ const DAY = 86_400_000;
  * `a` and `b` are two nodes (two connections) sharing the outbox.
  */
 let redis: RedisServer;
+let cluster: RedisCluster;
 beforeAll(async () => {
-  redis = await startRedisServer();
-});
+  [redis, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
+}, 30_000);
 afterAll(async () => {
-  await redis.close();
+  await Promise.all([redis?.close(), cluster?.close()]);
 });
 
 const backends: Array<[string, () => Promise<{ open(opts?: WebhookStoreOptions): Promise<WebhookStore>; cleanup(): Promise<void> }>]> = [
@@ -59,6 +62,25 @@ const backends: Array<[string, () => Promise<{ open(opts?: WebhookStoreOptions):
       await admin.flushAll();
       await admin.close();
       return { open: (opts) => RedisWebhookStore.open(redis.url, opts), cleanup: async () => {} };
+    },
+  ],
+  [
+    // The same outbox on a real Redis Cluster (its `{wh}` keys on one shard) through the cluster client.
+    'Redis Cluster',
+    async () => {
+      await cluster.flush();
+      const clients: RedisClientType[] = [];
+      return {
+        async open(opts) {
+          const client = openRedis({ url: cluster.url, cluster: true });
+          await client.connect();
+          clients.push(client);
+          return RedisWebhookStore.open(client, opts);
+        },
+        async cleanup() {
+          for (const c of clients.splice(0)) await c.close();
+        },
+      };
     },
   ],
 ];

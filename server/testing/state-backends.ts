@@ -10,6 +10,7 @@ import { createClient } from '@redis/client';
 import { RedisStateStore } from '../state/redis-store.ts';
 import { SqliteStateStore } from '../state/sqlite-store.ts';
 import type { StateStore } from '../state/store.ts';
+import { startRedisCluster } from './redis-cluster.ts';
 import { type RedisServer, startRedisServer } from './redis-server.ts';
 
 export interface BackendFixture {
@@ -21,7 +22,7 @@ export interface BackendFixture {
 }
 
 export interface Backend {
-  name: 'sqlite' | 'redis';
+  name: 'sqlite' | 'redis' | 'redis-cluster';
   start(): Promise<BackendFixture>;
 }
 
@@ -90,4 +91,31 @@ export const redisBackend: Backend = {
   },
 };
 
-export const BACKENDS: Backend[] = [sqliteBackend, redisBackend];
+/** A real Redis Cluster (3 primaries, 3 replicas): the stores on the cluster client (SVC_REDIS_CLUSTER=1). */
+export const redisClusterBackend: Backend = {
+  name: 'redis-cluster',
+  async start() {
+    const cluster = await startRedisCluster();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-contract-journal-'));
+    const opened: StateStore[] = [];
+    let n = 0;
+    return {
+      async open() {
+        const s = await RedisStateStore.open({ url: cluster.url, cluster: true, journalDir: join(dir, `node-${n++}`), outageAllowance: 100, log: quiet });
+        opened.push(s);
+        return s;
+      },
+      async reset() {
+        for (const s of opened.splice(0)) await s.close();
+        await cluster.flush();
+      },
+      async close() {
+        for (const s of opened.splice(0)) await s.close();
+        await cluster.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+export const BACKENDS: Backend[] = [sqliteBackend, redisBackend, redisClusterBackend];
