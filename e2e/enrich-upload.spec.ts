@@ -6,24 +6,9 @@
  * wider than the header) shows its message with the line.
  */
 import { readFileSync } from 'node:fs';
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { parse } from 'csv-parse/sync';
-import { ADMIN_TOKEN, answerFor, pick, visitors, watchConsoleProblems } from './helpers.ts';
-
-const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
-const PASSWORD = 'e2e enrich passphrase';
-
-async function signInAsNew(page: Page, request: APIRequestContext, role: string): Promise<string> {
-  const email = `${role}-enrich-${Date.now()}-${Math.floor(Math.random() * 1e6)}@acme.example`;
-  const res = await request.post('/admin/api/customers/demo/invitations', { headers: admin, data: { email, role } });
-  expect(res.status()).toBe(201);
-  await page.goto((await res.json()).url);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Confirm password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByTestId('signed-in-as')).toHaveText(`${email} · ${role}`);
-  return email;
-}
+import { answerFor, pick, signInAsNew, visitors, watchConsoleProblems } from './helpers.ts';
 
 test('a marketer uploads a CSV with a bad row, follows its progress to done and downloads the result with a status column', async ({ page, request }) => {
   const problems = watchConsoleProblems(page);
@@ -34,7 +19,7 @@ test('a marketer uploads a CSV with a bad row, follows its progress to done and 
   const name = `crm-export-${Date.now()}.csv`;
   const csv = `Contact,Work Email,Note\nAnn,ann@${company.domain},"met at ""Expo"", Oct"\nBob,,no email\nCy,cy@no-such-company-e2e.example,\n`;
 
-  await signInAsNew(page, request, 'marketer');
+  await signInAsNew(page, request, 'marketer', 'enrich');
   await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Enrich a file' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Enrich a file');
   const form = page.getByTestId('enrich-form');

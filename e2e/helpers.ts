@@ -205,3 +205,20 @@ export function watchConsoleProblems(page: Page): string[] {
   page.on('pageerror', (e) => problems.push(e.message));
   return problems;
 }
+
+/**
+ * A new user of the demo customer with `role`, invited through the admin API and signed in on `page`
+ * with the one-time link (a password set there); `tag` names the spec in the address. Returns the email.
+ */
+export async function signInAsNew(page: Page, request: APIRequestContext, role: string, tag: string): Promise<string> {
+  const email = `${role}-${tag}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@acme.example`;
+  const res = await request.post('/admin/api/customers/demo/invitations', { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, data: { email, role } });
+  expect(res.status()).toBe(201);
+  await page.goto((await res.json()).url);
+  const password = `e2e ${tag} passphrase`;
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(password);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(page.getByTestId('signed-in-as')).toHaveText(`${email} · ${role}`);
+  return email;
+}

@@ -4,24 +4,11 @@
  * see the report (matched / not found / duplicated rows) and the account in the list; a file without a
  * usable column is refused with the server's message and changes nothing. The hot list is put back after.
  */
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { ADMIN_TOKEN, answerFor, pick, visitors, watchConsoleProblems } from './helpers.ts';
+import { type APIRequestContext, expect, test } from '@playwright/test';
+import { ADMIN_TOKEN, answerFor, pick, signInAsNew, visitors, watchConsoleProblems } from './helpers.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 const HOT = '/admin/api/customers/demo/lists/hot';
-const PASSWORD = 'e2e lists passphrase';
-
-async function signInAsNew(page: Page, request: APIRequestContext, role: string): Promise<string> {
-  const email = `${role}-lists-${Date.now()}-${Math.floor(Math.random() * 1e6)}@acme.example`;
-  const res = await request.post('/admin/api/customers/demo/invitations', { headers: admin, data: { email, role } });
-  expect(res.status()).toBe(201);
-  await page.goto((await res.json()).url);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Confirm password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByTestId('signed-in-as')).toHaveText(`${email} · ${role}`);
-  return email;
-}
 
 const hotAccounts = async (request: APIRequestContext) => (await (await request.get('/admin/api/customers/demo', { headers: admin })).json()).hot_accounts;
 
@@ -33,7 +20,7 @@ test('a marketer uploads a hot-accounts CSV with a bad row and sees the report',
   const company = (await answerFor(request, v.ip)).company as { name: string; domain: string };
   expect(company.domain).toBeTruthy();
   try {
-    await signInAsNew(page, request, 'marketer');
+    await signInAsNew(page, request, 'marketer', 'lists');
     await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Lists' }).click();
     const lists = page.getByTestId('lists');
     await expect(lists.getByTestId('list-row-hot')).toContainText('Hot accounts');

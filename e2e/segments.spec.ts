@@ -6,11 +6,10 @@
  * grouped rule with ANY and behaviour conditions, watch the preview follow each change (the counts the
  * preview API gives for the rule expected), save it and reopen it as built.
  */
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { ADMIN_TOKEN, answerFor, ORIGIN, pick, UA, visitors, watchConsoleProblems } from './helpers.ts';
+import { type APIRequestContext, expect, test } from '@playwright/test';
+import { ADMIN_TOKEN, answerFor, ORIGIN, pick, signInAsNew, UA, visitors, watchConsoleProblems } from './helpers.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
-const PASSWORD = 'e2e segments passphrase';
 
 async function savedRule(request: APIRequestContext, id: number): Promise<unknown> {
   const res = await request.get(`/admin/api/customers/demo/segments/${id}`, { headers: admin });
@@ -25,18 +24,6 @@ async function sizeOf(request: APIRequestContext, match: unknown): Promise<numbe
   return (await res.json()).size;
 }
 
-async function signInAsNew(page: Page, request: APIRequestContext, role: string): Promise<string> {
-  const email = `${role}-segments-${Date.now()}-${Math.floor(Math.random() * 1e6)}@acme.example`;
-  const res = await request.post('/admin/api/customers/demo/invitations', { headers: admin, data: { email, role } });
-  expect(res.status()).toBe(201);
-  await page.goto((await res.json()).url);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Confirm password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByTestId('signed-in-as')).toHaveText(`${email} · ${role}`);
-  return email;
-}
-
 test('a marketer builds a segment, previews it live, saves it, and the demo tag answers with it', async ({ page, request, browser }) => {
   const problems = watchConsoleProblems(page);
   // A sample company no segment holds yet, and what the catalog says of it (asked as the demo tag asks).
@@ -47,7 +34,7 @@ test('a marketer builds a segment, previews it live, saves it, and the demo tag 
   const name = `E2E ${company.industry} ${Date.now() % 100000}`;
   expect(before.segments.names).not.toContain(name);
 
-  await signInAsNew(page, request, 'marketer');
+  await signInAsNew(page, request, 'marketer', 'segments');
   await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Segments' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Segments' })).toBeVisible();
   // The customer's segments with their rule in words and size.
@@ -146,7 +133,7 @@ test('a marketer builds a grouped rule with ANY, sees the preview follow it, sav
   const company = (await answerFor(request, v.ip)).company as { industry: string; country_iso_code: string };
   const name = `E2E grouped ${Date.now() % 100000}`;
 
-  await signInAsNew(page, request, 'marketer');
+  await signInAsNew(page, request, 'marketer', 'segments');
   await page.goto('/console/#customer=demo&page=segments');
   const builder = page.getByTestId('segment-builder');
   const preview = builder.getByTestId('segment-preview');
@@ -268,7 +255,7 @@ test('a marketer builds a grouped rule with ANY, sees the preview follow it, sav
 });
 
 test('a viewer reads the segments without the builder or buttons', async ({ page, request }) => {
-  await signInAsNew(page, request, 'viewer');
+  await signInAsNew(page, request, 'viewer', 'segments');
   await page.goto('/console/#customer=demo&page=segments');
   await expect(page.getByRole('heading', { level: 1, name: 'Segments' })).toBeVisible();
   await expect(page.getByTestId('segments-table').getByRole('row', { name: /Enterprise Software/ })).toContainText('Industry is Software');

@@ -5,6 +5,7 @@
  * company columns and a `status` column. The column to read is picked from the file's own header before
  * anything is sent; a file the server refuses (not CSV, a bad line, too big, no credits) says why.
  */
+
 import { useEffect, useState } from 'preact/hooks';
 import type { EnrichJob } from '../../enrichment/jobs/job-store.ts';
 import type { CustomerRecord } from '../../state/store.ts';
@@ -12,24 +13,13 @@ import { AdminApiError, type AdminClient } from '../admin-client.ts';
 import { csvHeader, defaultColumnOf, fileProblem, formatBytes, jobProgress, needsPolling, resultFileName, statusSummary, uploadError } from '../enrich-view.ts';
 import { formatDateTime } from './datetime.ts';
 import { ScrollTable } from './ScrollTable.tsx';
+import { saveBlob } from './save-file.ts';
 import { useLoad } from './use-load.ts';
 
 /** How often progress is asked for while a job is queued or running. */
 const POLL_MS = 1_000;
 /** Enough of the file's beginning to hold its header row. */
 const HEAD_BYTES = 64 * 1024;
-
-/** Saves a downloaded file (a Blob URL clicked once, revoked a little later). */
-function saveBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 export function EnrichPage({ api, customer, canWrite }: { api: AdminClient; customer: CustomerRecord; canWrite: boolean }) {
   const jobs = useLoad(() => api.enrichJobs(customer.id), [api, customer.id]);
