@@ -3,35 +3,21 @@
  * record views into the customer's one stream, and either node's export holds every view of both, in the
  * order they were recorded; a cursor one node gave resumes on the other.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
-import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
+import { type RedisNodes, startRedisNodes } from '../testing/redis-nodes.ts';
+import { IPS, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
 
 const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-let redis: RedisServer;
-let journal: string;
+let cluster: RedisNodes;
 let nodes: TestServer[] = [];
-const recorded: RecordedPageView[] = [];
+let recorded: RecordedPageView[] = [];
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  journal = mkdtempSync(join(tmpdir(), 'svc-export-journal-'));
-  for (const n of [0, 1]) {
-    const node = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback', SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(journal, `node-${n}`) } });
-    node.recorder.onPageView((v) => void recorded.push(v));
-    nodes.push(node);
-  }
+  cluster = await startRedisNodes(2);
+  ({ nodes, recorded } = cluster);
 }, 60_000);
-afterAll(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  await redis?.close();
-  rmSync(journal, { recursive: true, force: true });
-});
+afterAll(async () => cluster?.close());
 
 const exportFrom = async (node: TestServer, query = '') => {
   const today = new Date().toISOString().slice(0, 10);
