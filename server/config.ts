@@ -117,12 +117,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   return parsed.data;
 }
 
-/** Express's trust-proxy setting from SVC_TRUST_PROXY: `true`, a hop count, or a list of addresses/names. */
 /** The address of this server for links printed by the CLI: SVC_PUBLIC_URL, else the local listening address. */
 export function serverBaseUrl(config: Pick<Config, 'SVC_PUBLIC_URL' | 'HOST' | 'PORT'>): string {
   return config.SVC_PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
 }
 
+/** Express's trust-proxy setting from SVC_TRUST_PROXY: `true`, a hop count, or a list of addresses/names. */
 export function trustProxySetting(value: string | undefined): boolean | number | string {
   if (value === undefined || value === '' || value === 'false') return false;
   if (value === 'true') return true;

@@ -4,8 +4,8 @@
  * describe payloads, not data — and readable from any origin (an analytics tool validating in a browser).
  */
 import { ApiError } from '../../core/error-codes.ts';
+import { publicBase } from '../http/public-base.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { publicBase } from '../users/routes.ts';
 import { eventSchemaDocs, eventSchemasDocs } from './docs.ts';
 import { EVENT_SCHEMAS, eventJsonSchema, eventSchema, schemaPath } from './registry.ts';
 

@@ -15,8 +15,8 @@ import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { Role } from '../../core/roles.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
-import { isSecureRequest } from '../auth/session.ts';
 import { customerOr404 } from '../customers/lookup.ts';
+import { publicBase } from '../http/public-base.ts';
 import type { RouteContext, RouteDef } from '../http/route-def.ts';
 import { userDocs } from '../openapi/route-docs.ts';
 import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
@@ -33,13 +33,6 @@ export const AuditQuery = z.object({
   to: z.iso.date().optional(),
   limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });
-
-/** Where links point: SVC_PUBLIC_URL, else this request's own origin (https as the session cookie decides it). */
-export function publicBase(ctx: RouteContext): string {
-  const { config, trustProxy } = ctx.services;
-  if (config.SVC_PUBLIC_URL) return config.SVC_PUBLIC_URL;
-  return `${isSecureRequest(ctx.req.raw, config, trustProxy) ? 'https' : 'http'}://${ctx.req.get('host') ?? 'localhost'}`;
-}
 
 async function userOf(ctx: RouteContext): Promise<UserRecord> {
   const user = await ctx.services.users.getUser(ctx.req.params.userId!);

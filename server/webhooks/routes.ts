@@ -6,7 +6,7 @@
  *   POST   /customers/:id/webhooks                      {url, events, hot_paths?, description?, event_versions?, segment_names?, scores?,
  *                                                        format?: 'json' | 'slack', filters?: {segments?, hot_only?, min_page_views?}}
  *                                                        → 201, secret shown once
- *   GET    /customers/:id/webhooks                      endpoints (never the secret)
+ *   GET    /customers/:id/webhooks                      endpoints (never the secret; a Slack URL masked)
  *   GET    /customers/:id/webhooks/:webhookId           one endpoint
  *   PATCH  /customers/:id/webhooks/:webhookId           change any of the fields above (the secret stays)
  *   POST   /customers/:id/webhooks/:webhookId/test      {type?, version?} → a signed sample sent now: the receiver's answer
@@ -43,6 +43,7 @@ import {
   WebhookPatch,
 } from './schema.ts';
 import { generateSigningSecret } from './signature.ts';
+import { maskedSlackUrl } from './slack.ts';
 
 /** Endpoints per customer: each one is an outbox and a stream of outbound requests of ours. */
 export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
@@ -59,6 +60,14 @@ async function endpointOr404(webhookStore: WebhookStore, customerId: string, web
 }
 
 const enabled = (services: Services) => services.webhooks !== undefined;
+
+/**
+ * An endpoint as it is answered and audited: a Slack endpoint's URL masked (slack.ts `maskedSlackUrl`:
+ * the URL is the channel's credential). Only the 201 of its creation shows it whole, as it was sent.
+ */
+export function shownEndpoint<T extends { url: string; format: WebhookFormat }>(endpoint: T): T {
+  return endpoint.format === 'slack' ? { ...endpoint, url: maskedSlackUrl(endpoint.url) } : endpoint;
+}
 
 /** The account of a test event: the customer's first hot account when the catalog knows it, else its first company. */
 function sampleCompany(services: Services, hotAccount: string | undefined): CompanyRow | null {
@@ -135,7 +144,7 @@ export const webhookAdminRoutes: RouteDef[] = [
       checkEndpoint(customer, { ...settings, events: fields.events });
       const record = await webhookStore.createEndpoint({ customer_id: customerId, ...fields, secret, settings });
       webhooks.endpointsChanged(customerId);
-      await ctx.audit({ customer: customerId, action: 'webhook.create', target: record.id, after: record });
+      await ctx.audit({ customer: customerId, action: 'webhook.create', target: record.id, after: shownEndpoint(record) });
       return { status: 201, body: { ...record, secret } };
     },
   }),
@@ -147,7 +156,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhooksDocs.get,
     async handler(ctx) {
       const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
-      return { status: 200, body: await outbox(ctx.services).webhookStore.listEndpoints(customerId) };
+      return { status: 200, body: (await outbox(ctx.services).webhookStore.listEndpoints(customerId)).map(shownEndpoint) };
     },
   }),
   adminRoute({
@@ -158,7 +167,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhookDocs.get,
     async handler(ctx) {
       const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
-      return { status: 200, body: await endpointOr404(outbox(ctx.services).webhookStore, customerId, ctx.req.params.webhookId!) };
+      return { status: 200, body: shownEndpoint(await endpointOr404(outbox(ctx.services).webhookStore, customerId, ctx.req.params.webhookId!)) };
     },
   }),
   adminRoute({
@@ -196,8 +205,8 @@ export const webhookAdminRoutes: RouteDef[] = [
       const after = await webhookStore.updateEndpoint(customerId, before.id, { ...fields, settings });
       if (!after) throw new ApiError('not_found', `unknown webhook ${before.id} for customer ${customerId}`);
       webhooks.endpointsChanged(customerId);
-      await ctx.audit({ customer: customerId, action: 'webhook.update', target: before.id, before, after });
-      return { status: 200, body: after };
+      await ctx.audit({ customer: customerId, action: 'webhook.update', target: before.id, before: shownEndpoint(before), after: shownEndpoint(after) });
+      return { status: 200, body: shownEndpoint(after) };
     },
   }),
   adminRoute({

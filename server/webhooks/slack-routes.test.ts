@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockKitProblems } from '../testing/block-kit.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
+import { maskedSlackUrl } from './slack.ts';
 
 const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
@@ -57,6 +58,15 @@ describe('Slack endpoints over the admin API', () => {
     });
     expect(created.status).toBe(201);
     const endpoint = await created.json();
+    // The URL is the channel's credential: whole only in the creation's answer, masked after it.
+    expect(endpoint.url).toBe(slack.url);
+    const masked = maskedSlackUrl(slack.url);
+    expect(masked).not.toBe(slack.url);
+    expect((await (await admin(`/webhooks/${endpoint.id}`)).json()).url).toBe(masked);
+    expect((await (await admin('/webhooks')).json()).map((w: { url: string }) => w.url)).toEqual([masked]);
+    const audit = JSON.stringify(await (await admin('/audit')).json());
+    expect(audit).toContain(masked);
+    expect(audit).not.toContain(slack.url);
     expect(endpoint).toMatchObject({
       format: 'slack',
       filters: { segments: [101] },

@@ -5,7 +5,7 @@ import { firmographics } from '../identification/identify.ts';
 import { blockKitProblems } from '../testing/block-kit.ts';
 import { type EnrichedFacts, needsEnrichment, type PageViewForWebhooks, type PlanningEndpoint, passesFilters, plannedEvents } from './events.ts';
 import type { WebhookEvent } from './payloads.ts';
-import { DIGEST_LINES, type SlackMessage, slackMessage } from './slack.ts';
+import { DIGEST_LINES, maskedSlackUrl, type SlackMessage, slackMessage } from './slack.ts';
 
 const company = (id: string, name: string, domain: string): CompanyRow =>
   ({
@@ -207,5 +207,17 @@ describe('filters in planning (Slack and JSON endpoints alike)', () => {
     expect(needsEnrichment({ ...json, events: ['account.visited'], filters: { min_page_views: 2 } })).toBe(true);
     expect(needsEnrichment({ ...json, events: ['account.visited'], filters: { segments: [1] } })).toBe(true);
     expect(needsEnrichment({ ...json, events: ['account.visited'], filters: { hot_only: true } })).toBe(false);
+  });
+});
+
+describe('a Slack URL as answers show it', () => {
+  it('keeps the workspace and channel ids and the last 4 characters of the secret; drops the query', () => {
+    expect(maskedSlackUrl('https://hooks.slack.com/services/T0123ABCD/B0456EFGH/abcdefghijklmnopqrstWXYZ')).toBe(
+      'https://hooks.slack.com/services/T0123ABCD/B0456EFGH/…WXYZ',
+    );
+    expect(maskedSlackUrl('http://127.0.0.1:4000/slack/hook-0123456789?token=secret')).toBe('http://127.0.0.1:4000/slack/…6789');
+    // A short last segment shows nothing of itself: 4 of 8 characters would give half of it away.
+    expect(maskedSlackUrl('https://example.com/a/short')).toBe('https://example.com/a/…');
+    expect(maskedSlackUrl('not a url')).toBe('…');
   });
 });

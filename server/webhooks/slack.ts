@@ -205,3 +205,22 @@ export function digestMessage(accounts: readonly SlackAccount[], ctx: SlackConte
     unfurl_media: false,
   };
 }
+
+/**
+ * A Slack incoming-webhook URL as the API and the audit log show it: the URL is itself the credential
+ * (whoever holds it posts to the channel, no signature involved), so its last path segment — the secret
+ * part of `https://hooks.slack.com/services/T…/B…/<secret>` — keeps only its last 4 characters, and any
+ * query is dropped. The workspace and channel ids stay: they tell two endpoints apart.
+ */
+export function maskedSlackUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return '…';
+  }
+  const parts = u.pathname.split('/');
+  const last = parts.at(-1) ?? '';
+  parts[parts.length - 1] = last.length > 8 ? `…${last.slice(-4)}` : '…';
+  return `${u.origin}${parts.join('/')}`;
+}
