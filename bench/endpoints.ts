@@ -80,6 +80,7 @@ export async function startApp(data: BenchData, state: BenchState, opts: AppOpti
     {
       SVC_DATA: data.data,
       SVC_STATE: state.file,
+      SVC_JOBS_DIR: join(dirname(state.file), 'jobs'),
       SVC_LOG: opts.log ?? 'info',
       SVC_TRUST_PROXY: 'loopback',
       SVC_ADMIN_TOKEN: ADMIN_TOKEN,

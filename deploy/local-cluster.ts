@@ -97,6 +97,7 @@ export function nodeEnvironment(
     SVC_DATA: c.data,
     // SQLite mode: one shared file. Redis mode: the node's own folder (nothing shared lives there).
     SVC_STATE: c.state === 'sqlite' ? c.stateFile : join(node.dir, 'svc.db'),
+    SVC_JOBS_DIR: join(node.dir, 'jobs'),
     SVC_REDIS_URL: c.state === 'redis' ? c.redisUrl : undefined,
     SVC_REDIS_CLUSTER: c.state === 'redis' && c.redisCluster ? '1' : undefined,
     // Charges made while Redis is unreachable are journaled on the node's own disk, one journal per node.

@@ -44,6 +44,7 @@ test.beforeAll(async () => {
       SVC_DEMO: '1',
       SVC_DATA: DATA,
       SVC_STATE: join(dir, 'svc.db'),
+      SVC_JOBS_DIR: join(dir, 'jobs'),
       SVC_EVENTS_DIR: join(dir, 'events'),
       SVC_LOG: 'error',
       SVC_ADMIN_TOKEN: 'e2e-ipv6-admin-token-0123456789abcdef',

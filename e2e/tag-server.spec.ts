@@ -53,6 +53,7 @@ test.describe('server-managed settings', () => {
         SVC_DEMO: '1',
         SVC_DATA: join(dir, 'data'),
         SVC_STATE: join(dir, 'svc.db'),
+        SVC_JOBS_DIR: join(dir, 'jobs'),
         SVC_ADMIN_TOKEN: ADMIN,
         SVC_LOG: 'error',
       },

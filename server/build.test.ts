@@ -27,6 +27,7 @@ beforeAll(async () => {
       HOST: '127.0.0.1',
       SVC_DATA: join(dir, 'data'),
       SVC_STATE: join(dir, 'svc.db'),
+      SVC_JOBS_DIR: join(dir, 'jobs'),
       SVC_ADMIN_TOKEN: 'build-test-admin-token-0123456789',
       SVC_LOG: 'info',
     },

@@ -51,6 +51,7 @@ beforeAll(async () => {
       HOST: '127.0.0.1',
       SVC_DATA: join(dir, 'data'),
       SVC_STATE: join(dir, 'svc.db'),
+      SVC_JOBS_DIR: join(dir, 'jobs'),
       SVC_LOG: 'error',
       SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       SVC_METRICS_PORT: String(metricsPort),

@@ -48,6 +48,7 @@ async function serve(
       ...process.env,
       SVC_DATA: join(dir, 'data'),
       SVC_STATE: join(dir, `${name}.db`),
+      SVC_JOBS_DIR: join(dir, `${name}-jobs`),
       SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       SVC_SHUTDOWN_TIMEOUT_MS: String(deadlineMs),
       SVC_LOG: 'error',
