@@ -4,6 +4,7 @@
  * bench/RESULTS.md. Nothing here passes or fails on time.
  */
 import { benchBuild } from './build.ts';
+import { benchCluster } from './cluster.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchEnrich } from './enrich.ts';
 import { benchEvents } from './events.ts';
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   tag: benchTag,
   build: benchBuild,
   nodes: benchNodes,
+  cluster: benchCluster,
   start: benchStart,
   import: benchImport,
   'log-line': benchLogLine,

@@ -1,8 +1,8 @@
 /**
  * A real Redis Cluster for tests and the local cluster: `primaries` primaries with one replica each
  * (`redis-server --cluster-enabled yes` on free ports, each in its own folder, then
- * `redis-cli --cluster create … --cluster-replicas 1`), a short node timeout so a failover takes about a
- * second, torn down with its folder.
+ * `redis-cli --cluster create … --cluster-replicas 1`, or the same steps by hand for fewer than 3
+ * primaries), a short node timeout so a failover takes about a second, torn down with its folder.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -108,6 +108,36 @@ export function parseClusterNodes(text: string): ClusterNodeInfo[] {
         },
       ];
     });
+}
+
+/**
+ * What `redis-cli --cluster create` does, for the 1- and 2-primary clusters it refuses to create (a
+ * benchmark's 1-shard point runs the same cluster client as its 3-shard one): slots split evenly, an
+ * epoch per primary, every node met, replicas attached to their primaries in turn.
+ */
+async function createByHand(ports: number[], primaries: number, replicas: number): Promise<void> {
+  const ids = await Promise.all(ports.map((port) => ask(port, async (c) => String(await c.sendCommand(['CLUSTER', 'MYID'])))));
+  for (let i = 0; i < primaries; i++) {
+    const from = Math.floor((i * 16_384) / primaries);
+    const to = Math.floor(((i + 1) * 16_384) / primaries) - 1;
+    await ask(ports[i]!, async (c) => {
+      await c.sendCommand(['CLUSTER', 'SET-CONFIG-EPOCH', String(i + 1)]);
+      await c.sendCommand(['CLUSTER', 'ADDSLOTSRANGE', String(from), String(to)]);
+    });
+  }
+  for (const port of ports.slice(1)) await ask(ports[0]!, (c) => c.sendCommand(['CLUSTER', 'MEET', '127.0.0.1', String(port)]));
+  const deadline = Date.now() + 20_000;
+  // A replica can only follow a primary it already knows.
+  for (;;) {
+    // By id: a node still in handshake is listed under a temporary one.
+    const views = await Promise.all(ports.map((port) => ask(port, async (c) => String(await c.sendCommand(['CLUSTER', 'NODES'])))));
+    if (views.every((v) => ids.every((id) => parseClusterNodes(v).some((n) => n.id === id)))) break;
+    if (Date.now() > deadline) throw new Error('the Redis Cluster nodes did not meet');
+    await sleep(100);
+  }
+  for (let r = 0; r < primaries * replicas; r++) {
+    await ask(ports[primaries + r]!, (c) => c.sendCommand(['CLUSTER', 'REPLICATE', ids[r % primaries]!]));
+  }
 }
 
 export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise<RedisCluster> {
@@ -246,7 +276,11 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
 
   try {
     await Promise.all(ports.map(start));
-    await cli(['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
+    if (primaries >= 3) {
+      await cli(['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
+    } else {
+      await createByHand(ports, primaries, replicas);
+    }
     await settled();
     // Replicas attach a moment after the slots are served: wait until each primary has its replicas.
     const deadline = Date.now() + 20_000;
