@@ -21,7 +21,9 @@ function transfer(
 const WHAT = `
 What moves: customers; tokens (the hash of each secret, never a secret); web tags; settings; credit
 balances and the charge ledger; page-view aggregates (per customer, day and account: views, sessions,
-first/last seen, top pages; anonymous views per day) and the origins each tag was seen on; webhook
+first/last seen, top pages; anonymous views per day; each account's segments as of its latest view, so
+segment.entered does not fire again; the raw page views kept for the events export) and the origins each
+tag was seen on; webhook
 endpoints WITH THEIR SIGNING SECRETS, the outbox's deliveries (pending ones and the kept log) and the
 dedupe keys of the last three days; users (with the scrypt hash of each password), single sign-on
 providers WITH THEIR CLIENT SECRETS, and the audit log. Not moved: rate-limit counters (they expire within

@@ -1,7 +1,8 @@
 /**
  * `svc state export` / `svc state import` as operators run them (`runCli`, in-process): SQLite → Redis →
- * SQLite loses nothing — the state store's records, the page views and tag sightings, the webhook
- * endpoints (with their secrets) and the outbox — and the CLI works against Redis through SVC_REDIS_URL.
+ * SQLite loses nothing — the state store's records, the page views, accounts' segments and tag sightings,
+ * the webhook endpoints (with their secrets) and the outbox — and the CLI works against Redis through
+ * SVC_REDIS_URL.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -143,6 +144,9 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
   await visits.recordTagSighting('acme-tag', 'https://www.acme.test', at(yesterday, '10:00:00'));
   await visits.recordTagSighting('acme-tag', 'https://www.acme.test', at(yesterday, '10:05:00'));
   await visits.recordTagSighting('acme-tag', 'http://localhost:3000', at(today, '00:00:00'));
+  // The segments each account was in at its latest view (segment.entered fires for those it was not in).
+  expect(await visits.swapAccountSegments('acme', '900001', [101, 102], at(today, '00:01:00'))).toBeNull();
+  expect(await visits.swapAccountSegments('acme', '900002', [1], at(today, '00:02:00'))).toBeNull();
 
   // A webhook endpoint with one delivery delivered, one failed once and waiting for its retry, one not tried yet.
   const outbox = new SqliteWebhookStore(first.sqlite);
@@ -195,6 +199,7 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
       'charge',
       'visit_account',
       'visit_session',
+      'visit_account_segments',
       'visit_anonymous',
       'tag_sighting',
       'visit_event',
@@ -226,6 +231,8 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
   const [redisVisits, redisOutbox] = await Promise.all([RedisVisitStore.open(redis.url), RedisWebhookStore.open(redis.url)]);
   try {
     expect(await observe(customer, redisVisits, redisOutbox)).toEqual(before);
+    // The accounts' segments moved: their next view enters none they were already in (no segment.entered again).
+    expect(await redisVisits.swapAccountSegments('acme', '900001', [101, 102], at(today, '00:05:00'))).toEqual([101, 102]);
   } finally {
     await redisVisits.close();
     await redisOutbox.close();
@@ -245,6 +252,9 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
     expect(await signedWith(backOutbox, signingSecret)).toEqual(before.pending.map((d) => d.event_id).sort());
     // Dedupe keys moved: the account's visit of today is not announced again.
     expect((await backOutbox.enqueue([item(`account.visited|900001|${today}`, 'account.visited', '/')], now + 1000)).added).toBe(0);
+    // So did the segments, back from Redis (its TTL told their time): nothing entered again.
+    expect(await backVisits.swapAccountSegments('acme', '900001', [101, 102], at(today, '00:05:00'))).toEqual([101, 102]);
+    expect(await backVisits.swapAccountSegments('acme', '900002', [1, 7], at(today, '00:05:00'))).toEqual([1]);
   } finally {
     await backOutbox.close();
     await backVisits.close();

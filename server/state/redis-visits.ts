@@ -12,6 +12,8 @@
  *                                              at most SESSIONS_PER_ACCOUNT, the longest unseen go first
  *   svc:{cust:C}:v:jrnm:<company>        hash  session → `<first seen>|<last seen>|<views>`
  *   svc:{cust:C}:v:jrnp:<company>:<sess> list  the session's first PAGES_PER_SESSION views, `<at>\t<path>`
+ *   svc:{cust:C}:v:seg:<company>         string the account's segments at its latest view, a JSON array
+ *                                              (swapAccountSegments; expires (retention + 1) days after it)
  *   svc:{cust:C}:v:events                stream the raw views kept for the export (visits.ts RawPageView), ids
  *                                              `<ms>-<n>` by visits.ts nextRawViewId, fields `d` (the view's
  *                                              day) and `v` (its JSON text, rawViewText)
@@ -95,6 +97,8 @@ const ACCOUNT_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:acct:(\d{4}-\d{2}-\d{
 const ANONYMOUS_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:anon$/;
 const JOURNEY_KEYS = 'svc:{cust:*}:v:jrnm:*';
 const JOURNEY_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:jrnm:(.+)$/;
+const SEGMENT_KEYS = 'svc:{cust:*}:v:seg:*';
+const SEGMENT_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:seg:(.+)$/;
 const RAW_VIEW_KEYS = 'svc:{cust:*}:v:events';
 const RAW_VIEW_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:events$/;
 /** Stream entries one XRANGE reads (an export's page, and an export file's). */
@@ -634,6 +638,33 @@ export class RedisVisitStore implements VisitStore {
         }
       }
     }
+    // The key keeps no time, but every swap sets it to expire (retention + 1) days later: the time left
+    // says when it was written. Rounded to the second: the TTL is read a round trip before the clock (an
+    // import writes a whole second's expiry, which reads back as that second). Never later than now (a
+    // key written under a longer retention), and now for a key without TTL (set by hand).
+    const segmentsLifeMs = (this.retentionDays + 1) * 86_400_000;
+    for await (const batch of this.scan(SEGMENT_KEYS)) {
+      const keys = batch.sort(byText).flatMap((key) => {
+        const match = SEGMENT_KEY.exec(key);
+        return match ? [[key, match[1]!, match[2]!] as const] : [];
+      });
+      // One MULTI per key (its own slot on a cluster): the value and its TTL of one moment.
+      const replies = await this.timed(Promise.all(keys.map(([key]) => this.client.multi().get(key).pTTL(key).exec())));
+      const now = Date.now();
+      for (const [i, [, customer, company]] of keys.entries()) {
+        const [value, ttl] = replies[i] as unknown as [string | null, number];
+        // Gone since the SCAN (expired): nothing to move.
+        if (value === null || ttl === -2) continue;
+        const written = ttl < 0 ? now : Math.min(now, now + ttl - segmentsLifeMs);
+        yield VisitEntry.parse({
+          type: 'visit_account_segments',
+          customer_id: customer,
+          company_id: company,
+          segment_ids: JSON.parse(value),
+          updated_at: new Date(Math.round(written / 1000) * 1000).toISOString(),
+        });
+      }
+    }
     for await (const batch of this.scan(SIGHTING_KEYS)) {
       for (const key of batch.sort(byText)) {
         const tag = key.slice(visitKeys.sightings('').length);
@@ -736,6 +767,15 @@ export class RedisVisitStore implements VisitStore {
             m.pExpireAt(zset, end).pExpireAt(meta, end).zCard(zset);
             g.journeyCounts.push([g.replies + 2, `account ${e.company_id} of ${e.customer_id}`]);
             g.replies += 3;
+            break;
+          }
+          case 'visit_account_segments': {
+            // As a live swap at `updated_at` would have let it live; one already past that is gone, as it would be.
+            const end = Date.parse(e.updated_at) + (this.retentionDays + 1) * 86_400_000;
+            if (end > Date.now()) {
+              m.set(visitKeys.segments(e.customer_id, e.company_id), JSON.stringify(e.segment_ids), { expiration: { type: 'PXAT', value: end } });
+              g.replies += 1;
+            }
             break;
           }
           case 'visit_event': {

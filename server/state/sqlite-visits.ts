@@ -552,6 +552,15 @@ export class SqliteVisitStore implements VisitStore {
       const last = rows[rows.length - 1]!;
       after = [last.customer_id as string, last.company_id as string, last.session_id as string];
     }
+    const segments = this.sqlite.sql(
+      `SELECT * FROM visit_account_segments WHERE (customer_id, company_id) > (?, ?) ORDER BY customer_id, company_id LIMIT ${TRANSFER_PAGE}`,
+    );
+    for (let after = ['', '']; ; ) {
+      const rows = this.sqlite.io(() => segments.all(...after)) as { customer_id: string; company_id: string; segment_ids: string; updated_at: string }[];
+      for (const r of rows) yield VisitEntry.parse({ type: 'visit_account_segments', ...r, segment_ids: JSON.parse(r.segment_ids) });
+      if (rows.length < TRANSFER_PAGE) break;
+      after = [rows[rows.length - 1]!.customer_id, rows[rows.length - 1]!.company_id];
+    }
     const anonymous = this.sqlite.sql(`SELECT * FROM visit_anonymous WHERE (customer_id, day) > (?, ?) ORDER BY customer_id, day LIMIT ${TRANSFER_PAGE}`);
     for (let after = ['', '']; ; ) {
       const rows = this.sqlite.io(() => anonymous.all(...after)) as Row[];
@@ -582,7 +591,7 @@ export class SqliteVisitStore implements VisitStore {
     const any = this.sqlite.io(() =>
       this.sqlite
         .sql(
-          'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings) OR EXISTS (SELECT 1 FROM visit_journeys) OR EXISTS (SELECT 1 FROM visit_events)',
+          'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings) OR EXISTS (SELECT 1 FROM visit_journeys) OR EXISTS (SELECT 1 FROM visit_events) OR EXISTS (SELECT 1 FROM visit_account_segments)',
         )
         .pluck()
         .get(),
@@ -604,6 +613,7 @@ export class SqliteVisitStore implements VisitStore {
       origins: this.sqlite.sql('SELECT count(*) FROM tag_sightings WHERE tag_id = ?').pluck(),
       bump: this.sqlite.sql('UPDATE visit_version SET version = version + 1 WHERE id = 1'),
       raw: this.sqlite.sql('INSERT OR REPLACE INTO visit_events (customer_id, ms, n, day, view) VALUES (?, ?, ?, ?, ?)'),
+      segments: this.sqlite.sql('INSERT OR REPLACE INTO visit_account_segments (customer_id, company_id, segment_ids, updated_at) VALUES (?, ?, ?, ?)'),
     };
     const write = this.db.transaction((batch: VisitEntry[]) => {
       for (const e of batch) {
@@ -629,6 +639,9 @@ export class SqliteVisitStore implements VisitStore {
             if ((q.journeys.get(e.customer_id, e.company_id) as number) > SESSIONS_PER_ACCOUNT) {
               throw new StateError(`account ${e.company_id} of ${e.customer_id}: more than ${SESSIONS_PER_ACCOUNT} sessions`);
             }
+            break;
+          case 'visit_account_segments':
+            q.segments.run(e.customer_id, e.company_id, JSON.stringify(e.segment_ids), e.updated_at);
             break;
           case 'visit_event': {
             const { first_of_day_for_account: first, ...view } = e.view;

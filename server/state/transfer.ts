@@ -61,6 +61,8 @@ export interface StateTransfer {
 const Count = z.number().int().min(0);
 // Compared as strings by both stores; whatever they recorded moves as it is.
 const IsoTime = z.string().min(1);
+/** An instant a store computes with (Redis scores the audit log by it, and expires keys from it). */
+const Instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'an ISO time');
 
 /**
  * Page views and tag sightings (visits.ts): per-day aggregates, and the raw views kept for the export —
@@ -104,6 +106,19 @@ export const VisitEntry = z.discriminatedUnion('type', [
     last_seen: IsoTime,
     page_views: z.number().int().min(1),
     pages: z.array(z.object({ at: IsoTime, path: z.string() })).max(PAGES_PER_SESSION),
+  }),
+  /**
+   * The segments an account was in at its latest view (visits.ts swapAccountSegments): without them every
+   * account would enter its segments again after the move (segment.entered sent twice). An empty list is
+   * remembered too (in none: unlike no entry, not a first view). Redis keeps no time with them: its export
+   * derives `updated_at` from the key's TTL (redis-visits.ts).
+   */
+  z.object({
+    type: z.literal('visit_account_segments'),
+    customer_id: CustomerId,
+    company_id: z.string().min(1),
+    segment_ids: z.array(z.number().int().min(1)),
+    updated_at: Instant,
   }),
   /** Page views of one UTC day that matched no account. */
   z.object({ type: z.literal('visit_anonymous'), customer_id: CustomerId, day: ISO_DAY, page_views: Count }),
@@ -182,9 +197,6 @@ export const WebhookEntry = z.discriminatedUnion('type', [
   z.object({ type: z.literal('webhook_dedupe'), webhook_id: OutboxId, dedupe_key: z.string().min(1), at: EpochMs }),
 ]);
 export type WebhookEntry = z.infer<typeof WebhookEntry>;
-
-/** An instant both user stores can order by (Redis scores the audit log by its epoch milliseconds). */
-const Instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'an ISO time');
 
 /**
  * A customer's people (users.ts): users with the scrypt hash of their password (never a password), SSO

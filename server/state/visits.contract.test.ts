@@ -470,6 +470,10 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     await store.recordTagSighting('t1', 'https://www.acme.test', at(yesterday, '10:00:00'));
     await store.recordTagSighting('t1', 'https://www.acme.test', at(yesterday, '10:05:00'));
     await store.recordTagSighting('t2', 'https://b.test', at(today, '00:00:00'));
+    // Remembered segments (segment.entered): an account in two, one in none, one of another customer.
+    await store.swapAccountSegments('acme', '900001', [3, 1], at(today, '00:10:00'));
+    await store.swapAccountSegments('acme', '900002', [], at(today, '00:20:00'));
+    await store.swapAccountSegments('other', '900001', [7], at(today, '00:20:00'));
     const read = async (s: VisitStore) => ({
       accounts: await s.accountVisits('acme', yesterday, today),
       daily: [await s.dailyTotals('acme', yesterday, today), await s.dailyTotals('other', yesterday, today)],
@@ -482,7 +486,20 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     const before = await read(store);
     const exported: VisitEntry[] = [];
     for await (const e of store.exportEntries()) exported.push(e);
-    expect(new Set(exported.map((e) => e.type))).toEqual(new Set(['visit_account', 'visit_session', 'visit_anonymous', 'tag_sighting', 'visit_event']));
+    expect(new Set(exported.map((e) => e.type))).toEqual(
+      new Set(['visit_account', 'visit_session', 'visit_account_segments', 'visit_anonymous', 'tag_sighting', 'visit_event']),
+    );
+    const segments = exported.flatMap((e) => (e.type === 'visit_account_segments' ? [e] : []));
+    expect(segments.map(({ customer_id, company_id, segment_ids }) => ({ customer_id, company_id, segment_ids }))).toEqual(
+      expect.arrayContaining([
+        { customer_id: 'acme', company_id: '900001', segment_ids: [3, 1] },
+        { customer_id: 'acme', company_id: '900002', segment_ids: [] },
+        { customer_id: 'other', company_id: '900001', segment_ids: [7] },
+      ]),
+    );
+    expect(segments).toHaveLength(3);
+    // SQLite keeps the view's time; Redis derives it from the key's TTL (written just now).
+    for (const e of segments) expect(Math.abs(Date.parse(e.updated_at) - Date.now())).toBeLessThan(2 * 86_400_000);
     expect(before.raw).toHaveLength(3);
     expect(exported).toContainEqual({ type: 'tag_sighting', tag_id: 't1', origin: 'https://www.acme.test', last_seen_at: at(yesterday, '10:05:00'), hits: 2 });
 
@@ -501,6 +518,34 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     // The day's session ids moved too: the same visitor's next view is not a new session.
     await moved.recordPageView(view({ day: today, path: '/docs', at: at(today, '00:40:00') }));
     expect((await moved.accountVisits('acme', today, today)).find((a) => a.company_id === '900001')).toMatchObject({ page_views: 2, sessions: 1 });
+    // So did the remembered segments: the next view of an account enters none it was in before the move.
+    expect(await moved.swapAccountSegments('acme', '900001', [3, 1], at(today, '00:40:00'))).toEqual([3, 1]);
+    expect(await moved.swapAccountSegments('acme', '900002', [3], at(today, '00:40:00'))).toEqual([]);
+    expect(await moved.swapAccountSegments('other', '900001', [7], at(today, '00:40:00'))).toEqual([7]);
+  });
+
+  it('imports remembered segments to expire as they would have: one past the retention is not kept', async () => {
+    const recent = new Date(Date.now() - 86_400_000).toISOString();
+    const old = new Date(Date.now() - (VISIT_RETENTION_DAYS + 2) * 86_400_000).toISOString();
+    expect(
+      await store.importEntries([
+        { type: 'visit_account_segments', customer_id: 'acme', company_id: '900001', segment_ids: [5], updated_at: recent },
+        { type: 'visit_account_segments', customer_id: 'acme', company_id: '900002', segment_ids: [6], updated_at: old },
+      ]),
+    ).toBe(2);
+    // A store holding only remembered segments is not empty: a second import would merge into them.
+    expect(await store.isEmpty()).toBe(false);
+    expect(await store.swapAccountSegments('acme', '900001', [5], new Date().toISOString())).toEqual([5]);
+    if (backend.name === 'sqlite') return;
+    // Redis: the key lives (retention + 1) days from its time, as a live swap then would have let it.
+    expect(await store.swapAccountSegments('acme', '900002', [6], new Date().toISOString())).toBeNull();
+  });
+
+  it('refuses remembered segments that are not segment ids (nothing written)', async () => {
+    const bad = { type: 'visit_account_segments', customer_id: 'acme', company_id: '900001', segment_ids: [0], updated_at: '2026-11-20T10:00:00.000Z' };
+    await expect(store.importEntries([bad as VisitEntry])).rejects.toThrow();
+    await expect(store.importEntries([{ ...bad, segment_ids: [1], updated_at: 'yesterday' } as VisitEntry])).rejects.toThrow();
+    expect(await store.isEmpty()).toBe(true);
   });
 
   it('refuses an import past a bound of the store (origins per tag)', async () => {
