@@ -14,10 +14,12 @@ import { generateSources } from '../data/generate/generate.ts';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { formatIPv4 } from '../server/data/mmdb-reader.ts';
 import { SqliteStateStore } from '../server/state/sqlite-store.ts';
+import { BROWSER_UA } from '../server/testing/browser-agent.ts';
 import type { LoadRequest } from './http-load.ts';
 
+export { BROWSER_UA };
+
 export const BENCH_ORIGIN = 'https://www.bench.example';
-export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 /** Tags of the bench customer: the per-tag ceiling (6,000/min) must not be what a benchmark measures. */
 export const TAG_COUNT = 200;
 

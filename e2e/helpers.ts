@@ -5,11 +5,12 @@
  */
 import { type APIRequestContext, expect, type Page, type Route, test } from '@playwright/test';
 import { CORE_FEATURES, DEFAULT_FEATURES, type FeatureSet, variantName } from '../core/tag-features.ts';
+import { BROWSER_UA } from '../server/testing/browser-agent.ts';
 import { renderSnippet, type SnippetOptions } from '../tag/snippet.ts';
 
 export const TAG = 'demo-web-tag';
 export const ORIGIN = `http://localhost:${process.env.SVC_E2E_PORT ?? 18080}`;
-export const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+export const UA = BROWSER_UA;
 
 /** The admin token playwright.config.ts gives the server. */
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';

@@ -9,13 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CustomerSeed } from '../../core/customer-records.ts';
 import { buildDataset } from '../../data/build/build.ts';
+import { BROWSER_UA } from '../../server/testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../../server/testing/fixtures.ts';
 import { TEST_ADMIN_TOKEN, writeFixtureSources } from '../../server/testing/test-server.ts';
 import { type ClusterOptions, type LocalCluster, type StateBackend, startLocalCluster } from '../local-cluster.ts';
 
+export { BROWSER_UA };
+
 /** A visitor the cluster's clients can really be: 127.0.0.64/26 is a company network in this dataset. */
 export const LOOPBACK_VISITOR = '127.0.0.77';
-export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 export interface TestCluster extends LocalCluster {
   dir: string;

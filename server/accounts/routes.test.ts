@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../auth/password.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const today = new Date().toISOString().slice(0, 10);
 const GLOBEX = {
   ...TEST_CUSTOMER,
@@ -29,7 +29,7 @@ describe.each(['sqlite', 'redis'] as const)('the account page on %s', (backend) 
     for (const [ip, path, session] of list) {
       const res = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
         method: 'POST',
-        headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+        headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
         body: JSON.stringify({ type: 'pageview', path, session }),
       });
       expect(res.status).toBe(204);
@@ -128,7 +128,7 @@ describe.each(['sqlite', 'redis'] as const)('the account page on %s', (backend) 
     // The same numbers identification answers for this account (scores on for acme-tag) …
     const identified = await (
       await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, {
-        headers: { origin: 'http://localhost:8000', 'user-agent': CHROME_UA, 'x-forwarded-for': IPS.northwind },
+        headers: { origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': IPS.northwind },
       })
     ).json();
     const answered = identified.scores.find((s: { product: string }) => s.product === 'cdp');

@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const PAGE = 'http://localhost:3000';
 
 describe.each(['sqlite', 'redis'] as const)('tag disable and delete on %s', (backend) => {
@@ -26,11 +26,11 @@ describe.each(['sqlite', 'redis'] as const)('tag disable and delete on %s', (bac
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  const lookup = (tagId: string) => fetch(`${srv.url}/v3/company/details?tag=${tagId}`, { headers: { origin: PAGE, 'user-agent': CHROME } });
+  const lookup = (tagId: string) => fetch(`${srv.url}/v3/company/details?tag=${tagId}`, { headers: { origin: PAGE, 'user-agent': BROWSER_UA } });
   const pageView = (tagId: string) =>
     fetch(`${srv.url}/v1/events?tag=${tagId}`, {
       method: 'POST',
-      headers: { origin: PAGE, 'user-agent': CHROME, 'content-type': 'text/plain' },
+      headers: { origin: PAGE, 'user-agent': BROWSER_UA, 'content-type': 'text/plain' },
       body: JSON.stringify({ type: 'pageview', path: '/pricing', session: 'lifecycle-1' }),
     });
   const bundle = (tagId: string) => fetch(`${srv.url}/tag/v1/${tagId}.js`);
@@ -76,7 +76,7 @@ describe.each(['sqlite', 'redis'] as const)('tag disable and delete on %s', (bac
     expect(view.status).toBe(403);
     expect((await view.json()).message).toMatch(/is disabled/);
     // A foreign page still hears only about its origin.
-    const foreign = await fetch(`${srv.url}/v3/company/details?tag=acme-off`, { headers: { origin: 'https://evil.example', 'user-agent': CHROME } });
+    const foreign = await fetch(`${srv.url}/v3/company/details?tag=acme-off`, { headers: { origin: 'https://evil.example', 'user-agent': BROWSER_UA } });
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).message).not.toMatch(/disabled/);
 

@@ -1,5 +1,6 @@
 /** Web tags over the admin API: limits as tag fields, PATCH of any field, allowed-domain syntax, punycode. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
@@ -8,7 +9,6 @@ beforeAll(async () => {
 });
 afterAll(() => srv?.close());
 
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const admin = (path: string, method = 'GET', body?: unknown) =>
   fetch(`${srv.url}/admin/api${path}`, {
     method,
@@ -19,7 +19,7 @@ const admin = (path: string, method = 'GET', body?: unknown) =>
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
   });
-const identify = (tagId: string, origin: string) => fetch(`${srv.url}/v3/company/details?tag=${tagId}`, { headers: { origin, 'user-agent': CHROME } });
+const identify = (tagId: string, origin: string) => fetch(`${srv.url}/v3/company/details?tag=${tagId}`, { headers: { origin, 'user-agent': BROWSER_UA } });
 
 describe('tag limits', () => {
   it('default to 6000/min per tag and 300/min per visitor, and can be set at creation', async () => {

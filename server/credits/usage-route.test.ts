@@ -1,9 +1,9 @@
 /** GET /v3/usage: a token holder sees its remaining credits, when the contract year restarts, and its rate limit. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 beforeAll(async () => {
   // The contract started 2026-01-01 (TEST_CUSTOMER); credits renew at its anniversary.
   srv = await startTestServer();

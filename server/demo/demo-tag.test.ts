@@ -1,9 +1,9 @@
 /** Demo mode honours `test_ip` only for tags marked `demo` (the seeded one), never for a customer's tag. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startTestServer({
@@ -21,7 +21,7 @@ afterAll(() => srv?.close());
 const ask = async (tag: string) =>
   (
     await (
-      await fetch(`${srv.url}/v3/company/details?tag=${tag}&test_ip=${IPS.northwind}`, { headers: { origin: 'http://localhost', 'user-agent': CHROME } })
+      await fetch(`${srv.url}/v3/company/details?tag=${tag}&test_ip=${IPS.northwind}`, { headers: { origin: 'http://localhost', 'user-agent': BROWSER_UA } })
     ).json()
   ).company.company_match;
 

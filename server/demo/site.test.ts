@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildDemoSite } from '../../demo-site/build.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 
 let srv: TestServer;
@@ -18,12 +19,10 @@ afterAll(async () => {
   rmSync(dist, { recursive: true, force: true });
 });
 
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-
 it('serves the page with a CSP whose nonce is on every inline script and style, new on every answer', async () => {
   const nonces = [];
   for (const path of ['/', '/index.html']) {
-    const res = await fetch(srv.url + path, { headers: { 'user-agent': CHROME } });
+    const res = await fetch(srv.url + path, { headers: { 'user-agent': BROWSER_UA } });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -53,7 +52,7 @@ it('serves the other static files with CSP and X-Frame-Options too', async () =>
 
 it('answers another method on the demo page with 405 and Allow', async () => {
   for (const path of ['/', '/index.html']) {
-    const res = await fetch(srv.url + path, { method: 'DELETE', headers: { 'user-agent': CHROME } });
+    const res = await fetch(srv.url + path, { method: 'DELETE', headers: { 'user-agent': BROWSER_UA } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, HEAD');
   }

@@ -9,12 +9,12 @@ import { PassThrough } from 'node:stream';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../http/logger.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { openGeoIp, overlayGeo } from './geoip.ts';
 
 const TEST_DATA = resolve(import.meta.dirname, '../../../shared/reference/maxmind-db/test-data');
 const CITY_DB = `${TEST_DATA}/GeoIP2-City-Test.mmdb`;
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 describe('openGeoIp', () => {
   it('reads country, first subdivision and city from a City database', () => {

@@ -5,12 +5,12 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { awayFromWindowEdge } from '../testing/rate-window.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from '../visits/recorder.ts';
 
-const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ORIGIN = 'https://www.acme.test';
 
 let srv: TestServer;
@@ -36,11 +36,13 @@ afterAll(async () => {
 });
 
 const byToken = async (ip: string) => {
-  const res = await fetch(`${srv.url}/v3/company/details?ip=${encodeURIComponent(ip)}`, { headers: { authorization: `Token ${token}`, 'user-agent': UA } });
+  const res = await fetch(`${srv.url}/v3/company/details?ip=${encodeURIComponent(ip)}`, {
+    headers: { authorization: `Token ${token}`, 'user-agent': BROWSER_UA },
+  });
   return { status: res.status, body: (await res.json()) as Answer };
 };
 const byTag = (base: string, headers: Record<string, string> = {}) =>
-  fetch(`${base}/v3/company/details?tag=acme-tag`, { headers: { origin: ORIGIN, 'user-agent': UA, ...headers } });
+  fetch(`${base}/v3/company/details?tag=acme-tag`, { headers: { origin: ORIGIN, 'user-agent': BROWSER_UA, ...headers } });
 
 /** Keys of every level of an answer: the shape, without the values. */
 function shape(v: unknown): unknown {
@@ -93,7 +95,7 @@ describe('tag mode from IPv6 visitors', () => {
     const { address, port } = v6srv.server.address() as AddressInfo;
     expect(address).toBe('::1');
     const base = `http://[::1]:${port}`;
-    const res = await fetch(`${base}/v3/company/details?tag=acme-tag`, { headers: { origin: 'http://localhost', 'user-agent': UA } });
+    const res = await fetch(`${base}/v3/company/details?tag=acme-tag`, { headers: { origin: 'http://localhost', 'user-agent': BROWSER_UA } });
     expect(res.status).toBe(200);
     // ::1 is in no network: a blank answer, not an error.
     expect(((await res.json()) as Answer).company.company_match).toBe('No Match');
@@ -113,7 +115,7 @@ describe('page views from IPv6 visitors', () => {
   it('records the account of an IPv6 visitor', async () => {
     const res = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain', origin: ORIGIN, 'user-agent': UA, 'x-forwarded-for': '2001:db8:100:1::abcd' },
+      headers: { 'content-type': 'text/plain', origin: ORIGIN, 'user-agent': BROWSER_UA, 'x-forwarded-for': '2001:db8:100:1::abcd' },
       body: JSON.stringify({ type: 'pageview', path: '/v6', session: 'ipv6-session' }),
     });
     expect(res.status).toBe(204);

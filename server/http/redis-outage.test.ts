@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RedisStateStore } from '../state/redis-store.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { FIXTURE_PEOPLE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ALLOWANCE = 4;
 let redis: RedisServer;
 let srv: TestServer;
@@ -33,9 +33,9 @@ afterAll(async () => {
 });
 
 const tagCall = () =>
-  fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { 'user-agent': CHROME, origin: 'http://localhost', 'x-forwarded-for': IPS.northwind } });
+  fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { 'user-agent': BROWSER_UA, origin: 'http://localhost', 'x-forwarded-for': IPS.northwind } });
 const tokenCall = (secret: string) =>
-  fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${secret}`, 'user-agent': CHROME } });
+  fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${secret}`, 'user-agent': BROWSER_UA } });
 const enrich = (secret: string) =>
   fetch(`${srv.url}/v1/enrichment/company`, {
     method: 'POST',

@@ -3,6 +3,7 @@
  * is trusted; a client naming its own id gets no free answers. Real server, real HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 
@@ -31,7 +32,6 @@ async function lookupsWithId(trustProxy: string | undefined, ids: string[]): Pro
 }
 
 // A Match needs a human visitor's User-Agent (as a token used client-side sends).
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ID = 'f3a1c0de9b8e4d2f8a7c6b5e4d3c2b1a';
 const OTHER = '0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e';
 

@@ -16,11 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildTag } from '../../tag/build.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 
 const require = createRequire(import.meta.url);
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 let srv: TestServer;
 const dist = mkdtempSync(join(tmpdir(), 'svc-dist-'));
 beforeAll(async () => {
@@ -87,11 +87,11 @@ async function traffic(secret: string, running: () => boolean) {
   };
   await Promise.all([
     loop(
-      () => fetch(`${srv.url}/tag/v1/svc.js`, { headers: { 'user-agent': CHROME } }),
+      () => fetch(`${srv.url}/tag/v1/svc.js`, { headers: { 'user-agent': BROWSER_UA } }),
       (_res, ms) => assets.push(ms),
     ),
     ...[
-      () => fetch(`${srv.url}/v3/company/details?tag=acme-tag&test_ip=${IPS.northwind}`, { headers: { 'user-agent': CHROME, origin: 'http://localhost' } }),
+      () => fetch(`${srv.url}/v3/company/details?tag=acme-tag&test_ip=${IPS.northwind}`, { headers: { 'user-agent': BROWSER_UA, origin: 'http://localhost' } }),
       () => fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${secret}`, 'user-agent': 'curl/8.5.0' } }),
     ].map((call) => loop(call, (res, ms) => metered.push({ status: res.status, ms, retryAfter: res.headers.get('retry-after') }))),
   ]);
@@ -163,10 +163,10 @@ it("waits for no lock on the event loop: a first-time origin's tag lookup, page 
     const pageView = (session: string, origin: string) =>
       fetch(`${srv.url}/v1/events?tag=acme-tag`, {
         method: 'POST',
-        headers: { 'content-type': 'text/plain;charset=UTF-8', origin, 'user-agent': CHROME, 'x-forwarded-for': IPS.northwind },
+        headers: { 'content-type': 'text/plain;charset=UTF-8', origin, 'user-agent': BROWSER_UA, 'x-forwarded-for': IPS.northwind },
         body: JSON.stringify({ type: 'pageview', path: '/pricing', session }),
       });
-    const lookup = (origin: string) => fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { 'user-agent': CHROME, origin } });
+    const lookup = (origin: string) => fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { 'user-agent': BROWSER_UA, origin } });
 
     // Unlocked first: the bar is relative to what this machine does without the lock.
     let until = Date.now() + 1000;

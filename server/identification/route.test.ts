@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { IdentificationResponse } from './schema.ts';
 
 let srv: TestServer;
 let token: string;
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 beforeAll(async () => {
   srv = await startTestServer({ env: { SVC_TRUST_PROXY: 'loopback' } });

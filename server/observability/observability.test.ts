@@ -6,6 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../http/logger.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { FIXTURE_PEOPLE } from '../testing/fixtures.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
@@ -16,7 +17,6 @@ let idToken: string;
 let enrichToken: string;
 const CURL = { 'user-agent': 'curl/8.5.0' };
 // A CRM looking up its visitors' addresses forwards their browser's User-Agent (curl's would be a bot: no company).
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 beforeAll(async () => {
   const sink = new PassThrough();

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DailyTotals } from '../state/visits.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { hasIdentifiedVisit } from './routes.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 /** A customer as `customer create` makes it: no tags, segments, lists or webhooks. */
 const NEWCO = { id: 'newco', name: 'NewCo', packages: ['platform'], identification_credits: 1000 };
 
@@ -40,7 +40,7 @@ describe.each(['sqlite', 'redis'] as const)('the onboarding checklist on %s', (b
     const target = recorded + 1;
     const res = await fetch(`${srv.url}/v1/events?tag=newco-tag`, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
       body: JSON.stringify({ type: 'pageview', path: '/pricing', session: `session-${ip.replace(/\./g, '-')}` }),
     });
     expect(res.status).toBe(204);

@@ -13,13 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALSO_STATUS, ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
 import { createLogger } from '../http/logger.ts';
 import { ROUTES } from '../routes.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { FIXTURE_PEOPLE } from '../testing/fixtures.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { openApiDocument } from './document.ts';
 
 type Json = Record<string, any>;
 const doc = openApiDocument() as Json;
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);

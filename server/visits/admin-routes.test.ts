@@ -1,8 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 let srv: TestServer;
 const today = new Date().toISOString().slice(0, 10);
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   for (const [ip, path, session] of views) {
     const res = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
       body: JSON.stringify({ type: 'pageview', path, session }),
     });
     expect(res.status).toBe(204);

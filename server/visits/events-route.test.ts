@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { awayFromWindowEdge } from '../testing/rate-window.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ORIGIN = 'https://www.acme.test';
 
 let srv: TestServer;
@@ -29,7 +29,7 @@ beforeEach(() => {
   recorded = [];
 });
 
-const beacon = (body: string, { ip = IPS.northwind as string, origin = ORIGIN, tag = 'acme-tag', type = 'text/plain;charset=UTF-8', ua = CHROME_UA } = {}) =>
+const beacon = (body: string, { ip = IPS.northwind as string, origin = ORIGIN, tag = 'acme-tag', type = 'text/plain;charset=UTF-8', ua = BROWSER_UA } = {}) =>
   fetch(`${srv.url}/v1/events?tag=${encodeURIComponent(tag)}`, {
     method: 'POST',
     headers: { 'content-type': type, origin, 'user-agent': ua, 'x-forwarded-for': ip },
@@ -201,7 +201,7 @@ describe('POST /v1/events (page views from the tag)', () => {
   it('feeds first-party intent: after reading the pricing page the account’s identification intent score is higher', async () => {
     const intent = async () => {
       const res = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, {
-        headers: { origin: ORIGIN, 'user-agent': CHROME_UA, 'x-forwarded-for': IPS.bluepeak },
+        headers: { origin: ORIGIN, 'user-agent': BROWSER_UA, 'x-forwarded-for': IPS.bluepeak },
       });
       return (await res.json()).scores[0].intent_score as number;
     };
@@ -236,7 +236,7 @@ describe('POST /v1/events (page views from the tag)', () => {
 
   it('remembers the origins the tag was seen on, from page views and from lookups', async () => {
     expect((await beacon(pageview('/'), { origin: 'https://shop.acme.test' })).status).toBe(204);
-    const lookup = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { origin: 'http://localhost:5173', 'user-agent': CHROME_UA } });
+    const lookup = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { origin: 'http://localhost:5173', 'user-agent': BROWSER_UA } });
     expect(lookup.status).toBe(200);
     await settle(1);
     await new Promise((r) => setTimeout(r, 50));

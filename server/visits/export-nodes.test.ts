@@ -4,11 +4,11 @@
  * order they were recorded; a cursor one node gave resumes on the other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { type RedisNodes, startRedisNodes } from '../testing/redis-nodes.ts';
 import { IPS, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 let cluster: RedisNodes;
 let nodes: TestServer[] = [];
 let recorded: RecordedPageView[] = [];
@@ -46,7 +46,7 @@ describe('the raw page-view export with SVC_REDIS_URL (two nodes, one Redis)', (
         headers: {
           'content-type': 'text/plain;charset=UTF-8',
           origin: 'https://www.acme.test',
-          'user-agent': CHROME_UA,
+          'user-agent': BROWSER_UA,
           'x-forwarded-for': i % 3 === 2 ? IPS.isp : IPS.northwind,
         },
         body: JSON.stringify({ type: 'pageview', path: `/node-${i % 2}/page-${i}`, session: `session-node-${i % 2}` }),

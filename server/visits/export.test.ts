@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { createLogger } from '../http/logger.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
 import type { KeptRawView, RawPageView, VisitStore } from '../state/visits.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { exportLine } from './export.ts';
 import type { RecordedPageView } from './recorder.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -53,7 +53,7 @@ afterAll(() => srv?.close());
 const beacon = (path: string, ip: string = IPS.northwind) =>
   fetch(`${srv.url}/v1/events?tag=acme-tag`, {
     method: 'POST',
-    headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+    headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
     body: JSON.stringify({ type: 'pageview', path, referrer: 'news.example', session: 'tab-session-1' }),
   });
 

@@ -4,11 +4,11 @@
  * is first exactly once across nodes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { type RedisNodes, startRedisNodes } from '../testing/redis-nodes.ts';
 import { IPS, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 let cluster: RedisNodes;
 let nodes: TestServer[] = [];
 let recorded: RecordedPageView[] = [];
@@ -27,7 +27,7 @@ describe('page views with SVC_REDIS_URL (two nodes, one Redis)', () => {
         headers: {
           'content-type': 'text/plain;charset=UTF-8',
           origin: 'https://www.acme.test',
-          'user-agent': CHROME_UA,
+          'user-agent': BROWSER_UA,
           'x-forwarded-for': i < 4 ? IPS.northwind : IPS.isp,
         },
         body: JSON.stringify({ type: 'pageview', path: i % 2 ? '/pricing' : '/', session: `session-node-${i % 2}` }),

@@ -6,11 +6,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './signature.ts';
 
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
 
 describe('webhook payload versions', () => {
@@ -34,7 +34,7 @@ describe('webhook payload versions', () => {
   const beacon = (path: string, ip: string, session: string) =>
     fetch(`${server.url}/v1/events?tag=acme-tag`, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
       body: JSON.stringify({ type: 'pageview', path, session }),
     });
   const schemaValidator = async (url: string) => {
@@ -178,7 +178,7 @@ describe('webhook payload versions', () => {
 
       // tag.installed: the tag's first lookup from a site it was never seen on.
       const lookup = await fetch(`${server.url}/v3/company/details?tag=acme-tag`, {
-        headers: { origin: 'https://shop.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': IPS.northwind },
+        headers: { origin: 'https://shop.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': IPS.northwind },
       });
       expect(lookup.status).toBe(200);
       await expect.poll(() => rx.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'tag.installed').length, { timeout: 5000 }).toBe(1);
@@ -188,7 +188,7 @@ describe('webhook payload versions', () => {
       expect(validateInstalled(installed), JSON.stringify(validateInstalled.errors)).toBe(true);
       // Seen again: not installed again.
       await fetch(`${server.url}/v3/company/details?tag=acme-tag`, {
-        headers: { origin: 'https://shop.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': IPS.bluepeak },
+        headers: { origin: 'https://shop.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': IPS.bluepeak },
       });
       await new Promise((r) => setTimeout(r, 300));
       expect(rx.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'tag.installed')).toHaveLength(1);

@@ -3,11 +3,10 @@
  * the page's Origin) → recorded → account.visited / account.hot enqueued → signed POSTs to a real receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './signature.ts';
-
-const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 describe('page views raise signed webhooks', () => {
   let server: TestServer;
@@ -39,7 +38,7 @@ describe('page views raise signed webhooks', () => {
   const beacon = (path: string, ip: string) =>
     fetch(`${server.url}/v1/events?tag=acme-tag`, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': CHROME_UA, 'x-forwarded-for': ip },
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
       body: JSON.stringify({ type: 'pageview', path, session: 'tab-session-1' }),
     });
 
