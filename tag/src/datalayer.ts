@@ -24,8 +24,6 @@ export type DataLayerEntry = Record<string, DataLayerValue>;
 /** What the default leaves out: contact data, the visitor's location, and the nested industry_v2. */
 export const PRIVATE = /address|zip|phone|geoip|_v2/i;
 
-const RENAMED: Record<string, string> = { companyId: 'company_id', name: 'company_name', domain: 'company_domain' };
-
 /** `fields` default: every company field of the answer but the PRIVATE ones, then confidence, segments, scores. */
 export function flatten(data: SvcData, fields?: string[] | null): SvcDataLayerEvent {
   const company: Partial<SvcCompany> = data.company ?? {};
@@ -48,7 +46,8 @@ export function flatten(data: SvcData, fields?: string[] | null): SvcDataLayerEv
         for (const name in score) if (!name.startsWith('product')) add(score.product + '_' + name, score[name as keyof SvcScore]);
     } else {
       // (industry_v2, a list, is left out by default; asked for, it goes out as the API gives it)
-      add(RENAMED[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);
+      const renamed: Record<string, string> = { companyId: 'company_id', name: 'company_name', domain: 'company_domain' };
+      add(renamed[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);
     }
   }
   return entry as unknown as SvcCompanyDetailsLoaded;

@@ -14,21 +14,21 @@
  * Personal fields (the visitor's own name, email, phone, address, city) are never mapped: a company's
  * switchboard or headquarters is not the visitor's. Pure.
  */
-const FIELD_PATHS: Record<string, string> = {
-  company: 'name',
-  companyname: 'name',
-  organization: 'name',
-  website: 'domain',
-  industry: 'industry',
-  country: 'country',
-  employees: 'employee_count',
-  numemployees: 'employee_count',
-  numberofemployees: 'employee_count',
-  annualrevenue: 'annual_revenue',
-};
-
 /** The answer path a form control named `name` is filled from, or "" (paths fall back to `company`). */
 export function fillPath(name: string): string {
+  // (declared here, not in the module: terser writes it where it is read, one top-level name less)
+  const FIELD_PATHS: Record<string, string> = {
+    company: 'name',
+    companyname: 'name',
+    organization: 'name',
+    website: 'domain',
+    industry: 'industry',
+    country: 'country',
+    employees: 'employee_count',
+    numemployees: 'employee_count',
+    numberofemployees: 'employee_count',
+    annualrevenue: 'annual_revenue',
+  };
   const key = name.toLowerCase().replace(/[\W_]/g, ''); // letters and digits only
   return FIELD_PATHS.hasOwnProperty(key) ? FIELD_PATHS[key]! : ''; // (own keys only: not "constructor")
 }

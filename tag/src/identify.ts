@@ -21,6 +21,6 @@ export function requestIdentification(url: string, done: (status: number, body: 
     })
     .then(
       (body: IdentificationBody | null) => done(status, body ?? {}),
-      (error: Error) => done(status, { message: error.message }),
+      (error: Error) => done(status, error), // (its message is the body's: 6 B gzip less than a copy)
     );
 }

@@ -45,8 +45,6 @@ export function referrerHost(referrer: string, ownHost: string): string | undefi
   if (host != ownHost) return host;
 }
 
-const SESSION_KEY = 'svc:session';
-
 /**
  * This tab's session id: the stored one, or a new one stored for the next page views of the tab. A new
  * one is 12 random bytes (96 bits) in decimal, joined by "_": 23–47 characters of [0-9_], within the
@@ -54,7 +52,7 @@ const SESSION_KEY = 'svc:session';
  * needs no hex digit padding: 25 B gzip less than 24 hex digits).
  */
 export function sessionId(session: KeyValueStore): string {
-  let id = session.get(SESSION_KEY);
-  if (!id) session.set(SESSION_KEY, (id = crypto.getRandomValues(new Uint8Array(12)).join('_')));
+  let id = session('svc:session');
+  if (!id) session('svc:session', (id = crypto.getRandomValues(new Uint8Array(12)).join('_')));
   return id;
 }

@@ -24,31 +24,27 @@ import { evaluate } from './rules.ts';
 import { render } from './template.ts';
 import type { SvcData, SvcPersonalizedElement } from './types.ts';
 
-/** A `data-svc-attr` pair `name: template` (a name not starting with "on"). */
-const ATTRIBUTE = /^\s*((?!on)[a-z][\w-]*)\s*:\s*(.*?)\s*$/i;
-/** A value never set as an attribute. */
-const SCRIPT_URL = /^\s*javascript:/i;
-
 /** The elements a personalisation pass visits. */
 export const PERSONALISED = '[data-svc-text],[data-svc-show],[data-svc-hide],[data-svc-attr]';
 
 /** Personalises and fills `element` from `data`; its exposure, `shown` as the pass left it. Idempotent. */
-export const personaliseElement = (element: HTMLElement, data: SvcData): SvcPersonalizedElement => {
+export function personaliseElement(element: HTMLElement, data: SvcData): SvcPersonalizedElement {
   const { svcText: text, svcShow: show, svcHide: hide, svcAttr: attr, svcFill: fill } = element.dataset;
   if (SVC_FEATURES.personalisation) {
     if (text != null) {
       const rendered = render(text, data);
       // (unchanged text is not written again: the SPA observer would see a mutation)
-      if (rendered != null && element.textContent !== rendered) element.textContent = rendered;
+      if (rendered != null && element.textContent != rendered) element.textContent = rendered;
     }
     if (show != null || hide != null) {
       // hidden when the show rule does not hold or the hide rule holds (evaluate: false for no rule, not a string)
       element.hidden = !(show == null || evaluate(show, data)) || evaluate(hide!, data);
     }
     for (const pair of (attr ?? '').split(';')) {
-      const [, name, template] = ATTRIBUTE.exec(pair) ?? [];
+      // `name: template` (a name not starting with "on"), never set to a `javascript:` URL
+      const [, name, template] = /^\s*((?!on)[a-z][\w-]*)\s*:\s*(.*?)\s*$/i.exec(pair) ?? [];
       const value = name && render(template, data);
-      if (value && !SCRIPT_URL.test(value)) element.setAttribute(name, value);
+      if (value && !/^\s*javascript:/i.test(value)) element.setAttribute(name, value);
     }
   }
   // Form fill: a path fills the element itself; no value fills its controls, mapped by name (fill.ts).
@@ -57,4 +53,4 @@ export const personaliseElement = (element: HTMLElement, data: SvcData): SvcPers
       fillControl(control, fill || fillPath(control.name || control.id), data);
   }
   return { element, shown: !element.hidden, show, hide, text, attr, fill };
-};
+}

@@ -22,7 +22,7 @@ export interface PrivacyOptions {
  */
 export function refusal(optedOut: unknown, globalPrivacyControl: boolean | undefined, options: PrivacyOptions): Refusal | null {
   if (optedOut) return 'opted out';
-  if (options.gpc !== false && globalPrivacyControl) return 'gpc';
+  if (globalPrivacyControl && options.gpc !== false) return 'gpc';
   if (options.consent == 'denied' || options.consent == 'pending') return ('consent ' + options.consent) as Refusal;
   return null;
 }

@@ -31,28 +31,28 @@
  */
 import { type Answer, get } from './template.ts';
 
-const SCALE_RANKS: Record<string, number> = {
-  low: 1,
-  moderate: 2,
-  high: 3,
-  'very high': 4,
-  weak: 1,
-  strong: 3,
-  target: 1,
-  awareness: 2,
-  consideration: 3,
-  decision: 4,
-  purchase: 5,
-};
-
 // (`'' +` rather than `String()`, here and in templates: 3 B gzip less; the values are JSON, never a symbol)
 const lowerCase = (value: unknown): string => ('' + (value ?? '')).toLowerCase();
 
 /** The position of a value on its scale (confidence, profile fit, buying stage), or the number; else NaN. */
 export function rank(value: unknown): number {
+  // (declared here, not in the module: terser writes it where it is read, one top-level name less)
+  const SCALE_RANKS: Record<string, number> = {
+    low: 1,
+    moderate: 2,
+    high: 3,
+    'very high': 4,
+    weak: 1,
+    strong: 3,
+    target: 1,
+    awareness: 2,
+    consideration: 3,
+    decision: 4,
+    purchase: 5,
+  };
   const text = lowerCase(value).trim();
   // (+: an inherited member such as "constructor" is a function, NaN as a number; a blank text is NaN, not 0)
-  return +SCALE_RANKS[text] || Number(text || NaN);
+  return +SCALE_RANKS[text] || +(text || NaN); // (unary + is Number())
 }
 
 // Placeholders while evaluating: \0<n> a quoted value; \1 a parenthesised group already true ("not \1" false).
@@ -60,10 +60,6 @@ export function rank(value: unknown): number {
 // group is replaced first, so parentheses inside quotes are never a group.
 const QUOTED_OR_GROUP = /(["'])(.*?)\1|\(([^()"']*)\)/;
 const TRUE = '\u0001';
-// A true group (\1, no groups), or: [1] "no " of "no match", [2] field: [3] the product before its last
-// dot, [4] the rest; [5] operator, [6] index of a quoted value, [7] bare value
-// biome-ignore lint/suspicious/noControlCharactersInRegex: \0 and \x01 are the placeholders above, control characters on purpose (no rule text contains them).
-const TERM = /^(?:\x01|(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01()=<>!]+)))$/i;
 
 /** True when `rule` holds for `data`; false for a malformed rule (or anything that is no string). */
 export function evaluate(rule: string, data: Answer): boolean {
@@ -72,8 +68,14 @@ export function evaluate(rule: string, data: Answer): boolean {
   const term = (text: string): boolean => {
     text = text.trim();
     if (/^not\s/i.test(text)) return !term(text.slice(3));
-    // A malformed term has no match: destructuring null throws, and the rule is false (below).
-    const [, no, field, product, scoreField, op, quotedIndex, bare] = TERM.exec(text)!;
+    // A true group (\1, no groups), or: [1] "no " of "no match", [2] field: [3] the product before its last
+    // dot, [4] the rest; [5] operator, [6] index of a quoted value, [7] bare value. (The regular expressions
+    // are written where they are used, here and in templates and attributes: a module-level name each cost
+    // the every-feature bundle about 5 B gzip.) A malformed term has no match: destructuring null throws,
+    // and the rule is false (below).
+    const [, no, field, product, scoreField, op, quotedIndex, bare] =
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: \0 and \x01 are the placeholders above, control characters on purpose (no rule text contains them).
+      /^(?:\x01|(no\s+)?match|(([\w.-]*?)\.?([\w-]+))\s*([!<>=]?=|[<>])\s*(?:\0(\d+)|([^\0\x01()=<>!]+)))$/i.exec(text)!;
     if (!field) return text == TRUE || (data?.company?.company_match == 'Match') == !no; // a true group, "match" / "no match"
     const expected = lowerCase(quoted[+quotedIndex] ?? bare); // (no index: quoted[NaN] is undefined)
     // The values of the field: segment ids and names; else the value at the path (as in templates) and,

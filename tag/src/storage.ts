@@ -4,29 +4,24 @@
  * browser refuses it (blocked cookies, private modes, quota, sandboxed frames).
  */
 export interface KeyValueStore {
-  /** undefined or null: nothing stored. */
-  get(key: string): string | null | undefined;
-  set(key: string, value: string): void;
+  /** What is stored under `key`; undefined or null: nothing stored. */
+  (key: string): string | null | undefined;
+  /** Stores `value` under `key`. */
+  (key: string, value: string): void;
 }
 
-/** `storage` is a getter: reading `window.localStorage` itself throws when storage is blocked. */
+/**
+ * `storage` is a getter: reading `window.localStorage` itself throws when storage is blocked. One
+ * function that reads (no value) or writes rather than an object with get and set: 10 B gzip less.
+ */
 export function safeStorage(storage: () => Storage): KeyValueStore {
   // A plain object, not a Map (3 B gzip less): every key starts with `svc:`, never an inherited name.
   const memory: Record<string, string> = {};
-  return {
-    get(key) {
-      try {
-        return storage().getItem(key);
-      } catch {
-        return memory[key];
-      }
-    },
-    set(key, value) {
-      try {
-        storage().setItem(key, value);
-      } catch {
-        memory[key] = value;
-      }
-    },
-  };
+  return ((key: string, value?: string) => {
+    try {
+      return value == null ? storage().getItem(key) : storage().setItem(key, value);
+    } catch {
+      return value == null ? memory[key] : (memory[key] = value);
+    }
+  }) as KeyValueStore;
 }

@@ -34,7 +34,6 @@ const DAY_MS = 86_400_000;
  * needs the tool's global to exist already, and then the tool takes calls at once (its snippet queues them).
  */
 const INTEGRATIONS_RETRY_MS = 2000;
-const OPT_OUT_KEY = 'svc:optout';
 
 interface Config extends SvcInitOptions {
   endpoint: string;
@@ -52,14 +51,13 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
   const queue = window.svc as SvcQueue | undefined;
   if (queue && !Array.isArray(queue)) return; // included twice: the first bundle is live
 
-  const params = new URLSearchParams(location.search);
-  const testIp = params.get('svc_test_ip');
+  const testIp = new URLSearchParams(location.search).get('svc_test_ip');
   const config: Config = {
     // where the bundle was loaded from (the origin has no "/tag/v1/": itself when the script has no URL)
     endpoint: ((document.currentScript as HTMLScriptElement | null)?.src || location.origin).split('/tag/v1/')[0],
     cacheTTL: DAY_MS,
     timeout: 1000,
-    debug: SVC_FEATURES.debug && params.has('svc_debug'),
+    debug: SVC_FEATURES.debug && new URLSearchParams(location.search).has('svc_debug'),
   };
   const storage = safeStorage(() => localStorage);
   /**
@@ -97,12 +95,12 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
   /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
   const reveal = (): number => queue?.r?.() ?? 0;
 
-  const currentRefusal = () => refusal(storage.get(OPT_OUT_KEY), navigator.globalPrivacyControl, config);
+  const currentRefusal = () => refusal(storage('svc:optout'), navigator.globalPrivacyControl, config);
 
   /** Personalises the page from the answer (`svc.data`); a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
     if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && svc.data) {
-      const view = location.href.split('#')[0];
+      const view = location.pathname + location.search; // (the origin is the document's)
       const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
       for (const element of document.querySelectorAll<HTMLElement>(selector)) {
@@ -147,7 +145,7 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
    * the page's own resources.
    */
   const countPageView = (): void => {
-    if (SVC_FEATURES.page_views && config.tag && document.readyState == 'complete' && config.pageViews !== false && !currentRefusal()) {
+    if (SVC_FEATURES.page_views && document.readyState == 'complete' && config.tag && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location, config.keptParams);
       if (path == lastPageView) return; // a replaceState that kept the path, a hash change
       const pageView: PageView = {
@@ -179,14 +177,14 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
       if (refused != 'consent pending') fail(0, refused);
       return;
     }
-    const cached = freshAnswer(storage.get(key), config.cacheTTL, Date.now());
+    const cached = freshAnswer(storage(key), config.cacheTTL, Date.now());
     if (cached) return deliver(cached, true);
     requestIdentification(
       url('/v3/company/details'),
       guarded((status, body) => {
         if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
         if (status == 200 && body.company) {
-          if (config.cacheTTL > 0) storage.set(key, JSON.stringify({ t: Date.now(), d: body } as CacheEntry));
+          if (config.cacheTTL > 0) storage(key, JSON.stringify({ t: Date.now(), d: body } as CacheEntry));
           deliver(body as SvcData, false);
         } else {
           decision = ''; // asked in vain: the next decision may ask again
@@ -208,21 +206,12 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
   };
   const onReady = (callback: (detail: SvcReadyDetail) => void): void => (ready ? guarded(callback)(ready) : listen('ready', callback, true));
 
-  const commands: CommandHandlers = {
+  const commands: Record<string, (...args: never[]) => void> = {
     init: configure,
-    setTag: (tag) => configure({ tag }),
-    setEndpoint: (endpoint) => configure({ endpoint }),
-    setCacheTTL: (cacheTTL) => configure({ cacheTTL }),
-    setMinConfidence: (minConfidence) => configure({ minConfidence }),
-    setFields: (fields) => configure({ fields }),
-    consent: (consent) => configure({ consent }),
-    // Without the debug feature, `debug` is ignored like an unknown command (nothing is logged either way).
-    ...(SVC_FEATURES.debug && { debug: (on: boolean) => configure({ debug: on }) }),
-    ...(SVC_FEATURES.integrations && { integrations: (integrations: SvcIntegrations) => configure({ integrations }) }),
     onReady,
-    optOut(optedOut) {
-      storage.set(OPT_OUT_KEY, optedOut ? '1' : '');
-      if (optedOut && config.tag) storage.set(cacheKey(config.tag, testIp), '');
+    optOut(optedOut: boolean) {
+      storage('svc:optout', optedOut ? '1' : '');
+      if (optedOut && config.tag) storage(cacheKey(config.tag, testIp), '');
       update();
     },
     personalize() {
@@ -231,7 +220,20 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
         personaliseView();
       }
     },
-  };
+  } satisfies Partial<CommandHandlers>;
+  // The commands that set one option: `set<Option>`, or the option's own name. Without the debug feature,
+  // `debug` is ignored like an unknown command (nothing is logged either way).
+  for (const name of [
+    'setTag',
+    'setEndpoint',
+    'setCacheTTL',
+    'setMinConfidence',
+    'setFields',
+    'consent',
+    ...(SVC_FEATURES.debug ? ['debug' as const] : []),
+    ...(SVC_FEATURES.integrations ? ['integrations' as const] : []),
+  ] satisfies (keyof CommandHandlers)[])
+    commands[name] = (value: unknown) => configure({ [name.replace(/^set(.)/, (_, first: string) => first.toLowerCase())]: value });
 
   const run = guarded(([name, ...args]: SvcCommand) => {
     if (commands.hasOwnProperty(name)) (commands[name] as (...a: unknown[]) => void)(...args);

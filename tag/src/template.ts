@@ -33,12 +33,10 @@ export function lookup(data: Answer, path: string): string {
 // parser turns into U+FFFD in attributes), so the template is known incomplete without a flag.
 const MISSING = '\u0000';
 
-const PLACEHOLDER = /\{\s*([^{}|]*?)\s*(?:\|([^{}]*))?\}/g;
-
 /** Renders a `data-svc-text` value; null means "leave the element's default text". */
 export function render(template: string, data: Answer): string | null {
   const text = (template.includes('{') ? template : '{' + template + '}').replace(
-    PLACEHOLDER,
+    /\{\s*([^{}|]*?)\s*(?:\|([^{}]*))?\}/g, // {path} or {path|fallback}
     (_, path: string, fallback?: string) => lookup(data, path) || (fallback ?? MISSING),
   );
   return text.includes(MISSING) ? null : text;
