@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { blockKitProblems } from '../server/testing/block-kit.ts';
+import { maskedSlackUrl } from '../server/webhooks/slack.ts';
 import { ADMIN_TOKEN, answerFor, failOnPageErrors, pick, recordEvents, serve, visitors, waitForEvent } from './helpers.ts';
 
 let receiver: Server;
@@ -52,7 +53,9 @@ test('a Slack endpoint added in the console gets one Block Kit message for the a
   await form.getByLabel('hot accounts only').check();
   await form.getByRole('button', { name: 'Add Slack alert' }).click();
   await page.getByRole('dialog').getByRole('button', { name: /close/ }).click();
-  const endpoint = section.getByTestId('webhook').filter({ hasText: receiverUrl });
+  // The URL is the channel's credential: once added, the console shows it masked, never whole.
+  const endpoint = section.getByTestId('webhook').filter({ hasText: maskedSlackUrl(receiverUrl) });
+  await expect(section).not.toContainText(receiverUrl);
   await expect(endpoint.getByTestId('webhook-summary')).toHaveText(/^Slack · account.hot v\d+ · filters: hot accounts only$/);
 
   // A real page view from the demo tag, for a company the sample data identifies.
