@@ -18,7 +18,7 @@ import { createCustomer, type Provisioned, updateCustomer } from '../customers/p
 import { parseRecord } from '../http/body.ts';
 import { type ApiRouteDef, apiRoute, type BodySpec, type RouteDef } from '../http/route-def.ts';
 import { creditsDocs, customerDocs, customersDocs, tagDocs, tagSettingsDocs, tagsDocs, tokenActionDocs, tokenDocs, tokensDocs } from '../openapi/route-docs.ts';
-import { type AccessRecords, NewTag, NewToken, TagPatch, TagSettings, type TokenRecord } from '../state/store.ts';
+import { type AccessRecords, NewTag, NewToken, TagPatch, type TagRecord, TagSettings, type TokenRecord } from '../state/store.ts';
 import { auditedToken, changed } from '../users/audit-fields.ts';
 
 /**
@@ -39,6 +39,13 @@ export function adminRoute<B = undefined, Q = Record<string, unknown>>(def: Omit
 
 const CUSTOMER = { from: 'param', name: 'id' } as const;
 const TOKEN = { from: 'token-param', name: 'id' } as const;
+const TAG = { from: 'tag-param', name: 'tagId' } as const;
+
+async function tagOr404(store: AccessRecords, tagId: string): Promise<TagRecord> {
+  const tag = await store.getTag(tagId);
+  if (!tag) throw new ApiError('not_found', `unknown tag ${tagId}`);
+  return tag;
+}
 
 /** A token action: takes no body (clients send it with or without a Content-Type, see run-route.ts). */
 function tokenAction(
@@ -197,20 +204,15 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/tags/:tagId',
-    access: { permission: 'tags:read', customer: { from: 'tag-param', name: 'tagId' } },
+    access: { permission: 'tags:read', customer: TAG },
     doc: tagDocs.get,
-    handler: async (ctx) => {
-      const tagId = ctx.req.params.tagId!;
-      const tag = await ctx.services.store.getTag(tagId);
-      if (!tag) throw new ApiError('not_found', `unknown tag ${tagId}`);
-      return { status: 200, body: tag };
-    },
+    handler: async (ctx) => ({ status: 200, body: await tagOr404(ctx.services.store, ctx.req.params.tagId!) }),
   }),
   // Only the fields given change (allowed domains, limits, scores, segment names, demo, disabled, settings).
   adminRoute({
     method: 'PATCH',
     path: '/admin/api/tags/:tagId',
-    access: { permission: 'tags:write', customer: { from: 'tag-param', name: 'tagId' } },
+    access: { permission: 'tags:write', customer: TAG },
     body: ADMIN_JSON_BODY,
     doc: tagDocs.patch,
     handler: async (ctx) => {
@@ -225,12 +227,11 @@ export const adminRoutes: RouteDef[] = [
   adminRoute({
     method: 'DELETE',
     path: '/admin/api/tags/:tagId',
-    access: { permission: 'tags:write', customer: { from: 'tag-param', name: 'tagId' } },
+    access: { permission: 'tags:write', customer: TAG },
     doc: tagDocs.delete,
     handler: async (ctx) => {
       const tagId = ctx.req.params.tagId!;
-      const before = await ctx.services.store.getTag(tagId);
-      if (!before) throw new ApiError('not_found', `unknown tag ${tagId}`);
+      const before = await tagOr404(ctx.services.store, tagId);
       await ctx.services.store.deleteTag(tagId);
       await ctx.audit({ customer: before.customer_id, action: 'tag.delete', target: tagId, before });
       return { status: 204 };
@@ -246,8 +247,7 @@ export const adminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { store } = ctx.services;
       const id = ctx.req.params.id!;
-      const before = await store.getTag(id);
-      if (!before) throw new ApiError('not_found', `unknown tag ${id}`);
+      const before = await tagOr404(store, id);
       const tag = await store.updateTagSettings(id, parseRecord(TagSettings, ctx.body));
       await ctx.audit({
         customer: tag.customer_id,

@@ -13,11 +13,12 @@ import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { FailureThrottle } from '../admin/throttle.ts';
 import { sameOrigin } from '../http/api-request.ts';
-import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
+import { type AuditEntry, apiRoute, type RouteContext, type RouteDef, type RouteResult } from '../http/route-def.ts';
 import { authDocs } from '../openapi/route-docs.ts';
-import { Email } from '../state/users.ts';
+import { Email, type UserRecord } from '../state/users.ts';
 import { invitationHash } from '../users/invitations.ts';
 import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, verifyPassword } from './password.ts';
+import type { Principal } from './principal.ts';
 import { clearedSessionCookie, isSecureRequest, sessionSecretHash, sessionSecretOf, startSession } from './session.ts';
 
 /** Failed logins per account: 10 in 15 minutes, then that account answers 429 until the window ends. */
@@ -38,6 +39,7 @@ export const AcceptBody = z.object({
 });
 
 const WRONG_PAIR = 'wrong email or password';
+const UNUSABLE_LINK = 'this link is unknown, already used or expired: ask for a new one';
 
 function secure(ctx: RouteContext): boolean {
   return isSecureRequest(ctx.req.raw, ctx.services.config, ctx.services.trustProxy);
@@ -46,6 +48,26 @@ function secure(ctx: RouteContext): boolean {
 /** Sign-in, accept and sign-out are not cross-site actions: a foreign page's request is refused. */
 function sameOriginOnly(ctx: RouteContext): void {
   if (!sameOrigin(ctx.req)) throw new ApiError('forbidden', 'cross-origin requests are refused');
+}
+
+/** Starts the user's session and records the sign-in: the 204 that sets the session cookie. */
+async function signIn(
+  ctx: RouteContext,
+  user: UserRecord & { password_hash: string | null },
+  method: 'password' | 'invitation',
+  audited: Pick<AuditEntry, 'action' | 'after'>,
+): Promise<RouteResult> {
+  const { password_hash: _, ...record } = user;
+  const { cookie } = await startSession(ctx.services.users, record, ctx.req, method, secure(ctx));
+  await ctx.audit({ customer: user.customer_id, action: audited.action, target: user.email, after: audited.after, as: user });
+  return { status: 204, headers: { 'Set-Cookie': cookie } };
+}
+
+/** The signed-in user whose sessions a route lists or ends. */
+function sessionsOwner(ctx: RouteContext): Extract<Principal, { kind: 'user' }> {
+  const p = ctx.principal!;
+  if (p.kind !== 'user') throw new ApiError('invalid', 'the operator token has no sessions: sign in as a user', {}, 400);
+  return p;
 }
 
 export const authRoutes: RouteDef[] = [
@@ -76,10 +98,7 @@ export const authRoutes: RouteDef[] = [
         if (user !== null) await ctx.audit({ customer: user.customer_id, action: 'login.failed', target: user.email });
         throw new ApiError('unauthenticated', WRONG_PAIR);
       }
-      const { password_hash: _, ...record } = user;
-      const { cookie } = await startSession(users, record, ctx.req, 'password', secure(ctx));
-      await ctx.audit({ customer: user.customer_id, action: 'login', target: user.email, after: null, as: user });
-      return { status: 204, headers: { 'Set-Cookie': cookie } };
+      return signIn(ctx, user, 'password', { action: 'login', after: null });
     },
   }),
   apiRoute<z.infer<typeof AcceptBody>>({
@@ -95,7 +114,7 @@ export const authRoutes: RouteDef[] = [
       // The password is checked before the link is taken: a refused password does not use it up.
       checkPassword(ctx.body.password);
       const invitation = await users.consumeInvitation(invitationHash(ctx.body.token), new Date().toISOString());
-      if (invitation === null) throw new ApiError('unauthenticated', 'this link is unknown, already used or expired: ask for a new one');
+      if (invitation === null) throw new ApiError('unauthenticated', UNUSABLE_LINK);
       checkPassword(ctx.body.password, { email: invitation.email });
       const passwordHash = await hashPassword(ctx.body.password);
       let user = await users.findUserByEmail(invitation.email);
@@ -110,22 +129,19 @@ export const authRoutes: RouteDef[] = [
         });
         user = { ...created, password_hash: passwordHash };
       } else {
-        if (user === null || user.customer_id !== invitation.customer_id)
-          throw new ApiError('unauthenticated', 'this link is unknown, already used or expired: ask for a new one');
+        if (user === null || user.customer_id !== invitation.customer_id) throw new ApiError('unauthenticated', UNUSABLE_LINK);
         await users.setPassword(user.id, passwordHash);
         // A new password ends every other session of the account.
         await users.endSessions(user.id);
       }
-      const { password_hash: _, ...record } = user;
-      const { cookie } = await startSession(users, record, ctx.req, 'invitation', secure(ctx));
-      await ctx.audit({
-        customer: user.customer_id,
-        action: invitation.purpose === 'invite' ? 'user.joined' : 'user.password_reset',
-        target: user.email,
-        after: invitation.purpose === 'invite' ? { email: user.email, role: user.role } : null,
-        as: user,
-      });
-      return { status: 204, headers: { 'Set-Cookie': cookie } };
+      return signIn(
+        ctx,
+        user,
+        'invitation',
+        invitation.purpose === 'invite'
+          ? { action: 'user.joined', after: { email: user.email, role: user.role } }
+          : { action: 'user.password_reset', after: null },
+      );
     },
   }),
   apiRoute({
@@ -162,8 +178,7 @@ export const authRoutes: RouteDef[] = [
     access: { permission: 'reports:read', customer: { from: 'none' } },
     doc: authDocs.sessions,
     async handler(ctx) {
-      const p = ctx.principal!;
-      if (p.kind !== 'user') throw new ApiError('invalid', 'the operator token has no sessions: sign in as a user', {}, 400);
+      const p = sessionsOwner(ctx);
       const sessions = await ctx.services.users.listSessions(p.user.id);
       return { status: 200, body: sessions.map((s) => ({ ...s, current: s.id === p.session.id })) };
     },
@@ -176,8 +191,7 @@ export const authRoutes: RouteDef[] = [
     access: { permission: 'reports:read', customer: { from: 'none' } },
     doc: authDocs.endSession,
     async handler(ctx) {
-      const p = ctx.principal!;
-      if (p.kind !== 'user') throw new ApiError('invalid', 'the operator token has no sessions: sign in as a user', {}, 400);
+      const p = sessionsOwner(ctx);
       if (!(await ctx.services.users.endSession(p.user.id, ctx.req.params.id!))) throw new ApiError('not_found', `unknown session ${ctx.req.params.id}`);
       await ctx.audit({ customer: p.user.customer_id, action: 'session.end', target: ctx.req.params.id! });
       return { status: 204 };

@@ -27,6 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { type AccountList, type FIXED_LIST_IDS, type HotAccount, MAX_LIST_ACCOUNTS, type Segment } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { changeCustomerRecord } from '../customers/change-record.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { parseRecord } from '../http/body.ts';
@@ -189,14 +190,20 @@ export const listAdminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const customerId = ctx.req.params.id!;
       const { name } = parseRecord(NewList, ctx.body);
-      let created: AccountList | null = null;
-      await ctx.services.store.changeAccountLists(customerId, (s) => {
-        checkNameFree(s, name, null);
-        created = { id: newListId(), name, company_ids: [] };
-        return { hot_accounts: s.hot_accounts, excluded_accounts: s.excluded_accounts, account_lists: [...s.account_lists, created] };
-      });
-      const list = created as unknown as AccountList;
-      await ctx.audit({ customer: customerId, action: 'list.create', target: list.id, after: { name: list.name, size: 0 } });
+      const list = await changeCustomerRecord(
+        ctx,
+        'lists',
+        customerId,
+        (s) => {
+          checkNameFree(s, name, null);
+          const created: AccountList = { id: newListId(), name, company_ids: [] };
+          return {
+            next: { hot_accounts: s.hot_accounts, excluded_accounts: s.excluded_accounts, account_lists: [...s.account_lists, created] },
+            result: created,
+          };
+        },
+        (created) => ({ action: 'list.create', target: created.id, after: { name: created.name, size: 0 } }),
+      );
       return { status: 201, body: { id: list.id, name: list.name, kind: 'named', size: 0 } satisfies ListSummary };
     },
   }),
@@ -224,36 +231,36 @@ export const listAdminRoutes: RouteDef[] = [
       const customerId = ctx.req.params.id!;
       const listId = ctx.req.params.listId!;
       const { catalog } = ctx.services.dataset.current;
-      let before: ListView | null = null;
-      let after: ListView | null = null;
-      await ctx.services.store.changeAccountLists(customerId, (s) => {
-        before = listOr404(s, listId, customerId);
-        const update = parseRecord(ListUpdate, ctx.body);
-        if (update.name !== undefined && before.kind !== 'named') throw new ApiError('invalid', `name: the ${listId} list is fixed: it cannot be renamed`);
-        if (update.hot_accounts !== undefined && before.kind !== 'hot')
-          throw new ApiError('invalid', 'hot_accounts: only the hot list has products; give company_ids');
-        if (update.name !== undefined) checkNameFree(s, update.name, listId);
-        let next: ListState = s;
-        if (update.company_ids !== undefined || update.hot_accounts !== undefined) {
-          const ids = [...new Set(update.company_ids ?? update.hot_accounts!.map((h) => h.company_id))];
-          checkSize(ids);
-          checkKnown(catalog, ids, before.ids);
-          const hot = update.hot_accounts && [...new Map(update.hot_accounts.map((h) => [h.company_id, h])).values()];
-          next = withIds(s, listId, ids, hot);
-        }
-        if (update.name !== undefined) next = { ...next, account_lists: next.account_lists.map((l) => (l.id === listId ? { ...l, name: update.name! } : l)) };
-        after = listOr404(next, listId, customerId);
-        return next;
-      });
-      const [b, a] = [before as unknown as ListView, after as unknown as ListView];
-      await ctx.audit({
-        customer: customerId,
-        action: 'list.update',
-        target: listId,
-        before: { name: b.name, size: b.ids.length },
-        after: { name: a.name, ...idChange(b.ids, a.ids) },
-      });
-      return { status: 200, body: summary(a) };
+      const { after } = await changeCustomerRecord(
+        ctx,
+        'lists',
+        customerId,
+        (s) => {
+          const before = listOr404(s, listId, customerId);
+          const update = parseRecord(ListUpdate, ctx.body);
+          if (update.name !== undefined && before.kind !== 'named') throw new ApiError('invalid', `name: the ${listId} list is fixed: it cannot be renamed`);
+          if (update.hot_accounts !== undefined && before.kind !== 'hot')
+            throw new ApiError('invalid', 'hot_accounts: only the hot list has products; give company_ids');
+          if (update.name !== undefined) checkNameFree(s, update.name, listId);
+          let next: ListState = s;
+          if (update.company_ids !== undefined || update.hot_accounts !== undefined) {
+            const ids = [...new Set(update.company_ids ?? update.hot_accounts!.map((h) => h.company_id))];
+            checkSize(ids);
+            checkKnown(catalog, ids, before.ids);
+            const hot = update.hot_accounts && [...new Map(update.hot_accounts.map((h) => [h.company_id, h])).values()];
+            next = withIds(s, listId, ids, hot);
+          }
+          if (update.name !== undefined) next = { ...next, account_lists: next.account_lists.map((l) => (l.id === listId ? { ...l, name: update.name! } : l)) };
+          return { next, result: { before, after: listOr404(next, listId, customerId) } };
+        },
+        ({ before, after }) => ({
+          action: 'list.update',
+          target: listId,
+          before: { name: before.name, size: before.ids.length },
+          after: { name: after.name, ...idChange(before.ids, after.ids) },
+        }),
+      );
+      return { status: 200, body: summary(after) };
     },
   }),
   adminRoute({
@@ -264,25 +271,26 @@ export const listAdminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const customerId = ctx.req.params.id!;
       const listId = ctx.req.params.listId!;
-      let before: ListView | null = null;
-      await ctx.services.store.changeAccountLists(customerId, (s) => {
-        before = listOr404(s, listId, customerId);
-        if (before.kind !== 'named') throw new ApiError('conflict', `the ${listId} list is fixed: empty it with PUT {"company_ids": []}`);
-        const users = segmentsUsing(s.segments, listId);
-        if (users.length > 0)
-          throw new ApiError(
-            'conflict',
-            `the list is used by the segment${users.length > 1 ? 's' : ''} ${users.map((u) => `${JSON.stringify(u.name)} (${u.id})`).join(', ')}: change their rules first`,
-          );
-        return { hot_accounts: s.hot_accounts, excluded_accounts: s.excluded_accounts, account_lists: s.account_lists.filter((l) => l.id !== listId) };
-      });
-      const b = before as unknown as ListView;
-      await ctx.audit({
-        customer: customerId,
-        action: 'list.delete',
-        target: listId,
-        before: { name: b.name, size: b.ids.length, ids: b.ids.slice(0, AUDIT_IDS) },
-      });
+      await changeCustomerRecord(
+        ctx,
+        'lists',
+        customerId,
+        (s) => {
+          const before = listOr404(s, listId, customerId);
+          if (before.kind !== 'named') throw new ApiError('conflict', `the ${listId} list is fixed: empty it with PUT {"company_ids": []}`);
+          const users = segmentsUsing(s.segments, listId);
+          if (users.length > 0)
+            throw new ApiError(
+              'conflict',
+              `the list is used by the segment${users.length > 1 ? 's' : ''} ${users.map((u) => `${JSON.stringify(u.name)} (${u.id})`).join(', ')}: change their rules first`,
+            );
+          return {
+            next: { hot_accounts: s.hot_accounts, excluded_accounts: s.excluded_accounts, account_lists: s.account_lists.filter((l) => l.id !== listId) },
+            result: before,
+          };
+        },
+        (before) => ({ action: 'list.delete', target: listId, before: { name: before.name, size: before.ids.length, ids: before.ids.slice(0, AUDIT_IDS) } }),
+      );
       return { status: 204 };
     },
   }),
@@ -303,10 +311,8 @@ export const listAdminRoutes: RouteDef[] = [
       requireCsv(ctx.req.get('content-type'));
       const rows = readAccountRows(ctx.body);
       const resolved = resolveRows(rows, ctx.services.dataset.current.catalog);
-      let report: UploadReport | null = null;
-      let before: ListView | null = null;
       const decide = (s: Readonly<ListState>) => {
-        before = listOr404(s, listId, customerId);
+        const before = listOr404(s, listId, customerId);
         const ids = nextIds(before.ids, resolved.matched, mode);
         const change = idChange(before.ids, ids);
         const refused = dryRun
@@ -315,7 +321,7 @@ export const listAdminRoutes: RouteDef[] = [
             ? 'no row matched an account: the list was left as it was'
             : null;
         if (refused === null) checkSize(ids);
-        report = {
+        const report: UploadReport = {
           mode,
           rows: rows.length,
           matched: resolved.matched.length,
@@ -327,25 +333,25 @@ export const listAdminRoutes: RouteDef[] = [
           removed: change.removed as number,
           size: ids.length,
         };
-        return { ids, change, refused };
+        return { ids, change, refused, before, report };
       };
-      const current = await customerOr404(ctx.services.store, customerId);
-      if (decide(current).refused !== null) return { status: 200, body: report };
-      let audited: Record<string, unknown> = {};
-      await ctx.services.store.changeAccountLists(customerId, (s) => {
-        const { ids, change } = decide(s);
-        audited = change;
-        return withIds(s, listId, ids);
-      });
-      const b = before as unknown as ListView;
-      const r = report as unknown as UploadReport;
-      await ctx.audit({
-        customer: customerId,
-        action: 'list.upload',
-        target: listId,
-        before: { name: b.name, size: b.ids.length },
-        after: { mode, rows: r.rows, matched: r.matched, not_found: r.not_found.length, duplicates: r.duplicates.length, ...audited },
-      });
+      const first = decide(await customerOr404(ctx.services.store, customerId));
+      if (first.refused !== null) return { status: 200, body: first.report };
+      const { report } = await changeCustomerRecord(
+        ctx,
+        'lists',
+        customerId,
+        (s) => {
+          const decided = decide(s);
+          return { next: withIds(s, listId, decided.ids), result: decided };
+        },
+        ({ before, report: r, change }) => ({
+          action: 'list.upload',
+          target: listId,
+          before: { name: before.name, size: before.ids.length },
+          after: { mode, rows: r.rows, matched: r.matched, not_found: r.not_found.length, duplicates: r.duplicates.length, ...change },
+        }),
+      );
       return { status: 200, body: report };
     },
   }),

@@ -28,6 +28,7 @@
 import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { changeCustomerRecord } from '../customers/change-record.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { parseDomain } from '../enrichment/email.ts';
@@ -147,15 +148,18 @@ export const segmentAdminRoutes: RouteDef[] = [
       const customerId = ctx.req.params.id!;
       const input = parseRecord(NewSegment, ctx.body);
       checkRule(await customerOr404(ctx.services.store, customerId), input.match);
-      let created: Segment | null = null;
-      await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
-        checkNameFree(segments, input.name, null);
-        const id = segments.reduce((m, s) => Math.max(m, s.id), segment_seq) + 1;
-        created = { id, name: input.name, match: input.match };
-        return { segments: [...segments, created], segment_seq: id };
-      });
-      const segment = created as unknown as Segment;
-      await ctx.audit({ customer: customerId, action: 'segment.create', target: String(segment.id), after: segment });
+      const segment = await changeCustomerRecord(
+        ctx,
+        'segments',
+        customerId,
+        ({ segments, segment_seq }) => {
+          checkNameFree(segments, input.name, null);
+          const id = segments.reduce((m, s) => Math.max(m, s.id), segment_seq) + 1;
+          const created: Segment = { id, name: input.name, match: input.match };
+          return { next: { segments: [...segments, created], segment_seq: id }, result: created };
+        },
+        (created) => ({ action: 'segment.create', target: String(created.id), after: created }),
+      );
       return { status: 201, body: segment };
     },
   }),
@@ -193,17 +197,20 @@ export const segmentAdminRoutes: RouteDef[] = [
       const customerId = ctx.req.params.id!;
       const id = segmentIdOf(ctx.req.params.segmentId, customerId);
       const customer = await customerOr404(ctx.services.store, customerId);
-      let before: Segment | null = null;
-      let after: Segment | null = null;
-      await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
-        before = segmentOr404(segments, id, customerId);
-        const patch = parseRecord(SegmentPatch, ctx.body);
-        if (patch.name !== undefined) checkNameFree(segments, patch.name, id);
-        checkRule(customer, patch.match);
-        after = { ...before, ...patch };
-        return { segments: segments.map((s) => (s.id === id ? (after as Segment) : s)), segment_seq };
-      });
-      await ctx.audit({ customer: customerId, action: 'segment.update', target: String(id), before, after });
+      const { after } = await changeCustomerRecord(
+        ctx,
+        'segments',
+        customerId,
+        ({ segments, segment_seq }) => {
+          const before = segmentOr404(segments, id, customerId);
+          const patch = parseRecord(SegmentPatch, ctx.body);
+          if (patch.name !== undefined) checkNameFree(segments, patch.name, id);
+          checkRule(customer, patch.match);
+          const after: Segment = { ...before, ...patch };
+          return { next: { segments: segments.map((s) => (s.id === id ? after : s)), segment_seq }, result: { before, after } };
+        },
+        ({ before, after }) => ({ action: 'segment.update', target: String(id), before, after }),
+      );
       return { status: 200, body: after };
     },
   }),
@@ -215,13 +222,17 @@ export const segmentAdminRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const customerId = ctx.req.params.id!;
       const id = segmentIdOf(ctx.req.params.segmentId, customerId);
-      let before: Segment | null = null;
-      await ctx.services.store.changeSegments(customerId, ({ segments, segment_seq }) => {
-        before = segmentOr404(segments, id, customerId);
-        // The high-water mark stays: this id is never given again.
-        return { segments: segments.filter((s) => s.id !== id), segment_seq: Math.max(segment_seq, id) };
-      });
-      await ctx.audit({ customer: customerId, action: 'segment.delete', target: String(id), before });
+      await changeCustomerRecord(
+        ctx,
+        'segments',
+        customerId,
+        ({ segments, segment_seq }) => {
+          const before = segmentOr404(segments, id, customerId);
+          // The high-water mark stays: this id is never given again.
+          return { next: { segments: segments.filter((s) => s.id !== id), segment_seq: Math.max(segment_seq, id) }, result: before };
+        },
+        (before) => ({ action: 'segment.delete', target: String(id), before }),
+      );
       return { status: 204 };
     },
   }),

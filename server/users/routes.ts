@@ -19,8 +19,9 @@ import { customerOr404 } from '../customers/lookup.ts';
 import { publicBase } from '../http/public-base.ts';
 import type { RouteContext, RouteDef } from '../http/route-def.ts';
 import { userDocs } from '../openapi/route-docs.ts';
+import type { CustomerRecord } from '../state/store.ts';
 import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
-import { issueLink } from './invitations.ts';
+import { type AnsweredLink, issueLink } from './invitations.ts';
 import { keepAnOwner } from './owners.ts';
 
 const CUSTOMER = { from: 'param', name: 'id' } as const;
@@ -40,6 +41,27 @@ async function userOf(ctx: RouteContext): Promise<UserRecord> {
   return user;
 }
 
+/** Issues an invitation or password-reset link for a person of the customer (mailed too with SMTP), made by whoever acts. */
+function linkFor(ctx: RouteContext, customer: CustomerRecord, person: { email: string; role: Role }, purpose: 'invite' | 'reset'): Promise<AnsweredLink> {
+  return issueLink(
+    ctx.services.users,
+    {
+      customer_id: customer.id,
+      email: person.email,
+      role: person.role,
+      purpose,
+      created_by: ctx.principal!.kind === 'operator' ? 'operator' : ctx.principal!.user.id,
+    },
+    publicBase(ctx),
+    { mailer: ctx.services.mailer, customerName: customer.name },
+  );
+}
+
+/** A provider as the API shows it: never its secret. */
+const shownProvider = ({ client_secret: _, ...shown }: SsoProvider): Omit<SsoProvider, 'client_secret'> => shown;
+
+const noProvider = (customerId: string) => new ApiError('not_found', `customer ${customerId} has no single sign-on provider`);
+
 /** Only the operator or an owner makes owners. */
 function mayGrant(ctx: RouteContext, role: Role): void {
   const p = ctx.principal!;
@@ -56,20 +78,8 @@ export const userRoutes: RouteDef[] = [
     async handler(ctx) {
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       mayGrant(ctx, ctx.body.role);
-      const { users, mailer } = ctx.services;
-      if (await users.findUserByEmail(ctx.body.email)) throw new ApiError('conflict', `${ctx.body.email} already has an account`);
-      const link = await issueLink(
-        users,
-        {
-          customer_id: customer.id,
-          email: ctx.body.email,
-          role: ctx.body.role,
-          purpose: 'invite',
-          created_by: ctx.principal!.kind === 'operator' ? 'operator' : ctx.principal!.user.id,
-        },
-        publicBase(ctx),
-        { mailer, customerName: customer.name },
-      );
+      if (await ctx.services.users.findUserByEmail(ctx.body.email)) throw new ApiError('conflict', `${ctx.body.email} already has an account`);
+      const link = await linkFor(ctx, customer, ctx.body, 'invite');
       await ctx.audit({ customer: customer.id, action: 'user.invite', target: ctx.body.email, after: { email: ctx.body.email, role: ctx.body.role } });
       return { status: 201, body: link };
     },
@@ -123,18 +133,7 @@ export const userRoutes: RouteDef[] = [
     async handler(ctx) {
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const user = await userOf(ctx);
-      const link = await issueLink(
-        ctx.services.users,
-        {
-          customer_id: customer.id,
-          email: user.email,
-          role: user.role,
-          purpose: 'reset',
-          created_by: ctx.principal!.kind === 'operator' ? 'operator' : ctx.principal!.user.id,
-        },
-        publicBase(ctx),
-        { mailer: ctx.services.mailer, customerName: customer.name },
-      );
+      const link = await linkFor(ctx, customer, user, 'reset');
       await ctx.audit({ customer: customer.id, action: 'user.reset_link', target: user.email });
       return { status: 201, body: link };
     },
@@ -147,9 +146,8 @@ export const userRoutes: RouteDef[] = [
     async handler(ctx) {
       await customerOr404(ctx.services.store, ctx.req.params.id!);
       const provider = await ctx.services.users.getSsoProvider(ctx.req.params.id!);
-      if (!provider) throw new ApiError('not_found', `customer ${ctx.req.params.id} has no single sign-on provider`);
-      const { client_secret: _, ...shown } = provider;
-      return { status: 200, body: shown };
+      if (!provider) throw noProvider(ctx.req.params.id!);
+      return { status: 200, body: shownProvider(provider) };
     },
   }),
   adminRoute<z.infer<typeof SsoSettings>>({
@@ -166,9 +164,8 @@ export const userRoutes: RouteDef[] = [
       }
       const before = await ctx.services.users.getSsoProvider(customer.id);
       await ctx.services.users.setSsoProvider(provider);
-      const { client_secret: _s, ...shown } = provider;
-      const beforeShown = before ? (({ client_secret: _b, ...rest }) => rest)(before) : null;
-      await ctx.audit({ customer: customer.id, action: 'sso.set', target: provider.issuer, before: beforeShown, after: shown });
+      const shown = shownProvider(provider);
+      await ctx.audit({ customer: customer.id, action: 'sso.set', target: provider.issuer, before: before && shownProvider(before), after: shown });
       return { status: 200, body: shown };
     },
   }),
@@ -179,8 +176,7 @@ export const userRoutes: RouteDef[] = [
     doc: userDocs.deleteSso,
     async handler(ctx) {
       await customerOr404(ctx.services.store, ctx.req.params.id!);
-      if (!(await ctx.services.users.removeSsoProvider(ctx.req.params.id!)))
-        throw new ApiError('not_found', `customer ${ctx.req.params.id} has no single sign-on provider`);
+      if (!(await ctx.services.users.removeSsoProvider(ctx.req.params.id!))) throw noProvider(ctx.req.params.id!);
       await ctx.audit({ customer: ctx.req.params.id!, action: 'sso.remove' });
       return { status: 204 };
     },

@@ -48,15 +48,24 @@ import { maskedSlackUrl } from './slack.ts';
 /** Endpoints per customer: each one is an outbox and a stream of outbound requests of ours. */
 export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
 
+const CUSTOMER = { from: 'param', name: 'id' } as const;
 const DeliveryQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 
 /** The outbox and its dispatcher: the routes are enabled only when they exist. */
 const outbox = (services: Services) => services.webhooks!;
 
+const unknownWebhook = (customerId: string, webhookId: string) => new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
+
 async function endpointOr404(webhookStore: WebhookStore, customerId: string, webhookId: string) {
   const endpoint = await webhookStore.getEndpoint(customerId, webhookId);
-  if (!endpoint) throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
+  if (!endpoint) throw unknownWebhook(customerId, webhookId);
   return endpoint;
+}
+
+/** Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face. */
+function checkDestination(url: string, allowPrivate: boolean): void {
+  const problem = destinationProblem(url, allowPrivate);
+  if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
 }
 
 const enabled = (services: Services) => services.webhooks !== undefined;
@@ -116,7 +125,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'POST',
     path: '/admin/api/customers/:id/webhooks',
-    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
+    access: { permission: 'webhooks:write', customer: CUSTOMER },
     enabled,
     body: ADMIN_JSON_BODY,
     doc: webhooksDocs.post,
@@ -125,9 +134,7 @@ export const webhookAdminRoutes: RouteDef[] = [
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const customerId = customer.id;
       const input = parseRecord(NewWebhook, ctx.body ?? {});
-      // Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face.
-      const problem = destinationProblem(input.url, webhooks.allowPrivate);
-      if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
+      checkDestination(input.url, webhooks.allowPrivate);
       if ((await webhookStore.listEndpoints(customerId)).length >= MAX_ENDPOINTS_PER_CUSTOMER) {
         throw new ApiError('conflict', `a customer has at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints: delete one first`);
       }
@@ -151,7 +158,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/webhooks',
-    access: { permission: 'webhooks:read', customer: { from: 'param', name: 'id' } },
+    access: { permission: 'webhooks:read', customer: CUSTOMER },
     enabled,
     doc: webhooksDocs.get,
     async handler(ctx) {
@@ -162,7 +169,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/webhooks/:webhookId',
-    access: { permission: 'webhooks:read', customer: { from: 'param', name: 'id' } },
+    access: { permission: 'webhooks:read', customer: CUSTOMER },
     enabled,
     doc: webhookDocs.get,
     async handler(ctx) {
@@ -173,7 +180,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'PATCH',
     path: '/admin/api/customers/:id/webhooks/:webhookId',
-    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
+    access: { permission: 'webhooks:write', customer: CUSTOMER },
     enabled,
     body: ADMIN_JSON_BODY,
     doc: webhookPatchDocs.patch,
@@ -183,10 +190,7 @@ export const webhookAdminRoutes: RouteDef[] = [
       const customerId = customer.id;
       const before = await endpointOr404(webhookStore, customerId, ctx.req.params.webhookId!);
       const patch = parseRecord(WebhookPatch, ctx.body ?? {});
-      if (patch.url !== undefined) {
-        const problem = destinationProblem(patch.url, webhooks.allowPrivate);
-        if (problem) throw new ApiError('invalid', `validation error: url: ${problem}`);
-      }
+      if (patch.url !== undefined) checkDestination(patch.url, webhooks.allowPrivate);
       const { event_versions, segment_names, scores, format, filters, ...fields } = patch;
       // What the endpoint gets now stays (an unnamed version of a stored endpoint is v1: versionOf); newly
       // subscribed events get their newest version; versions named in the body win.
@@ -203,7 +207,7 @@ export const webhookAdminRoutes: RouteDef[] = [
       };
       checkEndpoint(customer, { ...settings, events: fields.events ?? before.events });
       const after = await webhookStore.updateEndpoint(customerId, before.id, { ...fields, settings });
-      if (!after) throw new ApiError('not_found', `unknown webhook ${before.id} for customer ${customerId}`);
+      if (!after) throw unknownWebhook(customerId, before.id);
       webhooks.endpointsChanged(customerId);
       await ctx.audit({ customer: customerId, action: 'webhook.update', target: before.id, before: shownEndpoint(before), after: shownEndpoint(after) });
       return { status: 200, body: shownEndpoint(after) };
@@ -212,7 +216,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'POST',
     path: '/admin/api/customers/:id/webhooks/:webhookId/test',
-    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
+    access: { permission: 'webhooks:write', customer: CUSTOMER },
     enabled,
     body: ADMIN_JSON_BODY,
     doc: webhookTestDocs.post,
@@ -227,7 +231,7 @@ export const webhookAdminRoutes: RouteDef[] = [
       const version = asked.version ?? versionOf(endpoint, type);
       if (!eventSchema(type, version)) throw new ApiError('invalid', `validation error: version: no version ${version} of ${type} (GET /schemas lists them)`);
       const secret = await webhookStore.endpointSecret(customer.id, endpoint.id);
-      if (secret === null) throw new ApiError('not_found', `unknown webhook ${endpoint.id} for customer ${customer.id}`);
+      if (secret === null) throw unknownWebhook(customer.id, endpoint.id);
       const [tag] = await ctx.services.store.listTags(customer.id);
       const event = sampleEvent({
         type,
@@ -252,15 +256,14 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'DELETE',
     path: '/admin/api/customers/:id/webhooks/:webhookId',
-    access: { permission: 'webhooks:write', customer: { from: 'param', name: 'id' } },
+    access: { permission: 'webhooks:write', customer: CUSTOMER },
     enabled,
     doc: webhookDocs.delete,
     async handler(ctx) {
       const { webhookStore, webhooks } = outbox(ctx.services);
       const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       const webhookId = ctx.req.params.webhookId!;
-      if (!(await webhookStore.deleteEndpoint(customerId, webhookId)))
-        throw new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
+      if (!(await webhookStore.deleteEndpoint(customerId, webhookId))) throw unknownWebhook(customerId, webhookId);
       webhooks.endpointsChanged(customerId);
       await ctx.audit({ customer: customerId, action: 'webhook.delete', target: webhookId });
       return { status: 204 };
@@ -269,7 +272,7 @@ export const webhookAdminRoutes: RouteDef[] = [
   adminRoute({
     method: 'GET',
     path: '/admin/api/customers/:id/webhooks/:webhookId/deliveries',
-    access: { permission: 'webhooks:read', customer: { from: 'param', name: 'id' } },
+    access: { permission: 'webhooks:read', customer: CUSTOMER },
     enabled,
     doc: webhookDeliveriesDocs.get,
     async handler(ctx) {
