@@ -8,71 +8,53 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { authClient } from '../admin-client.ts';
 import type { Viewer } from '../permissions-view.ts';
 import { MIN_PASSWORD_LENGTH, newPasswordProblem } from '../signin-view.ts';
+import { CredentialField } from './CredentialField.tsx';
 import { signedInViewer } from './SignIn.tsx';
+import { useCredentialsForm } from './use-credentials-form.ts';
 
 export function AcceptInvite({ token, onSignedIn, onCancel }: { token: string; onSignedIn(viewer: Viewer): void; onCancel(): void }) {
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [invalid, setInvalid] = useState<'password' | 'confirm' | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, submit, field } = useCredentialsForm<'password' | 'confirm', 'accept'>('accept');
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
 
-  const submit = async (e: Event) => {
+  const accept = (e: Event) => {
     e.preventDefault();
-    const problem = newPasswordProblem(password, confirm);
-    if (problem) {
-      setInvalid(problem.field);
-      setError(problem.message);
-      document.getElementById(`accept-${problem.field}`)?.focus();
-      return;
-    }
-    setInvalid(null);
-    setError(null);
-    setBusy(true);
-    try {
+    return submit('accept', newPasswordProblem(password, confirm), async () => {
       await authClient().accept(token, password);
       setPassword('');
       setConfirm('');
       onSignedIn(await signedInViewer());
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
+    });
   };
-  const described = (field: 'password' | 'confirm') => (invalid === field || (error && !invalid) ? 'accept-error' : `accept-${field}-hint`);
 
   return (
     <main class="signin">
-      <form class="card signin-card" onSubmit={submit} aria-labelledby="accept-title" noValidate data-testid="accept-form">
+      <form class="card signin-card" onSubmit={accept} aria-labelledby="accept-title" noValidate data-testid="accept-form">
         <h1 id="accept-title">Choose a password</h1>
         <p class="muted">
           You were invited to the svc console, or asked for a new password. Choose a password for your account: this link works once, and for 72 hours.
         </p>
-        <label for="accept-password">Password</label>
-        <input
-          id="accept-password"
-          ref={input}
+        <CredentialField
+          label="Password"
+          inputRef={input}
           type="password"
           autoComplete="new-password"
           value={password}
-          aria-invalid={invalid === 'password' ? true : undefined}
-          aria-describedby={described('password')}
-          onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
+          onValue={setPassword}
+          {...field('password', 'accept-password-hint')}
         />
         <p class="hint" id="accept-password-hint">
           At least {MIN_PASSWORD_LENGTH} characters; a phrase of a few words is easy to remember and hard to guess.
         </p>
-        <label for="accept-confirm">Confirm password</label>
-        <input
-          id="accept-confirm"
+        <CredentialField
+          label="Confirm password"
           type="password"
           autoComplete="new-password"
           value={confirm}
-          aria-invalid={invalid === 'confirm' ? true : undefined}
-          aria-describedby={described('confirm')}
-          onInput={(e) => setConfirm((e.currentTarget as HTMLInputElement).value)}
+          onValue={setConfirm}
+          {...field('confirm', 'accept-confirm-hint')}
         />
         <p class="hint" id="accept-confirm-hint">
           The same password again.
@@ -83,7 +65,7 @@ export function AcceptInvite({ token, onSignedIn, onCancel }: { token: string; o
           </p>
         )}
         <div class="form-actions">
-          <button type="submit" class="btn" disabled={busy}>
+          <button type="submit" class="btn" disabled={busy !== null}>
             {busy ? 'Setting the password…' : 'Set password and sign in'}
           </button>
           <button type="button" class="btn btn-quiet" onClick={onCancel}>

@@ -12,10 +12,12 @@ import type { AdminClient } from '../admin-client.ts';
 import { accountFromHash, hashForAccount } from '../customer-link.ts';
 import { formatCount } from '../format.ts';
 import { defaultRange } from '../visits-view.ts';
-import { DateRangeFields } from './DateRangeFields.tsx';
 import { formatDate, formatDateTime } from './datetime.ts';
+import { ReportFilters } from './ReportFilters.tsx';
 import { ScrollTable } from './ScrollTable.tsx';
+import { StatList } from './StatList.tsx';
 import { saveTextFile } from './save-file.ts';
+import { TopPages } from './TopPages.tsx';
 import { useLoad } from './use-load.ts';
 
 export function AccountPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
@@ -83,17 +85,9 @@ function AccountSearch({ api, customer }: { api: AdminClient; customer: Customer
 
 function AccountView({ api, customer, companyId }: { api: AdminClient; customer: CustomerRecord; companyId: string }) {
   const [range, setRange] = useState(defaultRange);
-  const [draft, setDraft] = useState(range);
-  const [csvError, setCsvError] = useState<string | null>(null);
   const page = useLoad(() => api.account(customer.id, companyId, range), [api, customer.id, companyId, range.from, range.to]);
-  const download = async () => {
-    setCsvError(null);
-    try {
-      saveTextFile(await api.accountCsv(customer.id, companyId, range), accountCsvFileName(customer.id, companyId, range.from, range.to));
-    } catch (e) {
-      setCsvError((e as Error).message);
-    }
-  };
+  const download = async () =>
+    saveTextFile(await api.accountCsv(customer.id, companyId, range), accountCsvFileName(customer.id, companyId, range.from, range.to));
   if (page.error) {
     return (
       <p class="error" role="alert">
@@ -105,6 +99,11 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
   if (!data) return <p class="muted">Loading the account…</p>;
   const c = data.company;
   const lists = listLabels(data.lists);
+  const totals: [number, string][] = [
+    [data.totals.page_views, 'page views'],
+    [data.totals.sessions, 'sessions'],
+    [data.totals.days_active, 'days active'],
+  ];
   return (
     <div data-testid="account-view">
       <section class="customer-head" aria-labelledby="account-name">
@@ -123,29 +122,7 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
         </ul>
       </section>
 
-      <form
-        class="card filters"
-        aria-label="Account range"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setRange(draft);
-        }}
-      >
-        <DateRangeFields idPrefix="account" draft={draft} onChange={setDraft} />
-        <div class="form-actions">
-          <button type="submit" class="btn">
-            Show
-          </button>
-          <button type="button" class="btn btn-quiet" onClick={download}>
-            Download CSV
-          </button>
-        </div>
-      </form>
-      {csvError && (
-        <p class="error" role="alert">
-          Could not download the CSV: {csvError}
-        </p>
-      )}
+      <ReportFilters label="Account range" idPrefix="account" range={range} onApply={setRange} download={download} />
 
       <section aria-labelledby="account-firmographics-title">
         <h2 id="account-firmographics-title">Firmographics</h2>
@@ -199,17 +176,7 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
 
       <section aria-labelledby="account-daily-title">
         <h2 id="account-daily-title">Page views per day</h2>
-        <ul class="stats" data-testid="account-totals">
-          <li>
-            <strong>{formatCount(data.totals.page_views)}</strong> page views
-          </li>
-          <li>
-            <strong>{formatCount(data.totals.sessions)}</strong> sessions
-          </li>
-          <li>
-            <strong>{formatCount(data.totals.days_active)}</strong> days active
-          </li>
-        </ul>
+        <StatList testId="account-totals" stats={totals} />
         <ScrollTable labelledBy="account-daily-title">
           <table data-testid="account-daily">
             <caption class="sr-only">
@@ -272,13 +239,7 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
           Query parameters are collapsed into the page
           {data.kept_query_params.length ? ` except ${data.kept_query_params.join(', ')}` : ' (UTM included)'}.
         </p>
-        <ul class="plain" data-testid="account-top-pages">
-          {data.top_pages.map((p) => (
-            <li key={p.path}>
-              <code>{p.path}</code> <span class="muted">({formatCount(p.page_views)})</span>
-            </li>
-          ))}
-        </ul>
+        <TopPages pages={data.top_pages} testId="account-top-pages" />
       </section>
 
       <section aria-labelledby="account-webhooks-title">

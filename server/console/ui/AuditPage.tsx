@@ -7,8 +7,9 @@ import { useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { actorLabel, auditCsvName, changeLines, defaultRange } from '../audit-view.ts';
-import { DateRangeFields } from './DateRangeFields.tsx';
 import { formatDate, formatDateTime } from './datetime.ts';
+import { LoadState } from './LoadState.tsx';
+import { ReportFilters } from './ReportFilters.tsx';
 import { ScrollTable } from './ScrollTable.tsx';
 import { saveTextFile } from './save-file.ts';
 import { useLoad } from './use-load.ts';
@@ -18,50 +19,13 @@ const AUDIT_PAGE = 1_000;
 
 export function AuditPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
   const [range, setRange] = useState(() => defaultRange());
-  const [draft, setDraft] = useState(range);
-  const [csvError, setCsvError] = useState<string | null>(null);
   const log = useLoad(() => api.audit(customer.id, range), [api, customer.id, range.from, range.to]);
-
-  const download = async () => {
-    setCsvError(null);
-    try {
-      saveTextFile(await api.auditCsv(customer.id, range), auditCsvName(customer.id, range.from, range.to));
-    } catch (err) {
-      setCsvError((err as Error).message);
-    }
-  };
+  const download = async () => saveTextFile(await api.auditCsv(customer.id, range), auditCsvName(customer.id, range.from, range.to));
   const events = log.data?.events ?? null;
   return (
     <div class="customer" data-testid="audit-page">
-      <form
-        class="card filters"
-        aria-label="Audit range"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setRange(draft);
-        }}
-      >
-        <DateRangeFields idPrefix="audit" draft={draft} onChange={setDraft} />
-        <div class="form-actions">
-          <button type="submit" class="btn">
-            Show
-          </button>
-          <button type="button" class="btn btn-quiet" onClick={download} disabled={!events}>
-            Download CSV
-          </button>
-        </div>
-      </form>
-      {csvError && (
-        <p class="error" role="alert">
-          Could not download the CSV: {csvError}
-        </p>
-      )}
-      {log.error && (
-        <p class="error" role="alert">
-          Could not load the audit log: {log.error}
-        </p>
-      )}
-      {!events && !log.error && <p class="muted">Loading the audit log…</p>}
+      <ReportFilters label="Audit range" idPrefix="audit" range={range} onApply={setRange} download={download} canDownload={!!events} />
+      <LoadState load={log} what="the audit log" loading="Loading the audit log…" />
       {events && events.length >= AUDIT_PAGE && (
         <p class="warning" role="status">
           Showing the first {AUDIT_PAGE.toLocaleString('en-US')} events of the range: narrow it to see later ones.

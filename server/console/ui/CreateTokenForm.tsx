@@ -7,6 +7,7 @@ import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { creatableGroups, GROUP_LABELS, groupUsesDomains } from '../groups.ts';
 import { emptyTokenForm, MAX_RATE_LIMIT, type TokenFormFields, tokenRequestBody } from '../token-form.ts';
+import { AnswersFields } from './AnswersFields.tsx';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { useCreateForm } from './use-create-form.ts';
 
@@ -76,16 +77,7 @@ export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient
             Default 100.
           </p>
         </div>
-        <fieldset class="field checks">
-          <legend>Answers include</legend>
-          <label>
-            <input type="checkbox" checked={form.scores} onChange={(e) => set('scores', (e.currentTarget as HTMLInputElement).checked)} /> Scores
-          </label>
-          <label>
-            <input type="checkbox" checked={form.segment_names} onChange={(e) => set('segment_names', (e.currentTarget as HTMLInputElement).checked)} /> Segment
-            names
-          </label>
-        </fieldset>
+        <AnswersFields value={form} onChange={set} />
         <CreateFormFooter idPrefix="new-token" invalid={invalid} error={error} errorTestId="create-error" busy={busy} label="Create token" />
       </form>
     </section>

@@ -8,6 +8,7 @@ import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { CreateTokenForm } from './CreateTokenForm.tsx';
 import { Credits } from './Credits.tsx';
 import { formatDate } from './datetime.ts';
+import { LoadedSection } from './LoadState.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { TokensTable } from './TokensTable.tsx';
 import { useLoad } from './use-load.ts';
@@ -49,22 +50,8 @@ export function CustomerView({ api, customer, canWrite = true }: { api: AdminCli
 
       {canWrite && <CreateTokenForm api={api} customer={customer} onCreated={(t) => show(`Token “${t.name}” created`, t)} />}
 
-      <section aria-labelledby="tokens-title">
-        <div class="section-head">
-          <h2 id="tokens-title">Tokens</h2>
-          <button type="button" class="btn btn-quiet" onClick={tokens.reload}>
-            Refresh
-          </button>
-        </div>
-        <p class="sr-only" role="status">
-          {notice}
-        </p>
-        {tokens.error && (
-          <p class="error" role="alert">
-            Could not load the tokens: {tokens.error}
-          </p>
-        )}
-        {tokens.data ? (
+      <LoadedSection id="tokens-title" title="Tokens" load={tokens} what="the tokens" loading="Loading tokens…" notice={notice}>
+        {tokens.data && (
           <TokensTable
             api={api}
             tokens={tokens.data}
@@ -75,10 +62,8 @@ export function CustomerView({ api, customer, canWrite = true }: { api: AdminCli
             onRotated={(t) => show(`Token “${t.name}” rotated`, t)}
             canWrite={canWrite}
           />
-        ) : (
-          !tokens.error && <p class="muted">Loading tokens…</p>
         )}
-      </section>
+      </LoadedSection>
 
       {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
     </div>

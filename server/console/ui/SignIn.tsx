@@ -8,6 +8,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { adminClient, authClient } from '../admin-client.ts';
 import { OPERATOR, type Viewer, viewerFromMe } from '../permissions-view.ts';
 import { signInProblem, ssoStartUrl } from '../signin-view.ts';
+import { CredentialField } from './CredentialField.tsx';
+import { useCredentialsForm } from './use-credentials-form.ts';
 
 export interface SignInProps {
   /** Why the sign-in form is shown (a 401, a refused single sign-on …). */
@@ -31,37 +33,23 @@ export async function signedInViewer(): Promise<Viewer> {
 export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInProps) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [invalid, setInvalid] = useState<'email' | 'password' | null>(null);
   const [token, setToken] = useState('');
   const [ssoWorkspace, setSsoWorkspace] = useState(workspace ?? '');
-  const [error, setError] = useState<string | null>(message);
-  const [busy, setBusy] = useState<'password' | 'token' | 'sso' | null>(null);
+  const { setInvalid, error, setError, busy, setBusy, submit, field } = useCredentialsForm<'email' | 'password', 'password' | 'token' | 'sso'>(
+    'signin',
+    message,
+  );
   const emailInput = useRef<HTMLInputElement>(null);
   const tokenInput = useRef<HTMLInputElement>(null);
   useEffect(() => (preferToken ? tokenInput.current : emailInput.current)?.focus(), []);
 
-  const describedBy = (field: 'email' | 'password') => (invalid === field || (error && !invalid) ? 'signin-error' : undefined);
-
-  const signInWithPassword = async (e: Event) => {
+  const signInWithPassword = (e: Event) => {
     e.preventDefault();
-    const problem = signInProblem(email, password);
-    if (problem) {
-      setInvalid(problem.field);
-      setError(problem.message);
-      document.getElementById(`signin-${problem.field}`)?.focus();
-      return;
-    }
-    setInvalid(null);
-    setError(null);
-    setBusy('password');
-    try {
+    return submit('password', signInProblem(email, password), async () => {
       await authClient().login(email.trim(), password);
       setPassword('');
       onSignedIn(await signedInViewer(), null);
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(null);
-    }
+    });
   };
 
   const signInWithToken = async (e: Event) => {
@@ -106,28 +94,17 @@ export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInPr
           </p>
         )}
         <form onSubmit={signInWithPassword} aria-labelledby="signin-title" noValidate data-testid="signin-password-form">
-          <label for="signin-email">Email</label>
-          <input
-            id="signin-email"
-            ref={emailInput}
+          <CredentialField
+            label="Email"
+            inputRef={emailInput}
             type="email"
             autoComplete="username"
             spellcheck={false}
             value={email}
-            aria-invalid={invalid === 'email' ? true : undefined}
-            aria-describedby={describedBy('email')}
-            onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)}
+            onValue={setEmail}
+            {...field('email')}
           />
-          <label for="signin-password">Password</label>
-          <input
-            id="signin-password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            aria-invalid={invalid === 'password' ? true : undefined}
-            aria-describedby={describedBy('password')}
-            onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
-          />
+          <CredentialField label="Password" type="password" autoComplete="current-password" value={password} onValue={setPassword} {...field('password')} />
           <button type="submit" class="btn" disabled={busy !== null}>
             {busy === 'password' ? 'Signing in…' : 'Sign in'}
           </button>
@@ -136,15 +113,16 @@ export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInPr
         <details class="signin-more" open={workspace !== null}>
           <summary>Single sign-on</summary>
           <form onSubmit={signInWithSso} noValidate aria-label="Single sign-on">
-            <label for="sso-workspace">Workspace id</label>
-            <input
+            <CredentialField
               id="sso-workspace"
+              label="Workspace id"
               type="text"
               autoComplete="organization"
               spellcheck={false}
               value={ssoWorkspace}
-              aria-describedby="sso-workspace-hint"
-              onInput={(e) => setSsoWorkspace((e.currentTarget as HTMLInputElement).value)}
+              onValue={setSsoWorkspace}
+              invalid={false}
+              describedBy="sso-workspace-hint"
             />
             <p class="hint" id="sso-workspace-hint">
               Your company’s id in svc. You sign in at your company’s identity provider and come back here.
@@ -162,16 +140,17 @@ export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInPr
               For operators: paste the admin token (<code>SVC_ADMIN_TOKEN</code>, or the one the server printed at its first start). It is kept in this tab only
               and forgotten when the tab closes.
             </p>
-            <label for="admin-token">Admin token</label>
-            <input
+            <CredentialField
               id="admin-token"
-              ref={tokenInput}
+              label="Admin token"
+              inputRef={tokenInput}
               type="password"
               autoComplete="off"
               spellcheck={false}
               value={token}
-              aria-describedby={error ? 'signin-error' : undefined}
-              onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)}
+              onValue={setToken}
+              invalid={false}
+              describedBy={error ? 'signin-error' : undefined}
             />
             <button type="submit" class="btn btn-quiet" disabled={busy !== null}>
               {busy === 'token' ? 'Signing in…' : 'Sign in with token'}

@@ -2,11 +2,12 @@
  * The customer's tokens (never secrets: only the display prefix) with their settings, dates, rotation
  * advice and row actions. Rotate and delete ask for confirmation in the row; errors stay in the row.
  */
-import { useState } from 'preact/hooks';
 import type { AdminClient, AdminToken, TokenWithSecret } from '../admin-client.ts';
 import { displayPrefix } from '../format.ts';
 import { formatDateTime } from './datetime.ts';
+import { RowConfirm } from './RowConfirm.tsx';
 import { ScrollTable } from './ScrollTable.tsx';
+import { useRowAction } from './use-row-action.ts';
 
 interface TableProps {
   api: AdminClient;
@@ -60,23 +61,9 @@ function TokenRow({
   onRotated,
   canWrite,
 }: { api: AdminClient; token: AdminToken; canWrite: boolean } & Pick<TableProps, 'onChanged' | 'onRotated'>) {
-  const [confirming, setConfirming] = useState<'rotate' | 'delete' | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { confirming, setConfirming, busy, error, run } = useRowAction<'rotate' | 'delete' | null>(null);
   const errorId = `token-error-${t.id}`;
 
-  const run = async (what: string, action: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      setConfirming(null);
-    } catch (e) {
-      setError(`${what} failed: ${(e as Error).message}`);
-    } finally {
-      setBusy(false);
-    }
-  };
   const toggle = () =>
     run(t.status === 'active' ? 'Deactivate' : 'Activate', async () => {
       const r = await api.setTokenActive(t.id, t.status !== 'active');
@@ -136,12 +123,16 @@ function TokenRow({
       {canWrite && (
         <td class="actions">
           {confirming ? (
-            <fieldset class="confirm" aria-label={`Confirm ${confirming} of ${t.name}`}>
-              <p>
-                {confirming === 'rotate'
+            <RowConfirm
+              label={`Confirm ${confirming} of ${t.name}`}
+              message={
+                confirming === 'rotate'
                   ? 'Rotate? The current secret stops working at once.'
-                  : 'Delete this token? Integrations using it stop working; this cannot be undone.'}
-              </p>
+                  : 'Delete this token? Integrations using it stop working; this cannot be undone.'
+              }
+              busy={busy}
+              onCancel={() => setConfirming(null)}
+            >
               <button
                 type="button"
                 class="btn btn-danger"
@@ -152,11 +143,8 @@ function TokenRow({
                 aria-label={confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
               >
                 {confirming === 'rotate' ? 'Rotate now' : 'Delete for good'}
-              </button>{' '}
-              <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(null)}>
-                Cancel
               </button>
-            </fieldset>
+            </RowConfirm>
           ) : (
             <div class="row-actions">
               <button

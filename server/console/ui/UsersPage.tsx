@@ -12,10 +12,13 @@ import type { AdminClient, IssuedLink, SsoSettings } from '../admin-client.ts';
 import { grantableRoles, type Viewer } from '../permissions-view.ts';
 import { emptyInviteForm, invitationBody, type SsoFormFields, ssoForm, ssoRequestBody } from '../users-form.ts';
 import { formatDateTime } from './datetime.ts';
+import { LoadedSection } from './LoadState.tsx';
+import { RowConfirm } from './RowConfirm.tsx';
 import { ScrollTable } from './ScrollTable.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
+import { useRowAction } from './use-row-action.ts';
 
 function linkSecret(title: string, email: string, link: IssuedLink, what: string): ShownSecret {
   return {
@@ -46,22 +49,7 @@ export function UsersPage({ api, customer, viewer }: { api: AdminClient; custome
           users.reload();
         }}
       />
-      <section aria-labelledby="users-title">
-        <div class="section-head">
-          <h2 id="users-title">Users</h2>
-          <button type="button" class="btn btn-quiet" onClick={users.reload}>
-            Refresh
-          </button>
-        </div>
-        <p class="sr-only" role="status">
-          {notice}
-        </p>
-        {users.error && (
-          <p class="error" role="alert">
-            Could not load the users: {users.error}
-          </p>
-        )}
-        {!users.data && !users.error && <p class="muted">Loading users…</p>}
+      <LoadedSection id="users-title" title="Users" load={users} what="the users" loading="Loading users…" notice={notice}>
         {users.data && users.data.length === 0 && <p class="muted">No users yet: invite the first one above.</p>}
         {users.data && users.data.length > 0 && (
           <ScrollTable labelledBy="users-title">
@@ -95,7 +83,7 @@ export function UsersPage({ api, customer, viewer }: { api: AdminClient; custome
             </table>
           </ScrollTable>
         )}
-      </section>
+      </LoadedSection>
       <SsoSection api={api} customerId={customer.id} />
       {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
     </div>
@@ -193,22 +181,8 @@ function UserRow({
   onChanged(message: string): void;
   onResetLink(link: IssuedLink): void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { confirming, setConfirming, busy, error, run } = useRowAction(false);
   const errorId = `user-error-${u.id}`;
-  const run = async (what: string, action: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      setConfirming(false);
-    } catch (e) {
-      setError(`${what} failed: ${(e as Error).message}`);
-    } finally {
-      setBusy(false);
-    }
-  };
   // An owner row stays changeable only by someone who may grant owner (the server says so too).
   const choices = roles.includes(u.role) ? roles : [u.role, ...roles];
   return (
@@ -249,8 +223,12 @@ function UserRow({
       <td class="when">{formatDateTime(u.created_at)}</td>
       <td class="actions">
         {confirming ? (
-          <fieldset class="confirm" aria-label={`Confirm removal of ${u.email}`}>
-            <p>Remove {u.email}? Their sessions end at once.</p>
+          <RowConfirm
+            label={`Confirm removal of ${u.email}`}
+            message={<>Remove {u.email}? Their sessions end at once.</>}
+            busy={busy}
+            onCancel={() => setConfirming(false)}
+          >
             <button
               type="button"
               class="btn btn-danger"
@@ -263,11 +241,8 @@ function UserRow({
               }
             >
               Remove {u.email}
-            </button>{' '}
-            <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming(false)}>
-              Cancel
             </button>
-          </fieldset>
+          </RowConfirm>
         ) : (
           <div class="row-actions">
             <button

@@ -9,100 +9,60 @@ import { hashForAccount } from '../customer-link.ts';
 import { formatCount } from '../format.ts';
 import { csvFileName, defaultRange } from '../visits-view.ts';
 import { DailyChart } from './DailyChart.tsx';
-import { DateRangeFields } from './DateRangeFields.tsx';
 import { formatDate, formatDateTime } from './datetime.ts';
+import { LoadState } from './LoadState.tsx';
+import { ReportFilters } from './ReportFilters.tsx';
 import { ScrollTable } from './ScrollTable.tsx';
+import { StatList } from './StatList.tsx';
+import { saveTextFile } from './save-file.ts';
+import { TopPages } from './TopPages.tsx';
 import { useLoad } from './use-load.ts';
 
 export function VisitorsPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
   const [range, setRange] = useState(() => ({ ...defaultRange(), segment: null as number | null }));
-  const [draft, setDraft] = useState(range);
-  const [csvError, setCsvError] = useState<string | null>(null);
   const report = useLoad(() => api.visits(customer.id, range), [api, customer.id, range.from, range.to, range.segment]);
+  const download = async () => saveTextFile(await api.visitsCsv(customer.id, range), csvFileName(customer.id, range.from, range.to, range.segment));
   const segmentName = (id: number) => customer.segments.find((s) => s.id === id)?.name ?? `#${id}`;
-
-  const apply = (e: Event) => {
-    e.preventDefault();
-    setRange(draft);
-  };
-  const download = async () => {
-    setCsvError(null);
-    try {
-      const csv = await api.visitsCsv(customer.id, range);
-      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = csvFileName(customer.id, range.from, range.to, range.segment);
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (err) {
-      setCsvError((err as Error).message);
-    }
-  };
 
   const data = report.data;
   return (
     <div class="customer" data-testid="visitors-page">
-      <form class="card filters" onSubmit={apply} aria-label="Report filters">
-        <DateRangeFields idPrefix="visits" draft={draft} onChange={setDraft} />
-        <div class="field">
-          <label for="visits-segment">Segment</label>
-          <select
-            id="visits-segment"
-            value={draft.segment === null ? '' : String(draft.segment)}
-            onChange={(e) => {
-              const v = (e.currentTarget as HTMLSelectElement).value;
-              setDraft({ ...draft, segment: v === '' ? null : Number(v) });
-            }}
-          >
-            <option value="">All accounts</option>
-            {customer.segments.map((s) => (
-              <option key={s.id} value={String(s.id)}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="form-actions">
-          <button type="submit" class="btn">
-            Show
-          </button>
-          <button type="button" class="btn btn-quiet" onClick={download} disabled={!data}>
-            Download CSV
-          </button>
-        </div>
-      </form>
-      {csvError && (
-        <p class="error" role="alert">
-          Could not download the CSV: {csvError}
-        </p>
-      )}
-      {report.error && (
-        <p class="error" role="alert">
-          Could not load the visitors: {report.error}
-        </p>
-      )}
-      {!data && !report.error && <p class="muted">Loading visitors…</p>}
+      <ReportFilters label="Report filters" idPrefix="visits" range={range} onApply={setRange} download={download} canDownload={!!data}>
+        {(draft, setDraft) => (
+          <div class="field">
+            <label for="visits-segment">Segment</label>
+            <select
+              id="visits-segment"
+              value={draft.segment === null ? '' : String(draft.segment)}
+              onChange={(e) => {
+                const v = (e.currentTarget as HTMLSelectElement).value;
+                setDraft({ ...draft, segment: v === '' ? null : Number(v) });
+              }}
+            >
+              <option value="">All accounts</option>
+              {customer.segments.map((s) => (
+                <option key={s.id} value={String(s.id)}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+      </ReportFilters>
+      <LoadState load={report} what="the visitors" loading="Loading visitors…" />
       {data && (
         <>
           <section aria-labelledby="visits-daily-title">
             <h2 id="visits-daily-title">Page views per day</h2>
-            <ul class="stats" data-testid="visits-totals">
-              <li>
-                <strong>{formatCount(data.totals.page_views)}</strong> page views
-              </li>
-              <li>
-                <strong>{formatCount(data.totals.identified)}</strong> identified
-              </li>
-              <li>
-                <strong>{formatCount(data.totals.anonymous)}</strong> anonymous
-              </li>
-              <li>
-                <strong>{formatCount(data.totals.accounts)}</strong> accounts{data.segment !== null && ` in ${segmentName(data.segment)}`}
-              </li>
-            </ul>
+            <StatList
+              testId="visits-totals"
+              stats={[
+                [data.totals.page_views, 'page views'],
+                [data.totals.identified, 'identified'],
+                [data.totals.anonymous, 'anonymous'],
+                [data.totals.accounts, data.segment === null ? 'accounts' : `accounts in ${segmentName(data.segment)}`],
+              ]}
+            />
             <div class="card">
               <DailyChart daily={data.daily} />
             </div>
@@ -151,13 +111,7 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
                       <td class="when">{formatDateTime(a.first_seen)}</td>
                       <td class="when">{formatDateTime(a.last_seen)}</td>
                       <td>
-                        <ul class="plain">
-                          {a.top_pages.map((p) => (
-                            <li key={p.path}>
-                              <code>{p.path}</code> <span class="muted">({formatCount(p.page_views)})</span>
-                            </li>
-                          ))}
-                        </ul>
+                        <TopPages pages={a.top_pages} />
                       </td>
                       <td>{a.segment_ids.map(segmentName).join(', ') || '—'}</td>
                       <td>

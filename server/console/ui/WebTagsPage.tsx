@@ -23,7 +23,6 @@ import {
   MAX_TAG_LIMIT,
   MIN_CONFIDENCES,
   TAG_FEATURES,
-  type TagEditFields,
   type TagFormFields,
   type TagSettingsFields,
   tagEditForm,
@@ -32,10 +31,14 @@ import {
   tagSettingsBody,
   tagSettingsForm,
 } from '../tag-form.ts';
+import { AnswersFields } from './AnswersFields.tsx';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { formatDateTime } from './datetime.ts';
+import { EditFormFooter } from './EditFormFooter.tsx';
+import { LoadedSection } from './LoadState.tsx';
 import { copyText } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
+import { useEditForm } from './use-edit-form.ts';
 import { useLoad } from './use-load.ts';
 
 export function WebTagsPage({
@@ -63,24 +66,20 @@ export function WebTagsPage({
           }}
         />
       )}
-      <section aria-labelledby="tags-title">
-        <div class="section-head">
-          <h2 id="tags-title">Tags</h2>
-          <button type="button" class="btn btn-quiet" onClick={tags.reload}>
-            Refresh
-          </button>
-        </div>
-        {created && (
-          <p class="ok" role="status">
-            Tag {created} created: paste its snippet into every page.
-          </p>
-        )}
-        {tags.error && (
-          <p class="error" role="alert">
-            Could not load the tags: {tags.error}
-          </p>
-        )}
-        {!tags.data && !tags.error && <p class="muted">Loading tags…</p>}
+      <LoadedSection
+        id="tags-title"
+        title="Tags"
+        load={tags}
+        what="the tags"
+        loading="Loading tags…"
+        status={
+          created && (
+            <p class="ok" role="status">
+              Tag {created} created: paste its snippet into every page.
+            </p>
+          )
+        }
+      >
         {tags.data && tags.data[0].length === 0 && <p class="muted">No web tags yet{canCreate ? ': create one above' : ''}.</p>}
         {tags.data && (
           <ul class="tag-list plain">
@@ -95,7 +94,7 @@ export function WebTagsPage({
             ))}
           </ul>
         )}
-      </section>
+      </LoadedSection>
     </div>
   );
 }
@@ -193,57 +192,31 @@ function TagCard({
  * variant), consent default, GPC, minimum confidence, dataLayer fields, cache time and anti-flicker timeout.
  */
 function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRecord; onSaved(): void }) {
-  const [form, setForm] = useState<TagSettingsFields>(() => tagSettingsForm(tag.settings));
-  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
-  const [invalid, setInvalid] = useState<keyof TagSettingsFields | null>(null);
-  const [busy, setBusy] = useState(false);
-  const id = (name: string) => `tag-settings-${tag.tag_id}-${name}`;
-  const typed = (key: 'fields' | 'cache_ttl_ms' | 'anti_flicker_timeout_ms') => ({
-    id: id(key),
-    value: form[key],
-    onInput: (e: Event) => setForm({ ...form, [key]: (e.currentTarget as HTMLInputElement).value }),
-    'aria-invalid': invalid === key ? true : undefined,
-    'aria-describedby': `${id(key)}-hint`,
+  const { form, set, id, text, status, busy, submit } = useEditForm({
+    idPrefix: `tag-settings-${tag.tag_id}`,
+    initial: () => tagSettingsForm(tag.settings),
+    validate: (f: TagSettingsFields) => tagSettingsBody(f, tag.settings),
+    save: (body) => api.updateTagSettings(tag.tag_id, body),
+    saved: 'Settings saved: pages get them with the next load of the tag.',
+    onSaved,
   });
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setStatus(null);
-    const body = tagSettingsBody(form, tag.settings);
-    if (!body.ok) {
-      setInvalid(body.field);
-      setStatus({ ok: false, text: body.message });
-      document.getElementById(id(body.field))?.focus();
-      return;
-    }
-    setInvalid(null);
-    setBusy(true);
-    try {
-      await api.updateTagSettings(tag.tag_id, body.body);
-      setStatus({ ok: true, text: 'Settings saved: pages get them with the next load of the tag.' });
-      onSaved();
-    } catch (err) {
-      setStatus({ ok: false, text: `Not saved: ${(err as Error).message}` });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const typed = (key: 'fields' | 'cache_ttl_ms' | 'anti_flicker_timeout_ms') => ({ ...text(key), 'aria-describedby': `${id(key)}-hint` });
+  /** A setting picked from `options`, or left to the tag's default (empty). */
+  const choice = <K extends 'consent_default' | 'min_confidence'>(key: K, idName: string, options: readonly string[]) => (
+    <select id={id(idName)} value={form[key]} onChange={(e) => set(key, (e.currentTarget as HTMLSelectElement).value as TagSettingsFields[K])}>
+      <option value="">Tag default</option>
+      {options.map((c) => (
+        <option key={c} value={c}>
+          {c}
+        </option>
+      ))}
+    </select>
+  );
   return (
     <details class="tag-settings">
       <summary>Settings</summary>
-      <form class="token-form" onSubmit={save} noValidate aria-label={`Settings of ${tag.tag_id}`} data-testid="tag-settings-form">
-        <fieldset class="field checks">
-          <legend>Features</legend>
-          {TAG_FEATURES.map((f) => (
-            <label key={f}>
-              <input
-                type="checkbox"
-                checked={form.features[f]}
-                onChange={(e) => setForm({ ...form, features: { ...form.features, [f]: (e.currentTarget as HTMLInputElement).checked } })}
-              />{' '}
-              {FEATURE_LABELS[f]}
-            </label>
-          ))}
-        </fieldset>
+      <form class="token-form" onSubmit={submit} noValidate aria-label={`Settings of ${tag.tag_id}`} data-testid="tag-settings-form">
+        <FeatureChecks value={form.features} onChange={(features) => set('features', features)} />
         <fieldset class="field checks" data-testid="tag-settings-integrations">
           <legend>Analytics tools (integrations)</legend>
           {(['ga4', 'segment', 'page_command'] as const).map((t) => (
@@ -251,7 +224,7 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
               <input
                 type="checkbox"
                 checked={form.integrations[t]}
-                onChange={(e) => setForm({ ...form, integrations: { ...form.integrations, [t]: (e.currentTarget as HTMLInputElement).checked } })}
+                onChange={(e) => set('integrations', { ...form.integrations, [t]: (e.currentTarget as HTMLInputElement).checked })}
               />{' '}
               {INTEGRATION_LABELS[t]}
             </label>
@@ -263,37 +236,15 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
         </fieldset>
         <div class="field">
           <label for={id('consent')}>Consent before the lookup</label>
-          <select
-            id={id('consent')}
-            value={form.consent_default}
-            onChange={(e) => setForm({ ...form, consent_default: (e.currentTarget as HTMLSelectElement).value as TagSettingsFields['consent_default'] })}
-          >
-            <option value="">Tag default</option>
-            {CONSENT_DEFAULTS.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
+          {choice('consent_default', 'consent', CONSENT_DEFAULTS)}
           <label class="inline-check">
-            <input type="checkbox" checked={form.honor_gpc} onChange={(e) => setForm({ ...form, honor_gpc: (e.currentTarget as HTMLInputElement).checked })} />{' '}
-            Honour Global Privacy Control (no lookup when the browser asks)
+            <input type="checkbox" checked={form.honor_gpc} onChange={(e) => set('honor_gpc', (e.currentTarget as HTMLInputElement).checked)} /> Honour Global
+            Privacy Control (no lookup when the browser asks)
           </label>
         </div>
         <div class="field">
           <label for={id('min_confidence')}>Minimum confidence</label>
-          <select
-            id={id('min_confidence')}
-            value={form.min_confidence}
-            onChange={(e) => setForm({ ...form, min_confidence: (e.currentTarget as HTMLSelectElement).value as TagSettingsFields['min_confidence'] })}
-          >
-            <option value="">Tag default</option>
-            {MIN_CONFIDENCES.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
+          {choice('min_confidence', 'min_confidence', MIN_CONFIDENCES)}
           <p class="hint">Answers below it are treated as not identified (no personalisation, no company in the dataLayer).</p>
         </div>
         <div class="field">
@@ -317,14 +268,7 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
             Longest time personalised elements stay hidden; empty: the tag's default.
           </p>
         </div>
-        <div class="form-actions">
-          <button type="submit" class="btn btn-quiet" disabled={busy}>
-            {busy ? 'Saving…' : 'Save settings'}
-          </button>
-        </div>
-        <p role="status" class={status?.ok === false ? 'error' : 'ok'}>
-          {status?.text ?? ''}
-        </p>
+        <EditFormFooter busy={busy} status={status} label="Save settings" />
       </form>
     </details>
   );
@@ -332,41 +276,16 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
 
 /** A tag's own fields (PATCH /admin/api/tags/:tagId), disable / enable, delete: `tags:write`. */
 function TagEditor({ api, tag, onChanged }: { api: AdminClient; tag: TagRecord; onChanged(): void }) {
-  const [form, setForm] = useState<TagEditFields>(() => tagEditForm(tag));
-  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
-  const [invalid, setInvalid] = useState<keyof TagEditFields | null>(null);
-  const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
-  const id = (name: string) => `tag-edit-${tag.tag_id}-${name}`;
-  const typed = (key: 'allowed_domains' | 'rate_limit' | 'visitor_rate_limit') => ({
-    id: id(key),
-    value: form[key],
-    onInput: (e: Event) => setForm({ ...form, [key]: (e.currentTarget as HTMLInputElement).value }),
-    'aria-invalid': invalid === key ? true : undefined,
+  const { form, set, id, text, status, busy, setBusy, submit } = useEditForm({
+    idPrefix: `tag-edit-${tag.tag_id}`,
+    initial: () => tagEditForm(tag),
+    validate: tagPatchBody,
+    save: (body) => api.updateTag(tag.tag_id, body),
+    saved: 'Tag saved: it answers with these domains and limits now.',
+    onSaved: onChanged,
   });
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setStatus(null);
-    const body = tagPatchBody(form);
-    if (!body.ok) {
-      setInvalid(body.field);
-      setStatus({ ok: false, text: body.message });
-      document.getElementById(id(body.field))?.focus();
-      return;
-    }
-    setInvalid(null);
-    setBusy(true);
-    try {
-      await api.updateTag(tag.tag_id, body.body);
-      setStatus({ ok: true, text: 'Tag saved: it answers with these domains and limits now.' });
-      onChanged();
-    } catch (err) {
-      setStatus({ ok: false, text: `Not saved: ${(err as Error).message}` });
-    } finally {
-      setBusy(false);
-    }
-  };
   const act = async (what: () => Promise<unknown>) => {
     setActionError(null);
     setBusy(true);
@@ -384,43 +303,15 @@ function TagEditor({ api, tag, onChanged }: { api: AdminClient; tag: TagRecord; 
     <>
       <details class="tag-settings">
         <summary>Edit tag</summary>
-        <form class="token-form" onSubmit={save} noValidate aria-label={`Edit ${tag.tag_id}`} data-testid="tag-edit-form">
+        <form class="token-form" onSubmit={submit} noValidate aria-label={`Edit ${tag.tag_id}`} data-testid="tag-edit-form">
           <div class="field wide">
             <label for={id('allowed_domains')}>Allowed domains</label>
-            <input type="text" autoComplete="off" {...typed('allowed_domains')} />
+            <input type="text" autoComplete="off" {...text('allowed_domains')} />
             <p class="hint">Exact hosts, or *.example.com for every subdomain; comma- or space-separated.</p>
           </div>
-          <fieldset class="field checks">
-            <legend>Answers include</legend>
-            <label>
-              <input type="checkbox" checked={form.scores} onChange={(e) => setForm({ ...form, scores: (e.currentTarget as HTMLInputElement).checked })} />{' '}
-              Scores
-            </label>
-            <label>
-              <input
-                type="checkbox"
-                checked={form.segment_names}
-                onChange={(e) => setForm({ ...form, segment_names: (e.currentTarget as HTMLInputElement).checked })}
-              />{' '}
-              Segment names
-            </label>
-          </fieldset>
-          <div class="field">
-            <label for={id('rate_limit')}>Tag rate limit (requests per minute)</label>
-            <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...typed('rate_limit')} />
-          </div>
-          <div class="field">
-            <label for={id('visitor_rate_limit')}>Per-visitor rate limit (requests per minute)</label>
-            <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...typed('visitor_rate_limit')} />
-          </div>
-          <div class="form-actions">
-            <button type="submit" class="btn btn-quiet" disabled={busy}>
-              {busy ? 'Saving…' : 'Save tag'}
-            </button>
-          </div>
-          <p role="status" class={status?.ok === false ? 'error' : 'ok'}>
-            {status?.text ?? ''}
-          </p>
+          <AnswersFields value={form} onChange={set} />
+          <TagLimitFields input={text} hints={false} />
+          <EditFormFooter busy={busy} status={status} label="Save tag" />
         </form>
       </details>
       <div class="tag-actions">
@@ -475,45 +366,63 @@ function CreateTagForm({ api, customer, onCreated }: { api: AdminClient; custome
             The sites that may use the tag: exact hosts, or <code>*.example.com</code> for every subdomain (list the apex too if it serves pages).
           </p>
         </div>
-        <fieldset class="field checks">
-          <legend>Answers include</legend>
-          <label>
-            <input type="checkbox" checked={form.scores} onChange={(e) => set('scores', (e.currentTarget as HTMLInputElement).checked)} /> Scores
-          </label>
-          <label>
-            <input type="checkbox" checked={form.segment_names} onChange={(e) => set('segment_names', (e.currentTarget as HTMLInputElement).checked)} /> Segment
-            names
-          </label>
-        </fieldset>
-        <fieldset class="field checks">
-          <legend>Features</legend>
-          {TAG_FEATURES.map((f) => (
-            <label key={f}>
-              <input
-                type="checkbox"
-                checked={form.features[f]}
-                onChange={(e) => set('features', { ...form.features, [f]: (e.currentTarget as HTMLInputElement).checked })}
-              />{' '}
-              {FEATURE_LABELS[f]}
-            </label>
-          ))}
-        </fieldset>
-        <div class="field">
-          <label for="new-tag-rate_limit">Tag rate limit (requests per minute)</label>
-          <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...text('rate_limit')} />
-          <p class="hint" id="new-tag-rate_limit-hint">
-            All visitors together. Default 6,000.
-          </p>
-        </div>
-        <div class="field">
-          <label for="new-tag-visitor_rate_limit">Per-visitor rate limit (requests per minute)</label>
-          <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...text('visitor_rate_limit')} />
-          <p class="hint" id="new-tag-visitor_rate_limit-hint">
-            Per visitor address (offices share one). Default 300.
-          </p>
-        </div>
+        <AnswersFields value={form} onChange={set} />
+        <FeatureChecks value={form.features} onChange={(features) => set('features', features)} />
+        <TagLimitFields input={text} hints />
         <CreateFormFooter idPrefix="new-tag" invalid={invalid} error={error} errorTestId="create-tag-error" busy={busy} label="Create tag" />
       </form>
     </section>
+  );
+}
+
+/** The tag's features (bundle variant): on the create form and in a tag's settings. */
+function FeatureChecks({ value, onChange }: { value: TagSettingsFields['features']; onChange(features: TagSettingsFields['features']): void }) {
+  return (
+    <fieldset class="field checks">
+      <legend>Features</legend>
+      {TAG_FEATURES.map((f) => (
+        <label key={f}>
+          <input type="checkbox" checked={value[f]} onChange={(e) => onChange({ ...value, [f]: (e.currentTarget as HTMLInputElement).checked })} />{' '}
+          {FEATURE_LABELS[f]}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The tag's rate limits, on the create form (`hints`: what they count, the defaults) and on a tag's edit form. */
+function TagLimitFields({
+  input,
+  hints,
+}: {
+  /** A bound text input's props (useCreateForm's or useEditForm's `text`). */
+  input(key: 'rate_limit' | 'visitor_rate_limit'): {
+    id: string;
+    value: string;
+    onInput(e: Event): void;
+    'aria-invalid': boolean | undefined;
+    'aria-describedby'?: string;
+  };
+  hints: boolean;
+}) {
+  const field = (key: 'rate_limit' | 'visitor_rate_limit', label: string, hint: string) => {
+    const props = input(key);
+    return (
+      <div class="field">
+        <label for={props.id}>{label}</label>
+        <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...props} />
+        {hints && (
+          <p class="hint" id={`${props.id}-hint`}>
+            {hint}
+          </p>
+        )}
+      </div>
+    );
+  };
+  return (
+    <>
+      {field('rate_limit', 'Tag rate limit (requests per minute)', 'All visitors together. Default 6,000.')}
+      {field('visitor_rate_limit', 'Per-visitor rate limit (requests per minute)', 'Per visitor address (offices share one). Default 300.')}
+    </>
   );
 }
