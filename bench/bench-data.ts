@@ -52,6 +52,18 @@ export async function ensureBenchData(companies = 20_000, seed = '1', opts: { lo
   return { dir, sources, data };
 }
 
+/**
+ * A fresh folder for one benchmark run's state files and logs, `<tmp>/svc-bench/run-<name>-<pid>`, removed
+ * when the process exits (the generated data beside it is kept: it is built once and reused).
+ */
+export function runFolder(name: string): string {
+  const work = join(tmpdir(), 'svc-bench', `run-${name}-${process.pid}`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  process.once('exit', () => rmSync(work, { recursive: true, force: true }));
+  return work;
+}
+
 export interface BenchState {
   file: string;
   customer: string;

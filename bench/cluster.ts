@@ -20,15 +20,15 @@
  *    shard of the 3: keys (DBSIZE) and commands (INFO stats total_commands_processed), max/mean.
  * 5. The scale model recomputed from this run's figures, and its prediction for step 3.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient, type RedisClientType } from '@redis/client';
 import autocannon from 'autocannon';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { type RedisCluster, startRedisCluster } from '../server/testing/redis-cluster.ts';
-import { type BenchData, BROWSER_UA, emailMix, ensureBenchData, ipMix } from './bench-data.ts';
+import { type BenchData, BROWSER_UA, emailMix, ensureBenchData, ipMix, runFolder } from './bench-data.ts';
 import { cpuSeconds, type RunningProcess, startProcess } from './http-load.ts';
 import { fmt, median, record } from './results.ts';
 
@@ -277,9 +277,7 @@ export async function benchCluster(args: string[]): Promise<void> {
   const connections = Number(values.connections ?? 50);
   const companies = Number(values.companies ?? 20_000);
   const data = await ensureBenchData(companies);
-  const work = join(tmpdir(), 'svc-bench', `run-cluster-${process.pid}`);
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
+  const work = runFolder('cluster');
   const ips = ipMix(data);
   const emails = emailMix(data);
   const load0 = loadavg()[0]!;

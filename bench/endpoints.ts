@@ -15,11 +15,20 @@
  *   npm run bench -- workers [--duration S]
  *       identification in token mode, `serve --workers 1` against `serve --workers 2`
  */
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BenchData, type BenchState, emailMix, enrichmentRequests, ensureBenchData, identificationRequests, ipMix, seedBenchState } from './bench-data.ts';
+import {
+  type BenchData,
+  type BenchState,
+  emailMix,
+  enrichmentRequests,
+  ensureBenchData,
+  identificationRequests,
+  ipMix,
+  runFolder,
+  seedBenchState,
+} from './bench-data.ts';
 import { describeLoad, type LoadRequest, type LoadResult, loadInterleaved, type RunningProcess, startProcess } from './http-load.ts';
 import { fmt, record } from './results.ts';
 
@@ -43,8 +52,7 @@ type Options = ReturnType<typeof options>;
 
 async function prepare(opts: Options, name: string): Promise<{ data: BenchData; state: BenchState; quietState: BenchState; work: string }> {
   const data = await ensureBenchData(opts.companies);
-  const work = join(tmpdir(), 'svc-bench', `run-${name}-${process.pid}`);
-  mkdirSync(work, { recursive: true });
+  const work = runFolder(name);
   const state = await seedBenchState(data, join(work, 'state.db'));
   // The logs-off server gets a state of its own (the same customer and tokens): two servers never share a file.
   const quietState = { ...state, file: join(work, 'state-logs-off.db') };

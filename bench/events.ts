@@ -7,11 +7,9 @@
  *
  *   npm run bench -- events [--companies N] [--duration S]
  */
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureBenchData, identificationRequests, ipMix, seedBenchState } from './bench-data.ts';
+import { ensureBenchData, identificationRequests, ipMix, runFolder, seedBenchState } from './bench-data.ts';
 import { startApp } from './endpoints.ts';
 import { describeLoad, type LoadRequest, loadInterleaved } from './http-load.ts';
 import { fmt, record } from './results.ts';
@@ -24,8 +22,7 @@ export async function benchEvents(args: string[]): Promise<void> {
   const duration = Number(values.duration ?? 10);
   const connections = Number(values.connections ?? 50);
   const data = await ensureBenchData(companies);
-  const work = join(tmpdir(), 'svc-bench', `run-events-${process.pid}`);
-  mkdirSync(work, { recursive: true });
+  const work = runFolder('events');
   const state = await seedBenchState(data, join(work, 'state.db'));
   const lookups = identificationRequests(state, ipMix(data), 'tag');
   const pageViews: LoadRequest[] = lookups.map((r, i) => ({

@@ -8,10 +8,10 @@
  * the median over rounds of CPU µs (user + system, all threads) per request.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { runFolder } from './bench-data.ts';
 import { ROOT } from './http-load.ts';
 import { fmt, median, record } from './results.ts';
 
@@ -42,8 +42,7 @@ export async function benchLogLine(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { lines: { type: 'string' }, rounds: { type: 'string' } } });
   const lines = Number(values.lines ?? 200_000);
   const rounds = Number(values.rounds ?? 3);
-  const work = join(tmpdir(), 'svc-bench', `run-log-line-${process.pid}`);
-  mkdirSync(work, { recursive: true });
+  const work = runFolder('log-line');
   const samples = new Map<Variant, number[]>(VARIANTS.map((v) => [v, []]));
   let lineBytes = 0;
   try {

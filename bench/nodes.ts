@@ -14,13 +14,12 @@
  * rich in credits, its 200 tags, an identification token with the highest rate limit.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { type LocalCluster, REDIS_CONF, startLocalCluster } from '../deploy/local-cluster.ts';
 import { freePort, ManagedProcess, redisPing } from '../deploy/processes.ts';
-import { type BenchData, type BenchState, ensureBenchData, identificationRequests, ipMix, TAG_COUNT } from './bench-data.ts';
+import { type BenchData, type BenchState, ensureBenchData, identificationRequests, ipMix, runFolder, TAG_COUNT } from './bench-data.ts';
 import { cpuSeconds, describeLoad, type LoadResult, loadInterleaved, startProcess } from './http-load.ts';
 import { fmt, record } from './results.ts';
 
@@ -75,9 +74,7 @@ export async function benchNodes(args: string[]): Promise<void> {
   const duration = Number(values.duration ?? 6);
   const connections = Number(values.connections ?? 50);
   const data = await ensureBenchData(companies);
-  const work = join(tmpdir(), 'svc-bench', `run-nodes-${process.pid}`);
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
+  const work = runFolder('nodes');
   const ips = ipMix(data);
   const size = `${connections} connections, ${duration} s, ${companies.toLocaleString('en-US')} companies`;
 

@@ -24,11 +24,20 @@
  *       after a 3 s warm-up each)
  */
 import { execFileSync, execSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BenchData, type BenchState, emailMix, enrichmentRequests, ensureBenchData, identificationRequests, ipMix, seedBenchState } from './bench-data.ts';
+import {
+  type BenchData,
+  type BenchState,
+  emailMix,
+  enrichmentRequests,
+  ensureBenchData,
+  identificationRequests,
+  ipMix,
+  runFolder,
+  seedBenchState,
+} from './bench-data.ts';
 import { describeLoad, type LoadRequest, type LoadResult, loadInterleaved, ROOT, type RunningProcess, startProcess } from './http-load.ts';
 import { fmt, record, revision } from './results.ts';
 
@@ -157,8 +166,7 @@ export async function benchRouting(args: string[]): Promise<void> {
   const now = revision();
 
   const data = await ensureBenchData(companies);
-  const work = join(tmpdir(), 'svc-bench', `run-routing-${process.pid}`);
-  mkdirSync(work, { recursive: true });
+  const work = runFolder('routing');
   const tree = materialise(ref, work);
   const state = await seedBenchState(data, join(work, 'state-after.db'));
   // Two servers never share a file: the REF one gets a copy (the same customer, tokens and tags).

@@ -12,16 +12,15 @@
  *
  *   npm run bench -- tag [--runs N]
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { type Browser, chromium } from 'playwright-core';
 import { renderSnippet } from '../tag/snippet.ts';
-import { BROWSER_UA, ensureBenchData, seedBenchState } from './bench-data.ts';
+import { BROWSER_UA, ensureBenchData, runFolder, seedBenchState } from './bench-data.ts';
 import { startApp } from './endpoints.ts';
 import { ROOT } from './http-load.ts';
 import { fmt, median, percentile, record } from './results.ts';
@@ -53,8 +52,7 @@ export async function benchTag(args: string[]): Promise<void> {
   );
 
   const data = await ensureBenchData(20_000, '1', { loopback: true });
-  const work = join(tmpdir(), 'svc-bench', `run-tag-${process.pid}`);
-  mkdirSync(work, { recursive: true });
+  const work = runFolder('tag');
   const state = await seedBenchState(data, join(work, 'state.db'));
   const app = await startApp(data, state);
   const svcOrigin = app.url.replace('127.0.0.1', 'svc.bench.example');
