@@ -80,6 +80,8 @@ export const ConfigSchema = z
     SVC_EVENTS_DIR: z.string().default('var/events'),
     /** Days of NDJSON page-view files kept; older day files are deleted. */
     SVC_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    /** Days of audit events kept per customer (users' and the operator's changes, sign-ins); older ones are deleted. */
+    SVC_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
     /** MB of NDJSON page views per customer and day; lines past it are dropped (counted). */
     SVC_EVENTS_MAX_DAY_MB: z.coerce.number().int().min(1).max(1_000_000).default(256),
     /** MB of NDJSON page-view files on this node's disk; past it the oldest days are deleted. */

@@ -68,7 +68,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (opts.initialise !== false) await initialiseState(store, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   const webhookStore = await openWebhookStore(config, store);
-  const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+  const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS, auditRetentionDays: config.SVC_AUDIT_RETENTION_DAYS });
   const recorder = await openVisitRecorder(config, log, store);
   const enrichDeps = { catalog: () => dataset.current.catalog, recorder };
   const webhooks = new WebhookService({

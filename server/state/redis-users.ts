@@ -14,7 +14,9 @@
  *   svc:{users}:invitations:<email>    zset    token hash → its end (epoch ms), pruned by time as invitations are made
  *   svc:{cust:<c>}:sso                 string  the customer's SsoProvider (JSON, client secret included)
  *   svc:{cust:<c>}:audit               zset    "<16 hex seq><AuditEvent JSON>" → at (epoch ms): equal times in
- *                                              append order
+ *                                              append order; with a retention, each append deletes up to
+ *                                              AUDIT_TRIM_PER_APPEND events past it (Redis's clock) and sets the
+ *                                              key to expire a day after its newest event is past it
  *   svc:{cust:<c>}:audit-seq           string  the customer's append counter
  *
  * Why `{users}` and not the customer's tag for users and sessions: an email (sign-in), a session's id
@@ -41,6 +43,8 @@ import { DEFAULT_COMMAND_TIMEOUT_MS } from './redis-store.ts';
 import { UserEntry } from './transfer.ts';
 import {
   type AuditEvent,
+  auditKeptFrom,
+  auditRetentionMs,
   checkedInvitation,
   checkedProvider,
   emailKey,
@@ -83,6 +87,11 @@ const SSO_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:sso$/;
 const AUDIT_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:audit$/;
 /** Hex digits of an audit member's sequence prefix. */
 const SEQ_DIGITS = 16;
+/**
+ * Events past the retention one append deletes at most: a few microseconds of Redis's time, and still 99
+ * more than the append adds, so a backlog (an import, a shortened retention) goes with the next appends.
+ */
+const AUDIT_TRIM_PER_APPEND = 100;
 /** Reads again at most this often when a user's sessions or invitations changed under a script. */
 const RETRIES = 5;
 /** Entries an import sends in one MULTI, and audit events an export reads per ZRANGE. */
@@ -242,10 +251,22 @@ end
 return n
 `;
 
-// KEYS: audit zset, audit counter. ARGV: at (ms), event JSON.
+// KEYS: audit zset, audit counter. ARGV: at (ms), event JSON, retention (ms; 0 = none).
+// By Redis's clock (a node's clock cannot trim early); the counter never expires, so equal times stay in order.
 const APPEND_AUDIT = `
 local seq = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[1], ARGV[1], string.format('%0${SEQ_DIGITS}x', seq) .. ARGV[2])
+local keep = tonumber(ARGV[3])
+if keep > 0 then
+  local t = redis.call('TIME')
+  local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local old = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. string.format('%.0f', now_ms - keep))
+  if old > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, math.min(old, ${AUDIT_TRIM_PER_APPEND}) - 1) end
+  local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
+  if newest then
+    redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', math.max(tonumber(newest), now_ms) + keep + 86400000))
+  end
+end
 return seq
 `;
 
@@ -274,10 +295,13 @@ const auditMember = (raw: string): AuditEvent => JSON.parse(raw.slice(SEQ_DIGITS
 export interface RedisUserStoreOptions {
   /** How long a command may go unanswered (SVC_REDIS_TIMEOUT_MS; DEFAULT_COMMAND_TIMEOUT_MS). */
   commandTimeoutMs?: number;
+  /** Days of audit events kept (a server passes SVC_AUDIT_RETENTION_DAYS); unset: kept for ever. */
+  auditRetentionDays?: number;
 }
 
 export class RedisUserStore implements UserStore {
   private readonly commandTimeoutMs: number;
+  private readonly retentionMs: number | null;
   private closed = false;
 
   /** On the state store's client (open-user-store.ts), which stays open when this store closes. */
@@ -286,6 +310,7 @@ export class RedisUserStore implements UserStore {
     options: RedisUserStoreOptions = {},
   ) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.retentionMs = auditRetentionMs(options.auditRetentionDays);
   }
 
   /** The client while open: a closed store refuses, even while the shared client still serves the state store. */
@@ -565,18 +590,27 @@ export class RedisUserStore implements UserStore {
 
   async appendAudit(event: NewAuditEvent): Promise<AuditEvent> {
     const e = newAuditEvent(event);
-    await this.run(APPEND_AUDIT, [userKeys.audit(e.customer_id), userKeys.auditSeq(e.customer_id)], [String(Date.parse(e.at)), JSON.stringify(e)]);
+    await this.run(
+      APPEND_AUDIT,
+      [userKeys.audit(e.customer_id), userKeys.auditSeq(e.customer_id)],
+      [String(Date.parse(e.at)), JSON.stringify(e), String(this.retentionMs ?? 0)],
+    );
     return e;
   }
 
   async listAudit(customerId: string, from: string, to: string, limit: number): Promise<AuditEvent[]> {
-    const [start, end] = [Date.parse(isoTime(from, 'from')), Date.parse(isoTime(to, 'to'))];
+    let [start, end] = [Date.parse(isoTime(from, 'from')), Date.parse(isoTime(to, 'to'))];
+    // Events past the retention wait for the customer's next append (or its key's expiry): never listed.
+    if (this.retentionMs !== null) start = Math.max(start, Date.parse(auditKeptFrom(this.retentionMs)));
     if (!(limit > 0) || !CustomerId.safeParse(customerId).success) return [];
     const raw = await this.io(() =>
       this.client.zRange(userKeys.audit(customerId), start, `(${end}`, { BY: 'SCORE', LIMIT: { offset: 0, count: Math.floor(limit) } }),
     );
     return raw.map(auditMember);
   }
+
+  /** Nothing runs in the background here: the retention is kept by the appends (APPEND_AUDIT). */
+  async auditRetained(): Promise<void> {}
 
   // ---------------------------------------------------------------------------------------------
   // Export and import (svc state export / import): users, providers, the audit log; never sessions or invitations.

@@ -7,7 +7,9 @@
  * sessions, invitations) is one IMMEDIATE transaction. Reads take no lock (WAL).
  *
  * Housekeeping rides on the writes that make rows: a new session deletes sessions past their end, a new
- * invitation expired invitations, a bounded batch each; nothing runs on a timer.
+ * invitation expired invitations, a bounded batch each; nothing runs on a timer. Audit events past the
+ * retention (when one is given) go in a pass at open and with the first event of each UTC day: writes of
+ * the background lane of at most AUDIT_PRUNE_ROWS rows, the event loop free between them.
  */
 import type Database from 'better-sqlite3';
 import { Role } from '../../core/roles.ts';
@@ -16,6 +18,8 @@ import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import { UserEntry } from './transfer.ts';
 import {
   type AuditEvent,
+  auditKeptFrom,
+  auditRetentionMs,
   checkedInvitation,
   checkedProvider,
   emailKey,
@@ -44,6 +48,20 @@ type Row = Record<string, unknown>;
 const TRANSFER_PAGE = 500;
 /** Rows past their end deleted by one new session or invitation at most (they are few: one per sign-in). */
 const PRUNE_BATCH = 100;
+
+/**
+ * Audit rows one write of the retention pass deletes at most, and customers it looks at: each write holds
+ * the file's lock, which other processes' writes wait for, so it stays a few milliseconds long.
+ */
+const AUDIT_PRUNE_ROWS = 1_000;
+const AUDIT_PRUNE_CUSTOMERS = 100;
+
+export interface SqliteUserStoreOptions {
+  /** Days of audit events kept (a server passes SVC_AUDIT_RETENTION_DAYS); unset: kept for ever. */
+  auditRetentionDays?: number;
+  /** Rows one write of the retention pass deletes at most (AUDIT_PRUNE_ROWS). */
+  auditPruneRows?: number;
+}
 
 const isUnique = (e: unknown) => (e as { code?: string } | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
@@ -115,10 +133,20 @@ function auditRecord(r: Row): AuditEvent {
 export class SqliteUserStore implements UserStore {
   private readonly sqlite: SqliteStateDb;
   private closed = false;
+  private readonly retentionMs: number | null;
+  private readonly pruneRows: number;
+  /** The UTC day whose retention pass this process last started (reset when it failed: the next event tries again). */
+  private retainedFor = '';
+  /** The retention passes this process started, one after the other. */
+  private retaining: Promise<number> = Promise.resolve(0);
 
   /** The state store's connection (what a server passes: open-user-store.ts), or a file path: a connection of its own. */
-  constructor(source: string | SqliteStateDb) {
+  constructor(source: string | SqliteStateDb, options: SqliteUserStoreOptions = {}) {
+    this.retentionMs = auditRetentionMs(options.auditRetentionDays);
+    this.pruneRows = options.auditPruneRows ?? AUDIT_PRUNE_ROWS;
     this.sqlite = holdStateDb(source);
+    // Nobody waits on it; a failed pass is tried again by the next event.
+    this.retainAudit().catch(() => {});
   }
 
   /** A statement of the shared connection: a closed store refuses, even while the connection still serves the others. */
@@ -341,11 +369,17 @@ export class SqliteUserStore implements UserStore {
   async appendAudit(event: NewAuditEvent): Promise<AuditEvent> {
     const e = newAuditEvent(event);
     await this.sqlite.write(() => this.insertAudit(e));
+    this.retainAudit().catch(() => {});
     return e;
   }
 
   async listAudit(customerId: string, from: string, to: string, limit: number): Promise<AuditEvent[]> {
-    const [start, end] = [isoTime(from, 'from'), isoTime(to, 'to')];
+    let [start, end] = [isoTime(from, 'from'), isoTime(to, 'to')];
+    // Events past the retention may wait for the next pass: they are never listed.
+    if (this.retentionMs !== null) {
+      const kept = auditKeptFrom(this.retentionMs);
+      if (kept > start) start = kept;
+    }
     if (!(limit > 0)) return [];
     const rows = this.read(() =>
       this.sql('SELECT * FROM audit_events WHERE customer_id = ? AND at >= ? AND at < ? ORDER BY at, seq LIMIT ?').all(
@@ -356,6 +390,58 @@ export class SqliteUserStore implements UserStore {
       ),
     ) as Row[];
     return rows.map(auditRecord);
+  }
+
+  /**
+   * With a retention, once per UTC day (the first call of the day: at open, then an event's append): deletes
+   * the events older than it, customer by customer, in writes of at most `pruneRows` rows on the background
+   * lane, the event loop free between two; resolves with the rows deleted. Runs after the passes before it.
+   */
+  private retainAudit(): Promise<number> {
+    const retentionMs = this.retentionMs;
+    const today = new Date().toISOString().slice(0, 10);
+    if (retentionMs === null || today <= this.retainedFor) return this.retaining;
+    this.retainedFor = today;
+    const step = (after: string, before: string) => {
+      const next = this.sql('SELECT customer_id FROM audit_events WHERE customer_id > ? ORDER BY customer_id LIMIT 1').pluck();
+      const deleteOld = this.sql('DELETE FROM audit_events WHERE customer_id = ? AND at < ? LIMIT ?');
+      let budget = this.pruneRows;
+      for (let looked = 0; looked < AUDIT_PRUNE_CUSTOMERS; looked++) {
+        const customer = next.get(after) as string | undefined;
+        if (customer === undefined) return { next: null, deleted: this.pruneRows - budget };
+        budget -= deleteOld.run(customer, before, budget).changes;
+        // The budget used up: this customer may have more, so the next write starts at it again.
+        if (budget === 0) break;
+        after = customer;
+      }
+      return { next: after, deleted: this.pruneRows - budget };
+    };
+    const run = this.retaining
+      .catch(() => 0)
+      .then(async () => {
+        const before = auditKeptFrom(retentionMs);
+        let deleted = 0;
+        try {
+          for (let after: string | null = ''; after !== null && !this.closed; ) {
+            const from: string = after;
+            const done = await this.sqlite.write(() => this.sqlite.db.transaction(() => step(from, before)).immediate(), 'background');
+            deleted += done.deleted;
+            after = done.next;
+            // A macrotask between writes: requests and I/O run between two batches, not after the whole pass.
+            if (after !== null) await new Promise((resolve) => setImmediate(resolve));
+          }
+        } catch (e) {
+          if (this.retainedFor === today) this.retainedFor = '';
+          throw e;
+        }
+        return deleted;
+      });
+    this.retaining = run;
+    return run;
+  }
+
+  async auditRetained(): Promise<void> {
+    await this.retaining.catch(() => 0);
   }
 
   // ---------------------------------------------------------------------------------------------

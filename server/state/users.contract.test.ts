@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { type RedisCluster, startRedisCluster } from '../testing/redis-cluster.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { StateError, StoreUnavailableError } from './errors.ts';
-import { sharedRedis } from './open-store.ts';
+import { sharedRedis, sharedSqlite } from './open-store.ts';
 import { openUserStore } from './open-user-store.ts';
 import { RedisStateStore } from './redis-store.ts';
 import { RedisUserStore, userKeys } from './redis-users.ts';
@@ -414,8 +414,42 @@ describe.each(BACKENDS)('user store contract: %s', (name) => {
     expect(await users.listAudit('nobody', iso(t), iso(t + DAY), 100)).toEqual([]);
     await expect(users.listAudit('acme', 'yesterday', iso(t), 10)).rejects.toMatchObject({ kind: 'invalid' });
     await expect(users.appendAudit(event(t, 'x', '../x'))).rejects.toMatchObject({ kind: 'invalid' });
-    // Append-only: the interface has nothing that changes or removes an event.
+    // Append-only: the interface has nothing a caller could change or remove an event with (the retention given at open deletes old ones by itself).
     for (const method of ['updateAudit', 'removeAudit', 'deleteAudit', 'pruneAudit']) expect(method in users).toBe(false);
+  });
+
+  it('deletes audit events past the retention given at open (SQLite: its pass; Redis: the append), keeps newer ones, and never lists old ones', async () => {
+    const t = Date.now();
+    const event = (at: number, action: string, customer_id = 'acme') => ({
+      customer_id,
+      at: iso(at),
+      actor: 'anonymous',
+      ip: null,
+      action,
+      target: null,
+      before: null,
+      after: null,
+    });
+    // Written without a retention (as an import or an older version would have left them).
+    await users.appendAudit(event(t - 45 * DAY, 'old.1'));
+    await users.appendAudit(event(t - 31 * DAY, 'old.2'));
+    await users.appendAudit(event(t - 29 * DAY, 'kept.1'));
+    await users.appendAudit(event(t - 31 * DAY, 'old.other', 'other'));
+    const retained = await openUserStore(state, { auditRetentionDays: 30 });
+    try {
+      await retained.appendAudit(event(Date.now(), 'kept.2'));
+      await retained.auditRetained();
+      const stored = async (store: UserStore, customer: string) => (await store.listAudit(customer, iso(0), iso(Date.now() + DAY), 100)).map((e) => e.action);
+      // Deleted, not merely hidden: the store without a retention lists what is left.
+      expect(await stored(users, 'acme')).toEqual(['kept.1', 'kept.2']);
+      expect(await stored(retained, 'acme')).toEqual(['kept.1', 'kept.2']);
+      // A customer without a new event: SQLite's pass deleted it, Redis waits for its next append; listed by neither.
+      expect(await stored(retained, 'other')).toEqual([]);
+      if (name === 'sqlite') expect(await stored(users, 'other')).toEqual([]);
+      await expect(openUserStore(state, { auditRetentionDays: 0 })).rejects.toMatchObject({ kind: 'invalid' });
+    } finally {
+      await retained.close();
+    }
   });
 
   it('exports users (with their password hash), SSO providers (with their secret) and the audit log, never sessions or invitations; imports them as they were', async () => {
@@ -531,6 +565,58 @@ describe('user store on SQLite: the lock policy of sqlite-db.ts', () => {
   });
 });
 
+describe('user store on SQLite: the audit retention', () => {
+  const event = (at: number, action: string, customer_id = 'acme') => ({
+    customer_id,
+    at: iso(at),
+    actor: 'operator',
+    ip: null,
+    action,
+    target: null,
+    before: null,
+    after: null,
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('deletes in writes of at most the batch, customer after customer, and again with the first event of a new UTC day', async () => {
+    const state = new SqliteStateStore(join(tempDir(), 'svc.db'), { log: () => {} });
+    const plain = await openUserStore(state);
+    const db = sharedSqlite(state)!;
+    const t = Date.now();
+    for (const c of ['a1', 'a2', 'a3']) {
+      for (let i = 0; i < 5; i++) await plain.appendAudit(event(t - (40 + i) * DAY, `old.${i}`, c));
+      await plain.appendAudit(event(t - DAY, 'kept', c));
+    }
+    const writes = vi.spyOn(db, 'write');
+    const users = new SqliteUserStore(db, { auditRetentionDays: 30, auditPruneRows: 2 });
+    try {
+      await users.auditRetained();
+      // 15 rows, 2 a write: 8 writes at least, each on the background lane.
+      expect(writes.mock.calls.length).toBeGreaterThanOrEqual(8);
+      expect(writes.mock.calls.every(([, lane]) => lane === 'background')).toBe(true);
+      for (const c of ['a1', 'a2', 'a3']) expect((await plain.listAudit(c, iso(0), iso(t + DAY), 100)).map((e) => e.action)).toEqual(['kept']);
+      // Later the same day: no pass (one past the retention stays stored, unlisted); the first event of the next day starts one.
+      await plain.appendAudit(event(t - 35 * DAY, 'old.late'));
+      await users.appendAudit(event(t, 'same.day'));
+      await users.auditRetained();
+      expect((await plain.listAudit('acme', iso(0), iso(t + DAY), 100)).map((e) => e.action)).toEqual(['old.late', 'same.day']);
+      expect((await users.listAudit('acme', iso(0), iso(t + DAY), 100)).map((e) => e.action)).toEqual(['same.day']);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(t + DAY);
+      await users.appendAudit(event(t + DAY, 'next.day'));
+      await users.auditRetained();
+      expect((await plain.listAudit('acme', iso(0), iso(t + 2 * DAY), 100)).map((e) => e.action)).toEqual(['same.day', 'next.day']);
+    } finally {
+      writes.mockRestore();
+      await users.close();
+      await plain.close();
+      await state.close();
+    }
+  });
+});
+
 describe('user store on Redis', () => {
   const fx = backend('redis');
   afterEach(async () => {
@@ -586,6 +672,43 @@ describe('user store on Redis', () => {
     const ours = (await admin.keys('*')).filter((k) => k.startsWith('svc:{users}') || /^svc:\{cust:[^}]+\}:(sso|audit)/.test(k));
     expect(ours.length).toBeGreaterThan(0);
     await admin.close();
+  });
+
+  it('trims a customer’s audit set by at most 100 past the retention per append, and sets it to expire a day after its newest is past it', async () => {
+    const { state, users } = await fx.open();
+    const client = (await sharedRedis(state))! as RedisClientType;
+    const t = Date.now();
+    const event = (at: number, action: string) => ({
+      customer_id: 'acme',
+      at: iso(at),
+      actor: 'anonymous',
+      ip: null,
+      action,
+      target: null,
+      before: null,
+      after: null,
+    });
+    const m = client.multi();
+    for (let i = 0; i < 150; i++)
+      m.zAdd(userKeys.audit('acme'), {
+        score: t - 40 * DAY - i,
+        value: `${i.toString(16).padStart(16, '0')}${JSON.stringify(event(t - 40 * DAY - i, `old.${i}`))}`,
+      });
+    await m.exec();
+    await users.appendAudit(event(t - 29 * DAY, 'kept.1'));
+    expect(await client.zCard(userKeys.audit('acme'))).toBe(151);
+    expect(await client.pTTL(userKeys.audit('acme'))).toBe(-1);
+    const retained = new RedisUserStore(client, { auditRetentionDays: 30 });
+    await retained.appendAudit(event(Date.now(), 'kept.2'));
+    expect(await client.zCard(userKeys.audit('acme'))).toBe(52);
+    const ttl = await client.pTTL(userKeys.audit('acme'));
+    expect(ttl).toBeGreaterThan(31 * DAY - 60_000);
+    expect(ttl).toBeLessThanOrEqual(31 * DAY);
+    await retained.appendAudit(event(Date.now(), 'kept.3'));
+    expect((await users.listAudit('acme', iso(0), iso(Date.now() + DAY), 1000)).map((e) => e.action)).toEqual(['kept.1', 'kept.2', 'kept.3']);
+    // The counter never expires: a customer's next events still number after its last.
+    expect(await client.pTTL(userKeys.auditSeq('acme'))).toBe(-1);
+    await retained.close();
   });
 
   it('reads again when a session comes between its read and the ending of all of them (none survives)', async () => {

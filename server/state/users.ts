@@ -20,6 +20,7 @@ export const SESSION_IDLE_MS = 12 * 3_600_000;
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 /** Live sessions a user may hold; a new one past it ends the user's oldest. */
 export const SESSIONS_PER_USER = 50;
+const DAY_MS = 86_400_000;
 
 /** An email address as users type it: trimmed, lower-cased, at most 254 characters. */
 export const Email = z
@@ -161,10 +162,20 @@ export interface UserStore extends EntryTransfer<UserEntry> {
   setSsoProvider(provider: SsoProvider): Promise<void>;
   removeSsoProvider(customerId: string): Promise<boolean>;
 
-  /** Append-only: nothing changes or removes an event. */
+  /**
+   * Append-only: nothing changes or removes a chosen event. Opened with an audit retention (a server:
+   * SVC_AUDIT_RETENTION_DAYS), the store deletes events older than it by itself, in bounded steps: on
+   * SQLite a pass at open and with the first event of each UTC day, on Redis the customer's oldest with
+   * every event appended (its set then expires a day after its newest is past the retention).
+   */
   appendAudit(event: NewAuditEvent): Promise<AuditEvent>;
-  /** The customer's events with `from` ≤ at < `to` (ISO instants), oldest first (as appended, for equal times), at most `limit`. */
+  /**
+   * The customer's events with `from` ≤ at < `to` (ISO instants), oldest first (as appended, for equal
+   * times), at most `limit`; with a retention, none older than it (not yet deleted or not).
+   */
   listAudit(customerId: string, from: string, to: string, limit: number): Promise<AuditEvent[]>;
+  /** Resolves when the retention passes this store started so far are done (failed ones included). */
+  auditRetained(): Promise<void>;
 
   /** Lets go of the connection (the state store's: it stays open for the state store). */
   close(): Promise<void>;
@@ -255,6 +266,16 @@ export function newAuditEvent(event: NewAuditEvent): AuditEvent {
   const parsed = checked(AuditEvent.omit({ id: true }), event);
   return { id: newId('aud_'), ...parsed, at: isoTime(parsed.at, 'at') };
 }
+
+/** Days of audit events a store keeps (`auditRetentionDays`), checked: a whole number of at least 1. */
+export function auditRetentionMs(days: number | undefined): number | null {
+  if (days === undefined) return null;
+  if (!Number.isInteger(days) || days < 1) throw new StateError(`the audit retention must be a whole number of days ≥ 1, not ${days}`);
+  return days * DAY_MS;
+}
+
+/** The first instant a retention keeps at `nowMs` (ISO): events before it are past it. */
+export const auditKeptFrom = (retentionMs: number, nowMs = Date.now()) => new Date(nowMs - retentionMs).toISOString();
 
 /** A provider checked (`invalid` otherwise). */
 export function checkedProvider(provider: SsoProvider): SsoProvider {
