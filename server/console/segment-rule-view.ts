@@ -17,21 +17,12 @@
  * `draftOf` loads a saved rule, `ruleOf` gives the rule back or the problems that stop it.
  */
 import type { SegmentMatch } from '../../core/customer-records.ts';
+import { CATALOG_FIELDS } from '../../core/segment-fields.ts';
 import { BUYING_STAGES, type BuyingStage, EMPLOYEE_RANGES, REVENUE_RANGES } from '../../core/vocabulary.ts';
 
-/** The catalog fields the builder edits, in the order it offers them. */
-export const BUILDER_FIELDS = [
-  'industry',
-  'subindustry',
-  'employee_range',
-  'revenue_range',
-  'country_iso_code',
-  'region',
-  'state',
-  'sic_prefix',
-  'naics_prefix',
-] as const satisfies readonly (keyof SegmentMatch)[];
-export type BuilderField = (typeof BUILDER_FIELDS)[number];
+/** The catalog fields the builder edits, in the order it offers them: all but company ids (KEPT_FIELDS). */
+export type BuilderField = Exclude<(typeof CATALOG_FIELDS)[number], 'company_id'>;
+export const BUILDER_FIELDS: readonly BuilderField[] = CATALOG_FIELDS.filter((f): f is BuilderField => f !== 'company_id');
 
 /** The list fields a rule may hold that the builder keeps but does not offer (set through the API or a list page). */
 export const KEPT_FIELDS = ['company_id', 'in_list'] as const satisfies readonly (keyof SegmentMatch)[];

@@ -315,15 +315,18 @@ export function send(res: ServerResponse, status: number, headers: string[], res
   res.end(head ? undefined : data);
 }
 
-function sendResult(res: ServerResponse, call: Call, result: RouteResult): void {
-  const headers = call.headers;
-  if (result.headers) {
-    for (const name in result.headers) {
-      const value = result.headers[name]!;
-      if (typeof value === 'string') headers.push(name, value);
-      else for (const v of value) headers.push(name, v);
-    }
+/** The answer's headers so far with the handler's own added (a multi-valued one as several pairs). */
+function withResultHeaders(headers: string[], result: RouteResult): string[] {
+  for (const name in result.headers) {
+    const value = result.headers[name]!;
+    if (typeof value === 'string') headers.push(name, value);
+    else for (const v of value) headers.push(name, v);
   }
+  return headers;
+}
+
+function sendResult(res: ServerResponse, call: Call, result: RouteResult): void {
+  const headers = withResultHeaders(call.headers, result);
   send(res, result.status, headers, result, result.body, call.head);
 }
 
@@ -333,14 +336,7 @@ function sendResult(res: ServerResponse, call: Call, result: RouteResult): void 
  * can no longer be an error answer, so it is logged (unless the client left) and the connection closed.
  */
 async function sendStream(res: ServerResponse, call: Call, result: RouteResult, stream: AsyncIterable<string | Buffer>): Promise<void> {
-  const headers = call.headers;
-  if (result.headers) {
-    for (const name in result.headers) {
-      const value = result.headers[name]!;
-      if (typeof value === 'string') headers.push(name, value);
-      else for (const v of value) headers.push(name, v);
-    }
-  }
+  const headers = withResultHeaders(call.headers, result);
   if (result.type) headers.push('Content-Type', result.type);
   const gzip = accepts(call.req.raw).encoding(['gzip', 'identity']) === 'gzip';
   headers.push('Vary', 'Accept-Encoding');

@@ -30,24 +30,12 @@ import type {
   SegmentMatch,
   VisitedCondition,
 } from '../../core/customer-records.ts';
+import { CATALOG_FIELDS } from '../../core/segment-fields.ts';
 import type { BuyingStage } from '../../core/vocabulary.ts';
 import type { CompanyRow } from '../../data/sources/schema.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import { buyingStage } from '../scoring/model.ts';
 
-/** The rule fields that read catalog columns. */
-export const CATALOG_FIELDS = [
-  'industry',
-  'subindustry',
-  'employee_range',
-  'revenue_range',
-  'country_iso_code',
-  'region',
-  'state',
-  'sic_prefix',
-  'naics_prefix',
-  'company_id',
-] as const;
 export type MatchField = (typeof CATALOG_FIELDS)[number];
 
 /** The company ids of one of a customer's account lists, by list id; undefined for an unknown id. */
