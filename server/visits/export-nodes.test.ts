@@ -4,7 +4,7 @@
  * order they were recorded; a cursor one node gave resumes on the other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_UA } from '../testing/browser-agent.ts';
+import { sendPageView } from '../testing/page-view.ts';
 import { type RedisNodes, startRedisNodes } from '../testing/redis-nodes.ts';
 import { IPS, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
@@ -41,15 +41,10 @@ const exportFrom = async (node: TestServer, query = '') => {
 describe('the raw page-view export with SVC_REDIS_URL (two nodes, one Redis)', () => {
   it('streams every node’s views from either node, in the order recorded; a cursor of one node resumes on the other', async () => {
     for (let i = 0; i < 8; i++) {
-      const res = await fetch(`${nodes[i % 2]!.url}/v1/events?tag=acme-tag`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'text/plain;charset=UTF-8',
-          origin: 'https://www.acme.test',
-          'user-agent': BROWSER_UA,
-          'x-forwarded-for': i % 3 === 2 ? IPS.isp : IPS.northwind,
-        },
-        body: JSON.stringify({ type: 'pageview', path: `/node-${i % 2}/page-${i}`, session: `session-node-${i % 2}` }),
+      const res = await sendPageView(nodes[i % 2]!.url, {
+        path: `/node-${i % 2}/page-${i}`,
+        ip: i % 3 === 2 ? IPS.isp : IPS.northwind,
+        session: `session-node-${i % 2}`,
       });
       expect(res.status).toBe(204);
       // One at a time: the order recorded is the order sent.

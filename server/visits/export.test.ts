@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { createLogger } from '../http/logger.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
 import type { KeptRawView, RawPageView, VisitStore } from '../state/visits.ts';
-import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
+import { sendPageView } from '../testing/page-view.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { exportLine } from './export.ts';
 import type { RecordedPageView } from './recorder.ts';
@@ -50,12 +50,7 @@ beforeAll(async () => {
 });
 afterAll(() => srv?.close());
 
-const beacon = (path: string, ip: string = IPS.northwind) =>
-  fetch(`${srv.url}/v1/events?tag=acme-tag`, {
-    method: 'POST',
-    headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
-    body: JSON.stringify({ type: 'pageview', path, referrer: 'news.example', session: 'tab-session-1' }),
-  });
+const beacon = (path: string, ip: string = IPS.northwind) => sendPageView(srv.url, { path, ip, referrer: 'news.example' });
 
 async function settle(n: number): Promise<void> {
   await expect.poll(() => recorded.length, { timeout: 5000 }).toBeGreaterThanOrEqual(n);

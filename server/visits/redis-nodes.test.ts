@@ -4,7 +4,7 @@
  * is first exactly once across nodes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_UA } from '../testing/browser-agent.ts';
+import { sendPageView } from '../testing/page-view.ts';
 import { type RedisNodes, startRedisNodes } from '../testing/redis-nodes.ts';
 import { IPS, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import type { RecordedPageView } from './recorder.ts';
@@ -22,15 +22,10 @@ afterAll(async () => cluster?.close());
 describe('page views with SVC_REDIS_URL (two nodes, one Redis)', () => {
   it('count into the shared visit store: either node reports every view; first-of-day is first once', async () => {
     for (let i = 0; i < 6; i++) {
-      const res = await fetch(`${nodes[i % 2].url}/v1/events?tag=acme-tag`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'text/plain;charset=UTF-8',
-          origin: 'https://www.acme.test',
-          'user-agent': BROWSER_UA,
-          'x-forwarded-for': i < 4 ? IPS.northwind : IPS.isp,
-        },
-        body: JSON.stringify({ type: 'pageview', path: i % 2 ? '/pricing' : '/', session: `session-node-${i % 2}` }),
+      const res = await sendPageView(nodes[i % 2].url, {
+        path: i % 2 ? '/pricing' : '/',
+        ip: i < 4 ? IPS.northwind : IPS.isp,
+        session: `session-node-${i % 2}`,
       });
       expect(res.status).toBe(204);
     }

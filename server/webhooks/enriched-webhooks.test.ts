@@ -7,6 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
+import { sendPageView } from '../testing/page-view.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './signature.ts';
@@ -31,12 +32,7 @@ describe('webhook payload versions', () => {
 
   const admin = (path: string, method = 'GET', body?: unknown) =>
     fetch(`${server.url}/admin/api/customers/acme${path}`, { method, headers: ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
-  const beacon = (path: string, ip: string, session: string) =>
-    fetch(`${server.url}/v1/events?tag=acme-tag`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
-      body: JSON.stringify({ type: 'pageview', path, session }),
-    });
+  const beacon = (path: string, ip: string, session: string) => sendPageView(server.url, { path, ip, session });
   const schemaValidator = async (url: string) => {
     const res = await fetch(url);
     expect(res.status).toBe(200);

@@ -3,7 +3,7 @@
  * the page's Origin) → recorded → account.visited / account.hot enqueued → signed POSTs to a real receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_UA } from '../testing/browser-agent.ts';
+import { sendPageView } from '../testing/page-view.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './signature.ts';
@@ -35,12 +35,7 @@ describe('page views raise signed webhooks', () => {
     await receiver?.close();
   });
 
-  const beacon = (path: string, ip: string) =>
-    fetch(`${server.url}/v1/events?tag=acme-tag`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
-      body: JSON.stringify({ type: 'pageview', path, session: 'tab-session-1' }),
-    });
+  const beacon = (path: string, ip: string) => sendPageView(server.url, { path, ip });
 
   it('an account first view of the day → account.visited; a pricing view → account.hot; anonymous views → nothing', async () => {
     expect((await beacon('/', IPS.bluepeak)).status).toBe(204); // first view of the day, not hot

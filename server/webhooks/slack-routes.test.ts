@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockKitProblems } from '../testing/block-kit.ts';
-import { BROWSER_UA } from '../testing/browser-agent.ts';
+import { sendPageView } from '../testing/page-view.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
 import { maskedSlackUrl } from './slack.ts';
@@ -26,12 +26,7 @@ describe('Slack endpoints over the admin API', () => {
 
   const admin = (path: string, method = 'GET', body?: unknown) =>
     fetch(`${server.url}/admin/api/customers/acme${path}`, { method, headers: ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
-  const beacon = (path: string, ip: string, session: string) =>
-    fetch(`${server.url}/v1/events?tag=acme-tag`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://www.acme.test', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
-      body: JSON.stringify({ type: 'pageview', path, session }),
-    });
+  const beacon = (path: string, ip: string, session: string) => sendPageView(server.url, { path, ip, session });
 
   it('refuses what a Slack endpoint cannot be: tag.installed, v1 account events, filters naming no segment of the customer', async () => {
     const tagInstalled = await admin('/webhooks', 'POST', { url: slack.url, format: 'slack', events: ['account.visited', 'tag.installed'] });
