@@ -34,6 +34,17 @@ import {
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
+/** An audit event of `action` at `at` (epoch ms), by the operator, with nothing before or after. */
+const event = (at: number, action: string, customer_id = 'acme') => ({
+  customer_id,
+  at: iso(at),
+  actor: 'operator',
+  ip: null,
+  action,
+  target: null,
+  before: null,
+  after: null,
+});
 
 interface Opened {
   state: StateStore;
@@ -375,16 +386,6 @@ describe.each(BACKENDS)('user store contract: %s', (name) => {
 
   it('keeps the audit log append-only, per customer, listed by time range in order, limited', async () => {
     const t = now - DAY;
-    const event = (at: number, action: string, customer_id = 'acme') => ({
-      customer_id,
-      at: iso(at),
-      actor: 'operator',
-      ip: null,
-      action,
-      target: null,
-      before: null,
-      after: null,
-    });
     const first = await users.appendAudit({ ...event(t + 2_000, 'user.role'), target: 'bob@acme.test', before: { role: 'viewer' }, after: { role: 'admin' } });
     expect(first).toEqual({
       id: expect.stringMatching(/^aud_[0-9a-f]+$/),
@@ -420,16 +421,6 @@ describe.each(BACKENDS)('user store contract: %s', (name) => {
 
   it('deletes audit events past the retention given at open (SQLite: its pass; Redis: the append), keeps newer ones, and never lists old ones', async () => {
     const t = Date.now();
-    const event = (at: number, action: string, customer_id = 'acme') => ({
-      customer_id,
-      at: iso(at),
-      actor: 'anonymous',
-      ip: null,
-      action,
-      target: null,
-      before: null,
-      after: null,
-    });
     // Written without a retention (as an import or an older version would have left them).
     await users.appendAudit(event(t - 45 * DAY, 'old.1'));
     await users.appendAudit(event(t - 31 * DAY, 'old.2'));
@@ -566,16 +557,6 @@ describe('user store on SQLite: the lock policy of sqlite-db.ts', () => {
 });
 
 describe('user store on SQLite: the audit retention', () => {
-  const event = (at: number, action: string, customer_id = 'acme') => ({
-    customer_id,
-    at: iso(at),
-    actor: 'operator',
-    ip: null,
-    action,
-    target: null,
-    before: null,
-    after: null,
-  });
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -678,16 +659,6 @@ describe('user store on Redis', () => {
     const { state, users } = await fx.open();
     const client = (await sharedRedis(state))! as RedisClientType;
     const t = Date.now();
-    const event = (at: number, action: string) => ({
-      customer_id: 'acme',
-      at: iso(at),
-      actor: 'anonymous',
-      ip: null,
-      action,
-      target: null,
-      before: null,
-      after: null,
-    });
     const m = client.multi();
     for (let i = 0; i < 150; i++)
       m.zAdd(userKeys.audit('acme'), {
