@@ -59,17 +59,8 @@ export function canonicalV4(text: string, out: { value: number; prefix: number }
   let prefix = 32;
   if (i < n) {
     if (text.charCodeAt(i) !== 47) return false; // '/'
-    i++;
-    const begin = i;
-    prefix = 0;
-    while (i < n) {
-      const c = text.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return false;
-      prefix = prefix * 10 + c;
-      i++;
-    }
-    const digits = i - begin;
-    if (digits === 0 || digits > 2 || prefix > 32 || (digits > 1 && text.charCodeAt(begin) === 48)) return false;
+    prefix = prefixLength(text, i + 1, 32);
+    if (prefix < 0) return false;
   }
   out.value = value;
   out.prefix = prefix;
@@ -132,17 +123,8 @@ export function canonicalV6(text: string, out: { value: bigint; prefix: number }
   if (gap < 0 ? count !== 8 : count > 7) return false;
   let prefix = 128;
   if (i < n) {
-    i++; // '/'
-    const begin = i;
-    prefix = 0;
-    while (i < n) {
-      const c = text.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return false;
-      prefix = prefix * 10 + c;
-      i++;
-    }
-    const digits = i - begin;
-    if (digits === 0 || digits > 3 || prefix > 128 || (digits > 1 && text.charCodeAt(begin) === 48)) return false;
+    prefix = prefixLength(text, i + 1, 128); // after the '/'
+    if (prefix < 0) return false;
   }
   if (gap >= 0) {
     const tail = count - gap;
@@ -207,4 +189,21 @@ export function parseNetwork(text: string): ParsedNetwork {
   if (lo.family !== hi.family) throw networkError(text, 'the two ends of a range must be of the same IP version');
   if (lo.start > hi.start) throw networkError(text, 'the range ends before it starts');
   return lo.family === 4 ? { family: 4, start: lo.start, end: hi.start as number } : { family: 6, start: lo.start, end: hi.start as bigint };
+}
+
+/**
+ * The prefix length written from `begin` to the end of `text`: decimal digits, no leading zero, at most
+ * `bits`; -1 when it is not one.
+ */
+function prefixLength(text: string, begin: number, bits: 32 | 128): number {
+  const n = text.length;
+  const digits = n - begin;
+  if (digits === 0 || digits > (bits === 32 ? 2 : 3) || (digits > 1 && text.charCodeAt(begin) === 48)) return -1;
+  let prefix = 0;
+  for (let i = begin; i < n; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    prefix = prefix * 10 + c;
+  }
+  return prefix > bits ? -1 : prefix;
 }
