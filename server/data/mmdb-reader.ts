@@ -445,20 +445,7 @@ export class MmdbReader<T = unknown> {
       // The IPv4 subtree is ::/96: 96 left turns from the root (what the `maxmind` reader does too).
       for (let i = 0; i < 96 && start < nc; i++) start = this.readRecord(start, 0);
     }
-    const bits = this.jumpBits;
-    const jump = new Uint32Array(2 ** bits);
-    // Fill by a depth-first walk: a record that ends above depth 16 covers its whole block of prefixes.
-    const fill = (node: number, depth: number, prefix: number): void => {
-      if (node >= nc || depth === bits) {
-        const span = 2 ** (bits - depth);
-        jump.fill(node, prefix * span, prefix * span + span);
-        return;
-      }
-      fill(this.readRecord(node, 0), depth + 1, prefix * 2);
-      fill(this.readRecord(node, 1), depth + 1, prefix * 2 + 1);
-    };
-    fill(start, 0, 0);
-    return jump;
+    return this.jumpTable(start, this.jumpBits);
   }
 
   /** The /32 directory and the stride tables of dense /32s (see dir, strides): a depth-first walk of the tree's first 32 levels. */
@@ -515,8 +502,15 @@ export class MmdbReader<T = unknown> {
 
   /** The IPv6 jump table: the record reached after jump6Bits bits from the root, per prefix. */
   private buildJump6Table(): Uint32Array {
+    return this.jumpTable(0, this.jump6Bits);
+  }
+
+  /**
+   * The record reached after `bits` bits from `root`, per prefix of `bits` bits, filled by a depth-first
+   * walk: a record that ends above that depth covers its whole block of prefixes.
+   */
+  private jumpTable(root: number, bits: number): Uint32Array {
     const nc = this.nodeCount;
-    const bits = this.jump6Bits;
     const jump = new Uint32Array(2 ** bits);
     const fill = (node: number, depth: number, prefix: number): void => {
       if (node >= nc || depth === bits) {
@@ -527,7 +521,7 @@ export class MmdbReader<T = unknown> {
       fill(this.readRecord(node, 0), depth + 1, prefix * 2);
       fill(this.readRecord(node, 1), depth + 1, prefix * 2 + 1);
     };
-    fill(0, 0, 0);
+    fill(root, 0, 0);
     return jump;
   }
 
