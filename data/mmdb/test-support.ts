@@ -4,14 +4,29 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { DATA_SECTION_SEPARATOR_SIZE, METADATA_START_MARKER } from '../../core/mmdb-format.ts';
 import { type MmdbValue, mmdb } from './value.ts';
 
-/** MaxMind's format spec, official test databases and their JSON sources (read-only, shared). */
-export const REFERENCE_DIR = fileURLToPath(new URL('../../../shared/reference/maxmind-db/', import.meta.url));
+/**
+ * MaxMind's format spec, official test databases and their JSON sources (read-only, shared): the project's
+ * `../shared/reference/maxmind-db/`, beside the repository. A clone made elsewhere (`git clone . $tmp/ci`,
+ * as CI checks run) has no `../shared` beside it; the repository it was cloned from (its `origin`, a local
+ * path) has. When neither has it, the default path is kept and the tests that read it fail naming it.
+ */
+export const REFERENCE_DIR = referenceDir();
+
+function referenceDir(): string {
+  const beside = fileURLToPath(new URL('../../../shared/reference/maxmind-db/', import.meta.url));
+  if (existsSync(beside)) return beside;
+  const origin = spawnSync('git', ['config', '--get', 'remote.origin.url'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8' });
+  const from = origin.status === 0 ? origin.stdout.trim() : '';
+  const cloned = isAbsolute(from) ? join(from, '../shared/reference/maxmind-db/') : '';
+  return cloned !== '' && existsSync(cloned) ? cloned : beside;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Typed decoding (our own, independent of the `maxmind` package) to check exact MMDB types. Type numbers,

@@ -1,12 +1,13 @@
 /** IPv6 visitors and SVC_GEOIP_DB: answered from an IPv6 database, never from an IPv4-only one. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { REFERENCE_DIR } from '../../data/mmdb/test-support.ts';
 import { MmdbWriter } from '../../data/mmdb/writer.ts';
 import { openGeoIp } from './geoip.ts';
 
-const CITY_DB = resolve(import.meta.dirname, '../../../shared/reference/maxmind-db/test-data/GeoIP2-City-Test.mmdb');
+const CITY_DB = `${REFERENCE_DIR}test-data/GeoIP2-City-Test.mmdb`;
 const dir = mkdtempSync(join(tmpdir(), 'geoip-v4-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -4,16 +4,17 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFERENCE_DIR } from '../../data/mmdb/test-support.ts';
 import { createLogger } from '../http/logger.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { openGeoIp, overlayGeo } from './geoip.ts';
 
-const TEST_DATA = resolve(import.meta.dirname, '../../../shared/reference/maxmind-db/test-data');
+const TEST_DATA = `${REFERENCE_DIR}test-data`;
 const CITY_DB = `${TEST_DATA}/GeoIP2-City-Test.mmdb`;
 
 describe('openGeoIp', () => {
