@@ -3,24 +3,16 @@
  * runs) with the CLI's progress bar, and its refusals as usage errors (exit code 2).
  */
 import type { Progress } from '../../data/progress.ts';
-import { type FileJobSummary, JobRefusedError, runFileJob } from '../enrichment/jobs/file-job.ts';
-import type { CompanyLookups } from '../enrichment/resolve-company.ts';
-import type { StateStore } from '../state/store.ts';
+import { type FileJobOptions, type FileJobSummary, JobRefusedError, runFileJob } from '../enrichment/jobs/file-job.ts';
 import { UsageError } from './output.ts';
 
 export { ADDED_COLUMNS, COMPANY_COLUMNS, planColumns, progressFileOf, resultCells } from '../enrichment/jobs/file-job.ts';
 
-export interface EnrichJobOptions {
-  input: string;
-  output: string;
-  column?: string;
-  customerId: string;
-  store: StateStore;
-  catalog: CompanyLookups;
+/** The file job's options the CLI takes (the rest are the console's: cancel, credits recorded per chunk). */
+export interface EnrichJobOptions extends Pick<FileJobOptions, 'input' | 'output' | 'column' | 'customerId' | 'store' | 'catalog' | 'now'> {
   progress: Progress;
   /** Rows in the input, estimated (for the progress bar's time left). */
   estimatedRows?: number;
-  now?: () => Date;
 }
 
 export type EnrichSummary = FileJobSummary;
