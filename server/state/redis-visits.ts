@@ -640,8 +640,9 @@ export class RedisVisitStore implements VisitStore {
     }
     // The key keeps no time, but every swap sets it to expire (retention + 1) days later: the time left
     // says when it was written. Rounded to the second: the TTL is read a round trip before the clock (an
-    // import writes a whole second's expiry, which reads back as that second). Never later than now (a
-    // key written under a longer retention), and now for a key without TTL (set by hand).
+    // import writes a whole second's expiry, which reads back as that second). Not capped at now: an
+    // imported time moves as it was (a key written under a longer retention reads a little later, which
+    // only keeps it longer); now for a key without TTL (set by hand).
     const segmentsLifeMs = (this.retentionDays + 1) * 86_400_000;
     for await (const batch of this.scan(SEGMENT_KEYS)) {
       const keys = batch.sort(byText).flatMap((key) => {
@@ -655,7 +656,7 @@ export class RedisVisitStore implements VisitStore {
         const [value, ttl] = replies[i] as unknown as [string | null, number];
         // Gone since the SCAN (expired): nothing to move.
         if (value === null || ttl === -2) continue;
-        const written = ttl < 0 ? now : Math.min(now, now + ttl - segmentsLifeMs);
+        const written = ttl < 0 ? now : now + ttl - segmentsLifeMs;
         yield VisitEntry.parse({
           type: 'visit_account_segments',
           customer_id: customer,
