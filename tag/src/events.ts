@@ -6,10 +6,13 @@ import type { SvcEventMap } from './types.ts';
 
 export type EventName = keyof SvcEventMap;
 
-/** `callback` wrapped: an exception (from the tag or a callback) is reported, never thrown into the host page. */
+/**
+ * `callback` wrapped: an exception (from the tag or a callback) is reported, never thrown into the host
+ * page. The wrapper returns nothing, typed `undefined` so that `!guarded(f)()` is true (integrations.ts).
+ */
 export const guarded =
   <A extends unknown[]>(callback: (...args: A) => unknown) =>
-  (...args: A): void => {
+  (...args: A): undefined => {
     try {
       callback(...args);
     } catch (error) {

@@ -36,7 +36,7 @@ export interface AnalyticsTools {
 
 /**
  * Tells each tool asked for (`tools`) that is on `page` and not yet in `told` about the account, and
- * adds it to `told`: called again later, it tells only the ones that were missing. Both tools' snippets
+ * marks it in `told` (true): called again later, it tells only the ones that were missing. Both tools' snippets
  * define their global at once and queue calls until the library has loaded, so "on the page" means the
  * snippet ran. What each tool gets from the dataLayer entry: GA4 user properties (keys of at most 24
  * characters, text values cut to 36; null as null: it clears the property), Segment group traits. Both
@@ -57,12 +57,9 @@ export function tell(
     if (key.length <= GA4_NAME_MAX) ga4[key] = typeof value == 'string' ? [...value].slice(0, GA4_VALUE_MAX).join('') : value;
     segment[key.replace(/^svc_(company_)?/, '')] = value;
   }
-  if (tools.ga4 && !told.ga4 && page.gtag) {
-    told.ga4 = true;
-    guarded(page.gtag)('set', 'user_properties', ga4);
-  }
-  if (tools.segment && !told.segment && page.analytics) {
-    told.segment = true;
-    guarded(() => page.analytics!.group(companyId, segment))();
-  }
+  // A tool is told once: `told.<tool>` becomes true when it is (`!` of the guarded call, which returns
+  // nothing); asked for but not on the page, it stays falsy for the next call. (An assignment per tool
+  // rather than an `if` that tests `told` and then sets it: 12 B gzip less on the full bundle.)
+  told.ga4 ||= tools.ga4 && page.gtag && !guarded(page.gtag)('set', 'user_properties', ga4);
+  told.segment ||= tools.segment && page.analytics && !guarded(() => page.analytics!.group(companyId, segment))();
 }

@@ -77,26 +77,18 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     document.dispatchEvent(new CustomEvent('svc:' + name, { detail }));
   };
 
-  /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
-  let decision: string | undefined;
+  // (Below, grouped by what they serve: views, page views, answers, decisions. Of the grouped orders
+  // measured this one compresses best: 5 B gzip less on the full bundle than the previous order.)
+  /** The `svc:ready` detail of the answer the page reflects (null: none yet, or an error). */
   let ready: SvcReadyDetail | null = null;
+  /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
+  const reveal = (): number => queue?.r?.() ?? 0;
+
   /**
    * The URL at which `svc:personalized` reported each element in this view; each answer and each
    * `personalize` command starts a new view (a new map), as a new URL does.
    */
   let reported = new WeakMap<Element, string>();
-  /** The path of the last page view reported (undefined: none yet in this document). */
-  let lastPageView: string | undefined;
-  /** The referrer's host, sent with the first page view of the document only (none reported yet). */
-  const referrer = SVC_FEATURES.page_views ? referrerHost(document.referrer, location.hostname) : undefined;
-  /** This tab's session store, one for the document: with sessionStorage blocked, its memory keeps one session id across SPA navigations. */
-  const sessionStore = SVC_FEATURES.page_views ? safeStorage(() => sessionStorage) : undefined;
-
-  /** The snippet's anti-flicker reveal: shows what it hid (once) and returns how long, in ms. */
-  const reveal = (): number => queue?.r?.() ?? 0;
-
-  const currentRefusal = () => refusal(storage('svc:optout'), navigator.globalPrivacyControl, config);
-
   /** Personalises the page from the answer (`svc.data`); a new URL (history navigation) is a new view for `svc:personalized`. */
   const personaliseView = (): void => {
     if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && svc.data) {
@@ -110,6 +102,42 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
       }
       if (elements.length) emit('personalized', { elements });
     }
+  };
+
+  /** This tab's session store, one for the document: with sessionStorage blocked, its memory keeps one session id across SPA navigations. */
+  const sessionStore = SVC_FEATURES.page_views ? safeStorage(() => sessionStorage) : undefined;
+  /** The path of the last page view reported (undefined: none yet in this document). */
+  let lastPageView: string | undefined;
+  /** The referrer's host, sent with the first page view of the document only (none reported yet). */
+  const referrer = SVC_FEATURES.page_views ? referrerHost(document.referrer, location.hostname) : undefined;
+  /** Why nothing may be sent now (privacy.ts): one rule for the page views and the lookup. */
+  const currentRefusal = () => refusal(storage('svc:optout'), navigator.globalPrivacyControl, config);
+
+  /**
+   * Reports the current page view once per path, with the same permission as the lookup, and only once
+   * the document is complete (the `load` listener below): the beacon never competes with (or delays)
+   * the page's own resources.
+   */
+  const countPageView = (): void => {
+    if (SVC_FEATURES.page_views && document.readyState == 'complete' && config.tag && config.pageViews !== false && !currentRefusal()) {
+      const path = pageViewPath(location, config.keptParams);
+      if (path == lastPageView) return; // a replaceState that kept the path, a hash change
+      const pageView: PageView = {
+        type: 'pageview',
+        path,
+        referrer: lastPageView ? undefined : referrer,
+        session: sessionId(sessionStore!),
+      };
+      lastPageView = path;
+      navigator.sendBeacon(url('/v1/events'), JSON.stringify(pageView));
+      if (SVC_FEATURES.debug) debug(pageView); // its `type` says what it is (no label of its own: 6 B gzip)
+    }
+  };
+
+  const fail = (status: number, message: string): void => {
+    svc.data = ready = null;
+    reveal();
+    emit('error', (svc.error = { status, message }));
   };
 
   const deliver = (answer: SvcData, cached: boolean): void => {
@@ -133,33 +161,8 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     emit('ready', ready);
   };
 
-  const fail = (status: number, message: string): void => {
-    svc.data = ready = null;
-    reveal();
-    emit('error', (svc.error = { status, message }));
-  };
-
-  /**
-   * Reports the current page view once per path, with the same permission as the lookup, and only once
-   * the document is complete (the `load` listener below): the beacon never competes with (or delays)
-   * the page's own resources.
-   */
-  const countPageView = (): void => {
-    if (SVC_FEATURES.page_views && document.readyState == 'complete' && config.tag && config.pageViews !== false && !currentRefusal()) {
-      const path = pageViewPath(location, config.keptParams);
-      if (path == lastPageView) return; // a replaceState that kept the path, a hash change
-      const pageView: PageView = {
-        type: 'pageview',
-        path,
-        referrer: lastPageView ? undefined : referrer,
-        session: sessionId(sessionStore!),
-      };
-      lastPageView = path;
-      navigator.sendBeacon(url('/v1/events'), JSON.stringify(pageView));
-      if (SVC_FEATURES.debug) debug(pageView); // its `type` says what it is (no label of its own: 6 B gzip)
-    }
-  };
-
+  /** What the page reflects: the cache key of the answer asked for, or why nothing is asked. */
+  let decision: string | undefined;
   /**
    * After each command (`update` once the queue is replayed): the page view (if not counted yet), then
    * the lookup decision, acted on when it changed: nothing (consent pending), `svc:error` (no lookup by
