@@ -24,6 +24,11 @@ describe('buildTag', async () => {
     expect(sizes.bundle.gzip).toBeLessThanOrEqual(3700);
     expect(sizes.snippet.gzip).toBeLessThanOrEqual(600);
     expect(overBudget(sizes)).toEqual([]);
+    // What a browser downloads (it accepts br; server/tag/assets.ts serves it): every variant ≤ 3,500 B.
+    for (const [name, size] of Object.entries(sizes.variants)) {
+      expect(size.br, name).toBeLessThanOrEqual(name === 'core' ? 2000 : 3500);
+      expect(size.br, name).toBeLessThan(size.gzip);
+    }
     expect(sizes.snippet.raw).toBe(Buffer.byteLength(renderSnippet(SAMPLE_SNIPPET)));
   });
 
@@ -82,14 +87,14 @@ describe('buildTag', async () => {
   });
 
   it('reports what is over budget', () => {
-    const big = { raw: 1e5, gzip: 1e5 };
-    const small = { raw: 1, gzip: 1 };
+    const big = { raw: 1e5, gzip: 1e5, br: 1e5 };
+    const small = { raw: 1, gzip: 1, br: 1 };
     const fine = { variants: { core: small, spa: small }, bundle: small, snippet: small };
     expect(overBudget(fine)).toEqual([]);
     expect(overBudget({ ...fine, variants: { core: small, spa: big } })).toEqual(['spa']);
-    expect(overBudget({ ...fine, variants: { core: { raw: 1, gzip: BUDGETS.core + 1 }, spa: small } })).toEqual(['core']);
+    expect(overBudget({ ...fine, variants: { core: { raw: 1, gzip: BUDGETS.core + 1, br: 1 }, spa: small } })).toEqual(['core']);
     expect(overBudget({ ...fine, snippet: big })).toEqual(['snippet']);
-    const near = { raw: 1, gzip: BUDGETS.bundle + 1 };
+    const near = { raw: 1, gzip: BUDGETS.bundle + 1, br: 1 };
     expect(overBudget({ ...fine, variants: { core: small, spa: near, 'spa-integrations': near } })).toEqual(['spa']);
     expect([budgetOf('core'), budgetOf('spa-debug'), budgetOf('debug-integrations')]).toEqual([2000, 3500, 3700]);
   });

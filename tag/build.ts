@@ -30,10 +30,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
 import { minify } from 'terser';
 import { ALL_VARIANTS, BUNDLE_FEATURES, CORE_FEATURES, EVERY_FEATURE, type FeatureSet, variantName } from '../core/tag-features.ts';
+import { brotliBytes, gzipBytes } from './compress.ts';
 import { renderSnippet } from './snippet.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,7 +49,10 @@ export const PLACEHOLDER = '"__SVC_SETTINGS__"';
 
 export interface Size {
   raw: number;
+  /** zlib level 9: what the budgets are in. */
   gzip: number;
+  /** Brotli quality 11: what a browser that accepts `br` downloads (server/tag/assets.ts serves it). */
+  br: number;
 }
 export interface TagSizes {
   /** Every variant by name (`core`, `personalisation-form_fill-spa-page_views-debug`, …). */
@@ -64,7 +67,8 @@ export const SAMPLE_SNIPPET = { tagId: 'x'.repeat(64), endpoint: 'https://svc.ex
 
 export const sizeOf = (text: string): Size => ({
   raw: Buffer.byteLength(text),
-  gzip: gzipSync(text, { level: 9 }).length,
+  gzip: gzipBytes(text).length,
+  br: brotliBytes(text).length,
 });
 
 const COMMON: BuildOptions = {
@@ -227,8 +231,10 @@ async function main() {
   const outDir = join(ROOT, 'dist/tag');
   const sizes = await buildTag(outDir);
   const where = relative(process.cwd(), outDir) || '.';
-  const line = (what: string, { raw, gzip }: Size, budget: number) =>
-    console.log(`${what.padEnd(66)} raw ${String(raw).padStart(5)} B  gzip ${String(gzip).padStart(5)} B  (budget ${budget} B gzip)`);
+  const line = (what: string, { raw, gzip, br }: Size, budget: number) =>
+    console.log(
+      `${what.padEnd(66)} raw ${String(raw).padStart(5)} B  gzip ${String(gzip).padStart(5)} B  (budget ${budget} B gzip)  br ${String(br).padStart(5)} B`,
+    );
   for (const [name, size] of Object.entries(sizes.variants).sort((a, b) => a[1].gzip - b[1].gzip)) {
     line(`tag ${name}`, size, budgetOf(name));
   }

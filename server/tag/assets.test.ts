@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FEATURES, variantName } from '../../core/tag-features.ts';
 import { buildTag, PLACEHOLDER, type TagSizes } from '../../tag/build.ts';
@@ -59,21 +59,34 @@ const raw = (path: string, headers: Record<string, string> = {}) =>
   });
 
 describe('the tag over the wire', () => {
-  it('is gzipped for clients that accept it: the bytes the build reports against the budget', async () => {
+  it('is Brotli for browsers (they accept br), gzip for clients that accept only that: the bytes the build reports', async () => {
     const plain = readFileSync(join(dist, 'tag/svc.js'));
     const sizes = JSON.parse(readFileSync(join(dist, 'tag/size.json'), 'utf8'));
-    const zipped = await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip, deflate, br' });
-    expect(zipped.status).toBe(200);
+    // What Chromium sends over HTTPS: gzip listed first, but no q-value prefers it, so the smaller coding.
+    const brotli = await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    expect(brotli.status).toBe(200);
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotli.body.length).toBe(sizes.bundle.br);
+    expect(Number(brotli.headers['content-length'])).toBe(sizes.bundle.br);
+    expect(brotliDecompressSync(brotli.body).equals(plain)).toBe(true);
+    expect(sizes.bundle.br).toBeLessThan(sizes.bundle.gzip);
+
+    const zipped = await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip, deflate' });
     expect(zipped.headers['content-encoding']).toBe('gzip');
-    expect(zipped.headers.vary).toMatch(/accept-encoding/i);
     expect(zipped.body.length).toBe(sizes.bundle.gzip);
     expect(Number(zipped.headers['content-length'])).toBe(sizes.bundle.gzip);
     expect(gunzipSync(zipped.body).equals(plain)).toBe(true);
+    // The client's q-values decide first; the server's preference only breaks ties.
+    expect((await raw('/tag/v1/svc.js', { 'accept-encoding': 'br;q=0.5, gzip' })).headers['content-encoding']).toBe('gzip');
 
     const identity = await raw('/tag/v1/svc.js');
     expect(identity.headers['content-encoding']).toBeUndefined();
     expect(identity.body.equals(plain)).toBe(true);
-    expect(identity.headers.etag).not.toBe(zipped.headers.etag); // one strong ETag per encoding
+    // One strong ETag per encoding, and each revalidates to 304 with its own.
+    expect(new Set([identity.headers.etag, zipped.headers.etag, brotli.headers.etag]).size).toBe(3);
+    const again = await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip, deflate, br', 'if-none-match': brotli.headers.etag as string });
+    expect(again.status).toBe(304);
     expect((await raw('/tag/v1/svc.js', { 'accept-encoding': 'gzip;q=0' })).headers['content-encoding']).toBeUndefined();
   });
 
