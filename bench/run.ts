@@ -11,6 +11,7 @@ import { benchEvents } from './events.ts';
 import { benchImport } from './import.ts';
 import { benchLogLine } from './log-line.ts';
 import { benchLookup } from './lookup.ts';
+import { benchMetering } from './metering.ts';
 import { benchNodes } from './nodes.ts';
 import { setCommand } from './results.ts';
 import { benchRouting } from './routing.ts';
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   start: benchStart,
   import: benchImport,
   'log-line': benchLogLine,
+  metering: benchMetering,
   routing: benchRouting,
   segments: benchSegments,
   enrich: benchEnrich,
