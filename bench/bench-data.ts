@@ -44,7 +44,19 @@ export async function ensureBenchData(companies = 20_000, seed = '1', opts: { lo
     await generateSources({ out: sources, companies, seed });
     if (opts.loopback) {
       const first = readFileSync(join(sources, 'companies.csv'), 'utf8').split('\n')[1].split(',')[0];
-      appendFileSync(join(sources, 'networks.csv'), `127.0.0.0/8,company,${first},Very High,United States,California,San Francisco\n`);
+      // By the header's column names: a row of fixed positions broke when networks.csv gained `privacy`.
+      const file = join(sources, 'networks.csv');
+      const header = readFileSync(file, 'utf8').slice(0, 4096).split('\n')[0].split(',');
+      const loopback: Record<string, string> = {
+        network: '127.0.0.0/8',
+        kind: 'company',
+        company_id: first,
+        confidence: 'Very High',
+        country: 'United States',
+        state: 'California',
+        city: 'San Francisco',
+      };
+      appendFileSync(file, `${header.map((column) => loopback[column] ?? '').join(',')}\n`);
     }
     await buildDataset({ in: sources, out: data });
     console.log(`bench data: ${companies.toLocaleString('en-US')} companies generated and built in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);

@@ -17,8 +17,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
 import { type Browser, chromium } from 'playwright-core';
+import { brotliBytes, gzipBytes } from '../tag/compress.ts';
 import { renderSnippet } from '../tag/snippet.ts';
 import { BROWSER_UA, ensureBenchData, runFolder, seedBenchState } from './bench-data.ts';
 import { startApp } from './endpoints.ts';
@@ -42,13 +42,18 @@ export async function benchTag(args: string[]): Promise<void> {
   const bundleFile = join(ROOT, 'dist/tag/svc.js');
   if (!existsSync(bundleFile)) throw new Error('dist/tag/svc.js not found: run npm run build:tag first');
   const bundle = readFileSync(bundleFile);
-  const gzip = gzipSync(bundle, { level: 9 }).length;
+  const gzip = gzipBytes(bundle).length;
+  const br = brotliBytes(bundle).length;
   const sizeFile = join(ROOT, 'dist/tag/size.json');
   const size = existsSync(sizeFile)
-    ? (JSON.parse(readFileSync(sizeFile, 'utf8')) as { bundle: { gzip: number }; snippet: { gzip: number }; budgets: { bundle: number; snippet: number } })
+    ? (JSON.parse(readFileSync(sizeFile, 'utf8')) as {
+        bundle: { gzip: number };
+        snippet: { gzip: number };
+        budgets: { integrations: number; snippet: number };
+      })
     : null;
   console.log(
-    `tag bundle: ${bundle.length} B raw, ${gzip} B gzip -9${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of ${size.budgets.bundle} budget, snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`,
+    `tag bundle: ${bundle.length} B raw, ${gzip} B gzip -9, ${br} B Brotli${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of its ${size.budgets.integrations} B budget (every feature, integrations included), snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`,
   );
 
   const data = await ensureBenchData(20_000, '1', { loopback: true });
@@ -78,7 +83,7 @@ export async function benchTag(args: string[]): Promise<void> {
     console.log(`   floor: cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}`);
     record({
       benchmark: `tag: size and snippet start → svc:ready in Chromium (local server, ${runs} runs each, median)`,
-      figures: `bundle ${bundle.length} B, ${gzip} B gzip -9${size ? ` (size.json ${size.bundle.gzip} B, budget ${size.budgets.bundle} B; snippet ${size.snippet.gzip} B gzip)` : ''}; tag cold ${line('tag', 'cold')}, warm ${line('tag', 'warm')}; floor (plain fetch of the bundle then the answer) cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}; answer ${match}`,
+      figures: `bundle ${bundle.length} B, ${gzip} B gzip -9, ${br} B Brotli (what a browser downloads)${size ? ` (size.json ${size.bundle.gzip} B, budget ${size.budgets.integrations} B with integrations; snippet ${size.snippet.gzip} B gzip)` : ''}; tag cold ${line('tag', 'cold')}, warm ${line('tag', 'warm')}; floor (plain fetch of the bundle then the answer) cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}; answer ${match}`,
       ratio: `tag/floor cold ${fmt.x(median(samples.tag.cold) / median(samples.floor.cold))}, warm ${fmt.x(median(samples.tag.warm) / median(samples.floor.warm))}`,
     });
   } finally {
