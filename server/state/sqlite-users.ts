@@ -13,6 +13,7 @@
  */
 import type Database from 'better-sqlite3';
 import { Role } from '../../core/roles.ts';
+import { DailyPasses, type PassStep } from './daily-passes.ts';
 import { StateError, StoreUnavailableError } from './errors.ts';
 import { holdStateDb, type SqliteStateDb } from './sqlite-db.ts';
 import { UserEntry } from './transfer.ts';
@@ -135,16 +136,15 @@ export class SqliteUserStore implements UserStore {
   private closed = false;
   private readonly retentionMs: number | null;
   private readonly pruneRows: number;
-  /** The UTC day whose retention pass this process last started (reset when it failed: the next event tries again). */
-  private retainedFor = '';
-  /** The retention passes this process started, one after the other. */
-  private retaining: Promise<number> = Promise.resolve(0);
+  /** The audit log's retention passes this process started, once per UTC day. */
+  private readonly retention: DailyPasses;
 
   /** The state store's connection (what a server passes: open-user-store.ts), or a file path: a connection of its own. */
   constructor(source: string | SqliteStateDb, options: SqliteUserStoreOptions = {}) {
     this.retentionMs = auditRetentionMs(options.auditRetentionDays);
     this.pruneRows = options.auditPruneRows ?? AUDIT_PRUNE_ROWS;
     this.sqlite = holdStateDb(source);
+    this.retention = new DailyPasses(this.sqlite, () => this.closed);
     // Nobody waits on it; a failed pass is tried again by the next event.
     this.retainAudit().catch(() => {});
   }
@@ -400,11 +400,11 @@ export class SqliteUserStore implements UserStore {
   private retainAudit(): Promise<number> {
     const retentionMs = this.retentionMs;
     const today = new Date().toISOString().slice(0, 10);
-    if (retentionMs === null || today <= this.retainedFor) return this.retaining;
-    this.retainedFor = today;
-    const step = (after: string, before: string) => {
-      const next = this.sql('SELECT customer_id FROM audit_events WHERE customer_id > ? ORDER BY customer_id LIMIT 1').pluck();
-      const deleteOld = this.sql('DELETE FROM audit_events WHERE customer_id = ? AND at < ? LIMIT ?');
+    if (retentionMs === null || today <= this.retention.startedFor) return this.retention.latest;
+    const before = auditKeptFrom(retentionMs);
+    const next = this.sql('SELECT customer_id FROM audit_events WHERE customer_id > ? ORDER BY customer_id LIMIT 1').pluck();
+    const deleteOld = this.sql('DELETE FROM audit_events WHERE customer_id = ? AND at < ? LIMIT ?');
+    const step = (after: string): PassStep<string> => {
       let budget = this.pruneRows;
       for (let looked = 0; looked < AUDIT_PRUNE_CUSTOMERS; looked++) {
         const customer = next.get(after) as string | undefined;
@@ -416,32 +416,11 @@ export class SqliteUserStore implements UserStore {
       }
       return { next: after, deleted: this.pruneRows - budget };
     };
-    const run = this.retaining
-      .catch(() => 0)
-      .then(async () => {
-        const before = auditKeptFrom(retentionMs);
-        let deleted = 0;
-        try {
-          for (let after: string | null = ''; after !== null && !this.closed; ) {
-            const from: string = after;
-            const done = await this.sqlite.write(() => this.sqlite.db.transaction(() => step(from, before)).immediate(), 'background');
-            deleted += done.deleted;
-            after = done.next;
-            // A macrotask between writes: requests and I/O run between two batches, not after the whole pass.
-            if (after !== null) await new Promise((resolve) => setImmediate(resolve));
-          }
-        } catch (e) {
-          if (this.retainedFor === today) this.retainedFor = '';
-          throw e;
-        }
-        return deleted;
-      });
-    this.retaining = run;
-    return run;
+    return this.retention.start(today, '', (after) => this.sqlite.db.transaction(() => step(after)).immediate());
   }
 
   async auditRetained(): Promise<void> {
-    await this.retaining.catch(() => 0);
+    await this.retention.settled();
   }
 
   // ---------------------------------------------------------------------------------------------

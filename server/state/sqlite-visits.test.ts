@@ -177,6 +177,18 @@ describe('SqliteVisitStore bounds', () => {
       expect(new Set(lanes)).toEqual(new Set(['background']));
     });
 
+    it('lets timers and I/O run between two batches, not only after the whole pass', async () => {
+      await seed();
+      const writesBefore = lanes.length;
+      let writesAtImmediate = -1;
+      const pass = pruning.pruneAggregates('2026-11-20');
+      setImmediate(() => (writesAtImmediate = lanes.length - writesBefore));
+      await pass;
+      // 111 rows in writes of at most 10: a macrotask queued as the pass started runs after its first write.
+      expect(writesAtImmediate).toBeGreaterThan(0);
+      expect(writesAtImmediate).toBeLessThan(lanes.length - writesBefore);
+    });
+
     it('starts by itself with the first view of a new day', async () => {
       await seed();
       await pruning.recordPageView(view({ customer_id: 'a', day: '2026-11-20' }));
