@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildDataset } from '../data/build/build.ts';
 import { BUILD_MANIFEST, CATALOG_FILE } from '../data/catalog/schema.ts';
+import { csvLine } from '../data/generate/csv-writer.ts';
 import { generateSources } from '../data/generate/generate.ts';
 import { readCustomersFile } from '../data/sources/read.ts';
+import { NETWORK_COLUMNS } from '../data/sources/schema.ts';
 import { formatIPv4 } from '../server/data/mmdb-reader.ts';
 import { SqliteStateStore } from '../server/state/sqlite-store.ts';
 import { BROWSER_UA } from '../server/testing/browser-agent.ts';
@@ -44,10 +46,8 @@ export async function ensureBenchData(companies = 20_000, seed = '1', opts: { lo
     await generateSources({ out: sources, companies, seed });
     if (opts.loopback) {
       const first = readFileSync(join(sources, 'companies.csv'), 'utf8').split('\n')[1].split(',')[0];
-      // By the header's column names: a row of fixed positions broke when networks.csv gained `privacy`.
-      const file = join(sources, 'networks.csv');
-      const header = readFileSync(file, 'utf8').slice(0, 4096).split('\n')[0].split(',');
-      const loopback: Record<string, string> = {
+      // Every column of networks.csv, named: the type checker fails here when the source format gains one.
+      const loopback: Record<(typeof NETWORK_COLUMNS)[number], string> = {
         network: '127.0.0.0/8',
         kind: 'company',
         company_id: first,
@@ -55,8 +55,9 @@ export async function ensureBenchData(companies = 20_000, seed = '1', opts: { lo
         country: 'United States',
         state: 'California',
         city: 'San Francisco',
+        privacy: '',
       };
-      appendFileSync(file, `${header.map((column) => loopback[column] ?? '').join(',')}\n`);
+      appendFileSync(join(sources, 'networks.csv'), csvLine(NETWORK_COLUMNS.map((column) => loopback[column])));
     }
     await buildDataset({ in: sources, out: data });
     console.log(`bench data: ${companies.toLocaleString('en-US')} companies generated and built in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);

@@ -1,6 +1,6 @@
 /**
- * Tag: the bundle's gzip size (dist/tag, built by `npm run build:tag`), and the time from the snippet's
- * start to `svc:ready` in Chromium against a local server (`svc serve` on the bench data), cold (new
+ * Tag: the bundle's gzip and Brotli sizes (dist/tag, built by `npm run build:tag`), and the time from the
+ * snippet's start to `svc:ready` in Chromium against a local server (`svc serve` on the bench data), cold (new
  * browser context: empty HTTP cache and storage) and warm (the same page loaded again in that context:
  * bundle from the HTTP cache, answer from the tag's own cache).
  *
@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
-import { brotliBytes, gzipBytes } from '../tag/compress.ts';
+import { type BUDGETS, sizeOf, type TagSizes } from '../tag/build.ts';
 import { renderSnippet } from '../tag/snippet.ts';
 import { BROWSER_UA, ensureBenchData, runFolder, seedBenchState } from './bench-data.ts';
 import { startApp } from './endpoints.ts';
@@ -41,19 +41,12 @@ export async function benchTag(args: string[]): Promise<void> {
 
   const bundleFile = join(ROOT, 'dist/tag/svc.js');
   if (!existsSync(bundleFile)) throw new Error('dist/tag/svc.js not found: run npm run build:tag first');
-  const bundle = readFileSync(bundleFile);
-  const gzip = gzipBytes(bundle).length;
-  const br = brotliBytes(bundle).length;
+  const bundle = readFileSync(bundleFile, 'utf8');
+  const { raw, gzip, br } = sizeOf(bundle);
   const sizeFile = join(ROOT, 'dist/tag/size.json');
-  const size = existsSync(sizeFile)
-    ? (JSON.parse(readFileSync(sizeFile, 'utf8')) as {
-        bundle: { gzip: number };
-        snippet: { gzip: number };
-        budgets: { integrations: number; snippet: number };
-      })
-    : null;
+  const size = existsSync(sizeFile) ? (JSON.parse(readFileSync(sizeFile, 'utf8')) as TagSizes & { budgets: typeof BUDGETS }) : null;
   console.log(
-    `tag bundle: ${bundle.length} B raw, ${gzip} B gzip -9, ${br} B Brotli${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of its ${size.budgets.integrations} B budget (every feature, integrations included), snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`,
+    `tag bundle: ${raw} B raw, ${gzip} B gzip -9, ${br} B Brotli${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of its ${size.budgets.integrations} B budget (every feature, integrations included), snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`,
   );
 
   const data = await ensureBenchData(20_000, '1', { loopback: true });
@@ -83,7 +76,7 @@ export async function benchTag(args: string[]): Promise<void> {
     console.log(`   floor: cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}`);
     record({
       benchmark: `tag: size and snippet start → svc:ready in Chromium (local server, ${runs} runs each, median)`,
-      figures: `bundle ${bundle.length} B, ${gzip} B gzip -9, ${br} B Brotli (what a browser downloads)${size ? ` (size.json ${size.bundle.gzip} B, budget ${size.budgets.integrations} B with integrations; snippet ${size.snippet.gzip} B gzip)` : ''}; tag cold ${line('tag', 'cold')}, warm ${line('tag', 'warm')}; floor (plain fetch of the bundle then the answer) cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}; answer ${match}`,
+      figures: `bundle ${raw} B, ${gzip} B gzip -9, ${br} B Brotli (what a browser downloads)${size ? ` (size.json ${size.bundle.gzip} B, budget ${size.budgets.integrations} B with integrations; snippet ${size.snippet.gzip} B gzip)` : ''}; tag cold ${line('tag', 'cold')}, warm ${line('tag', 'warm')}; floor (plain fetch of the bundle then the answer) cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}; answer ${match}`,
       ratio: `tag/floor cold ${fmt.x(median(samples.tag.cold) / median(samples.floor.cold))}, warm ${fmt.x(median(samples.tag.warm) / median(samples.floor.warm))}`,
     });
   } finally {

@@ -9,7 +9,8 @@
  * - dist/tag/svc.d.ts: the public types (tag/src/types.ts, copied: it holds declarations only);
  * - dist/tag/preact.d.ts: the hook's types, emitted by the TypeScript compiler (`tsc`), importing the
  *   public types from `./svc.js` (that is svc.d.ts beside it, for every module resolution);
- * - dist/tag/size.json: raw and gzip (zlib level 9) sizes of every variant and of a snippet.
+ * - dist/tag/size.json: raw, gzip (zlib level 9) and Brotli (quality 11: tag/compress.ts) sizes of every
+ *   variant and of a snippet.
  * It prints the sizes and what exceeds a gzip budget (core, no feature: 2,000 B; any variant without
  * `integrations` 3,500 B; with it 3,700 B; snippet 600 B); tag/build.test.ts fails on it. The integrations
  * (GA4, Segment: about 205 B gzip) do not fit the 3,500 B beside every other feature, whose variants were

@@ -89,6 +89,8 @@ const representationOf = (body: Buffer): Representation => ({ body, etag: etagOf
 /** The content codings the tag is served in, best first (the server's preference among equal q-values). */
 const CODINGS = ['br', 'gzip'] as const;
 type Coding = (typeof CODINGS)[number];
+/** What the server offers, in its order of preference (the plain bytes last). */
+const OFFERED = [...CODINGS, 'identity'];
 const COMPRESS: Record<Coding, (body: Buffer) => Buffer> = { br: brotliBytes, gzip: gzipBytes };
 
 /**
@@ -112,7 +114,7 @@ interface PreferringNegotiator {
  * Undefined: the plain bytes (none accepted, or `identity` preferred).
  */
 function codingFor(req: Request): Coding | undefined {
-  const best = (new Negotiator(req) as unknown as PreferringNegotiator).encoding([...CODINGS, 'identity'], { preferred: [...CODINGS, 'identity'] });
+  const best = (new Negotiator(req) as unknown as PreferringNegotiator).encoding(OFFERED, { preferred: OFFERED });
   return best === 'br' || best === 'gzip' ? best : undefined;
 }
 
