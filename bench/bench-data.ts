@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { TagRateLimit } from '../core/customer-records.ts';
 import { buildDataset } from '../data/build/build.ts';
 import { BUILD_MANIFEST, CATALOG_FILE } from '../data/catalog/schema.ts';
 import { csvLine } from '../data/generate/csv-writer.ts';
@@ -22,8 +23,10 @@ import type { LoadRequest } from './http-load.ts';
 export { BROWSER_UA };
 
 export const BENCH_ORIGIN = 'https://www.bench.example';
-/** Tags of the bench customer: the per-tag ceiling (6,000/min) must not be what a benchmark measures. */
+/** Tags of the bench customer; requests go to them in turn, as to a customer's many sites. */
 export const TAG_COUNT = 200;
+/** The highest limit a tag may have (TagRateLimit). */
+const TAG_LIMIT_MAX = TagRateLimit.maxValue as number;
 
 export interface BenchData {
   dir: string;
@@ -95,7 +98,17 @@ export async function seedBenchState(data: BenchData, file: string): Promise<Ben
       ...seed,
       identification_credits: 1e12,
       enrichment_credits: 1e12,
-      tags: tags.map((tag_id) => ({ tag_id, allowed_domains: ['*.bench.example'], scores: true, segment_names: true })),
+      // The tags' limits as high as a tag's may be set: the address mix repeats each visitor address
+      // with one tag, and a faster server (or a longer run) would otherwise measure cheap 429s, not answers.
+      // The counters are still counted, so metering costs what it costs in production.
+      tags: tags.map((tag_id) => ({
+        tag_id,
+        allowed_domains: ['*.bench.example'],
+        scores: true,
+        segment_names: true,
+        rate_limit: TAG_LIMIT_MAX,
+        visitor_rate_limit: TAG_LIMIT_MAX,
+      })),
     });
     const token = async (api_group: 'identification' | 'company-firmographics' | 'lead-scoring-firmographics') =>
       (await store.createToken({ customer_id: seed.id, api_group, name: `bench ${api_group}`, rate_limit: 1_000_000 })).secret;

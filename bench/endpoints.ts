@@ -1,6 +1,6 @@
 /**
  * Endpoint benchmarks: autocannon (50 connections, 3 s warm-up, 10 s measured in 3 interleaved slices)
- * against the real server (`svc serve`, one process) and, in the same run and process setup, against a
+ * against the real server (`svc serve` from the production bundle, as `npm start` runs it, one process) and, in the same run and process setup, against a
  * bare Express 5 route and a raw `node:http` server answering the same bytes (bench/servers/). Data: generated sources built once
  * and cached (20,000 companies ≈ 100,000 networks by default); state: a fresh SQLite file per server.
  * The app runs in the default configuration, as `npm start > svc.log` would (SVC_LOG=info: a JSON line per
@@ -18,6 +18,7 @@
 import { copyFileSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildServer } from '../server/build.ts';
 import {
   type BenchData,
   type BenchState,
@@ -32,7 +33,13 @@ import {
 import { describeLoad, type LoadRequest, type LoadResult, loadInterleaved, type RunningProcess, startProcess } from './http-load.ts';
 import { fmt, record } from './results.ts';
 
-const CLI = 'server/cli/main.ts';
+/**
+ * What `npm start` runs: the production bundle (server/build.ts), built from the current sources once per
+ * benchmark process. Not the sources through tsx: its loader and `keepNames` wrappers cost CPU on every
+ * request (≈5 % of a tag-mode lookup, measured side by side) that no user pays.
+ */
+const CLI = 'dist/server/main.js';
+let built: Promise<unknown> | undefined;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 function options(args: string[]) {
@@ -75,12 +82,13 @@ export interface RunningApp extends RunningProcess {
 let apps = 0;
 
 /**
- * The real server as a user runs it: `svc serve [--workers N]` in the default configuration (SVC_LOG=info,
+ * The real server as a user runs it: `node dist/server/main.js serve [--workers N]` in the default configuration (SVC_LOG=info,
  * a JSON line per request on stdout; not a terminal, so the logger's buffered JSON destination), stdout
  * redirected to a file beside the state file (`npm start > svc.log`), removed when the server stops.
  */
 export async function startApp(data: BenchData, state: BenchState, opts: AppOptions = {}): Promise<RunningApp> {
   const workers = opts.workers ?? 0;
+  await (built ??= buildServer());
   const logFile = join(dirname(state.file), `app-${process.pid}-${++apps}.log`);
   const p = await startProcess(
     CLI,

@@ -53,7 +53,7 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `node --import tsx <script> ...args` with PORT set and waits until `readyPath` answers.
+ * Starts `node --import tsx <script> ...args` (a `.js` script, e.g. the production bundle: plain `node`) with PORT set and waits until `readyPath` answers.
  * `nodeArgs` go before the script (e.g. --cpu-prof). Its stderr is kept for errors; stdout is appended to
  * `stdoutFile` when given (as `npm start >> FILE`), else dropped (/dev/null). `cwd` is the folder it runs in
  * (`script` is relative to it): this repository unless given (bench/routing.ts runs an older commit's tree).
@@ -71,7 +71,7 @@ export async function startProcess(
   const out = stdoutFile === undefined ? 'ignore' : openSync(stdoutFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+    child = spawn(process.execPath, [...nodeArgs, ...(script.endsWith('.js') ? [] : ['--import', 'tsx']), script, ...args], {
       cwd,
       env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', out, 'pipe'],
