@@ -46,7 +46,7 @@ export async function benchTag(args: string[]): Promise<void> {
   const sizeFile = join(ROOT, 'dist/tag/size.json');
   const size = existsSync(sizeFile) ? (JSON.parse(readFileSync(sizeFile, 'utf8')) as TagSizes & { budgets: typeof BUDGETS }) : null;
   console.log(
-    `tag bundle: ${raw} B raw, ${gzip} B gzip -9, ${br} B Brotli${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of its ${size.budgets.integrations} B budget (every feature, integrations included), snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`,
+    `tag bundle: ${raw} B raw, ${gzip} B gzip -9, ${br} B Brotli${size ? ` (size.json: bundle ${size.bundle.gzip} B gzip of its ${size.budgets.bundle} B budget (every feature, integrations included), snippet ${size.snippet.gzip} B of ${size.budgets.snippet})` : ''}`,
   );
 
   const data = await ensureBenchData(20_000, '1', { loopback: true });
@@ -76,7 +76,7 @@ export async function benchTag(args: string[]): Promise<void> {
     console.log(`   floor: cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}`);
     record({
       benchmark: `tag: size and snippet start → svc:ready in Chromium (local server, ${runs} runs each, median)`,
-      figures: `bundle ${raw} B, ${gzip} B gzip -9, ${br} B Brotli (what a browser downloads)${size ? ` (size.json ${size.bundle.gzip} B, budget ${size.budgets.integrations} B with integrations; snippet ${size.snippet.gzip} B gzip)` : ''}; tag cold ${line('tag', 'cold')}, warm ${line('tag', 'warm')}; floor (plain fetch of the bundle then the answer) cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}; answer ${match}`,
+      figures: `bundle ${raw} B, ${gzip} B gzip -9, ${br} B Brotli (what a browser downloads)${size ? ` (size.json ${size.bundle.gzip} B, budget ${size.budgets.bundle} B; snippet ${size.snippet.gzip} B gzip)` : ''}; tag cold ${line('tag', 'cold')}, warm ${line('tag', 'warm')}; floor (plain fetch of the bundle then the answer) cold ${line('floor', 'cold')}, warm ${line('floor', 'warm')}; answer ${match}`,
       ratio: `tag/floor cold ${fmt.x(median(samples.tag.cold) / median(samples.floor.cold))}, warm ${fmt.x(median(samples.tag.warm) / median(samples.floor.warm))}`,
     });
   } finally {

@@ -31,6 +31,10 @@ interface PageOptions {
   settings?: object;
   /** Run the core variant (no feature) instead of the one with every feature. */
   core?: boolean;
+  /** `document.referrer` (default: a page of news.example). */
+  referrer?: string;
+  /** What `crypto.getRandomValues` fills with (default: 7, or a count of the draws with `sessionStorage` given). */
+  randomByte?: number;
 }
 
 function memoryStorage(): Storage {
@@ -55,7 +59,7 @@ function page(o: PageOptions = {}) {
   const doc = new EventTarget() as EventTarget & Record<string, unknown>;
   doc.currentScript = o.scriptSrc === null ? null : { src: o.scriptSrc ?? 'https://svc.example.com/tag/v1/svc.js' };
   doc.querySelectorAll = () => [];
-  doc.referrer = 'https://news.example/article?id=1';
+  doc.referrer = o.referrer ?? 'https://news.example/article?id=1';
   doc.readyState = 'complete';
   for (const type of ['svc:ready', 'svc:error', 'svc:personalized']) {
     doc.addEventListener(type, (e) => events.push({ type, detail: (e as CustomEvent).detail }));
@@ -79,7 +83,7 @@ function page(o: PageOptions = {}) {
     document: doc,
     location,
     navigator: { globalPrivacyControl: o.gpc, sendBeacon: beacon },
-    crypto: { getRandomValues: <T extends Uint8Array>(a: T) => a.fill(o.sessionStorage ? ++draws : 7) },
+    crypto: { getRandomValues: <T extends Uint8Array>(a: T) => a.fill(o.randomByte ?? (o.sessionStorage ? ++draws : 7)) },
     performance: { now: () => 50 },
     fetch: fetchMock,
     URLSearchParams,
@@ -294,6 +298,43 @@ describe('bundle', () => {
     expect(q.fetch).toHaveBeenCalledTimes(1);
   });
 
+  it('refuses by one rule, in this order: the stored opt-out, Global Privacy Control (unless gpc: false), the consent', () => {
+    const optedOut = (flag: string) => {
+      const storage = memoryStorage();
+      storage.setItem('svc:optout', flag);
+      return storage;
+    };
+    const cases: [PageOptions, string | null][] = [
+      [{ storage: optedOut('1'), gpc: true, queue: init({ consent: 'denied' }) }, 'opted out'],
+      [{ storage: optedOut(''), gpc: true, queue: init({ consent: 'denied' }) }, 'gpc'], // opted in again
+      [{ gpc: true, queue: init({ gpc: true, consent: 'pending' }) }, 'gpc'],
+      [{ gpc: true, queue: init({ gpc: false, consent: 'denied' }) }, 'consent denied'],
+      [{ gpc: false, queue: init({ consent: 'denied' }) }, 'consent denied'],
+      [{ gpc: true, queue: init({ gpc: false, consent: 'pending' }) }, null], // waits: no error, no request
+      [{ gpc: false, queue: init({ consent: 'granted' }) }, null],
+      [{ queue: init({ consent: 'anything else' as never }) }, null], // only denied and pending refuse
+    ];
+    for (const [options, refusal] of cases) {
+      const p = page(options);
+      p.run();
+      const label = JSON.stringify(options.queue);
+      expect(p.events, label).toEqual(refusal ? [{ type: 'svc:error', detail: { status: 0, message: refusal } }] : []);
+      const asks = !refusal && !/pending/.test(label);
+      expect(p.fetch, label).toHaveBeenCalledTimes(asks ? 1 : 0);
+    }
+  });
+
+  it('asks again when the cached entry is unreadable, incomplete or holds no company', () => {
+    for (const junk of ['', '{', 'null', '[]', '{"t":1}', JSON.stringify({ d: matched() }), JSON.stringify({ t: Date.now(), d: {} })]) {
+      const storage = memoryStorage();
+      storage.setItem('svc:t1', junk);
+      const p = page({ storage, queue: init() });
+      p.run();
+      expect(p.fetch, junk).toHaveBeenCalledTimes(1);
+      expect(p.errors, junk).toEqual([]);
+    }
+  });
+
   it('applies the server-managed settings first; the page commands win', async () => {
     const p = page({ settings: { tag: 'server-tag', fields: ['name'], minConfidence: 'Low' }, queue: undefined });
     p.run();
@@ -403,6 +444,42 @@ describe('page views (feature page_views)', () => {
     });
     p.svc.push(['init', { tag: 't1' }], ['personalize']);
     expect(p.beacon).toHaveBeenCalledTimes(1); // the same view is not counted twice
+  });
+
+  it("sends the referrer's host only when it is another site's, and only with the first page view of the document", () => {
+    const cases: [string, string, string | undefined][] = [
+      ['https://news.example/story?id=7', 'https://www.acme.example/p', 'news.example'],
+      ['https://user:pw@news.example:8443/x', 'https://www.acme.example/p', 'news.example'],
+      ['https://www.acme.example/pricing', 'https://www.acme.example/p', undefined],
+      ['', 'https://www.acme.example/p', undefined],
+      ['not a url', 'https://www.acme.example/p', undefined],
+      ['', 'file:///C:/site/page.html', undefined], // a page without a host
+      ['https://news.example/', 'file:///C:/site/page.html', 'news.example'],
+    ];
+    for (const [referrer, url, host] of cases) {
+      const p = page({ referrer, url, queue: init() });
+      p.run();
+      expect(body(p).referrer, `${referrer} from ${url}`).toBe(host);
+    }
+    const p = page({ queue: init() });
+    p.run();
+    p.location.pathname = '/docs';
+    (p.win.history as History).pushState(null, '', '/docs');
+    expect([body(p, 0).referrer, body(p, 1).referrer]).toEqual(['news.example', undefined]);
+  });
+
+  it('keeps a per-tab session id in sessionStorage: made once, 12 random bytes in decimal joined by _', () => {
+    const sessionStorage = memoryStorage();
+    const p = page({ sessionStorage, randomByte: 255, queue: init() });
+    p.run();
+    const id = body(p).session;
+    expect(id).toBe(Array(12).fill(255).join('_'));
+    expect(id).toMatch(/^[A-Za-z0-9_-]{8,64}$/); // the server's schema (server/visits/beacon.ts), 23–47 characters
+    expect(sessionStorage.getItem('svc:session')).toBe(id);
+    sessionStorage.setItem('svc:session', 'kept_1'); // the next page of the tab reads it, makes none
+    const next = page({ sessionStorage, url: 'https://www.acme.example/docs', queue: init() });
+    next.run();
+    expect(body(next).session).toBe('kept_1');
   });
 
   it('keeps one session id across SPA navigations when sessionStorage is blocked (memory for the document)', () => {

@@ -16,7 +16,7 @@
  * Otherwise: { event: 'svc_company_not_identified', svc_company_match }
  * (the public type: `SvcDataLayerEvent` in types.ts)
  */
-import type { SvcCompany, SvcCompanyDetailsLoaded, SvcCompanyNotIdentified, SvcData, SvcDataLayerEvent, SvcScore } from './types.ts';
+import type { SvcCompany, SvcData, SvcDataLayerEvent, SvcScore } from './types.ts';
 
 export type DataLayerValue = string | number | boolean | null;
 export type DataLayerEntry = Record<string, DataLayerValue>;
@@ -32,23 +32,23 @@ export function flatten(data: SvcData, fields?: string[] | null): SvcDataLayerEv
     event: match ? 'svc_company_details_loaded' : 'svc_company_not_identified',
     svc_company_match: company.company_match || 'No Match',
   };
-  if (!match) return entry as unknown as SvcCompanyNotIdentified;
   /** `svc_` + the name in lower case, non-word characters as `_`. */
   const add = (name: string, value: unknown): void => {
     entry['svc_' + name.replace(/\W+/g, '_').toLowerCase()] = (value ?? null) as DataLayerValue;
   };
-  for (const field of fields ?? [...Object.keys(company).filter((name) => !PRIVATE.test(name)), 'confidence', 'segments', 'scores']) {
-    if (field == 'segments') {
-      for (const list of ['ids', 'names'] as const) add('segment_' + list, data.segments?.[list]?.join());
-    } else if (field == 'scores') {
-      // (for…in: an answer is parsed JSON, a plain object with no inherited enumerable members)
-      for (const score of data.scores ?? [])
-        for (const name in score) if (!name.startsWith('product')) add(score.product + '_' + name, score[name as keyof SvcScore]);
-    } else {
-      // (industry_v2, a list, is left out by default; asked for, it goes out as the API gives it)
-      const renamed: Record<string, string> = { companyId: 'company_id', name: 'company_name', domain: 'company_domain' };
-      add(renamed[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);
+  if (match)
+    for (const field of fields ?? [...Object.keys(company).filter((name) => !PRIVATE.test(name)), 'confidence', 'segments', 'scores']) {
+      if (field == 'segments') {
+        for (const list of ['ids', 'names'] as const) add('segment_' + list, data.segments?.[list]?.join());
+      } else if (field == 'scores') {
+        // (for…in: an answer is parsed JSON, a plain object with no inherited enumerable members)
+        for (const score of data.scores ?? [])
+          for (const name in score) if (!name.startsWith('product')) add(score.product + '_' + name, score[name as keyof SvcScore]);
+      } else {
+        // (industry_v2, a list, is left out by default; asked for, it goes out as the API gives it)
+        const renamed: Record<string, string> = { companyId: 'company_id', name: 'company_name', domain: 'company_domain' };
+        add(renamed[field] ?? field, field == 'confidence' ? data.confidence || null : company[field as keyof SvcCompany]);
+      }
     }
-  }
-  return entry as unknown as SvcCompanyDetailsLoaded;
+  return entry as unknown as SvcDataLayerEvent;
 }

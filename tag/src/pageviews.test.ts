@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageViewPath, referrerHost, sessionId } from './pageviews.ts';
-import { safeStorage } from './storage.ts';
+import { pageViewPath } from './pageviews.ts';
 
 const path = (url: string) => {
   const { pathname, search } = new URL(url);
@@ -48,43 +47,5 @@ describe("pageViewPath with the kept query parameters (the customer's kept_query
   it('keeps only utm_* without the list (a generic bundle, a customer without kept parameters)', () => {
     expect(pageViewPath({ pathname: '/p', search: '?plan=pro&utm_id=1' })).toBe('/p?utm_id=1');
     expect(pageViewPath({ pathname: '/p', search: '?plan=pro&utm_id=1' }, undefined)).toBe('/p?utm_id=1');
-  });
-});
-
-describe('referrerHost', () => {
-  it('is the host of another site, else undefined', () => {
-    expect(referrerHost('https://news.example/story?id=7', 'www.acme.example')).toBe('news.example');
-    expect(referrerHost('https://user:pw@news.example:8443/x', 'www.acme.example')).toBe('news.example');
-    expect(referrerHost('https://www.acme.example/pricing', 'www.acme.example')).toBeUndefined();
-    expect(referrerHost('', 'www.acme.example')).toBeUndefined();
-    expect(referrerHost('not a url', 'www.acme.example')).toBeUndefined();
-    // a page without a host (file:)
-    expect(referrerHost('', '')).toBeUndefined();
-    expect(referrerHost('https://news.example/', '')).toBe('news.example');
-  });
-});
-
-describe('session id', () => {
-  const memory = () => safeStorage(() => ({ getItem: () => null, setItem() {} }) as unknown as Storage);
-
-  it('is 12 random bytes (crypto) in decimal joined by _, within the wire format [A-Za-z0-9_-]{8,64}', () => {
-    for (let i = 0; i < 100; i++) expect(sessionId(memory())).toMatch(/^(\d{1,3}_){11}\d{1,3}$/);
-    expect(sessionId(memory())).toMatch(/^[A-Za-z0-9_-]{8,64}$/); // the server's schema (server/visits/beacon.ts)
-    expect(sessionId(memory())).not.toBe(sessionId(memory()));
-  });
-
-  it('is kept per tab (sessionStorage), and made once', () => {
-    const m = new Map<string, string>();
-    const store = safeStorage(() => ({ getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) }) as Storage);
-    const first = sessionId(store);
-    expect(sessionId(store)).toBe(first);
-    expect(m.get('svc:session')).toBe(first);
-  });
-
-  it('lives in memory for the page when storage is blocked', () => {
-    const store = safeStorage(() => {
-      throw new DOMException('blocked', 'SecurityError');
-    });
-    expect(sessionId(store)).toBe(sessionId(store));
   });
 });

@@ -3,25 +3,29 @@
  * `{ data, error, push, on, ready }` (types.ts); later `push` calls run at once.
  *
  * Flow: server-managed settings (inlined into `/tag/v1/<tagId>.js`) → queued commands → one decision
- * (privacy.ts): opted out / Global Privacy Control / consent denied → no lookup (`svc:error` status 0),
+ * (`currentRefusal`): opted out / Global Privacy Control / consent denied → no lookup (`svc:error` status 0),
  * consent pending → wait, else the cache (cache.ts) or ONE simple CORS GET (identify.ts) → minimum
  * confidence → `svc.data`, personalisation, anti-flicker reveal, `dataLayer` push, `svc:ready` (or
  * `svc:error`). With the same permission, each page view is reported (pageviews.ts).
+ *
+ * The privacy rule, the cache entry's freshness, the referrer's host and the page-view session id are
+ * written here, where they are used, rather than as pure functions of their own: each function boundary
+ * cost the bundle 8–11 B gzip (terser keeps a one-use function as a function expression called in place,
+ * with its parameter list), about 40 B together. tag/bundle.test.ts covers them on the built bundle.
  *
  * Features (core/tag-features.ts) are compile-time flags: `SVC_FEATURES.x` is a literal true or false in each
  * bundle variant, and the code behind a false is dropped by the minifier. Nothing here throws into the
  * host page: commands, callbacks and observers are guarded (events.ts).
  */
-import { type CacheEntry, cacheKey, freshAnswer } from './cache.ts';
+import { type CacheEntry, cacheKey } from './cache.ts';
 import { flatten } from './datalayer.ts';
 import { type EventName, guarded, listen } from './events.ts';
 import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
 import { requestIdentification } from './identify.ts';
 import { type AnalyticsTools, tell } from './integrations.ts';
-import { type PageView, pageViewPath, referrerHost, sessionId } from './pageviews.ts';
+import { type PageView, pageViewPath } from './pageviews.ts';
 import { PERSONALISED, personaliseElement } from './personalise.ts';
-import { refusal } from './privacy.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
 import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcIntegrations, SvcQueue, SvcReadyDetail } from './types.ts';
@@ -93,9 +97,10 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
   const personaliseView = (): void => {
     if ((SVC_FEATURES.personalisation || SVC_FEATURES.form_fill) && svc.data) {
       const view = location.pathname + location.search; // (the origin is the document's)
-      const selector = SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED;
       const elements = [];
-      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+      for (const element of document.querySelectorAll<HTMLElement>(
+        SVC_FEATURES.personalisation ? (SVC_FEATURES.form_fill ? PERSONALISED + ',' + FILLED : PERSONALISED) : FILLED,
+      )) {
         const exposure = personaliseElement(element, svc.data);
         if (reported.get(element) != view) elements.push(exposure);
         reported.set(element, view);
@@ -108,10 +113,26 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
   const sessionStore = SVC_FEATURES.page_views ? safeStorage(() => sessionStorage) : undefined;
   /** The path of the last page view reported (undefined: none yet in this document). */
   let lastPageView: string | undefined;
-  /** The referrer's host, sent with the first page view of the document only (none reported yet). */
-  const referrer = SVC_FEATURES.page_views ? referrerHost(document.referrer, location.hostname) : undefined;
-  /** Why nothing may be sent now (privacy.ts): one rule for the page views and the lookup. */
-  const currentRefusal = () => refusal(storage('svc:optout'), navigator.globalPrivacyControl, config);
+  /**
+   * The referrer's host name, sent with the first page view of the document only, and only when it is
+   * another site's: read as a URL relative to this site (any scheme: `a:`), so none ("") or anything not
+   * absolute is this site's own host, without a try (`document.referrer` is always "" or a whole URL).
+   */
+  const referrer = SVC_FEATURES.page_views ? new URL(document.referrer, 'a://' + location.hostname).hostname : undefined;
+  /**
+   * Why nothing may be sent now, or null: one rule for the page views and the lookup, and the `message` of
+   * the `svc:error` that reports it. In this order: an opt-out (persisted by `optOut(true)`: the stored flag,
+   * truthy), Global Privacy Control (unless `gpc: false`), then the consent state (`granted` by default;
+   * `pending` waits for a decision).
+   */
+  const currentRefusal = (): string | null =>
+    storage('svc:optout')
+      ? 'opted out'
+      : navigator.globalPrivacyControl && config.gpc !== false
+        ? 'gpc'
+        : config.consent == 'denied' || config.consent == 'pending'
+          ? 'consent ' + config.consent
+          : null;
 
   /**
    * Reports the current page view once per path, with the same permission as the lookup, and only once
@@ -121,16 +142,21 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
   const countPageView = (): void => {
     if (SVC_FEATURES.page_views && document.readyState == 'complete' && config.tag && config.pageViews !== false && !currentRefusal()) {
       const path = pageViewPath(location, config.keptParams);
-      if (path == lastPageView) return; // a replaceState that kept the path, a hash change
-      const pageView: PageView = {
-        type: 'pageview',
-        path,
-        referrer: lastPageView ? undefined : referrer,
-        session: sessionId(sessionStore!),
-      };
-      lastPageView = path;
-      navigator.sendBeacon(url('/v1/events'), JSON.stringify(pageView));
-      if (SVC_FEATURES.debug) debug(pageView); // its `type` says what it is (no label of its own: 6 B gzip)
+      // (not again for a replaceState that kept the path, a hash change)
+      if (path != lastPageView) {
+        const pageView: PageView = {
+          type: 'pageview',
+          path,
+          referrer: lastPageView || referrer == location.hostname ? undefined : referrer,
+          // This tab's session id: the stored one, or a new one stored for the tab's next page views: 12 random
+          // bytes (96 bits) in decimal joined by "_", 23–47 characters of [0-9_], within the wire format's 8–64
+          // of [A-Za-z0-9_-] (the separator keeps every byte sequence its own id; no hex padding: 25 B gzip).
+          session: sessionStore!('svc:session') || sessionStore!('svc:session', crypto.getRandomValues(new Uint8Array(12)).join('_')),
+        };
+        lastPageView = path;
+        navigator.sendBeacon(url('/v1/events'), JSON.stringify(pageView));
+        if (SVC_FEATURES.debug) debug(pageView); // its `type` says what it is (no label of its own: 6 B gzip)
+      }
     }
   };
 
@@ -180,21 +206,28 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
       if (refused != 'consent pending') fail(0, refused);
       return;
     }
-    const cached = freshAnswer(storage(key), config.cacheTTL, Date.now());
-    if (cached) return deliver(cached, true);
-    requestIdentification(
-      url('/v3/company/details'),
-      guarded((status, body) => {
-        if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
-        if (status == 200 && body.company) {
-          if (config.cacheTTL > 0) storage(key, JSON.stringify({ t: Date.now(), d: body } as CacheEntry));
-          deliver(body as SvcData, false);
-        } else {
-          decision = ''; // asked in vain: the next decision may ask again
-          fail(status, body.message || 'HTTP ' + status);
-        }
-      }),
-    );
+    // The cached answer if younger than the TTL and holding a company (none when absent, expired, dropped or
+    // unreadable: JSON.parse throws, or the entry has no `t` or `d`).
+    let cached: SvcData | undefined;
+    try {
+      const entry = JSON.parse(storage(key)!) as CacheEntry;
+      if (Date.now() - entry.t < config.cacheTTL && entry.d?.company) cached = entry.d;
+    } catch {}
+    if (cached) deliver(cached, true);
+    else
+      requestIdentification(
+        url('/v3/company/details'),
+        guarded((status, body) => {
+          if (key != decision) return; // a later decision (opt-out, another tag) replaced this request
+          if (status == 200 && body.company) {
+            if (config.cacheTTL > 0) storage(key, JSON.stringify({ t: Date.now(), d: body } as CacheEntry));
+            deliver(body as SvcData, false);
+          } else {
+            decision = ''; // asked in vain: the next decision may ask again
+            fail(status, body.message || 'HTTP ' + status);
+          }
+        }),
+      );
   };
 
   /**
