@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDataset } from '../data/build/build.ts';
+import { freePort } from '../deploy/processes.ts';
 import { buildServer } from '../server/build.ts';
-import { freePort } from './http-load.ts';
 import { fmt, median, record } from './results.ts';
 
 interface Start {

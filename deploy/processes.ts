@@ -4,7 +4,7 @@
  * file and a short in-memory tail for error messages, stopped by pid — never by name.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { connect, createServer } from 'node:net';
 
 export interface ProcessSpec {
@@ -132,16 +132,42 @@ export class ManagedProcess {
   }
 }
 
-/** A port free right now on 127.0.0.1 (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Where `freePort` draws from: above the well-known and common service ports. */
+const FIRST_PORT = 10_000;
+
+/** The first port of the kernel's ephemeral range (outgoing connections' local ports), 32768 if unknown. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > FIRST_PORT + 1000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** Whether the port can be listened on on 127.0.0.1 right now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port free right now on 127.0.0.1, for a child process to listen on a moment later. Drawn at random
+ * below the ephemeral range, not by listen(0): the OS's pick comes from the range outgoing connections
+ * take their local ports from, so under a test suite's loopback traffic a port freed here was sometimes
+ * taken by a connection before the child listened (EADDRINUSE, seen in CI). Here only another test's
+ * random draw in the same instant could collide.
+ */
+export async function freePort(): Promise<number> {
+  const span = ephemeralLow() - FIRST_PORT;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = FIRST_PORT + Math.floor(Math.random() * span);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port found between ${FIRST_PORT} and ${FIRST_PORT + span}`);
 }
 
 /** True when something accepts TCP connections on the port. */

@@ -14,18 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
+import { freePort } from '../deploy/processes.ts';
 import { answerFor, countRequests, dataLayer, events, html, ORIGIN, pick, recordEvents, serve, TAG, type Visitor, visitors, waitForEvent } from './helpers.ts';
 
 const ADMIN = 'e2e-admin-token-0123456789';
 const TSX = join(process.cwd(), 'node_modules/tsx/dist/cli.mjs');
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = http.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 let company: Visitor;
 let name: string;

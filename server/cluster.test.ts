@@ -5,11 +5,11 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildDataset } from '../data/build/build.ts';
+import { freePort } from '../deploy/processes.ts';
 import { SqliteStateStore } from './state/sqlite-store.ts';
 import { TEST_CUSTOMER } from './testing/fixtures.ts';
 import { IPS, TEST_ADMIN_TOKEN, writeFixtureSources } from './testing/test-server.ts';
@@ -23,14 +23,6 @@ let spender: string;
 let limited: string;
 let stderr = '';
 let metricsPort: number;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-cluster-'));

@@ -6,11 +6,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDataset } from '../data/build/build.ts';
+import { freePort } from '../deploy/processes.ts';
 import { TEST_ADMIN_TOKEN, writeFixtureSources } from './testing/test-server.ts';
 
 const DEADLINE_MS = 1500;
@@ -27,14 +28,6 @@ afterAll(() => {
   for (const p of started) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** Starts `serve` on a free port; resolves with the process and its port once it accepts connections. */
 async function serve(

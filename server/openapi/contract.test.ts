@@ -13,10 +13,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../deploy/processes.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { FIXTURE_PEOPLE } from '../testing/fixtures.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
@@ -62,17 +62,6 @@ const problems: string[] = [];
 beforeEach(() => void (problems.length = 0));
 /** Requests sent, by where they went. */
 const sent = { strict: 0, lenient: 0, direct: 0 };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startPrism(document: string, upstream: string, errors: boolean): Promise<Prism> {
   const port = await freePort();
