@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ALL_VARIANTS, CORE_FEATURES, DEFAULT_FEATURES, EVERY_FEATURE, resolveFeatures, settingIntegrations, variantName } from '../core/tag-features.ts';
-import { BUDGETS, budgetOf, buildTag, overBudget, PLACEHOLDER, SAMPLE_SNIPPET } from './build.ts';
+import { BUDGETS, budgetOf, buildTag, overBudget, SAMPLE_SNIPPET } from './build.ts';
+import { SETTINGS_PLACEHOLDER } from './settings-placeholder.ts';
 import { renderSnippet } from './snippet.ts';
 
 describe('buildTag', async () => {
@@ -47,7 +48,7 @@ describe('buildTag', async () => {
   it('emits one dependency-free IIFE with one settings placeholder and nothing a strict CSP forbids', () => {
     expect(js).not.toMatch(/\brequire\(|\bimport\b|\bexport\b/);
     expect(js.trim()).toMatch(/^\(\(\)=>\{[\s\S]*\}\)\(\);$/);
-    expect(js.split(PLACEHOLDER)).toHaveLength(2);
+    expect(js.split(SETTINGS_PLACEHOLDER)).toHaveLength(2);
     expect(js).not.toMatch(/\beval\(|new Function|Function\(|setTimeout\("|innerHTML|insertAdjacentHTML|document\.write|\.style\.|cssText/);
   });
 

@@ -32,18 +32,16 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
-import { minify } from 'terser';
+import { type FormatOptions, minify } from 'terser';
 import { ALL_VARIANTS, BUNDLE_FEATURES, CORE_FEATURES, EVERY_FEATURE, type FeatureSet, variantName } from '../core/tag-features.ts';
 import { brotliBytes, gzipBytes } from './compress.ts';
+import { SETTINGS_NAME, SETTINGS_PLACEHOLDER } from './settings-placeholder.ts';
 import { renderSnippet } from './snippet.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Gzip budgets in bytes: the core variant (no feature), any other variant (`bundle`; svc.js, every feature on, is one), the snippet. */
 export const BUDGETS = { core: 2000, bundle: 3500, snippet: 600 } as const;
-
-/** The string the server replaces with a tag's settings (see server/tag/assets.ts). */
-export const PLACEHOLDER = '"__SVC_SETTINGS__"';
 
 export interface Size {
   raw: number;
@@ -90,15 +88,9 @@ const featureDefines = (features: FeatureSet): Record<string, string> =>
 export async function bundleTag(features: FeatureSet = EVERY_FEATURE): Promise<string> {
   const result = await build({ ...COMMON, entryPoints: [join(ROOT, 'tag/src/svc.ts')], format: 'iife', define: featureDefines(features) });
   const js = await compress(result.outputFiles![0].text);
-  if (js.split(PLACEHOLDER).length !== 2) throw new Error(`the bundle must contain ${PLACEHOLDER} exactly once`);
+  if (js.split(SETTINGS_PLACEHOLDER).length !== 2) throw new Error(`the bundle must contain ${SETTINGS_PLACEHOLDER} exactly once`);
   return js;
 }
-
-/** An undeclared global terser cannot evaluate: it stands for the placeholder while terser works. */
-const OPAQUE_SETTINGS = '__SVC_SETTINGS__';
-
-/** terser's output options, for the bundle and for printing its statements again (`orderFunctions`). */
-const FORMAT = { ecma: 2020 } as const;
 
 /**
  * esbuild's output squeezed further by terser (safe options, two passes: inlining, joined
@@ -109,15 +101,16 @@ const FORMAT = { ecma: 2020 } as const;
  * an opaque global in its place.
  */
 async function compress(js: string): Promise<string> {
-  const [before, after, ...more] = js.split(PLACEHOLDER);
+  const [before, after, ...more] = js.split(SETTINGS_PLACEHOLDER);
   if (after === undefined || more.length) return js; // the caller reports the missing placeholder
-  const { code } = await minify(before + OPAQUE_SETTINGS + after, {
+  // The name without quotes is an undeclared global, which terser cannot evaluate, in the placeholder's place.
+  const { code } = await minify(before + SETTINGS_NAME + after, {
     ecma: 2020,
     toplevel: true,
     compress: { passes: 2, hoist_funs: true, sequences: false },
-    format: FORMAT,
+    format: { ecma: 2020 },
   });
-  return orderFunctions(code!.replace(OPAQUE_SETTINGS, PLACEHOLDER));
+  return orderFunctions(code!.replace(SETTINGS_NAME, SETTINGS_PLACEHOLDER));
 }
 
 /** The little of terser's syntax tree (`format.ast`) that `orderFunctions` reads. */
@@ -125,7 +118,8 @@ interface TerserNode {
   TYPE: string;
   body?: TerserNode | TerserNode[];
   expression?: TerserNode;
-  print_to_string(format: typeof FORMAT): string;
+  /** The node's first token: `pos` is its offset in the parsed code. */
+  start: { pos: number };
 }
 
 /**
@@ -140,27 +134,18 @@ interface TerserNode {
  */
 async function orderFunctions(code: string): Promise<string> {
   // (`ast` is a format option terser has, missing from its type declarations)
-  const format = { ...FORMAT, ast: true, code: false } as typeof FORMAT;
+  const format = { ast: true, code: false } as FormatOptions;
   const { ast } = (await minify(code, { compress: false, mangle: false, ecma: 2020, format })) as { ast?: TerserNode };
   const iife = (ast?.body as TerserNode[] | undefined)?.[0];
   const statements = (iife?.TYPE === 'SimpleStatement' && (iife.body as TerserNode).expression?.body) as TerserNode[] | undefined;
   const functions = statements?.findIndex((statement) => statement.TYPE !== 'Defun') ?? -1;
   if (!statements || functions < 2 || statements.slice(functions).some((statement) => statement.TYPE === 'Defun')) return code;
-  // Each statement's text: from where its printed form starts in `code` to where the next one starts.
-  const starts: number[] = [];
-  let end = 0;
-  for (const statement of statements) {
-    const printed = statement.print_to_string(FORMAT);
-    const start = code.indexOf(printed, end);
-    if (start < 0) return code;
-    starts.push(start);
-    end = start + printed.length;
-  }
-  const parts = statements.map((_, i) => code.slice(starts[i], starts[i + 1] ?? end));
-  const [before, after] = [code.slice(0, starts[0]), parts.slice(functions).join('') + code.slice(end)];
-  if (before + parts.join('') + code.slice(end) !== code) return code;
+  // Each declaration's text runs from its first token to the next statement's.
+  const starts = statements.map((statement) => statement.start.pos);
+  const parts = starts.slice(0, functions).map((start, i) => code.slice(start, starts[i + 1]));
+  const [before, after] = [code.slice(0, starts[0]), code.slice(starts[functions])];
   const size = (order: number[]) => gzipBytes(before + order.map((i) => parts[i]).join('') + after).length;
-  let order = parts.slice(0, functions).map((_, i) => i);
+  let order = parts.map((_, i) => i);
   let best = size(order);
   for (let moved = true; moved; ) {
     moved = false;

@@ -7,7 +7,8 @@
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CORE_FEATURES, DEFAULT_FEATURES } from '../core/tag-features.ts';
-import { bundleTag, PLACEHOLDER } from './build.ts';
+import { bundleTag } from './build.ts';
+import { SETTINGS_PLACEHOLDER } from './settings-placeholder.ts';
 import type { Svc, SvcCommand, SvcData } from './src/types.ts';
 import { isp, matched } from './test/fixtures.ts';
 
@@ -102,7 +103,7 @@ function page(o: PageOptions = {}) {
     get: () => (typeof session === 'function' ? session() : session),
   });
   const bundle = o.core ? coreJs : js;
-  const source = o.settings ? bundle.replace(PLACEHOLDER, JSON.stringify(o.settings)) : bundle;
+  const source = o.settings ? bundle.replace(SETTINGS_PLACEHOLDER, JSON.stringify(o.settings)) : bundle;
   return {
     win,
     location,

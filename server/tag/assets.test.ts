@@ -7,7 +7,8 @@ import vm from 'node:vm';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FEATURES, variantName } from '../../core/tag-features.ts';
-import { buildTag, PLACEHOLDER, type TagSizes } from '../../tag/build.ts';
+import { buildTag, type TagSizes } from '../../tag/build.ts';
+import { SETTINGS_PLACEHOLDER } from '../../tag/settings-placeholder.ts';
 import { TagSettings } from '../state/store.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { ifNoneMatchHolds, initOptions, inlineSettings, settingsLiteral } from './assets.ts';
@@ -41,7 +42,7 @@ describe('GET /tag/v1/svc.js', () => {
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     const etag = res.headers.get('etag')!;
     expect(etag).toMatch(/^"[\w-]{22}"$/);
-    expect(await res.text()).toContain(PLACEHOLDER);
+    expect(await res.text()).toContain(SETTINGS_PLACEHOLDER);
     expect((await get('/tag/v1/svc.js', { 'if-none-match': etag })).status).toBe(304);
   });
 });
@@ -134,7 +135,7 @@ describe('GET /tag/v1/<tagId>.js', () => {
     expect(first.headers.get('cache-control')).toBe('public, max-age=300');
     expect(first.headers.get('access-control-allow-origin')).toBe('*');
     const js = await first.text();
-    expect(js).not.toContain(PLACEHOLDER);
+    expect(js).not.toContain(SETTINGS_PLACEHOLDER);
     expect(inlined(js)).toEqual({ tag: 'acme-tag' });
     const etag = first.headers.get('etag')!;
     expect((await get('/tag/v1/acme-tag.js', { 'if-none-match': etag })).status).toBe(304);
@@ -230,9 +231,9 @@ describe('ifNoneMatchHolds', () => {
 
 describe('inlineSettings', () => {
   it('escapes what could end a script or a line', () => {
-    const js = inlineSettings(`x(${PLACEHOLDER})`, { tag: 't', fields: ['</script><b>', 'a\u2028b'] });
+    const js = inlineSettings(`x(${SETTINGS_PLACEHOLDER})`, { tag: 't', fields: ['</script><b>', 'a\u2028b'] });
     expect(js).toBe('x({tag:"t",fields:["\\u003c/script>\\u003cb>","a\\u2028b"]})');
-    expect(inlineSettings(`x(${PLACEHOLDER})`, { tag: 't', minConfidence: undefined, gpc: false })).toBe('x({tag:"t",gpc:false})');
+    expect(inlineSettings(`x(${SETTINGS_PLACEHOLDER})`, { tag: 't', minConfidence: undefined, gpc: false })).toBe('x({tag:"t",gpc:false})');
     expect(() => settingsLiteral({ ['a-b' as 'tag']: 'x' })).toThrow(/option name/);
     expect(() => inlineSettings('x()', {})).toThrow(/placeholder/);
   });

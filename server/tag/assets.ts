@@ -29,15 +29,13 @@ import type { Express, Request, Response } from 'express';
 import Negotiator from 'negotiator';
 import { resolveFeatures, settingIntegrations, variantName } from '../../core/tag-features.ts';
 import { brotliBytes, gzipBytes } from '../../tag/compress.ts';
+import { SETTINGS_PLACEHOLDER } from '../../tag/settings-placeholder.ts';
 import { scriptJson } from '../../tag/snippet.ts';
 import type { SvcInitOptions } from '../../tag/src/types.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Config } from '../config.ts';
 import { sendError } from '../http/errors.ts';
 import type { AccessRecords, TagSettings } from '../state/store.ts';
-
-/** The string the build leaves in the bundle, quoted as esbuild prints it. */
-export const SETTINGS_PLACEHOLDER = '"__SVC_SETTINGS__"';
 
 const TAG_FILE = /^([A-Za-z0-9_-]{1,64})\.js$/;
 
