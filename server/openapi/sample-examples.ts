@@ -19,8 +19,8 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../http/logger.ts';
 import { startServer } from '../serve.ts';
 import type { AccessRecords } from '../state/access.ts';
+import { BROWSER_UA } from '../testing/browser-agent.ts';
 
-export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ADMIN = 'sample-examples-admin-token-0123456789';
 
 /** A person of the sample data (data/sample/people.csv) and their company's domain and id. */
