@@ -61,7 +61,11 @@ interface RunningServer extends RunningProcess {
   logFile: string;
 }
 
-/** `svc serve` as startApp (bench/endpoints.ts) starts it, from the tree `cwd`; its log file beside the state. */
+/**
+ * `svc serve` from the tree `cwd`, configured as startApp (bench/endpoints.ts) configures it, but through tsx:
+ * both trees alike, since the REF tree has no production bundle of its own (its dist/ is this repository's).
+ * Its log file beside the state.
+ */
 async function startServer(cwd: string, data: BenchData, state: BenchState, label: string): Promise<RunningServer> {
   const logFile = join(dirname(state.file), `app-${label}.log`);
   const p = await startProcess(
