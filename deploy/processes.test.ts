@@ -37,4 +37,26 @@ describe('freePort', () => {
       held.close();
     }
   });
+
+  it("keeps a child's second port (a Redis Cluster bus at +10000) below the ephemeral range and free too", async () => {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort([10_000])));
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(10_000);
+      expect(port + 10_000).toBeLessThan(low);
+    }
+    // A draw whose bus port is taken is skipped.
+    const held = createServer();
+    const port = ports[0]!;
+    await new Promise<void>((resolve) => held.listen(port + 10_000, '127.0.0.1', resolve));
+    const random = vi.spyOn(Math, 'random').mockReturnValueOnce((port - 10_000 + 0.5) / (low - 10_000 - 10_000));
+    try {
+      const next = await freePort([10_000]);
+      expect(random).toHaveBeenCalledTimes(2);
+      expect(next).not.toBe(port);
+    } finally {
+      random.mockRestore();
+      held.close();
+    }
+  });
 });

@@ -161,13 +161,20 @@ function canListen(port: number): Promise<boolean> {
  * taken by a connection before the child listened (EADDRINUSE, seen in CI). Here only another test's
  * random draw in the same instant could collide.
  */
-export async function freePort(): Promise<number> {
-  const span = ephemeralLow() - FIRST_PORT;
+export async function freePort(alsoAt: readonly number[] = []): Promise<number> {
+  // `alsoAt`: offsets of ports the child also listens on (a Redis Cluster node's bus at +10000), each
+  // held to the same rule, below the ephemeral range and free now.
+  const span = ephemeralLow() - FIRST_PORT - Math.max(0, ...alsoAt);
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = FIRST_PORT + Math.floor(Math.random() * span);
-    if (await canListen(port)) return port;
+    if ((await canListen(port)) && (await everyListenable(alsoAt.map((offset) => port + offset)))) return port;
   }
   throw new Error(`no free port found between ${FIRST_PORT} and ${FIRST_PORT + span}`);
+}
+
+async function everyListenable(ports: readonly number[]): Promise<boolean> {
+  for (const port of ports) if (!(await canListen(port))) return false;
+  return true;
 }
 
 /** True when something accepts TCP connections on the port. */

@@ -11,6 +11,9 @@ import { dirname, join } from 'node:path';
 import { createClient, type RedisClientType } from '@redis/client';
 import { findRedisServer, freePort } from './redis-server.ts';
 
+/** Redis Cluster's bus port is the node's port + 10000. */
+const CLUSTER_BUS_OFFSET = 10_000;
+
 export interface ClusterNodeInfo {
   port: number;
   id: string;
@@ -149,9 +152,10 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'svc-redis-cluster-'));
   const ports: number[] = [];
   for (let i = 0; i < total; i++) {
-    let p = await freePort();
-    // The cluster bus listens on port + 10000: both must be free (and ≤ 65535).
-    while (p + 10_000 > 65_535 || ports.includes(p)) p = await freePort();
+    // The cluster bus listens on port + 10000: both free, both below the ephemeral range (an outgoing
+    // connection took a bus port in the ephemeral range once: the node exited on EADDRINUSE).
+    let p = await freePort([CLUSTER_BUS_OFFSET]);
+    while (ports.some((q) => q === p || Math.abs(q - p) === CLUSTER_BUS_OFFSET)) p = await freePort([CLUSTER_BUS_OFFSET]);
     ports.push(p);
   }
   const children = new Map<number, ChildProcess>();
