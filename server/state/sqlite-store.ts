@@ -216,14 +216,19 @@ export class SqliteStateStore implements StateStore {
    * batch waits in the connection's queue of the request lane (sqlite-db.ts, retried on a timer), then
    * every operation fails with StoreUnavailableError (the pipeline answers 503: fail closed).
    */
-  private meter<T>(op: Pick<Metered, 'rate' | 'charge'>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.metering.push({ ...op, resolve: resolve as (v: unknown) => void, reject });
-      if (this.metering.length === 1) setImmediate(() => this.flushMetering());
+  private meter<T>(rate: RateLimitRequest | undefined, charge: ChargeRequest | undefined): Promise<T> {
+    let resolve!: (value: unknown) => void;
+    let reject!: (error: unknown) => void;
+    const answer = new Promise<T>((ok, fail) => {
+      resolve = ok as (value: unknown) => void;
+      reject = fail;
     });
+    // One object shape for every queued operation (rate and charge both present, one undefined).
+    if (this.metering.push({ rate, charge, resolve, reject }) === 1) setImmediate(this.flushMetering);
+    return answer;
   }
 
-  private flushMetering(): void {
+  private readonly flushMetering = (): void => {
     const ops = this.metering;
     if (ops.length === 0) return;
     this.metering = [];
@@ -245,14 +250,14 @@ export class SqliteStateStore implements StateStore {
           for (const op of ops) op.reject(e);
         },
       );
+  };
+
+  charge(req: ChargeRequest): Promise<ChargeOutcome> {
+    return this.meter(undefined, req);
   }
 
-  async charge(req: ChargeRequest): Promise<ChargeOutcome> {
-    return this.meter({ charge: req });
-  }
-
-  async hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]> {
-    return this.meter({ rate: req });
+  hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]> {
+    return this.meter(req, undefined);
   }
 
   async usage(customerId: string): Promise<UsageRow[]> {
