@@ -104,10 +104,18 @@ export interface AuditEntry {
   as?: { id: string; email: string };
 }
 
+/** The Content-Type of every JSON answer. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** What a handler answers. A JSON `body`, or `text` of a given `type`, or a `stream` of it, or nothing (204, 304). */
 export interface RouteResult {
   status: number;
   body?: unknown;
+  /**
+   * Sent instead of `body` when both are given: a handler that serialised its JSON body itself (the
+   * identification answer, `server/identification/answer-json.ts`) with `type` JSON_TYPE keeps the object
+   * for its in-process callers.
+   */
   text?: string | Buffer;
   /**
    * A body too large to hold (an export), of the given `type`: its chunks are written as they come, each

@@ -28,14 +28,21 @@ import { hasBody, parseFields, parseRecord, readAnyText, readFields, readJson } 
 import { describeRequest, errorAnswer } from './errors.ts';
 import { setRateLimitHeaders } from './metering-steps.ts';
 import { trustedRequestIdOf } from './request-id.ts';
-import type { ApiRouteDef, AuditEntry, BodySpec, CustomerScope, RouteAuth, RouteContext, RouteResult } from './route-def.ts';
+import {
+  type ApiRouteDef,
+  type AuditEntry,
+  type BodySpec,
+  type CustomerScope,
+  JSON_TYPE,
+  type RouteAuth,
+  type RouteContext,
+  type RouteResult,
+} from './route-def.ts';
 
 /** Whether the client closed its connection before its answer was written. */
 export function clientGone(res: ServerResponse): boolean {
   return res.destroyed || res.socket?.destroyed === true;
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Everything a request of a route carries through the pipeline. */
 class Call implements RouteContext {

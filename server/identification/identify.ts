@@ -92,7 +92,7 @@ export function identify(input: IdentifyInput): IdentificationResponse {
   }
 
   const hot = customer.hot_accounts.find((h) => h.company_id === company.company_id);
-  const { privacy: _none, ...own } = firmographics(company); // the schema's order: privacy last
+  const own = ownFirmographics(company);
   const segments = matchingSegments(customer, company, input.facts);
   return {
     company: {
@@ -160,6 +160,22 @@ export type Firmographics = Omit<
   IdentifiedCompany,
   'company_match' | 'additional_comment' | 'is_blacklisted' | 'is_svcqa' | 'geoIP_country' | 'geoIP_state' | 'geoIP_city'
 >;
+
+/**
+ * A row's firmographics without `privacy` (the schema's order puts it last, after the geoIP fields), built
+ * once per catalog row: rows are immutable and belong to one data snapshot, and a lookup's answer copies it.
+ */
+const ownFields = new WeakMap<CompanyRow, Omit<Firmographics, 'privacy'>>();
+
+export function ownFirmographics(row: CompanyRow): Readonly<Omit<Firmographics, 'privacy'>> {
+  let own = ownFields.get(row);
+  if (own === undefined) {
+    const { privacy: _last, ...rest } = firmographics(row);
+    own = Object.freeze(rest);
+    ownFields.set(row, own);
+  }
+  return own;
+}
 
 /** The firmographics as identification answers them (the null rule of every answer); the account page shows the same. */
 export function firmographics(company: CompanyRow): Firmographics {

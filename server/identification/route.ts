@@ -3,13 +3,14 @@
  * the route table's entries (GET, which answers HEAD too, and the OPTIONS preflight) and their handlers.
  */
 import { ApiError } from '../../core/error-codes.ts';
+import type { CompanyRow } from '../../data/sources/schema.ts';
 import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
 import type { Caller, HeaderSource } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { type GeoIp, overlayGeo } from '../geoip/geoip.ts';
 import type { RawQuery } from '../http/api-request.ts';
-import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
+import { apiRoute, JSON_TYPE, type RouteContext, type RouteDef } from '../http/route-def.ts';
 import { queryIp, toVisitorIp } from '../http/visitor-ip.ts';
 import { identificationDocs } from '../openapi/route-docs.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
@@ -17,6 +18,7 @@ import { needsAccountFacts } from '../segments/evaluate.ts';
 import type { AccessRecords } from '../state/store.ts';
 import { recentPageViews } from '../visits/recent-page-views.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
+import { answerJson } from './answer-json.ts';
 import { isBotAgent } from './bot-agent.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse, VISITOR_USER_AGENT_HEADER } from './schema.ts';
@@ -66,13 +68,19 @@ export async function identificationAnswer(
   req: IdentificationRequest,
   rawQuery: RawQuery,
   caller: Caller,
-): Promise<{ status: 200; body: IdentificationResponse; charge?: { api: 'identification'; record: string } }> {
+): Promise<{ status: 200; body: IdentificationResponse; text: string; type: string; charge?: { api: 'identification'; record: string } }> {
   const query = parseQuery(rawQuery);
   const ip = visitorAddress(deps.config, req, caller, query);
-  const body = await lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
+  const { body, company } = await lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
   if (deps.geoip && ip) body.company = overlayGeo(body.company, deps.geoip.lookup(ip), null);
-  // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
-  return { status: 200, body, charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined };
+  return {
+    status: 200,
+    body,
+    text: answerJson(body, company),
+    type: JSON_TYPE,
+    // 1 credit per Match; Non-actionable Match and No Match are free. Every Match is charged, even a repeat.
+    charge: body.company.company_match === 'Match' && ip ? { api: 'identification', record: ip } : undefined,
+  };
 }
 
 function parseQuery(rawQuery: RawQuery) {
@@ -120,7 +128,12 @@ function visitorUserAgent(req: IdentificationRequest, caller: Caller, query: { i
   return isServerSideLookup(caller, query) ? req.get(VISITOR_USER_AGENT_HEADER) : req.get('user-agent');
 }
 
-async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | null, userAgent: string | undefined): Promise<IdentificationResponse> {
+async function lookup(
+  deps: IdentificationDeps,
+  caller: Caller,
+  ip: string | null,
+  userAgent: string | undefined,
+): Promise<{ body: IdentificationResponse; company: CompanyRow | null }> {
   const { index, catalog } = deps.dataset.current;
   const network = ip ? index.lookup(ip) : null;
   const company = network?.kind === 'company' && network.company_id ? catalog.company(network.company_id) : null;
@@ -139,7 +152,7 @@ async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | nul
           need,
         )
       : undefined;
-  return identify({
+  const body = identify({
     ip,
     network,
     company,
@@ -151,6 +164,7 @@ async function lookup(deps: IdentificationDeps, caller: Caller, ip: string | nul
     isBot: isBotAgent(userAgent),
     now,
   });
+  return { body, company };
 }
 
 /**
