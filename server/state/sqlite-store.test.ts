@@ -81,11 +81,23 @@ describe('schema versions', () => {
     const file = join(dir, 'old.db');
     const db = new Database(file);
     db.exec(OLD_SCHEMA);
+    // A counter of the current window, in the layout before rate limits were keyed by window.
+    const window = Date.now() - (Date.now() % 60_000);
+    db.prepare('INSERT INTO rate_limits VALUES (?, ?, ?)').run('token:old', window, 2);
     expect(db.pragma('user_version', { simple: true })).toBe(0);
     db.close();
     const migrated = new SqliteStateStore(file, { log: () => {} });
     try {
       expect(await migrated.getTag('old-tag')).toMatchObject({ customer_id: 'old', settings: {} });
+      // The migrated counter keeps counting: its third hit of a limit of 3 is the last allowed.
+      const [counted] = await migrated.hitRateLimits({
+        customer_id: 'old',
+        counters: [{ key: 'token:old', limit: 3 }],
+        windowMs: 60_000,
+        nowMs: window + 1,
+        degradable: false,
+      });
+      expect(counted).toMatchObject({ allowed: true, remaining: 0 });
       expect((await migrated.updateTagSettings('old-tag', { honor_gpc: false })).settings).toEqual({ honor_gpc: false });
       expect((await migrated.charge({ ...identification(), customer_id: 'old' })).outcome).toBe('charged');
     } finally {

@@ -296,6 +296,31 @@ describe.each(BACKENDS)('state store contract: $name', (backend) => {
       expect((await visit(b, 'C')).map((c) => c.allowed)).toEqual([true, false]);
     });
 
+    it('decides a batch of requests in one turn as one by one: refused hits count against no counter', async () => {
+      const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+      const visit = (ip: string) =>
+        a.hitRateLimits({
+          ...hit('tag:t', 5, t0 + 1000),
+          counters: [
+            { key: `tag:t:ip:${ip}`, limit: 3 },
+            { key: 'tag:t', limit: 5 },
+          ],
+        });
+      // Ten requests of A in one turn (one metering batch): its first three pass, in order.
+      const fromA = await Promise.all(Array.from({ length: 10 }, () => visit('A')));
+      expect(fromA.map((h) => h.every((c) => c.allowed))).toEqual([...Array(3).fill(true), ...Array(7).fill(false)]);
+      expect(fromA.map((h) => h[0].remaining)).toEqual([2, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+      // The counters hold the admitted requests only, in the next batch too: 2 left on the tag, 0 on A.
+      const next = await Promise.all([visit('B'), visit('A'), visit('B'), visit('B')]);
+      expect(next.map((h) => h.map((c) => c.allowed))).toEqual([
+        [true, true],
+        [false, true],
+        [true, true],
+        [true, false],
+      ]);
+      expect((await a.hitRateLimits(hit('tag:t', 5, t0 + 2000)))[0]).toMatchObject({ allowed: false, remaining: 0 });
+    });
+
     it('lets exactly the limit through when two stores count the same key at once', async () => {
       const now = Date.UTC(2026, 10, 10, 12, 0, 0);
       const hits = (await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).hitRateLimits(hit('token:t1', 120, now))))).map((h) => h[0]);
