@@ -136,6 +136,57 @@ it('expires rate-limit rows of past windows, so many visitor IPs do not grow the
   expect(rows()).toBeLessThanOrEqual(400);
 });
 
+describe('metering read from memory between batches', () => {
+  const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+  const hitK = () =>
+    store.hitRateLimits({ customer_id: 'acme', counters: [{ key: 'token:k', limit: 5 }], windowMs: 60_000, nowMs: t0 + 1000, degradable: false });
+
+  it('reads a counter and a balance again once another process committed to the file (data_version)', async () => {
+    expect((await hitK())[0].remaining).toBe(4);
+    expect((await hitK())[0].remaining).toBe(3);
+    expect((await store.charge(identification(3))).remaining).toBe(2);
+    // Another process (a worker, the CLI) changes both behind this store's back.
+    const other = new Database(join(dir, 'svc.db'));
+    other.prepare("UPDATE rate_limits SET count = 4 WHERE key = 'token:k'").run();
+    other.prepare("UPDATE credit_usage SET used = 3 WHERE customer_id = 'acme'").run();
+    other.close();
+    expect((await hitK())[0]).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await hitK())[0].allowed).toBe(false);
+    expect((await store.charge(identification(3))).outcome).toBe('exhausted');
+  });
+
+  it('forgets what a failed batch counted: its transaction rolled back', async () => {
+    expect((await hitK())[0].remaining).toBe(4);
+    // A charge the ledger refuses (a NOT NULL column) fails the whole batch, the counter's hit in it included.
+    const broken = { ...identification(), at: null as unknown as string };
+    const [hit, charged] = await Promise.allSettled([hitK(), store.charge(broken)]);
+    expect(hit.status).toBe('rejected');
+    expect(charged.status).toBe('rejected');
+    // The next batch counts from the file (1 hit), not from the failed batch's memory (2).
+    expect((await hitK())[0].remaining).toBe(3);
+  });
+
+  it('knows a dedupe key charged earlier without losing one charged by another process', async () => {
+    const enrichment = (record: string): ChargeRequest => ({
+      ...identification(),
+      api: 'company-firmographics-v3',
+      pool: 'enrichment',
+      record,
+      dedupe_key: `acme|v3|${record}|2026-11`,
+    });
+    expect((await store.charge(enrichment('a@x.example'))).outcome).toBe('charged');
+    expect((await store.charge(enrichment('a@x.example'))).outcome).toBe('free');
+    const other = open();
+    try {
+      expect((await other.charge(enrichment('b@x.example'))).outcome).toBe('charged');
+    } finally {
+      await other.close();
+    }
+    expect((await store.charge(enrichment('b@x.example'))).outcome).toBe('free');
+    expect((await store.charge(enrichment('a@x.example'))).outcome).toBe('free');
+  });
+});
+
 describe('outside interference', () => {
   it('fails a write fast with StoreUnavailableError while another process holds the write lock, and works again after', async () => {
     const holder = spawn(
