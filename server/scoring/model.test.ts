@@ -155,6 +155,24 @@ describe('worked example (README.md)', () => {
     expect(contactGrade(53)).toBe('B');
   });
 
+  it("remembers a frozen company's profile score per ICP, and computes anything not frozen each time", () => {
+    const { company, product, now } = example;
+    const scoreOf = (c: typeof company, p: typeof product) => companyScores({ company: c, signals: [], products: [p], now })[0]!.profile_score;
+    const frozen = Object.freeze({ ...company });
+    const icp = Object.freeze({ ...product.icp });
+    expect(scoreOf(frozen, { ...product, icp })).toBe(profileScore(company, product));
+    expect(scoreOf(frozen, { ...product, icp })).toBe(profileScore(company, product));
+    // Another ICP (a changed product is a new object) is scored anew for the same company.
+    const none = Object.freeze({ industries: [], employee_ranges: [], revenue_ranges: [], regions: ['Antarctica'] });
+    expect(scoreOf(frozen, { ...product, icp: none })).toBe(profileScore(company, { ...product, icp: none }));
+    // A mutable company changed between calls is never answered from memory.
+    const mutable = { ...company };
+    const first = scoreOf(mutable, product);
+    mutable.industry = 'Nothing anyone wants';
+    expect(scoreOf(mutable, product)).toBe(profileScore(mutable, product));
+    expect(profileScore(mutable, product)).not.toBe(first);
+  });
+
   it('composers return the spec shapes with those numbers', () => {
     const { company, signals, product, now, title, engagement, pageViews } = example;
     expect(companyScores({ company, signals, products: [product], hotAccount: { products: [] }, now })[0]?.intent_score).toBe(67);
