@@ -105,7 +105,9 @@ export class SqliteStateStore implements StateStore {
    * tag-mode lookup's CPU with per-request statements). The answers are those of running the operations
    * one by one: the write lock is held from the first read to the commit, so nobody else sees or changes
    * a counter or balance in between. The ledger keeps one row per charge (inserted as it is made, so a
-   * dedupe key charged earlier in the batch is seen by a later charge).
+   * dedupe key charged earlier in the batch is seen by a later charge). What a counter, balance or dedupe
+   * key was after the last batches comes from memory while no other connection has committed since
+   * (sqlite-metering-cache.ts): in one process, the read of a counter happens once, at its first hit.
    */
   private meterBatch(ops: Metered[]): unknown[] {
     const cache = this.meteringCache;
