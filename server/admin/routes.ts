@@ -27,7 +27,7 @@ import { auditedToken, changed } from '../users/audit-fields.ts';
  * PATCH of a tag's settings would clear them), and a route that looks its record up first answers 404
  * before judging the body.
  */
-export const ADMIN_JSON_BODY: BodySpec<unknown> = { types: 'json', limit: 64 * 1024 };
+export const ADMIN_JSON_BODY = { types: 'json', limit: 64 * 1024 } as const satisfies BodySpec<unknown>;
 
 /** What the admin API answers is never kept by a cache: it holds customers, tokens and their secrets. */
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;

@@ -7,7 +7,6 @@
  *   POST /v2/people/score        Lead Scoring                     group lead-scoring
  * Bodies: form-encoded or JSON (`request-body.ts`); shapes: `schema.ts`; decisions: `answers.ts`.
  */
-import type { z } from 'zod';
 import type { ApiGroup } from '../../core/customer-records.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
@@ -27,15 +26,15 @@ import {
   leadTitle,
   V2_DEPRECATION_HEADERS,
 } from './answers.ts';
-import { LEAD_BODY_LIMIT } from './request-body.ts';
+import { LEAD_BODY_LIMIT, type TextBody } from './request-body.ts';
 import { resolveCompany } from './resolve-company.ts';
-import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, type LeadBody, LeadScoringBody } from './schema.ts';
+import { Combined, FirmographicsV2, FirmographicsV3, type LeadBody, LeadScoring } from './schema.ts';
 
 /** One company-level route: its group, body schema, whether its answer carries scores, and the answer. */
 function leadRoute(o: {
   path: string;
   group: ApiGroup;
-  schema: z.ZodType<LeadBody>;
+  body: TextBody<LeadBody>;
   charges?: ChargeableApi;
   /** Whether this route's answer for this customer carries scores (and so needs their facts). */
   scores: (caller: Caller) => boolean;
@@ -50,7 +49,7 @@ function leadRoute(o: {
     path: o.path,
     auth: { kind: 'token', group: o.group },
     headers: o.headers,
-    body: { types: 'fields', limit: LEAD_BODY_LIMIT, schema: o.schema, validation: 'fields' },
+    body: { types: 'fields', limit: LEAD_BODY_LIMIT, schema: o.body.schema, fast: o.body.fast, validation: 'fields' },
     charges: o.charges,
     doc: o.doc,
     async handler(ctx) {
@@ -68,7 +67,7 @@ export const enrichmentRoutes: RouteDef[] = [
   leadRoute({
     path: '/v1/enrichment/company',
     group: 'company-firmographics',
-    schema: FirmographicsV3Body,
+    body: FirmographicsV3,
     charges: 'company-firmographics-v3',
     scores: never,
     segments: true,
@@ -79,7 +78,7 @@ export const enrichmentRoutes: RouteDef[] = [
   leadRoute({
     path: '/v2/people/enrichment',
     group: 'company-firmographics',
-    schema: FirmographicsV2Body,
+    body: FirmographicsV2,
     charges: 'company-firmographics-v2',
     scores: never,
     segments: true,
@@ -90,7 +89,7 @@ export const enrichmentRoutes: RouteDef[] = [
   leadRoute({
     path: '/v2/people/full',
     group: 'lead-scoring-firmographics',
-    schema: CombinedBody,
+    body: Combined,
     charges: 'lead-scoring-firmographics',
     scores: (caller) => combinedHasScores(caller.customer),
     segments: true,
@@ -100,7 +99,7 @@ export const enrichmentRoutes: RouteDef[] = [
   leadRoute({
     path: '/v2/people/score',
     group: 'lead-scoring',
-    schema: LeadScoringBody,
+    body: LeadScoring,
     scores: always,
     segments: false,
     answer: leadScoringAnswer,

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/error-codes.ts';
 import { parseFields as parseInput } from '../http/body.ts';
-import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody } from './schema.ts';
+import { Combined, CombinedBody, FirmographicsV2, FirmographicsV2Body, FirmographicsV3, FirmographicsV3Body, LeadScoring, LeadScoringBody } from './schema.ts';
 
 const fails = (schema: Parameters<typeof parseInput>[0], body: unknown): ApiError => {
   try {
@@ -61,5 +62,53 @@ describe('enrichment request bodies', () => {
 
   it('measures length after trimming', () => {
     expect(parseInput(FirmographicsV2Body, { email: ` ${'a'.repeat(240)}@b.example ` }).email).toHaveLength(250);
+  });
+});
+
+describe('the lead bodies read without zod (textBody fast)', () => {
+  const bodies = { v3: FirmographicsV3, v2: FirmographicsV2, combined: Combined, score: LeadScoring };
+  const fields = ['email', 'domain', 'country', 'company', 'industry', 'title', 'role', 'firstname', 'lastname', 'leadsource', 'website', 'extra'];
+  // Values around every rule: blank, spaces, long (the limits 253/254/500 ± 1 after trimming), not a string.
+  const value = fc.oneof(
+    fc.constant(undefined),
+    fc.constant(null),
+    fc.constant(''),
+    fc.constant('   '),
+    fc.constant(' a@b.example '),
+    fc.constant('DE'),
+    fc.string({ maxLength: 8 }),
+    fc.integer({ min: 250, max: 502 }).map((n) => 'x'.repeat(n)),
+    fc.integer({ min: 250, max: 502 }).map((n) => ` ${'é'.repeat(n)}\t`),
+    fc.constant(['a', 'b']),
+    fc.constant(7),
+    fc.constant({ deep: 1 }),
+  );
+  const body = fc.oneof(fc.dictionary(fc.constantFrom(...fields), value), fc.constantFrom(null, 'email=a', [], 42));
+
+  it('answers what the schema answers for every body the schema accepts, and defers every other body to it', () => {
+    for (const [name, { schema, fast }] of Object.entries(bodies)) {
+      fc.assert(
+        fc.property(body, (b) => {
+          const quick = fast(b);
+          const parsed = schema.safeParse(b);
+          if (quick === undefined) return;
+          expect(parsed.success, name).toBe(true);
+          // The same fields, values and order.
+          expect(JSON.stringify(quick), name).toBe(JSON.stringify(parsed.data));
+        }),
+        { numRuns: 2000 },
+      );
+    }
+  });
+
+  it('reads the ordinary body itself (a form with the required fields)', () => {
+    const form = { email: ' lead@acme.example ', country: 'US', firstname: 'Ada', unknown: 'x' };
+    for (const [name, { schema, fast }] of Object.entries(bodies)) {
+      expect(fast(form), name).toEqual(schema.parse(form));
+    }
+    expect(FirmographicsV3.fast({ domain: 'acme.example' })?.domain).toBe('acme.example');
+    // A blank required field is the schema's to word (400 blank): not read here.
+    expect(FirmographicsV2.fast({ email: '  ' })).toBeUndefined();
+    expect(LeadScoring.fast({ email: 'a@b.example' })).toBeUndefined();
   });
 });

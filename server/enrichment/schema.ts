@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../../core/vocabulary.ts';
 import { nullableText } from '../http/null-rule.ts';
-import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, requireAll, text } from './request-body.ts';
+import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, MAX_FIELD_LENGTH, requireAll, textBody } from './request-body.ts';
 
 /**
  * Lead attributes every route accepts. `country`, `company` and `industry` disambiguate when a domain
@@ -16,39 +16,43 @@ import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, requireAll, text } fro
  * company domain tried when the email identifies no company (free-mail or unknown domain);
  * `role`, `firstname`, `lastname`, `leadsource` are accepted and not used.
  */
-const leadFields = {
-  email: text(MAX_EMAIL_LENGTH),
-  country: text(),
-  company: text(),
-  industry: text(),
-  title: text(),
-  role: text(),
-  firstname: text(),
-  lastname: text(),
-  leadsource: text(),
-  website: text(MAX_DOMAIN_LENGTH),
-};
+const LEAD_FIELDS = {
+  email: MAX_EMAIL_LENGTH,
+  country: MAX_FIELD_LENGTH,
+  company: MAX_FIELD_LENGTH,
+  industry: MAX_FIELD_LENGTH,
+  title: MAX_FIELD_LENGTH,
+  role: MAX_FIELD_LENGTH,
+  firstname: MAX_FIELD_LENGTH,
+  lastname: MAX_FIELD_LENGTH,
+  leadsource: MAX_FIELD_LENGTH,
+  website: MAX_DOMAIN_LENGTH,
+} as const;
 
 /** POST /v1/enrichment/company (Company Firmographics v3): `email` or `domain` (email first, domain as fallback). */
-export const FirmographicsV3Body = z.object({ ...leadFields, domain: text(MAX_DOMAIN_LENGTH) }).superRefine((b, ctx) => {
+export const FirmographicsV3 = textBody({ ...LEAD_FIELDS, domain: MAX_DOMAIN_LENGTH }, (b, ctx) => {
   if (b.email === '' && b.domain === '') blankIssue(ctx, 'email', 'email is mandatory and cannot be blank (or send domain)');
 });
+export const FirmographicsV3Body = FirmographicsV3.schema;
 export type FirmographicsV3Body = z.infer<typeof FirmographicsV3Body>;
 
 /** POST /v2/people/enrichment (Company Firmographics v2): `email` required. */
-export const FirmographicsV2Body = z.object(leadFields).superRefine(requireAll('email'));
+export const FirmographicsV2 = textBody(LEAD_FIELDS, requireAll('email'));
+export const FirmographicsV2Body = FirmographicsV2.schema;
 export type FirmographicsV2Body = z.infer<typeof FirmographicsV2Body>;
 
 /** POST /v2/people/full (Lead Scoring and Firmographics): `email` required; `country` recommended (optional). */
-export const CombinedBody = z.object(leadFields).superRefine(requireAll('email'));
+export const Combined = textBody(LEAD_FIELDS, requireAll('email'));
+export const CombinedBody = Combined.schema;
 export type CombinedBody = z.infer<typeof CombinedBody>;
 
 /** POST /v2/people/score (Lead Scoring): `email` and `country` required. */
-export const LeadScoringBody = z.object(leadFields).superRefine(requireAll('email', 'country'));
+export const LeadScoring = textBody(LEAD_FIELDS, requireAll('email', 'country'));
+export const LeadScoringBody = LeadScoring.schema;
 export type LeadScoringBody = z.infer<typeof LeadScoringBody>;
 
 /** Any of the lead bodies above: what the company resolution reads. */
-export type LeadBody = z.infer<z.ZodObject<typeof leadFields>> & { domain?: string };
+export type LeadBody = Record<keyof typeof LEAD_FIELDS, string> & { domain?: string };
 
 // ---------------------------------------------------------------------------------------------------
 // Responses (the spec's payload samples: camelCase company fields, strings; null rule: an absent

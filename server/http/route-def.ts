@@ -67,6 +67,11 @@ export interface BodySpec<B> {
    */
   schema?: z.ZodType<B>;
   validation?: 'fields' | 'record';
+  /**
+   * `fields` only: the schema's answer for an ordinary body, read without zod (undefined: let the schema
+   * decide); equal to the schema's where it answers (server/enrichment/request-body.ts `textBody`).
+   */
+  fast?: (body: unknown) => B | undefined;
 }
 
 /**

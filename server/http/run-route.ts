@@ -259,7 +259,7 @@ async function readBody(spec: BodySpec<unknown>, call: Call): Promise<void> {
   const body =
     spec.types === 'fields' ? await readFields(raw, spec.limit) : spec.types === 'json' ? await readJson(raw, spec.limit) : await readAnyText(raw, spec.limit);
   if (!spec.schema) call.body = body;
-  else call.body = spec.validation === 'fields' ? parseFields(spec.schema, body) : parseRecord(spec.schema, body ?? {});
+  else call.body = spec.validation === 'fields' ? (spec.fast?.(body) ?? parseFields(spec.schema, body)) : parseRecord(spec.schema, body ?? {});
 }
 
 async function answer(def: ApiRouteDef, call: Call, res: ServerResponse): Promise<RouteResult> {
