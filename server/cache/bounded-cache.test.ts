@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedCache, boundedMemo } from './bounded-cache.ts';
+import { BoundedCache, boundedMemo, weakMemo } from './bounded-cache.ts';
 
 describe('BoundedCache', () => {
   it('keeps what it was given until it is full, then starts over', () => {
@@ -24,5 +24,19 @@ describe('boundedMemo', () => {
     upper('c'); // full: starts over
     upper('a');
     expect(calls).toEqual(['a', 'b', 'c', 'a']);
+  });
+});
+
+describe('weakMemo', () => {
+  it('computes once per key object, another object with the same contents anew', () => {
+    const calls: object[] = [];
+    const size = weakMemo((o: { items: number[] }) => {
+      calls.push(o);
+      return o.items.length;
+    });
+    const a = { items: [1, 2] };
+    const b = { items: [1, 2] };
+    expect([size(a), size(a), size(b)]).toEqual([2, 2, 2]);
+    expect(calls).toEqual([a, b]);
   });
 });

@@ -27,3 +27,18 @@ export function boundedMemo<K, V>(compute: (key: K) => V, limit: number): (key: 
     return hit !== undefined ? hit : cache.set(key, compute(key));
   };
 }
+
+/**
+ * `compute` remembered per key object for as long as the key lives (a WeakMap: an immutable catalog row,
+ * a stored customer's product, a connection), so nothing holds a key that is otherwise gone.
+ */
+export function weakMemo<K extends object, V>(compute: (key: K) => V): (key: K) => V {
+  const cache = new WeakMap<K, V>();
+  return (key) => {
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const value = compute(key);
+    cache.set(key, value);
+    return value;
+  };
+}

@@ -58,8 +58,7 @@ export function compileTrust(setting: boolean | number | string): TrustProxy {
   // A list's verdict depends on the address alone, and proxy-addr parses it anew on every call (ipaddr.js:
   // 2–3 % of a tag-mode lookup's CPU, asked twice per request: the peer, then the visitor). Remembered per
   // address string, as Express would answer it.
-  const trusted = boundedMemo((addr: string) => rule(addr, 0), TRUST_MEMO_LIMIT);
-  return (addr) => trusted(addr);
+  return boundedMemo((addr: string) => rule(addr, 0), TRUST_MEMO_LIMIT);
 }
 
 /** Distinct addresses whose trust verdict is remembered (proxies and recent visitors; starts over when full). */

@@ -7,20 +7,12 @@
  * the sample data and every kind of answer.
  */
 import type { CompanyRow } from '../../data/sources/schema.ts';
+import { weakMemo } from '../cache/bounded-cache.ts';
 import { ownFirmographics } from './identify.ts';
 import type { IdentificationResponse } from './schema.ts';
 
 /** A row's firmographics as the inside of a JSON object (no braces), `privacy` left out: it comes last. */
-const fragments = new WeakMap<CompanyRow, string>();
-
-function firmographicsFragment(row: CompanyRow): string {
-  let fragment = fragments.get(row);
-  if (fragment === undefined) {
-    fragment = JSON.stringify(ownFirmographics(row)).slice(1, -1);
-    fragments.set(row, fragment);
-  }
-  return fragment;
-}
+const firmographicsFragment = weakMemo((row: CompanyRow) => JSON.stringify(ownFirmographics(row)).slice(1, -1));
 
 /**
  * `row`: the catalog row the answer was built from (null when none). Any answer that is not a Match of

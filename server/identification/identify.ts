@@ -5,6 +5,7 @@
 import type { PrivacyReason } from '../../core/vocabulary.ts';
 import type { NetworkRecord } from '../../data/build/network-record.ts';
 import type { CompanyRow, Confidence, IntentRow } from '../../data/sources/schema.ts';
+import { weakMemo } from '../cache/bounded-cache.ts';
 import { orNull } from '../http/null-rule.ts';
 import { companyScores, type PageViewSummary } from '../scoring/model.ts';
 import { type AccountFacts, matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
@@ -165,17 +166,10 @@ export type Firmographics = Omit<
  * A row's firmographics without `privacy` (the schema's order puts it last, after the geoIP fields), built
  * once per catalog row: rows are immutable and belong to one data snapshot, and a lookup's answer copies it.
  */
-const ownFields = new WeakMap<CompanyRow, Omit<Firmographics, 'privacy'>>();
-
-export function ownFirmographics(row: CompanyRow): Readonly<Omit<Firmographics, 'privacy'>> {
-  let own = ownFields.get(row);
-  if (own === undefined) {
-    const { privacy: _last, ...rest } = firmographics(row);
-    own = Object.freeze(rest);
-    ownFields.set(row, own);
-  }
-  return own;
-}
+export const ownFirmographics: (row: CompanyRow) => Readonly<Omit<Firmographics, 'privacy'>> = weakMemo((row) => {
+  const { privacy: _last, ...rest } = firmographics(row);
+  return Object.freeze(rest);
+});
 
 /** The firmographics as identification answers them (the null rule of every answer); the account page shows the same. */
 export function firmographics(company: CompanyRow): Firmographics {

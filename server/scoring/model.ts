@@ -12,7 +12,7 @@ import type { HotAccount, Product } from '../../core/customer-records.ts';
 import type { BuyingStage, ContactGrade, ProfileFit } from '../../core/vocabulary.ts';
 import { BUYING_STAGES, CONTACT_GRADES, EMPLOYEE_RANGES, PROFILE_FITS, REVENUE_RANGES, TITLE_LEVELS } from '../../core/vocabulary.ts';
 import type { EngagementRow, IntentRow } from '../../data/sources/schema.ts';
-import { boundedMemo } from '../cache/bounded-cache.ts';
+import { boundedMemo, weakMemo } from '../cache/bounded-cache.ts';
 
 export type { BuyingStage, ContactGrade, ProfileFit };
 // The labels and ranges are the product's vocabulary (core/vocabulary.ts); re-exported for readers of the model.
@@ -419,7 +419,8 @@ export function profileScore(company: CompanyProfileInput, product: Pick<Scoring
   return explainProfile(company, product).score;
 }
 
-const profileScores = new WeakMap<CompanyProfileInput, WeakMap<ScoringProduct['icp'], number>>();
+/** Per company, then per ICP: the profile score (frozen inputs only, see rememberedProfileScore). */
+const profileScores = weakMemo((company: CompanyProfileInput) => weakMemo((icp: ScoringProduct['icp']) => profileScore(company, { icp })));
 
 /**
  * profileScore of frozen inputs (the catalog's rows, a stored customer's products) remembered per company
@@ -429,17 +430,7 @@ const profileScores = new WeakMap<CompanyProfileInput, WeakMap<ScoringProduct['i
 function rememberedProfileScore(company: CompanyProfileInput, product: Pick<ScoringProduct, 'icp'>): number {
   const icp = product.icp;
   if (!Object.isFrozen(company) || !Object.isFrozen(icp)) return profileScore(company, product);
-  let byIcp = profileScores.get(company);
-  if (byIcp === undefined) {
-    byIcp = new WeakMap();
-    profileScores.set(company, byIcp);
-  }
-  let score = byIcp.get(icp);
-  if (score === undefined) {
-    score = profileScore(company, product);
-    byIcp.set(icp, score);
-  }
-  return score;
+  return profileScores(company)(icp);
 }
 
 const PROFILE_FIT_STEPS = [

@@ -8,12 +8,12 @@
  * back) empties it too. Measured in `npm run bench -- metering`: the visitor counter's read was a fifth
  * of a tag-mode lookup's metering.
  */
-import { BoundedCache } from '../cache/bounded-cache.ts';
+import { BoundedCache, weakMemo } from '../cache/bounded-cache.ts';
 
 /** Entries per kind: visitor counters of a busy minute, the dedupe keys of a month's repeats. */
 const LIMIT = 100_000;
 
-export interface CachedCounter {
+interface CachedCounter {
   windowStart: number;
   count: number;
 }
@@ -69,14 +69,5 @@ export class MeteringCache {
   }
 }
 
-const caches = new WeakMap<object, MeteringCache>();
-
 /** The cache of a connection, shared by every store on it. */
-export function meteringCacheOf(connection: object): MeteringCache {
-  let cache = caches.get(connection);
-  if (cache === undefined) {
-    cache = new MeteringCache();
-    caches.set(connection, cache);
-  }
-  return cache;
-}
+export const meteringCacheOf: (connection: object) => MeteringCache = weakMemo(() => new MeteringCache());
