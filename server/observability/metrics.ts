@@ -66,6 +66,13 @@ export const webhookDeliveriesDropped = new client.Counter({
   labelNames: ['reason'] as const,
 });
 
+export const webhookOldestDue = new client.Gauge({
+  name: 'svc_webhook_oldest_due_seconds',
+  help: 'Age of the oldest webhook delivery that is due and not leased (0: none waits); stays near 0 while the dispatchers keep up',
+  // Every node reads the same shared outbox: the workers' figures are one figure, not a sum.
+  aggregator: 'max',
+});
+
 interface Manifest {
   built_at?: string;
 }

@@ -533,6 +533,12 @@ export class RedisWebhookStore implements WebhookStore {
     });
   }
 
+  async oldestDueAt(nowMs: number): Promise<number | null> {
+    // `ready` holds each endpoint's earliest due score (a leased delivery scores its lease's end).
+    const first = await this.client.zRangeWithScores(webhookKeys.ready, 0, 0);
+    return first.length > 0 && first[0].score <= nowMs ? first[0].score : null;
+  }
+
   async listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
     // One transaction: a delivery finishing between two reads would move from one zset to the other.
     const [pending, finished] = (await this.client

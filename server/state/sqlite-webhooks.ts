@@ -338,6 +338,17 @@ export class SqliteWebhookStore implements WebhookStore {
     }, 'background');
   }
 
+  async oldestDueAt(nowMs: number): Promise<number | null> {
+    // The due index in order, first row not leased; a lease that ran out made its delivery due when it did.
+    const row = this.sqlite.io(() =>
+      this.sql(
+        `SELECT max(next_attempt_at, lease_until) AS at FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= ? AND lease_until <= ? ORDER BY next_attempt_at LIMIT 1`,
+      ).get(nowMs, nowMs),
+    ) as { at: number } | undefined;
+    return row === undefined ? null : row.at;
+  }
+
   async listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
     const rows = this.sqlite.io(
       () =>

@@ -136,6 +136,11 @@ export interface WebhookStore extends EntryTransfer<WebhookEntry> {
    * endpoint too: a Redis script must be given every key it touches, and the endpoint names two of them.
    */
   recordAttempt(delivery: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void>;
+  /**
+   * When the longest-waiting delivery that is due now and not leased became due (epoch ms), or null when
+   * none waits: the dispatcher's health (svc_webhook_oldest_due_seconds), nonzero for long only if it stalls.
+   */
+  oldestDueAt(nowMs: number): Promise<number | null>;
   /** The delivery log, newest first. */
   listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]>;
 

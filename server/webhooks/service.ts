@@ -24,7 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../http/logger.ts';
-import { webhookDeliveriesDropped } from '../observability/metrics.ts';
+import { webhookDeliveriesDropped, webhookOldestDue } from '../observability/metrics.ts';
 import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/webhooks.ts';
 import { deliveryErrorText, postDelivery } from './destination.ts';
 import { type EnrichedFacts, needsEnrichment, type PageViewForWebhooks, plannedEvents, tagInstalledEvent } from './events.ts';
@@ -82,6 +82,8 @@ export interface TestDelivery {
 }
 /** Endpoints are re-read at most this often per customer on the page-view path. */
 const ENDPOINT_CACHE_MS = 2_000;
+/** A due delivery waiting longer than this means the dispatchers do not keep up (or stall): logged, once a minute. */
+export const OLDEST_DUE_WARN_MS = 60_000;
 /** A backlogged endpoint drops events on every page view: its warning is logged once a minute, not once a view. */
 const DROP_WARNING_EVERY_MS = 60_000;
 export const MAX_IN_FLIGHT = 32;
@@ -140,6 +142,9 @@ export class WebhookService {
    */
   private leftBehind: { all: boolean; endpoints: ReadonlySet<string> } = { all: false, endpoints: new Set() };
   private stopped = false;
+  /** The oldest-due check under way (one at a time), and when its warning was last logged. */
+  private checkingBacklog = false;
+  private lastBacklogWarningAt = -Infinity;
   /** When drops were last logged, by webhook id. */
   private readonly dropsLoggedAt = new Map<string, number>();
   private readonly endpoints = new Map<string, { at: number; list: Awaited<ReturnType<WebhookStore['listEndpoints']>> }>();
@@ -250,40 +255,48 @@ export class WebhookService {
       this.claimAgain = true;
       return this.claiming;
     }
-    this.claiming = (async () => {
-      try {
-        do {
-          this.claimAgain = false;
-          this.endedDuringClaim.clear();
-          const free = this.maxInFlight - this.inFlight;
-          if (free <= 0) return;
-          // A copy: attempts ending during the claim only free room, so the claim never takes more than fits.
-          const inFlight = new Map(this.byEndpoint);
-          // A resting Slack endpoint is passed over as a full one is (its deliveries stay due for after the rest).
-          const now = this.now();
-          for (const [webhookId, until] of this.restingUntil) {
-            if (until <= now) this.restingUntil.delete(webhookId);
-            else inFlight.set(webhookId, this.maxPerEndpoint);
-          }
-          const limits = { perEndpoint: this.maxPerEndpoint, inFlight, slackBatch: SLACK_DIGEST_MAX };
-          const claimed = await this.store.claimDue(now, free, this.owner, this.leaseMs, limits);
-          const attempts = attemptsOf(claimed);
-          for (const attempt of attempts) {
-            inFlight.set(attempt[0].webhook_id, (inFlight.get(attempt[0].webhook_id) ?? 0) + 1);
-            this.startAttempt(attempt);
-          }
-          this.wakeAfterRest();
-          this.leftBehind = {
-            all: attempts.length >= free,
-            endpoints: new Set([...inFlight].filter(([, n]) => n >= this.maxPerEndpoint).map(([webhookId]) => webhookId)),
-          };
-          if ([...this.endedDuringClaim].some((webhookId) => this.mayHaveLeftBehind(webhookId))) this.claimAgain = true;
-        } while (this.claimAgain);
-      } finally {
-        this.claiming = null;
-      }
-    })();
+    // `.finally` is attached to the loop's promise, so it always runs after `claiming` is assigned: a claim
+    // that ends without awaiting (no free slot) used to clear `claiming` synchronously, before the
+    // assignment stored its already-settled promise — every later claim then joined that one and nothing
+    // was claimed again until a restart (19 endpoints × 240 page views stalled after ~1,000 deliveries).
+    this.claiming = this.claimLoop().finally(() => {
+      this.claiming = null;
+    });
     return this.claiming;
+  }
+
+  private async claimLoop(): Promise<void> {
+    do {
+      this.claimAgain = false;
+      this.endedDuringClaim.clear();
+      const free = this.maxInFlight - this.inFlight;
+      if (free <= 0) {
+        // Nothing was looked at: the first attempt to end claims again (due deliveries may be waiting).
+        this.leftBehind = { all: true, endpoints: new Set() };
+        return;
+      }
+      // A copy: attempts ending during the claim only free room, so the claim never takes more than fits.
+      const inFlight = new Map(this.byEndpoint);
+      // A resting Slack endpoint is passed over as a full one is (its deliveries stay due for after the rest).
+      const now = this.now();
+      for (const [webhookId, until] of this.restingUntil) {
+        if (until <= now) this.restingUntil.delete(webhookId);
+        else inFlight.set(webhookId, this.maxPerEndpoint);
+      }
+      const limits = { perEndpoint: this.maxPerEndpoint, inFlight, slackBatch: SLACK_DIGEST_MAX };
+      const claimed = await this.store.claimDue(now, free, this.owner, this.leaseMs, limits);
+      const attempts = attemptsOf(claimed);
+      for (const attempt of attempts) {
+        inFlight.set(attempt[0].webhook_id, (inFlight.get(attempt[0].webhook_id) ?? 0) + 1);
+        this.startAttempt(attempt);
+      }
+      this.wakeAfterRest();
+      this.leftBehind = {
+        all: attempts.length >= free,
+        endpoints: new Set([...inFlight].filter(([, n]) => n >= this.maxPerEndpoint).map(([webhookId]) => webhookId)),
+      };
+      if ([...this.endedDuringClaim].some((webhookId) => this.mayHaveLeftBehind(webhookId))) this.claimAgain = true;
+    } while (this.claimAgain);
   }
 
   private startAttempt(deliveries: Attempt): void {
@@ -500,8 +513,37 @@ export class WebhookService {
   start(intervalMs: number): void {
     if (this.timer) return;
     this.stopped = false;
-    this.timer = setInterval(() => this.claimLogged(), intervalMs);
+    this.timer = setInterval(() => {
+      this.claimLogged();
+      void this.checkBacklog();
+    }, intervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Reads the age of the oldest due delivery into svc_webhook_oldest_due_seconds, and logs when it passes
+   * OLDEST_DUE_WARN_MS: a dispatcher that stopped claiming is seen, not silent. Returns the age (ms).
+   */
+  async checkBacklog(): Promise<number | null> {
+    if (this.checkingBacklog) return null;
+    this.checkingBacklog = true;
+    try {
+      const now = this.now();
+      const at = await this.store.oldestDueAt(now);
+      const age = at === null ? 0 : Math.max(0, now - at);
+      webhookOldestDue.set(age / 1000);
+      if (age > OLDEST_DUE_WARN_MS && (now - this.lastBacklogWarningAt >= 60_000 || now < this.lastBacklogWarningAt)) {
+        this.lastBacklogWarningAt = now;
+        this.log.warn(
+          `webhooks: the oldest due delivery has waited ${Math.round(age / 1000)} s (this node has ${this.inFlight} of ${this.maxInFlight} attempts in flight); svc_webhook_oldest_due_seconds shows it, logged at most once a minute`,
+        );
+      }
+      return age;
+    } catch {
+      return null; // an outbox outage is the claim's to log
+    } finally {
+      this.checkingBacklog = false;
+    }
   }
 
   /** Stops polling and waits for the claim and the attempts under way (each ends within the timeout). */
