@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { buildDataset } from '../data/build/build.ts';
 import { freePort } from '../deploy/processes.ts';
 import { TEST_ADMIN_TOKEN, writeFixtureSources } from './testing/test-server.ts';
@@ -144,5 +144,56 @@ describe('shutdown on SIGTERM', { timeout: 120_000 }, () => {
     // The in-flight request finishes 6 s after SIGTERM: within an 8 s deadline it must still be answered.
     const took = await runScenario(['--workers', '2'], 'workers', 8_000, 6_000);
     expect(took).toBeLessThan(60_000);
+  });
+});
+
+describe('npm start', { timeout: 120_000 }, () => {
+  it("one SIGTERM to npm stops the server too (the start script execs node, so npm's signal reaches it)", async () => {
+    // `npm start` runs the script through `sh -c`; without `exec` the shell takes npm's SIGTERM and dies
+    // while the server (its child) keeps running, orphaned, until a second signal reaches it directly.
+    const port = await freePort();
+    const npm = spawn('npm', ['run', 'start', '--ignore-scripts'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SVC_DATA: join(dir, 'data'),
+        SVC_STATE: join(dir, 'npm-start.db'),
+        SVC_JOBS_DIR: join(dir, 'npm-start-jobs'),
+        SVC_JOURNAL_DIR: join(dir, 'npm-start-journal'),
+        SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        SVC_SHUTDOWN_TIMEOUT_MS: '1000',
+        SVC_LOG: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      // Its own process group, so a failed run can kill an orphaned server with it (the signal under test goes to npm alone).
+      detached: true,
+    });
+    onTestFinished(() => {
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    });
+    let err = '';
+    npm.stderr!.on('data', (d) => (err += d));
+    const npmExited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    let ready = false;
+    for (let i = 0; i < 600 && !ready && npm.exitCode === null; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+      ready = res?.status === 200;
+      if (!ready) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ready, `npm start did not serve (is dist/ built? npm run build): ${err}`).toBe(true);
+    npm.kill('SIGTERM');
+    await npmExited;
+    // The server itself goes away: its port stops answering within the shutdown deadline.
+    let gone = false;
+    for (let i = 0; i < 100 && !gone; i++) {
+      gone = (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null)) === null;
+      if (!gone) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(gone).toBe(true);
   });
 });
