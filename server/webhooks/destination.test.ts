@@ -27,6 +27,29 @@ describe('isPublicAddress', () => {
       expect([ip, isPublicAddress(ip)]).toEqual([ip, false]);
     }
   });
+  it('refuses the IPv6 transition ranges that carry IPv4 inside: 6to4 2002::/16, Teredo 2001::/32, local-use NAT64 64:ff9b:1::/48', () => {
+    // 2002:7f00:1:: is 6to4 for 127.0.0.1, 2002:a00:5:: for 10.0.0.5; a relay forwards there.
+    for (const ip of [
+      '2002:7f00:1::',
+      '2002:a00:5::1',
+      '2002:808:808::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001::1',
+      '64:ff9b:1::a00:1',
+      '64:ff9b:1:ffff::1',
+    ]) {
+      expect([ip, isPublicAddress(ip)]).toEqual([ip, false]);
+    }
+    for (const url of ['http://[2002:7f00:1::]/', 'http://[2001::1]/', 'http://[64:ff9b:1::7f00:1]/']) {
+      expect([url, destinationProblem(url, false)]).toEqual([url, expect.stringMatching(/public internet address/)]);
+    }
+    // Neighbours that are ordinary public space stay allowed.
+    for (const ip of ['2001:4860:4860::8888', '2003::1', '64:ff9b::808:808']) expect([ip, isPublicAddress(ip)]).toEqual([ip, true]);
+  });
+  it('says how to allow a private receiver (SVC_WEBHOOK_ALLOW_PRIVATE) when refusing one', () => {
+    expect(destinationProblem('http://127.0.0.1:9000/hook', false)).toMatch(/SVC_WEBHOOK_ALLOW_PRIVATE=1/);
+    expect(destinationProblem('http://localhost:9000/hook', false)).toMatch(/SVC_WEBHOOK_ALLOW_PRIVATE=1/);
+  });
   it('allows public addresses of both families', () => {
     for (const ip of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect([ip, isPublicAddress(ip)]).toEqual([ip, true]);
   });

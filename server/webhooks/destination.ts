@@ -45,6 +45,11 @@ for (const [net, prefix] of [
   ['ff00::', 8], // multicast
   ['2001:db8::', 32], // documentation
   ['100::', 64], // discard
+  // Transition mechanisms that carry IPv4 inside: a relay would forward to whatever IPv4 address is
+  // embedded (loopback or private ones included), so none of them is a public destination.
+  ['2002::', 16], // 6to4
+  ['2001::', 32], // Teredo
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215); the well-known 64:ff9b::/96 is checked by its embedded IPv4
 ] as const) {
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 }
@@ -74,7 +79,8 @@ export function isPublicAddress(ip: string): boolean {
 /** Names that only ever mean something inside a network. */
 const INTERNAL_NAME = /(^|\.)(localhost|local|internal|intranet|lan|home|corp|localdomain|home\.arpa)$/i;
 
-export const REFUSED_DESTINATION = 'the webhook URL must point to a public internet address (not loopback, private, link-local or internal hosts)';
+export const REFUSED_DESTINATION =
+  'the webhook URL must point to a public internet address (not loopback, private, link-local or internal hosts); a receiver on a private network needs the server started with SVC_WEBHOOK_ALLOW_PRIVATE=1';
 
 /** Why the URL may not be registered, or null when it may (its name is checked again at each delivery). */
 export function destinationProblem(url: string, allowPrivate: boolean): string | null {
