@@ -3,7 +3,7 @@ import { SegmentMatch } from '../../core/customer-records.ts';
 import type { CompanyRow } from '../../data/sources/schema.ts';
 import { buyingStage, intentScore } from '../scoring/model.ts';
 import { accountFactsOf } from './account-facts.ts';
-import { matchingSegments, NO_LISTS, needsAccountFacts, ruleSummary, segmentMatches, segmentsPayload } from './evaluate.ts';
+import { matchingSegments, NO_LISTS, needsAccountFacts, pathPattern, ruleSummary, segmentMatches, segmentsPayload } from './evaluate.ts';
 
 const company = {
   company_id: '1',
@@ -59,6 +59,23 @@ describe('segment rules: groups, any/all, intent and behaviour', () => {
     expect(holds('/pricing/enterprise?utm_source=x', 30)).toBe(false);
     expect(holds('/p.icing*', 30)).toBe(false); // . is itself, not any character
     expect(holds('/*', 400)).toBe(true);
+  });
+
+  it('visited: a rule of several * reads a crafted path of 1,000 "/" in steps bounded by its length (no backtracking)', () => {
+    const crafted = `/a${'/'.repeat(1000)}x`;
+    const pages = facts([
+      { day: '2026-11-19', path: crafted, page_views: 1 },
+      { day: '2026-11-19', path: `${crafted}/Q3.PDF?utm_source=mail`, page_views: 1 },
+    ]);
+    const holds = (path: string, on = pages) => segmentMatches({ visited: { path, days: 30 } }, company, NO_LISTS, on);
+    expect(holds('/*/*/*/*.pdf', facts([{ day: '2026-11-19', path: crafted, page_views: 1 }]))).toBe(false);
+    expect(holds('/*/*/*/*.pdf')).toBe(true);
+    expect(holds('/*/*/*.doc')).toBe(false);
+    for (const pattern of ['/*/*/*.pdf', '/*/*/*/*.pdf', '/*/*/*/*/*/*/*/*.pdf']) {
+      const steps = { count: 0 };
+      expect(pathPattern(pattern)(crafted, steps)).toBe(false);
+      expect(steps.count).toBeLessThanOrEqual(2 * crafted.length + pattern.length);
+    }
   });
 
   it('page_views: the sum of the window reaches min', () => {

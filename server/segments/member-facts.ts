@@ -10,6 +10,7 @@
  *    scoring model's first-party window added, as identification scores them.
  */
 import type { SegmentMatch } from '../../core/customer-records.ts';
+import type { GlobMatcher } from '../../core/glob.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { explainFirstParty } from '../scoring/model.ts';
 import type { CustomerRecord } from '../state/store.ts';
@@ -25,7 +26,7 @@ export interface MemberFacts {
   /** The intent score of every row for a product of the customer (by name, ignoring case); undefined for no such product. */
   intentScores(product: string): Uint8Array | undefined;
   /** The rows (ascending) that viewed a page matching the pattern in the last `days` UTC days. */
-  visitedRows(pattern: RegExp, days: number): Uint32Array;
+  visitedRows(pattern: GlobMatcher, days: number): Uint32Array;
   /** The rows (ascending) with at least `min` page views in the last `days` UTC days. */
   pageViewRows(min: number, days: number): Uint32Array;
 }

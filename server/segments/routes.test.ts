@@ -238,6 +238,44 @@ describe.each(['sqlite', 'redis'] as const)('segments on %s', (backend) => {
     await admin('DELETE', `/admin/api/customers/acme/segments/${seg.id}`);
   });
 
+  it('visited rules with several * against a crafted path of 1,000 "/": the preview and identification answer as usual', async () => {
+    // With one `.*` per `*`, this path held a node's event loop for most of a minute in a preview of
+    // /*/*/*/*.pdf, and cost every identification of the account ~100× once /*/*/*.pdf was saved.
+    const crafted = `/a${'/'.repeat(1000)}x`;
+    const preview = async (match: unknown) => {
+      const res = await admin('POST', '/admin/api/customers/acme/segments/preview', { match });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const created = await admin('POST', '/admin/api/customers/acme/segments', { name: 'PDF readers', match: { visited: { path: '/*/*/*.pdf', days: 30 } } });
+    expect(created.status).toBe(201);
+    const seg = await created.json();
+    const token = (await (await newToken('identification')).json()).token as string;
+    const identify = async () => {
+      const res = await api(`/v3/company/details?ip=${IPS.northwind}`, token);
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+
+    const view = await pageView(IPS.northwind, crafted);
+    expect(view.path).toBe(crafted);
+    expect(view.segment_ids).not.toContain(seg.id);
+    expect(await preview({ visited: { path: '/*/*/*/*.pdf', days: 30 } })).toEqual({ size: 0, accounts: [] });
+    const before = await identify();
+    expect(before.company.companyId).toBe('900001');
+    expect(before.segments.ids).toEqual([101]);
+
+    // A page that does match (case aside, as segment rules compare): the account is in the segment.
+    const pdf = await pageView(IPS.northwind, `${crafted}/report.PDF?utm_source=mail`);
+    expect(pdf.segment_ids).toContain(seg.id);
+    expect(await preview({ visited: { path: '/*/*/*/*.pdf', days: 30 } })).toEqual({ size: 1, accounts: [expect.objectContaining({ companyId: '900001' })] });
+    const after = await identify();
+    expect(after.segments.ids).toEqual([101, seg.id]);
+    expect({ ...after, segments: null }).toEqual({ ...before, segments: null });
+
+    await admin('DELETE', `/admin/api/customers/acme/segments/${seg.id}`);
+  });
+
   it('a bad rule is a 422 that says what is wrong, on save, change and preview (never a 500)', async () => {
     const bad: [unknown, RegExp][] = [
       [{ groups: [{ industry: ['x'], groups: [{ region: ['y'] }] }] }, /groups\.0\.groups: a group cannot hold groups/],

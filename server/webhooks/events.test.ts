@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HOT_PATHS_PER_ACCOUNT_DAY, type PageViewForWebhooks, pathMatches, plannedEvents } from './events.ts';
 
@@ -29,20 +28,7 @@ describe('path patterns', () => {
     expect(pathMatches('/pricing*', '/about/pricing')).toBe(false);
     expect(pathMatches('/docs/*/api', '/docs/v2/api')).toBe(true);
     expect(pathMatches('/a.b', '/axb')).toBe(false); // regex characters are literal
-  });
-
-  it('agree with the regex they replaced (`*` → `.*`, the rest escaped) on small random patterns and paths', () => {
-    // The former implementation, kept as the oracle; the alphabets avoid line breaks (`.` never matched
-    // them; recorded paths, parsed by URL, never hold one) and stay small so matches are frequent.
-    const escapeRegex = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const oracle = (pattern: string, path: string) => new RegExp(`^${pattern.split('*').map(escapeRegex).join('.*')}$`).test(path.split(/[?#]/, 1)[0]!);
-    const text = (chars: string[], maxLength: number) => fc.array(fc.constantFrom(...chars), { maxLength }).map((c) => c.join(''));
-    fc.assert(
-      fc.property(text(['/', 'a', 'b', '.', '*', '*', '?'], 10), text(['/', 'a', 'b', '.', '*', '?', '#'], 14), (pattern, path) => {
-        expect(pathMatches(pattern, path)).toBe(oracle(pattern, path));
-      }),
-      { numRuns: 5000 },
-    );
+    expect(pathMatches('/pricing*', '/Pricing')).toBe(false); // hot paths keep case (segment rules ignore it)
   });
 
   it('refuse a crafted path quickly when every * could split it many ways (no backtracking)', { timeout: 5000 }, () => {

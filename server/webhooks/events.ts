@@ -13,6 +13,7 @@
  *   conditions hold; a filtered `account.visited` comes at the first view of the day that passes.
  */
 import type { z } from 'zod';
+import { compilePathGlob } from '../../core/glob.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import type { CompanyScore } from '../identification/schema.ts';
 import type { AccountEventV1, AccountEventV2, EventCompany, SegmentEnteredV1, TagInstalledV1, WebhookEvent } from './payloads.ts';
@@ -132,39 +133,16 @@ export interface PlannedEvent {
 /** Distinct paths of one account per UTC day that raise account.hot at one endpoint; later paths raise nothing. */
 export const HOT_PATHS_PER_ACCOUNT_DAY = 10;
 
-/** `*` matches any run of characters; everything else literally. Query strings never take part. */
+/**
+ * Whether a page path matches a `hot_paths` pattern: `*` any run of characters, the rest literally, case
+ * included; the query string never takes part (core/glob.ts, the product's one matcher, linear in the
+ * path). Patterns are endpoint data, compiled once each into a bounded cache.
+ */
 export function pathMatches(pattern: string, path: string): boolean {
-  return compiledPattern(pattern)(path.split(/[?#]/, 1)[0]!);
+  return hotPathGlob(pattern)(path);
 }
 
-/**
- * A glob compiled to its literal pieces and matched by plain string search. A regex with one `.*` per
- * `*` backtracks: a few `/`-separated `*` ending in `.pdf`, against a crafted path of many segments,
- * blocked the event loop for most of a minute on one page view. Here each piece is searched for once,
- * left to right, so no path can make a pattern expensive. The leftmost occurrence of each middle piece is
- * enough: it leaves the most room for the pieces after it, and a `*` accepts any gap. Patterns are
- * endpoint data, so they are compiled once each into a bounded cache.
- */
-const compiledPattern = boundedMemo((pattern: string): ((path: string) => boolean) => {
-  const pieces = pattern.split('*');
-  if (pieces.length === 1) return (path) => path === pattern;
-  const first = pieces[0]!;
-  const last = pieces[pieces.length - 1]!;
-  const middle = pieces.slice(1, -1).filter((p) => p !== '');
-  const fixed = first.length + last.length;
-  return (path) => {
-    // The prefix and the suffix may not overlap: each character of the path is matched once.
-    if (path.length < fixed || !path.startsWith(first) || !path.endsWith(last)) return false;
-    const end = path.length - last.length;
-    let at = first.length;
-    for (const piece of middle) {
-      const found = path.indexOf(piece, at);
-      if (found === -1 || found + piece.length > end) return false;
-      at = found + piece.length;
-    }
-    return true;
-  };
-}, 1000);
+const hotPathGlob = boundedMemo((pattern: string) => compilePathGlob(pattern), 1000);
 
 export function plannedEvents(view: PageViewForWebhooks, endpoint: PlanningEndpoint, newEventId: () => string): PlannedEvent[] {
   if (!view.company_id) return [];
