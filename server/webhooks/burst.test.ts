@@ -195,7 +195,15 @@ describe('the oldest due delivery', () => {
     const store = new SqliteWebhookStore(join(dir, 'svc.db'));
     let clock = Date.parse('2026-12-06T10:00:00Z');
     const lines: string[] = [];
-    const log = createLogger('info', { destination: new Writable({ write: (c, _e, done) => (lines.push(String(c)), done()) }), pretty: false });
+    const log = createLogger('info', {
+      destination: new Writable({
+        write: (c, _e, done) => {
+          lines.push(String(c));
+          done();
+        },
+      }),
+      pretty: false,
+    });
     // No dispatcher runs (start is never called): what a stalled one looks like from the outside.
     const service = new WebhookService({ store, log, now: () => clock, allowPrivate: true });
     try {
