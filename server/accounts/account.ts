@@ -6,15 +6,14 @@
  * parameters collapsed, and the webhook deliveries it raised. The route (routes.ts) gathers the inputs;
  * this module decides and formats (JSON and CSV).
  */
-import { stringify } from 'csv-stringify/sync';
 import type { CompanyRow, IntentRow } from '../../data/sources/schema.ts';
+import { csvText } from '../http/csv.ts';
 import { orNull } from '../http/null-rule.ts';
 import { type Firmographics, firmographics } from '../identification/identify.ts';
 import { companyScores, explainIntent, explainProfile, type PageViewSummary } from '../scoring/model.ts';
 import { type AccountFacts, matchingSegments } from '../segments/evaluate.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { type AccountSession, daysBetween, type PagePerDay } from '../state/visits.ts';
-import { spreadsheetSafe } from '../visits/report.ts';
 import type { DeliveryRecord } from '../webhooks/schema.ts';
 
 /** Pages listed in the account's top pages. */
@@ -233,7 +232,7 @@ export const ACCOUNT_CSV_COLUMNS = ['record', 'day', 'page_views', 'session_id',
 /**
  * The account's page views per day (`record` = `day`: day, page_views), then its sessions' pages in order
  * (`record` = `session_page`: session_id, at, path as viewed), one CSV; cells a spreadsheet would run as a
- * formula are quoted (report.ts spreadsheetSafe).
+ * formula are quoted (server/http/csv.ts).
  */
 export function accountCsv(page: AccountPage): string {
   const rows = [
@@ -242,7 +241,7 @@ export function accountCsv(page: AccountPage): string {
       s.pages.map((p) => ({ record: 'session_page', day: p.at.slice(0, 10), page_views: '', session_id: s.session_id, at: p.at, path: p.path })),
     ),
   ];
-  return stringify(rows, { header: true, columns: [...ACCOUNT_CSV_COLUMNS], cast: { string: spreadsheetSafe } });
+  return csvText(rows, { header: true, columns: [...ACCOUNT_CSV_COLUMNS] });
 }
 
 /** What the search box lists of a company. */

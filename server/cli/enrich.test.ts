@@ -12,6 +12,7 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchSources, leadMix } from '../enrichment/batch-test-leads.ts';
 import { EnrichedCompanyV3 } from '../enrichment/schema.ts';
+import { spreadsheetSafe } from '../http/csv.ts';
 import { plainCustomer } from '../testing/fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { ADDED_COLUMNS, progressFileOf } from './enrich-job.ts';
@@ -84,7 +85,8 @@ describe('svc enrich', () => {
       for (const f of Object.keys(EnrichedCompanyV3.shape)) expected[`company_${f}`] = company?.[f] == null ? '' : String(company[f]);
       expected.segment_ids = single.body.segments?.ids.join(';') ?? '';
       expected.segment_names = single.body.segments?.names.join(';') ?? '';
-      if (JSON.stringify(row) !== JSON.stringify(Object.fromEntries(Object.keys(row).map((k) => [k, expected[k]]))))
+      // Every cell as the service writes CSV: a formula-like one (a phone's leading +) defused.
+      if (JSON.stringify(row) !== JSON.stringify(Object.fromEntries(Object.keys(row).map((k) => [k, spreadsheetSafe(expected[k]!)]))))
         mismatches.push(`row ${i + 1}: ${JSON.stringify(row)} ≠ ${JSON.stringify(expected)}`);
     });
     expect(mismatches.slice(0, 3)).toEqual([]);

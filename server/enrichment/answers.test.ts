@@ -164,7 +164,7 @@ describe('leadScoringAnswer', () => {
   it('404 only for a malformed email', () => {
     const r = leadScoringAnswer(invalid, ctx);
     expect(r.status).toBe(404);
-    expect(LeadScoringNotFound.parse(r.body)).toEqual({ status: 'error', message: MESSAGES.invalidEmail, scores: [] });
+    expect(LeadScoringNotFound.parse(r.body)).toEqual({ status: 'error', message: MESSAGES.invalidEmail, scores: [], code: 'not_found' });
   });
 });
 

@@ -6,7 +6,8 @@
  *   combined (full)        200 { company, scores, segments }        charge company id
  *   Lead Scoring           200 { scores }                           never charged
  *   404 (invalid email, or no company for the firmographics/combined routes): the spec's error object
- *   `{ status: "error", message }` plus the route's data with every field null (null rule).
+ *   `{ status: "error", message }` plus the route's data with every field null (null rule), and
+ *   `code: "not_found"` as on every non-2xx body (the batch's 404 items are these bodies).
  */
 import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
 import type { RouteResult } from '../http/route-def.ts';
@@ -70,7 +71,7 @@ export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx:
     company: version === 'v3' ? companyV3(c, facts.title, ctx.customer.excluded_accounts) : companyV2(c, facts.title, ctx.customer.excluded_accounts),
     segments: segments(c, ctx, facts.account),
   });
-  if (!company) return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null) } };
+  if (!company) return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null), code: 'not_found' } };
   return {
     status: 200,
     body: payload(company),
@@ -93,6 +94,7 @@ export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResul
         company: companyV3(null, facts.title, ctx.customer.excluded_accounts),
         scores: [],
         segments: segments(null, ctx),
+        code: 'not_found',
       },
     };
   }
@@ -112,7 +114,8 @@ export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResul
  * still gets contact scores (title, engagement) with company scores 0 / Target / 0 / Weak. Never charged.
  */
 export function leadScoringAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResult {
-  if (facts.resolution.outcome === 'invalid-email') return { status: 404, body: { status: 'error', message: MESSAGES.invalidEmail, scores: [] } };
+  if (facts.resolution.outcome === 'invalid-email')
+    return { status: 404, body: { status: 'error', message: MESSAGES.invalidEmail, scores: [], code: 'not_found' } };
   return { status: 200, body: { scores: scoresFor(found(facts.resolution), facts, ctx) } };
 }
 

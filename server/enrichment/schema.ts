@@ -115,8 +115,12 @@ export const FirmographicsV2Response = z.object({ company: EnrichedCompanyV2, se
 export const CombinedResponse = z.object({ company: EnrichedCompanyV3, scores: z.array(PersonScore), segments: SegmentsObject }).strict();
 export const LeadScoringResponse = z.object({ scores: z.array(PersonScore) }).strict();
 
-/** 404 bodies: the spec's error object plus the route's data, every field blank. */
-const notFound = { status: z.literal('error'), message: z.string() };
+/** 404 bodies: the spec's error object plus the route's data, every field blank, and the code every non-2xx body carries. */
+export const notFound = {
+  status: z.literal('error'),
+  message: z.string(),
+  code: z.literal('not_found').describe('The error code of every non-2xx body (`not_found`: invalid email, or no data)'),
+};
 export const FirmographicsV3NotFound = FirmographicsV3Response.extend(notFound);
 export const FirmographicsV2NotFound = FirmographicsV2Response.extend(notFound);
 export const CombinedNotFound = CombinedResponse.extend(notFound);

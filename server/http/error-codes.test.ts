@@ -108,12 +108,28 @@ describe('error bodies carry the code of their failure', () => {
     await expectError(await fetch(url('/admin/api/tokens/tok_nope/deactivate'), asAdmin({ method: 'POST' })), 404, 'not_found');
   });
 
-  it("keeps the spec's 404 data answers (no data found, invalid email) as they are: no code", async () => {
-    const res = await enrich('domain=unknown.example');
-    expect(res.status).toBe(404);
-    const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ status: 'error', message: expect.any(String) });
-    expect(body).not.toHaveProperty('code');
+  it("404 not_found on the spec's 404 data answers too (no data found, invalid email), their data fields kept", async () => {
+    const lead = async (path: string, group: string, body: string) => {
+      const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: group as 'identification', name: `404 ${group}` });
+      const res = await fetch(url(path), asToken(secret, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
+      expect(res.status, path).toBe(404);
+      return { path, body: (await res.json()) as Record<string, unknown> };
+    };
+    const answers = [
+      await lead('/v1/enrichment/company', 'company-firmographics', 'domain=unknown.example'),
+      await lead('/v1/enrichment/company', 'company-firmographics', 'email=not-an-email'),
+      await lead('/v2/people/enrichment', 'company-firmographics', 'email=not-an-email'),
+      await lead('/v2/people/full', 'lead-scoring-firmographics', 'email=nobody@unknown.example&country=Netherlands'),
+      await lead('/v2/people/score', 'lead-scoring', 'email=not-an-email&country=Netherlands'),
+      await lead('/v2/enrichment/people', 'people-enrichment', 'email=nobody@unknown.example'),
+      await lead('/v2/search/people', 'people-search', 'domain=unknown.example'),
+    ];
+    for (const { path, body } of answers) {
+      expect(body, path).toMatchObject({ status: 'error', message: expect.any(String), code: 'not_found' });
+      // The spec's data fields stay: blank company, scores, person or profiles beside the error fields.
+      expect(Object.keys(body).filter((k) => !['status', 'message', 'code'].includes(k)).length, path).toBeGreaterThan(0);
+    }
+    expect(answers[0]!.body).toMatchObject({ company: { companyId: null }, segments: { ids: [] } });
   });
 
   it('405 method_not_allowed with Allow', async () => {

@@ -4,15 +4,25 @@
  * adds: what a batch answers is, item by item, what the single route answers.
  */
 import { BatchEnrichmentBody, BatchEnrichmentResponse, BatchItem, MAX_BATCH_ITEMS } from '../enrichment/batch-schema.ts';
+import { MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH } from '../enrichment/request-body.ts';
 import examples from './examples.json' with { type: 'json' };
 import { errors, json, meteredHeaders, PARTNER, REQUEST_ID, schema } from './kit.ts';
 
 const ex = examples;
 
 const body = schema(BatchEnrichmentBody, 'input') as { properties: { items: Record<string, unknown> } };
+// The server checks each item on its own and answers a bad one inside the 200: a schema refusing bad items
+// would make a validating gateway reject whole batches the server accepts, so any value validates here and
+// the well-formed item is the documented first choice.
 body.properties.items.items = {
-  ...schema(BatchItem, 'input'),
-  description: 'Exactly one of `email` and `domain`; an item with neither, both, or a value the single route refuses is answered as its own 422',
+  description:
+    'Each item should be `{"email": …}` or `{"domain": …}` (exactly one). Any other JSON value is accepted too and answered as its own result, ' +
+    '`{"status": 422, "message": …, "code": "invalid"}` inside the 200: an item that is not an object, has neither or both fields, ' +
+    `or a value the single route refuses (not a string, an email over ${MAX_EMAIL_LENGTH} or a domain over ${MAX_DOMAIN_LENGTH} characters)`,
+  anyOf: [
+    { ...schema(BatchItem, 'input'), title: 'Item', description: 'Exactly one of `email` and `domain`; unknown fields are ignored' },
+    { title: 'Any other value', description: 'Answered as its own 422 `invalid` result' },
+  ],
 };
 
 export const batchEnrichmentDoc = {

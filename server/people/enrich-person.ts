@@ -64,7 +64,10 @@ export function peopleEnrichmentAnswer(
 ): RouteResult {
   if (resolution.outcome === 'not-found') {
     const message = resolution.invalidEmail ? MESSAGES.invalidEmail : MESSAGES.noData;
-    return { status: 404, body: { status: 'error', message, person: personPayload(null, title), company: companyV3(null, title, excludedAccounts) } };
+    return {
+      status: 404,
+      body: { status: 'error', message, person: personPayload(null, title), company: companyV3(null, title, excludedAccounts), code: 'not_found' },
+    };
   }
   const { person } = resolution;
   return {

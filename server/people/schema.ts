@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, requireAll, text } from '../enrichment/request-body.ts';
-import { EnrichedCompanyV3 } from '../enrichment/schema.ts';
+import { EnrichedCompanyV3, notFound } from '../enrichment/schema.ts';
 import { nullableText } from '../http/null-rule.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -42,7 +42,7 @@ export type EnrichedPerson = z.infer<typeof EnrichedPerson>;
 
 /** 200: the person's contact information and their company's firmographics (blank company when unknown). */
 export const PeopleEnrichmentResponse = z.object({ person: EnrichedPerson, company: EnrichedCompanyV3 }).strict();
-export const PeopleEnrichmentNotFound = PeopleEnrichmentResponse.extend({ status: z.literal('error'), message: z.string() });
+export const PeopleEnrichmentNotFound = PeopleEnrichmentResponse.extend(notFound);
 
 // ---------------------------------------------------------------------------------------------------
 // People Search
@@ -119,4 +119,4 @@ export const PeopleSearchResponse = z
   })
   .strict();
 export type PeopleSearchResponse = z.infer<typeof PeopleSearchResponse>;
-export const PeopleSearchNotFound = PeopleSearchResponse.extend({ status: z.literal('error'), message: z.string() });
+export const PeopleSearchNotFound = PeopleSearchResponse.extend(notFound);

@@ -90,6 +90,6 @@ export function searchPeople(
 /** 404 when the domain is malformed or belongs to no company in the catalog; else 200 (possibly no profiles). */
 export function peopleSearchAnswer(query: PeopleSearchBody, result: { total: number; profiles: PeopleProfile[] } | null): RouteResult {
   const paging = { page: query.page, page_size: query.page_size };
-  if (!result) return { status: 404, body: { status: 'error', message: MESSAGES.noData, total: 0, ...paging, profiles: [] } };
+  if (!result) return { status: 404, body: { status: 'error', message: MESSAGES.noData, total: 0, ...paging, profiles: [], code: 'not_found' } };
   return { status: 200, body: { total: result.total, ...paging, profiles: result.profiles } };
 }

@@ -3,9 +3,9 @@
  * first, with their firmographic name and domain, segments and flags; daily identified vs anonymous totals;
  * the same rows as CSV.
  */
-import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import type { CompanyRow } from '../../data/sources/schema.ts';
+import { csvText } from '../http/csv.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { type AccountVisits, type DailyTotals, daysBetween, ISO_DAY } from '../state/visits.ts';
 import { accountFacts } from './recorder.ts';
@@ -102,15 +102,12 @@ export const CSV_COLUMNS = [
   'excluded',
 ] as const;
 
-/**
- * A cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading `'`: names come
- * from third-party data and the file is opened by marketers in Excel (OWASP "CSV injection").
- */
-export const spreadsheetSafe = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
+/** The service's one escape of formula-like cells (server/http/csv.ts), re-exported for this module's callers. */
+export { spreadsheetSafe } from '../http/csv.ts';
 
 /** One row per account; top pages as `path (views)` joined by `; `, segment ids by `;`. */
 export function reportCsv(report: VisitsReport): string {
-  return stringify(
+  return csvText(
     report.accounts.map((a) => ({
       ...a,
       name: a.name ?? '',
@@ -120,6 +117,6 @@ export function reportCsv(report: VisitsReport): string {
       hot_account: String(a.hot_account),
       excluded: String(a.excluded),
     })),
-    { header: true, columns: [...CSV_COLUMNS], cast: { string: spreadsheetSafe } },
+    { header: true, columns: [...CSV_COLUMNS] },
   );
 }

@@ -2,7 +2,9 @@
  * The file job of bulk enrichment, shared by `svc enrich` (server/cli/enrich-job.ts) and the console upload
  * (./runner.ts): a CSV of emails or domains enriched row by row as `POST /v3/batch/enrichment` answers items
  * (`enrichItems`, charged through the pipeline's own credit step on the state store), written to a new CSV:
- * the input's rows as they were read, then the company columns, the segments and `status`.
+ * the input's rows as they were read, then the company columns, the segments and `status` — every cell a
+ * spreadsheet would run as a formula prefixed with `'` (server/http/csv.ts: the result is opened in Excel,
+ * and its emails and notes came from web forms).
  *
  * Streaming in bounded memory: the input is read a chunk at a time (the project's CSV reader), rows are
  * answered `chunkRows` at a time (one metering transaction each) and written straight to the output.
@@ -16,12 +18,12 @@
  */
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { type CsvRecord, CsvSyntaxError, csvRecordBatches } from '../../../data/sources/csv-records.ts';
 import { SourceError } from '../../../data/sources/read.ts';
 import type { Caller } from '../../auth/authenticate.ts';
 import { isEntitled, notEntitledReason } from '../../auth/entitlements.ts';
+import { csvText } from '../../http/csv.ts';
 import { createMeteringSteps } from '../../http/metering-steps.ts';
 import type { Metering } from '../../state/metering.ts';
 import type { CustomerRecord, StateStore } from '../../state/store.ts';
@@ -266,7 +268,7 @@ export async function runFileJob(o: FileJobOptions): Promise<FileJobSummary> {
       position += buf.length;
     };
     if (cp === null) {
-      write(stringify([header]));
+      write(csvText([header]));
       checkpoint(false);
     }
 
@@ -300,7 +302,7 @@ export async function runFileJob(o: FileJobOptions): Promise<FileJobSummary> {
         );
       }
       // A short row (fewer fields than the header) gets blank cells, so the added columns stay aligned.
-      write(stringify(rows.map((fields, i) => [...fields, ...Array<string>(width - fields.length).fill(''), ...resultCells(results[i]!)])));
+      write(csvText(rows.map((fields, i) => [...fields, ...Array<string>(width - fields.length).fill(''), ...resultCells(results[i]!)])));
       for (const r of results) {
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
         allStatuses[r.status] = (allStatuses[r.status] ?? 0) + 1;

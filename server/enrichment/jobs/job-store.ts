@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import { type JobUsage, RESULT_ROW_BYTES } from './limits.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -159,6 +160,34 @@ export class JobStore {
       )
       .run({ ...job, at });
     return this.get(job.id)!;
+  }
+
+  /**
+   * What the jobs hold now (./limits.ts): the customer's unfinished jobs, and the reserved bytes of every
+   * job whose files are on disk (removed ones too, until their files go).
+   */
+  usage(customerId: string): JobUsage {
+    const r = this.db
+      .prepare(
+        `SELECT
+           coalesce(sum(CASE WHEN customer_id = @c AND removed = 0 AND status IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS unfinished,
+           coalesce(sum(CASE WHEN customer_id = @c THEN 2 * input_bytes + rows_total * @row ELSE 0 END), 0) AS customerBytes,
+           coalesce(sum(2 * input_bytes + rows_total * @row), 0) AS totalBytes,
+           coalesce(sum(CASE WHEN status IN ('queued', 'running') THEN 2 * input_bytes + rows_total * @row ELSE 0 END), 0) AS pendingBytes
+         FROM enrich_jobs`,
+      )
+      .get({ c: customerId, row: RESULT_ROW_BYTES }) as JobUsage;
+    return r;
+  }
+
+  /** Inserts the job if `admit` (given what the jobs hold, read in the same transaction) does not throw. */
+  insertIf(job: NewJob, admit: (usage: JobUsage) => void): EnrichJob {
+    return this.db
+      .transaction(() => {
+        admit(this.usage(job.customer_id));
+        return this.insert(job);
+      })
+      .immediate();
   }
 
   /** A job that is not being removed. */

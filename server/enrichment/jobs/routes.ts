@@ -18,7 +18,7 @@ import { isEntitled, notEntitledReason } from '../../auth/entitlements.ts';
 import { quotaPeriod } from '../../credits/rules.ts';
 import { customerOr404 } from '../../customers/lookup.ts';
 import type { RouteContext, RouteDef } from '../../http/route-def.ts';
-import { admin, adminErrors, idParam, json, pathParam, schema } from '../../openapi/kit.ts';
+import { admin, adminErrors, errors, type Headers, idParam, json, pathParam, RETRY, schema } from '../../openapi/kit.ts';
 import type { Services } from '../../services.ts';
 import { EnrichJob } from './job-store.ts';
 import type { EnrichJobs } from './runner.ts';
@@ -69,7 +69,7 @@ const resultName = (fileName: string) => `${fileName.replace(/\.csv$/i, '')}-enr
 const JOB_ID = pathParam('jobId', 'The enrichment job id (`ej_…`)');
 const docs = {
   upload: admin('uploadEnrichmentJob', 'Enrich a CSV file: upload it (text/csv) and a job enriches every row in the background on this node', {
-    description: `The body is the CSV file (UTF-8, or UTF-16 with a BOM; \`Content-Encoding: gzip\` accepted), at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB, streamed to this node's disk. It is checked first: a file that is not CSV, has no \`email\`/\`domain\` column (or not the \`column\` named), already has a column the job adds, has no rows, or a row wider than its header is 422 (the message names the line); nothing is charged then. A customer with no Enrichment credit left is 402. Otherwise the job is queued (202) and each row is answered as \`POST /v3/batch/enrichment\` answers an item — the same answer, the same credits (1 per company per calendar month) — in the columns \`svc enrich\` writes (company_*, segment_ids, segment_names, status). At most two jobs run at once per node, one per customer; a server stop or crash resumes the job from its last checkpoint on the next start, without charging twice.`,
+    description: `The body is the CSV file (UTF-8, or UTF-16 with a BOM; \`Content-Encoding: gzip\` accepted), streamed to this node's disk. Before a byte is stored: a customer with \`SVC_JOBS_MAX_QUEUED\` jobs (default 3) queued or running on this node is 409 \`conflict\`. While it streams: a file decoding to more than \`SVC_JOBS_MAX_UPLOAD_MB\` (default ${MAX_UPLOAD_BYTES / 1024 / 1024} MB), a gzip body decoding to more than \`SVC_JOBS_MAX_GZIP_RATIO\` (default 50) times its compressed size (plus 1 MB), or a file whose upload and result (reserved as twice the file plus 1 KB per row) would pass the \`SVC_JOBS_MAX_CUSTOMER_MB\` (default 2048) the customer's jobs may hold on the node, kept results included, is 413 \`too_large\` — nothing is kept. When the node's jobs would pass \`SVC_JOBS_MAX_TOTAL_MB\` or leave less than \`SVC_JOBS_MIN_FREE_MB\` free on its disk (which also holds the state, the logs and the journal), it is 503 \`unavailable\` with \`Retry-After\`: the node's condition, not the file's (another node may take it). Finished jobs are deleted after \`SVC_JOBS_RETENTION_DAYS\` (default 7). It is checked first: a file that is not CSV, has no \`email\`/\`domain\` column (or not the \`column\` named), already has a column the job adds, has no rows, or a row wider than its header is 422 (the message names the line); nothing is charged then. A customer with no Enrichment credit left is 402. Otherwise the job is queued (202) and each row is answered as \`POST /v3/batch/enrichment\` answers an item — the same answer, the same credits (1 per company per calendar month) — in the columns \`svc enrich\` writes (company_*, segment_ids, segment_names, status). At most two jobs run at once per node, one per customer; a server stop or crash resumes the job from its last checkpoint on the next start, without charging twice.`,
     parameters: [
       idParam('customer'),
       {
@@ -88,7 +88,23 @@ const docs = {
       },
     ],
     requestBody: { required: true, content: { 'text/csv': { schema: { type: 'string' }, example: 'id,email\n1,ann@northwind.example\n' } } },
-    responses: { 202: { description: 'The job, queued', content: json(schema(EnrichJob)) }, ...adminErrors('write', 402, 413, 422) },
+    responses: {
+      202: { description: 'The job, queued', content: json(schema(EnrichJob)) },
+      ...adminErrors('write', 402, 409, 413, 422),
+      ...errors([409, 413, 503], (s): Headers => (s === 503 ? RETRY : {}), {
+        409: { codes: ['conflict'], description: 'The customer already has `SVC_JOBS_MAX_QUEUED` jobs queued or running on this node (`conflict`)' },
+        413: {
+          codes: ['too_large'],
+          description:
+            'The file is over `SVC_JOBS_MAX_UPLOAD_MB` decoded, a gzip body decodes to more than `SVC_JOBS_MAX_GZIP_RATIO` times its size, or the customer’s jobs would hold more than `SVC_JOBS_MAX_CUSTOMER_MB` (`too_large`)',
+        },
+        503: {
+          codes: ['unavailable'],
+          description:
+            'The node’s enrichment jobs are at `SVC_JOBS_MAX_TOTAL_MB`, or its disk would fall under `SVC_JOBS_MIN_FREE_MB` free, or the state store is unavailable (`unavailable`): retry after Retry-After seconds',
+        },
+      }),
+    },
   }),
   list: admin('listEnrichmentJobs', "The customer's enrichment jobs on this node, newest first, with their progress", {
     description: 'Jobs live on the node that took their upload: behind a load balancer each node lists its own (`node` says which answered).',
@@ -140,15 +156,21 @@ export const enrichmentJobRoutes: RouteDef[] = [
           'quota_exhausted',
           'no Enrichment API credits left for this contract year: every company found would be refused; contact your customer success manager to add credits',
         );
+      // Room for one more job of this customer on this node (409, 413, 503 otherwise): before a byte is stored.
+      const room = jobs.admitUpload(customerId);
       const id = `ej_${randomBytes(8).toString('hex')}`;
       const folder = jobs.folderOf(customerId, id);
       mkdirSync(folder, { recursive: true });
       let job: EnrichJob;
       try {
-        const size = await saveBody(ctx.req.raw, jobs.inputOf(customerId, id));
+        const size = await saveBody(ctx.req.raw, jobs.inputOf(customerId, id), {
+          maxBytes: jobs.limits.maxUploadBytes,
+          gzipRatio: jobs.limits.maxGzipRatio,
+          room,
+        });
         const checked = await checkFile(jobs.inputOf(customerId, id), ctx.query.column);
         const principal = ctx.principal;
-        job = jobs.jobs.insert({
+        job = jobs.insertAdmitted({
           id,
           customer_id: customerId,
           file_name: cleanName(ctx.query.name),

@@ -16,10 +16,12 @@ import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { SourceError } from '../../../data/sources/read.ts';
+import { loadConfig } from '../../config.ts';
 import type { StateStore } from '../../state/store.ts';
 import type { CompanyLookups } from '../resolve-company.ts';
 import { JobRefusedError, progressFileOf, runFileJob } from './file-job.ts';
-import { type ClaimedJob, JobStore } from './job-store.ts';
+import { type ClaimedJob, type EnrichJob, JobStore, type NewJob } from './job-store.ts';
+import { admit, freeBytesOf, type JobLimits, jobLimits, mb, type Room, realStatfs, reservedBytes, type StatFs } from './limits.ts';
 
 /** Jobs running at once on one machine. */
 export const MAX_RUNNING = 2;
@@ -28,8 +30,6 @@ const CHUNK_ROWS = 200;
 /** A transient failure (the state store unreachable) is retried this much later, at most MAX_ATTEMPTS runs in all. */
 const RETRY_MS = 30_000;
 const MAX_ATTEMPTS = 5;
-/** Finished jobs and their files are deleted this long after they finish. */
-export const KEEP_FINISHED_MS = 7 * 86_400_000;
 const HEARTBEAT_MS = 2_000;
 
 export interface EnrichJobsDeps {
@@ -41,9 +41,19 @@ export interface EnrichJobsDeps {
   log: { info(message: string): void; error(message: string): void };
   maxRunning?: number;
   now?: () => number;
+  /** What the jobs may hold (SVC_JOBS_*, ./limits.ts); the configuration's defaults when absent. */
+  limits?: JobLimits;
+  /** Free space of a folder's filesystem (fs.statfsSync; injected by tests). */
+  statfs?: StatFs;
 }
 
 class Stop extends Error {}
+/** A job stopped because the disk's free space fell under SVC_JOBS_MIN_FREE_MB: failed, not retried. */
+class DiskFull extends JobRefusedError {
+  constructor(minFree: number) {
+    super(`stopped: the node's disk fell under the ${mb(minFree)} kept free for the server; delete finished jobs, then upload the file again`);
+  }
+}
 const STOPPING = () => new Stop('the server is stopping');
 const REMOVED = () => new Stop('the job was removed');
 
@@ -56,10 +66,33 @@ export class EnrichJobs {
   private timers: NodeJS.Timeout[] = [];
   private stopping = false;
   private readonly now: () => number;
+  readonly limits: JobLimits;
+  /** Free space of the jobs' filesystem: read before each upload is admitted and after each chunk a job writes. */
+  statfs: StatFs;
 
   constructor(private readonly deps: EnrichJobsDeps) {
     this.now = deps.now ?? Date.now;
+    this.limits = deps.limits ?? jobLimits(loadConfig({}));
+    this.statfs = deps.statfs ?? realStatfs;
     this.jobs = new JobStore(deps.dir, this.now);
+  }
+
+  private freeBytes = () => freeBytesOf(this.statfs, this.deps.dir);
+
+  /**
+   * Before an upload is read: the customer may queue another job and there is room for one (else 409, 413
+   * or 503, ./limits.ts); the room its body may take.
+   */
+  admitUpload(customerId: string): Room {
+    return admit(this.limits, this.jobs.usage(customerId), 0, this.freeBytes());
+  }
+
+  /** After the file is checked: inserts the job if its whole reservation still fits (atomically with the other workers' inserts). */
+  insertAdmitted(job: NewJob): EnrichJob {
+    const need = reservedBytes(job.input_bytes, job.rows_total);
+    // The input is on disk already: the free space read now no longer counts it as room.
+    const free = this.freeBytes() + job.input_bytes;
+    return this.jobs.insertIf(job, (usage) => void admit(this.limits, usage, need, free));
   }
 
   /** Resumes what an earlier process left, then looks for work every `pollMs` (uploads of other workers, stale claims). */
@@ -93,7 +126,7 @@ export class EnrichJobs {
   pump(): void {
     if (this.stopping) return;
     try {
-      for (const gone of this.jobs.sweepable(new Date(this.now() - KEEP_FINISHED_MS).toISOString(), this.isDead)) {
+      for (const gone of this.jobs.sweepable(new Date(this.now() - this.limits.retentionMs).toISOString(), this.isDead)) {
         if (this.running.has(gone.id)) continue;
         rmSync(this.folderOf(gone.customer_id, gone.id), { recursive: true, force: true });
         this.jobs.delete(gone.id);
@@ -141,6 +174,8 @@ export class EnrichJobs {
           onChunk: (p) => {
             last = { rows: p.rows, credits: p.credits, statuses: p.statuses };
             if (!record()) abort.abort(this.jobs.get(job.id) === null ? REMOVED() : STOPPING());
+            // Whatever filled the disk (another job, the logs), a job never eats the space kept for the server.
+            else if (this.freeBytes() < this.limits.minFreeBytes) abort.abort(new DiskFull(this.limits.minFreeBytes));
           },
         });
         record();
@@ -163,6 +198,11 @@ export class EnrichJobs {
     }
     // The job's own paths mean nothing to the user: the file is the one they uploaded.
     const message = (e as Error).message.replaceAll(input, job.file_name);
+    if (e instanceof DiskFull) {
+      // Its partial result is of no use and holds the disk: gone now, not after the retention.
+      rmSync(this.resultOf(job.customer_id, job.id), { force: true });
+      rmSync(progressFileOf(this.resultOf(job.customer_id, job.id)), { force: true });
+    }
     if (e instanceof JobRefusedError || e instanceof SourceError) {
       this.jobs.settle(job.id, this.owner, { status: 'failed', error: message });
     } else if (job.attempts < MAX_ATTEMPTS) {
