@@ -138,6 +138,84 @@ export async function clientForKey(client: RedisClientType, key: string): Promis
   return (await (client as unknown as RedisClusterType).getNodeClientForKey(key)) as unknown as RedisClientType;
 }
 
+/** Redis Cluster's hash slots. */
+export const CLUSTER_SLOTS = 16_384;
+
+const CRC16_TABLE = (() => {
+  const t = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i << 8;
+    for (let b = 0; b < 8; b++) c = c & 0x8000 ? (c << 1) ^ 0x1021 : c << 1;
+    t[i] = c & 0xffff;
+  }
+  return t;
+})();
+
+/** The hash slot of `key`, as Redis Cluster computes it (CRC16/XMODEM of the key or its non-empty `{…}` tag). */
+export function slotOf(key: string): number {
+  const open = key.indexOf('{');
+  if (open !== -1) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) key = key.slice(open + 1, close);
+  }
+  let crc = 0;
+  for (const byte of Buffer.from(key)) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
+  return crc % CLUSTER_SLOTS;
+}
+
+let slotTags: string[] | null = null;
+
+/**
+ * A short hash tag per slot (`slotTag(s)` hashes to slot `s`): the first base-36 number that does, so every
+ * node derives the same table. Keys carrying it live in that slot on whichever primary serves it, and move
+ * with it when it is resharded.
+ */
+export function slotTag(slot: number): string {
+  if (!slotTags) {
+    const table: string[] = new Array(CLUSTER_SLOTS);
+    let left = CLUSTER_SLOTS;
+    for (let n = 0; left > 0; n++) {
+      const tag = n.toString(36);
+      const s = slotOf(tag);
+      if (table[s] === undefined) {
+        table[s] = tag;
+        left--;
+      }
+    }
+    slotTags = table;
+  }
+  return slotTags[slot]!;
+}
+
+export interface ShardView {
+  /** The primary's address (`host:port`) as the cluster announces it. */
+  address: string;
+  /** The slot ranges it serves (inclusive). */
+  ranges: [number, number][];
+}
+
+/** The primaries of a cluster client's current slot map, each with the slot ranges it serves ([] on one Redis). */
+export function shardsOf(client: RedisClientType): ShardView[] {
+  if (!isCluster(client)) return [];
+  const slots = (client as unknown as RedisClusterType).slots as ({ master: { address: string } } | undefined)[];
+  const byAddress = new Map<string, ShardView>();
+  for (let slot = 0; slot < slots.length; slot++) {
+    const address = slots[slot]?.master.address;
+    if (address === undefined) continue;
+    let view = byAddress.get(address);
+    if (!view) byAddress.set(address, (view = { address, ranges: [] }));
+    const last = view.ranges[view.ranges.length - 1];
+    if (last && last[1] === slot - 1) last[1] = slot;
+    else view.ranges.push([slot, slot]);
+  }
+  return [...byAddress.values()];
+}
+
+/** `127.0.0.1:7001 (slots 0-5460)`: a shard as operators read it in CLUSTER SHARDS. */
+export function describeShard(view: ShardView): string {
+  return `${view.address} (slots ${view.ranges.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(',')})`;
+}
+
 /** How often, and how far apart, a command refused with TRYAGAIN is sent again. */
 const TRYAGAIN_ATTEMPTS = 20;
 const TRYAGAIN_PAUSE_MS = 25;

@@ -17,7 +17,10 @@
  *   puts the node on the outage paths until a PING answers again.
  * - Redis without this deployment's data (restarted empty, flushed, an empty replica promoted): the
  *   data epoch (`svc:epoch`) differs from the one the node remembers; the node answers 503 and keeps its
- *   journal rather than serve 401s from, or replay charges into, an empty store.
+ *   journal rather than serve 401s from, or replay charges into, an empty store. On a Redis Cluster the
+ *   epoch lives on one shard, so every hash slot also carries a copy (`svc:epoch:{<slot tag>}`, written
+ *   once): a primary restarted empty with its slots (or an empty replica promoted) has lost its copies,
+ *   and the node treats it as the single Redis above, naming the shard.
  */
 
 import { createHash, randomUUID } from 'node:crypto';
@@ -33,7 +36,22 @@ import { AuthCache, deepFreeze, LAST_USED_RESOLUTION_MS } from './auth-cache.ts'
 import { StateError, type StateLog, StoreUnavailableError } from './errors.ts';
 import type { ChargeOutcome, ChargeRequest, CreditBalance, RateLimitHit, RateLimitRequest, UsageRow } from './metering.ts';
 import { type JournaledCharge, OutageMeter } from './outage.ts';
-import { onConnection, openRedis, publish, retryTryAgain, scanKeys, shardUnreachable, subscribe, waitForReplicas } from './redis-connection.ts';
+import {
+  CLUSTER_SLOTS,
+  describeShard,
+  onConnection,
+  openRedis,
+  publish,
+  retryTryAgain,
+  type ShardView,
+  scanKeys,
+  shardsOf,
+  shardUnreachable,
+  slotOf,
+  slotTag,
+  subscribe,
+  waitForReplicas,
+} from './redis-connection.ts';
 import { FIELDS_CAS_SCRIPT, METER_SCRIPT, SEGMENTS_CAS_SCRIPT } from './redis-scripts.ts';
 import { CustomerRecord, NewTag, NewToken, type StateStore, TagPatch, TagRecord, TagSettings, TokenRecord } from './store.ts';
 import { LedgerEntry, StateEntry } from './transfer.ts';
@@ -61,6 +79,10 @@ export const keys = {
   authChannel: 'svc:auth',
   nodes: 'svc:nodes',
   epoch: 'svc:epoch',
+  /** Cluster: the data epoch once more in `slot` (its hash tag hashes there), on whichever primary serves it. */
+  slotEpoch: (slot: number) => `svc:epoch:{${slotTag(slot)}}`,
+  /** Cluster: the epoch whose slot copies are all written. In `svc:epoch`'s slot: lost together with it. */
+  slotEpochsWritten: 'svc:epoch:{svc:epoch}:slots',
 } as const;
 
 const METER_SHA = createHash('sha1').update(METER_SCRIPT).digest('hex');
@@ -75,6 +97,8 @@ const WAIT_TIMEOUT_MS = 100;
 const WAIT_BACKOFF_MS = 1_000;
 /** On a cluster, how soon a recovery check that failed (its shard failing over) is tried again. */
 const RECOVER_RETRY_MS = 250;
+/** Slot copies of the epoch written per round trip when a cluster is first marked. */
+const MARK_CHUNK = 4_096;
 /** Journal entries replayed per script call. */
 const REPLAY_CHUNK = 500;
 /** Default for how long a command may go unanswered before Redis counts as stalled (SVC_REDIS_TIMEOUT_MS). */
@@ -82,6 +106,15 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 1_500;
 
 /** Why a connected Redis is not used right now (the outage paths answer meanwhile). */
 type Hold = 'stalled' | 'verifying';
+
+/** One primary's copy of the epoch: `found` undefined when the shard did not answer (failing over, unreachable). */
+interface ShardProbe {
+  shard: string;
+  found: string | null | undefined;
+}
+
+/** A shard did not answer the data check: not known to be lost, but nothing is replayed until it answers. */
+class ShardSilent extends Error {}
 
 export interface RedisStoreOptions {
   /** One Redis, or with `cluster` the seed nodes of a Redis Cluster (`redis://h1:p1,h2:p2`). */
@@ -145,6 +178,8 @@ export class RedisStateStore implements StateStore {
   private epoch: string | null = null;
   /** Set while Redis holds no data of this deployment: every call answers 503, readiness fails. */
   private lost: string | null = null;
+  /** Cluster: every slot carries the epoch (`keys.slotEpoch`), so each primary's data can be checked. */
+  private slotsMarked = false;
   private hold: Hold | null = null;
   private recovering = false;
 
@@ -225,6 +260,7 @@ export class RedisStateStore implements StateStore {
     await client.set(keys.epoch, randomUUID(), { condition: 'NX' });
     store.epoch = await client.get(keys.epoch);
     store.outage.epoch = store.epoch;
+    if (store.cluster) await store.markSlots();
     await subscribe(sub, keys.authChannel, (message) => {
       if (store.lost === null) store.auth.sync(Number(message));
     });
@@ -329,7 +365,8 @@ export class RedisStateStore implements StateStore {
         if (hold === null) return;
         if (!this.client.isReady) return; // the 'ready' event starts over
         if (hold === 'stalled') await this.client.ping();
-        if (!(await this.checkEpoch())) return;
+        // Not strict: one shard still failing over must not hold back the others (the periodic check goes on).
+        if (!(await this.checkEpoch(false))) return;
         if (this.hold !== hold) continue;
         this.hold = null;
         if (hold === 'stalled') this.log('Redis answers again', 'info');
@@ -346,27 +383,88 @@ export class RedisStateStore implements StateStore {
     }
   }
 
-  /** Whether Redis still holds this deployment's data; if not, the node stops using it (and says so once). */
-  private async checkEpoch(): Promise<boolean> {
-    const current = await this.timed(this.client.get(keys.epoch));
-    return this.judgeEpoch(current);
+  /**
+   * Whether Redis still holds this deployment's data (on a cluster: every primary); if not, the node stops
+   * using it (and says so once). `strict` (before a journal replay): throws ShardSilent when a shard did not
+   * answer, as it may be the one that came back empty.
+   */
+  private async checkEpoch(strict = true): Promise<boolean> {
+    const [current, shards] = await this.timed(Promise.all([this.client.get(keys.epoch), this.probeShards()]));
+    if (!this.judgeEpoch(current, shards) || !strict) return this.lost === null;
+    const silent = shards.find((s) => s.found === undefined);
+    if (silent) throw new ShardSilent(`Redis Cluster shard ${silent.shard} did not answer the data check`);
+    return true;
   }
 
-  private judgeEpoch(current: string | null): boolean {
-    if (current === this.epoch) {
-      if (this.lost !== null) {
+  /**
+   * Cluster: writes the epoch into every slot, once per epoch (a node finding `slotEpochsWritten` set skips
+   * it). Overwrites: after an operator starts over (a new epoch) the copies follow it.
+   */
+  private async markSlots(): Promise<void> {
+    const epoch = this.epoch!;
+    if ((await this.client.get(keys.slotEpochsWritten)) !== epoch) {
+      for (let from = 0; from < CLUSTER_SLOTS; from += MARK_CHUNK) {
+        const writes: Promise<unknown>[] = [];
+        for (let slot = from; slot < Math.min(from + MARK_CHUNK, CLUSTER_SLOTS); slot++) writes.push(this.client.set(keys.slotEpoch(slot), epoch));
+        await Promise.all(writes);
+      }
+      await this.client.set(keys.slotEpochsWritten, epoch);
+    }
+    this.slotsMarked = true;
+  }
+
+  /**
+   * Cluster: each primary's copy of the epoch, read in the first slot it serves in the client's slot map
+   * (so a resharding or failover is followed). A shard that does not answer within half the command
+   * deadline is reported silent, not lost — and is no stall of the whole node (the other shards serve).
+   */
+  private probeShards(): Promise<ShardProbe[]> {
+    if (!this.slotsMarked) return Promise.resolve([]);
+    const probeMs = Math.max(50, Math.floor(this.commandTimeoutMs / 2));
+    return Promise.all(
+      shardsOf(this.client).map(async (view) => {
+        let timer: NodeJS.Timeout | undefined;
+        const found = await Promise.race([
+          this.client.get(keys.slotEpoch(view.ranges[0]![0])).catch(() => undefined),
+          new Promise<undefined>((resolve) => {
+            timer = setTimeout(() => resolve(undefined), probeMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        return { shard: describeShard(view), found };
+      }),
+    );
+  }
+
+  /** Cluster: the shard serving `slot` in the client's slot map, for messages. */
+  private shardServing(slot: number): string {
+    const view = shardsOf(this.client).find((v: ShardView) => v.ranges.some(([a, b]) => a <= slot && slot <= b));
+    return view ? describeShard(view) : `slot ${slot} (no primary)`;
+  }
+
+  private judgeEpoch(current: string | null, shards: ShardProbe[] = []): boolean {
+    const emptied = current === this.epoch ? shards.find((s) => s.found !== undefined && s.found !== this.epoch) : undefined;
+    if (current === this.epoch && !emptied) {
+      // Back only once every shard has answered: one still failing over may be the one that was empty.
+      if (this.lost !== null && shards.every((s) => s.found !== undefined)) {
         this.lost = null;
         this.log("Redis holds this deployment's data again: serving from it", 'info');
         this.auth.sync(-1);
         void this.drainJournal();
       }
-      return true;
+      return this.lost === null;
     }
-    if (this.lost === null) {
-      this.lost =
-        "Redis holds none of this deployment's data (restarted without persistence, flushed, or failed over to an empty replica): " +
+    // Every customer is refused, not only that shard's: the global indexes (token hash, tag owner, the
+    // customer list) are spread over the shards, so any answer could come from the empty one.
+    const reason = emptied
+      ? `Redis Cluster shard ${emptied.shard} holds none of this deployment's data (restarted empty, flushed, or failed over to an empty replica): ` +
+        "this node answers 503 and keeps its journal until the shard's data is restored (its AOF or RDB); to go on without it, delete svc:epoch and restart every node"
+      : "Redis holds none of this deployment's data (restarted without persistence, flushed, or failed over to an empty replica): " +
         'this node answers 503 and keeps its journal until the data is restored (svc state import) and the node restarted';
-      this.log(`${this.lost} (data epoch ${this.epoch}, found ${current ?? 'none'})`);
+    if (this.lost !== reason) {
+      this.lost = reason;
+      const where = !emptied && this.cluster ? `, svc:epoch on shard ${this.shardServing(slotOf(keys.epoch))}` : '';
+      this.log(`${reason} (data epoch ${this.epoch}, found ${(emptied ? emptied.found : current) ?? 'none'}${where})`);
     }
     return false;
   }
@@ -386,8 +484,9 @@ export class RedisStateStore implements StateStore {
     if (!this.client.isReady || this.hold !== null) return;
     try {
       // The epoch first, in the same round trip: a flushed Redis must not empty the cache before it is noticed.
-      const [epoch, version] = await this.timed(Promise.all([this.client.get(keys.epoch), this.client.get(keys.authVersion)]));
-      if (this.judgeEpoch(epoch)) this.auth.sync(Number(version ?? 0));
+      // On a cluster every primary's copy of the epoch too: a shard restarted empty is noticed within a second.
+      const [epoch, version, shards] = await this.timed(Promise.all([this.client.get(keys.epoch), this.client.get(keys.authVersion), this.probeShards()]));
+      if (this.judgeEpoch(epoch, shards)) this.auth.sync(Number(version ?? 0));
     } catch {
       // Unreachable: cached records keep answering until Redis is back.
     }
@@ -632,6 +731,8 @@ export class RedisStateStore implements StateStore {
         if (!this.outage.hasJournal) this.outage.resetAllowance();
         if (total > 0) this.log(`journal drained: ${total} charges made while Redis was unreachable replayed`, 'info');
       } catch (e) {
+        // A shard failing over: tried again in a second, once every shard shows its data is there.
+        if (e instanceof ShardSilent) return;
         this.log(`journal replay interrupted (${(e as Error).message}); retrying when Redis is reachable`);
       }
     };
