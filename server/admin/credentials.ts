@@ -5,7 +5,7 @@
 import { ApiError } from '../../core/error-codes.ts';
 import { generateSecret, hashesEqual, hashSecret } from '../auth/token-secret.ts';
 import type { AccessRecords } from '../state/store.ts';
-import type { FailureThrottle } from './throttle.ts';
+import { type FailureThrottle, throttleAddress } from './throttle.ts';
 
 const KEY = 'admin_token_hash';
 
@@ -37,7 +37,7 @@ export interface CredentialRequest {
 }
 
 export function requireAdminCredential(req: CredentialRequest, auth: AdminAuth, throttle: FailureThrottle, what: string, hint: string): void {
-  const address = req.ip ?? '';
+  const address = throttleAddress(req.ip ?? '');
   const wait = throttle.blockedFor(address, Date.now());
   if (wait > 0) {
     throw new ApiError('rate_limited', `${what}: too many failed credentials from this address, try again later`, {

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
-import { FailureThrottle } from '../admin/throttle.ts';
+import { SharedFailureThrottle, throttleAddress } from '../admin/throttle.ts';
 import { sameOrigin } from '../http/api-request.ts';
 import { type AuditEntry, apiRoute, type RouteContext, type RouteDef, type RouteResult } from '../http/route-def.ts';
 import { authDocs } from '../openapi/route-docs.ts';
@@ -21,10 +21,13 @@ import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, verifyPassword } from
 import type { Principal } from './principal.ts';
 import { clearedSessionCookie, isSecureRequest, sessionSecretHash, sessionSecretOf, startSession } from './session.ts';
 
-/** Failed logins per account: 10 in 15 minutes, then that account answers 429 until the window ends. */
-export const loginAccountThrottle = new FailureThrottle(10, 15 * 60_000);
-/** Failed logins per address: 30 in 15 minutes (one address guessing across many accounts). */
-export const loginAddressThrottle = new FailureThrottle(30, 15 * 60_000);
+/**
+ * Failed logins per account: 10 in 15 minutes, then that account answers 429 until the window ends.
+ * Counted in the state store (users.countFailure): every node and worker adds to one count.
+ */
+export const loginAccountThrottle = new SharedFailureThrottle('login-account', 10, 15 * 60_000);
+/** Failed logins per address (an IPv6 /64: throttleAddress): 30 in 15 minutes (one network guessing across many accounts). */
+export const loginAddressThrottle = new SharedFailureThrottle('login-address', 30, 15 * 60_000);
 
 const AUTH_BODY = { types: 'json', limit: 8 * 1024, validation: 'record' } as const;
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
@@ -83,9 +86,13 @@ export const authRoutes: RouteDef[] = [
       const { users } = ctx.services;
       const parsed = Email.safeParse(ctx.body.email);
       const email = parsed.success ? parsed.data : ctx.body.email.trim().toLowerCase();
-      const address = ctx.req.ip ?? '';
+      const address = throttleAddress(ctx.req.ip ?? '');
       const now = Date.now();
-      const wait = Math.max(loginAccountThrottle.blockedFor(email, now), loginAddressThrottle.blockedFor(address, now));
+      const [forAccount, forAddress] = await Promise.all([
+        loginAccountThrottle.blockedFor(users, email, now),
+        loginAddressThrottle.blockedFor(users, address, now),
+      ]);
+      const wait = Math.max(forAccount, forAddress);
       if (wait > 0) {
         throw new ApiError('rate_limited', 'too many failed sign-ins: try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
       }
@@ -93,8 +100,7 @@ export const authRoutes: RouteDef[] = [
       // Always one password hash, known email or not: the answer and its time say nothing about the account.
       const ok = await verifyPassword(ctx.body.password, user?.password_hash ?? null);
       if (!ok || user === null) {
-        loginAccountThrottle.recordFailure(email, now);
-        loginAddressThrottle.recordFailure(address, now);
+        await Promise.all([loginAccountThrottle.recordFailure(users, email, now), loginAddressThrottle.recordFailure(users, address, now)]);
         if (user !== null) await ctx.audit({ customer: user.customer_id, action: 'login.failed', target: user.email });
         throw new ApiError('unauthenticated', WRONG_PAIR);
       }
@@ -165,7 +171,7 @@ export const authRoutes: RouteDef[] = [
     doc: authDocs.logout,
     async handler(ctx) {
       sameOriginOnly(ctx);
-      const secret = sessionSecretOf(ctx.req.raw);
+      const secret = sessionSecretOf(ctx.req.raw, secure(ctx));
       if (secret !== null) await ctx.services.users.endSessionByHash(sessionSecretHash(secret));
       return { status: 204, headers: { 'Set-Cookie': clearedSessionCookie(secure(ctx)) } };
     },

@@ -3,7 +3,9 @@
  * secret's SHA-256 (server/state/users.ts), so a leaked state file holds no usable session. Idle timeout
  * 12 h, absolute 7 days. The cookie is `HttpOnly`, `SameSite=Lax`, `Path=/`; `Secure` with the `__Host-`
  * prefix whenever the request came over HTTPS (directly, or per a trusted proxy's X-Forwarded-Proto) or
- * SVC_PUBLIC_URL is https.
+ * SVC_PUBLIC_URL is https. A request is read under the one name its cookie would be set under: over HTTPS
+ * only `__Host-svc_session`, which a sibling subdomain or a plain-http answer cannot plant (an unprefixed
+ * cookie can be, fixing a victim's browser on the attacker's session).
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -30,12 +32,14 @@ export function isSecureRequest(req: IncomingMessage, config: Pick<Config, 'SVC_
 
 export const sessionSecretHash = (secret: string): string => hash('sha256', secret, 'hex');
 
-/** The session secret the request's cookie carries (either name: a deployment may move to HTTPS). */
-export function sessionSecretOf(req: IncomingMessage): string | null {
+/**
+ * The session secret the request's cookie carries, under the name `secure` (isSecureRequest) gives it:
+ * a deployment that moved to HTTPS asks its users to sign in again rather than honour a plantable cookie.
+ */
+export function sessionSecretOf(req: IncomingMessage, secure: boolean): string | null {
   const header = req.headers.cookie;
   if (!header) return null;
-  const cookies = parseCookies(header);
-  const value = cookies[SECURE_COOKIE] ?? cookies[COOKIE];
+  const value = parseCookies(header)[secure ? SECURE_COOKIE : COOKIE];
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 }
 
@@ -80,8 +84,13 @@ export async function startSession(
 }
 
 /** The live session and its user, or null (no cookie, unknown, idle or expired session, removed user). */
-export async function readSession(users: UserStore, req: IncomingMessage, now = new Date()): Promise<{ user: UserRecord; session: SessionRecord } | null> {
-  const secret = sessionSecretOf(req);
+export async function readSession(
+  users: UserStore,
+  req: IncomingMessage,
+  secure: boolean,
+  now = new Date(),
+): Promise<{ user: UserRecord; session: SessionRecord } | null> {
+  const secret = sessionSecretOf(req, secure);
   if (!secret) return null;
   const session = await users.touchSession(sessionSecretHash(secret), now.toISOString(), SESSION_IDLE_MS);
   if (!session) return null;

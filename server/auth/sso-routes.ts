@@ -3,9 +3,17 @@
  *   GET /auth/sso/:customerId/start → 302 to the provider (authorization code + PKCE, state, nonce); the
  *       pending login rides in a short-lived HttpOnly cookie, HMAC-signed with a key kept in the state
  *       store (every node checks it), so no node has to remember it;
+ *   GET /auth/sso/:customerId/start?link=1 → the same, for a user signed in with their password who links
+ *       single sign-on to their account (the pending login names them; the callback needs their session);
  *   GET /auth/sso/callback → the user (created on first login with the provider's default role when the
  *       email's domain is allowed), a session cookie, 302 to the console. A refused login is a 302 to the
  *       console's sign-in page with the reason in the fragment, and an audit record.
+ *
+ * Who the provider vouches for is its (issuer, sub), not an email: the first SSO sign-in binds the user to
+ * it and every later one must carry the same `sub` (another identity at the provider that asserts the same
+ * address is refused). A password account is never taken over by an SSO sign-in of its address: it is
+ * refused until its user links it, signed in (`?link=1`), so only somebody who holds the password and the
+ * provider identity joins the two.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize } from 'cookie';
@@ -14,7 +22,7 @@ import { publicBase } from '../http/public-base.ts';
 import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
 import { ssoDocs } from '../openapi/route-docs.ts';
 import type { StateStore } from '../state/store.ts';
-import { isSecureRequest, startSession } from './session.ts';
+import { isSecureRequest, readSession, startSession } from './session.ts';
 import { beginSsoLogin, finishSsoLogin, PENDING_LOGIN_TTL_MS, type PendingLogin, SsoError } from './sso.ts';
 
 const PENDING_COOKIE = 'svc_sso';
@@ -81,6 +89,15 @@ export const ssoRoutes: RouteDef[] = [
     async handler(ctx) {
       const provider = await ctx.services.users.getSsoProvider(ctx.req.params.customerId!);
       if (!provider) throw new ApiError('not_found', `customer ${ctx.req.params.customerId} has no single sign-on`);
+      const secure = isSecureRequest(ctx.req.raw, ctx.services.config, ctx.services.trustProxy);
+      let linkUser: string | undefined;
+      if (ctx.req.query.link !== undefined) {
+        const signedIn = await readSession(ctx.services.users, ctx.req.raw, secure);
+        if (!signedIn || signedIn.user.customer_id !== provider.customer_id) {
+          throw new ApiError('unauthenticated', 'sign in with your password first to link single sign-on to your account');
+        }
+        linkUser = signedIn.user.id;
+      }
       let begun: Awaited<ReturnType<typeof beginSsoLogin>>;
       try {
         begun = await beginSsoLogin(provider, redirectUri(ctx));
@@ -88,8 +105,7 @@ export const ssoRoutes: RouteDef[] = [
         if (e instanceof SsoError) throw new ApiError('unavailable', `the sign-on provider cannot be reached: ${e.message}`, { 'Retry-After': '5' });
         throw e;
       }
-      const secure = isSecureRequest(ctx.req.raw, ctx.services.config, ctx.services.trustProxy);
-      const sealed = await sealPending(ctx.services.store, begun.pending);
+      const sealed = await sealPending(ctx.services.store, linkUser ? { ...begun.pending, link_user: linkUser } : begun.pending);
       return { status: 302, headers: { Location: begun.url, 'Set-Cookie': pendingCookie(sealed, secure, PENDING_LOGIN_TTL_MS / 1000) } };
     },
   }),
@@ -115,10 +131,28 @@ export const ssoRoutes: RouteDef[] = [
         await ctx.audit({ customer: provider.customer_id, action: 'login.failed', target: `sso (${e.reason})` });
         return refused(ctx, e.reason, e.message);
       }
+      const secure = isSecureRequest(ctx.req.raw, ctx.services.config, ctx.services.trustProxy);
+      const failed = (reason: string, target: string, message: string) =>
+        ctx.audit({ customer: provider.customer_id, action: 'login.failed', target: `sso: ${target}` }).then(() => refused(ctx, reason, message));
       let user = await users.findUserByEmail(identity.email);
       if (user !== null && user.customer_id !== provider.customer_id) {
-        await ctx.audit({ customer: provider.customer_id, action: 'login.failed', target: `sso: ${identity.email} belongs to another customer` });
-        return refused(ctx, 'email_domain', 'this email belongs to another workspace');
+        return failed('email_domain', `${identity.email} belongs to another customer`, 'this email belongs to another workspace');
+      }
+      let linked = false;
+      if (pending.link_user !== undefined) {
+        // Linking: the browser must still be signed in as the user who started it, and the provider must vouch for that user's email.
+        const signedIn = await readSession(users, ctx.req.raw, secure);
+        if (!signedIn || signedIn.user.id !== pending.link_user) {
+          return failed('link', `link of ${identity.email} without the session that started it`, 'sign in with your password again, then link single sign-on');
+        }
+        if (user === null || user.id !== pending.link_user) {
+          return failed(
+            'link',
+            `${signedIn.user.email} tried to link ${identity.email}`,
+            `the identity provider signed you in as ${identity.email}, not as ${signedIn.user.email}`,
+          );
+        }
+        linked = true;
       }
       let created = false;
       if (user === null) {
@@ -131,11 +165,24 @@ export const ssoRoutes: RouteDef[] = [
         });
         user = { ...record, password_hash: null };
         created = true;
-      } else if (!user.sso) {
-        await users.markSso(user.id);
+      } else if (!user.sso && user.password_hash !== null && !linked) {
+        return failed(
+          'password_account',
+          `${identity.email} has a password and has not linked single sign-on`,
+          `this account signs in with a password: sign in with it, then link single sign-on at /auth/sso/${provider.customer_id}/start?link=1`,
+        );
       }
-      const { password_hash: _, ...record } = user;
-      const secure = isSecureRequest(ctx.req.raw, ctx.services.config, ctx.services.trustProxy);
+      const bound = await users.bindSsoSubject(user.id, provider.issuer, identity.subject);
+      if (bound === null) return failed('state', `${identity.email} was removed meanwhile`, 'this account was removed meanwhile');
+      if (bound !== identity.subject) {
+        return failed(
+          'identity',
+          `${identity.email} is bound to another identity at ${provider.issuer}`,
+          'this account is linked to another identity at your identity provider: ask an owner of your workspace',
+        );
+      }
+      if (linked) await ctx.audit({ customer: user.customer_id, action: 'user.sso_link', target: `${user.email} (sso)`, as: user });
+      const { password_hash: _, ...record } = { ...user, sso: true };
       const { cookie } = await startSession(users, record, ctx.req, 'sso', secure);
       await ctx.audit({
         customer: user.customer_id,

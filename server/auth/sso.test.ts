@@ -12,7 +12,7 @@ const ACCOUNTS = [
   { sub: 'alice', email: 'Alice@Acme.test', email_verified: true },
   { sub: 'bob', email: 'bob@other.test', email_verified: true },
   { sub: 'carol', email: 'carol@acme.test', email_verified: false },
-  // No email_verified claim at all (Entra ID does not send one): accepted.
+  // No email_verified claim at all (Entra ID does not send one): refused unless the provider opts in.
   { sub: 'dave', email: 'dave@acme.test' },
 ];
 
@@ -93,9 +93,18 @@ describe('single sign-on (OpenID Connect, authorization code + PKCE)', () => {
     await expect(finishSsoLogin(provider, REDIRECT_URI, callback, pending)).resolves.toEqual({ email: 'alice@acme.test', subject: 'alice' });
   });
 
-  it('accepts an email the provider does not say anything about (no email_verified claim)', async () => {
+  it('refuses an email the provider says nothing about (no email_verified claim)', async () => {
     const { provider, pending, callback } = await signIn(op, 'dave');
-    await expect(finishSsoLogin(provider, REDIRECT_URI, callback, pending)).resolves.toEqual({ email: 'dave@acme.test', subject: 'dave' });
+    const err = await expectRefused(finishSsoLogin(provider, REDIRECT_URI, callback, pending), 'no_email');
+    expect(err.message).toBe('The identity provider has not verified your email address.');
+  });
+
+  it('accepts an email without email_verified when the provider opts in (email_verified_optional), never one it says is not verified', async () => {
+    const optIn = ssoProvider(op.issuer, { email_verified_optional: true });
+    const d = await signIn(op, 'dave', optIn);
+    await expect(finishSsoLogin(d.provider, REDIRECT_URI, d.callback, d.pending)).resolves.toEqual({ email: 'dave@acme.test', subject: 'dave' });
+    const c = await signIn(op, 'carol', optIn);
+    await expectRefused(finishSsoLogin(c.provider, REDIRECT_URI, c.callback, c.pending), 'no_email');
   });
 
   it('refuses a wrong state, a login of another customer and a login started too long ago', async () => {

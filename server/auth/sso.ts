@@ -9,11 +9,16 @@
  *
  * Authorization code flow with PKCE (S256), `state` and `nonce`, scope `openid email profile`, through
  * openid-client v6, which validates the authorization response (state, RFC 9207 `iss`) and the ID token (issuer,
- * audience, nonce, expiry). The ID token comes straight from the token endpoint over TLS, so its signature is
- * not checked (OIDC Core 3.1.3.7, step 6). The email comes from the ID token, or from userinfo when the ID
- * token carries none (a provider may serve scope claims there only); it must be verified when the provider
- * says whether it is (`email_verified`), and its domain must be one of the provider's allowed_domains (exact
- * match: a subdomain has to be listed on its own).
+ * audience, nonce, expiry). The ID token's signature is checked too, against the provider's published keys
+ * (its `jwks_uri`, cached with the discovery document), although OIDC Core 3.1.3.7 lets a client skip it for
+ * a token from the token endpoint: the token binds the person's `sub` to their account here, so a token
+ * the provider did not sign (a compromised or misrouted token endpoint, a plain-http test issuer) must not
+ * sign anybody in. Its times are checked with MAX_CLOCK_SKEW_S of tolerance either way (`exp`, `nbf`, and an
+ * `iat` in the future). The email comes from the ID token, or from userinfo when the ID token carries none
+ * (a provider may serve scope claims there only); the provider must say it is verified
+ * (`email_verified: true`; a provider that never sends the claim needs `email_verified_optional`, and an
+ * explicit `false` is refused even then), and its domain must be one of the provider's allowed_domains
+ * (exact match: a subdomain has to be listed on its own).
  *
  * Every failure is an SsoError: `reason` for the caller's branching and audit log, `message` safe to show to
  * the person signing in (no secret, no token, no provider response body); `cause` is for server logs.
@@ -32,6 +37,8 @@ export const DISCOVERY_TTL_MS = 5 * 60_000;
 export const DISCOVERY_CACHE_MAX = 200;
 /** Seconds, per request to the provider (discovery, token, userinfo). */
 export const PROVIDER_TIMEOUT_S = 5;
+/** Seconds an ID token's times may be off our clock (its `iat` ahead of it, its `exp` behind it). */
+export const MAX_CLOCK_SKEW_S = 60;
 
 export type SsoFailure = 'state' | 'code' | 'id_token' | 'email_domain' | 'no_email' | 'provider';
 
@@ -52,6 +59,8 @@ export interface PendingLogin {
   code_verifier: string;
   /** ISO 8601; the login is refused PENDING_LOGIN_TTL_MS after it. */
   created_at: string;
+  /** Set by the server when a signed-in user links single sign-on to their account: that user's id. */
+  link_user?: string;
 }
 
 export interface SsoIdentity {
@@ -66,6 +75,8 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 interface DiscoveryEntry {
   expires: number;
   metadata: Promise<oidc.ServerMetadata>;
+  /** The provider's signing keys as last fetched (openid-client refetches them after 5 minutes, or for an unknown kid). */
+  jwks?: oidc.ExportedJWKSCache;
 }
 const discoveryCache = new Map<string, DiscoveryEntry>();
 
@@ -110,8 +121,11 @@ function discover(provider: SsoProvider, now: number): { entry: DiscoveryEntry; 
         if (typeof metadata.authorization_endpoint !== 'string' || typeof metadata.token_endpoint !== 'string') {
           throw new SsoError('provider', 'The single sign-on provider does not support the authorization code flow.');
         }
+        if (typeof metadata.jwks_uri !== 'string') {
+          throw new SsoError('provider', 'The single sign-on provider publishes no signing keys (jwks_uri): its ID tokens cannot be verified.');
+        }
         // https everywhere, or loopback http (which allowInsecureRequests would otherwise allow to any host).
-        for (const endpoint of [metadata.authorization_endpoint, metadata.token_endpoint, metadata.userinfo_endpoint]) {
+        for (const endpoint of [metadata.authorization_endpoint, metadata.token_endpoint, metadata.userinfo_endpoint, metadata.jwks_uri]) {
           if (endpoint === undefined) continue;
           const u = URL.canParse(endpoint) ? new URL(endpoint) : null;
           if (!u || !(u.protocol === 'https:' || (insecure && u.protocol === 'http:' && LOOPBACK.has(u.hostname)))) {
@@ -130,8 +144,8 @@ function discover(provider: SsoProvider, now: number): { entry: DiscoveryEntry; 
   return { entry, insecure };
 }
 
-/** The openid-client Configuration for this customer's client at its (cached) provider. */
-async function configure(provider: SsoProvider, now: Date): Promise<oidc.Configuration> {
+/** The openid-client Configuration for this customer's client at its (cached) provider, and the cache entry. */
+async function configure(provider: SsoProvider, now: Date): Promise<{ config: oidc.Configuration; entry: DiscoveryEntry }> {
   const { entry, insecure } = discover(provider, Date.now());
   let metadata: oidc.ServerMetadata;
   try {
@@ -149,18 +163,25 @@ async function configure(provider: SsoProvider, now: Date): Promise<oidc.Configu
   const config = new oidc.Configuration(
     metadata,
     provider.client_id,
-    // Every time check (ID token iat/exp) runs at `now`.
-    { client_secret: provider.client_secret, [oidc.clockSkew]: Math.trunc((now.getTime() - Date.now()) / 1000) },
+    // Every time check (ID token iat/exp) runs at `now`, with MAX_CLOCK_SKEW_S of tolerance.
+    {
+      client_secret: provider.client_secret,
+      [oidc.clockSkew]: Math.trunc((now.getTime() - Date.now()) / 1000),
+      [oidc.clockTolerance]: MAX_CLOCK_SKEW_S,
+    },
     auth,
   );
   config.timeout = PROVIDER_TIMEOUT_S;
   if (insecure) oidc.allowInsecureRequests(config);
-  return config;
+  // The ID token's signature against the provider's jwks_uri (openid-client skips it by default).
+  oidc.enableNonRepudiationChecks(config);
+  if (entry.jwks) oidc.setJwksCache(config, entry.jwks);
+  return { config, entry };
 }
 
 /** Starts a login: the URL to send the browser to, and what to keep until the callback. */
 export async function beginSsoLogin(provider: SsoProvider, redirectUri: string, now = new Date()): Promise<{ url: string; pending: PendingLogin }> {
-  const config = await configure(provider, now);
+  const { config } = await configure(provider, now);
   const code_verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -223,10 +244,6 @@ function classify(err: unknown, tokenRequested: boolean): SsoError {
   }
 }
 
-function isFalse(v: unknown): boolean {
-  return v === false || v === 'false';
-}
-
 /**
  * Completes a login at the callback: `callbackUrl` is the URL the browser came back to (only its query is used;
  * the token request is made for `redirectUri`, which must be the one given to beginSsoLogin). The server must
@@ -243,7 +260,7 @@ export async function finishSsoLogin(
   // Checked here as well as by openid-client, before anything goes to the provider.
   if (callbackUrl.searchParams.get('state') !== pending.state) throw new SsoError('state', STATE_MESSAGE);
 
-  const config = await configure(provider, now);
+  const { config, entry } = await configure(provider, now);
   // RFC 9207: a response naming another issuer is one meant for another login (a mix-up attack).
   const iss = callbackUrl.searchParams.get('iss');
   if (iss !== null && iss !== config.serverMetadata().issuer) throw new SsoError('state', STATE_MESSAGE);
@@ -270,7 +287,11 @@ export async function finishSsoLogin(
   } catch (err) {
     throw classify(err, tokenRequested);
   }
+  const keys = oidc.getJwksCache(config);
+  if (keys) entry.jwks = keys;
   if (!claims) throw new SsoError('id_token', ID_TOKEN_MESSAGE);
+  // openid-client checks that `iat` is there, not when it is: a token issued in the future is not a real one.
+  if (typeof claims.iat !== 'number' || claims.iat > now.getTime() / 1000 + MAX_CLOCK_SKEW_S) throw new SsoError('id_token', ID_TOKEN_MESSAGE);
   const subject = claims.sub;
 
   let email: unknown = claims.email;
@@ -288,7 +309,11 @@ export async function finishSsoLogin(
     }
   }
   if (typeof email !== 'string' || email === '') throw new SsoError('no_email', 'The identity provider did not share your email address.');
-  if (isFalse(verified)) throw new SsoError('no_email', 'The identity provider has not verified your email address.');
+  // Only a verified address may name an account here; `email_verified_optional` lets a provider that never
+  // says (the claim absent) through, never one that says no.
+  if (verified !== true && !(verified === undefined && provider.email_verified_optional === true)) {
+    throw new SsoError('no_email', 'The identity provider has not verified your email address.');
+  }
   const parsed = Email.safeParse(email);
   if (!parsed.success) throw new SsoError('no_email', 'The identity provider sent an email address that is not valid.');
   const address = parsed.data;

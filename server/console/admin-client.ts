@@ -39,6 +39,9 @@ export interface IssuedLink {
   mailed: boolean;
 }
 
+/** An invitation: an owner's of an address outside the customer's SSO domains is only mailed (no url, no token). */
+export type IssuedInvitation = IssuedLink | { url?: undefined; token?: undefined; expires_at: string; mailed: boolean };
+
 /** The customer's single sign-on provider as the API shows it (never its client secret). */
 export type SsoSettings = Omit<SsoProvider, 'customer_id' | 'client_secret'>;
 /** What PUT takes: the whole provider, its client secret included. */
@@ -101,7 +104,7 @@ export interface AdminClient {
   /** How many catalog accounts the rule matches and the first 20 (nothing saved). */
   previewSegment(customerId: string, match: SegmentMatch): Promise<SegmentPreview>;
   users(customerId: string): Promise<UserRecord[]>;
-  invite(customerId: string, body: { email: string; role: Role }): Promise<IssuedLink>;
+  invite(customerId: string, body: { email: string; role: Role }): Promise<IssuedInvitation>;
   setUserRole(customerId: string, userId: string, role: Role): Promise<UserRecord>;
   removeUser(customerId: string, userId: string): Promise<void>;
   resetPassword(customerId: string, userId: string): Promise<IssuedLink>;

@@ -17,7 +17,7 @@ import { requireAdminCredential } from '../admin/credentials.ts';
 import { adminCredentialThrottle } from '../admin/throttle.ts';
 import { authenticateAnyToken, authenticateTag, authenticateToken, type Caller } from '../auth/authenticate.ts';
 import { actorOf, may, type Principal } from '../auth/principal.ts';
-import { readSession, sessionSecretOf } from '../auth/session.ts';
+import { isSecureRequest, readSession, sessionSecretOf } from '../auth/session.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import { noteCustomer } from '../observability/request-facts.ts';
 import type { Observer, Trace } from '../observability/request-observer.ts';
@@ -138,7 +138,8 @@ async function workspacePrincipal(call: Call, also: readonly string[]): Promise<
   const { req, services } = call;
   const write = req.method !== 'GET' && req.method !== 'HEAD';
   let principal: Principal;
-  if (req.get('authorization') !== undefined || sessionSecretOf(req.raw) === null) {
+  const secure = isSecureRequest(req.raw, services.config, services.trustProxy);
+  if (req.get('authorization') !== undefined || sessionSecretOf(req.raw, secure) === null) {
     requireAdminCredential(
       req,
       services.adminAuth,
@@ -149,7 +150,7 @@ async function workspacePrincipal(call: Call, also: readonly string[]): Promise<
     if (write && !sameOrigin(req)) throw new ApiError('forbidden', 'admin API: cross-origin requests are refused');
     principal = { kind: 'operator' };
   } else {
-    const found = await readSession(services.users, req.raw);
+    const found = await readSession(services.users, req.raw, secure);
     if (found === null) throw new ApiError('unauthenticated', 'your session has ended: sign in again', { 'WWW-Authenticate': 'Bearer' });
     if (write && (req.get('origin') === undefined || !sameOrigin(req))) {
       throw new ApiError('forbidden', "admin API: a signed-in change must come from this server's own pages (same-origin Origin header)");

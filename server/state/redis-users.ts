@@ -3,7 +3,8 @@
  * store never opens or closes a connection. Keys:
  *
  *   svc:{users}:user:<id>              hash    id, customer_id, email, role, password_hash ('' = none), sso ('0'|'1'),
- *                                              created_at, last_login_at ('' = never)
+ *                                              created_at, last_login_at ('' = never), sso_issuer / sso_subject
+ *                                              (absent: not bound to a single sign-on identity)
  *   svc:{users}:email:<email>          string  the user id of a (lower-cased) email: one email, one user, any customer
  *   svc:{users}:customer:<customer>    set     the customer's user ids
  *   svc:{users}:session:<id hash>      hash    r (the SessionRecord as created, JSON), seen / seen_ms (last_seen_at),
@@ -12,6 +13,8 @@
  *                                              last session; members whose session is gone are dropped as met
  *   svc:{users}:invitation:<hash>      string  the InvitationRecord (JSON); expires at its end (PEXPIREAT)
  *   svc:{users}:invitations:<email>    zset    token hash → its end (epoch ms), pruned by time as invitations are made
+ *   svc:{users}:failures:<key>         hash    n (failures), ends (epoch ms): a failed sign-in window (countFailure);
+ *                                              expires at its end (PEXPIREAT)
  *   svc:{cust:<c>}:sso                 string  the customer's SsoProvider (JSON, client secret included)
  *   svc:{cust:<c>}:audit               zset    "<16 hex seq><AuditEvent JSON>" → at (epoch ms): equal times in
  *                                              append order; with a retention, each append deletes up to
@@ -50,6 +53,8 @@ import {
   emailKey,
   InvitationRecord,
   isoTime,
+  type KeepAnOwner,
+  lastOwnerMessage,
   type NewAuditEvent,
   newAuditEvent,
   newestFirst,
@@ -78,6 +83,7 @@ export const userKeys = {
   sso: (c: string) => `svc:{cust:${c}}:sso`,
   audit: (c: string) => `svc:{cust:${c}}:audit`,
   auditSeq: (c: string) => `svc:{cust:${c}}:audit-seq`,
+  failures: (key: string) => `svc:{users}:failures:${key}`,
 };
 
 const USER_KEYS = 'svc:{users}:user:*';
@@ -103,11 +109,11 @@ const member = (sessionId: string, idHash: string) => `${sessionId}|${idHash}`;
 const memberHash = (m: string) => m.slice(m.indexOf('|') + 1);
 const memberId = (m: string) => m.slice(0, m.indexOf('|'));
 
-/** The rest of ARGV (from `from`) as a set, and whether `key` (a zset) holds nothing else: Lua shared by scripts. */
+/** ARGV from `from` (to `to`, default its end) as a set, and whether `key` (a zset) holds nothing else: Lua shared by scripts. */
 const ONLY_KNOWN = `
-local function known_set(from)
+local function known_set(from, to)
   local set = {}
-  for i = from, #ARGV do set[ARGV[i]] = true end
+  for i = from, to or #ARGV do set[ARGV[i]] = true end
   return set
 end
 local function holds_only(key, set)
@@ -137,22 +143,102 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return redis.call('HGETALL', KEYS[1])
 `;
 
-// KEYS: user, email, customer set, sessions zset, invitations zset, then n session keys, then m invitation keys.
-// ARGV: id, customer, n, m, then the n session members, then the m token hashes.
-// → 1 removed, 0 no such user, -1 a session or invitation came meanwhile (read again).
-const REMOVE_USER = `${ONLY_KNOWN}
+// KEYS: user. ARGV: issuer, subject. → the subject bound at that issuer after, or nil for an unknown user.
+const BIND_SSO = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local bound = redis.call('HMGET', KEYS[1], 'sso_issuer', 'sso_subject')
+if bound[1] == ARGV[1] and bound[2] and bound[2] ~= '' then return bound[2] end
+redis.call('HSET', KEYS[1], 'sso', '1', 'sso_issuer', ARGV[1], 'sso_subject', ARGV[2])
+return ARGV[2]
+`;
+
+/**
+ * Whether the customer keeps an owner when the user KEYS[1] stops being one (Lua shared by scripts): the
+ * count and the change that follows are one script, so two owners demoting or removing each other at once
+ * cannot both pass. The customer's users are read by the caller (a script never builds a key name): k ids
+ * in ARGV from `arg_from`, their keys in KEYS from `key_from`; the customer's set must hold exactly them.
+ * → 1 kept (or the user is no owner), 0 the user is the last owner, -1 the customer's users changed (read again).
+ */
+const OWNER_KEPT = `
+local function owner_kept(set_key, customer, k, key_from, arg_from)
+  if redis.call('HGET', KEYS[1], 'role') ~= 'owner' then return 1 end
+  if redis.call('SCARD', set_key) ~= k then return -1 end
+  local owners = 0
+  for i = 0, k - 1 do
+    if redis.call('SISMEMBER', set_key, ARGV[arg_from + i]) == 0 then return -1 end
+    local u = redis.call('HMGET', KEYS[key_from + i], 'role', 'customer_id')
+    if u[1] == 'owner' and u[2] == customer then owners = owners + 1 end
+  end
+  if owners <= 1 then return 0 end
+  return 1
+end
+`;
+
+// KEYS: user, customer set, then the k user keys of the customer. ARGV: role, customer, k, then the k user ids.
+// → the user's fields after (flat), nil for an unknown user, 0 it is the customer's last owner, -1 read again.
+const SET_ROLE_KEEPING_OWNER = `${OWNER_KEPT}
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if ARGV[1] ~= 'owner' then
+  local kept = owner_kept(KEYS[2], ARGV[2], tonumber(ARGV[3]), 3, 4)
+  if kept ~= 1 then return kept end
+end
+redis.call('HSET', KEYS[1], 'role', ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+`;
+
+// KEYS: user, invitations zset of its email, then the invitation key of each token hash in ARGV[3..].
+// ARGV: password hash, customer, token hashes… → the user's fields after (flat), nil for an unknown user,
+// -1 an invitation came meanwhile (read again). The customer's reset links for the email end with it.
+const SET_PASSWORD = `${ONLY_KNOWN}
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if not holds_only(KEYS[2], known_set(3)) then return -1 end
+for j = 3, #ARGV do
+  local raw = redis.call('GET', KEYS[j])
+  local gone = not raw
+  if raw then
+    local i = cjson.decode(raw)
+    gone = i.customer_id == ARGV[2] and i.purpose == 'reset'
+  end
+  if gone then
+    redis.call('DEL', KEYS[j])
+    redis.call('ZREM', KEYS[2], ARGV[j])
+  end
+end
+redis.call('HSET', KEYS[1], 'password_hash', ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+`;
+
+// KEYS: a failure counter. ARGV: now (ms), the end of a window opened now (ms). → the failures in the window.
+const COUNT_FAILURE = `
+local ends = redis.call('HGET', KEYS[1], 'ends')
+if ends and tonumber(ends) > tonumber(ARGV[1]) then return redis.call('HINCRBY', KEYS[1], 'n', 1) end
+redis.call('HSET', KEYS[1], 'n', 1, 'ends', ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+return 1
+`;
+
+// KEYS: user, email, customer set, sessions zset, invitations zset, then n session keys, then m invitation
+// keys, then k user keys of the customer (keepAnOwner; k = -1: no check).
+// ARGV: id, customer, n, m, k, then the n session members, then the m token hashes, then the k user ids.
+// → 1 removed, 0 no such user, -1 a session, invitation or user came meanwhile (read again), -2 the last owner.
+const REMOVE_USER = `${ONLY_KNOWN}${OWNER_KEPT}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local n, m = tonumber(ARGV[3]), tonumber(ARGV[4])
+local n, m, k = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 -- one set of both lists: a session member ("<id>|<hash>") is never a token hash
-local known = known_set(5)
+local known = known_set(6, 5 + n + m)
 if not holds_only(KEYS[4], known) or not holds_only(KEYS[5], known) then return -1 end
+if k >= 0 then
+  local kept = owner_kept(KEYS[3], ARGV[2], k, 6 + n + m, 6 + n + m)
+  if kept == 0 then return -2 end
+  if kept == -1 then return -1 end
+end
 for i = 1, n do redis.call('DEL', KEYS[5 + i]) end
 redis.call('DEL', KEYS[4])
 for j = 1, m do
   local raw = redis.call('GET', KEYS[5 + n + j])
   if (not raw) or cjson.decode(raw).customer_id == ARGV[2] then
     redis.call('DEL', KEYS[5 + n + j])
-    redis.call('ZREM', KEYS[5], ARGV[4 + n + j])
+    redis.call('ZREM', KEYS[5], ARGV[5 + n + j])
   end
 end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
@@ -405,33 +491,70 @@ export class RedisUserStore implements UserStore {
     return reply === null ? null : userRecord(storedUser(pairs(reply)));
   }
 
-  async setRole(id: string, role: Role): Promise<UserRecord> {
-    const user = await this.update(id, 'role', Role.parse(role));
-    if (user === null) throw new StateError(`no user ${id}`, 'not_found');
-    return user;
+  async setRole(id: string, role: Role, options: KeepAnOwner = {}): Promise<UserRecord> {
+    const next = Role.parse(role);
+    if (!options.keepAnOwner) {
+      const user = await this.update(id, 'role', next);
+      if (user === null) throw new StateError(`no user ${id}`, 'not_found');
+      return user;
+    }
+    for (let attempt = 0; ; attempt++) {
+      const user = await this.storedUser(id);
+      if (user === null) throw new StateError(`no user ${id}`, 'not_found');
+      const ids = await this.io(() => this.client.sMembers(userKeys.customer(user.customer_id)));
+      const reply = (await this.run(
+        SET_ROLE_KEEPING_OWNER,
+        [userKeys.user(id), userKeys.customer(user.customer_id), ...ids.map(userKeys.user)],
+        [next, user.customer_id, String(ids.length), ...ids],
+      )) as string[] | number | null;
+      if (reply === null) throw new StateError(`no user ${id}`, 'not_found');
+      if (reply === 0) throw new StateError(lastOwnerMessage(user.email), 'conflict');
+      if (Array.isArray(reply)) return userRecord(storedUser(pairs(reply)));
+      if (attempt >= RETRIES) throw new StoreUnavailableError(`customer ${user.customer_id}: its users kept changing while a role changed; retry`);
+    }
   }
 
   async setPassword(id: string, passwordHash: string): Promise<UserRecord> {
     if (passwordHash === '') throw new StateError('the password hash is empty');
-    const user = await this.update(id, 'password_hash', passwordHash);
-    if (user === null) throw new StateError(`no user ${id}`, 'not_found');
-    return user;
+    for (let attempt = 0; ; attempt++) {
+      const user = await this.storedUser(id);
+      if (user === null) throw new StateError(`no user ${id}`, 'not_found');
+      const tokens = await this.io(() => this.client.zRange(userKeys.invitations(user.email), 0, -1));
+      const reply = (await this.run(
+        SET_PASSWORD,
+        [userKeys.user(id), userKeys.invitations(user.email), ...tokens.map(userKeys.invitation)],
+        [passwordHash, user.customer_id, ...tokens],
+      )) as string[] | number | null;
+      if (reply === null) throw new StateError(`no user ${id}`, 'not_found');
+      if (Array.isArray(reply)) return userRecord(storedUser(pairs(reply)));
+      if (attempt >= RETRIES) throw new StoreUnavailableError(`user ${id}: its invitations kept changing while its password was set; retry`);
+    }
   }
 
   async markSso(id: string): Promise<void> {
     await this.update(id, 'sso', '1');
   }
 
+  async bindSsoSubject(id: string, issuer: string, subject: string): Promise<string | null> {
+    if (issuer === '' || subject === '') throw new StateError('an SSO identity needs an issuer and a subject');
+    const bound = (await this.run(BIND_SSO, [userKeys.user(id)], [issuer, subject])) as string | null;
+    return bound ?? null;
+  }
+
   async noteLogin(id: string, at: string): Promise<void> {
     await this.update(id, 'last_login_at', isoTime(at, 'at'));
   }
 
-  async removeUser(id: string): Promise<boolean> {
+  async removeUser(id: string, options: KeepAnOwner = {}): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       const user = await this.storedUser(id);
       if (user === null) return false;
-      const [sessions, invitations] = await this.io(() =>
-        Promise.all([this.client.zRange(userKeys.sessions(id), 0, -1), this.client.zRange(userKeys.invitations(user.email), 0, -1)]),
+      const [sessions, invitations, ids] = await this.io(() =>
+        Promise.all([
+          this.client.zRange(userKeys.sessions(id), 0, -1),
+          this.client.zRange(userKeys.invitations(user.email), 0, -1),
+          options.keepAnOwner ? this.client.sMembers(userKeys.customer(user.customer_id)) : Promise.resolve(null),
+        ]),
       );
       const done = Number(
         await this.run(
@@ -444,10 +567,12 @@ export class RedisUserStore implements UserStore {
             userKeys.invitations(user.email),
             ...sessions.map((m) => userKeys.session(memberHash(m))),
             ...invitations.map((h) => userKeys.invitation(h)),
+            ...(ids ?? []).map(userKeys.user),
           ],
-          [id, user.customer_id, String(sessions.length), String(invitations.length), ...sessions, ...invitations],
+          [id, user.customer_id, String(sessions.length), String(invitations.length), String(ids?.length ?? -1), ...sessions, ...invitations, ...(ids ?? [])],
         ),
       );
+      if (done === -2) throw new StateError(lastOwnerMessage(user.email), 'conflict');
       if (done !== -1) return done === 1;
       if (attempt >= RETRIES) throw new StoreUnavailableError(`user ${id}: its sessions kept changing while it was removed; retry`);
     }
@@ -731,6 +856,19 @@ export class RedisUserStore implements UserStore {
     await flush();
     for (const [customer, last] of seq) await this.client.set(userKeys.auditSeq(customer), String(last));
     return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Failure counts (failed sign-ins): one hash per key, n and ends (epoch ms), expiring at its window's end.
+
+  async countFailure(key: string, nowMs: number, windowMs: number): Promise<void> {
+    await this.run(COUNT_FAILURE, [userKeys.failures(key)], [String(nowMs), String(nowMs + windowMs)]);
+  }
+
+  async failuresOf(key: string, nowMs: number): Promise<{ failures: number; endsMs: number } | null> {
+    const [n, ends] = await this.io(() => this.client.hmGet(userKeys.failures(key), ['n', 'ends']));
+    if (!n || !ends || Number(ends) <= nowMs) return null;
+    return { failures: Number(n), endsMs: Number(ends) };
   }
 
   /** Lets go of the state store's client (it stays open: the state store closes it). */

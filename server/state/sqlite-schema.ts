@@ -158,6 +158,19 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
       CREATE TABLE IF NOT EXISTS visit_events (
         customer_id TEXT NOT NULL, ms INTEGER NOT NULL, n INTEGER NOT NULL, day TEXT NOT NULL, view TEXT NOT NULL,
         PRIMARY KEY (customer_id, ms, n)) WITHOUT ROWID;`),
+  // 12: a user's single sign-on identity (users.ts bindSsoSubject: the provider's issuer and `sub`), and a
+  // provider's opt-in to ID tokens without `email_verified` (SsoProvider.email_verified_optional).
+  (db) => {
+    addColumn(db, 'users', 'sso_issuer', 'TEXT');
+    addColumn(db, 'users', 'sso_subject', 'TEXT');
+    addColumn(db, 'sso_providers', 'email_verified_optional', 'INTEGER NOT NULL DEFAULT 0');
+  },
+  // 13: failed sign-ins counted per account and per address for every process on the file (users.ts
+  // countFailure): a window per key, from its first failure (`ends_ms` epoch ms) to its end.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS failure_counts (key TEXT PRIMARY KEY, ends_ms INTEGER NOT NULL, failures INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS failure_counts_end ON failure_counts (ends_ms);`),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

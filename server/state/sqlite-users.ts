@@ -26,6 +26,8 @@ import {
   emailKey,
   type InvitationRecord,
   isoTime,
+  type KeepAnOwner,
+  lastOwnerMessage,
   type NewAuditEvent,
   newAuditEvent,
   newestFirst,
@@ -114,6 +116,8 @@ function providerRecord(r: Row): SsoProvider {
     allowed_domains: JSON.parse(r.allowed_domains as string) as string[],
     default_role: Role.parse(r.default_role),
     display_name: r.display_name as string,
+    // Only when set: a provider reads back as it was given.
+    ...(r.email_verified_optional === 1 ? { email_verified_optional: true } : {}),
   };
 }
 
@@ -210,17 +214,53 @@ export class SqliteUserStore implements UserStore {
     return userRecord(storedUser(row));
   }
 
-  async setRole(id: string, role: Role): Promise<UserRecord> {
-    return this.update(id, 'role', Role.parse(role));
+  /**
+   * Refuses (`conflict`) a change that takes away `user`'s ownership when it is its customer's last owner.
+   * Called inside the IMMEDIATE transaction of the change: the count and the change are one step for every
+   * process on the file.
+   */
+  private keepAnOwner(user: StoredUser): void {
+    if (user.role !== 'owner') return;
+    const owners = this.sql("SELECT COUNT(*) FROM users WHERE customer_id = ? AND role = 'owner'").pluck().get(user.customer_id) as number;
+    if (owners <= 1) throw new StateError(lastOwnerMessage(user.email), 'conflict');
+  }
+
+  async setRole(id: string, role: Role, options: KeepAnOwner = {}): Promise<UserRecord> {
+    const next = Role.parse(role);
+    if (!options.keepAnOwner) return this.update(id, 'role', next);
+    return this.write(() => {
+      const user = this.userRow(id);
+      if (user === null) throw new StateError(`no user ${id}`, 'not_found');
+      if (next !== 'owner') this.keepAnOwner(user);
+      return userRecord(storedUser(this.sql('UPDATE users SET role = ? WHERE id = ? RETURNING *').get(next, id) as Row));
+    });
   }
 
   async setPassword(id: string, passwordHash: string): Promise<UserRecord> {
     if (passwordHash === '') throw new StateError('the password hash is empty');
-    return this.update(id, 'password_hash', passwordHash);
+    return this.write(() => {
+      const row = this.sql('UPDATE users SET password_hash = ? WHERE id = ? RETURNING *').get(passwordHash, id) as Row | undefined;
+      if (row === undefined) throw new StateError(`no user ${id}`, 'not_found');
+      const user = storedUser(row);
+      // An older reset link must not set the password again over this one.
+      this.sql("DELETE FROM invitations WHERE email = ? AND customer_id = ? AND purpose = 'reset'").run(user.email, user.customer_id);
+      return userRecord(user);
+    });
   }
 
   async markSso(id: string): Promise<void> {
     await this.sqlite.write(() => this.sql('UPDATE users SET sso = 1 WHERE id = ?').run(id));
+  }
+
+  async bindSsoSubject(id: string, issuer: string, subject: string): Promise<string | null> {
+    if (issuer === '' || subject === '') throw new StateError('an SSO identity needs an issuer and a subject');
+    return this.write(() => {
+      const row = this.sql('SELECT sso_issuer, sso_subject FROM users WHERE id = ?').get(id) as Row | undefined;
+      if (row === undefined) return null;
+      if (row.sso_issuer === issuer && typeof row.sso_subject === 'string' && row.sso_subject !== '') return row.sso_subject;
+      this.sql('UPDATE users SET sso = 1, sso_issuer = ?, sso_subject = ? WHERE id = ?').run(issuer, subject, id);
+      return subject;
+    });
   }
 
   async noteLogin(id: string, at: string): Promise<void> {
@@ -228,10 +268,11 @@ export class SqliteUserStore implements UserStore {
     await this.sqlite.write(() => this.sql('UPDATE users SET last_login_at = ? WHERE id = ?').run(when, id));
   }
 
-  async removeUser(id: string): Promise<boolean> {
+  async removeUser(id: string, options: KeepAnOwner = {}): Promise<boolean> {
     return this.write(() => {
       const user = this.userRow(id);
       if (user === null) return false;
+      if (options.keepAnOwner) this.keepAnOwner(user);
       this.sql('DELETE FROM sessions WHERE user_id = ?').run(id);
       this.sql('DELETE FROM invitations WHERE email = ? AND customer_id = ?').run(user.email, user.customer_id);
       this.sql('DELETE FROM users WHERE id = ?').run(id);
@@ -342,9 +383,9 @@ export class SqliteUserStore implements UserStore {
     const p = checkedProvider(provider);
     await this.sqlite.write(() =>
       this.sql(
-        `INSERT OR REPLACE INTO sso_providers (customer_id, issuer, client_id, client_secret, allowed_domains, default_role, display_name)
-         VALUES (@customer_id, @issuer, @client_id, @client_secret, @allowed_domains, @default_role, @display_name)`,
-      ).run({ ...p, allowed_domains: JSON.stringify(p.allowed_domains) }),
+        `INSERT OR REPLACE INTO sso_providers (customer_id, issuer, client_id, client_secret, allowed_domains, default_role, display_name, email_verified_optional)
+         VALUES (@customer_id, @issuer, @client_id, @client_secret, @allowed_domains, @default_role, @display_name, @email_verified_optional)`,
+      ).run({ ...p, allowed_domains: JSON.stringify(p.allowed_domains), email_verified_optional: p.email_verified_optional ? 1 : 0 }),
     );
   }
 
@@ -494,9 +535,9 @@ export class SqliteUserStore implements UserStore {
           case 'sso_provider': {
             const p = e.provider;
             this.sql(
-              `INSERT OR REPLACE INTO sso_providers (customer_id, issuer, client_id, client_secret, allowed_domains, default_role, display_name)
-               VALUES (@customer_id, @issuer, @client_id, @client_secret, @allowed_domains, @default_role, @display_name)`,
-            ).run({ ...p, allowed_domains: JSON.stringify(p.allowed_domains) });
+              `INSERT OR REPLACE INTO sso_providers (customer_id, issuer, client_id, client_secret, allowed_domains, default_role, display_name, email_verified_optional)
+               VALUES (@customer_id, @issuer, @client_id, @client_secret, @allowed_domains, @default_role, @display_name, @email_verified_optional)`,
+            ).run({ ...p, allowed_domains: JSON.stringify(p.allowed_domains), email_verified_optional: p.email_verified_optional ? 1 : 0 });
             break;
           }
           case 'audit_event':
@@ -525,6 +566,29 @@ export class SqliteUserStore implements UserStore {
     }
     await flush();
     return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Failure counts (failed sign-ins)
+
+  async countFailure(key: string, nowMs: number, windowMs: number): Promise<void> {
+    await this.write(() => {
+      // Windows over go a bounded batch at a time, with the failures that open new ones.
+      this.sql('DELETE FROM failure_counts WHERE key IN (SELECT key FROM failure_counts WHERE ends_ms <= ? LIMIT ?)').run(nowMs, PRUNE_BATCH);
+      this.sql(
+        `INSERT INTO failure_counts (key, ends_ms, failures) VALUES (@key, @ends, 1)
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN ends_ms > @now THEN failures + 1 ELSE 1 END,
+           ends_ms = CASE WHEN ends_ms > @now THEN ends_ms ELSE excluded.ends_ms END`,
+      ).run({ key, ends: nowMs + windowMs, now: nowMs });
+    });
+  }
+
+  async failuresOf(key: string, nowMs: number): Promise<{ failures: number; endsMs: number } | null> {
+    const row = this.read(() => this.sql('SELECT failures, ends_ms FROM failure_counts WHERE key = ? AND ends_ms > ?').get(key, nowMs)) as
+      | { failures: number; ends_ms: number }
+      | undefined;
+    return row === undefined ? null : { failures: row.failures, endsMs: row.ends_ms };
   }
 
   async close(): Promise<void> {

@@ -255,6 +255,114 @@ describe.each(BACKENDS)('user store contract: %s', (name) => {
     expect(await users.listSessions(again.id)).toEqual([]);
   });
 
+  /** Another node's (another process's) user store on this state: on SQLite a connection of its own to the file. */
+  const otherNode = async (): Promise<UserStore> =>
+    name === 'sqlite' ? new SqliteUserStore(sharedSqlite(state)!.file) : new RedisUserStore((await sharedRedis(state))!);
+
+  it('keepAnOwner refuses to demote or remove the last owner (409 conflict), and allows it while another owner is left', async () => {
+    const ann = await newUser('ann@acme.test', { role: 'owner' });
+    const viewer = await newUser('vic@acme.test');
+    await newUser('olga@other.test', { customer_id: 'other', role: 'owner' });
+    const keep = { keepAnOwner: true };
+    for (const change of [() => users.setRole(ann.id, 'admin', keep), () => users.removeUser(ann.id, keep)]) {
+      const e = await change().catch((err: unknown) => err);
+      expect(e).toBeInstanceOf(StateError);
+      expect(e).toMatchObject({ kind: 'conflict', message: "ann@acme.test is the customer's last owner: make someone else owner first" });
+    }
+    expect(await users.getUser(ann.id)).toEqual(ann);
+    // Staying owner, and changing or removing someone else, are no business of the check.
+    expect(await users.setRole(ann.id, 'owner', keep)).toEqual(ann);
+    expect(await users.setRole(viewer.id, 'marketer', keep)).toEqual({ ...viewer, role: 'marketer' });
+    await expect(users.setRole('usr_0000000000000000', 'admin', keep)).rejects.toMatchObject({ kind: 'not_found' });
+    expect(await users.removeUser('usr_0000000000000000', keep)).toBe(false);
+    // With a second owner, the first may go.
+    await users.setRole(viewer.id, 'owner', keep);
+    expect(await users.setRole(ann.id, 'admin', keep)).toEqual({ ...ann, role: 'admin' });
+    expect(await users.removeUser(ann.id, keep)).toBe(true);
+    await expect(users.removeUser(viewer.id, keep)).rejects.toMatchObject({ kind: 'conflict' });
+    expect((await users.listUsers('acme')).map((u) => [u.email, u.role])).toEqual([['vic@acme.test', 'owner']]);
+  });
+
+  it('two owners removing or demoting each other at once, on two nodes, never leave the customer without an owner', async () => {
+    const other = await otherNode();
+    try {
+      const keep = { keepAnOwner: true };
+      const change = (store: UserStore, how: 'remove' | 'demote', id: string) =>
+        how === 'remove' ? store.removeUser(id, keep) : store.setRole(id, 'viewer', keep);
+      const pairs = [
+        ['remove', 'remove'],
+        ['demote', 'demote'],
+        ['remove', 'demote'],
+        ['demote', 'remove'],
+      ] as const;
+      for (let round = 0; round < 3; round++) {
+        for (const [i, [first, second]] of pairs.entries()) {
+          const customer = `c-${round}-${i}`;
+          const ann = await newUser(`ann-${customer}@acme.test`, { customer_id: customer, role: 'owner' });
+          const bob = await newUser(`bob-${customer}@acme.test`, { customer_id: customer, role: 'owner' });
+          const results = await Promise.allSettled([change(users, first, bob.id), change(other, second, ann.id)]);
+          // Whichever came second met the other's change: refused, whatever the order.
+          expect(
+            results.filter((r) => r.status === 'fulfilled'),
+            `${customer}: ${first}/${second}`,
+          ).toHaveLength(1);
+          expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { kind: 'conflict' } });
+          expect((await users.listUsers(customer)).filter((u) => u.role === 'owner')).toHaveLength(1);
+        }
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a new password ends every outstanding reset link of the user (its customer’s), so an older link cannot set it again', async () => {
+    const ann = await newUser('ann@acme.test');
+    await users.createInvitation('reset-older', invitation({ email: 'ann@acme.test', purpose: 'reset' }));
+    await users.createInvitation('reset-newer', invitation({ email: 'ann@acme.test', purpose: 'reset' }));
+    await users.createInvitation('invite-elsewhere', invitation({ email: 'ann@acme.test', customer_id: 'other' }));
+    await users.createInvitation('reset-bob', invitation({ email: 'bob@acme.test', purpose: 'reset' }));
+    // The newer link is used (taken, then the password set): the older one is over with it.
+    expect(await users.consumeInvitation('reset-newer', iso(now))).toMatchObject({ purpose: 'reset' });
+    await users.setPassword(ann.id, 'scrypt$newer');
+    expect(await users.consumeInvitation('reset-older', iso(now))).toBeNull();
+    // Another customer's invitation to the email, and another person's link, are not the user's links.
+    expect(await users.consumeInvitation('invite-elsewhere', iso(now))).toMatchObject({ customer_id: 'other' });
+    expect(await users.consumeInvitation('reset-bob', iso(now))).toMatchObject({ email: 'bob@acme.test' });
+
+    // Set otherwise (a signed-in change, an operator's tool): the same, and a link made after still works.
+    await users.createInvitation('reset-before', invitation({ email: 'ann@acme.test', purpose: 'reset' }));
+    await users.setPassword(ann.id, 'scrypt$changed');
+    await users.createInvitation('reset-after', invitation({ email: 'ann@acme.test', purpose: 'reset' }));
+    expect(await users.consumeInvitation('reset-before', iso(now))).toBeNull();
+    expect(await users.consumeInvitation('reset-after', iso(now))).toMatchObject({ email: 'ann@acme.test' });
+    expect((await users.findUserByEmail('ann@acme.test'))?.password_hash).toBe('scrypt$changed');
+  });
+
+  it('counts failures per key in a window opened by the first, one count for two nodes on one state', async () => {
+    const other = await otherNode();
+    try {
+      const t = Date.now();
+      const W = 15 * 60_000;
+      expect(await users.failuresOf('login-address:2001:db8:1:2::/64', t)).toBeNull();
+      await users.countFailure('login-address:2001:db8:1:2::/64', t, W);
+      await other.countFailure('login-address:2001:db8:1:2::/64', t + 1_000, W);
+      await Promise.all([
+        users.countFailure('login-address:2001:db8:1:2::/64', t + 2_000, W),
+        other.countFailure('login-address:2001:db8:1:2::/64', t + 2_000, W),
+      ]);
+      const counted = { failures: 4, endsMs: t + W };
+      expect(await users.failuresOf('login-address:2001:db8:1:2::/64', t + 2_000)).toEqual(counted);
+      expect(await other.failuresOf('login-address:2001:db8:1:2::/64', t + 2_000)).toEqual(counted);
+      expect(await users.failuresOf('login-account:ann@acme.test', t)).toBeNull();
+      // At its end the window is over; the next failure opens a new one.
+      expect(await users.failuresOf('login-address:2001:db8:1:2::/64', t + W)).toBeNull();
+      await other.countFailure('login-address:2001:db8:1:2::/64', t + W, W);
+      expect(await users.failuresOf('login-address:2001:db8:1:2::/64', t + W)).toEqual({ failures: 1, endsMs: t + 2 * W });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('an invitation is taken once; an unknown or expired one is null, and an expired one is gone', async () => {
     const i = invitation({ email: ' New@Acme.test ' });
     await users.createInvitation('token-1', i);
@@ -639,12 +747,16 @@ describe('user store on Redis', () => {
       created_by: 'operator',
     });
     await users.setRole(ann.id, 'admin');
+    await users.setRole(ann.id, 'owner', { keepAnOwner: true });
+    await users.setPassword(ann.id, 'y');
+    await users.countFailure('login-account:ann@acme.test', t, 60_000);
     await users.endSession(ann.id, (await users.listSessions(ann.id))[0]!.id);
     await users.endSessionByHash('h1');
     await users.appendAudit({ customer_id: 'acme', at: iso(t), actor: 'operator', ip: null, action: 'x', target: null, before: null, after: null });
     await users.setSsoProvider(provider());
     await users.endSessions(ann.id);
-    await users.removeUser(ann.id);
+    await users.createUser({ customer_id: 'acme', email: 'bob@acme.test', role: 'owner', password_hash: 'x', sso: false });
+    await users.removeUser(ann.id, { keepAnOwner: true });
     expect(scripts.length).toBeGreaterThan(8);
     for (const keys of scripts) expect(new Set(keys.map(tagOf)).size).toBe(1);
 

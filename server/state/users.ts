@@ -82,6 +82,11 @@ export const SsoProvider = z.object({
   default_role: Role,
   /** The button's label ("Sign in with <display_name>"). */
   display_name: z.string().trim().min(1).max(100),
+  /**
+   * true: an ID token without `email_verified` is accepted (for providers that never send the claim); an
+   * explicit `false` is refused all the same. Absent or false: only `email_verified: true` signs in.
+   */
+  email_verified_optional: z.boolean().optional(),
 });
 export type SsoProvider = z.infer<typeof SsoProvider>;
 
@@ -117,15 +122,32 @@ export interface UserStore extends EntryTransfer<UserEntry> {
   findUserByEmail(email: string): Promise<(UserRecord & { password_hash: string | null }) | null>;
   /** The customer's users, by email. */
   listUsers(customerId: string): Promise<UserRecord[]>;
-  /** `not_found` for an unknown user. */
-  setRole(id: string, role: Role): Promise<UserRecord>;
-  /** `not_found` for an unknown user. */
+  /**
+   * `not_found` for an unknown user. With `keepAnOwner`, `conflict` when it would demote its customer's
+   * last owner: the count of owners and the change are one atomic step (two owners demoting or removing
+   * each other at once on two nodes cannot both succeed).
+   */
+  setRole(id: string, role: Role, options?: KeepAnOwner): Promise<UserRecord>;
+  /**
+   * `not_found` for an unknown user. Ends, in the same step, every outstanding reset link of the user (of
+   * its customer for its email): a new password, however set, makes older links useless.
+   */
   setPassword(id: string, passwordHash: string): Promise<UserRecord>;
   /** Nothing for an unknown user (removed meanwhile), as noteLogin. */
   markSso(id: string): Promise<void>;
+  /**
+   * Binds the user to a single sign-on identity (the provider's `issuer` and its `sub` for the person) and
+   * marks it `sso`, atomically, unless it is bound to another `sub` at the same issuer already: returns the
+   * `sub` bound at `issuer` afterwards (the caller refuses a sign-in when it is not its own), null for an
+   * unknown user. A binding at another issuer (the customer moved to a new provider) is replaced.
+   */
+  bindSsoSubject(id: string, issuer: string, subject: string): Promise<string | null>;
   noteLogin(id: string, at: string): Promise<void>;
-  /** Removes the user, its sessions and its pending invitations (those of its customer for its email). */
-  removeUser(id: string): Promise<boolean>;
+  /**
+   * Removes the user, its sessions and its pending invitations (those of its customer for its email). With
+   * `keepAnOwner`, `conflict` when it is its customer's last owner (checked in the same atomic step).
+   */
+  removeUser(id: string, options?: KeepAnOwner): Promise<boolean>;
 
   /** Stores an invitation under the hash of its token (the token itself is shown once, never stored). */
   createInvitation(tokenHash: string, invitation: InvitationRecord): Promise<void>;
@@ -177,9 +199,25 @@ export interface UserStore extends EntryTransfer<UserEntry> {
   /** Resolves when the retention passes this store started so far are done (failed ones included). */
   auditRetained(): Promise<void>;
 
+  /**
+   * Failures counted under `key` (failed sign-ins: server/admin/throttle.ts SharedFailureThrottle), one count
+   * for every node and process on this state. The window opens at a key's first failure and lasts
+   * `windowMs`; a failure after its end opens a new one. `failuresOf` is null when no window is open.
+   */
+  countFailure(key: string, nowMs: number, windowMs: number): Promise<void>;
+  failuresOf(key: string, nowMs: number): Promise<{ failures: number; endsMs: number } | null>;
+
   /** Lets go of the connection (the state store's: it stays open for the state store). */
   close(): Promise<void>;
 }
+
+/** setRole's and removeUser's option: refuse (`conflict`) to leave the customer without an owner. */
+export interface KeepAnOwner {
+  keepAnOwner?: boolean;
+}
+
+/** The `conflict` message of a change refused by `keepAnOwner`. */
+export const lastOwnerMessage = (email: string) => `${email} is the customer's last owner: make someone else owner first`;
 
 /** The value if the schema takes it, else StateError `invalid` naming the field. */
 function checked<T>(schema: z.ZodType<T>, value: unknown): T {

@@ -1,6 +1,7 @@
 /**
  * Mail for invitation and reset links, when SVC_SMTP_URL is set (nodemailer). A mail that cannot be sent
- * does not undo the link: the link is in the answer either way, and the failure is logged.
+ * does not undo the link: the failure is logged, and the link is in the answer (except a user's invitation
+ * of an address outside the customer's domains, which only the mail carries: users/routes.ts).
  */
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';

@@ -8,21 +8,27 @@
  *   GET|PUT|DELETE /admin/api/customers/:id/sso                 the customer's OpenID Connect provider (never its secret)
  *   GET    /admin/api/customers/:id/audit?from&to[&limit]       the audit log (JSON, or CSV with Accept: text/csv)
  * A customer keeps at least one owner: the last one cannot be demoted or removed (409).
+ *
+ * Emails are unique across the deployment, so an invitation claims its address for the customer: a link
+ * handed to whoever invites would let an owner of any customer take an address of another customer's
+ * people (and lock them out of their own workspace and its SSO). A customer's own domains are its single
+ * sign-on provider's allowed_domains, which one customer only may claim; for an address outside them a
+ * user's invitation is only mailed (SVC_SMTP_URL: the answer holds no url or token; without SMTP, 403),
+ * while the operator's invitations answer the link as before.
  */
 import accepts from 'accepts';
-import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
 import { Role } from '../../core/roles.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
 import { customerOr404 } from '../customers/lookup.ts';
+import { csvText } from '../http/csv.ts';
 import { publicBase } from '../http/public-base.ts';
 import type { RouteContext, RouteDef } from '../http/route-def.ts';
 import { userDocs } from '../openapi/route-docs.ts';
 import type { CustomerRecord } from '../state/store.ts';
 import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
 import { type AnsweredLink, issueLink } from './invitations.ts';
-import { keepAnOwner } from './owners.ts';
 
 const CUSTOMER = { from: 'param', name: 'id' } as const;
 
@@ -57,6 +63,15 @@ function linkFor(ctx: RouteContext, customer: CustomerRecord, person: { email: s
   );
 }
 
+/** The part after the `@`. */
+const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
+
+/** Whether the email's domain is one of the customer's own (its SSO provider's allowed_domains). */
+async function ownDomain(ctx: RouteContext, customerId: string, email: string): Promise<boolean> {
+  const provider = await ctx.services.users.getSsoProvider(customerId);
+  return provider?.allowed_domains.includes(domainOf(email)) ?? false;
+}
+
 /** A provider as the API shows it: never its secret. */
 const shownProvider = ({ client_secret: _, ...shown }: SsoProvider): Omit<SsoProvider, 'client_secret'> => shown;
 
@@ -79,8 +94,17 @@ export const userRoutes: RouteDef[] = [
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       mayGrant(ctx, ctx.body.role);
       if (await ctx.services.users.findUserByEmail(ctx.body.email)) throw new ApiError('conflict', `${ctx.body.email} already has an account`);
+      const mailOnly = ctx.principal!.kind !== 'operator' && !(await ownDomain(ctx, customer.id, ctx.body.email));
+      if (mailOnly && !ctx.services.mailer) {
+        throw new ApiError(
+          'forbidden',
+          `${ctx.body.email} is outside this customer's domains (its single sign-on allowed_domains): its invitation can only be mailed (SVC_SMTP_URL), or issued by the operator`,
+        );
+      }
       const link = await linkFor(ctx, customer, ctx.body, 'invite');
       await ctx.audit({ customer: customer.id, action: 'user.invite', target: ctx.body.email, after: { email: ctx.body.email, role: ctx.body.role } });
+      // Only the address's owner, who reads its mail, gets the token.
+      if (mailOnly) return { status: 201, body: { expires_at: link.expires_at, mailed: link.mailed } };
       return { status: 201, body: link };
     },
   }),
@@ -103,8 +127,7 @@ export const userRoutes: RouteDef[] = [
     async handler(ctx) {
       const user = await userOf(ctx);
       mayGrant(ctx, ctx.body.role);
-      await keepAnOwner(ctx.services.users, user, ctx.body.role);
-      const updated = await ctx.services.users.setRole(user.id, ctx.body.role);
+      const updated = await ctx.services.users.setRole(user.id, ctx.body.role, { keepAnOwner: true });
       // A changed role ends the user's sessions: the next request signs in with the new role.
       if (user.role !== updated.role) await ctx.services.users.endSessions(user.id);
       await ctx.audit({ customer: user.customer_id, action: 'user.role', target: user.email, before: { role: user.role }, after: { role: updated.role } });
@@ -118,8 +141,7 @@ export const userRoutes: RouteDef[] = [
     doc: userDocs.remove,
     async handler(ctx) {
       const user = await userOf(ctx);
-      await keepAnOwner(ctx.services.users, user, null);
-      await ctx.services.users.removeUser(user.id);
+      await ctx.services.users.removeUser(user.id, { keepAnOwner: true });
       await ctx.audit({ customer: user.customer_id, action: 'user.remove', target: user.email, before: { email: user.email, role: user.role } });
       return { status: 204 };
     },
@@ -162,6 +184,13 @@ export const userRoutes: RouteDef[] = [
       if (!/^https:\/\//.test(provider.issuer) && !/^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(provider.issuer)) {
         throw new ApiError('invalid', 'validation error: issuer: must be an https URL');
       }
+      // One customer per domain: another's provider would let its people be created, invited or refused here.
+      for (const other of await ctx.services.store.listCustomers()) {
+        if (other.id === customer.id) continue;
+        const claimed = (await ctx.services.users.getSsoProvider(other.id))?.allowed_domains ?? [];
+        const taken = provider.allowed_domains.filter((d) => claimed.includes(d));
+        if (taken.length > 0) throw new ApiError('conflict', `allowed_domains: ${taken.join(', ')} is claimed by another customer's single sign-on`);
+      }
       const before = await ctx.services.users.getSsoProvider(customer.id);
       await ctx.services.users.setSsoProvider(provider);
       const shown = shownProvider(provider);
@@ -194,7 +223,7 @@ export const userRoutes: RouteDef[] = [
       if (from >= to) throw new ApiError('invalid', 'validation error: from must be before to');
       const events = await ctx.services.users.listAudit(customer.id, new Date(from).toISOString(), new Date(to).toISOString(), ctx.query.limit);
       if (accepts(ctx.req.raw).type(['application/json', 'text/csv']) !== 'text/csv') return { status: 200, body: { events } };
-      const csv = stringify(
+      const csv = csvText(
         events.map((e) => ({ ...e, before: e.before ? JSON.stringify(e.before) : '', after: e.after ? JSON.stringify(e.after) : '' })),
         { header: true, columns: ['at', 'actor', 'ip', 'action', 'target', 'before', 'after', 'id'] },
       );

@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { ROLE_MEANING, ROLES, type Role } from '../../../core/roles.ts';
 import type { CustomerRecord } from '../../state/store.ts';
 import type { UserRecord } from '../../state/users.ts';
-import type { AdminClient, IssuedLink, SsoSettings } from '../admin-client.ts';
+import type { AdminClient, IssuedInvitation, IssuedLink, SsoSettings } from '../admin-client.ts';
 import { grantableRoles, type Viewer } from '../permissions-view.ts';
 import { emptyInviteForm, invitationBody, type SsoFormFields, ssoForm, ssoRequestBody } from '../users-form.ts';
 import { formatDateTime } from './datetime.ts';
@@ -45,7 +45,9 @@ export function UsersPage({ api, customer, viewer }: { api: AdminClient; custome
         customerId={customer.id}
         roles={roles}
         onInvited={(email, role, link) => {
-          setSecret(linkSecret(`Invitation for ${email} (${role})`, email, link, 'makes them a user of this workspace'));
+          if (link.url !== undefined) setSecret(linkSecret(`Invitation for ${email} (${role})`, email, link, 'makes them a user of this workspace'));
+          // An address outside the workspace's own domains: the server only mails its link.
+          else setNotice(link.mailed ? `Invitation mailed to ${email} (${role}).` : `The invitation to ${email} could not be mailed: try again later.`);
           users.reload();
         }}
       />
@@ -99,7 +101,7 @@ function InviteForm({
   api: AdminClient;
   customerId: string;
   roles: Role[];
-  onInvited(email: string, role: Role, link: IssuedLink): void;
+  onInvited(email: string, role: Role, link: IssuedInvitation): void;
 }) {
   const { form, set, text, invalid, error, busy, submit } = useCreateForm({
     idPrefix: 'invite',
