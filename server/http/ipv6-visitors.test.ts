@@ -75,11 +75,11 @@ describe('token mode ?ip= with IPv6', () => {
     expect((await byToken('2002:170a:114::1')).body.company).toMatchObject({ company_match: 'Match', companyId: '900001' });
   });
 
-  it('answers a malformed address blank, as the spec says for an invalid IP', async () => {
+  it('refuses a malformed address with 422 invalid (server/identification/client-address.test.ts has the rule)', async () => {
     for (const ip of ['2001:db8:::1', '[2001:db8::1]', '2001:db8::/32']) {
       const r = await byToken(ip);
-      expect(r.status, ip).toBe(200);
-      expect(r.body.company.company_match, ip).toBe('No Match');
+      expect(r.status, ip).toBe(422);
+      expect(r.body, ip).toMatchObject({ status: 'error', code: 'invalid' });
     }
   });
 });

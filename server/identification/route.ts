@@ -11,7 +11,7 @@ import type { Dataset } from '../data/dataset.ts';
 import { type GeoIp, overlayGeo } from '../geoip/geoip.ts';
 import type { RawQuery } from '../http/api-request.ts';
 import { apiRoute, JSON_TYPE, type RouteContext, type RouteDef } from '../http/route-def.ts';
-import { queryIp, toVisitorIp } from '../http/visitor-ip.ts';
+import { clientIp, toVisitorIp } from '../http/visitor-ip.ts';
 import { identificationDocs } from '../openapi/route-docs.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
 import { needsAccountFacts } from '../segments/evaluate.ts';
@@ -95,6 +95,7 @@ function parseQuery(rawQuery: RawQuery) {
 /**
  * Token mode may name the address (`?ip=`, server-side lookups); tag mode is always the visitor itself,
  * except for a demo tag in demo mode, where the demo page's visitor switcher asks as a sample address (`test_ip`).
+ * A named address is read by `clientIp` (422 for anything but an address); the connection's own by `toVisitorIp`.
  */
 function visitorAddress(config: Config, req: IdentificationRequest, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
   if (isServerSideLookup(caller, query)) {
@@ -106,10 +107,10 @@ function visitorAddress(config: Config, req: IdentificationRequest, caller: Call
         "this token is restricted to allowed domains and answers only for the visitor's own address: ?ip= needs a token without allowed domains",
       );
     }
-    return queryIp(query.ip);
+    return clientIp(query.ip, 'ip');
   }
   // Only a tag marked `demo` (the seeded demo tag), never a customer's tag that happens to run on a demo server.
-  if (caller.tag?.demo && config.SVC_DEMO && query.test_ip !== undefined) return queryIp(query.test_ip);
+  if (caller.tag?.demo && config.SVC_DEMO && query.test_ip !== undefined) return clientIp(query.test_ip, 'test_ip');
   return toVisitorIp(req.ip);
 }
 

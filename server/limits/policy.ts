@@ -8,14 +8,21 @@
  *     (`rateLimitVisitor`: one host holds a whole /64) and a per-tag ceiling of the tag's
  *     `rate_limit`/min across all visitors (default TAG_CEILING). Both are settings of the tag, so a large
  *     site's peak traffic or a load test can be allowed without a code change.
+ *     Between the two, for IPv6 only, per (tag, /48) IPV6_SITE_FACTOR × the per-visitor limit: a host that
+ *     holds a /48 (what an ISP gives a site, RFC 6177) has 65,536 /64s and could otherwise rotate them to
+ *     take a fresh per-visitor counter each time. Looser than the per-visitor limit by the factor, so a
+ *     site's several real /64s (office, guest, VPN …) fit; IPv4 has no such counter (one address is one
+ *     visitor already).
  */
 import type { Caller } from '../auth/authenticate.ts';
-import { rateLimitVisitor } from '../http/visitor-ip.ts';
+import { rateLimitSite, rateLimitVisitor } from '../http/visitor-ip.ts';
 
 export const WINDOW_MS = 60_000;
 export { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
 export const TAG_PER_VISITOR_LIMIT = 300;
 export const TAG_CEILING = 6_000;
+/** The per-(tag, IPv6 /48) limit is this many times the tag's per-visitor limit (2,400/min at the default 300). */
+export const IPV6_SITE_FACTOR = 8;
 
 export interface LimitKey {
   key: string;
@@ -26,10 +33,11 @@ export interface LimitKey {
 export function limitKeys(caller: Caller, visitorIp: string): LimitKey[] {
   if (caller.token) return [{ key: `token:${caller.token.id}`, limit: caller.token.rate_limit }];
   if (caller.tag) {
-    return [
-      { key: `tag:${caller.tag.tag_id}:ip:${rateLimitVisitor(visitorIp)}`, limit: caller.tag.visitor_rate_limit },
-      { key: `tag:${caller.tag.tag_id}`, limit: caller.tag.rate_limit },
-    ];
+    const { tag_id, visitor_rate_limit, rate_limit } = caller.tag;
+    const visitor = { key: `tag:${tag_id}:ip:${rateLimitVisitor(visitorIp)}`, limit: visitor_rate_limit };
+    const tag = { key: `tag:${tag_id}`, limit: rate_limit };
+    const site = rateLimitSite(visitorIp);
+    return site === null ? [visitor, tag] : [visitor, { key: `tag:${tag_id}:site:${site}`, limit: visitor_rate_limit * IPV6_SITE_FACTOR }, tag];
   }
   return [];
 }

@@ -47,8 +47,9 @@ export function openApiDocument(serverUrl?: string, routes: readonly RouteDef[] 
 }
 
 /**
- * The paths of the route table: each route's own operation (a HEAD only where it documents one of its
- * own), copied so the document's additions never reach the table's objects.
+ * The paths of the route table: each route's own operation, and a HEAD beside every GET that answers one
+ * (the router serves HEAD on each GET route unless it says `head: false`): the route's own `headDoc`, else
+ * derived from the GET's. Copied so the document's additions never reach the table's objects.
  */
 function pathsOf(routes: readonly RouteDef[]): Json {
   const paths: Record<string, Json> = {};
@@ -56,9 +57,30 @@ function pathsOf(routes: readonly RouteDef[]): Json {
     if (route.doc === null) continue;
     const item = (paths[openApiPath(route.path)] ??= {});
     item[route.method.toLowerCase()] = structuredClone(route.doc);
-    if (route.headDoc) item.head = structuredClone(route.headDoc);
+    if (route.method === 'GET' && route.head !== false) item.head = structuredClone(route.headDoc ?? headOf(route.doc));
   }
   return paths;
+}
+
+/**
+ * A GET's HEAD (OpenAPI has no "HEAD as GET", so each path lists it): the same parameters, security and
+ * statuses with their headers, but no body (no `content`), and never a 402 — a HEAD exports no record,
+ * so the pipeline never charges it.
+ */
+function headOf(get: Json): Json {
+  const { operationId, summary, description, responses, requestBody: _none, ...rest } = get as Json & { responses: Record<string, Json> };
+  const said = 'HEAD: the status and headers GET answers, without a body; never charged.';
+  return {
+    ...rest,
+    operationId: `${operationId}Head`,
+    summary: `${summary} (HEAD: headers only)`,
+    description: description ? `${description}\n\n${said}` : said,
+    responses: Object.fromEntries(
+      Object.entries(responses)
+        .filter(([status]) => status !== '402')
+        .map(([status, { content: _body, ...response }]) => [status, response]),
+    ),
+  };
 }
 
 /**
@@ -67,10 +89,12 @@ function pathsOf(routes: readonly RouteDef[]): Json {
  */
 function withCommonAnswers(doc: Json): Json {
   for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
-    for (const op of Object.values(item)) {
+    for (const [method, op] of Object.entries(item)) {
       const responses = op.responses as Record<string, Json>;
       responses['405'] ??= errorResponse(405, { Allow: header('Allow', true) });
       responses['500'] ??= errorResponse(500);
+      // A HEAD answer has no body, errors included.
+      if (method === 'head') for (const status of ['405', '500']) delete responses[status].content;
       for (const response of Object.values(responses))
         response.headers = { 'X-Request-Id': header('X-Request-Id', true), ...(response.headers as Json | undefined) };
     }

@@ -15,7 +15,7 @@ import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { RawQuery } from '../http/api-request.ts';
 import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
-import { toVisitorIp } from '../http/visitor-ip.ts';
+import { clientIp, toVisitorIp } from '../http/visitor-ip.ts';
 import { pageViewDocs } from '../openapi/route-docs.ts';
 import type { Services } from '../services.ts';
 import { BEACON_LIMIT_BYTES, cleanPath, type PageViewBeacon, parseBeacon, referrerHost } from './beacon.ts';
@@ -96,10 +96,13 @@ function recordView(services: Services, caller: Caller, beacon: PageViewBeacon, 
   });
 }
 
-/** As identification in tag mode: the visitor itself; a demo tag in demo mode may name a sample address. */
+/**
+ * As identification in tag mode: the visitor itself; a demo tag in demo mode may name a sample address,
+ * read by the same rule as a lookup's (`clientIp`: anything but an address is a 422, before the 204).
+ */
 function visitorAddress(config: Config, req: { readonly ip: string | undefined; readonly query: RawQuery }, caller: Caller): string | null {
   const testIp = req.query.test_ip;
-  if (caller.tag?.demo && config.SVC_DEMO && typeof testIp === 'string') return toVisitorIp(testIp);
+  if (caller.tag?.demo && config.SVC_DEMO && typeof testIp === 'string') return clientIp(testIp, 'test_ip');
   return toVisitorIp(req.ip);
 }
 

@@ -152,13 +152,21 @@ export interface SvcReadyDetail {
 }
 
 /**
+ * Why the tag made no lookup by choice: the `message` of an `svc:error` with `status` 0 that no request
+ * caused, checked in this order — `opted out` (`optOut(true)` is stored), `gpc` (the browser sends Global
+ * Privacy Control and the tag was not told `gpc: false`), `consent denied`. A `pending` consent is no
+ * error: the tag waits for a decision. Exactly the set the tag emits (tag/refusals.test.ts).
+ */
+export type SvcRefusal = 'opted out' | 'gpc' | 'consent denied';
+
+/**
  * `detail` of `svc:error`, and the argument of `on('error')` callbacks. `status` is the HTTP status, or 0
- * when no answer came: a network error (browser's message), or no lookup by choice, with `message`
- * `opted out`, `global privacy control` or `consent denied`.
+ * when no answer came: no lookup by choice (`message` is an `SvcRefusal`: `opted out`, `gpc` or
+ * `consent denied`), or a network error (the browser's message). Otherwise `message` is the server's.
  */
 export interface SvcErrorDetail {
   status: number;
-  message: string;
+  message: SvcRefusal | (string & {});
 }
 
 /** One personalised element, as reported by `svc:personalized`. The rule attributes it carries are copied. */
