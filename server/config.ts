@@ -39,8 +39,10 @@ export const ConfigSchema = z
     /** Express "trust proxy" value: unset = trust nothing (the socket address is the visitor). */
     SVC_TRUST_PROXY: z.string().optional(),
     /**
-     * The address people reach this deployment at (`https://svc.example.com`): invitation links are built
-     * on it, and an https one makes session cookies `Secure` (`__Host-`). Unset: the request's own origin.
+     * The address people reach this deployment at (`https://svc.example.com`): invitation links, SSO
+     * callbacks and schema `$id`s are built on it, and an https one makes session cookies `Secure`
+     * (`__Host-`). Unset: the request's Host when it is a loopback name, HOST:PORT or in SVC_ALLOWED_HOSTS
+     * (any Host in demo mode), else http://HOST:PORT (http://localhost:PORT when HOST is 0.0.0.0).
      */
     SVC_PUBLIC_URL: z
       .string()
@@ -48,6 +50,20 @@ export const ConfigSchema = z
       .refine((u) => /^https?:\/\//.test(u), 'SVC_PUBLIC_URL must be an http(s) URL')
       .transform((u) => u.replace(/\/+$/, ''))
       .optional(),
+    /**
+     * Without SVC_PUBLIC_URL: the Host headers links may be built on, comma-separated (`svc.example.com`
+     * any port, `svc.example.com:8443` that port only). A Host header is the client's to choose: an
+     * invitation link built on an attacker's would hand them its token.
+     */
+    SVC_ALLOWED_HOSTS: z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter((h) => h !== ''),
+      ),
     /** Invitation and password-reset links are also mailed when set: `smtp://user:pass@host:587`, `smtps://…`. */
     SVC_SMTP_URL: z.string().url().optional(),
     /** The sender of those mails. */
@@ -88,6 +104,20 @@ export const ConfigSchema = z
     SVC_EVENTS_MAX_TOTAL_MB: z.coerce.number().int().min(1).max(100_000_000).default(20_480),
     /** The console's enrichment jobs on this node: uploads, results, progress (`<dir>/jobs.db`, `<dir>/<customer>/<job>/`). */
     SVC_JOBS_DIR: z.string().default('var/jobs'),
+    /** Largest console upload to enrich, decoded (server/enrichment/jobs/limits.ts: every refusal and its status). */
+    SVC_JOBS_MAX_UPLOAD_MB: z.coerce.number().int().min(1).max(100_000).default(256),
+    /** A gzip upload may decode to at most this many times its compressed size (plus 1 MB): a gzip bomb stops there. */
+    SVC_JOBS_MAX_GZIP_RATIO: z.coerce.number().int().min(2).max(10_000).default(50),
+    /** A customer's enrichment jobs queued or running on one node at once. */
+    SVC_JOBS_MAX_QUEUED: z.coerce.number().int().min(1).max(1_000).default(3),
+    /** MB a customer's enrichment jobs (uploads and results, kept ones included) may hold on one node. */
+    SVC_JOBS_MAX_CUSTOMER_MB: z.coerce.number().int().min(1).max(100_000_000).default(2_048),
+    /** MB all enrichment jobs may hold on this node's disk. */
+    SVC_JOBS_MAX_TOTAL_MB: z.coerce.number().int().min(1).max(100_000_000).default(20_480),
+    /** MB the enrichment jobs leave free on SVC_JOBS_DIR's disk (the state file, the logs and the journal share it). */
+    SVC_JOBS_MIN_FREE_MB: z.coerce.number().int().min(0).max(100_000_000).default(2_048),
+    /** Days a finished enrichment job and its result are kept; then deleted. */
+    SVC_JOBS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
     /**
      * On SIGTERM/SIGINT: how long in-flight requests may take to finish before the remaining connections
      * are closed and the process exits anyway (milliseconds).
@@ -119,9 +149,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   return parsed.data;
 }
 
+/**
+ * The URL a server listening on HOST and PORT is reached at on this machine: every address (0.0.0.0, ::)
+ * reads as localhost; an IPv6 literal takes brackets in a URL (RFC 3986).
+ */
+export function listeningUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
 /** The address of this server for links printed by the CLI: SVC_PUBLIC_URL, else the local listening address. */
 export function serverBaseUrl(config: Pick<Config, 'SVC_PUBLIC_URL' | 'HOST' | 'PORT'>): string {
-  return config.SVC_PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
+  return config.SVC_PUBLIC_URL ?? listeningUrl(config.HOST, config.PORT);
 }
 
 /** Express's trust-proxy setting from SVC_TRUST_PROXY: `true`, a hop count, or a list of addresses/names. */

@@ -1,14 +1,13 @@
 /** Starting a server node: state store, data, (demo seed), HTTP listener, metrics port, graceful shutdown with a deadline. */
 import cluster from 'node:cluster';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readCustomersFile } from '../data/sources/read.ts';
 import { setupAdminAuth } from './admin/credentials.ts';
 import { createRequestListener } from './app.ts';
-import { type Config, serverBaseUrl } from './config.ts';
-import { provisionCustomer } from './customers/provision.ts';
+import { type Config, listeningUrl, serverBaseUrl } from './config.ts';
 import { Dataset } from './data/dataset.ts';
+import { seedDemo } from './demo/seed.ts';
+import { jobLimits } from './enrichment/jobs/limits.ts';
 import { EnrichJobs } from './enrichment/jobs/runner.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { collectProcessMetrics, watchDataset } from './observability/metrics.ts';
@@ -95,7 +94,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     if (tag) await webhooks.onTagInstalled({ customer_id: tag.customer_id, ...sighting });
   });
   // Enrichment jobs of the console: those an earlier process left (a stop, a crash) resume now.
-  const enrichJobs = new EnrichJobs({ dir: config.SVC_JOBS_DIR, store, catalog: () => dataset.current.catalog, log });
+  const enrichJobs = new EnrichJobs({ dir: config.SVC_JOBS_DIR, store, catalog: () => dataset.current.catalog, log, limits: jobLimits(config) });
   enrichJobs.start();
   const server = createServer(
     createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks }, enrichJobs }),
@@ -110,9 +109,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   // Keep-alive longer than common proxies' idle timeout, so a proxy never reuses a socket we just closed.
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
-  // Every address (0.0.0.0, ::) reads as localhost; an IPv6 literal takes brackets in a URL (RFC 3986).
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  const url = `http://${host}:${port}`;
+  const url = listeningUrl(config.HOST, port);
   // With workers, the primary serves the metrics port (aggregated over workers: server/cluster.ts).
   const metricsServer =
     config.SVC_METRICS_PORT !== undefined && !cluster.isWorker ? await startMetricsServer(config.SVC_METRICS_PORT, config.SVC_METRICS_HOST) : null;
@@ -194,21 +191,19 @@ export function exitOnSignals(close: () => Promise<void>, deadlineMs: number, lo
 
 /** One-time work before serving: demo seed and the admin credential (printed once when generated). */
 export async function initialiseState(store: StateStore, config: Config, log: Logger): Promise<void> {
-  if (config.SVC_DEMO) await seedDemo(store, config.SVC_SEED, log);
+  if (config.SVC_DEMO) {
+    const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
+    try {
+      await seedDemo(store, (event) => users.appendAudit(event), config.SVC_SEED, log);
+    } finally {
+      await users.close();
+    }
+  }
   const { generated } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
   if (generated) {
     // Printed once, on the first start with this state: only its hash is kept.
     process.stderr.write(`\nAdmin token for the admin API (shown once, store it now): ${generated}\n\n`);
   }
-}
-
-async function seedDemo(store: StateStore, seedFile: string, log: Logger): Promise<void> {
-  if (!existsSync(seedFile)) {
-    log.error(`demo mode: ${seedFile} not found, no demo customer seeded`);
-    return;
-  }
-  for (const customer of readCustomersFile(seedFile).customers) await provisionCustomer(store, customer);
-  log.info(`demo mode: seeded customers from ${seedFile}`);
 }
 
 /** Name and domain of a visiting account for webhook payloads (the catalog keeps them; page views carry only the id). */

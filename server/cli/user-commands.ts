@@ -9,9 +9,8 @@ import type { StateStore } from '../state/store.ts';
 import type { UserRecord, UserStore } from '../state/users.ts';
 import { Email } from '../state/users.ts';
 import { operatorEvent } from '../users/audit-fields.ts';
-import { issueLink } from '../users/invitations.ts';
+import { type AnsweredLink, issueLink } from '../users/invitations.ts';
 import { createMailer } from '../users/mailer.ts';
-import { keepAnOwner } from '../users/owners.ts';
 import type { Command } from './commands.ts';
 import { type CommandContext, emit, requireOption, UsageError } from './output.ts';
 import { withStore } from './with-store.ts';
@@ -43,6 +42,29 @@ const userLine = (u: UserRecord) =>
 /** Links are mailed from the shell as from the server (SVC_SMTP_URL); a failed mail is said on stderr. */
 const mailerFor = (ctx: CommandContext, config: Config) => createMailer(config, (m) => ctx.io.stderr.write(`${m}\n`));
 
+/**
+ * The base of the links the CLI prints: SVC_PUBLIC_URL, else the address a server started with this shell's
+ * PORT and HOST listens on (as `serve` builds it). The CLI cannot see a running server's own port, so
+ * without SVC_PUBLIC_URL the answer says which address it assumed and how to get the right one.
+ */
+function linkBase(config: Config): { base: string; warning?: string } {
+  const base = serverBaseUrl(config);
+  if (config.SVC_PUBLIC_URL !== undefined) return { base };
+  return {
+    base,
+    warning:
+      `SVC_PUBLIC_URL is not set, so the link is built on ${base} (PORT=${config.PORT}, HOST=${config.HOST} of this shell). ` +
+      'If the server listens on another port (serve --port, another PORT) or people reach it at another address, set SVC_PUBLIC_URL to that address; ' +
+      'meanwhile the same link works with its host and port replaced (the token after #accept= is what counts).',
+  };
+}
+
+/** A link as printed: with --json the warning is a field of the answer (stdout stays one JSON value), else a line on stderr. */
+function emitLink(ctx: CommandContext, command: string, link: AnsweredLink & { warning?: string }, text: () => string): void {
+  if (link.warning && !ctx.json) ctx.io.stderr.write(`svc ${command}: ${link.warning}\n`);
+  emit(ctx, link, text);
+}
+
 async function userOf(users: UserStore, customer: string, who: string): Promise<UserRecord> {
   const user = who.includes('@') ? await users.findUserByEmail(who.toLowerCase()) : await users.getUser(who);
   if (!user || user.customer_id !== customer) throw new UsageError(`customer ${customer} has no user ${who}`);
@@ -64,17 +86,17 @@ export const USER_COMMANDS: Record<string, Command> = {
         const customer = await store.getCustomer(requireOption(v, 'customer'));
         if (!customer) throw new UsageError(`unknown customer ${String(v.customer)}`);
         if (await users.findUserByEmail(email.data)) throw new UsageError(`${email.data} already has an account`);
-        const issued = await issueLink(
-          users,
-          { customer_id: customer.id, email: email.data, role, purpose: 'invite', created_by: 'operator' },
-          serverBaseUrl(config),
-          { mailer: mailerFor(ctx, config), customerName: customer.name },
-        );
+        const { base, warning } = linkBase(config);
+        const issued = await issueLink(users, { customer_id: customer.id, email: email.data, role, purpose: 'invite', created_by: 'operator' }, base, {
+          mailer: mailerFor(ctx, config),
+          customerName: customer.name,
+        });
         await users.appendAudit(operatorEvent({ customer: customer.id, action: 'user.invite', target: email.data, after: { email: email.data, role } }));
-        return issued;
+        return { ...issued, ...(warning ? { warning } : {}) };
       });
-      emit(
+      emitLink(
         ctx,
+        'user invite',
         link,
         () => `Invitation for ${email.data} (${role}), valid until ${link.expires_at}${link.mailed ? ', mailed' : ''}. The link (shown once):\n${link.url}`,
       );
@@ -98,8 +120,7 @@ export const USER_COMMANDS: Record<string, Command> = {
       const role = roleOption(v);
       const updated = await withUsers(ctx, async (users) => {
         const user = await userOf(users, requireOption(v, 'customer'), positionals[0]!);
-        await keepAnOwner(users, user, role);
-        const next = await users.setRole(user.id, role);
+        const next = await users.setRole(user.id, role, { keepAnOwner: true });
         if (user.role !== role) await users.endSessions(user.id);
         await users.appendAudit(
           operatorEvent({ customer: user.customer_id, action: 'user.role', target: user.email, before: { role: user.role }, after: { role } }),
@@ -117,8 +138,7 @@ export const USER_COMMANDS: Record<string, Command> = {
       if (!positionals[0]) throw new UsageError('USER (an id or an email) is required');
       const removed = await withUsers(ctx, async (users) => {
         const user = await userOf(users, requireOption(v, 'customer'), positionals[0]!);
-        await keepAnOwner(users, user, null);
-        await users.removeUser(user.id);
+        await users.removeUser(user.id, { keepAnOwner: true });
         await users.appendAudit(
           operatorEvent({ customer: user.customer_id, action: 'user.remove', target: user.email, before: { email: user.email, role: user.role } }),
         );
@@ -135,16 +155,22 @@ export const USER_COMMANDS: Record<string, Command> = {
       if (!positionals[0]) throw new UsageError('USER (an id or an email) is required');
       const link = await withUsers(ctx, async (users, store, config) => {
         const user = await userOf(users, requireOption(v, 'customer'), positionals[0]!);
+        const { base, warning } = linkBase(config);
         const issued = await issueLink(
           users,
           { customer_id: user.customer_id, email: user.email, role: user.role, purpose: 'reset', created_by: 'operator' },
-          serverBaseUrl(config),
+          base,
           { mailer: mailerFor(ctx, config), customerName: (await store.getCustomer(user.customer_id))?.name ?? user.customer_id },
         );
         await users.appendAudit(operatorEvent({ customer: user.customer_id, action: 'user.reset_link', target: user.email }));
-        return issued;
+        return { ...issued, ...(warning ? { warning } : {}) };
       });
-      emit(ctx, link, () => `Password reset link, valid until ${link.expires_at}${link.mailed ? ', mailed' : ''} (shown once):\n${link.url}`);
+      emitLink(
+        ctx,
+        'user reset-password',
+        link,
+        () => `Password reset link, valid until ${link.expires_at}${link.mailed ? ', mailed' : ''} (shown once):\n${link.url}`,
+      );
     },
   },
 };

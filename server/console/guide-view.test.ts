@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { PAGE_TITLES } from './customer-link.ts';
-import { consoleView, GUIDE_PAGES, guideFromHash, hashForPage, progressLabel, viewTitle } from './guide-view.ts';
-import { OPERATOR, type Viewer } from './permissions-view.ts';
+import { CONSOLE_PAGES, namedPageFromHash, PAGE_TITLES } from './customer-link.ts';
+import { askedPageFromHash, consoleView, GUIDE_PAGES, guideFromHash, hashForPage, progressLabel, unavailableNotice, viewTitle } from './guide-view.ts';
+import { OPERATOR, type Viewer, visiblePages } from './permissions-view.ts';
 
 const user = (role: 'owner' | 'marketer' | 'viewer'): Viewer => ({ kind: 'user', email: `${role}@acme.example`, role, customerId: 'acme' });
-const base = { customer: 'acme', named: null, guide: null, onboarding: { complete: false } } as const;
+const base = { customer: 'acme', asked: null, named: null, guide: null, onboarding: { complete: false } } as const;
+/** The view of a fragment, read as the console reads it. */
+const atHash = (viewer: Viewer, hash: string, onboarding: { complete: boolean } | null = { complete: false }) =>
+  consoleView({ viewer, customer: 'acme', asked: askedPageFromHash(hash), named: namedPageFromHash(hash), guide: guideFromHash(hash), onboarding });
 
 describe('guide pages in the fragment', () => {
   it('round-trip beside the customer, and are no console page', () => {
@@ -30,11 +33,45 @@ describe('what the console shows', () => {
     expect(consoleView({ ...base, viewer: user('viewer'), onboarding: null })).toEqual({ kind: 'page', page: 'visitors' });
   });
   it('a named page or guide is shown whatever the checklist says', () => {
-    expect(consoleView({ ...base, viewer: user('marketer'), named: 'segments' })).toEqual({ kind: 'page', page: 'segments' });
-    expect(consoleView({ ...base, viewer: user('marketer'), guide: 'developers' })).toEqual({ kind: 'guide', page: 'developers' });
-    expect(consoleView({ ...base, viewer: user('marketer'), onboarding: { complete: true }, guide: 'start' })).toEqual({ kind: 'guide', page: 'start' });
-    // A page the role may not see falls back to its first page, not to the checklist.
-    expect(consoleView({ ...base, viewer: user('marketer'), named: 'tokens' })).toEqual({ kind: 'page', page: 'visitors' });
+    expect(atHash(user('marketer'), '#customer=acme&page=segments')).toEqual({ kind: 'page', page: 'segments' });
+    expect(atHash(user('marketer'), '#customer=acme&page=developers')).toEqual({ kind: 'guide', page: 'developers' });
+    expect(atHash(user('marketer'), '#customer=acme&page=start', { complete: true })).toEqual({ kind: 'guide', page: 'start' });
+  });
+  it('a page the role may not open is said to be unavailable, never swapped for another page', () => {
+    for (const hash of ['#page=webhooks', '#customer=acme&page=webhooks']) {
+      expect(atHash(user('marketer'), hash)).toEqual({ kind: 'unavailable', reason: 'forbidden', page: 'webhooks' });
+    }
+    expect(atHash(user('marketer'), '#customer=acme&page=tokens', { complete: true })).toEqual({ kind: 'unavailable', reason: 'forbidden', page: 'tokens' });
+    // Every role: each page is either shown or said unavailable, exactly as its permission says.
+    for (const role of ['owner', 'marketer', 'viewer'] as const) {
+      for (const page of CONSOLE_PAGES) {
+        const view = atHash(user(role), `#customer=acme&page=${page}`);
+        expect(view, `${role} ${page}`).toEqual(
+          visiblePages(user(role)).includes(page) ? { kind: 'page', page } : { kind: 'unavailable', reason: 'forbidden', page },
+        );
+      }
+    }
+  });
+  it('a page name the console does not know is said to be unknown, for the operator too', () => {
+    expect(atHash(user('owner'), '#customer=acme&page=webhookz')).toEqual({ kind: 'unavailable', reason: 'unknown', asked: 'webhookz' });
+    expect(atHash(OPERATOR, '#customer=acme&page=Visitors')).toEqual({ kind: 'unavailable', reason: 'unknown', asked: 'Visitors' });
+    // No page named (or an empty one) is the landing, not an unknown page.
+    expect(atHash(user('owner'), '#customer=acme&page=')).toEqual({ kind: 'guide', page: 'start' });
+    expect(atHash(OPERATOR, '#customer=acme')).toEqual({ kind: 'page', page: 'tokens' });
+  });
+  it('the notice names the page, the role and what it lacks, and links home (the landing of the customer)', () => {
+    const forbidden = unavailableNotice({ kind: 'unavailable', reason: 'forbidden', page: 'webhooks' }, user('marketer'), 'acme', PAGE_TITLES);
+    expect(forbidden.message).toBe(
+      'The Webhooks page is not available to your role (marketer): it needs the webhooks:read permission. Ask an owner or admin of your workspace if you need it.',
+    );
+    expect(forbidden.homeHref).toBe('#customer=acme');
+    expect(forbidden.homeLabel).toBe('Go to the console home');
+    expect(atHash(user('marketer'), forbidden.homeHref)).toEqual({ kind: 'guide', page: 'start' });
+    const unknown = unavailableNotice({ kind: 'unavailable', reason: 'unknown', asked: 'webhookz' }, OPERATOR, 'a b&c', PAGE_TITLES);
+    expect(unknown.message).toBe('The console has no page “webhookz”. The link may be mistyped or out of date.');
+    expect(unknown.homeHref).toBe('#customer=a+b%26c');
+    expect(viewTitle({ kind: 'unavailable', reason: 'forbidden', page: 'webhooks' }, PAGE_TITLES)).toBe('Webhooks: not available to your role');
+    expect(viewTitle({ kind: 'unavailable', reason: 'unknown', asked: 'x' }, PAGE_TITLES)).toBe('Page not found');
   });
   it('the operator picks a customer first (never an empty page), then lands on its first page', () => {
     expect(consoleView({ ...base, viewer: OPERATOR, customer: null })).toEqual({ kind: 'pick-customer' });

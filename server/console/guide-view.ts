@@ -7,9 +7,12 @@
  * their customer's onboarding is not complete, then on their first page; the operator (who looks after
  * every customer, not one) lands on the customer's first page as before. With no customer chosen the
  * operator sees the customer picker as the page itself — never a page title over nothing.
+ *
+ * A fragment naming a page that does not exist, or one the viewer's role may not open, says so with a
+ * link home: showing another page instead would hide that the link was wrong or what the role lacks.
  */
 import type { ConsolePage } from './customer-link.ts';
-import { pageFor, type Viewer } from './permissions-view.ts';
+import { PAGE_PERMISSION, pageFor, type Viewer, visiblePages } from './permissions-view.ts';
 
 export const GUIDE_PAGES = ['start', 'developers'] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];
@@ -23,6 +26,11 @@ export function guideFromHash(hash: string): GuidePage | null {
   return (GUIDE_PAGES as readonly string[]).includes(value ?? '') ? (value as GuidePage) : null;
 }
 
+/** The page the fragment names as written (a console page, a guide page or anything else), or null for none. */
+export function askedPageFromHash(hash: string): string | null {
+  return params(hash).get('page') || null;
+}
+
 /**
  * A link to one page of a customer that always names the page (`hashForCustomer` leaves the tokens page
  * out, and a fragment naming no page is the landing, which may be the checklist).
@@ -32,22 +40,32 @@ export function hashForPage(customerId: string, page: ConsolePage | GuidePage): 
 }
 
 /** What the main area shows. */
-export type ConsoleView = { kind: 'pick-customer' } | { kind: 'loading' } | { kind: 'page'; page: ConsolePage } | { kind: 'guide'; page: GuidePage };
+export type ConsoleView =
+  | { kind: 'pick-customer' }
+  | { kind: 'loading' }
+  | { kind: 'page'; page: ConsolePage }
+  | { kind: 'guide'; page: GuidePage }
+  /** The fragment names no page of the console (`unknown`), or one the viewer's role may not open (`forbidden`). */
+  | { kind: 'unavailable'; reason: 'unknown'; asked: string }
+  | { kind: 'unavailable'; reason: 'forbidden'; page: ConsolePage };
 
 export interface ViewInput {
   viewer: Viewer;
   /** The customer shown (null: none chosen yet). */
   customer: string | null;
-  /** What the fragment names. */
+  /** What the fragment names: as written (askedPageFromHash), and as a console or guide page when it is one. */
+  asked: string | null;
   named: ConsolePage | null;
   guide: GuidePage | null;
   /** The customer's onboarding: undefined while loading, null when it could not be read. */
   onboarding: { complete: boolean } | null | undefined;
 }
 
-export function consoleView({ viewer, customer, named, guide, onboarding }: ViewInput): ConsoleView {
+export function consoleView({ viewer, customer, asked, named, guide, onboarding }: ViewInput): ConsoleView {
   if (customer === null) return viewer.kind === 'operator' ? { kind: 'pick-customer' } : { kind: 'loading' };
   if (guide) return { kind: 'guide', page: guide };
+  if (asked !== null && named === null) return { kind: 'unavailable', reason: 'unknown', asked };
+  if (named !== null && !visiblePages(viewer).includes(named)) return { kind: 'unavailable', reason: 'forbidden', page: named };
   if (named !== null || viewer.kind === 'operator') return { kind: 'page', page: pageFor(viewer, named) };
   if (onboarding === undefined) return { kind: 'loading' };
   // An unreadable checklist never keeps anyone from their pages: the first one is the landing then.
@@ -58,6 +76,7 @@ export function consoleView({ viewer, customer, named, guide, onboarding }: View
 export function viewTitle(view: ConsoleView, pageTitles: Readonly<Record<ConsolePage, string>>): string {
   if (view.kind === 'pick-customer') return 'Choose a customer';
   if (view.kind === 'loading') return 'svc console';
+  if (view.kind === 'unavailable') return view.reason === 'unknown' ? 'Page not found' : `${pageTitles[view.page]}: not available to your role`;
   return view.kind === 'guide' ? GUIDE_TITLES[view.page] : pageTitles[view.page];
 }
 
@@ -65,4 +84,21 @@ export function viewTitle(view: ConsoleView, pageTitles: Readonly<Record<Console
 export function progressLabel(status: { steps: { done: boolean }[]; complete: boolean } | null | undefined): string | null {
   if (!status || status.complete) return null;
   return `${status.steps.filter((s) => s.done).length} of ${status.steps.length}`;
+}
+
+/** What the main area says instead of a page the fragment names but the viewer cannot have, and the way home. */
+export function unavailableNotice(
+  view: Extract<ConsoleView, { kind: 'unavailable' }>,
+  viewer: Viewer,
+  customerId: string,
+  pageTitles: Readonly<Record<ConsolePage, string>>,
+): { message: string; homeHref: string; homeLabel: string } {
+  // The landing (no page named): the checklist while it is open, else the viewer's first page.
+  const home = { homeHref: `#${new URLSearchParams({ customer: customerId })}`, homeLabel: 'Go to the console home' };
+  if (view.reason === 'unknown') return { message: `The console has no page “${view.asked}”. The link may be mistyped or out of date.`, ...home };
+  const role = viewer.kind === 'user' ? viewer.role : 'operator';
+  return {
+    message: `The ${pageTitles[view.page]} page is not available to your role (${role}): it needs the ${PAGE_PERMISSION[view.page]} permission. Ask an owner or admin of your workspace if you need it.`,
+    ...home,
+  };
 }

@@ -5,7 +5,8 @@
  * Three explicit paths, so a typo can never wipe a customer:
  *   create — a new id only (an existing one is a 409 and changes nothing);
  *   update — only the fields given;
- *   import — the seed/replace path of `customer import FILE` and demo seeding: the file is the truth.
+ *   import — the replace path of `customer import FILE`: the file is the truth. (Demo seeding is not:
+ *            it only creates what is missing, server/demo/seed.ts.)
  */
 import type { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import type { AccessRecords, CustomerRecord } from '../state/store.ts';

@@ -5,12 +5,12 @@ import { OnboardingStatus } from './steps.ts';
 export const onboardingDocs = {
   get: admin(
     'getOnboarding',
-    'The onboarding checklist of a customer: snippet installed (a tag seen on a site), first identified visit, first segment, first webhook; each step with a console link to where it is done. The console lands a customer’s users on it until it is complete',
+    'The onboarding checklist of a customer: snippet installed (a tag seen on a site), first identified visit, first segment, first webhook — only the steps the caller’s role can do (segment: segments:write, webhook: webhooks:write; a marketer has no webhook step); each step with a console link to where it is done. The console lands a customer’s users on it until it is complete',
     {
       parameters: [idParam('customer')],
       responses: {
         200: {
-          description: 'The steps in order, and whether all are done',
+          description: 'The steps of the caller’s role in order, and whether all of them are done',
           content: json(schema(OnboardingStatus), {
             customer_id: 'acme',
             steps: [

@@ -103,6 +103,30 @@ describe.each(['sqlite', 'redis'] as const)('the onboarding checklist on %s', (b
     expect(body.complete).toBe(false);
   });
 
+  it("a user's checklist holds only the steps their role can do: a marketer's has no webhook step", async () => {
+    const asRole = async (role: string) => {
+      const invited = await admin('/customers/newco/invitations', { method: 'POST', body: { email: `${role}-${backend}@newco.test`, role } });
+      expect(invited.status).toBe(201);
+      const { token } = (await invited.json()) as { token: string };
+      const accepted = await fetch(`${srv.url}/auth/accept`, {
+        method: 'POST',
+        headers: { 'user-agent': BROWSER_UA, origin: srv.url, 'content-type': 'application/json' },
+        body: JSON.stringify({ token, password: 'a long enough passphrase' }),
+      });
+      expect(accepted.status).toBe(204);
+      const res = await fetch(`${srv.url}/admin/api/customers/newco/onboarding`, {
+        headers: { 'user-agent': BROWSER_UA, cookie: accepted.headers.get('set-cookie')!.split(';')[0]! },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { steps: { id: string; href: string }[]; complete: boolean };
+    };
+    const marketer = await asRole('marketer');
+    expect(marketer.steps.map((s) => s.id)).toEqual(['install', 'identified_visit', 'segment']);
+    expect(marketer.steps.some((s) => s.href.includes('page=webhooks'))).toBe(false);
+    expect((await asRole('viewer')).steps.map((s) => s.id)).toEqual(['install', 'identified_visit']);
+    expect((await asRole('admin')).steps.map((s) => s.id)).toEqual(['install', 'identified_visit', 'segment', 'webhook']);
+  });
+
   it('an unknown customer is 404, without a credential 401', async () => {
     const res = await admin('/customers/nobody/onboarding');
     expect(res.status).toBe(404);

@@ -1,9 +1,10 @@
 /**
  * GET /admin/api/customers/:id/onboarding (workspace API, `reports:read`, the customer's own id only): the
- * onboarding checklist (steps.ts) computed from what the stores hold now — the customer's tags and their
+ * onboarding checklist (steps.ts) of the caller's role, computed from what the stores hold now — the customer's tags and their
  * sightings, the visit store's identified page views, its segments and its webhook endpoints.
  */
 import { adminRoute } from '../admin/routes.ts';
+import { may } from '../auth/principal.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import type { RouteDef } from '../http/route-def.ts';
 import type { Services } from '../services.ts';
@@ -65,7 +66,8 @@ export const onboardingRoutes: RouteDef[] = [
     doc: onboardingDocs.get,
     async handler(ctx) {
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
-      return { status: 200, body: onboardingSteps(await onboardingFacts(ctx.services, customer)) };
+      const principal = ctx.principal!;
+      return { status: 200, body: onboardingSteps(await onboardingFacts(ctx.services, customer), (p) => may(principal, p)) };
     },
   }),
 ];

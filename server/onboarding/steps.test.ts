@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ONBOARDING_STEP_IDS, type OnboardingFacts, onboardingSteps } from './steps.ts';
+import { ROLES, type Role, roleMay } from '../../core/roles.ts';
+import type { ConsolePage } from '../console/customer-link.ts';
+import { PAGE_PERMISSION } from '../console/permissions-view.ts';
+import { ONBOARDING_STEP_IDS, type OnboardingFacts, onboardingSteps as stepsFor } from './steps.ts';
+
+/** The operator's checklist (every permission): every step. */
+const onboardingSteps = (facts: OnboardingFacts) => stepsFor(facts, () => true);
+const ofRole = (role: Role, facts: OnboardingFacts) => stepsFor(facts, (p) => roleMay(role, p));
 
 const NEW: OnboardingFacts = { customer_id: 'newco', tags: 0, tag_seen: false, identified_visit: false, segments: 0, webhooks: 0 };
 
@@ -41,5 +48,31 @@ describe('onboardingSteps', () => {
 
   it('escapes a customer id in its links', () => {
     expect(onboardingSteps({ ...NEW, customer_id: 'a b&c' }).steps[2]!.href).toBe('/console/#customer=a+b%26c&page=segments');
+  });
+
+  it('asks a role only for the steps its permissions can do: no webhook step for a marketer, no segment for a viewer', () => {
+    const ids = (role: Role) => ofRole(role, { ...NEW, tags: 1 }).steps.map((s) => s.id);
+    expect(ids('owner')).toEqual(['install', 'identified_visit', 'segment', 'webhook']);
+    expect(ids('admin')).toEqual(['install', 'identified_visit', 'segment', 'webhook']);
+    expect(ids('marketer')).toEqual(['install', 'identified_visit', 'segment']);
+    expect(ids('viewer')).toEqual(['install', 'identified_visit']);
+    // Nor does a step link to a console page the role cannot open.
+    for (const role of ROLES) {
+      for (const step of ofRole(role, NEW).steps) {
+        const page = new URLSearchParams(step.href.split('#')[1]).get('page') as ConsolePage;
+        expect(roleMay(role, PAGE_PERMISSION[page]), `${role}: ${step.id} → ${page}`).toBe(true);
+      }
+    }
+  });
+
+  it('is complete for a role when the steps it is asked for are done (a marketer never waits on a webhook)', () => {
+    const theirs: OnboardingFacts = { ...NEW, tags: 1, tag_seen: true, identified_visit: true, segments: 1, webhooks: 0 };
+    expect(ofRole('marketer', theirs).complete).toBe(true);
+    expect(ofRole('admin', theirs).complete).toBe(false);
+  });
+
+  it('asks one who cannot create a web tag to ask for one, and one who can to create it', () => {
+    expect(ofRole('admin', NEW).steps[0]!.label).toMatch(/^Create a web tag/);
+    expect(ofRole('marketer', NEW).steps[0]!.label).toMatch(/^Ask an admin of your workspace for a web tag/);
   });
 });

@@ -1,10 +1,11 @@
 /**
  * The onboarding checklist a new customer's first sign-in lands on: install the snippet → installed (a tag
  * of theirs was seen on a site) → first identified visit → first segment → first webhook (or alert).
- * Pure: what the stores say goes in as `OnboardingFacts` (routes.ts reads them), the steps come out; the
- * console shows them (server/console/ui/OnboardingPage.tsx) and lands users on them until all are done.
+ * Pure: what the stores say goes in as `OnboardingFacts` (routes.ts reads them) with what the reader may do,
+ * the steps of their role come out; the console shows them (server/console/ui/OnboardingPage.tsx) and lands users on them until all are done.
  */
 import { z } from 'zod';
+import type { Permission } from '../../core/roles.ts';
 import { type ConsolePage, hashForCustomer } from '../console/customer-link.ts';
 
 /** What the checklist is computed from, as read from the state store, the visit store and the outbox. */
@@ -41,18 +42,53 @@ export type OnboardingStatus = z.infer<typeof OnboardingStatus>;
 
 const link = (customerId: string, page: ConsolePage) => `/console/${hashForCustomer(customerId, page)}`;
 
-export function onboardingSteps(facts: OnboardingFacts): OnboardingStatus {
-  const at = (page: ConsolePage) => link(facts.customer_id, page);
-  const steps: OnboardingStep[] = [
-    {
-      id: 'install',
-      label: facts.tags === 0 ? 'Create a web tag and paste its snippet into your site' : 'Paste the snippet into every page of your site',
-      done: facts.tag_seen,
-      href: at('tags'),
-    },
-    { id: 'identified_visit', label: 'See your first identified visit', done: facts.identified_visit, href: at('visitors') },
-    { id: 'segment', label: 'Create your first segment', done: facts.segments > 0, href: at('segments') },
-    { id: 'webhook', label: 'Add a webhook for visits and hot-account alerts', done: facts.webhooks > 0, href: at('webhooks') },
-  ];
+/** Whether the one the checklist is for may do this (their role's permissions; the operator may do all). */
+export type May = (permission: Permission) => boolean;
+
+interface StepDef {
+  id: OnboardingStep['id'];
+  /**
+   * What doing the step takes. The one place that decides which steps a role is shown: the checklist never
+   * asks anyone for a step their permissions cannot do (a marketer is not asked to add a webhook).
+   */
+  needs: Permission;
+  label(facts: OnboardingFacts, may: May): string;
+  done(facts: OnboardingFacts): boolean;
+  page: ConsolePage;
+}
+
+const STEPS: readonly StepDef[] = [
+  {
+    id: 'install',
+    // Pasting the snippet takes only seeing it (Web tags page); creating the tag is an admin's when none exists.
+    needs: 'tags:read',
+    label: (f, may) =>
+      f.tags > 0
+        ? 'Paste the snippet into every page of your site'
+        : may('tags:write')
+          ? 'Create a web tag and paste its snippet into your site'
+          : 'Ask an admin of your workspace for a web tag, then paste its snippet into your site',
+    done: (f) => f.tag_seen,
+    page: 'tags',
+  },
+  { id: 'identified_visit', needs: 'reports:read', label: () => 'See your first identified visit', done: (f) => f.identified_visit, page: 'visitors' },
+  { id: 'segment', needs: 'segments:write', label: () => 'Create your first segment', done: (f) => f.segments > 0, page: 'segments' },
+  {
+    id: 'webhook',
+    needs: 'webhooks:write',
+    label: () => 'Add a webhook for visits and hot-account alerts',
+    done: (f) => f.webhooks > 0,
+    page: 'webhooks',
+  },
+];
+
+/** The steps `may` allows, in order; complete when each of those is done. */
+export function onboardingSteps(facts: OnboardingFacts, may: May): OnboardingStatus {
+  const steps: OnboardingStep[] = STEPS.filter((s) => may(s.needs)).map((s) => ({
+    id: s.id,
+    label: s.label(facts, may),
+    done: s.done(facts),
+    href: link(facts.customer_id, s.page),
+  }));
   return { customer_id: facts.customer_id, steps, complete: steps.every((s) => s.done) };
 }

@@ -10,7 +10,18 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../state/store.ts';
 import { AdminApiError, type AdminClient, adminClient, authClient, onUnauthorized } from '../admin-client.ts';
 import { type ConsolePage, customerFromHash, hashForCustomer, namedPageFromHash, PAGE_TITLES } from '../customer-link.ts';
-import { type ConsoleView, consoleView, GUIDE_PAGES, GUIDE_TITLES, guideFromHash, hashForPage, progressLabel, viewTitle } from '../guide-view.ts';
+import {
+  askedPageFromHash,
+  type ConsoleView,
+  consoleView,
+  GUIDE_PAGES,
+  GUIDE_TITLES,
+  guideFromHash,
+  hashForPage,
+  progressLabel,
+  unavailableNotice,
+  viewTitle,
+} from '../guide-view.ts';
 import {
   customerFor,
   OPERATOR,
@@ -174,6 +185,7 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
   const selected = customerFor(viewer, customerFromHash(hash));
   const named = namedPageFromHash(hash);
   const guide = guideFromHash(hash);
+  const asked = askedPageFromHash(hash);
   const pages = visiblePages(viewer);
   const rights = pageRights(viewer);
   const customer = customers.data?.find((c) => c.id === selected) ?? null;
@@ -183,7 +195,7 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
     selected === null
       ? { kind: 'pick-customer' }
       : customer
-        ? consoleView({ viewer, customer: customer.id, named, guide, onboarding: checklist })
+        ? consoleView({ viewer, customer: customer.id, asked, named, guide, onboarding: checklist })
         : { kind: 'loading' };
   const page = view.kind === 'page' ? view.page : pageFor(viewer, named);
   const choose = (id: string | null) => {
@@ -291,12 +303,25 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
           </div>
         )}
         {customer && view.kind === 'guide' && view.page === 'start' && (
-          <OnboardingPage key={customer.id} api={api} customer={customer} status={checklist} onRefresh={onboarding.reload} />
+          <OnboardingPage key={customer.id} api={api} customer={customer} status={checklist} onRefresh={onboarding.reload} canCreateTag={rights.tagsWrite} />
         )}
         {customer && view.kind === 'guide' && view.page === 'developers' && <DevelopersPage key={customer.id} api={api} customer={customer} />}
+        {customer && view.kind === 'unavailable' && <Unavailable notice={unavailableNotice(view, viewer, customer.id, PAGE_TITLES)} />}
         {customer && view.kind === 'page' && <PageView api={api} viewer={viewer} customer={customer} page={view.page} rights={rights} />}
       </main>
     </>
+  );
+}
+
+/** A page the link names that does not exist or that the role may not open: said, with the way home. */
+function Unavailable({ notice }: { notice: ReturnType<typeof unavailableNotice> }) {
+  return (
+    <div class="error" role="alert" data-testid="page-unavailable">
+      <p>{notice.message}</p>
+      <p>
+        <a href={notice.homeHref}>{notice.homeLabel}</a>
+      </p>
+    </div>
   );
 }
 

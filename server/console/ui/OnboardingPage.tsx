@@ -17,17 +17,23 @@ export function OnboardingPage({
   customer,
   status,
   onRefresh,
+  canCreateTag,
 }: {
   api: AdminClient;
   customer: CustomerRecord;
   /** The checklist as App loaded it (it also decides the landing); undefined while loading, null when unreadable. */
   status: OnboardingStatus | null | undefined;
   onRefresh(): void;
+  /** Whether the viewer's role creates web tags (tags:write); the steps themselves come per role from the server. */
+  canCreateTag: boolean;
 }) {
   const tags = useLoad(() => api.tags(customer.id), [api, customer.id]);
   return (
     <section class="onb" data-testid="onboarding">
-      <p class="muted">Four steps from a new workspace to accounts you can act on. Each one ticks itself as soon as svc sees it done.</p>
+      <p class="muted">
+        {status ? `${status.steps.length} ${status.steps.length === 1 ? 'step' : 'steps'} for your role` : 'The steps'} from a new workspace to accounts you can
+        act on. Each one ticks itself as soon as svc sees it done.
+      </p>
       {status === undefined && (
         <p class="muted" role="status">
           Loading the checklist…
@@ -45,7 +51,7 @@ export function OnboardingPage({
         <>
           {status.complete && (
             <p class="ok" data-testid="onboarding-complete">
-              All done: svc sees your site, its visitors, your segments and your webhooks.
+              All done: every step of your checklist is ticked.
             </p>
           )}
           <ol class="onb-steps">
@@ -60,7 +66,7 @@ export function OnboardingPage({
                   </h2>
                   <span class={`badge ${step.done ? 'badge-ok' : 'badge-off'}`}>{step.done ? 'done' : 'to do'}</span>
                 </div>
-                {step.id === 'install' && <InstallHelp customer={customer} tags={tags.data} error={tags.error} />}
+                {step.id === 'install' && <InstallHelp customer={customer} tags={tags.data} error={tags.error} canCreate={canCreateTag} />}
               </li>
             ))}
           </ol>
@@ -76,17 +82,19 @@ export function OnboardingPage({
   );
 }
 
-function InstallHelp({ customer, tags, error }: { customer: CustomerRecord; tags: TagRecord[] | null; error: string | null }) {
+function InstallHelp({ customer, tags, error, canCreate }: { customer: CustomerRecord; tags: TagRecord[] | null; error: string | null; canCreate: boolean }) {
   const [chosen, setChosen] = useState<string | null>(null);
   if (error) return <p class="error">Could not load the web tags: {error}</p>;
   if (!tags) return <p class="muted">Loading the web tags…</p>;
   const usable = tags.filter((t) => !t.disabled);
   if (usable.length === 0) {
-    return (
+    return canCreate ? (
       <p class="hint">
         No web tag yet: <a href={hashForPage(customer.id, 'tags')}>create one on the Web tags page</a> (its allowed domains are your sites), then paste its
         snippet here.
       </p>
+    ) : (
+      <p class="hint">No web tag yet: an owner or admin of your workspace creates one; its snippet shows here then.</p>
     );
   }
   const tag = usable.find((t) => t.tag_id === chosen) ?? usable[0]!;
