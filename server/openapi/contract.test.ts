@@ -545,6 +545,20 @@ describe('real requests through Prism against the document', () => {
       headers: admin,
       status: 200,
     });
+    // The 21st endpoint of a customer is a 409 the document declares.
+    const more: string[] = [];
+    for (let i = 0; i < 19; i++) {
+      const extra = { customer_id: 'acme', url: `http://127.0.0.1:9/hook/${i}`, events: ['account.visited' as const], hot_paths: [], description: '' };
+      more.push((await srv.webhookStore.createEndpoint({ ...extra, secret: `whsec_contract_${i}_0123456789` })).id);
+    }
+    await send({
+      name: 'a 21st webhook',
+      method: 'POST',
+      path: '/admin/api/customers/acme/webhooks',
+      ...adminJson({ url: 'http://127.0.0.1:9/hook/21', events: ['account.visited'] }),
+      status: 409,
+    });
+    for (const id of more) await srv.webhookStore.deleteEndpoint('acme', id);
     await send({ name: 'remove it', method: 'DELETE', path: `/admin/api/customers/acme/webhooks/${webhookId}`, headers: admin, status: 204 });
     await send({ name: 'removed', method: 'GET', path: `/admin/api/customers/acme/webhooks/${webhookId}`, headers: admin, status: 404 });
 

@@ -29,6 +29,7 @@ import {
   schema,
   TAG_ID,
   typesOperation,
+  type Variant,
   VISITOR_UA,
   VISITS_QUERY,
   WEBHOOK_ID,
@@ -42,7 +43,7 @@ const identificationParams = [
     required: false,
     schema: schema(IdentificationQuery.shape.ip.unwrap()),
     description:
-      'Token mode: the IPv4 or IPv6 address to identify (default: the caller; IPv6 is our extension to the spec, IPv4-mapped IPv6 is looked up as IPv4). Longer than 64 characters, or an IPv6 zone id: 422.',
+      "Token mode: the IPv4 or IPv6 address to identify (default: the caller; IPv6 is our extension to the spec, IPv4-mapped IPv6 and NAT64 `64:ff9b::/96` are looked up as the IPv4 address they carry). Exactly a canonical dotted quad or an IPv6 address. Text that is plainly no address (`garbage`, `999.1.1.1`) is the spec's invalid IP: 200 with every company variable blank. An address spelled ambiguously (a port, brackets, a leading zero, an integer, hex or short quads, a CIDR, spaces, a zone id, too many IPv6 groups, empty) or longer than 64 characters: 422.",
     example: ex.request.ip,
   },
   {
@@ -50,7 +51,8 @@ const identificationParams = [
     in: 'query',
     required: false,
     schema: schema(IdentificationQuery.shape.test_ip.unwrap()),
-    description: 'Demo tags in demo mode only (tag mode): a sample address to identify.',
+    description:
+      'Demo tags in demo mode only (tag mode): a sample address to identify, read by the same rule as `ip` (422 for an ambiguously spelled address).',
   },
   PARTNER,
   SVC_COOKIE,
@@ -227,6 +229,14 @@ export const pageViewDocs = {
         description: 'The web tag id (missing or unknown: 401)',
         example: ex.request.tag,
       },
+      {
+        name: 'test_ip',
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+        description:
+          'Demo tags in demo mode only: the sample address the view is recorded for, read by the same rule as identification’s `ip` (422 for an ambiguously spelled address).',
+      },
     ],
     requestBody: {
       required: true,
@@ -237,7 +247,7 @@ export const pageViewDocs = {
     },
     responses: {
       204: { description: 'Accepted (recorded after the answer)', headers: meteredHeaders(204, CORS) },
-      ...errors([400, 401, 403, 413, 415, 429, 503], (s) => meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS)),
+      ...errors([400, 401, 403, 413, 415, 422, 429, 503], (s) => meteredHeaders(s, s === 401 || s === 403 || s === 503 ? {} : CORS)),
     },
   },
   options: {
@@ -415,7 +425,13 @@ export const webhooksDocs = {
   post: admin('createWebhook', 'Register a webhook endpoint: its signing secret is in this answer only', {
     parameters: [idParam('customer')],
     requestBody: jsonBody('NewWebhook'),
-    responses: { 201: { description: 'Created', content: json(ref('WebhookWithSecret')) }, ...adminErrors('write', 404, 422) },
+    responses: {
+      201: { description: 'Created', content: json(ref('WebhookWithSecret')) },
+      ...adminErrors('write', 404, 422),
+      ...errors([409], undefined, {
+        409: { codes: ['conflict'], description: 'The customer already has 20 endpoints, the most it may have (`conflict`): delete one first' },
+      }),
+    },
   }),
 };
 
@@ -668,12 +684,16 @@ const userSchema = {
 const linkSchema = {
   type: 'object',
   properties: {
-    url: { type: 'string', description: 'The one-time link (the console, with the token in the fragment)' },
-    token: { type: 'string' },
+    url: {
+      type: 'string',
+      description:
+        "The one-time link (the console, with the token in the fragment). Absent when a user invites an address outside the customer's single sign-on allowed_domains: then it is only mailed",
+    },
+    token: { type: 'string', description: 'Absent when url is' },
     expires_at: { type: 'string' },
     mailed: { type: 'boolean', description: 'Whether it was also mailed (SVC_SMTP_URL)' },
   },
-  required: ['url', 'token', 'expires_at', 'mailed'],
+  required: ['expires_at', 'mailed'],
 };
 const ssoSchema = {
   type: 'object',
@@ -683,6 +703,10 @@ const ssoSchema = {
     allowed_domains: { type: 'array', items: { type: 'string' } },
     default_role: { enum: ['owner', 'admin', 'marketer', 'viewer'] },
     display_name: { type: 'string' },
+    email_verified_optional: {
+      type: 'boolean',
+      description: 'true: an ID token without email_verified is accepted (providers that never send it); false or absent: email_verified must be true',
+    },
     customer_id: { type: 'string' },
   },
   required: ['issuer', 'client_id', 'allowed_domains', 'default_role', 'display_name'],
@@ -707,7 +731,8 @@ export const authDocs = {
   login: {
     operationId: 'signIn',
     summary: 'Sign in with email and password: a session cookie',
-    description: 'Any wrong pair is the same 401, an unknown email included. Too many failures for the account or from the address: 429 with Retry-After.',
+    description:
+      'Any wrong pair is the same 401, an unknown email included. Too many failures for the account (10 in 15 minutes) or from the address (30 in 15 minutes; an IPv6 address counts under its /64), counted across all nodes: 429 with Retry-After.',
     tags: AUTH_TAG,
     security: [],
     requestBody: LOGIN_BODY,
@@ -719,7 +744,8 @@ export const authDocs = {
   accept: {
     operationId: 'acceptInvitation',
     summary: 'Take an invitation or password-reset link: set the password, get a session cookie',
-    description: 'The token of the link (valid 72 h, once). Passwords: at least 12 characters; the most common ones are refused (422).',
+    description:
+      'The token of the link (valid 72 h, once). Passwords: at least 12 characters; the most common ones are refused (422). A new password ends every other session and every other reset link of the account.',
     tags: AUTH_TAG,
     security: [],
     requestBody: {
@@ -840,7 +866,7 @@ export const userDocs = {
         },
       },
     },
-    responses: { 200: { description: 'The provider', content: json(ssoSchema) }, ...adminErrors('write', 422) },
+    responses: { 200: { description: 'The provider', content: json(ssoSchema) }, ...adminErrors('write', 409, 422) },
   }),
   deleteSso: admin('removeSso', "Remove the customer's single sign-on provider", {
     tags: AUTH_TAG,
@@ -896,19 +922,29 @@ export const ssoDocs = {
     summary: "Sign in with the customer's OpenID Connect provider: a redirect to it",
     tags: AUTH_TAG,
     security: [],
-    parameters: [{ name: 'customerId', in: 'path', required: true, schema: { type: 'string' }, description: 'The customer whose provider to use' }],
+    parameters: [
+      { name: 'customerId', in: 'path', required: true, schema: { type: 'string' }, description: 'The customer whose provider to use' },
+      {
+        name: 'link',
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+        description: "Present: link single sign-on to the signed-in user's account (needs their session; the provider must vouch for the same email)",
+      },
+    ],
     responses: {
       302: {
         description: 'To the provider (authorization code + PKCE), with a short-lived cookie holding the pending sign-in',
         headers: { Location: header('Location', true) },
       },
-      ...errors([404, 503], (s) => (s === 503 ? RETRY : {})),
+      ...errors([401, 404, 503], (s) => (s === 503 ? RETRY : {})),
     },
   },
   callback: {
     operationId: 'finishSso',
     summary: "The provider's redirect back: a session, then the console",
-    description: 'A refused sign-in (wrong state, expired code, an email outside the allowed domains …) redirects to the console with the reason.',
+    description:
+      'A refused sign-in (wrong state, expired code, an email outside the allowed domains, an unverified email, another identity than the one the user is bound to, a password account not linked …) redirects to the console with the reason.',
     tags: AUTH_TAG,
     security: [],
     parameters: [
@@ -982,6 +1018,7 @@ const segmentsApi = (
   statuses: number[],
   okDescription: string,
   body: string,
+  variants: Partial<Record<number, Variant>> = {},
 ) => ({
   get: {
     operationId,
@@ -992,7 +1029,7 @@ const segmentsApi = (
     parameters: [...parameters, REQUEST_ID],
     responses: {
       200: { description: okDescription, headers: meteredHeaders(200), content: json(ref(body)) },
-      ...errors(statuses, (s) => meteredHeaders(s)),
+      ...errors(statuses, (s) => meteredHeaders(s), variants),
     },
   },
 });
@@ -1029,4 +1066,6 @@ export const segmentMembershipDocs = segmentsApi(
   [400, 401, 403, 404, 422, 429, 503],
   'The company and its segments',
   'SegmentMembership',
+  // The spec's 400 "required fields are blank": the one 400 this route answers (a domain that is no domain name: 422 `invalid`).
+  { 400: { codes: ['blank'], description: 'The domain is missing, empty or only spaces (`blank`)' } },
 );
