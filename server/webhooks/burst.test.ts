@@ -106,6 +106,8 @@ async function burst(store: WebhookStore, companies: number, receiverDelayMs: nu
       if (Date.now() - stillSince > 20_000) throw new Error(`outbox stalled: ${now} of ${added} delivered, nothing for 20 s`);
     }
     await new Promise((r) => setTimeout(r, 200)); // attempts record their result after the answer
+    // Stopped (it waits for the attempts and the poll's backlog read under way), so the read below is the last.
+    await service.stop();
     expect(receiver.received()).toBe(added); // each exactly once
     expect(await store.oldestDueAt(Date.now())).toBeNull();
     expect(await service.checkBacklog()).toBe(0);

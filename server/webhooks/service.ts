@@ -143,7 +143,7 @@ export class WebhookService {
   private leftBehind: { all: boolean; endpoints: ReadonlySet<string> } = { all: false, endpoints: new Set() };
   private stopped = false;
   /** The oldest-due check under way (one at a time), and when its warning was last logged. */
-  private checkingBacklog = false;
+  private backlogCheck: Promise<number | null> | null = null;
   private lastBacklogWarningAt = -Infinity;
   /** When drops were last logged, by webhook id. */
   private readonly dropsLoggedAt = new Map<string, number>();
@@ -524,9 +524,15 @@ export class WebhookService {
    * Reads the age of the oldest due delivery into svc_webhook_oldest_due_seconds, and logs when it passes
    * OLDEST_DUE_WARN_MS: a dispatcher that stopped claiming is seen, not silent. Returns the age (ms).
    */
-  async checkBacklog(): Promise<number | null> {
-    if (this.checkingBacklog) return null;
-    this.checkingBacklog = true;
+  checkBacklog(): Promise<number | null> {
+    // One read at a time: a poll that comes while one runs joins it.
+    this.backlogCheck ??= this.readBacklog().finally(() => {
+      this.backlogCheck = null;
+    });
+    return this.backlogCheck;
+  }
+
+  private async readBacklog(): Promise<number | null> {
     try {
       const now = this.now();
       const at = await this.store.oldestDueAt(now);
@@ -541,8 +547,6 @@ export class WebhookService {
       return age;
     } catch {
       return null; // an outbox outage is the claim's to log
-    } finally {
-      this.checkingBacklog = false;
     }
   }
 
@@ -554,6 +558,7 @@ export class WebhookService {
     if (this.restTimer) clearTimeout(this.restTimer.timer);
     this.restTimer = null;
     await this.claiming?.catch(() => {});
+    await this.backlogCheck;
     await Promise.all(this.attempts);
   }
 }
