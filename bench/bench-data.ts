@@ -15,8 +15,8 @@ import { csvLine } from '../data/generate/csv-writer.ts';
 import { generateSources } from '../data/generate/generate.ts';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { NETWORK_COLUMNS } from '../data/sources/schema.ts';
-import { formatIPv4 } from '../server/data/mmdb-reader.ts';
-import { SqliteStateStore } from '../server/state/sqlite-store.ts';
+import { formatIPv4 } from '../server/data/mmdb/address.ts';
+import { SqliteStateStore } from '../server/state/sqlite/store.ts';
 import { BROWSER_UA } from '../server/testing/browser-agent.ts';
 import type { LoadRequest } from './http-load.ts';
 

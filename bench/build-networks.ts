@@ -6,9 +6,9 @@
  *   node --import tsx bench/build-networks.ts SOURCES_DIR OUT_DIR
  */
 import { mkdirSync } from 'node:fs';
+import { CompanyRow } from '../core/catalog-records.ts';
 import { writeNetworkIndexInWorker } from '../data/build/network-index.ts';
 import { readCsvBatches, sourcePath } from '../data/sources/read.ts';
-import { CompanyRow } from '../data/sources/schema.ts';
 
 const [sources, out] = process.argv.slice(2);
 mkdirSync(out, { recursive: true });

@@ -18,7 +18,7 @@ import { BUILD_MANIFEST } from '../data/catalog/schema.ts';
 import { csvRecordBatches } from '../data/sources/csv-records.ts';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { ADDED_COLUMNS } from '../server/cli/enrich-job.ts';
-import { SqliteStateStore } from '../server/state/sqlite-store.ts';
+import { SqliteStateStore } from '../server/state/sqlite/store.ts';
 import { measured } from './build.ts';
 import { fmt, record } from './results.ts';
 

@@ -15,7 +15,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { pino } from 'pino';
-import { createLogger } from '../server/http/logger.ts';
+import { createLogger } from '../server/observability/logger.ts';
 import { noteCharge, noteCustomer } from '../server/observability/request-facts.ts';
 import { createObserver, type Observer } from '../server/observability/request-observer.ts';
 

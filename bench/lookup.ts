@@ -1,7 +1,7 @@
 /**
  * Lookup: IP string → network record, on network indexes of 10 thousand, 1 million and 5 million networks.
  *
- *   ours      server/data/mmdb-reader.ts (what the server uses)
+ *   ours      server/data/mmdb/reader.ts (what the server uses)
  *   maxmind   the `maxmind` package's default reader (`maxmind.open(file)`: tiny-lru cache of 10,000)  ← baseline
  *   no-cache  the `maxmind` package's Reader without a cache (what network-index.ts used before ours)
  *   floor     parse + binary search over a sorted array of resolved range starts → data offset (no decode)
@@ -28,7 +28,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import maxmind, { Reader, type Response } from 'maxmind';
 import { MmdbWriter } from '../data/mmdb/writer.ts';
-import { formatIPv4, formatIPv6, MmdbReader, parseIPv4 } from '../server/data/mmdb-reader.ts';
+import { formatIPv4, formatIPv6, parseIPv4 } from '../server/data/mmdb/address.ts';
+import { MmdbReader } from '../server/data/mmdb/reader.ts';
 import { fmt, median, record } from './results.ts';
 
 const DEFAULT_SIZES = [10_000, 1_000_000, 5_000_000];

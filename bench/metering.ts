@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- metering [--requests N] [--rounds R]`: what the SQLite state store's metering (rate-limit
- * hits and charges, server/state/sqlite-store.ts `meterBatch`) costs per request, in process, without HTTP:
+ * hits and charges, server/state/metering/sqlite.ts `meterBatch`) costs per request, in process, without HTTP:
  * the operations of a tag-mode lookup (a visitor counter and the tag's counter; a charge for every second
  * request, the Matches, no dedupe key) and of an enrichment POST (the token's counter; a charge with its
  * monthly dedupe key, most of them repeats and free), queued as the pipeline queues them and committed in
@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SqliteStateStore } from '../server/state/sqlite-store.ts';
+import { SqliteStateStore } from '../server/state/sqlite/store.ts';
 import { runFolder } from './bench-data.ts';
 import { median, record } from './results.ts';
 

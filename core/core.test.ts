@@ -75,6 +75,10 @@ describe('core/', () => {
         'core/allowed-domain.ts',
         'core/tag-features.ts',
         'core/customer-records.ts',
+        'core/access-records.ts',
+        'core/catalog-records.ts',
+        'core/visit-records.ts',
+        'core/usage-records.ts',
         'core/mmdb-format.ts',
       ]),
     );

@@ -24,7 +24,7 @@ export const API_GROUPS = [
   'people-enrichment',
   'people-search',
 ] as const;
-/** The API groups a package covers (server/auth/entitlements.ts GROUP_PACKAGES). */
+/** The API groups a package covers (./entitlements.ts GROUP_PACKAGES). */
 export const ApiGroup = z.enum(API_GROUPS);
 export type ApiGroup = z.infer<typeof ApiGroup>;
 
@@ -229,13 +229,13 @@ export const TagSeed = z.object({
   allowed_domains: RequiredAllowedDomains,
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
-  /** Absent: TAG_CEILING (server/limits/policy.ts). */
+  /** Absent: TAG_CEILING (./vocabulary.ts). */
   rate_limit: TagRateLimit.optional(),
   /** Absent: TAG_PER_VISITOR_LIMIT. */
   visitor_rate_limit: TagRateLimit.optional(),
   /** A demo tag honours `test_ip` in demo mode (the demo page's visitor switcher); no customer tag does. Absent: false. */
   demo: z.boolean().optional(),
-  /** Per-tag bundle settings (see TagSettings in server/state/store.ts); validated when imported. */
+  /** Per-tag bundle settings (see TagSettings in ./access-records.ts); validated when imported. */
   settings: z.record(z.string(), z.unknown()).optional(),
 });
 export type TagSeed = z.infer<typeof TagSeed>;

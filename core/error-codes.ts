@@ -49,7 +49,7 @@ export const ALSO_STATUS = { invalid: [400] } as const satisfies Partial<Record<
 /** The statuses ALSO_STATUS allows for `C` besides its own (none for most codes). */
 export type AlsoStatus<C extends ErrorCode> = C extends keyof typeof ALSO_STATUS ? (typeof ALSO_STATUS)[C][number] : never;
 
-/** What each code means, for the README and the OpenAPI document. */
+/** What each code means, for docs/api.md and the OpenAPI document. */
 export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   unauthenticated: 'no credential, or one that is unknown, inactive or malformed',
   forbidden: 'the credential may not do this (API group, package, allowed domain, cross-origin)',

@@ -1,6 +1,6 @@
 /**
  * The MaxMind DB format (spec v2.0: ../../shared/reference/maxmind-db/MaxMind-DB-spec.md), the part
- * that both our writer (data/mmdb/) and our reader (server/data/mmdb-reader.ts) rely on: the numbers of
+ * that both our writer (data/mmdb/) and our reader (server/data/mmdb/reader.ts) rely on: the numbers of
  * the control byte, the pointer bases, the section layout (search tree, 16-byte separator, data section,
  * metadata marker), the record sizes, and the names of the metadata map's keys. One copy, so a writer and
  * a reader can never disagree on the format.

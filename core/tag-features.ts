@@ -19,8 +19,8 @@
  * before features existed keep everything they had — except `integrations`, which no tag had: it is on
  * when `features.integrations` is true or names the tools (`{ga4: true, segment: true}`, TagIntegrations),
  * so only tags that use it pay its bytes. `/tag/v1/svc.js` is the bundle with every feature (EVERY_FEATURE).
- * Shared by the build (tag/build.ts), the server (server/tag/assets.ts, TagSettings in
- * server/state/store.ts) and the console, so it lives in the neutral core (imports zod only). The bundle
+ * Shared by the build (tag/build.ts), the server (server/tag/assets.ts), the records (TagSettings in
+ * ./access-records.ts) and the console, so it lives in the neutral core (imports zod only). The bundle
  * never imports it: tag/src/flags.d.ts takes its types, and the build turns each flag into a literal.
  */
 import { z } from 'zod';

@@ -7,9 +7,9 @@ import { DEFAULT_RATE_LIMIT } from '../server/console/token-form.ts';
 import { PersonScore } from '../server/enrichment/schema.ts';
 import { CompanyScore, IdentificationResponse, IdentifiedCompany } from '../server/identification/schema.ts';
 import * as policy from '../server/limits/policy.ts';
-import * as classifier from '../server/people/title-classifier.ts';
 import * as model from '../server/scoring/model.ts';
-import { NewToken } from '../server/state/store.ts';
+import * as classifier from '../server/scoring/title-classifier.ts';
+import { NewToken } from './access-records.ts';
 import * as vocabulary from './vocabulary.ts';
 
 describe('vocabulary', () => {

@@ -40,7 +40,7 @@ export const TITLE_LEVELS = ['C-Level', 'VP', 'Director', 'Manager', 'Staff'] as
 export type TitleLevel = (typeof TITLE_LEVELS)[number];
 
 /**
- * Title functions (`titleFunction`) the classifier answers (server/people/title-classifier.ts says why
+ * Title functions (`titleFunction`) the classifier answers (server/scoring/title-classifier.ts says why
  * each exists). `Other` = a level was recognised but no function.
  */
 export const TITLE_FUNCTIONS = [
@@ -79,3 +79,12 @@ export type RevenueRange = (typeof REVENUE_RANGES)[number];
 
 /** Requests per minute a token may make unless its own `rate_limit` says otherwise (spec "Limits"). */
 export const DEFAULT_TOKEN_LIMIT = 100;
+
+/**
+ * A web tag's default limits (spec "Limits"; the policy is server/limits/policy.ts): requests per minute per
+ * visitor — generous because whole offices share one NAT address — and across all visitors of the tag.
+ * Both are settings of the tag (`visitor_rate_limit`, `rate_limit`); here because the tag records, the
+ * state's migrations and the console's form all default to them.
+ */
+export const TAG_PER_VISITOR_LIMIT = 300;
+export const TAG_CEILING = 6_000;

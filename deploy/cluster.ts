@@ -1,7 +1,7 @@
 /**
  * `npm run cluster -- --nodes 3`: a real local cluster in the foreground — redis-server (AOF, under
  * var/cluster/redis), N svc nodes and nginx on :8080 — until Ctrl-C, which stops nginx, then the nodes,
- * then Redis. See deploy/local-cluster.ts for the layout and README "Deployment" for real machines.
+ * then Redis. See deploy/local-cluster.ts for the layout and docs/operations.md "Deployment" for real machines.
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';

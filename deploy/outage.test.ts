@@ -74,7 +74,7 @@ it('kill redis-server under load from two nodes, restart it: only 503s, then cre
   await sleep(1500);
   // Killed under load: charges in flight at that instant may or may not have been counted by Redis; the
   // nodes answer them on the allowance, journaled under their ids, and the replay counts only the ones
-  // Redis had not (server/state/redis-store.ts) — so the totals below are exact across the kill too.
+  // Redis had not (server/state/metering/redis.ts) — so the totals below are exact across the kill too.
   c.redis.killNow('SIGKILL');
   await c.redis.waitForExit();
   down = true;

@@ -20,7 +20,7 @@ const WAIT = process.env.SVC_TEST_REDIS_WAIT ?? '1';
 /**
  * The command deadline of the nodes: a command routed to a primary that just died waits for it until
  * then (the cluster client connects to the node its slot map names), so it bounds the answer time in a
- * failover. README "Redis Cluster" recommends below 1 s on a cluster.
+ * failover. docs/operations.md "Redis Cluster" recommends below 1 s on a cluster.
  */
 const REDIS_TIMEOUT_MS = 600;
 

@@ -14,22 +14,14 @@ import { join } from 'node:path';
 import express from 'express';
 import { trustProxySetting } from './config.ts';
 import { mountConsole } from './console/serve.ts';
+import { demoSiteDocs } from './demo/docs.ts';
 import { mountDemoSite } from './demo/site.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { type RouteDef, shellRoute } from './http/route-def.ts';
-import { mountDocs } from './openapi/docs.ts';
-import {
-  apiReferenceDocs,
-  apiReferenceRendererDocs,
-  demoSiteDocs,
-  openApiDocs,
-  tagBundleDocs,
-  tagBundleForTagDocs,
-  tagPreactTypesDocs,
-  tagTypesDocs,
-} from './openapi/route-docs.ts';
+import { apiReferenceDocs, apiReferenceRendererDocs, mountDocs, openApiDocs } from './openapi/docs.ts';
 import type { Services } from './services.ts';
 import { mountTagAssets } from './tag/assets.ts';
+import { tagBundleDocs, tagBundleForTagDocs, tagPreactTypesDocs, tagTypesDocs } from './tag/docs.ts';
 
 /** Whether `<SVC_DIST>/<dir>` is built (what mountDemoSite and mountConsole check before mounting). */
 const built =

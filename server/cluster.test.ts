@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildDataset } from '../data/build/build.ts';
 import { freePort } from '../deploy/processes.ts';
-import { SqliteStateStore } from './state/sqlite-store.ts';
+import { SqliteStateStore } from './state/sqlite/store.ts';
 import { TEST_CUSTOMER } from './testing/fixtures.ts';
 import { IPS, TEST_ADMIN_TOKEN, writeFixtureSources } from './testing/test-server.ts';
 

@@ -6,17 +6,21 @@
  */
 import cluster from 'node:cluster';
 import type { Config } from './config.ts';
-import { createLogger } from './http/logger.ts';
+import { createLogger } from './observability/logger.ts';
 import { serveClusterMetrics, startMetricsServer } from './observability/metrics-route.ts';
-import { exitOnSignals, initialiseState, startServer } from './serve.ts';
-import { openStateStore } from './state/open-store.ts';
+import { exitOnSignals, initialiseState, startServer, stateLog } from './serve.ts';
+import { openBackend } from './state/backend.ts';
 
 export async function serveCluster(config: Config, workers: number): Promise<void> {
   const log = createLogger(config.SVC_LOG);
   if (cluster.isPrimary) {
-    const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
-    await initialiseState(store, config, log);
-    await store.close();
+    // The workers prune the audit log; the primary only seeds.
+    const backend = await openBackend({ ...config, SVC_AUDIT_RETENTION_DAYS: undefined }, stateLog(log));
+    try {
+      await initialiseState(backend, config, log);
+    } finally {
+      await backend.close();
+    }
     let stopping = false;
     // Metrics of every worker, summed (counters, histograms) or min/max/averaged (gauges) by prom-client.
     const aggregator = serveClusterMetrics();

@@ -1,6 +1,6 @@
 /**
  * Server configuration from the environment (flags of `serve` mirror these). One zod schema is the
- * validation, the type and the list of settings; README "Configuration" documents the same names.
+ * validation, the type and the list of settings; docs/configuration.md documents the same names (server/config-docs.test.ts checks).
  */
 import { z } from 'zod';
 

@@ -2,22 +2,20 @@
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setupAdminAuth } from './admin/credentials.ts';
 import { createRequestListener } from './app.ts';
+import { setupAdminAuth } from './auth/operator-credential.ts';
 import { type Config, listeningUrl, serverBaseUrl } from './config.ts';
 import { Dataset } from './data/dataset.ts';
 import { seedDemo } from './demo/seed.ts';
 import { jobLimits } from './enrichment/jobs/limits.ts';
 import { EnrichJobs } from './enrichment/jobs/runner.ts';
-import { createLogger, type Logger } from './http/logger.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
 import { collectProcessMetrics, watchDataset } from './observability/metrics.ts';
 import { portOf, startMetricsServer } from './observability/metrics-route.ts';
-import { openStateStore } from './state/open-store.ts';
-import { openUserStore } from './state/open-user-store.ts';
-import { openWebhookStore } from './state/open-webhook-store.ts';
+import { type Backend, openBackend } from './state/backend.ts';
+import type { WebhookStore } from './state/outbox/store.ts';
 import type { StateStore } from './state/store.ts';
-import type { UserStore } from './state/users.ts';
-import type { WebhookStore } from './state/webhooks.ts';
+import type { UserStore } from './state/users/store.ts';
 import { openVisitRecorder } from './visits/open-recorder.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
 import { enrichedFacts } from './webhooks/enrich.ts';
@@ -63,12 +61,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   collectProcessMetrics();
   const onHup = () => dataset.reload();
   process.on('SIGHUP', onHup);
-  const store = await openStateStore(config, (m, level) => (level === 'info' ? log.info(m) : log.error(m)));
-  if (opts.initialise !== false) await initialiseState(store, config, log);
+  const backend = await openBackend(config, stateLog(log));
+  const { state: store, users, outbox: webhookStore } = backend;
+  if (opts.initialise !== false) await initialiseState(backend, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const webhookStore = await openWebhookStore(config, store);
-  const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS, auditRetentionDays: config.SVC_AUDIT_RETENTION_DAYS });
-  const recorder = await openVisitRecorder(config, log, store);
+  const recorder = openVisitRecorder(config, log, backend.visits);
   const enrichDeps = { catalog: () => dataset.current.catalog, recorder };
   const webhooks = new WebhookService({
     store: webhookStore,
@@ -136,9 +133,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await enrichJobs.stop();
       await recorder.close();
       await webhooks.stop();
-      await webhookStore.close();
-      await users.close();
-      await store.close();
+      await backend.close();
       dataset.close();
     },
   };
@@ -190,16 +185,9 @@ export function exitOnSignals(close: () => Promise<void>, deadlineMs: number, lo
 }
 
 /** One-time work before serving: demo seed and the admin credential (printed once when generated). */
-export async function initialiseState(store: StateStore, config: Config, log: Logger): Promise<void> {
-  if (config.SVC_DEMO) {
-    const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
-    try {
-      await seedDemo(store, (event) => users.appendAudit(event), config.SVC_SEED, log);
-    } finally {
-      await users.close();
-    }
-  }
-  const { generated } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
+export async function initialiseState({ state, users }: Pick<Backend, 'state' | 'users'>, config: Config, log: Logger): Promise<void> {
+  if (config.SVC_DEMO) await seedDemo(state, (event) => users.appendAudit(event), config.SVC_SEED, log);
+  const { generated } = await setupAdminAuth(state, config.SVC_ADMIN_TOKEN);
   if (generated) {
     // Printed once, on the first start with this state: only its hash is kept.
     process.stderr.write(`\nAdmin token for the admin API (shown once, store it now): ${generated}\n\n`);
@@ -215,4 +203,9 @@ function companyNames(dataset: Dataset, companyId: string | null): { name: strin
   } catch {
     return null; // a snapshot swapped out mid-call: the event still goes out, with the id only
   }
+}
+
+/** The state stores' operational lines (state file replaced, Redis outages) in the server's log. */
+export function stateLog(log: Logger): (message: string, level?: 'info' | 'error') => void {
+  return (m, level) => (level === 'info' ? log.info(m) : log.error(m));
 }

@@ -3,17 +3,17 @@
  * metering steps, the GeoIP reader, the compiled trust-proxy rule). One object, given to every route
  * of the table at request time, so the table itself is static (the OpenAPI document reads it without a server).
  */
-import type { AdminAuth } from './admin/credentials.ts';
+import type { AdminAuth } from './auth/operator-credential.ts';
 import type { Config } from './config.ts';
 import type { Dataset } from './data/dataset.ts';
 import type { EnrichJobs } from './enrichment/jobs/runner.ts';
 import type { GeoIp } from './geoip/geoip.ts';
-import type { Logger } from './http/logger.ts';
 import type { MeteringSteps } from './http/metering-steps.ts';
 import type { TrustProxy } from './http/request-id.ts';
+import type { Logger } from './observability/logger.ts';
+import type { WebhookStore } from './state/outbox/store.ts';
 import type { StateStore } from './state/store.ts';
-import type { UserStore } from './state/users.ts';
-import type { WebhookStore } from './state/webhooks.ts';
+import type { UserStore } from './state/users/store.ts';
 import type { Mailer } from './users/mailer.ts';
 import type { PageViewRecorder } from './visits/recorder.ts';
 import type { WebhookService } from './webhooks/service.ts';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MmdbReader } from '../../server/data/mmdb-reader.ts';
+import { MmdbReader } from '../../server/data/mmdb/reader.ts';
 import { openNetworkIndex } from '../../server/data/network-index.ts';
 import { NETWORKS_FILE } from '../catalog/schema.ts';
 import { SourceError } from '../sources/read.ts';

@@ -8,10 +8,11 @@
  */
 import { rmSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { PersonRow } from '../../core/catalog-records.ts';
 import { linkedinKey } from '../catalog/keys.ts';
 import { PEOPLE_DDL, PEOPLE_INDEXES } from '../catalog/schema.ts';
 import { readOptionalCsvBatches } from '../sources/read.ts';
-import { PERSON_COLUMNS, PersonRow, SOURCE_FILES } from '../sources/schema.ts';
+import { PERSON_COLUMNS, SOURCE_FILES } from '../sources/schema.ts';
 import { inBatches, openBuildDatabase, startBuildWorker } from './bulk.ts';
 
 /** Loads people.csv into the (empty, index-less) people table of `db`. */

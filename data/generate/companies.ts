@@ -3,7 +3,7 @@
  * consistent), headquarters address and phone, offices (where its networks and people are), extra domains.
  */
 import { createRequire } from 'node:module';
-import type { CompanyRow } from '../sources/schema.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { type Rng, Weighted } from './random.ts';
 import { TABLES } from './tables.ts';
 import {

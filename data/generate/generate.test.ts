@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { CustomersFile } from '../../core/customer-records.ts';
 import {
   COMPANY_COLUMNS,
-  CompanyRow,
   DOMAIN_COLUMNS,
   DomainRow,
   ENGAGEMENT_COLUMNS,
@@ -16,7 +16,6 @@ import {
   NETWORK_COLUMNS,
   NetworkRow,
   PERSON_COLUMNS,
-  PersonRow,
   SOURCE_FILES,
 } from '../sources/schema.ts';
 import { FREE_MAIL_DOMAINS } from './companies.ts';

@@ -5,9 +5,10 @@
  * file, the row (1 = first data row), our field and their column.
  */
 import { z } from 'zod';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { normaliseDomain } from '../catalog/keys.ts';
 import { CsvSyntaxError, csvRecordBatches } from '../sources/csv-records.ts';
-import { COMPANY_COLUMNS, type CompanyRow } from '../sources/schema.ts';
+import { COMPANY_COLUMNS } from '../sources/schema.ts';
 import { ImportError } from './errors.ts';
 import type { ImportMapping } from './mapping.ts';
 

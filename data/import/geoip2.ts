@@ -1,5 +1,5 @@
 /**
- * Field mapping of MaxMind's databases to what the import uses (the README's "Bring your own data" tables
+ * Field mapping of MaxMind's databases to what the import uses (docs/data.md's "Bring your own data" tables
  * repeat it). Records are typed loosely on purpose: every field is optional in MaxMind's data.
  *
  *   GeoIP2 Enterprise   traits.organization (else traits.autonomous_system_organization) → organization

@@ -7,10 +7,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { CompanyRow } from '../../core/catalog-records.ts';
 import { parseNetwork } from '../mmdb/network.ts';
 import { NetworkTable, resolveOverlaps } from '../mmdb/overlap.ts';
 import { readCsvBatches, sourcePath } from '../sources/read.ts';
-import { CompanyRow, NetworkRow } from '../sources/schema.ts';
+import { NetworkRow } from '../sources/schema.ts';
 import { hasFirmographics } from './firmographics.ts';
 import { blocks64 } from './ipv6.ts';
 import { Interner } from './precedence.ts';

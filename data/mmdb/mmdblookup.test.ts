@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MmdbReader } from '../../server/data/mmdb-reader.ts';
+import { MmdbReader } from '../../server/data/mmdb/reader.ts';
 import {
   diffLookup,
   loadReferenceSource,

@@ -1,10 +1,10 @@
 /** The fast paths accept only what zod accepts, with zod's result, and take the ordinary rows. */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { FAST_ROWS } from './fast-rows.ts';
 import {
   COMPANY_COLUMNS,
-  CompanyRow,
   DOMAIN_COLUMNS,
   DomainRow,
   ENGAGEMENT_COLUMNS,
@@ -14,7 +14,6 @@ import {
   NETWORK_COLUMNS,
   NetworkRow,
   PERSON_COLUMNS,
-  PersonRow,
 } from './schema.ts';
 
 /** Values near every rule's edge: blanks, spaces, case, numbers zod coerces, dates, kinds. */

@@ -12,10 +12,10 @@
  * undefined when the header lacks a column the schema requires (zod then reports it).
  */
 import type { z } from 'zod';
+import { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import {
   COMPANY_COLUMNS,
   CONFIDENCES,
-  CompanyRow,
   DOMAIN_COLUMNS,
   DomainRow,
   ENGAGEMENT_COLUMNS,
@@ -27,7 +27,6 @@ import {
   NETWORK_COLUMNS,
   NetworkRow,
   PERSON_COLUMNS,
-  PersonRow,
   PRIVACY_REASONS,
 } from './schema.ts';
 

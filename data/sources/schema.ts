@@ -2,11 +2,14 @@
  * Source formats of the dataset (see ../../shared/DESIGN.md "Data").
  *
  * One zod schema per file is the validation, the TypeScript type and the documentation. The generator
- * writes these files and `data build` reads them. `customers.json` (SOURCE_FILES.customers) holds the
+ * writes these files and `data build` reads them. The rows of `companies.csv` and `people.csv` are the
+ * catalog records of the neutral core (core/catalog-records.ts: the server answers from them too); here
+ * are their columns and the other sources' rows. `customers.json` (SOURCE_FILES.customers) holds the
  * customer records of the neutral core (core/customer-records.ts): the server seeds customers from it.
  * CSV files have a header row; extra columns are allowed (and ignored). Blank CSV cells are "".
  */
 import { z } from 'zod';
+import { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { CONFIDENCES, PRIVACY_REASONS } from '../../core/vocabulary.ts';
 
 const blank = z.string().default('');
@@ -18,31 +21,7 @@ export type Confidence = z.infer<typeof Confidence>;
 /** Network kinds that carry no B2B use case: answered as `Non-actionable Match`. */
 export const NON_COMPANY_KINDS = ['isp', 'hosting', 'bot'] as const;
 
-export const CompanyRow = z.object({
-  company_id: z.string().min(1),
-  name: z.string().min(1),
-  domain: z.string().min(1),
-  industry: blank,
-  subindustry: blank,
-  sic: blank,
-  sic_description: blank,
-  naics: blank,
-  naics_description: blank,
-  country: blank,
-  country_iso_code: blank,
-  region: blank,
-  state: blank,
-  state_code: blank,
-  city: blank,
-  address: blank,
-  zip: blank,
-  phone: blank,
-  employee_count: blank,
-  employee_range: blank,
-  annual_revenue: blank,
-  revenue_range: blank,
-});
-export type CompanyRow = z.infer<typeof CompanyRow>;
+/** The columns of companies.csv, in the order the generator and the import write them. */
 export const COMPANY_COLUMNS = Object.keys(CompanyRow.shape) as (keyof CompanyRow)[];
 
 /** A network kind: a lower-case word (shared with the fast path, ./fast-rows.ts). */
@@ -79,21 +58,7 @@ export const DomainRow = z.object({ domain: z.string().min(1), company_id: z.str
 export type DomainRow = z.infer<typeof DomainRow>;
 export const DOMAIN_COLUMNS = ['domain', 'company_id'] as const;
 
-export const PersonRow = z.object({
-  people_id: z.string().min(1),
-  email: blank,
-  first_name: blank,
-  last_name: blank,
-  title: blank,
-  company_id: blank,
-  country: blank,
-  state: blank,
-  city: blank,
-  phone: blank,
-  mobile: blank,
-  linkedin_url: blank,
-});
-export type PersonRow = z.infer<typeof PersonRow>;
+/** The columns of people.csv. */
 export const PERSON_COLUMNS = Object.keys(PersonRow.shape) as (keyof PersonRow)[];
 
 /** Starts with an ISO date (shared with the fast path, ./fast-rows.ts). */

@@ -6,14 +6,17 @@
  * parameters collapsed, and the webhook deliveries it raised. The route (routes.ts) gathers the inputs;
  * this module decides and formats (JSON and CSV).
  */
-import type { CompanyRow, IntentRow } from '../../data/sources/schema.ts';
+
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
+import type { AccountSession } from '../../core/visit-records.ts';
+import type { IntentRow } from '../../data/sources/schema.ts';
 import { csvText } from '../http/csv.ts';
 import { orNull } from '../http/null-rule.ts';
 import { type Firmographics, firmographics } from '../identification/identify.ts';
 import { companyScores, explainIntent, explainProfile, type PageViewSummary } from '../scoring/model.ts';
 import { type AccountFacts, matchingSegments } from '../segments/evaluate.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import { type AccountSession, daysBetween, type PagePerDay } from '../state/visits.ts';
+import { daysBetween, type PagePerDay } from '../state/visits/store.ts';
 import type { DeliveryRecord } from '../webhooks/schema.ts';
 
 /** Pages listed in the account's top pages. */

@@ -1,7 +1,7 @@
 /**
  * Admin REST API under /admin/api (the console and operators use it): customers, tokens, tags, credits.
  * The webhook endpoints (server/webhooks/routes.ts) and the visitors report (server/visits/admin-routes.ts)
- * are admin routes too, built with `adminRoute` below.
+ * are admin routes too, built with `adminRoute` (server/http/admin-route.ts).
  *
  * Who may call: the operator (`Authorization: Bearer <admin token>`: every customer) or a signed-in user
  * (session cookie: their own customer, what their role allows). Each route's `access` names its
@@ -9,33 +9,20 @@
  * CSRF rules: writes are JSON or body-less; with the cookie they must carry this server's own Origin, with
  * the bearer token a browser's Origin must be same-origin. Every change is recorded with `ctx.audit`.
  */
+
+import { NewTag, NewToken, TagPatch, type TagRecord, TagSettings, type TokenRecord } from '../../core/access-records.ts';
 import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { creditReport } from '../credits/report.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import { createCustomer, type Provisioned, updateCustomer } from '../customers/provision.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../http/admin-route.ts';
 import { parseRecord } from '../http/body.ts';
-import { type ApiRouteDef, apiRoute, type BodySpec, type RouteDef } from '../http/route-def.ts';
-import { creditsDocs, customerDocs, customersDocs, tagDocs, tagSettingsDocs, tagsDocs, tokenActionDocs, tokenDocs, tokensDocs } from '../openapi/route-docs.ts';
-import { type AccessRecords, NewTag, NewToken, TagPatch, type TagRecord, TagSettings, type TokenRecord } from '../state/store.ts';
+import type { RouteDef } from '../http/route-def.ts';
+import type { AccessRecords } from '../state/access/service.ts';
 import { auditedToken, changed } from '../users/audit-fields.ts';
-
-/**
- * A JSON body (or none) of at most 64 kB. It is validated in the handler, not by the pipeline: a request
- * without a body stays a 422 (the pipeline would read it as `{}`, which the PATCH schemas accept — an empty
- * PATCH of a tag's settings would clear them), and a route that looks its record up first answers 404
- * before judging the body.
- */
-export const ADMIN_JSON_BODY = { types: 'json', limit: 64 * 1024 } as const satisfies BodySpec<unknown>;
-
-/** What the admin API answers is never kept by a cache: it holds customers, tokens and their secrets. */
-const NO_STORE = { 'Cache-Control': 'no-store' } as const;
-
-/** An admin API route: the admin credential, and `Cache-Control: no-store` on every answer, errors included. */
-export function adminRoute<B = undefined, Q = Record<string, unknown>>(def: Omit<ApiRouteDef<B, Q>, 'auth' | 'headers'>): ApiRouteDef<B, Q> {
-  return apiRoute<B, Q>({ ...def, auth: { kind: 'admin' }, headers: NO_STORE });
-}
+import { creditsDocs, customerDocs, customersDocs, tagDocs, tagSettingsDocs, tagsDocs, tokenActionDocs, tokenDocs, tokensDocs } from './docs.ts';
 
 const CUSTOMER = { from: 'param', name: 'id' } as const;
 const TOKEN = { from: 'token-param', name: 'id' } as const;

@@ -3,11 +3,12 @@
  * a public web tag id. Resolves to the customer and the settings that shape the answer.
  */
 
+import type { CustomerRecord, TagRecord, TokenRecord } from '../../core/access-records.ts';
 import type { TokenGroup } from '../../core/customer-records.ts';
+import { isEntitled, notEntitledReason } from '../../core/entitlements.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import type { AccessRecords, CustomerRecord, TagRecord, TokenRecord } from '../state/store.ts';
+import type { AccessRecords } from '../state/access/service.ts';
 import { isHostAllowed, requestHost } from './allowed-origin.ts';
-import { isEntitled, notEntitledReason } from './entitlements.ts';
 import { hashesEqual, hashSecret, TOKEN_PATTERN } from './token-secret.ts';
 
 /** What authentication reads of a request: its headers (server/http/api-request.ts is one). */

@@ -3,7 +3,7 @@
  * customer, every permission — or a user of one customer with one role (core/roles.ts).
  */
 import { type Permission, roleMay } from '../../core/roles.ts';
-import type { SessionRecord, UserRecord } from '../state/users.ts';
+import type { SessionRecord, UserRecord } from '../../core/user-records.ts';
 
 export type Principal = { kind: 'operator' } | { kind: 'user'; user: UserRecord; session: SessionRecord };
 

@@ -1,5 +1,5 @@
 /** Token hygiene advice (spec "Authentication" 10): rotate every 90 days; migrate default_existing_token. */
-import type { TokenRecord } from '../state/store.ts';
+import type { TokenRecord } from '../../core/access-records.ts';
 
 export const ROTATE_AFTER_DAYS = 90;
 const DAY_MS = 86_400_000;

@@ -11,15 +11,15 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../../core/error-codes.ts';
-import { SharedFailureThrottle, throttleAddress } from '../admin/throttle.ts';
+import { Email, type UserRecord } from '../../core/user-records.ts';
 import { sameOrigin } from '../http/api-request.ts';
 import { type AuditEntry, apiRoute, type RouteContext, type RouteDef, type RouteResult } from '../http/route-def.ts';
-import { authDocs } from '../openapi/route-docs.ts';
-import { Email, type UserRecord } from '../state/users.ts';
 import { invitationHash } from '../users/invitations.ts';
+import { authDocs } from './docs.ts';
 import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, verifyPassword } from './password.ts';
 import type { Principal } from './principal.ts';
 import { clearedSessionCookie, isSecureRequest, sessionSecretHash, sessionSecretOf, startSession } from './session.ts';
+import { SharedFailureThrottle, throttleAddress } from './throttle.ts';
 
 /**
  * Failed logins per account: 10 in 15 minutes, then that account answers 429 until the window ends.

@@ -1,6 +1,6 @@
 /**
  * Console sessions: one cookie holding a random secret (256 bits); the server keeps the session under the
- * secret's SHA-256 (server/state/users.ts), so a leaked state file holds no usable session. Idle timeout
+ * secret's SHA-256 (server/state/users/), so a leaked state file holds no usable session. Idle timeout
  * 12 h, absolute 7 days. The cookie is `HttpOnly`, `SameSite=Lax`, `Path=/`; `Secure` with the `__Host-`
  * prefix whenever the request came over HTTPS (directly, or per a trusted proxy's X-Forwarded-Proto) or
  * SVC_PUBLIC_URL is https. A request is read under the one name its cookie would be set under: over HTTPS
@@ -11,9 +11,10 @@ import { hash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { TLSSocket } from 'node:tls';
 import { parse as parseCookies, serialize } from 'cookie';
+import type { SessionRecord, UserRecord } from '../../core/user-records.ts';
 import type { Config } from '../config.ts';
 import type { TrustProxy } from '../http/request-id.ts';
-import { SESSION_IDLE_MS, type SessionRecord, type UserRecord, type UserStore } from '../state/users.ts';
+import { SESSION_IDLE_MS, type UserStore } from '../state/users/store.ts';
 
 export { SESSION_IDLE_MS };
 

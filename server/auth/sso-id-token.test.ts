@@ -7,7 +7,7 @@ import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SsoProvider } from '../state/users.ts';
+import type { SsoProvider } from '../../core/user-records.ts';
 import { beginSsoLogin, clearSsoDiscoveryCache, finishSsoLogin, MAX_CLOCK_SKEW_S, SsoError } from './sso.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:4599/auth/sso/callback';

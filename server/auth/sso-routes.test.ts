@@ -5,7 +5,7 @@
  * redirect to the console's sign-in page with the reason, and an audit record.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEvent } from '../state/users.ts';
+import type { AuditEvent } from '../../core/user-records.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type OidcTestProvider, startOidcProvider } from '../testing/oidc-provider.ts';
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';

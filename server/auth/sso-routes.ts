@@ -20,8 +20,8 @@ import { parse as parseCookies, serialize } from 'cookie';
 import { ApiError } from '../../core/error-codes.ts';
 import { publicBase } from '../http/public-base.ts';
 import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
-import { ssoDocs } from '../openapi/route-docs.ts';
 import type { StateStore } from '../state/store.ts';
+import { ssoDocs } from './docs.ts';
 import { isSecureRequest, readSession, startSession } from './session.ts';
 import { beginSsoLogin, finishSsoLogin, PENDING_LOGIN_TTL_MS, type PendingLogin, SsoError } from './sso.ts';
 

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SsoProvider } from '../state/users.ts';
+import type { SsoProvider } from '../../core/user-records.ts';
 import { type OidcTestProvider, startOidcProvider } from '../testing/oidc-provider.ts';
 import { beginSsoLogin, clearSsoDiscoveryCache, finishSsoLogin, PENDING_LOGIN_TTL_MS, type PendingLogin, SsoError, type SsoFailure } from './sso.ts';
 

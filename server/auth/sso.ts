@@ -28,7 +28,7 @@
  * [::1] (tests), where http is allowed.
  */
 import * as oidc from 'openid-client';
-import { Email, type SsoProvider } from '../state/users.ts';
+import { Email, type SsoProvider } from '../../core/user-records.ts';
 
 export const SSO_SCOPE = 'openid email profile';
 /** How long a login may take between the redirect to the provider and the callback. */

@@ -1,14 +1,13 @@
 /** The CLI's commands: each parses its options, calls the module that does the work, and prints. */
 import { resolve } from 'node:path';
+import type { TokenRecord } from '../../core/access-records.ts';
 import { CustomerPatch, CustomerSeed, GRANTS, Grant, PACKAGES, TOKEN_GROUPS, TokenGroup } from '../../core/customer-records.ts';
-import { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
+import { DEFAULT_TOKEN_LIMIT, TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../../core/vocabulary.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
 import { withAdvice } from '../auth/rotation.ts';
 import { serverBaseUrl } from '../config.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, type Provisioned, provisionCustomer, updateCustomer } from '../customers/provision.ts';
-import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import type { TokenRecord } from '../state/store.ts';
 import { auditedToken, changed } from '../users/audit-fields.ts';
 import { ENRICH_COMMANDS } from './enrich-command.ts';
 import { type CommandContext, emit, intOption, listOption, pathIn, requireOption, UsageError } from './output.ts';
@@ -115,7 +114,7 @@ export const COMMANDS: Record<string, Command> = {
         await new Promise(() => {});
       }
       const { exitOnSignals, startServer } = await import('../serve.ts');
-      const { createLogger } = await import('../http/logger.ts');
+      const { createLogger } = await import('../observability/logger.ts');
       const log = createLogger(config.SVC_LOG);
       const running = await startServer(config, log);
       if (ctx.json) emit(ctx, { url: running.url, port: running.port }, () => '');
@@ -155,7 +154,7 @@ IPv4 and IPv6 networks are both kept, under the same rules.
 --anonymous-ip FILE: GeoIP2 Anonymous IP; its networks (VPN, Tor exit, public or residential proxy, hosting)
 answer Non-actionable Match with the reason in the company's privacy field.
 --mapping FILE: JSON {"user_type": {"<user_type>": "<kind>"|null}, "firmographics": {"columns": {"<our field>": "<their column>"}}}.
-Field mappings and the user_type table: README.md, "Bring your own data".
+Field mappings and the user_type table: docs/data.md, "Bring your own data".
 `,
     options: {
       out: { type: 'string' },
@@ -226,9 +225,9 @@ Field mappings and the user_type table: README.md, "Bring your own data".
         id: requireOption(v, 'id'),
         name: requireOption(v, 'name'),
       });
-      const created = await withStore(ctx.io, async (store, config) => {
+      const created = await withStore(ctx.io, async (store, _config, { users }) => {
         const p = await createCustomer(store, seed);
-        await auditAsOperator(store, config, { customer: p.customer.id, action: 'customer.create', target: p.customer.id, after: p.customer });
+        await auditAsOperator(users, { customer: p.customer.id, action: 'customer.create', target: p.customer.id, after: p.customer });
         return p;
       });
       emitCustomer(ctx, 'created', created);
@@ -247,13 +246,13 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       const grant = grantsOption(v.grant, 'grant');
       const revoke = grantsOption(v.revoke, 'revoke');
       if (Object.keys(patch).length === 0 && grant.length === 0 && revoke.length === 0) throw new UsageError('nothing to change: give at least one option');
-      const updated = await withStore(ctx.io, async (store, config) => {
+      const updated = await withStore(ctx.io, async (store, _config, { users }) => {
         const before = await store.getCustomer(id);
         if (before && (grant.length > 0 || revoke.length > 0)) {
           patch.grants = [...new Set([...before.grants, ...grant])].filter((g) => !revoke.includes(g));
         }
         const p = await updateCustomer(store, id, patch);
-        await auditAsOperator(store, config, { customer: p.customer.id, action: 'customer.update', target: p.customer.id, ...changed(before, p.customer) });
+        await auditAsOperator(users, { customer: p.customer.id, action: 'customer.update', target: p.customer.id, ...changed(before, p.customer) });
         return p;
       });
       emitCustomer(ctx, 'updated', updated);
@@ -268,12 +267,12 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       const file = positionals[0];
       if (!file) throw new UsageError('FILE is required');
       const { customers } = readCustomersFile(pathIn(ctx.io, file));
-      const imported = await withStore(ctx.io, async (store, config) => {
+      const imported = await withStore(ctx.io, async (store, _config, { users }) => {
         const out = [];
         for (const c of customers) {
           const before = await store.getCustomer(c.id);
           const p = await provisionCustomer(store, c);
-          await auditAsOperator(store, config, { customer: p.customer.id, action: 'customer.import', target: p.customer.id, ...changed(before, p.customer) });
+          await auditAsOperator(users, { customer: p.customer.id, action: 'customer.import', target: p.customer.id, ...changed(before, p.customer) });
           out.push(p);
         }
         return out;
@@ -305,7 +304,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
     async run(v, _p, ctx) {
       const group = TokenGroup.safeParse(requireOption(v, 'group'));
       if (!group.success) throw new UsageError(`--group must be one of ${TOKEN_GROUPS.join(', ')}`);
-      const { record, secret } = await withStore(ctx.io, async (store, config) => {
+      const { record, secret } = await withStore(ctx.io, async (store, _config, { users }) => {
         const created = await store.createToken({
           customer_id: requireOption(v, 'customer'),
           api_group: group.data,
@@ -316,7 +315,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           segment_names: Boolean(v['segment-names']),
           rate_limit: intOption(v, 'rate-limit', DEFAULT_TOKEN_LIMIT),
         });
-        await auditAsOperator(store, config, {
+        await auditAsOperator(users, {
           customer: created.record.customer_id,
           action: 'token.create',
           target: created.record.id,
@@ -355,14 +354,14 @@ Field mappings and the user_type table: README.md, "Bring your own data".
         async run(_v, positionals, ctx) {
           const id = positionals[0];
           if (!id) throw new UsageError('ID is required');
-          await withStore(ctx.io, async (store, config) => {
+          await withStore(ctx.io, async (store, _config, { users }) => {
             const before = await store.getToken(id);
             if (before) {
               const after =
                 action === 'delete'
                   ? null
                   : { ...auditedToken(before), status: action === 'activate' ? 'active' : action === 'deactivate' ? 'inactive' : before.status };
-              await auditAsOperator(store, config, {
+              await auditAsOperator(users, {
                 customer: before.customer_id,
                 action: `token.${action}`,
                 target: id,
@@ -429,7 +428,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
       endpoint: { type: 'string' },
     },
     async run(v, _p, ctx) {
-      const tag = await withStore(ctx.io, async (store, config) => {
+      const tag = await withStore(ctx.io, async (store, _config, { users }) => {
         const created = await store.createTag({
           customer_id: requireOption(v, 'customer'),
           tag_id: v['tag-id'] as string | undefined,
@@ -439,7 +438,7 @@ Field mappings and the user_type table: README.md, "Bring your own data".
           rate_limit: intOption(v, 'rate-limit'),
           visitor_rate_limit: intOption(v, 'visitor-rate-limit'),
         });
-        await auditAsOperator(store, config, { customer: created.customer_id, action: 'tag.create', target: created.tag_id, after: created });
+        await auditAsOperator(users, { customer: created.customer_id, action: 'tag.create', target: created.tag_id, after: created });
         return created;
       });
       const endpoint = (v.endpoint as string | undefined) ?? serverBaseUrl(configFor(ctx.io));

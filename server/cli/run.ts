@@ -7,7 +7,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ZodError } from 'zod';
 import { SourceError } from '../../data/sources/read.ts';
 import { ConfigError } from '../config.ts';
-import { StateError } from '../state/store.ts';
+import { StateError } from '../state/errors.ts';
 import { COMMANDS, type Command } from './commands.ts';
 import { type CliIo, UsageError } from './output.ts';
 
@@ -22,7 +22,7 @@ ${Object.values(COMMANDS)
   .join('\n')}
 
 Every command takes --json (print one JSON value) and --help.
-Configuration comes from the environment (PORT, SVC_DATA, SVC_STATE, SVC_REDIS_URL, SVC_TRUST_PROXY, SVC_DEMO …): see README.md.
+Configuration comes from the environment (PORT, SVC_DATA, SVC_STATE, SVC_REDIS_URL, SVC_TRUST_PROXY, SVC_DEMO …): see docs/configuration.md.
 `;
 
 /** The process's own streams, environment and folder: what `svc` on a terminal uses. */

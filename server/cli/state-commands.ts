@@ -1,9 +1,9 @@
 /** `svc state export FILE` / `svc state import FILE`: all state between backends (SQLite ⇄ Redis). */
 import type { Config } from '../config.ts';
-import { exportStateFile, importStateFile, type TransferStores } from '../state/transfer-file.ts';
+import { exportStateFile, importStateFile, type TransferStores } from '../state/transfer/file.ts';
 import type { Command } from './commands.ts';
 import { type CommandContext, emit, pathIn, UsageError } from './output.ts';
-import { withAllStores } from './with-store.ts';
+import { withStore } from './with-store.ts';
 
 const backendName = (config: Config) => (config.SVC_REDIS_URL ? `Redis ${new URL(config.SVC_REDIS_URL).host}` : `SQLite ${config.SVC_STATE}`);
 
@@ -15,7 +15,9 @@ function transfer(
 ): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required');
-  return withAllStores(io, (stores, config) => fn(stores, file, pathIn(io, file), backendName(config)));
+  return withStore(io, (state, config, { visits, outbox, users }) =>
+    fn({ state, visits, webhooks: outbox, users }, file, pathIn(io, file), backendName(config)),
+  );
 }
 
 const WHAT = `

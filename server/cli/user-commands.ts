@@ -4,10 +4,10 @@
  * one email is one account, a customer keeps an owner; every change is in the customer's audit log (actor `operator`).
  */
 import { ROLES, Role } from '../../core/roles.ts';
+import { Email, type UserRecord } from '../../core/user-records.ts';
 import { type Config, serverBaseUrl } from '../config.ts';
 import type { StateStore } from '../state/store.ts';
-import type { UserRecord, UserStore } from '../state/users.ts';
-import { Email } from '../state/users.ts';
+import type { UserStore } from '../state/users/store.ts';
 import { operatorEvent } from '../users/audit-fields.ts';
 import { type AnsweredLink, issueLink } from '../users/invitations.ts';
 import { createMailer } from '../users/mailer.ts';
@@ -19,15 +19,7 @@ async function withUsers<T>(
   ctx: CommandContext,
   fn: (users: UserStore, store: StateStore, config: Parameters<Parameters<typeof withStore>[1]>[1]) => Promise<T>,
 ): Promise<T> {
-  const { openUserStore } = await import('../state/open-user-store.ts');
-  return withStore(ctx.io, async (store, config) => {
-    const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
-    try {
-      return await fn(users, store, config);
-    } finally {
-      await users.close();
-    }
-  });
+  return withStore(ctx.io, (store, config, { users }) => fn(users, store, config));
 }
 
 function roleOption(v: Record<string, unknown>): Role {

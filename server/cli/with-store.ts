@@ -1,11 +1,9 @@
-/** The configured state store (SQLite, or Redis with SVC_REDIS_URL) opened for one command and closed whatever happens. */
+/** What a CLI command runs on: its configuration and the backend opened for it. */
 import { type Config, loadConfig } from '../config.ts';
 import type { AuditEntry } from '../http/route-def.ts';
-import { openStateStore } from '../state/open-store.ts';
+import { type Backend, openBackend } from '../state/backend.ts';
 import type { StateStore } from '../state/store.ts';
-import type { UserStore } from '../state/users.ts';
-import type { VisitStore } from '../state/visits.ts';
-import type { WebhookStore } from '../state/webhooks.ts';
+import type { UserStore } from '../state/users/store.ts';
 import { operatorEvent } from '../users/audit-fields.ts';
 import { type CliIo, pathIn } from './output.ts';
 
@@ -22,61 +20,26 @@ export function configFor(io: CliIo, overrides: Partial<Record<keyof Config, str
   return config;
 }
 
-export async function withStore<T>(io: CliIo, fn: (store: StateStore, config: Config) => Promise<T>): Promise<T> {
+/**
+ * The configured backend (server/state/backend.ts: SQLite, or Redis with SVC_REDIS_URL) opened for one
+ * command and closed whatever happens; `fn` gets the state store and, for commands that need them, the
+ * users, visits and outbox on the same connection.
+ */
+export async function withStore<T>(io: CliIo, fn: (store: StateStore, config: Config, backend: Backend) => Promise<T>): Promise<T> {
   const config = configFor(io);
-  const store = await openStateStore(config, (m) => io.stderr.write(`svc state: ${m}\n`));
+  // No audit retention: a server prunes the audit log (SVC_AUDIT_RETENTION_DAYS), a command never does.
+  const backend = await openBackend({ ...config, SVC_AUDIT_RETENTION_DAYS: undefined }, (m) => io.stderr.write(`svc state: ${m}\n`));
   try {
-    return await fn(store, config);
+    return await fn(backend.state, config, backend);
   } finally {
-    await store.close();
+    await backend.close();
   }
 }
 
 /**
  * A change made from the shell is the operator's: one record in the customer's audit log (as the admin API
- * writes for the operator's bearer token), through the user store on the same connection.
+ * writes for the operator's bearer token).
  */
-export async function auditAsOperator(store: StateStore, config: Config, entry: AuditEntry): Promise<void> {
-  const { openUserStore } = await import('../state/open-user-store.ts');
-  const users = await openUserStore(store, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
-  try {
-    await users.appendAudit(operatorEvent(entry));
-  } finally {
-    await users.close();
-  }
-}
-
-export interface AllStores {
-  state: StateStore;
-  visits: VisitStore;
-  webhooks: WebhookStore;
-  users: UserStore;
-}
-
-/** The state store with the visit store and the webhook outbox beside it, as a server opens them. */
-export async function withAllStores<T>(io: CliIo, fn: (stores: AllStores, config: Config) => Promise<T>): Promise<T> {
-  // Loaded only here: every other command would pay for the Redis client and the recorder's modules.
-  const [{ openVisitStore }, { openWebhookStore }, { openUserStore }] = await Promise.all([
-    import('../visits/open-recorder.ts'),
-    import('../state/open-webhook-store.ts'),
-    import('../state/open-user-store.ts'),
-  ]);
-  return withStore(io, async (state, config) => {
-    const visits = await openVisitStore(config, state);
-    try {
-      const webhooks = await openWebhookStore(config, state);
-      try {
-        const users = await openUserStore(state, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS });
-        try {
-          return await fn({ state, visits, webhooks, users }, config);
-        } finally {
-          await users.close();
-        }
-      } finally {
-        await webhooks.close();
-      }
-    } finally {
-      await visits.close();
-    }
-  });
+export async function auditAsOperator(users: UserStore, entry: AuditEntry): Promise<void> {
+  await users.appendAudit(operatorEvent(entry));
 }

@@ -1,6 +1,6 @@
 /** Pure helpers of the Accounts page: the words of scores' factors, lists, sessions, the CSV file name. */
+import type { AccountSession } from '../../core/visit-records.ts';
 import type { AccountLists, ExplainedScore } from '../accounts/account.ts';
-import type { AccountSession } from '../state/visits.ts';
 
 /** The profile dimensions in the model's order, with their full weight (server/scoring/README.md). */
 const PROFILE_DIMENSIONS = [

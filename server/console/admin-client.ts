@@ -7,8 +7,11 @@
  * the UI can show it, and a 401 can send the user to sign-in).
  */
 
+import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../../core/access-records.ts';
 import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
 import type { Role } from '../../core/roles.ts';
+import type { AuditEvent, SsoProvider, UserRecord } from '../../core/user-records.ts';
+import type { TagSighting } from '../../core/visit-records.ts';
 import type { AccountPage, FoundAccount } from '../accounts/account.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
@@ -16,9 +19,6 @@ import type { EnrichJob } from '../enrichment/jobs/job-store.ts';
 import type { ListDetail, ListSummary, ListsAnswer, UploadReport } from '../lists/schema.ts';
 import type { OnboardingStatus } from '../onboarding/steps.ts';
 import type { SegmentAccount } from '../segments/schema.ts';
-import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../state/store.ts';
-import type { AuditEvent, SsoProvider, UserRecord } from '../state/users.ts';
-import type { TagSighting } from '../state/visits.ts';
 import type { VisitsReport } from '../visits/report.ts';
 import type { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
 import type { TestDelivery } from '../webhooks/service.ts';

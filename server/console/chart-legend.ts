@@ -3,7 +3,7 @@
  * chart, or on a touch screen that never hovers) the legend shows the whole range and its totals, never
  * uPlot's empty "--".
  */
-import type { DailyTotals } from '../state/visits.ts';
+import type { DailyTotals } from '../../core/visit-records.ts';
 import { formatCount } from './format.ts';
 import { formatDate } from './ui/datetime.ts';
 

@@ -125,7 +125,7 @@ describe('the Developers page: webhooks', () => {
     expect(new Set(names)).toEqual(new Set([...literal, SIGNATURE_HEADER.toLowerCase(), EVENT_ID_HEADER.toLowerCase()]));
   });
 
-  it('verifies signatures with the README’s code, word for word', () => {
-    expect(read('README.md')).toContain(VERIFY_SIGNATURE_JS);
+  it('verifies signatures with the code of docs/webhooks.md, word for word', () => {
+    expect(read('docs/webhooks.md')).toContain(VERIFY_SIGNATURE_JS);
   });
 });

@@ -7,7 +7,7 @@
  *   sample data (the OpenAPI example, server/openapi/examples.json);
  * - the webhook events: the server's own `plannedEvents()` (server/webhooks/events.ts) run on a page view,
  *   and the list of every event and version with its JSON Schema as the server serves it (`GET /schemas`);
- * What cannot be bundled into the browser (the delivery headers, the README's verification code) is
+ * What cannot be bundled into the browser (the delivery headers, the verification code of docs/webhooks.md) is
  * copied here and pinned to its source by developers-view.test.ts. Pure.
  */
 
@@ -137,7 +137,7 @@ export const DELIVERY_HEADERS: readonly { name: string; value: string }[] = [
   { name: 'Svc-Signature', value: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint’s secret' },
 ];
 
-/** Verifying `Svc-Signature` in Node (the README's code, word for word). */
+/** Verifying `Svc-Signature` in Node (the code of docs/webhooks.md, word for word). */
 export const VERIFY_SIGNATURE_JS = `import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export function verifySvcSignature(header, rawBody, secret, toleranceSeconds = 300) {

@@ -1,10 +1,10 @@
 /**
  * What the "Enrich a file" page shows, as pure functions: the columns of the chosen file (read from its
  * first line in the browser, so the column can be picked before anything is sent), the default column (the
- * server's own rule, ../enrichment/jobs/columns.ts), a job's progress in words, and an upload's refusal in
+ * server's own rule, core/enrich-columns.ts), a job's progress in words, and an upload's refusal in
  * words a marketer can act on.
  */
-import { defaultColumn } from '../enrichment/jobs/columns.ts';
+import { defaultColumn } from '../../core/enrich-columns.ts';
 import type { EnrichJob } from '../enrichment/jobs/job-store.ts';
 
 /** Largest file the page sends (the server's MAX_UPLOAD_BYTES): a bigger one is refused before uploading. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEntitled } from '../auth/entitlements.ts';
+import { isEntitled } from '../../core/entitlements.ts';
 import { ALL_GROUPS, creatableGroups, GROUP_LABELS, groupUsesDomains } from './groups.ts';
 
 describe('creatableGroups', () => {

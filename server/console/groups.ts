@@ -4,9 +4,9 @@
  * Only type imports from the schema, so zod never reaches the browser bundle.
  */
 import type { ApiGroup } from '../../core/customer-records.ts';
-import { GROUP_PACKAGES, isEntitled } from '../auth/entitlements.ts';
+import { GROUP_PACKAGES, isEntitled } from '../../core/entitlements.ts';
 
-/** Every group, in the order the README lists them. */
+/** Every group, in the order docs/api.md lists them. */
 export const ALL_GROUPS = Object.keys(GROUP_PACKAGES) as ApiGroup[];
 
 export const GROUP_LABELS: Record<ApiGroup, string> = {

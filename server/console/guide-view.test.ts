@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_PAGES, namedPageFromHash, PAGE_TITLES } from './customer-link.ts';
+import { CONSOLE_PAGES, namedPageFromHash, PAGE_TITLES } from '../../core/console-links.ts';
 import { askedPageFromHash, consoleView, GUIDE_PAGES, guideFromHash, hashForPage, progressLabel, unavailableNotice, viewTitle } from './guide-view.ts';
 import { OPERATOR, type Viewer, visiblePages } from './permissions-view.ts';
 

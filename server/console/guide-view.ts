@@ -11,7 +11,7 @@
  * A fragment naming a page that does not exist, or one the viewer's role may not open, says so with a
  * link home: showing another page instead would hide that the link was wrong or what the role lacks.
  */
-import type { ConsolePage } from './customer-link.ts';
+import type { ConsolePage } from '../../core/console-links.ts';
 import { PAGE_PERMISSION, pageFor, type Viewer, visiblePages } from './permissions-view.ts';
 
 export const GUIDE_PAGES = ['start', 'developers'] as const;

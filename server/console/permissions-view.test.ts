@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CONSOLE_PAGES } from '../../core/console-links.ts';
 import { ROLES, type Role, roleMay } from '../../core/roles.ts';
-import { CONSOLE_PAGES } from './customer-link.ts';
 import {
   can,
   customerFor,

@@ -4,8 +4,9 @@
  * permissions allow (core/roles.ts, the same table the server enforces: hiding is a courtesy, the server's
  * 403/404 is the rule).
  */
+
+import { CONSOLE_PAGES, type ConsolePage } from '../../core/console-links.ts';
 import { type Permission, ROLES, type Role, roleMay } from '../../core/roles.ts';
-import { CONSOLE_PAGES, type ConsolePage } from './customer-link.ts';
 
 export type Viewer = { kind: 'operator' } | { kind: 'user'; email: string; role: Role; customerId: string };
 

@@ -1,5 +1,5 @@
 /**
- * The segment builder as data (the Segments page, ui/SegmentsPage.tsx): the conditions it edits, the
+ * The segment builder as data (the Segments page, ui/segments/): the conditions it edits, the
  * builder's state and the rule it stands for (both ways), how a value typed or picked changes a condition,
  * the rule in words, and the body a save sends. Pure, so the console's tests check it without a browser.
  *

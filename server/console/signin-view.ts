@@ -5,7 +5,7 @@
  * (the server's rules: 12 to 256 characters; it also refuses the most common ones and the email, and its
  * 422 message is shown as it comes).
  */
-import { customerFromHash } from './customer-link.ts';
+import { customerFromHash } from '../../core/console-links.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 256;

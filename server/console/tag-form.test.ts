@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NewTag, TagPatch, TagSettings } from '../state/store.ts';
+import { NewTag, TagPatch, TagSettings } from '../../core/access-records.ts';
 import { emptyTagForm, tagEditForm, tagPatchBody, tagRequestBody, tagSettingsBody, tagSettingsForm } from './tag-form.ts';
 
 describe('create-tag form', () => {

@@ -8,12 +8,11 @@
  * (which bundle variant the tag serves) live in its settings.
  */
 
+import type { NewTag, TagPatch, TagRecord, TagSettings } from '../../core/access-records.ts';
 import { parseAllowedDomains } from '../../core/allowed-domain.ts';
 // Type-only: core/tag-features.ts builds a zod schema, which must stay out of the console bundle.
 import type { FeatureName, TagFeatures } from '../../core/tag-features.ts';
-import { CONFIDENCES } from '../../core/vocabulary.ts';
-import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../limits/policy.ts';
-import type { NewTag, TagPatch, TagRecord, TagSettings } from '../state/store.ts';
+import { CONFIDENCES, TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../../core/vocabulary.ts';
 import { splitList } from './token-form.ts';
 
 /** The tag's compile-time features (core/tag-features.ts FEATURE_NAMES); in a tag's settings an absent key is on. */

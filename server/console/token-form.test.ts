@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NewToken } from '../state/store.ts';
+import { NewToken } from '../../core/access-records.ts';
 import { emptyTokenForm, splitList, type TokenFormFields, tokenRequestBody } from './token-form.ts';
 
 const form = (over: Partial<TokenFormFields>): TokenFormFields => ({ ...emptyTokenForm('company-firmographics'), name: 'hubspot', ...over });

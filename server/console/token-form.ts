@@ -4,10 +4,10 @@
  * validates everything again.
  */
 
+import type { NewToken } from '../../core/access-records.ts';
 import { parseAllowedDomains } from '../../core/allowed-domain.ts';
 import type { ApiGroup } from '../../core/customer-records.ts';
 import { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
-import type { NewToken } from '../state/store.ts';
 import { groupUsesDomains } from './groups.ts';
 
 export interface TokenFormFields {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UsageRow } from '../state/store.ts';
+import type { UsageRow } from '../../core/usage-records.ts';
 import { usageTable } from './usage.ts';
 
 const row = (api: string, month: string, charges: number, partner_charges = 0, pool: UsageRow['pool'] = 'enrichment'): UsageRow => ({

@@ -2,7 +2,7 @@
  * Credit usage (rows per pool, API and month from `GET /admin/api/customers/:id/credits`) as a small
  * table: one row per API, one column per month (most recent months only), charges in the cells.
  */
-import type { UsageRow } from '../state/store.ts';
+import type { UsageRow } from '../../core/usage-records.ts';
 
 export interface UsageTableRow {
   pool: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SsoProvider } from '../state/users.ts';
+import { SsoProvider } from '../../core/user-records.ts';
 import { emptyInviteForm, invitationBody, isIssuerUrl, ssoForm, ssoRequestBody } from './users-form.ts';
 
 describe('invitation form', () => {

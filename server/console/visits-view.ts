@@ -1,5 +1,5 @@
 /** Pure helpers of the Visitors page: the default date range, the chart's series, labels. */
-import type { DailyTotals } from '../state/visits.ts';
+import type { DailyTotals } from '../../core/visit-records.ts';
 
 export const DEFAULT_DAYS = 30;
 

@@ -1,5 +1,8 @@
 /** What `credits show` and the admin API report: balance per pool for the current contract year, usage per API and month. */
-import type { CreditBalance, CustomerRecord, UsageReports, UsageRow } from '../state/store.ts';
+
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { UsageRow } from '../../core/usage-records.ts';
+import type { CreditBalance, UsageReports } from '../state/metering/service.ts';
 import { quotaPeriod } from './rules.ts';
 
 export interface CreditReport {

@@ -7,6 +7,7 @@
  *     one charge per (API, record, UTC calendar month); the same record through another API is charged again.
  *   Lead Scoring and People Search never charge; 404s never charge.
  */
+import type { CreditPool } from '../../core/usage-records.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
 
 export const CHARGEABLE_APIS = [
@@ -17,7 +18,6 @@ export const CHARGEABLE_APIS = [
   'people-enrichment',
 ] as const;
 export type ChargeableApi = (typeof CHARGEABLE_APIS)[number];
-export type CreditPool = 'identification' | 'enrichment';
 
 export function poolOf(api: ChargeableApi): CreditPool {
   return api === 'identification' ? 'identification' : 'enrichment';

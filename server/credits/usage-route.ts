@@ -5,11 +5,12 @@
  */
 import { z } from 'zod';
 import type { TokenGroup } from '../../core/customer-records.ts';
+import type { CreditPool } from '../../core/usage-records.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { usageDocs } from '../openapi/route-docs.ts';
-import type { UsageReports } from '../state/store.ts';
-import { type CreditPool, contractYearRange, quotaPeriod } from './rules.ts';
+import type { UsageReports } from '../state/metering/service.ts';
+import { usageDocs } from './docs.ts';
+import { contractYearRange, quotaPeriod } from './rules.ts';
 
 export const PoolUsage = z.object({
   pool: z.enum(['identification', 'enrichment']).describe('The credit pool'),

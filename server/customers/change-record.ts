@@ -1,10 +1,10 @@
 /**
  * A workspace change of part of a customer record — its segments or its account lists — made in one atomic
- * store step (server/state/access.ts `changeSegments`, `changeAccountLists`), then recorded in the audit log.
+ * store step (server/state/access/service.ts `changeSegments`, `changeAccountLists`), then recorded in the audit log.
  */
 import type { Segment } from '../../core/customer-records.ts';
 import type { AuditEntry } from '../http/route-def.ts';
-import type { AccessRecords, ListState, SegmentState } from '../state/access.ts';
+import type { AccessRecords, ListState, SegmentState } from '../state/access/service.ts';
 
 /** What each part's change gets (the current part) and returns (the next one). */
 interface Parts {

@@ -8,8 +8,10 @@
  *   import — the replace path of `customer import FILE`: the file is the truth. (Demo seeding is not:
  *            it only creates what is missing, server/demo/seed.ts.)
  */
+
+import type { CustomerRecord } from '../../core/access-records.ts';
 import type { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
-import type { AccessRecords, CustomerRecord } from '../state/store.ts';
+import type { AccessRecords } from '../state/access/service.ts';
 
 export const LEAD_SCORING_TOKEN_NAME = 'lead-scoring (generated)';
 

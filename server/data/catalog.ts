@@ -1,7 +1,8 @@
 /** Read-only access to catalog.db (companies, domains, people, intent, engagement) built by `data build`. */
 import Database from 'better-sqlite3';
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { linkedinKey, normaliseDomain } from '../../data/catalog/keys.ts';
-import { COMPANY_COLUMNS, type CompanyRow, type EngagementRow, type IntentRow, type PersonRow } from '../../data/sources/schema.ts';
+import { COMPANY_COLUMNS, type EngagementRow, type IntentRow } from '../../data/sources/schema.ts';
 import { BoundedCache, boundedMemo } from '../cache/bounded-cache.ts';
 
 export interface NetworkSample {

@@ -8,11 +8,12 @@
  */
 import { existsSync } from 'node:fs';
 import type { CustomerSeed, TagSeed } from '../../core/customer-records.ts';
+import type { NewAuditEvent } from '../../core/user-records.ts';
 import { readCustomersFile } from '../../data/sources/read.ts';
 import { createCustomer } from '../customers/provision.ts';
-import type { Logger } from '../http/logger.ts';
-import { StateError, type StateStore } from '../state/store.ts';
-import type { NewAuditEvent } from '../state/users.ts';
+import type { Logger } from '../observability/logger.ts';
+import { StateError } from '../state/errors.ts';
+import type { StateStore } from '../state/store.ts';
 import { auditedToken } from '../users/audit-fields.ts';
 
 export const DEMO_SEED_ACTOR = 'system:demo-seed';

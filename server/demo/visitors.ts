@@ -2,11 +2,12 @@
  * Demo mode's visitor switcher: sample addresses, verified against the built index by `data build`,
  * chosen so a person can see the demo page as each kind of visitor.
  */
+
+import type { CustomerRecord } from '../../core/access-records.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { demoVisitorsDocs } from '../openapi/route-docs.ts';
 import { listMembers, NO_LISTS, segmentMatches } from '../segments/evaluate.ts';
-import type { CustomerRecord } from '../state/store.ts';
+import { demoVisitorsDocs } from './docs.ts';
 
 export interface DemoVisitor {
   label: string;

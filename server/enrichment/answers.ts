@@ -9,11 +9,13 @@
  *   `{ status: "error", message }` plus the route's data with every field null (null rule), and
  *   `code: "not_found"` as on every non-2xx body (the batch's 404 items are these bodies).
  */
-import type { CompanyRow, EngagementRow, IntentRow, PersonRow } from '../../data/sources/schema.ts';
+
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
+import type { EngagementRow, IntentRow } from '../../data/sources/schema.ts';
 import type { RouteResult } from '../http/route-def.ts';
 import { type PageViewSummary, personScores, type TitleClassification } from '../scoring/model.ts';
 import { type AccountFacts, matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
-import type { CustomerRecord } from '../state/store.ts';
 import { companyV2, companyV3 } from './company-payload.ts';
 import type { CompanyResolution } from './resolve-company.ts';
 

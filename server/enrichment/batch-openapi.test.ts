@@ -27,7 +27,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => srv?.close());
 
-/** Items the server answers with a per-item 422 inside its 200 (README "Bulk enrichment"). */
+/** Items the server answers with a per-item 422 inside its 200 (docs/api.md "Bulk enrichment"). */
 const BAD_ITEMS: unknown[] = [
   'lead1@co1.example',
   42,

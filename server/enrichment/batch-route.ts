@@ -7,9 +7,9 @@
  * company charged through the pipeline's credit step (`ctx.charge`).
  */
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { batchEnrichmentDoc } from '../openapi/batch-enrichment-docs.ts';
 import { enrichItems } from './batch.ts';
 import { BATCH_BODY_LIMIT, BatchEnrichmentBody } from './batch-schema.ts';
+import { batchEnrichmentDoc } from './docs.ts';
 
 export const batchEnrichmentRoutes: RouteDef[] = [
   apiRoute<BatchEnrichmentBody>({

@@ -4,7 +4,7 @@
  * over it — known people, emails at company domains, bare domains and URLs, unknown domains, free mail,
  * malformed and over-long emails — with repeats, so charges, month dedup and quota exhaustion all happen.
  */
-import type { CompanyRow } from '../../data/sources/schema.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, leadSources } from '../testing/fixtures.ts';
 
 export const EXTRA_COMPANIES: CompanyRow[] = Array.from({ length: 40 }, (_, k) => ({

@@ -15,7 +15,7 @@ import type { ChargeableApi } from '../credits/rules.ts';
 import { parseFields } from '../http/body.ts';
 import { codeOfStatus } from '../http/errors.ts';
 import type { RouteResult } from '../http/route-def.ts';
-import { classifyTitle } from '../people/title-classifier.ts';
+import { classifyTitle } from '../scoring/title-classifier.ts';
 import { type AnswerContext, firmographicsAnswer, type LeadFacts, leadTitle } from './answers.ts';
 import { BatchItem, type BatchResult } from './batch-schema.ts';
 import { type CompanyLookups, resolveCompany } from './resolve-company.ts';

@@ -4,7 +4,7 @@
  * combined response's field table: the account is excluded in the customer's settings). v2 has no
  * `companyId`. Null rule: an absent field is null; with no company every field is null.
  */
-import type { CompanyRow } from '../../data/sources/schema.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { orNull } from '../http/null-rule.ts';
 import type { TitleClassification } from '../scoring/model.ts';
 import type { EnrichedCompanyV2, EnrichedCompanyV3 } from './schema.ts';

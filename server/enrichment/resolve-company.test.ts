@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE } from '../testing/fixtures.ts';
 import { type CompanyLookups, hintMatches, pickCompany, resolveCompany } from './resolve-company.ts';
 

@@ -12,8 +12,8 @@
  * whose primary domain it is first, then by id). Hints never identify a company on their own: they only
  * rank the candidates of a domain, and a hint matching no candidate changes nothing.
  */
-import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
-import { isFreeMailDomain, parseDomain, parseEmail } from './email.ts';
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
+import { isFreeMailDomain, parseDomain, parseEmail } from '../net/email.ts';
 import { textKey as fold } from './text-key.ts';
 
 export interface CompanyLookups {

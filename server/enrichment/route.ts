@@ -11,11 +11,10 @@ import type { ApiGroup } from '../../core/customer-records.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import { apiRoute, type OperationDoc, type RouteDef, type RouteResult } from '../http/route-def.ts';
-import { enrichCompanyDoc, enrichCompanyV2Doc, scoreAndEnrichLeadDoc, scoreLeadDoc } from '../openapi/route-docs.ts';
-import { classifyTitle } from '../people/title-classifier.ts';
+import { recentPageViews } from '../scoring/first-party.ts';
+import { classifyTitle } from '../scoring/title-classifier.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
 import type { Services } from '../services.ts';
-import { recentPageViews } from '../visits/recent-page-views.ts';
 import {
   type AnswerContext,
   combinedAnswer,
@@ -26,6 +25,7 @@ import {
   leadTitle,
   V2_DEPRECATION_HEADERS,
 } from './answers.ts';
+import { enrichCompanyDoc, enrichCompanyV2Doc, scoreAndEnrichLeadDoc, scoreLeadDoc } from './docs.ts';
 import { LEAD_BODY_LIMIT, type TextBody } from './request-body.ts';
 import { resolveCompany } from './resolve-company.ts';
 import { Combined, FirmographicsV2, FirmographicsV3, type LeadBody, LeadScoring } from './schema.ts';

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_DIR } from '../../data/mmdb/test-support.ts';
-import { createLogger } from '../http/logger.ts';
+import { createLogger } from '../observability/logger.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { IPS, startTestServer, type TestServer } from '../testing/test-server.ts';
 import { openGeoIp, overlayGeo } from './geoip.ts';

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createServices } from '../app.ts';
 import { loadConfig } from '../config.ts';
+import { createLogger } from '../observability/logger.ts';
 import { createObserver } from '../observability/request-observer.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
-import { createLogger } from './logger.ts';
 import { apiRoute } from './route-def.ts';
 import { createRouter } from './router.ts';
 

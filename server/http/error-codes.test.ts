@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALSO_STATUS, ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
+import { createLogger } from '../observability/logger.ts';
 import { startMetricsServer } from '../observability/metrics-route.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 import { errorHandler } from './errors.ts';
-import { createLogger } from './logger.ts';
 
 const require = createRequire(import.meta.url);
 

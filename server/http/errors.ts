@@ -6,10 +6,10 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
 import { ApiError, ERROR_CODES, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../core/error-codes.ts';
+import { mask } from '../observability/log-mask.ts';
+import type { Logger } from '../observability/logger.ts';
 import { noteStateStoreError } from '../observability/request-facts.ts';
 import { StateError, StoreUnavailableError } from '../state/errors.ts';
-import { mask } from './log-mask.ts';
-import type { Logger } from './logger.ts';
 
 /**
  * Anything shaped like a secret: API tokens are 40 alphanumerics, and a message may hold a cut-off piece

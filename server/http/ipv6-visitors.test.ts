@@ -1,5 +1,5 @@
 /**
- * IPv6 visitors on every path (README "IPv6", our extension to the spec's IPv4): token mode `?ip=` in any
+ * IPv6 visitors on every path (docs/api.md "IPv6", our extension to the spec's IPv4): token mode `?ip=` in any
  * form, tag mode from an IPv6 socket and through X-Forwarded-For, page views, and the per-visitor rate
  * limit counted per /64. Every IPv4 answer stays as it was; an IPv6 answer has the same shape.
  */

@@ -6,7 +6,7 @@ import { type ChargeableApi, chargeMonth, dedupeKey, poolOf, quotaPeriod } from 
 import { limitKeys, WINDOW_MS } from '../limits/policy.ts';
 import { noteCharge, noteStateStoreError } from '../observability/request-facts.ts';
 import { StoreUnavailableError } from '../state/errors.ts';
-import type { Metering, RateLimitHit } from '../state/metering.ts';
+import type { Metering, RateLimitHit } from '../state/metering/service.ts';
 import { retryChargeKey } from './request-id.ts';
 
 const POOL_NAMES = { identification: 'Company Identification API credits', enrichment: 'Enrichment APIs credits' } as const;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RedisStateStore } from '../state/redis-store.ts';
+import type { RedisStateStore } from '../state/redis/store.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { FIXTURE_PEOPLE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';

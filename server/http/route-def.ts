@@ -16,7 +16,7 @@ import type { Caller } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import type { Services } from '../services.ts';
-import type { RateLimitHit } from '../state/metering.ts';
+import type { RateLimitHit } from '../state/metering/service.ts';
 import type { ApiRequest } from './api-request.ts';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -98,7 +98,7 @@ export interface RouteAccess {
   operatorOnly?: boolean;
 }
 
-/** One audit record of a change the route made (server/state/users.ts AuditEvent). */
+/** One audit record of a change the route made (core/user-records.ts AuditEvent). */
 export interface AuditEntry {
   customer: string;
   action: string;

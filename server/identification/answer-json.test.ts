@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { CustomerSeed } from '../../core/customer-records.ts';
-import { COMPANY_COLUMNS, type CompanyRow } from '../../data/sources/schema.ts';
+import { COMPANY_COLUMNS } from '../../data/sources/schema.ts';
 import { overlayGeo } from '../geoip/geoip.ts';
-import { CustomerRecord } from '../state/store.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { answerJson } from './answer-json.ts';
 import { type IdentifyInput, identify } from './identify.ts';

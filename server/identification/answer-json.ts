@@ -6,7 +6,7 @@
  * after the socket write. `answer-json.test.ts` holds it equal to JSON.stringify over every company of
  * the sample data and every kind of answer.
  */
-import type { CompanyRow } from '../../data/sources/schema.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { weakMemo } from '../cache/bounded-cache.ts';
 import { ownFirmographics } from './identify.ts';
 import type { IdentificationResponse } from './schema.ts';

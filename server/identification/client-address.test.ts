@@ -1,6 +1,6 @@
 /**
  * An address a client writes — `?ip=` in token mode, the demo's `test_ip` on lookups and page views — is
- * read by one rule (server/http/visitor-ip.ts `clientIp`): a canonical dotted quad or an IPv6 address, else
+ * read by one rule (server/net/visitor-ip.ts `clientIp`): a canonical dotted quad or an IPv6 address, else
  * 422 `invalid` (spec "Errors": validation error) with the error body. NAT64 (64:ff9b::/96) answers as the
  * IPv4 address it embeds. Real HTTP against a real server.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CustomerRecord } from '../../core/access-records.ts';
 import { CustomerSeed } from '../../core/customer-records.ts';
-import { CustomerRecord } from '../state/store.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { COMMENTS, type IdentifyInput, identify } from './identify.ts';
 import { IdentificationResponse } from './schema.ts';

@@ -2,14 +2,16 @@
  * Pure decision: what the identification API answers for one visitor, given what the index and catalog
  * know and the customer's configuration. No I/O, so every rule of the spec is unit-tested here.
  */
+
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { PrivacyReason } from '../../core/vocabulary.ts';
 import type { NetworkRecord } from '../../data/build/network-record.ts';
-import type { CompanyRow, Confidence, IntentRow } from '../../data/sources/schema.ts';
+import type { Confidence, IntentRow } from '../../data/sources/schema.ts';
 import { weakMemo } from '../cache/bounded-cache.ts';
 import { orNull } from '../http/null-rule.ts';
 import { companyScores, type PageViewSummary } from '../scoring/model.ts';
 import { type AccountFacts, matchingSegments, segmentsPayload } from '../segments/evaluate.ts';
-import type { CustomerRecord } from '../state/store.ts';
 import { companyDisplayName } from './display-name.ts';
 import type { IdentificationResponse, IdentifiedCompany } from './schema.ts';
 

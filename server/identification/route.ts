@@ -2,24 +2,27 @@
  * GET /v3/company/details — tag mode (`?tag=`, browser) and token mode (`Authorization: Token`, `?ip=`):
  * the route table's entries (GET, which answers HEAD too, and the OPTIONS preflight) and their handlers.
  */
+
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
-import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
+import { isHostAllowed } from '../auth/allowed-origin.ts';
 import type { Caller, HeaderSource } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { networkCompany } from '../data/network-company.ts';
 import { type GeoIp, overlayGeo } from '../geoip/geoip.ts';
 import type { RawQuery } from '../http/api-request.ts';
-import { apiRoute, JSON_TYPE, type RouteContext, type RouteDef } from '../http/route-def.ts';
-import { clientIp, toVisitorIp } from '../http/visitor-ip.ts';
-import { identificationDocs } from '../openapi/route-docs.ts';
+import { apiRoute, JSON_TYPE, type RouteDef } from '../http/route-def.ts';
+import { corsPreflight, type PreflightRule, tagVisitorAddress } from '../http/tag-mode.ts';
+import { clientIp } from '../net/visitor-ip.ts';
+import { recentPageViews } from '../scoring/first-party.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
 import { needsAccountFacts } from '../segments/evaluate.ts';
-import type { AccessRecords } from '../state/store.ts';
-import { recentPageViews } from '../visits/recent-page-views.ts';
+import type { AccessRecords } from '../state/access/service.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { answerJson } from './answer-json.ts';
 import { isBotAgent } from './bot-agent.ts';
+import { identificationDocs } from './docs.ts';
 import { identify } from './identify.ts';
 import { IdentificationQuery, type IdentificationResponse, VISITOR_USER_AGENT_HEADER } from './schema.ts';
 
@@ -58,7 +61,7 @@ export const identificationRoutes: RouteDef[] = [
     auth: { kind: 'public' },
     headers: VARY_ORIGIN,
     doc: identificationDocs.options,
-    handler: (ctx) => preflight(ctx),
+    handler: (ctx) => corsPreflight(ctx, PREFLIGHT),
   }),
 ];
 
@@ -93,9 +96,9 @@ function parseQuery(rawQuery: RawQuery) {
 }
 
 /**
- * Token mode may name the address (`?ip=`, server-side lookups); tag mode is always the visitor itself,
- * except for a demo tag in demo mode, where the demo page's visitor switcher asks as a sample address (`test_ip`).
- * A named address is read by `clientIp` (422 for anything but an address); the connection's own by `toVisitorIp`.
+ * Token mode may name the address (`?ip=`, server-side lookups, read by `clientIp`: 422 for anything but
+ * an address); otherwise the address is the visitor's, as for every tag request (`tagVisitorAddress`: a
+ * demo tag in demo mode may name a sample one in `test_ip`).
  */
 function visitorAddress(config: Config, req: IdentificationRequest, caller: Caller, query: { ip?: string; test_ip?: string }): string | null {
   if (isServerSideLookup(caller, query)) {
@@ -109,9 +112,7 @@ function visitorAddress(config: Config, req: IdentificationRequest, caller: Call
     }
     return clientIp(query.ip, 'ip');
   }
-  // Only a tag marked `demo` (the seeded demo tag), never a customer's tag that happens to run on a demo server.
-  if (caller.tag?.demo && config.SVC_DEMO && query.test_ip !== undefined) return clientIp(query.test_ip, 'test_ip');
-  return toVisitorIp(req.ip);
+  return tagVisitorAddress(config, caller, req.ip, query.test_ip);
 }
 
 /** Token mode with `?ip=`: a server (CRM, integration) asks about someone else's address. */
@@ -137,7 +138,7 @@ async function lookup(
 ): Promise<{ body: IdentificationResponse; company: CompanyRow | null }> {
   const { index, catalog } = deps.dataset.current;
   const network = ip ? index.lookup(ip) : null;
-  const company = network?.kind === 'company' && network.company_id ? catalog.company(network.company_id) : null;
+  const company = networkCompany(network, catalog);
   const now = new Date();
   const scored = company !== null && caller.settings.scores && caller.customer.products.length > 0;
   // Only a customer whose segment rules read behaviour or intent reads the account's facts; they hold the
@@ -170,31 +171,20 @@ async function lookup(
 
 /**
  * CORS preflight. Tag requests are simple CORS requests and need none; a domain-restricted token used
- * from a browser sends Authorization, which does. The preflight carries no credentials, so it cannot
- * know the token: the page's origin is allowed when the tag named in the URL (`?tag=`) allows it, or
- * (no tag named) when an active domain-restricted identification token or a web tag allows it; the real request is then checked
- * against its own token's allowed domains. Any other origin gets 403 and no CORS allow header.
- * (Listing tokens per preflight is cheap at our token counts, and browsers cache an allowed preflight
- * for Access-Control-Max-Age.)
+ * from a browser sends Authorization, which does. The preflight cannot know the token: the page's origin
+ * is allowed when the tag named in the URL (`?tag=`) allows it, or (no tag named) when an active
+ * domain-restricted identification token or a web tag allows it. (Listing tokens per preflight is cheap
+ * at our token counts, and browsers cache an allowed preflight for Access-Control-Max-Age.)
  */
-async function preflight(ctx: RouteContext): Promise<{ status: 204; headers: Record<string, string> }> {
-  const origin = ctx.req.get('origin');
-  const host = requestHost(origin, undefined);
-  if (!origin || !host) throw new ApiError('forbidden', 'CORS preflight without a usable Origin');
-  const tag = ctx.req.query.tag;
-  if (!(await originAllowed(ctx.services.store, host, typeof tag === 'string' ? tag : undefined))) {
-    throw new ApiError('forbidden', `${host} is not an allowed domain of any web tag or token for this API`);
-  }
-  return {
-    status: 204,
-    headers: {
-      'Access-Control-Allow-Origin': origin,
-      'Access-Control-Allow-Methods': 'GET',
-      'Access-Control-Allow-Headers': 'Authorization, SvcCookie',
-      'Access-Control-Max-Age': '600',
-    },
-  };
-}
+const PREFLIGHT: PreflightRule = {
+  methods: 'GET',
+  headers: 'Authorization, SvcCookie',
+  allowed: (host, ctx) => {
+    const tag = ctx.req.query.tag;
+    return originAllowed(ctx.services.store, host, typeof tag === 'string' ? tag : undefined);
+  },
+  refusal: (host) => `${host} is not an allowed domain of any web tag or token for this API`,
+};
 
 async function originAllowed(store: AccessRecords, host: string, tagId: string | undefined): Promise<boolean> {
   if (tagId !== undefined) {

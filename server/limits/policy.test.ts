@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { TagRecord } from '../../core/access-records.ts';
 import type { Caller } from '../auth/authenticate.ts';
-import type { TagRecord } from '../state/store.ts';
 import { IPV6_SITE_FACTOR, limitKeys } from './policy.ts';
 
 const tag = (over: Partial<TagRecord>): Caller =>

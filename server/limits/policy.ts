@@ -3,8 +3,8 @@
  * counts against. Windows are fixed minutes, so a counter is one atomic increment in SQLite or Redis; the
  * cost is that a client may burst up to twice its limit across a minute boundary.
  *   token: per token, its own limit (default 100/min, adjustable per token).
- *   web tag: per (tag, visitor) the tag's `visitor_rate_limit`/min (default TAG_PER_VISITOR_LIMIT —
- *     generous because whole offices share one NAT address); a visitor is an IPv4 address or an IPv6 /64
+ *   web tag: per (tag, visitor) the tag's `visitor_rate_limit`/min (default TAG_PER_VISITOR_LIMIT in
+ *     core/vocabulary.ts — generous because whole offices share one NAT address); a visitor is an IPv4 address or an IPv6 /64
  *     (`rateLimitVisitor`: one host holds a whole /64) and a per-tag ceiling of the tag's
  *     `rate_limit`/min across all visitors (default TAG_CEILING). Both are settings of the tag, so a large
  *     site's peak traffic or a load test can be allowed without a code change.
@@ -15,12 +15,10 @@
  *     visitor already).
  */
 import type { Caller } from '../auth/authenticate.ts';
-import { rateLimitSite, rateLimitVisitor } from '../http/visitor-ip.ts';
+import { rateLimitSite, rateLimitVisitor } from '../net/visitor-ip.ts';
 
 export const WINDOW_MS = 60_000;
 export { DEFAULT_TOKEN_LIMIT } from '../../core/vocabulary.ts';
-export const TAG_PER_VISITOR_LIMIT = 300;
-export const TAG_CEILING = 6_000;
 /** The per-(tag, IPv6 /48) limit is this many times the tag's per-visitor limit (2,400/min at the default 300). */
 export const IPV6_SITE_FACTOR = 8;
 

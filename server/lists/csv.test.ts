@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, NORTHWIND_EUROPE } from '../testing/fixtures.ts';
 import { type CompanyLookup, nextIds, readAccountRows, resolveRows } from './csv.ts';
 

@@ -10,10 +10,10 @@
  * both columns, a row's company id wins and its domain is read when the id cell is blank.
  */
 import { parse } from 'csv-parse/sync';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { MAX_LIST_ACCOUNTS } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
-import { parseDomain } from '../enrichment/email.ts';
+import { parseDomain } from '../net/email.ts';
 import type { ReportRow } from './schema.ts';
 
 /** One row of accounts: its row number as a spreadsheet shows it (the header is row 1) and its value. */

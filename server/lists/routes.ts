@@ -24,17 +24,17 @@
  * (`applied: false`, a reason): a wrong file never empties a list. `dry_run=true` reports without applying.
  */
 import { randomBytes } from 'node:crypto';
+import type { CustomerRecord } from '../../core/access-records.ts';
 import { type AccountList, type FIXED_LIST_IDS, type HotAccount, MAX_LIST_ACCOUNTS, type Segment } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
 import { changeCustomerRecord } from '../customers/change-record.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import type { Catalog } from '../data/catalog.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../http/admin-route.ts';
 import { parseRecord } from '../http/body.ts';
 import type { BodySpec, RouteDef } from '../http/route-def.ts';
 import { admin, adminErrors, idParam, json, pathParam, schema } from '../openapi/kit.ts';
-import type { ListState } from '../state/access.ts';
-import type { CustomerRecord } from '../state/store.ts';
+import type { ListState } from '../state/access/service.ts';
 import { nextIds, readAccountRows, resolveRows } from './csv.ts';
 import { type ListAccount, ListDetail, type ListKind, ListQuery, ListSummary, ListsAnswer, ListUpdate, NewList, UploadQuery, UploadReport } from './schema.ts';
 

@@ -7,8 +7,8 @@
 import type { ErrorBody } from '../../core/error-codes.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { livenessDocs, readinessDocs } from '../openapi/route-docs.ts';
 import type { StateStore } from '../state/store.ts';
+import { livenessDocs, readinessDocs } from './docs.ts';
 import { noteStateStoreError } from './request-facts.ts';
 
 export interface HealthDeps {

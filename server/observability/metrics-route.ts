@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import type { ErrorBody } from '../../core/error-codes.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { metricsDocs } from '../openapi/route-docs.ts';
+import { metricsDocs } from './docs.ts';
 import { registry } from './metrics.ts';
 
 const ASK = 'svc:metrics?';

@@ -5,10 +5,10 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../http/logger.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { FIXTURE_PEOPLE } from '../testing/fixtures.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
+import { createLogger } from './logger.ts';
 
 let srv: TestServer;
 let logged = '';

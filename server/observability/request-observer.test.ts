@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, type Logger } from '../http/logger.ts';
+import { createLogger, type Logger } from './logger.ts';
 import { noteCharge, noteCustomer } from './request-facts.ts';
 import { createObserver } from './request-observer.ts';
 

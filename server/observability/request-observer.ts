@@ -12,8 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { boundedMemo } from '../cache/bounded-cache.ts';
-import { mask } from '../http/log-mask.ts';
-import { infoLineWriter, type Logger } from '../http/logger.ts';
+import { mask } from './log-mask.ts';
+import { infoLineWriter, type Logger } from './logger.ts';
 import { httpDuration, httpRequests, rateLimitRefusals } from './metrics.ts';
 import { factsOf, type RequestFacts } from './request-facts.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DailyTotals } from '../state/visits.ts';
+import type { DailyTotals } from '../../core/visit-records.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';

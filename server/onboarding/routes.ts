@@ -3,13 +3,14 @@
  * onboarding checklist (steps.ts) of the caller's role, computed from what the stores hold now — the customer's tags and their
  * sightings, the visit store's identified page views, its segments and its webhook endpoints.
  */
-import { adminRoute } from '../admin/routes.ts';
+
+import type { CustomerRecord } from '../../core/access-records.ts';
 import { may } from '../auth/principal.ts';
 import { customerOr404 } from '../customers/lookup.ts';
+import { adminRoute } from '../http/admin-route.ts';
 import type { RouteDef } from '../http/route-def.ts';
 import type { Services } from '../services.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import { retainedFrom, type VisitStore } from '../state/visits.ts';
+import { retainedFrom, type VisitStore } from '../state/visits/store.ts';
 import { onboardingDocs } from './docs.ts';
 import { type OnboardingFacts, onboardingSteps } from './steps.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ConsolePage } from '../../core/console-links.ts';
 import { ROLES, type Role, roleMay } from '../../core/roles.ts';
-import type { ConsolePage } from '../console/customer-link.ts';
 import { PAGE_PERMISSION } from '../console/permissions-view.ts';
 import { ONBOARDING_STEP_IDS, type OnboardingFacts, onboardingSteps as stepsFor } from './steps.ts';
 

@@ -5,8 +5,8 @@
  * the steps of their role come out; the console shows them (server/console/ui/OnboardingPage.tsx) and lands users on them until all are done.
  */
 import { z } from 'zod';
+import { type ConsolePage, hashForCustomer } from '../../core/console-links.ts';
 import type { Permission } from '../../core/roles.ts';
-import { type ConsolePage, hashForCustomer } from '../console/customer-link.ts';
 
 /** What the checklist is computed from, as read from the state store, the visit store and the outbox. */
 export interface OnboardingFacts {

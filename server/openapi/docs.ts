@@ -8,6 +8,38 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Express } from 'express';
 import { sendError } from '../http/errors.ts';
+import { errors, json } from './kit.ts';
+
+/** The operations of the routes mountDocs serves (the app shell lists them in the route table). */
+export const openApiDocs = {
+  get: {
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    tags: ['Operating'],
+    security: [],
+    responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } },
+  },
+};
+
+export const apiReferenceDocs = {
+  get: {
+    operationId: 'getApiReference',
+    summary: 'The rendered API reference (Scalar), with "try it" against this server',
+    tags: ['Operating'],
+    security: [],
+    responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+  },
+};
+
+export const apiReferenceRendererDocs = {
+  get: {
+    operationId: 'getApiReferenceRenderer',
+    summary: 'The reference renderer, served from this server (no CDN)',
+    tags: ['Operating'],
+    security: [],
+    responses: { 200: { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' } } } }, ...errors([404]) },
+  },
+};
 
 /** Scalar reads its configuration from this tag; no inline script, so the page's CSP can forbid them. */
 const PAGE = `<!doctype html>

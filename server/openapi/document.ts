@@ -7,6 +7,7 @@
  * through Stoplight Prism against it — so it cannot drift from the code.
  */
 import { z } from 'zod';
+import { CustomerRecord, TagRecord } from '../../core/access-records.ts';
 import { Segment } from '../../core/customer-records.ts';
 import { UsageResponse } from '../credits/usage-route.ts';
 import {
@@ -25,10 +26,9 @@ import { IdentificationResponse } from '../identification/schema.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchNotFound, PeopleSearchResponse } from '../people/schema.ts';
 import { ROUTES } from '../routes.ts';
 import { SegmentAccounts, SegmentMembership, SegmentPreview, SegmentsList } from '../segments/schema.ts';
-import { CustomerRecord, TagRecord } from '../state/store.ts';
 import { DeliveryRecord, WebhookRecord } from '../webhooks/schema.ts';
+import { bodies } from './bodies.ts';
 import {
-  bodies,
   CreatedCustomer,
   DIALECT,
   ErrorCodeSchema,

@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALSO_STATUS, ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
-import { createLogger } from '../http/logger.ts';
+import { createLogger } from '../observability/logger.ts';
 import { ROUTES } from '../routes.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { FIXTURE_PEOPLE } from '../testing/fixtures.ts';

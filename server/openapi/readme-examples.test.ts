@@ -3,7 +3,8 @@
  * built with `data build`, a real server in demo mode with the customers of data/sample/customers.json
  * seeded, real HTTP.
  *
- * - README.md: every code block's `curl` commands (and the `npm run svc` commands they depend on, run as
+ * - README.md and docs/*.md, in that order (README first, then the pages by name, all against one server):
+ *   every code block's `curl` commands (and the `npm run svc` commands they depend on, run as
  *   the CLI against the server's state file) are parsed and sent as curl would send them; each answers
  *   the status its shown answer implies (200; 201 for an admin create; the code's status for an error
  *   answer) and every `"key":value` the shown answer carries (scalars and lists of scalars; `…` in a string
@@ -14,7 +15,7 @@
  *   same (fields that move with time or with earlier calls masked), and the document's request examples
  *   are exactly what those calls send.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +24,7 @@ import { ERROR_STATUS, type ErrorCode } from '../../core/error-codes.ts';
 import { buildDataset } from '../../data/build/build.ts';
 import { runCliCollected } from '../cli/run.ts';
 import { loadConfig } from '../config.ts';
-import { createLogger } from '../http/logger.ts';
+import { createLogger } from '../observability/logger.ts';
 import { type RunningServer, startServer } from '../serve.ts';
 import { openApiDocument } from './document.ts';
 import examples from './examples.json' with { type: 'json' };
@@ -32,7 +33,7 @@ import { callExample, createExampleTokens, type ExampleCall, type ExampleGroup, 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN = 'readme-examples-admin-token-0123456789';
 
-/** README blocks that are not run, each with why: keep this list short. Matched by a piece of the block's text. */
+/** Blocks of README.md and docs/ that are not run, each with why: keep this list short. Matched by a piece of the block's text. */
 const NOT_RUN: { block: string; reason: string }[] = [
   { block: 'data import --out var/sources', reason: 'needs licensed MaxMind and vendor files, and serves another data folder than npm start' },
 ];
@@ -54,7 +55,9 @@ const GROUP_OF_PATH: Record<string, ExampleGroup> = {
 // README parsing
 
 interface Example {
-  /** 1-based line of the command in README.md. */
+  /** The page it is on (README.md, docs/…). */
+  file: string;
+  /** 1-based line of the command in that page. */
   line: number;
   kind: 'curl' | 'svc';
   /** The command's words (shell quoting removed; `$VAR` and `<token>` kept for the runner). */
@@ -114,8 +117,17 @@ function shellWords(command: string): string[] {
 
 const COMMAND = /^\s*(curl|npm run svc)\s/;
 
-/** The curl and `npm run svc` examples of README.md, with the answer shown under each, blocks in NOT_RUN left out. */
-function readmeExamples(md: string): { examples: Example[]; skipped: string[] } {
+/** The pages whose examples run, in the order they run: README.md, then docs/ by name. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+
+/** The curl and `npm run svc` examples of a page, with the answer shown under each, blocks in NOT_RUN left out. */
+function readmeExamples(file: string, md: string): { examples: Example[]; skipped: string[] } {
   const examples: Example[] = [];
   const skipped: string[] = [];
   for (const block of codeBlocks(md)) {
@@ -138,6 +150,7 @@ function readmeExamples(md: string): { examples: Example[]; skipped: string[] } 
       const words = shellWords(command);
       const kind = words[0] === 'curl' ? 'curl' : 'svc';
       examples.push({
+        file,
         line,
         kind,
         words: kind === 'curl' ? words.slice(1) : words.slice(words.indexOf('--') + 1),
@@ -225,13 +238,15 @@ function realPairs(value: unknown, out: [string, unknown][] = []): [string, unkn
 
 // ---------------------------------------------------------------------------------------------------------
 
-const { examples: README_EXAMPLES, skipped } = readmeExamples(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+const pageExamples = PAGES.map((file) => readmeExamples(file, readFileSync(join(ROOT, file), 'utf8')));
+const README_EXAMPLES = pageExamples.flatMap((p) => p.examples);
+const skipped = pageExamples.flatMap((p) => p.skipped);
 
 let srv: RunningServer;
 let dir: string;
 const readmeTokens = {} as Record<ExampleGroup, string>;
-/** `<token>` of each block: the `token` its `token create --json` printed. */
-const blockTokens = new Map<number, string>();
+/** `<token>` of each block (by page and line): the `token` its `token create --json` printed. */
+const blockTokens = new Map<string, string>();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
@@ -274,28 +289,34 @@ async function runCli(args: string[]): Promise<string> {
   return stdout;
 }
 
-describe("README.md examples run against npm start's data", () => {
+describe("README.md and docs/ examples run against npm start's data", () => {
   it('finds the examples (and every NOT_RUN entry still names a block)', () => {
     expect(README_EXAMPLES.filter((e) => e.kind === 'curl').length).toBeGreaterThanOrEqual(7);
+    // The guides are where most examples live: a page the runner stopped reading would drop them silently.
+    expect([...new Set(README_EXAMPLES.map((e) => e.file))]).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/webhooks.md']));
     expect(skipped.sort()).toEqual(NOT_RUN.map((n) => n.block).sort());
   });
 
   for (const ex of README_EXAMPLES) {
-    const title = `README.md:${ex.line} ${ex.kind === 'curl' ? 'curl' : 'svc'} ${ex.words.join(' ').slice(0, 90)}`;
+    const title = `${ex.file}:${ex.line} ${ex.kind === 'curl' ? 'curl' : 'svc'} ${ex.words.join(' ').slice(0, 90)}`;
     it(title, async () => {
       if (ex.kind === 'svc') {
         const stdout = await runCli(ex.words);
         if (ex.words.includes('--json')) {
           const printed = JSON.parse(stdout) as { token?: string };
-          if (typeof printed.token === 'string') blockTokens.set(ex.block, printed.token);
+          if (typeof printed.token === 'string') blockTokens.set(`${ex.file}:${ex.block}`, printed.token);
         }
         return;
       }
       const req = curlRequest(ex.words);
-      expect(req.url.host, 'the README examples call npm start on localhost:8080').toBe('localhost:8080');
+      expect(req.url.host, 'the examples call npm start on localhost:8080').toBe('localhost:8080');
       expect(decodeURIComponent(req.url.pathname + req.url.search), 'a placeholder where a sample value belongs').not.toMatch(/<[^>]*>/);
       const group = GROUP_OF_PATH[req.url.pathname];
-      const secrets: Record<string, string | undefined> = { $TOKEN: group && readmeTokens[group], $ADMIN: ADMIN, '<token>': blockTokens.get(ex.block) };
+      const secrets: Record<string, string | undefined> = {
+        $TOKEN: group && readmeTokens[group],
+        $ADMIN: ADMIN,
+        '<token>': blockTokens.get(`${ex.file}:${ex.block}`),
+      };
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) {
         headers[k] = v.replace(/\$TOKEN|\$ADMIN|<token>/g, (name) => {
@@ -316,9 +337,9 @@ describe("README.md examples run against npm start's data", () => {
       if (!ex.answer) return;
       const real = realPairs(JSON.parse(text));
       const pairs = shownPairs(ex.answer);
-      expect(pairs.length, `no "key":value found in the answer shown at README.md:${ex.line}`).toBeGreaterThan(0);
+      expect(pairs.length, `no "key":value found in the answer shown at ${ex.file}:${ex.line}`).toBeGreaterThan(0);
       const missing = pairs.filter(([k, v]) => !real.some(([rk, rv]) => rk === k && shows(v, rv))).map(([k, v]) => `"${k}":${JSON.stringify(v)}`);
-      expect(missing, `shown at README.md:${ex.line} but not in the real answer ${text.slice(0, 1500)}`).toEqual([]);
+      expect(missing, `shown at ${ex.file}:${ex.line} but not in the real answer ${text.slice(0, 1500)}`).toEqual([]);
     });
   }
 });

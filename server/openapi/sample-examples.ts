@@ -16,9 +16,9 @@ import { parse } from 'csv-parse/sync';
 import { Address4 } from 'ip-address';
 import { buildDataset } from '../../data/build/build.ts';
 import { loadConfig } from '../config.ts';
-import { createLogger } from '../http/logger.ts';
+import { createLogger } from '../observability/logger.ts';
 import { startServer } from '../serve.ts';
-import type { AccessRecords } from '../state/access.ts';
+import type { AccessRecords } from '../state/access/service.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 
 const ADMIN = 'sample-examples-admin-token-0123456789';

@@ -7,12 +7,12 @@
  *   - 404 `{ status: "error", message, person: blank, company: blank }` when no person is found (blank:
  *     every field null, null rule).
  */
-import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { MESSAGES } from '../enrichment/answers.ts';
 import { companyV3 } from '../enrichment/company-payload.ts';
-import { parseEmail } from '../enrichment/email.ts';
 import { orNull } from '../http/null-rule.ts';
 import type { RouteResult } from '../http/route-def.ts';
+import { parseEmail } from '../net/email.ts';
 import type { TitleClassification } from '../scoring/model.ts';
 import type { EnrichedPerson, PeopleEnrichmentBody } from './schema.ts';
 

@@ -4,14 +4,15 @@
  *   POST /v2/search/people      People Search      group people-search      never charges
  * Bodies: form-encoded or JSON (`../enrichment/request-body.ts`); shapes: `schema.ts`.
  */
-import { parseDomain } from '../enrichment/email.ts';
+
 import { LEAD_BODY_LIMIT } from '../enrichment/request-body.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { enrichPersonDoc, searchPeopleDoc } from '../openapi/route-docs.ts';
+import { parseDomain } from '../net/email.ts';
+import { classifyTitle } from '../scoring/title-classifier.ts';
+import { enrichPersonDoc, searchPeopleDoc } from './docs.ts';
 import { findPerson, peopleEnrichmentAnswer } from './enrich-person.ts';
 import { PeopleEnrichmentBody, PeopleSearchBody } from './schema.ts';
 import { companiesInIndustries, peopleSearchAnswer, searchPeople } from './search.ts';
-import { classifyTitle } from './title-classifier.ts';
 
 export const peopleRoutes: RouteDef[] = [
   apiRoute({

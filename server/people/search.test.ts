@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PersonRow } from '../../data/sources/schema.ts';
+import type { PersonRow } from '../../core/catalog-records.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE } from '../testing/fixtures.ts';
 import { PeopleSearchBody, PeopleSearchNotFound, PeopleSearchResponse } from './schema.ts';
 import { companiesInIndustries, jobTitleMatches, locationMatches, peopleSearchAnswer, profileOf, searchPeople } from './search.ts';

@@ -10,7 +10,7 @@
  *   job_titles  the term's words appear consecutively in the title ("vp", "marketing", "head of sales"),
  *               or the term equals the title's titleLevel or titleFunction ("Director", "Engineering").
  */
-import type { CompanyRow, PersonRow } from '../../data/sources/schema.ts';
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { MESSAGES } from '../enrichment/answers.ts';
 import { textKey } from '../enrichment/text-key.ts';
 import { orNull } from '../http/null-rule.ts';

@@ -120,7 +120,7 @@ export interface CompanyProfileInput {
   region?: string;
   country_iso_code?: string;
 }
-/** Output of the title classifier (`server/people/title-classifier.ts`), or any object of that shape. */
+/** Output of the title classifier (`./title-classifier.ts`), or any object of that shape. */
 export interface TitleClassification {
   titleLevel: string;
   titleFunction: string;

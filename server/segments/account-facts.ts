@@ -6,14 +6,15 @@
  * pays nothing.
  *
  * The intent score is the one identification answers for the product: the scoring model's, from the
- * company's intent signals and its page views of the model's first-party window (server/visits/
- * recent-page-views.ts), so one read of the account's pages serves the rules and the scores.
+ * company's intent signals and its page views of the model's first-party window (server/scoring/
+ * first-party.ts), so one read of the account's pages serves the rules and the scores.
  */
+
+import type { CustomerRecord } from '../../core/access-records.ts';
 import type { Catalog } from '../data/catalog.ts';
+import { firstPartyWindow } from '../scoring/first-party.ts';
 import { type IntentSignal, intentScore, type ScoringProduct } from '../scoring/model.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import type { PagePerDay, VisitStore } from '../state/visits.ts';
-import { firstPartyWindow } from '../visits/recent-page-views.ts';
+import type { PagePerDay, VisitStore } from '../state/visits/store.ts';
 import { type AccountFacts, type FactsNeed, needsAccountFacts, windowStart } from './evaluate.ts';
 
 /** Account facts, and the page views of the scoring model's window among them (what `recentPageViews` reads). */

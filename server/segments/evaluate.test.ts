@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { SegmentMatch } from '../../core/customer-records.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
 import { buyingStage, intentScore } from '../scoring/model.ts';
 import { accountFactsOf } from './account-facts.ts';
 import { matchingSegments, NO_LISTS, needsAccountFacts, pathPattern, ruleSummary, segmentMatches, segmentsPayload } from './evaluate.ts';

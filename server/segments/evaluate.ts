@@ -19,6 +19,7 @@
  * customer on every Match.
  */
 
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import type {
   AccountList,
   HotAccount,
@@ -33,7 +34,6 @@ import type {
 import { compilePathGlob, type GlobMatcher } from '../../core/glob.ts';
 import { CATALOG_FIELDS } from '../../core/segment-fields.ts';
 import type { BuyingStage } from '../../core/vocabulary.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import { buyingStage } from '../scoring/model.ts';
 

@@ -9,13 +9,14 @@
  *  - the intent score of every company per product named (./intent-index.ts), their page views of the
  *    scoring model's first-party window added, as identification scores them.
  */
+
+import type { CustomerRecord } from '../../core/access-records.ts';
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import type { GlobMatcher } from '../../core/glob.ts';
 import type { Catalog } from '../data/catalog.ts';
+import { firstPartyWindow } from '../scoring/first-party.ts';
 import { explainFirstParty } from '../scoring/model.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import type { AccountPagePerDay, VisitStore } from '../state/visits.ts';
-import { firstPartyWindow } from '../visits/recent-page-views.ts';
+import type { AccountPagePerDay, VisitStore } from '../state/visits/store.ts';
 import { productNamed } from './account-facts.ts';
 import { type DayPageViews, factsNeed, pageViewsIn, ruleProducts, visitedHolds, windowStart } from './evaluate.ts';
 import { intentTable } from './intent-index.ts';

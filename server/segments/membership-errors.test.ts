@@ -1,6 +1,6 @@
 /**
  * `GET /v3/segments/membership` without a domain answers the spec's 400 for a blank required parameter with
- * `code: "blank"` (README's error-code table, core/error-codes.ts), and the served OpenAPI document says so:
+ * `code: "blank"` (docs/api.md's error-code table, core/error-codes.ts), and the served OpenAPI document says so:
  * each error answer of the route validates against the document this server serves at /openapi.json.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { SegmentMatch } from '../../core/customer-records.ts';
-import { COMPANY_COLUMNS, type CompanyRow } from '../../data/sources/schema.ts';
+import { COMPANY_COLUMNS } from '../../data/sources/schema.ts';
 import type { Catalog, IntentPageRow } from '../data/catalog.ts';
-import type { AccountPagePerDay } from '../state/visits.ts';
+import type { AccountPagePerDay } from '../state/visits/store.ts';
 import { accountFactsOf } from './account-facts.ts';
 import { listMembers, NO_LISTS, segmentMatches } from './evaluate.ts';
 import { gatherMemberFacts } from './member-facts.ts';

@@ -24,8 +24,9 @@
  * that reads them is evaluated afresh each time (its facts change with every page view), the others are
  * cached.
  */
+
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { SegmentMatch } from '../../core/customer-records.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
 import {

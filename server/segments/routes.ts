@@ -25,19 +25,20 @@
  * A rule is checked against the customer before it is saved or previewed: every list `in_list` names and
  * every product `intent` names must exist (422 otherwise: a typo would silently match nothing).
  */
+
+import type { CustomerRecord } from '../../core/access-records.ts';
 import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
 import { changeCustomerRecord } from '../customers/change-record.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import type { Catalog } from '../data/catalog.ts';
-import { parseDomain } from '../enrichment/email.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../http/admin-route.ts';
 import { parseRecord } from '../http/body.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
-import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from '../openapi/route-docs.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import type { VisitStore } from '../state/visits.ts';
+import { parseDomain } from '../net/email.ts';
+import type { VisitStore } from '../state/visits/store.ts';
 import { gatherAccountFacts, productNamed } from './account-facts.ts';
+import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from './docs.ts';
 import { type ListMembers, listMembers, matchingSegments, ruleLists, ruleProducts, ruleSummary, segmentsPayload } from './evaluate.ts';
 import { gatherMemberFacts } from './member-facts.ts';
 import { SegmentIndex, segmentIndex } from './membership.ts';

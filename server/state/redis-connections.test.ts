@@ -11,12 +11,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
-import { openVisitStore } from '../visits/open-recorder.ts';
-import { openStateStore } from './open-store.ts';
-import { openWebhookStore } from './open-webhook-store.ts';
-import type { StateStore } from './store.ts';
-import type { VisitStore } from './visits.ts';
-import type { WebhookStore } from './webhooks.ts';
+import { openBackend } from './backend.ts';
+import type { WebhookStore } from './outbox/store.ts';
+import type { VisitStore } from './visits/store.ts';
 
 let redis: RedisServer;
 let admin: ReturnType<typeof createClient>;
@@ -93,11 +90,10 @@ describe('Redis connections of a node', () => {
 
   it('closing the visit store and the outbox leaves the shared client to the state store', async () => {
     const config = { SVC_STATE: join(dir, 'unused.db'), SVC_REDIS_URL: redis.url, SVC_JOURNAL_DIR: join(dir, 'cli'), SVC_OUTAGE_ALLOWANCE: 10 };
-    const state: StateStore = await openStateStore(config, () => {});
+    // As serve.ts and the CLI open them: every store of the backend on the state store's client.
+    const backend = await openBackend(config, () => {});
+    const { state, visits, outbox: webhooks } = backend;
     try {
-      // As serve.ts and the CLI (`withAllStores`) open them.
-      const webhooks = await openWebhookStore(config, state);
-      const visits = await openVisitStore(config, state);
       await expectOneClientOneSubscriber();
       await exercise(visits, webhooks, 'acme');
       await visits.close();
@@ -108,7 +104,7 @@ describe('Redis connections of a node', () => {
       await expect(visits.accountVisits('acme', today, today)).rejects.toThrow(/closed/);
       await expect(webhooks.listEndpoints('acme')).rejects.toThrow(/closed/);
     } finally {
-      await state.close();
+      await backend.close();
     }
     expect(await connections()).toEqual([]);
   });

@@ -13,8 +13,8 @@ import { enrichmentCharge, identificationCharge, TEST_CUSTOMER } from '../testin
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { openRedisStore } from '../testing/state-backends.ts';
 import { StoreUnavailableError } from './errors.ts';
-import type { RateLimitRequest } from './metering.ts';
-import type { RedisStateStore } from './redis-store.ts';
+import type { RateLimitRequest } from './metering/service.ts';
+import type { RedisStateStore } from './redis/store.ts';
 
 const TIMEOUT_MS = 400;
 let dir: string;

@@ -14,13 +14,13 @@ import { createClient, type RedisClientType } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerSeed } from '../../core/customer-records.ts';
 import { generateSecret } from '../auth/token-secret.ts';
-import { createLogger } from '../http/logger.ts';
+import { createLogger } from '../observability/logger.ts';
 import { BROWSER_UA } from '../testing/browser-agent.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisCluster, startRedisCluster } from '../testing/redis-cluster.ts';
 import { IPS, startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
-import { CLUSTER_SLOTS, slotOf, slotTag } from './redis-connection.ts';
-import type { RedisStateStore } from './redis-store.ts';
+import { CLUSTER_SLOTS, slotOf, slotTag } from './redis/connection.ts';
+import type { RedisStateStore } from './redis/store.ts';
 
 const calculateSlot = createRequire(import.meta.url)('@redis/client/dist/lib/utils/calculate-slot.js').default as (key: string) => number;
 

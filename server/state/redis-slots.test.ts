@@ -16,11 +16,11 @@ import { createClient, type RedisClientType } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
-import type { ChargeRequest } from './metering.ts';
-import { RedisStateStore } from './redis-store.ts';
-import { RedisUserStore } from './redis-users.ts';
-import { RedisVisitStore } from './redis-visits.ts';
-import { RedisWebhookStore } from './redis-webhooks.ts';
+import type { ChargeRequest } from './metering/service.ts';
+import { RedisWebhookStore } from './outbox/redis.ts';
+import { RedisStateStore } from './redis/store.ts';
+import { RedisUserStore } from './users/redis.ts';
+import { RedisVisitStore } from './visits/redis.ts';
 
 const calculateSlot = createRequire(import.meta.url)('@redis/client/dist/lib/utils/calculate-slot.js').default as (key: string) => number;
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { identificationCharge, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
-import { RedisStateStore } from './redis-store.ts';
+import { RedisStateStore } from './redis/store.ts';
 
 let redis: RedisServer;
 const dir = mkdtempSync(join(tmpdir(), 'svc-wait-'));

@@ -6,9 +6,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { BACKENDS, type BackendFixture } from '../testing/state-backends.ts';
 import { StateError } from './errors.ts';
-import type { ChargeRequest, RateLimitRequest } from './metering.ts';
+import type { ChargeRequest, RateLimitRequest } from './metering/service.ts';
 import type { StateStore } from './store.ts';
-import type { StateEntry } from './transfer.ts';
+import type { StateEntry } from './transfer/transfer.ts';
 
 const charge = (over: Partial<ChargeRequest> = {}): ChargeRequest => ({
   customer_id: 'acme',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
-import { SqliteStateStore } from './sqlite-store.ts';
+import { SqliteStateStore } from './sqlite/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-tag-fields-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

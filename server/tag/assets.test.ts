@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TagSettings } from '../../core/access-records.ts';
 import { DEFAULT_FEATURES, variantName } from '../../core/tag-features.ts';
 import { buildTag, type TagSizes } from '../../tag/build.ts';
 import { SETTINGS_PLACEHOLDER } from '../../tag/settings-placeholder.ts';
-import { TagSettings } from '../state/store.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { ifNoneMatchHolds, initOptions, inlineSettings, settingsLiteral } from './assets.ts';
 

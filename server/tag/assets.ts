@@ -27,6 +27,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Express, Request, Response } from 'express';
 import Negotiator from 'negotiator';
+import type { TagSettings } from '../../core/access-records.ts';
 import { resolveFeatures, settingIntegrations, variantName } from '../../core/tag-features.ts';
 import { brotliBytes, gzipBytes } from '../../tag/compress.ts';
 import { SETTINGS_PLACEHOLDER } from '../../tag/settings-placeholder.ts';
@@ -35,7 +36,7 @@ import type { SvcInitOptions } from '../../tag/src/types.ts';
 import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Config } from '../config.ts';
 import { sendError } from '../http/errors.ts';
-import type { AccessRecords, TagSettings } from '../state/store.ts';
+import type { AccessRecords } from '../state/access/service.ts';
 
 const TAG_FILE = /^([A-Za-z0-9_-]{1,64})\.js$/;
 

@@ -1,8 +1,9 @@
 /** Small hand-written fixtures shared by unit and integration tests. */
 
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import type { CustomerSeed } from '../../core/customer-records.ts';
-import type { CompanyRow, DomainRow, EngagementRow, PersonRow } from '../../data/sources/schema.ts';
-import type { ChargeRequest } from '../state/metering.ts';
+import type { DomainRow, EngagementRow } from '../../data/sources/schema.ts';
+import type { ChargeRequest } from '../state/metering/service.ts';
 
 export const ACME_SOFTWARE: CompanyRow = {
   company_id: '900001',

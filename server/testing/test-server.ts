@@ -9,23 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { type InjectOptions, type Response as InjectResponse, inject } from 'light-my-request';
+import type { NewToken } from '../../core/access-records.ts';
+import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import type { CustomerSeed } from '../../core/customer-records.ts';
 import { buildDataset } from '../../data/build/build.ts';
 import {
   COMPANY_COLUMNS,
-  type CompanyRow,
   DOMAIN_COLUMNS,
   type DomainRow,
   ENGAGEMENT_COLUMNS,
   type EngagementRow,
   NETWORK_COLUMNS,
   PERSON_COLUMNS,
-  type PersonRow,
 } from '../../data/sources/schema.ts';
 import { type Config, loadConfig } from '../config.ts';
-import { createLogger, type Logger } from '../http/logger.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
 import { type RunningServer, startServer } from '../serve.ts';
-import type { NewToken } from '../state/store.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from './fixtures.ts';
 
 /** Addresses of the fixture networks: what tests ask about. */
@@ -37,7 +36,7 @@ export const IPS = {
   hosting: '34.5.6.7',
   bot: '66.249.66.1',
   nowhere: '203.0.113.9',
-  /** IPv6 (the README's extension to the spec): the index is an IPv6 tree because of these networks. */
+  /** IPv6 (our extension to the spec, docs/api.md): the index is an IPv6 tree because of these networks. */
   northwind6: '2001:db8:100:1::20', // 2001:db8:100:1::/64, company 900001, inside ISP 2001:db8:100::/40
   isp6: '2001:db8:100:ff::7',
   nowhere6: '2001:db8:ffff::9',

@@ -1,7 +1,8 @@
 /** What an audit record keeps of a change: the fields that differ, and of a token only what is not secret. */
+
+import type { TokenRecord } from '../../core/access-records.ts';
+import type { NewAuditEvent } from '../../core/user-records.ts';
 import type { AuditEntry } from '../http/route-def.ts';
-import type { TokenRecord } from '../state/store.ts';
-import type { NewAuditEvent } from '../state/users.ts';
 
 /** A token without what must never reach the audit log. */
 export const auditedToken = (t: TokenRecord) => ({

@@ -6,7 +6,8 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { Role } from '../../core/roles.ts';
-import type { InvitationRecord, UserStore } from '../state/users.ts';
+import type { InvitationRecord } from '../../core/user-records.ts';
+import type { UserStore } from '../state/users/store.ts';
 import type { Mailer } from './mailer.ts';
 
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;

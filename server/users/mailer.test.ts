@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../http/logger.ts';
+import { createLogger } from '../observability/logger.ts';
 import { freePort } from '../testing/redis-server.ts';
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../testing/test-server.ts';
 

@@ -18,16 +18,16 @@
  */
 import accepts from 'accepts';
 import { z } from 'zod';
+import type { CustomerRecord } from '../../core/access-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { Role } from '../../core/roles.ts';
-import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
+import { Email, SsoProvider, type UserRecord } from '../../core/user-records.ts';
 import { customerOr404 } from '../customers/lookup.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../http/admin-route.ts';
 import { csvText } from '../http/csv.ts';
 import { publicBase } from '../http/public-base.ts';
 import type { RouteContext, RouteDef } from '../http/route-def.ts';
-import { userDocs } from '../openapi/route-docs.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import { Email, SsoProvider, type UserRecord } from '../state/users.ts';
+import { userDocs } from './docs.ts';
 import { type AnsweredLink, issueLink } from './invitations.ts';
 
 const CUSTOMER = { from: 'param', name: 'id' } as const;

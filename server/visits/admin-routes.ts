@@ -1,11 +1,11 @@
 import accepts from 'accepts';
 import { create as contentDisposition } from 'content-disposition';
 import { ApiError } from '../../core/error-codes.ts';
-import { adminRoute } from '../admin/routes.ts';
 import { customerOr404 } from '../customers/lookup.ts';
+import { adminRoute } from '../http/admin-route.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteContext, RouteDef, RouteResult } from '../http/route-def.ts';
-import { tagSightingsDocs, visitsReportCsvDocs, visitsReportDocs } from '../openapi/route-docs.ts';
+import { tagSightingsDocs, visitsReportCsvDocs, visitsReportDocs } from './docs.ts';
 import { EventsExportQuery, exportChunks } from './export.ts';
 import { eventsExportDocs } from './export-docs.ts';
 import { buildReport, reportCsv, VisitsQuery } from './report.ts';

@@ -11,13 +11,13 @@
  * Bounded three ways, each drop counted (`onDrop`) and reported: lines held in memory (queued or being
  * written, across all files), bytes per customer and day (one address sending beacons all day must not
  * fill the disk), and a total disk budget (the oldest day files go first). Files older than the
- * retention are deleted at start and once an hour.
+ * retention are deleted at start and once an hour (./event-log-prune.ts).
  */
-import { appendFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CustomerId } from '../../core/customer-records.ts';
+import { pruneDayFiles } from './event-log-prune.ts';
 
-const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.ndjson$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const PRUNE_EVERY_MS = 3_600_000;
 /** Lines held in memory, queued or being written, before new ones are dropped: a stuck disk must not grow the heap. */
@@ -53,6 +53,11 @@ export interface EventLogOptions {
   onDrop?: (reason: DropReason) => void;
 }
 
+export function createEventLog(options: EventLogOptions): EventLog {
+  return new NdjsonEventLog(options);
+}
+
+/** One day file's lines waiting in memory and its write state. */
 interface FileQueue {
   lines: string[];
   /** Bytes of the queued lines. */
@@ -63,190 +68,166 @@ interface FileQueue {
   stuck: boolean;
 }
 
-export function createEventLog({
-  dir,
-  retentionDays,
-  maxDayBytes = DEFAULT_DAY_BYTES,
-  maxTotalBytes = DEFAULT_TOTAL_BYTES,
-  writeDeadlineMs = WRITE_DEADLINE_MS,
-  onError = () => {},
-  onDrop = () => {},
-}: EventLogOptions): EventLog {
-  const files = new Map<string, FileQueue>();
-  let inFlight = 0;
-  const dropped = new Map<DropReason, number>();
-  let bytesSincePrune = 0;
-  let pruning: Promise<number> | null = null;
+/** Dropped lines: each told to `onDrop` at once, and reported together (by reason) after the next write. */
+class Drops {
+  private readonly counts = new Map<DropReason, number>();
+  constructor(
+    private readonly onDrop: (reason: DropReason) => void,
+    private readonly onError: (error: Error) => void,
+  ) {}
+  drop(reason: DropReason): void {
+    this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
+    this.onDrop(reason);
+  }
+  report(): void {
+    if (this.counts.size === 0) return;
+    const parts = [...this.counts].map(([reason, n]) => `${n} (${reason.replace('_', ' ')})`);
+    this.counts.clear();
+    this.onError(new Error(`event log: page views not written: ${parts.join(', ')}`));
+  }
+}
 
-  const drop = (reason: DropReason) => {
-    dropped.set(reason, (dropped.get(reason) ?? 0) + 1);
-    onDrop(reason);
-  };
+class NdjsonEventLog implements EventLog {
+  private readonly dir: string;
+  private readonly retentionDays: number;
+  private readonly maxDayBytes: number;
+  private readonly maxTotalBytes: number;
+  private readonly writeDeadlineMs: number;
+  private readonly onError: (error: Error) => void;
+  private readonly drops: Drops;
+  private readonly files = new Map<string, FileQueue>();
+  private inFlight = 0;
+  private bytesSincePrune = 0;
+  private pruning: Promise<number> | null = null;
+  private readonly timer: NodeJS.Timeout;
 
-  const reportDrops = () => {
-    if (dropped.size === 0) return;
-    const parts = [...dropped].map(([reason, n]) => `${n} (${reason.replace('_', ' ')})`);
-    dropped.clear();
-    onError(new Error(`event log: page views not written: ${parts.join(', ')}`));
-  };
+  constructor({
+    dir,
+    retentionDays,
+    maxDayBytes = DEFAULT_DAY_BYTES,
+    maxTotalBytes = DEFAULT_TOTAL_BYTES,
+    writeDeadlineMs = WRITE_DEADLINE_MS,
+    onError = () => {},
+    onDrop = () => {},
+  }: EventLogOptions) {
+    this.dir = dir;
+    this.retentionDays = retentionDays;
+    this.maxDayBytes = maxDayBytes;
+    this.maxTotalBytes = maxTotalBytes;
+    this.writeDeadlineMs = writeDeadlineMs;
+    this.onError = onError;
+    this.drops = new Drops(onDrop, onError);
+    this.timer = setInterval(() => void this.prune().catch((e: Error) => onError(e)), PRUNE_EVERY_MS);
+    this.timer.unref();
+    void this.prune().catch((e: Error) => onError(e));
+  }
 
-  const write = (file: string, q: FileQueue) => {
-    const lines = q.lines;
-    q.lines = [];
-    q.pending = 0;
-    const done = (async () => {
-      await mkdir(join(file, '..'), { recursive: true });
-      // What earlier processes wrote today counts against the day's cap too.
-      q.written ??= await stat(file).then(
-        (s) => s.size,
-        () => 0,
-      );
-      let text = '';
-      for (const line of lines) {
-        if (q.written + text.length + line.length > maxDayBytes) drop('daily_cap');
-        else text += line;
-      }
-      if (text === '') return;
-      await appendFile(file, text);
-      q.written += text.length;
-    })().catch((e: Error) => onError(e));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        q.stuck = true;
-        onError(new Error(`event log: writing ${file} has taken over ${writeDeadlineMs} ms; its new page views are dropped until it completes`));
-        resolve();
-      }, writeDeadlineMs);
-      timer.unref();
-    });
-    q.writing = Promise.race([done, deadline]);
-    void done.then(() => {
-      clearTimeout(timer);
-      inFlight -= lines.length;
-      q.stuck = false;
-      q.writing = null;
-      reportDrops();
-      if (q.lines.length > 0) write(file, q);
-      // A past day's file gets no more lines: forgotten, so the map holds about one file per customer.
-      else if (file.slice(-17, -7) < today()) files.delete(file);
-      if (bytesSincePrune > maxTotalBytes / 10) {
-        bytesSincePrune = 0;
-        void runPrune();
-      }
-    });
-  };
+  append(customerId: string, day: string, event: object): void {
+    // Both become path segments: never trusted because a record held them.
+    if (!CustomerId.safeParse(customerId).success || !DAY.test(day)) return this.drops.drop('invalid_customer');
+    if (this.inFlight >= MAX_LINES_IN_FLIGHT) return this.drops.drop('queue_full');
+    const file = join(this.dir, customerId, `${day}.ndjson`);
+    let q = this.files.get(file);
+    if (q === undefined) {
+      q = { lines: [], pending: 0, written: null, writing: null, stuck: false };
+      this.files.set(file, q);
+    }
+    if (q.stuck || q.lines.length >= MAX_LINES_PER_FILE) return this.drops.drop('stuck_file');
+    const line = JSON.stringify(event) + '\n';
+    // Checked again at write time, against the file's size on disk.
+    if ((q.written ?? 0) + q.pending + line.length > this.maxDayBytes) return this.drops.drop('daily_cap');
+    q.lines.push(line);
+    q.pending += line.length;
+    this.bytesSincePrune += line.length;
+    this.inFlight++;
+    this.schedule(file, q);
+  }
 
-  const schedule = (file: string, q: FileQueue) => {
+  async flush(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    for (;;) {
+      const pending = [...this.files.values()].flatMap((q) => (q.writing && !q.stuck ? [q.writing] : []));
+      if (pending.length === 0) return;
+      await Promise.all(pending);
+    }
+  }
+
+  prune(now?: Date): Promise<number> {
+    this.pruning ??= this.pruneNow(now ?? new Date()).finally(() => (this.pruning = null));
+    return this.pruning;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+    this.drops.report();
+  }
+
+  private async pruneNow(now: Date): Promise<number> {
+    const { removed, overBudget } = await pruneDayFiles(this.dir, this.retentionDays, this.maxTotalBytes, now, (path) => this.files.delete(path));
+    if (overBudget) this.onError(new Error(`event log: over its disk budget of ${this.maxTotalBytes} bytes: the oldest page-view files were deleted`));
+    return removed;
+  }
+
+  private schedule(file: string, q: FileQueue): void {
     if (q.writing || q.lines.length !== 1) return;
     // Lines appended in the same turn share one write.
     q.writing = new Promise<void>((resolve) =>
       setImmediate(() => {
         q.writing = null;
-        write(file, q);
+        this.write(file, q);
         resolve();
       }),
     );
-  };
+  }
 
-  const prune = async (now = new Date()): Promise<number> => {
-    const oldest = new Date(now.getTime() - retentionDays * 86_400_000).toISOString().slice(0, 10);
-    let removed = 0;
-    let customers: string[];
-    try {
-      customers = await readdir(dir);
-    } catch {
-      return 0; // nothing written yet
-    }
-    const kept: { path: string; day: string; size: number }[] = [];
-    for (const customer of customers) {
-      let names: string[];
-      try {
-        names = await readdir(join(dir, customer));
-      } catch {
-        continue;
+  private write(file: string, q: FileQueue): void {
+    const lines = q.lines;
+    q.lines = [];
+    q.pending = 0;
+    const done = this.writeLines(file, q, lines).catch((e: Error) => this.onError(e));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        q.stuck = true;
+        this.onError(new Error(`event log: writing ${file} has taken over ${this.writeDeadlineMs} ms; its new page views are dropped until it completes`));
+        resolve();
+      }, this.writeDeadlineMs);
+      timer.unref();
+    });
+    q.writing = Promise.race([done, deadline]);
+    void done.then(() => {
+      clearTimeout(timer);
+      this.inFlight -= lines.length;
+      q.stuck = false;
+      q.writing = null;
+      this.drops.report();
+      if (q.lines.length > 0) this.write(file, q);
+      // A past day's file gets no more lines: forgotten, so the map holds about one file per customer.
+      else if (file.slice(-17, -7) < today()) this.files.delete(file);
+      if (this.bytesSincePrune > this.maxTotalBytes / 10) {
+        this.bytesSincePrune = 0;
+        void this.prune();
       }
-      for (const f of names) {
-        const m = DAY_FILE.exec(f);
-        if (!m) continue;
-        const path = join(dir, customer, f);
-        if (m[1] < oldest) {
-          await rm(path, { force: true });
-          removed++;
-        } else {
-          kept.push({
-            path,
-            day: m[1],
-            size: await stat(path).then(
-              (s) => s.size,
-              () => 0,
-            ),
-          });
-        }
-      }
+    });
+  }
+
+  /** One append of `lines` to the file, within the day's cap (what earlier processes wrote today counts too). */
+  private async writeLines(file: string, q: FileQueue, lines: string[]): Promise<void> {
+    await mkdir(join(file, '..'), { recursive: true });
+    q.written ??= await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
+    let text = '';
+    for (const line of lines) {
+      if (q.written + text.length + line.length > this.maxDayBytes) this.drops.drop('daily_cap');
+      else text += line;
     }
-    // Over the disk budget: whole oldest days go first (today's files last), so what is kept is recent.
-    let total = kept.reduce((sum, f) => sum + f.size, 0);
-    if (total > maxTotalBytes) {
-      kept.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : b.size - a.size));
-      for (const f of kept) {
-        if (total <= maxTotalBytes) break;
-        await rm(f.path, { force: true });
-        total -= f.size;
-        removed++;
-        files.delete(f.path);
-      }
-      onError(new Error(`event log: over its disk budget of ${maxTotalBytes} bytes: the oldest page-view files were deleted`));
-    }
-    return removed;
-  };
-
-  const runPrune = (now?: Date): Promise<number> => {
-    pruning ??= prune(now).finally(() => (pruning = null));
-    return pruning;
-  };
-
-  const timer = setInterval(() => void runPrune().catch((e: Error) => onError(e)), PRUNE_EVERY_MS);
-  timer.unref();
-  void runPrune().catch((e: Error) => onError(e));
-
-  const flush = async () => {
-    await new Promise((r) => setImmediate(r));
-    for (;;) {
-      const pending = [...files.values()].flatMap((q) => (q.writing && !q.stuck ? [q.writing] : []));
-      if (pending.length === 0) return;
-      await Promise.all(pending);
-    }
-  };
-
-  return {
-    append(customerId, day, event) {
-      // Both become path segments: never trusted because a record held them.
-      if (!CustomerId.safeParse(customerId).success || !DAY.test(day)) return drop('invalid_customer');
-      if (inFlight >= MAX_LINES_IN_FLIGHT) return drop('queue_full');
-      const file = join(dir, customerId, `${day}.ndjson`);
-      let q = files.get(file);
-      if (q === undefined) {
-        q = { lines: [], pending: 0, written: null, writing: null, stuck: false };
-        files.set(file, q);
-      }
-      if (q.stuck || q.lines.length >= MAX_LINES_PER_FILE) return drop('stuck_file');
-      const line = JSON.stringify(event) + '\n';
-      // Checked again at write time, against the file's size on disk.
-      if ((q.written ?? 0) + q.pending + line.length > maxDayBytes) return drop('daily_cap');
-      q.lines.push(line);
-      q.pending += line.length;
-      bytesSincePrune += line.length;
-      inFlight++;
-      schedule(file, q);
-    },
-    flush,
-    prune: runPrune,
-    async close() {
-      clearInterval(timer);
-      await flush();
-      reportDrops();
-    },
-  };
+    if (text === '') return;
+    await appendFile(file, text);
+    q.written += text.length;
+  }
 }
 
 function today(): string {

@@ -7,18 +7,17 @@
  * A tag whose settings turn page views off (`features.page_views: false`) records nothing.
  */
 import { isbot } from 'isbot';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
-import { isHostAllowed, requestHost } from '../auth/allowed-origin.ts';
+import { isHostAllowed } from '../auth/allowed-origin.ts';
 import type { Caller, HeaderSource } from '../auth/authenticate.ts';
-import type { Config } from '../config.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { RawQuery } from '../http/api-request.ts';
-import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
-import { clientIp, toVisitorIp } from '../http/visitor-ip.ts';
-import { pageViewDocs } from '../openapi/route-docs.ts';
+import { networkCompany } from '../data/network-company.ts';
+import { apiRoute, type RouteDef } from '../http/route-def.ts';
+import { corsPreflight, type PreflightRule, tagVisitorAddress } from '../http/tag-mode.ts';
 import type { Services } from '../services.ts';
 import { BEACON_LIMIT_BYTES, cleanPath, type PageViewBeacon, parseBeacon, referrerHost } from './beacon.ts';
+import { pageViewDocs } from './docs.ts';
 
 const VARY_ORIGIN = { Vary: 'Origin' } as const;
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
@@ -38,7 +37,8 @@ export const pageViewRoutes: RouteDef[] = [
       if (!parsed.ok) throw new ApiError('invalid', parsed.message, {}, 400);
       const view: ViewFacts = {
         at: new Date(),
-        ip: visitorAddress(ctx.services.config, ctx.req, caller),
+        // As a lookup in tag mode; a bad `test_ip` is its 422, before the 204.
+        ip: tagVisitorAddress(ctx.services.config, caller, ctx.req.ip, ctx.req.query.test_ip),
         bot: isbot(ctx.req.get('user-agent') ?? ''),
         origin: pageOrigin(ctx.req),
       };
@@ -51,7 +51,7 @@ export const pageViewRoutes: RouteDef[] = [
     auth: { kind: 'public' },
     headers: VARY_ORIGIN,
     doc: pageViewDocs.options,
-    handler: (ctx) => preflight(ctx),
+    handler: (ctx) => corsPreflight(ctx, PREFLIGHT),
   }),
 ];
 
@@ -96,22 +96,11 @@ function recordView(services: Services, caller: Caller, beacon: PageViewBeacon, 
   });
 }
 
-/**
- * As identification in tag mode: the visitor itself; a demo tag in demo mode may name a sample address,
- * read by the same rule as a lookup's (`clientIp`: anything but an address is a 422, before the 204).
- */
-function visitorAddress(config: Config, req: { readonly ip: string | undefined; readonly query: RawQuery }, caller: Caller): string | null {
-  const testIp = req.query.test_ip;
-  if (caller.tag?.demo && config.SVC_DEMO && typeof testIp === 'string') return clientIp(testIp, 'test_ip');
-  return toVisitorIp(req.ip);
-}
-
 /** Match only: a company network's company; ISP, hosting, bot networks and no match are anonymous. */
 export function resolveCompany(dataset: Dataset, ip: string | null): CompanyRow | null {
   if (!ip) return null;
   const { index, catalog } = dataset.current;
-  const network = index.lookup(ip);
-  return network?.kind === 'company' && network.company_id ? catalog.company(network.company_id) : null;
+  return networkCompany(index.lookup(ip), catalog);
 }
 
 /** The page's origin (Origin, else the Referer's), for the "installed on" display. */
@@ -130,23 +119,16 @@ function pageOrigin(req: HeaderSource): string | null {
 
 /**
  * A beacon never needs a preflight, but a client posting `application/json` from a page does; it is
- * allowed exactly when the tag's allowed domains allow the page. A refusal is the JSON error of its
- * sibling on /v3/company/details, and a store that cannot answer is a 503 there as here, not a refusal.
+ * allowed exactly when the tag named in ?tag= allows the page. A refusal is the JSON error of its sibling
+ * on /v3/company/details, and a store that cannot answer is a 503 there as here, not a refusal.
  */
-async function preflight(ctx: RouteContext): Promise<{ status: 204; headers: Record<string, string> }> {
-  const origin = ctx.req.get('origin');
-  const host = requestHost(origin, undefined);
-  if (!origin || !host) throw new ApiError('forbidden', 'CORS preflight without a usable Origin');
-  const tagId = ctx.req.query.tag;
-  const tag = typeof tagId === 'string' ? await ctx.services.store.getTag(tagId) : null;
-  if (!tag || !isHostAllowed(host, tag.allowed_domains)) throw new ApiError('forbidden', `${host} is not an allowed domain of the web tag named in ?tag=`);
-  return {
-    status: 204,
-    headers: {
-      'Access-Control-Allow-Origin': origin,
-      'Access-Control-Allow-Methods': 'POST',
-      'Access-Control-Allow-Headers': 'Content-Type',
-      'Access-Control-Max-Age': '600',
-    },
-  };
-}
+const PREFLIGHT: PreflightRule = {
+  methods: 'POST',
+  headers: 'Content-Type',
+  allowed: async (host, ctx) => {
+    const tagId = ctx.req.query.tag;
+    const tag = typeof tagId === 'string' ? await ctx.services.store.getTag(tagId) : null;
+    return tag !== null && isHostAllowed(host, tag.allowed_domains);
+  },
+  refusal: (host) => `${host} is not an allowed domain of the web tag named in ?tag=`,
+};

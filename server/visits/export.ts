@@ -12,7 +12,7 @@
  * done (as of now: views recorded later come after the last cursor).
  */
 import { z } from 'zod';
-import { daysBetween, ISO_DAY, type KeptRawView, parseRawViewId, RAW_VIEW_ID, RAW_VIEW_RETENTION_DAYS, RawPageView } from '../state/visits.ts';
+import { daysBetween, ISO_DAY, type KeptRawView, parseRawViewId, RAW_VIEW_ID, RAW_VIEW_RETENTION_DAYS, RawPageView } from '../state/visits/store.ts';
 
 /** Lines of one answer when `limit` is not given, and at most. */
 export const DEFAULT_EXPORT_LIMIT = 100_000;

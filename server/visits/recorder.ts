@@ -10,16 +10,21 @@
  * The three outputs of a view do not depend on one another: the NDJSON line is local and is the analytics
  * team's raw record, so a visit store that cannot count (Redis down or stalled, the state file locked past
  * its deadline) must not take it along, nor may a failing listener. What the store could not write is
- * counted and reported at most once a minute: an outage fails every view, and a log line per view would
- * bury the log (and cost more than the view).
+ * counted and reported at most once a minute (./store-failures.ts); tag sightings are written at most once
+ * a minute per tag and origin (./tag-sightings.ts).
  */
-import type { CompanyRow } from '../../data/sources/schema.ts';
+
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
 import { type AccountFacts, matchingSegments, needsAccountFacts } from '../segments/evaluate.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import type { VisitStore } from '../state/visits.ts';
+import type { VisitStore } from '../state/visits/store.ts';
 import type { EventLog } from './event-log.ts';
+import { StoreFailures } from './store-failures.ts';
+import { SightingThrottle } from './tag-sightings.ts';
+
+export { STORE_FAILURE_REPORT_MS } from './store-failures.ts';
 
 /** What listeners receive and what each NDJSON line holds. */
 export interface RecordedPageView {
@@ -78,11 +83,6 @@ export interface PageViewRecorder {
   close(): Promise<void>;
 }
 
-const SIGHTING_RESOLUTION_MS = 60_000;
-const SIGHTING_CACHE_LIMIT = 10_000;
-/** Visit-store failures are reported at most this often (with how many there were since the last report). */
-export const STORE_FAILURE_REPORT_MS = 60_000;
-
 /**
  * The account-level facts of a view, from the customer's configuration (pure); `facts`: what the account
  * did, when the customer's segment rules read it (without them, behaviour and intent conditions do not hold).
@@ -104,172 +104,155 @@ const NO_SIGNALS: Pick<Catalog, 'intent'> = { intent: () => [] };
 
 const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
 
-export function createRecorder(deps: { visits: VisitStore; events: EventLog; onError?: (e: Error) => void; now?: () => number }): PageViewRecorder {
-  const listeners = new Set<PageViewListener>();
-  const installListeners = new Set<TagInstalledListener>();
-  /** When each (tag, origin) was last written, per tag; `sightings` counts the pairs (bounded). */
-  const lastSighting = new Map<string, Map<string, number>>();
-  let sightings = 0;
-  const onError = deps.onError ?? (() => {});
-  const now = deps.now ?? Date.now;
+export interface RecorderDeps {
+  visits: VisitStore;
+  events: EventLog;
+  onError?: (e: Error) => void;
+  now?: () => number;
+}
 
-  const failures = { page_views: 0, tag_sightings: 0 };
-  /** Failures since the last report, and the last one's error. */
-  const unreported = { page_views: 0, tag_sightings: 0 };
-  let lastFailure: Error | null = null;
-  let reportedAt = -Infinity;
-  const reportFailures = () => {
-    if (unreported.page_views === 0 && unreported.tag_sightings === 0) return;
-    const what = [
-      unreported.page_views > 0 ? `${unreported.page_views} page view(s) not counted (their NDJSON lines written)` : '',
-      unreported.tag_sightings > 0 ? `${unreported.tag_sightings} tag sighting(s) not written` : '',
-    ].filter(Boolean);
-    const since = reportedAt === -Infinity ? '' : ` since ${new Date(reportedAt).toISOString()}`;
-    onError(
-      new Error(`visit store failing: ${what.join(', ')}${since}; reported at most once a minute; last error: ${lastFailure?.message}`, { cause: lastFailure }),
-    );
-    unreported.page_views = 0;
-    unreported.tag_sightings = 0;
-    reportedAt = now();
-  };
-  const storeFailed = (kind: keyof typeof failures, e: unknown) => {
-    failures[kind]++;
-    unreported[kind]++;
-    lastFailure = asError(e);
-    if (now() - reportedAt >= STORE_FAILURE_REPORT_MS) reportFailures();
-  };
+export function createRecorder(deps: RecorderDeps): PageViewRecorder {
+  return new Recorder(deps);
+}
 
-  return {
-    visits: deps.visits,
-    events: deps.events,
-    reportError: (e) => onError(asError(e)),
-    storeFailures: failures,
+class Recorder implements PageViewRecorder {
+  readonly visits: VisitStore;
+  readonly events: EventLog;
+  private readonly listeners = new Set<PageViewListener>();
+  private readonly installListeners = new Set<TagInstalledListener>();
+  private readonly sightings = new SightingThrottle();
+  private readonly failures: StoreFailures;
+  private readonly onError: (e: Error) => void;
 
-    async record(input) {
-      const at = input.at.toISOString();
-      const day = at.slice(0, 10);
-      const company_id = input.company?.company_id ?? null;
-      const base = {
+  constructor(deps: RecorderDeps) {
+    this.visits = deps.visits;
+    this.events = deps.events;
+    this.onError = deps.onError ?? (() => {});
+    this.failures = new StoreFailures(this.onError, deps.now ?? Date.now);
+  }
+
+  get storeFailures(): { readonly page_views: number; readonly tag_sightings: number } {
+    return this.failures.counts;
+  }
+
+  // A property, not a method: handed around as a callback.
+  readonly reportError = (e: unknown): void => this.onError(asError(e));
+
+  async record(input: PageViewInput): Promise<RecordedPageView> {
+    const at = input.at.toISOString();
+    const day = at.slice(0, 10);
+    const company_id = input.company?.company_id ?? null;
+    const base = {
+      customer_id: input.customer.id,
+      tag_id: input.tag_id,
+      at,
+      day,
+      company_id,
+      path: input.path,
+      referrer_host: input.referrer_host,
+      session_id: input.session_id,
+      origin: input.origin,
+    };
+    const need = company_id !== null ? needsAccountFacts(input.customer.segments) : null;
+    // Without rules on what the account did, its facts come from the configuration alone: the raw view is
+    // complete before the count and is kept in the same step.
+    const known = need ? undefined : accountFacts(input.customer, input.company);
+    let first_of_day_for_account = false;
+    let counted = false;
+    try {
+      ({ first_of_day_for_account } = await this.visits.recordPageView({
         customer_id: input.customer.id,
-        tag_id: input.tag_id,
-        at,
         day,
         company_id,
         path: input.path,
-        referrer_host: input.referrer_host,
         session_id: input.session_id,
-        origin: input.origin,
-      };
-      const need = company_id !== null ? needsAccountFacts(input.customer.segments) : null;
-      // Without rules on what the account did, its facts come from the configuration alone: the raw view is
-      // complete before the count and is kept in the same step.
-      const known = need ? undefined : accountFacts(input.customer, input.company);
-      let first_of_day_for_account = false;
-      let counted = false;
+        at,
+        raw: known && { ...base, ...known },
+      }));
+      counted = true;
+    } catch (e) {
+      this.failures.failed('page_views', asError(e));
+    }
+    // Read after the view is counted, so a rule on behaviour sees this view too.
+    const facts =
+      need && company_id !== null
+        ? await gatherAccountFacts(
+            { catalog: input.catalog ?? NO_SIGNALS, visits: this.visits, onError: this.reportError },
+            input.customer,
+            company_id,
+            input.at,
+            need,
+          )
+        : undefined;
+    const view: RecordedPageView = { ...base, first_of_day_for_account, ...(known ?? accountFacts(input.customer, input.company, facts)) };
+    // As in the count's step: a view the store could not count is not kept there either (the NDJSON file has it).
+    if (known === undefined && counted) {
       try {
-        ({ first_of_day_for_account } = await deps.visits.recordPageView({
-          customer_id: input.customer.id,
-          day,
-          company_id,
-          path: input.path,
-          session_id: input.session_id,
-          at,
-          raw: known && { ...base, ...known },
-        }));
-        counted = true;
+        await this.visits.keepRawPageView(view);
       } catch (e) {
-        storeFailed('page_views', e);
+        this.failures.failed('page_views', asError(e));
       }
-      // Read after the view is counted, so a rule on behaviour sees this view too.
-      const facts =
-        need && company_id !== null
-          ? await gatherAccountFacts(
-              { catalog: input.catalog ?? NO_SIGNALS, visits: deps.visits, onError: (e) => onError(asError(e)) },
-              input.customer,
-              company_id,
-              input.at,
-              need,
-            )
-          : undefined;
-      const view: RecordedPageView = { ...base, first_of_day_for_account, ...(known ?? accountFacts(input.customer, input.company, facts)) };
-      // As in the count's step: a view the store could not count is not kept there either (the NDJSON file has it).
-      if (known === undefined && counted) {
-        try {
-          await deps.visits.keepRawPageView(view);
-        } catch (e) {
-          storeFailed('page_views', e);
-        }
-      }
+    }
+    try {
+      this.events.append(view.customer_id, day, view);
+    } catch (e) {
+      this.onError(asError(e));
+    }
+    this.tell(view);
+    return view;
+  }
+
+  /**
+   * Listeners hear a view the store could not count as well: a hot account's view still alerts, and
+   * `account.visited` comes with the first view the store does count that day (lost only when a write
+   * that missed its deadline ran after all: a stalled Redis answering late).
+   */
+  private tell(view: RecordedPageView): void {
+    for (const listener of this.listeners) {
+      // A failing listener must neither lose the view for the others nor reach the request.
       try {
-        deps.events.append(view.customer_id, day, view);
+        const out = listener(view);
+        if (out instanceof Promise) out.catch(this.reportError);
       } catch (e) {
-        onError(asError(e));
+        this.onError(asError(e));
       }
-      // Listeners hear a view the store could not count as well: a hot account's view still alerts, and
-      // `account.visited` comes with the first view the store does count that day (lost only when a write
-      // that missed its deadline ran after all: a stalled Redis answering late).
-      for (const listener of listeners) {
-        // A failing listener must neither lose the view for the others nor reach the request.
-        try {
-          const out = listener(view);
-          if (out instanceof Promise) out.catch((e: unknown) => onError(asError(e)));
-        } catch (e) {
-          onError(asError(e));
+    }
+  }
+
+  onPageView(listener: PageViewListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  tagSeen(tagId: string, origin: string | null, at?: Date): void {
+    if (!origin) return;
+    // A Date is made only for the write, at most once a minute per pair.
+    const t = at === undefined ? Date.now() : at.getTime();
+    if (!this.sightings.due(tagId, origin, t)) return;
+    const seenAt = new Date(t).toISOString();
+    this.visits
+      .recordTagSighting(tagId, origin, seenAt)
+      .then((written) => {
+        if (!written?.first) return;
+        for (const listener of this.installListeners) {
+          Promise.resolve()
+            .then(() => listener({ tag_id: tagId, origin, at: seenAt }))
+            .catch(this.reportError);
         }
-      }
-      return view;
-    },
+      })
+      .catch((e: unknown) => this.failures.failed('tag_sightings', asError(e)));
+  }
 
-    onPageView(listener) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
-    },
+  onTagInstalled(listener: TagInstalledListener): () => void {
+    this.installListeners.add(listener);
+    return () => void this.installListeners.delete(listener);
+  }
 
-    tagSeen(tagId, origin, at) {
-      if (!origin) return;
-      // Every tag-mode lookup passes here: per tag, then per origin (no key string built per request), and
-      // the clock read as a number (a Date is made only for the write, at most once a minute per pair).
-      // Was 0.6–1.7% of a tag-mode lookup's CPU (--cpu-prof under `npm run bench -- identification`).
-      const t = at === undefined ? Date.now() : at.getTime();
-      let byOrigin = lastSighting.get(tagId);
-      const last = byOrigin?.get(origin);
-      if (last !== undefined && t - last < SIGHTING_RESOLUTION_MS) return;
-      if (sightings >= SIGHTING_CACHE_LIMIT) {
-        lastSighting.clear();
-        sightings = 0;
-        byOrigin = undefined;
-      }
-      if (byOrigin === undefined) {
-        byOrigin = new Map();
-        lastSighting.set(tagId, byOrigin);
-      }
-      if (last === undefined) sightings++;
-      byOrigin.set(origin, t);
-      const seenAt = new Date(t).toISOString();
-      deps.visits
-        .recordTagSighting(tagId, origin, seenAt)
-        .then((written) => {
-          if (!written?.first) return;
-          for (const listener of installListeners) {
-            Promise.resolve()
-              .then(() => listener({ tag_id: tagId, origin, at: seenAt }))
-              .catch((e: unknown) => onError(asError(e)));
-          }
-        })
-        .catch((e: unknown) => storeFailed('tag_sightings', e));
-    },
-
-    onTagInstalled(listener) {
-      installListeners.add(listener);
-      return () => void installListeners.delete(listener);
-    },
-
-    async close() {
-      reportFailures();
-      listeners.clear();
-      installListeners.clear();
-      await deps.events.close();
-      await deps.visits.close();
-    },
-  };
+  async close(): Promise<void> {
+    this.failures.report();
+    this.listeners.clear();
+    this.installListeners.clear();
+    await this.events.close();
+    await this.visits.close();
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CustomerRecord } from '../state/store.ts';
+import type { CustomerRecord } from '../../core/access-records.ts';
 import { ACME_SOFTWARE, TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { buildReport, reportCsv, spreadsheetSafe, VisitsQuery } from './report.ts';
 

@@ -4,10 +4,11 @@
  * the same rows as CSV.
  */
 import { z } from 'zod';
-import type { CompanyRow } from '../../data/sources/schema.ts';
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
+import type { DailyTotals } from '../../core/visit-records.ts';
 import { csvText } from '../http/csv.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import { type AccountVisits, type DailyTotals, daysBetween, ISO_DAY } from '../state/visits.ts';
+import { type AccountVisits, daysBetween, ISO_DAY } from '../state/visits/store.ts';
 import { accountFacts } from './recorder.ts';
 
 /** Longest range one report covers (a year and a day). */

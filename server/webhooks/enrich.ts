@@ -11,12 +11,13 @@
  * atomic step); a segment in this view's and not in the previous view's was entered. An account with no
  * remembered view (its first since an endpoint needed enrichment) enters every segment it is in.
  */
-import type { CompanyRow } from '../../data/sources/schema.ts';
+
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { firmographics } from '../identification/identify.ts';
+import { recentPageViews } from '../scoring/first-party.ts';
 import { companyScores } from '../scoring/model.ts';
-import type { CustomerRecord } from '../state/store.ts';
-import { recentPageViews } from '../visits/recent-page-views.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import type { EnrichedFacts, PageViewForWebhooks } from './events.ts';
 

@@ -17,18 +17,17 @@
  * 404 whatever else the request carries.
  */
 import { z } from 'zod';
+import type { CompanyRow } from '../../core/catalog-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
-import type { CompanyRow } from '../../data/sources/schema.ts';
-import { ADMIN_JSON_BODY, adminRoute } from '../admin/routes.ts';
 import { customerOr404 } from '../customers/lookup.ts';
 import { eventSchema, latestVersion } from '../events/registry.ts';
+import { ADMIN_JSON_BODY, adminRoute } from '../http/admin-route.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteDef } from '../http/route-def.ts';
-import { webhookDeliveriesDocs, webhookDocs, webhooksDocs } from '../openapi/route-docs.ts';
 import type { Services } from '../services.ts';
-import type { WebhookStore } from '../state/webhooks.ts';
+import type { WebhookStore } from '../state/outbox/store.ts';
 import { destinationProblem } from './destination.ts';
-import { webhookPatchDocs, webhookTestDocs } from './docs.ts';
+import { webhookDeliveriesDocs, webhookDocs, webhookPatchDocs, webhooksDocs, webhookTestDocs } from './docs.ts';
 import { versionOf } from './events.ts';
 import { sampleEvent } from './samples.ts';
 import {

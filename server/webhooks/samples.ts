@@ -4,9 +4,10 @@
  * account, else the catalog's first company), the segment the customer's first, the tag its first.
  */
 import { randomBytes } from 'node:crypto';
-import { COMPANY_COLUMNS, type CompanyRow } from '../../data/sources/schema.ts';
+import type { CustomerRecord } from '../../core/access-records.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
+import { COMPANY_COLUMNS } from '../../data/sources/schema.ts';
 import { firmographics } from '../identification/identify.ts';
-import type { CustomerRecord } from '../state/store.ts';
 import { type EnrichedFacts, type PageViewForWebhooks, plannedEvents, tagInstalledEvent } from './events.ts';
 import type { WebhookEvent } from './payloads.ts';
 import type { WebhookEventType } from './schema.ts';

@@ -23,9 +23,9 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '../http/logger.ts';
+import type { Logger } from '../observability/logger.ts';
 import { webhookDeliveriesDropped, webhookOldestDue } from '../observability/metrics.ts';
-import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/webhooks.ts';
+import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/outbox/store.ts';
 import { deliveryErrorText, postDelivery } from './destination.ts';
 import { type EnrichedFacts, needsEnrichment, type PageViewForWebhooks, plannedEvents, tagInstalledEvent } from './events.ts';
 import type { WebhookEvent } from './payloads.ts';

@@ -18,7 +18,7 @@ export function signatureHeader(secret: string, body: string, unixSeconds: numbe
 }
 
 /**
- * What a receiver does (the README shows the same steps): parse the header, recompute the MAC over the
+ * What a receiver does (docs/webhooks.md shows the same steps): parse the header, recompute the MAC over the
  * raw body, compare in constant time, and refuse timestamps outside the tolerance.
  */
 export function verifySignature(

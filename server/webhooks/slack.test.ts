@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { COMPANY_COLUMNS, type CompanyRow } from '../../data/sources/schema.ts';
+import type { CompanyRow } from '../../core/catalog-records.ts';
+import { COMPANY_COLUMNS } from '../../data/sources/schema.ts';
 import { firmographics } from '../identification/identify.ts';
 import { blockKitProblems } from '../testing/block-kit.ts';
 import { type EnrichedFacts, needsEnrichment, type PageViewForWebhooks, type PlanningEndpoint, passesFilters, plannedEvents } from './events.ts';

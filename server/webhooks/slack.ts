@@ -13,7 +13,7 @@
  * plain_text, which Slack shows as written.
  */
 import type { ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
-import { hashForAccount, hashForCustomer } from '../console/customer-link.ts';
+import { hashForAccount, hashForCustomer } from '../../core/console-links.ts';
 import type { AccountEventV1, AccountEventV2, SegmentEnteredV1, WebhookEvent } from './payloads.ts';
 
 /** What a Slack incoming webhook takes: `text` is the notification and the fallback; `blocks` the message. */
@@ -116,7 +116,7 @@ function accountOf(events: AccountEvent[]): SlackAccount {
   };
 }
 
-/** The account page in the console (server/console/customer-link.ts routes `#customer=…&page=accounts&account=…`). */
+/** The account page in the console (core/console-links.ts routes `#customer=…&page=accounts&account=…`). */
 export function accountLink(ctx: SlackContext, account: Pick<SlackAccount, 'customer_id' | 'company_id'>): string {
   return consoleUrl(ctx, hashForAccount(account.customer_id, account.company_id));
 }

@@ -6,10 +6,10 @@
  * the URL fragment (`#customer=acme&page=accounts&account=900001`): the Visitors table links to it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { CustomerRecord } from '../../state/store.ts';
+import type { CustomerRecord } from '../../../core/access-records.ts';
+import { accountFromHash, hashForAccount } from '../../../core/console-links.ts';
 import { accountCsvFileName, intentFactors, listLabels, profileFactors, sessionSummary } from '../account-view.ts';
 import type { AdminClient } from '../admin-client.ts';
-import { accountFromHash, hashForAccount } from '../customer-link.ts';
 import { formatCount } from '../format.ts';
 import { defaultRange } from '../visits-view.ts';
 import { formatDate, formatDateTime } from './datetime.ts';

@@ -7,9 +7,9 @@
  * sign-in form; signing out forgets the token, or ends the session on the server (POST /auth/logout).
  */
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import type { CustomerRecord } from '../../state/store.ts';
+import type { CustomerRecord } from '../../../core/access-records.ts';
+import { type ConsolePage, customerFromHash, hashForCustomer, namedPageFromHash, PAGE_TITLES } from '../../../core/console-links.ts';
 import { AdminApiError, type AdminClient, adminClient, authClient, onUnauthorized } from '../admin-client.ts';
-import { type ConsolePage, customerFromHash, hashForCustomer, namedPageFromHash, PAGE_TITLES } from '../customer-link.ts';
 import {
   askedPageFromHash,
   type ConsoleView,
@@ -43,8 +43,8 @@ import { DevelopersPage } from './DevelopersPage.tsx';
 import { EnrichPage } from './EnrichPage.tsx';
 import { ListsPage } from './ListsPage.tsx';
 import { OnboardingPage } from './OnboardingPage.tsx';
-import { SegmentsPage } from './SegmentsPage.tsx';
 import { SignIn, signedInViewer } from './SignIn.tsx';
+import { SegmentsPage } from './segments/SegmentsPage.tsx';
 import { UsersPage } from './UsersPage.tsx';
 import { useLoad } from './use-load.ts';
 import { VisitorsPage } from './VisitorsPage.tsx';

@@ -4,7 +4,7 @@
  * download of the same events (Accept: text/csv, so it works with the admin token as with the cookie).
  */
 import { useState } from 'preact/hooks';
-import type { CustomerRecord } from '../../state/store.ts';
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { actorLabel, auditCsvName, changeLines, defaultRange } from '../audit-view.ts';
 import { formatDate, formatDateTime } from './datetime.ts';

@@ -2,8 +2,9 @@
  * Create a token for the customer. The group list only offers groups the customer's packages cover
  * (`creatableGroups`); allowed domains appear only for identification. On 201 the parent shows the secret.
  */
+
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { ApiGroup } from '../../../core/customer-records.ts';
-import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { creatableGroups, GROUP_LABELS, groupUsesDomains } from '../groups.ts';
 import { emptyTokenForm, MAX_RATE_LIMIT, type TokenFormFields, tokenRequestBody } from '../token-form.ts';

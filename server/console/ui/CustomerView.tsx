@@ -3,7 +3,7 @@
  * dialog: the secret is held in state only while the dialog is open and dropped when it closes.
  */
 import { useState } from 'preact/hooks';
-import type { CustomerRecord } from '../../state/store.ts';
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { CreateTokenForm } from './CreateTokenForm.tsx';
 import { Credits } from './Credits.tsx';

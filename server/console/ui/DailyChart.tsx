@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-import type { DailyTotals } from '../../state/visits.ts';
+import type { DailyTotals } from '../../../core/visit-records.ts';
 import { legendValue } from '../chart-legend.ts';
 import { chartSeries, chartSummary } from '../visits-view.ts';
 import { formatDate } from './datetime.ts';

@@ -6,8 +6,8 @@
  * event list (`GET /schemas`).
  */
 import { useMemo, useState } from 'preact/hooks';
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import { renderSnippet } from '../../../tag/snippet.ts';
-import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import {
   DELIVERY_HEADERS,

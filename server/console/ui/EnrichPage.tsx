@@ -7,8 +7,8 @@
  */
 
 import { useEffect, useState } from 'preact/hooks';
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { EnrichJob } from '../../enrichment/jobs/job-store.ts';
-import type { CustomerRecord } from '../../state/store.ts';
 import { AdminApiError, type AdminClient } from '../admin-client.ts';
 import { csvHeader, defaultColumnOf, fileProblem, formatBytes, jobProgress, needsPolling, resultFileName, statusSummary, uploadError } from '../enrich-view.ts';
 import { formatDateTime } from './datetime.ts';

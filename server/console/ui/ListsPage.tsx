@@ -6,8 +6,8 @@
  * duplicated. A bad file is the server's message, and nothing changed.
  */
 import { useState } from 'preact/hooks';
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { ListSummary, UploadReport } from '../../lists/schema.ts';
-import type { CustomerRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { csvForAccounts, deletable, reportHeadline, withoutAccount } from '../lists-view.ts';
 import { ScrollTable } from './ScrollTable.tsx';

@@ -4,9 +4,9 @@
  * customer's tag with a copy button. Users land here until every step is done (guide-view.ts).
  */
 import { useState } from 'preact/hooks';
+import type { CustomerRecord, TagRecord } from '../../../core/access-records.ts';
 import { renderSnippet } from '../../../tag/snippet.ts';
 import type { OnboardingStatus } from '../../onboarding/steps.ts';
-import type { CustomerRecord, TagRecord } from '../../state/store.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { hashForPage } from '../guide-view.ts';
 import { CopyBlock } from './CopyBlock.tsx';

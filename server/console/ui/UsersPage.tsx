@@ -5,9 +5,9 @@
  * single sign-on provider (OpenID Connect), whose client secret is write-only.
  */
 import { useState } from 'preact/hooks';
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import { ROLE_MEANING, ROLES, type Role } from '../../../core/roles.ts';
-import type { CustomerRecord } from '../../state/store.ts';
-import type { UserRecord } from '../../state/users.ts';
+import type { UserRecord } from '../../../core/user-records.ts';
 import type { AdminClient, IssuedInvitation, IssuedLink, SsoSettings } from '../admin-client.ts';
 import { grantableRoles, type Viewer } from '../permissions-view.ts';
 import { emptyInviteForm, invitationBody, type SsoFormFields, ssoForm, ssoRequestBody } from '../users-form.ts';

@@ -3,9 +3,9 @@
  * vs anonymous page views as a chart, filters by date range and segment, and a CSV download of the table.
  */
 import { useState } from 'preact/hooks';
-import type { CustomerRecord } from '../../state/store.ts';
+import type { CustomerRecord } from '../../../core/access-records.ts';
+import { hashForAccount } from '../../../core/console-links.ts';
 import type { AdminClient } from '../admin-client.ts';
-import { hashForAccount } from '../customer-link.ts';
 import { formatCount } from '../format.ts';
 import { csvFileName, defaultRange } from '../visits-view.ts';
 import { DailyChart } from './DailyChart.tsx';

@@ -8,9 +8,9 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
+import type { CustomerRecord, TagRecord } from '../../../core/access-records.ts';
+import type { TagSighting } from '../../../core/visit-records.ts';
 import { renderSnippet } from '../../../tag/snippet.ts';
-import type { CustomerRecord, TagRecord } from '../../state/store.ts';
-import type { TagSighting } from '../../state/visits.ts';
 import type { AdminClient } from '../admin-client.ts';
 import {
   CONSENT_DEFAULTS,

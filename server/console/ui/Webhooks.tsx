@@ -5,7 +5,7 @@
  * remove one, and read each endpoint's delivery log (status, attempts, last error, next attempt).
  */
 import { useState } from 'preact/hooks';
-import type { CustomerRecord } from '../../state/store.ts';
+import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { WebhookRecord } from '../../webhooks/schema.ts';
 import type { TestDelivery } from '../../webhooks/service.ts';
 import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';

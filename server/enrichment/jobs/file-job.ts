@@ -19,19 +19,20 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { CustomerRecord } from '../../../core/access-records.ts';
+import { defaultColumn, findColumn, kindOfColumn } from '../../../core/enrich-columns.ts';
+import { isEntitled, notEntitledReason } from '../../../core/entitlements.ts';
 import { type CsvRecord, CsvSyntaxError, csvRecordBatches } from '../../../data/sources/csv-records.ts';
 import { SourceError } from '../../../data/sources/read.ts';
 import type { Caller } from '../../auth/authenticate.ts';
-import { isEntitled, notEntitledReason } from '../../auth/entitlements.ts';
 import { csvText } from '../../http/csv.ts';
 import { createMeteringSteps } from '../../http/metering-steps.ts';
-import type { Metering } from '../../state/metering.ts';
-import type { CustomerRecord, StateStore } from '../../state/store.ts';
+import type { Metering } from '../../state/metering/service.ts';
+import type { StateStore } from '../../state/store.ts';
 import { enrichItems } from '../batch.ts';
 import type { BatchResult } from '../batch-schema.ts';
 import type { CompanyLookups } from '../resolve-company.ts';
 import { EnrichedCompanyV3 } from '../schema.ts';
-import { defaultColumn, findColumn, kindOfColumn } from './columns.ts';
 
 /** Rows answered together by default: one metering transaction (SQLite) or script call (Redis) each. */
 export const CHUNK_ROWS = 500;
@@ -60,7 +61,7 @@ export interface ColumnPlan {
 /**
  * Which input column the job reads (`column`, matched exactly, else ignoring case and spaces; by default
  * `email`, else `domain`) and as what: a column whose name says domain or website holds domains, any
- * other holds emails (./columns.ts).
+ * other holds emails (core/enrich-columns.ts).
  */
 export function planColumns(header: readonly string[], column: string | undefined): ColumnPlan {
   let index: number;
@@ -161,8 +162,8 @@ export interface FileJobOptions {
   catalog: CompanyLookups;
   /** Rows per metering call (default CHUNK_ROWS); the answers and charges do not depend on it. */
   chunkRows?: number;
-  /** Called after each chunk is written. */
-  onChunk?: (p: ChunkProgress) => void;
+  /** Called after each chunk is written (and awaited: a caller recording progress may stop the run). */
+  onChunk?: (p: ChunkProgress) => void | Promise<void>;
   /** Called once the run knows where it starts (0 for a fresh job; after a crash the checkpointed rows). */
   onStart?: (p: { resumedFrom: number; column: string }) => void;
   /**
@@ -308,7 +309,7 @@ export async function runFileJob(o: FileJobOptions): Promise<FileJobSummary> {
         allStatuses[r.status] = (allStatuses[r.status] ?? 0) + 1;
       }
       rowsDone += rows.length;
-      o.onChunk?.({ rows: rowsDone, credits, statuses: allStatuses });
+      await o.onChunk?.({ rows: rowsDone, credits, statuses: allStatuses });
       if (rowsDone - checkpointed.rows >= CHECKPOINT_ROWS || Date.now() - checkpointed.at >= CHECKPOINT_MS) checkpoint(false);
       if (o.signal?.aborted) {
         checkpoint(false);

@@ -6,13 +6,15 @@
  * crash resumes when a server starts again.
  *
  * Not the state store: a job's files live on the disk of the node that took the upload, so its record
- * lives there too (README "Bulk enrichment"). Writes are a few small rows a second, each held for
- * microseconds: a short busy timeout (BUSY_MS) is the only wait, and only between workers of one machine.
+ * lives there too (docs/console.md "Enrich a file"). But opened as the state file is (state/sqlite/db.ts):
+ * its schema a migration list keyed by `user_version` (JOBS_MIGRATIONS), and no write waits on the event
+ * loop — one that meets another worker's lock is queued and retried on a timer, so writes are async.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { z } from 'zod';
+import type { StateLog } from '../../state/errors.ts';
+import { SqliteStateDb } from '../../state/sqlite/db.ts';
+import { JOBS_MIGRATIONS } from '../../state/sqlite/schema.ts';
 import { type JobUsage, RESULT_ROW_BYTES } from './limits.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
@@ -56,8 +58,6 @@ export type EnrichJob = z.infer<typeof EnrichJob>;
 
 /** A claim goes stale when its owner has not heartbeaten for this long (a hung or killed process). */
 export const STALE_MS = 20_000;
-/** The longest a write waits for another worker's lock (they hold it for microseconds). */
-const BUSY_MS = 50;
 
 interface Row {
   id: string;
@@ -128,37 +128,37 @@ const toJob = (r: Row): EnrichJob => {
 };
 
 export class JobStore {
-  private readonly db: Database.Database;
+  private readonly sqlite: SqliteStateDb;
 
   constructor(
     dir: string,
     private readonly now: () => number = Date.now,
+    options: { log?: StateLog } = {},
   ) {
-    mkdirSync(dir, { recursive: true });
-    this.db = new Database(join(dir, 'jobs.db'));
-    this.db.pragma(`busy_timeout = ${BUSY_MS}`);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS enrich_jobs (
-      id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, status TEXT NOT NULL, file_name TEXT NOT NULL,
-      column_req TEXT, column_used TEXT NOT NULL, input_bytes INTEGER NOT NULL, rows_total INTEGER NOT NULL,
-      rows_done INTEGER NOT NULL DEFAULT 0, credits INTEGER NOT NULL DEFAULT 0, statuses TEXT NOT NULL DEFAULT '{}',
-      rate REAL, error TEXT, created_by TEXT NOT NULL, created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT,
-      updated_at TEXT NOT NULL, node TEXT NOT NULL, owner TEXT, heartbeat_ms INTEGER, removed INTEGER NOT NULL DEFAULT 0,
-      attempts INTEGER NOT NULL DEFAULT 0, retry_at_ms INTEGER NOT NULL DEFAULT 0);
-      CREATE INDEX IF NOT EXISTS enrich_jobs_customer ON enrich_jobs (customer_id, created_at);`);
+    this.sqlite = new SqliteStateDb(join(dir, 'jobs.db'), { migrations: JOBS_MIGRATIONS, log: options.log }).retain();
   }
 
   private iso = () => new Date(this.now()).toISOString();
+  private sql = (source: string) => this.sqlite.sql(source);
 
-  insert(job: NewJob): EnrichJob {
+  /**
+   * Writes whose caller waits (an upload, a removal, a poll's claim: the next poll tries again) take the
+   * request lane; a runner's bookkeeping (progress, heartbeat, settle, sweep) the background lane.
+   */
+  private write<T>(fn: () => T, lane: 'request' | 'background'): Promise<T> {
+    return this.sqlite.write(fn, lane);
+  }
+
+  private insertNow(job: NewJob): void {
     const at = this.iso();
-    this.db
-      .prepare(
-        `INSERT INTO enrich_jobs (id, customer_id, status, file_name, column_req, column_used, input_bytes, rows_total, created_by, created_at, updated_at, node)
-         VALUES (@id, @customer_id, 'queued', @file_name, @column, @column_used, @input_bytes, @rows_total, @created_by, @at, @at, @node)`,
-      )
-      .run({ ...job, at });
+    this.sql(
+      `INSERT INTO enrich_jobs (id, customer_id, status, file_name, column_req, column_used, input_bytes, rows_total, created_by, created_at, updated_at, node)
+       VALUES (@id, @customer_id, 'queued', @file_name, @column, @column_used, @input_bytes, @rows_total, @created_by, @at, @at, @node)`,
+    ).run({ ...job, at });
+  }
+
+  async insert(job: NewJob): Promise<EnrichJob> {
+    await this.write(() => this.insertNow(job), 'request');
     return this.get(job.id)!;
   }
 
@@ -167,40 +167,54 @@ export class JobStore {
    * job whose files are on disk (removed ones too, until their files go).
    */
   usage(customerId: string): JobUsage {
-    const r = this.db
-      .prepare(
-        `SELECT
-           coalesce(sum(CASE WHEN customer_id = @c AND removed = 0 AND status IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS unfinished,
-           coalesce(sum(CASE WHEN customer_id = @c THEN 2 * input_bytes + rows_total * @row ELSE 0 END), 0) AS customerBytes,
-           coalesce(sum(2 * input_bytes + rows_total * @row), 0) AS totalBytes,
-           coalesce(sum(CASE WHEN status IN ('queued', 'running') THEN 2 * input_bytes + rows_total * @row ELSE 0 END), 0) AS pendingBytes
-         FROM enrich_jobs`,
-      )
-      .get({ c: customerId, row: RESULT_ROW_BYTES }) as JobUsage;
-    return r;
+    return this.sqlite.io(
+      () =>
+        this.sql(
+          `SELECT
+             coalesce(sum(CASE WHEN customer_id = @c AND removed = 0 AND status IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS unfinished,
+             coalesce(sum(CASE WHEN customer_id = @c THEN 2 * input_bytes + rows_total * @row ELSE 0 END), 0) AS customerBytes,
+             coalesce(sum(2 * input_bytes + rows_total * @row), 0) AS totalBytes,
+             coalesce(sum(CASE WHEN status IN ('queued', 'running') THEN 2 * input_bytes + rows_total * @row ELSE 0 END), 0) AS pendingBytes
+           FROM enrich_jobs`,
+        ).get({ c: customerId, row: RESULT_ROW_BYTES }) as JobUsage,
+    );
   }
 
-  /** Inserts the job if `admit` (given what the jobs hold, read in the same transaction) does not throw. */
-  insertIf(job: NewJob, admit: (usage: JobUsage) => void): EnrichJob {
-    return this.db
-      .transaction(() => {
-        admit(this.usage(job.customer_id));
-        return this.insert(job);
-      })
-      .immediate();
+  /**
+   * Inserts the job if `admit` (given what the jobs hold, read in the same transaction) does not throw; what
+   * it throws is the answer (a refusal is the caller's error, not the store's: it does not become a 503).
+   */
+  async insertIf(job: NewJob, admit: (usage: JobUsage) => void): Promise<EnrichJob> {
+    const outcome = await this.write(
+      () =>
+        this.sqlite.db
+          .transaction((): { refused: unknown } | null => {
+            try {
+              admit(this.usage(job.customer_id));
+            } catch (refused) {
+              return { refused };
+            }
+            this.insertNow(job);
+            return null;
+          })
+          .immediate(),
+      'request',
+    );
+    if (outcome !== null) throw outcome.refused;
+    return this.get(job.id)!;
   }
 
   /** A job that is not being removed. */
   get(id: string): EnrichJob | null {
-    const row = this.db.prepare('SELECT * FROM enrich_jobs WHERE id = ? AND removed = 0').get(id) as Row | undefined;
+    const row = this.sqlite.io(() => this.sql('SELECT * FROM enrich_jobs WHERE id = ? AND removed = 0').get(id) as Row | undefined);
     return row ? toJob(row) : null;
   }
 
   /** A customer's jobs, newest first. */
   list(customerId: string): EnrichJob[] {
-    return (this.db.prepare('SELECT * FROM enrich_jobs WHERE customer_id = ? AND removed = 0 ORDER BY created_at DESC, id').all(customerId) as Row[]).map(
-      toJob,
-    );
+    return this.sqlite
+      .io(() => this.sql('SELECT * FROM enrich_jobs WHERE customer_id = ? AND removed = 0 ORDER BY created_at DESC, id').all(customerId) as Row[])
+      .map(toJob);
   }
 
   /**
@@ -208,86 +222,96 @@ export class JobStore {
    * a claim that is stale or whose owner `isDead`; never a second one of a customer with a live job, never
    * past `maxRunning` live jobs on this machine. Atomic across the machine's processes.
    */
-  claim(owner: string, maxRunning: number, isDead: (owner: string) => boolean): ClaimedJob | null {
-    const nowMs = this.now();
-    return this.db
-      .transaction((): ClaimedJob | null => {
-        const rows = this.db.prepare("SELECT * FROM enrich_jobs WHERE removed = 0 AND status IN ('queued', 'running') ORDER BY created_at, id").all() as Row[];
-        const live = (r: Row) => r.status === 'running' && r.owner !== null && nowMs - (r.heartbeat_ms ?? 0) < STALE_MS && !isDead(r.owner);
-        const running = rows.filter(live);
-        if (running.length >= maxRunning) return null;
-        const busy = new Set(running.map((r) => r.customer_id));
-        const next = rows.find((r) => !live(r) && !busy.has(r.customer_id) && r.retry_at_ms <= nowMs);
-        if (!next) return null;
-        const at = this.iso();
-        this.db
-          .prepare(
-            "UPDATE enrich_jobs SET status = 'running', owner = ?, heartbeat_ms = ?, started_at = coalesce(started_at, ?), attempts = attempts + 1, updated_at = ? WHERE id = ?",
-          )
-          .run(owner, nowMs, at, at, next.id);
-        const claimed = this.db.prepare('SELECT * FROM enrich_jobs WHERE id = ?').get(next.id) as Row;
-        return { ...toJob(claimed), attempts: claimed.attempts };
-      })
-      .immediate();
+  claim(owner: string, maxRunning: number, isDead: (owner: string) => boolean): Promise<ClaimedJob | null> {
+    return this.write(
+      () =>
+        this.sqlite.db
+          .transaction((): ClaimedJob | null => {
+            const nowMs = this.now();
+            const rows = this.sql("SELECT * FROM enrich_jobs WHERE removed = 0 AND status IN ('queued', 'running') ORDER BY created_at, id").all() as Row[];
+            const live = (r: Row) => r.status === 'running' && r.owner !== null && nowMs - (r.heartbeat_ms ?? 0) < STALE_MS && !isDead(r.owner);
+            const running = rows.filter(live);
+            if (running.length >= maxRunning) return null;
+            const busy = new Set(running.map((r) => r.customer_id));
+            const next = rows.find((r) => !live(r) && !busy.has(r.customer_id) && r.retry_at_ms <= nowMs);
+            if (!next) return null;
+            const at = this.iso();
+            this.sql(
+              "UPDATE enrich_jobs SET status = 'running', owner = ?, heartbeat_ms = ?, started_at = coalesce(started_at, ?), attempts = attempts + 1, updated_at = ? WHERE id = ?",
+            ).run(owner, nowMs, at, at, next.id);
+            const claimed = this.sql('SELECT * FROM enrich_jobs WHERE id = ?').get(next.id) as Row;
+            return { ...toJob(claimed), attempts: claimed.attempts };
+          })
+          .immediate(),
+      'request',
+    );
   }
 
   /** Progress of a claimed job; false when the claim is lost or the job is being removed (the runner stops). */
-  progress(id: string, owner: string, p: { rows_done: number; credits: number; statuses: Record<string, number>; rate: number | null }): boolean {
-    const r = this.db
-      .prepare(
-        'UPDATE enrich_jobs SET rows_done = ?, credits = ?, statuses = ?, rate = ?, heartbeat_ms = ?, updated_at = ? WHERE id = ? AND owner = ? AND removed = 0',
-      )
-      .run(p.rows_done, p.credits, JSON.stringify(p.statuses), p.rate, this.now(), this.iso(), id, owner);
-    return r.changes === 1;
+  progress(id: string, owner: string, p: { rows_done: number; credits: number; statuses: Record<string, number>; rate: number | null }): Promise<boolean> {
+    const statuses = JSON.stringify(p.statuses);
+    return this.write(
+      () =>
+        this.sql(
+          'UPDATE enrich_jobs SET rows_done = ?, credits = ?, statuses = ?, rate = ?, heartbeat_ms = ?, updated_at = ? WHERE id = ? AND owner = ? AND removed = 0',
+        ).run(p.rows_done, p.credits, statuses, p.rate, this.now(), this.iso(), id, owner).changes === 1,
+      'background',
+    );
   }
 
-  heartbeat(owner: string): void {
-    this.db.prepare("UPDATE enrich_jobs SET heartbeat_ms = ? WHERE owner = ? AND status = 'running'").run(this.now(), owner);
+  async heartbeat(owner: string): Promise<void> {
+    await this.write(() => this.sql("UPDATE enrich_jobs SET heartbeat_ms = ? WHERE owner = ? AND status = 'running'").run(this.now(), owner), 'background');
   }
 
   /** The end of a run: done, failed, or back in the queue (a stop, or a transient failure to retry at `retryAtMs`). */
-  settle(id: string, owner: string, s: { status: JobStatus; error?: string | null; retryAtMs?: number }): void {
-    const at = this.iso();
-    this.db
-      .prepare(
-        `UPDATE enrich_jobs SET status = @status, error = @error, owner = NULL, heartbeat_ms = NULL, retry_at_ms = @retry,
-           finished_at = CASE WHEN @status IN ('done', 'failed') THEN @at ELSE NULL END, updated_at = @at WHERE id = @id AND owner = @owner`,
-      )
-      .run({ id, owner, status: s.status, error: s.error ?? null, retry: s.retryAtMs ?? 0, at });
+  async settle(id: string, owner: string, s: { status: JobStatus; error?: string | null; retryAtMs?: number }): Promise<void> {
+    await this.write(
+      () =>
+        this.sql(
+          `UPDATE enrich_jobs SET status = @status, error = @error, owner = NULL, heartbeat_ms = NULL, retry_at_ms = @retry,
+             finished_at = CASE WHEN @status IN ('done', 'failed') THEN @at ELSE NULL END, updated_at = @at WHERE id = @id AND owner = @owner`,
+        ).run({ id, owner, status: s.status, error: s.error ?? null, retry: s.retryAtMs ?? 0, at: this.iso() }),
+      'background',
+    );
   }
 
   /**
    * Marks a job removed (it disappears from the API at once) and answers who runs it now: null when
    * nobody does (its files may be deleted now), else the owner, whose runner deletes them.
    */
-  markRemoved(id: string, isDead: (owner: string) => boolean): { owner: string | null; customer_id: string } | null {
-    return this.db
-      .transaction(() => {
-        const row = this.db.prepare('SELECT * FROM enrich_jobs WHERE id = ? AND removed = 0').get(id) as Row | undefined;
-        if (!row) return null;
-        this.db.prepare('UPDATE enrich_jobs SET removed = 1, updated_at = ? WHERE id = ?').run(this.iso(), id);
-        const live = row.status === 'running' && row.owner !== null && this.now() - (row.heartbeat_ms ?? 0) < STALE_MS && !isDead(row.owner);
-        return { owner: live ? row.owner : null, customer_id: row.customer_id };
-      })
-      .immediate();
+  markRemoved(id: string, isDead: (owner: string) => boolean): Promise<{ owner: string | null; customer_id: string } | null> {
+    return this.write(
+      () =>
+        this.sqlite.db
+          .transaction(() => {
+            const row = this.sql('SELECT * FROM enrich_jobs WHERE id = ? AND removed = 0').get(id) as Row | undefined;
+            if (!row) return null;
+            this.sql('UPDATE enrich_jobs SET removed = 1, updated_at = ? WHERE id = ?').run(this.iso(), id);
+            const live = row.status === 'running' && row.owner !== null && this.now() - (row.heartbeat_ms ?? 0) < STALE_MS && !isDead(row.owner);
+            return { owner: live ? row.owner : null, customer_id: row.customer_id };
+          })
+          .immediate(),
+      'request',
+    );
   }
 
   /** Removed jobs nobody runs any longer, and finished ones older than `finishedBefore` (ISO): their files go. */
   sweepable(finishedBefore: string, isDead: (owner: string) => boolean): { id: string; customer_id: string }[] {
     const nowMs = this.now();
-    const rows = this.db
-      .prepare("SELECT * FROM enrich_jobs WHERE removed = 1 OR (status IN ('done', 'failed') AND finished_at < ?)")
-      .all(finishedBefore) as Row[];
+    const rows = this.sqlite.io(
+      () => this.sql("SELECT * FROM enrich_jobs WHERE removed = 1 OR (status IN ('done', 'failed') AND finished_at < ?)").all(finishedBefore) as Row[],
+    );
     return rows
       .filter((r) => r.owner === null || nowMs - (r.heartbeat_ms ?? 0) >= STALE_MS || isDead(r.owner) || r.status !== 'running')
       .map((r) => ({ id: r.id, customer_id: r.customer_id }));
   }
 
-  delete(id: string): void {
-    this.db.prepare('DELETE FROM enrich_jobs WHERE id = ?').run(id);
+  async delete(id: string, lane: 'request' | 'background' = 'background'): Promise<void> {
+    await this.write(() => this.sql('DELETE FROM enrich_jobs WHERE id = ?').run(id), lane);
   }
 
+  /** Closes the file; writes still queued behind a lock get one more try. */
   close(): void {
-    this.db.close();
+    this.sqlite.release();
   }
 }

@@ -108,8 +108,8 @@ describe('the limits over HTTP', () => {
 
   it("refuses a customer's job past SVC_JOBS_MAX_QUEUED unfinished ones 409 conflict, before reading the file", async () => {
     // Jobs paused, so the queue is what the test makes it.
-    const jobs = srv.enrichJobs as EnrichJobs & { pump: () => void };
-    jobs.pump = () => {};
+    const jobs = srv.enrichJobs as EnrichJobs & { pump: () => Promise<void> };
+    jobs.pump = async () => {};
     try {
       const first = await upload(srv.url, 'queue', contacts(3));
       const second = await upload(srv.url, 'queue', contacts(3));
@@ -128,7 +128,7 @@ describe('the limits over HTTP', () => {
       const fourth = await upload(srv.url, 'queue', contacts(3));
       expect(fourth.status).toBe(202);
       delete (jobs as Partial<typeof jobs>).pump;
-      jobs.pump();
+      await jobs.pump();
       for (const [customer, id] of [
         ['queue', second.body.id],
         ['queue', fourth.body.id],
@@ -200,7 +200,7 @@ describe('the limits over HTTP', () => {
 });
 
 describe('the retention', () => {
-  it('deletes finished jobs and their files SVC_JOBS_RETENTION_DAYS after they finish, not before', () => {
+  it('deletes finished jobs and their files SVC_JOBS_RETENTION_DAYS after they finish, not before', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-retention-'));
     let clock = Date.parse('2026-11-20T10:00:00Z');
     const limits = jobLimits(loadConfig({}, { SVC_JOBS_RETENTION_DAYS: '2' }));
@@ -215,7 +215,7 @@ describe('the retention', () => {
       limits,
     });
     try {
-      const job = jobs.jobs.insert({
+      const job = await jobs.jobs.insert({
         id: 'ej_old',
         customer_id: 'c',
         file_name: 'a.csv',
@@ -226,20 +226,20 @@ describe('the retention', () => {
         created_by: 'operator',
         node: jobs.node,
       });
-      expect(jobs.jobs.claim('elsewhere:1:x', 2, () => false)?.id).toBe(job.id);
-      jobs.jobs.settle(job.id, 'elsewhere:1:x', { status: 'done' });
+      expect((await jobs.jobs.claim('elsewhere:1:x', 2, () => false))?.id).toBe(job.id);
+      await jobs.jobs.settle(job.id, 'elsewhere:1:x', { status: 'done' });
       mkdirSync(jobs.folderOf('c', job.id), { recursive: true });
       writeFileSync(jobs.resultOf('c', job.id), 'email,status\n');
       clock += 2 * 86_400_000 - 1;
-      jobs.pump();
+      await jobs.pump();
       expect(jobs.jobs.get(job.id)?.status).toBe('done');
       expect(existsSync(jobs.resultOf('c', job.id))).toBe(true);
       clock += 2;
-      jobs.pump();
+      await jobs.pump();
       expect(jobs.jobs.get(job.id)).toBeNull();
       expect(existsSync(jobs.folderOf('c', job.id))).toBe(false);
     } finally {
-      void jobs.stop();
+      await jobs.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });

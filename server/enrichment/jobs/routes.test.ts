@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../auth/password.ts';
 import { runCliCollected } from '../../cli/run.ts';
 import { loadConfig } from '../../config.ts';
-import { createLogger } from '../../http/logger.ts';
+import { createLogger } from '../../observability/logger.ts';
 import { type RunningServer, startServer } from '../../serve.ts';
 import { plainCustomer } from '../../testing/fixtures.ts';
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from '../../testing/test-server.ts';

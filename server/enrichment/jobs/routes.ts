@@ -12,11 +12,11 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, mkdirSync, rmSync } from 'node:fs';
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
+import { isEntitled, notEntitledReason } from '../../../core/entitlements.ts';
 import { ApiError } from '../../../core/error-codes.ts';
-import { adminRoute } from '../../admin/routes.ts';
-import { isEntitled, notEntitledReason } from '../../auth/entitlements.ts';
 import { quotaPeriod } from '../../credits/rules.ts';
 import { customerOr404 } from '../../customers/lookup.ts';
+import { adminRoute } from '../../http/admin-route.ts';
 import type { RouteContext, RouteDef } from '../../http/route-def.ts';
 import { admin, adminErrors, errors, type Headers, idParam, json, pathParam, RETRY, schema } from '../../openapi/kit.ts';
 import type { Services } from '../../services.ts';
@@ -170,7 +170,7 @@ export const enrichmentJobRoutes: RouteDef[] = [
         });
         const checked = await checkFile(jobs.inputOf(customerId, id), ctx.query.column);
         const principal = ctx.principal;
-        job = jobs.insertAdmitted({
+        job = await jobs.insertAdmitted({
           id,
           customer_id: customerId,
           file_name: cleanName(ctx.query.name),
@@ -191,7 +191,8 @@ export const enrichmentJobRoutes: RouteDef[] = [
         target: id,
         after: { file_name: job.file_name, rows: job.rows_total, column: job.column_used, bytes: job.input_bytes, node: job.node },
       });
-      jobs.pump();
+      // Claimed before the answer when a slot is free, so the 202 says `running`.
+      await jobs.pump();
       return { status: 202, body: jobs.jobs.get(id) ?? job, headers: { Location: `${BASE.replace(':id', encodeURIComponent(customerId))}/${id}` } };
     },
   }),

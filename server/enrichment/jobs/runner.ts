@@ -59,12 +59,15 @@ const REMOVED = () => new Stop('the job was removed');
 
 export class EnrichJobs {
   readonly jobs: JobStore;
-  /** The node that holds these jobs (README: a job lives on the node that took its upload). */
+  /** The node that holds these jobs (docs/console.md: a job lives on the node that took its upload). */
   readonly node = hostname();
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private timers: NodeJS.Timeout[] = [];
   private stopping = false;
+  /** The pump under way (its writes are async): another call asks it for one more round instead of overlapping it. */
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   private readonly now: () => number;
   readonly limits: JobLimits;
   /** Free space of the jobs' filesystem: read before each upload is admitted and after each chunk a job writes. */
@@ -74,7 +77,9 @@ export class EnrichJobs {
     this.now = deps.now ?? Date.now;
     this.limits = deps.limits ?? jobLimits(loadConfig({}));
     this.statfs = deps.statfs ?? realStatfs;
-    this.jobs = new JobStore(deps.dir, this.now);
+    this.jobs = new JobStore(deps.dir, this.now, {
+      log: (m, level) => (level === 'info' ? deps.log.info : deps.log.error)(`enrichment jobs: ${m}`),
+    });
   }
 
   private freeBytes = () => freeBytesOf(this.statfs, this.deps.dir);
@@ -88,7 +93,7 @@ export class EnrichJobs {
   }
 
   /** After the file is checked: inserts the job if its whole reservation still fits (atomically with the other workers' inserts). */
-  insertAdmitted(job: NewJob): EnrichJob {
+  insertAdmitted(job: NewJob): Promise<EnrichJob> {
     const need = reservedBytes(job.input_bytes, job.rows_total);
     // The input is on disk already: the free space read now no longer counts it as room.
     const free = this.freeBytes() + job.input_bytes;
@@ -97,9 +102,14 @@ export class EnrichJobs {
 
   /** Resumes what an earlier process left, then looks for work every `pollMs` (uploads of other workers, stale claims). */
   start(pollMs = 1_000): void {
-    this.timers.push(setInterval(() => this.pump(), pollMs).unref());
-    this.timers.push(setInterval(() => this.jobs.heartbeat(this.owner), HEARTBEAT_MS).unref());
-    this.pump();
+    this.timers.push(setInterval(() => void this.pump(), pollMs).unref());
+    this.timers.push(
+      setInterval(
+        () => void this.jobs.heartbeat(this.owner).catch((e: Error) => this.deps.log.error(`enrichment jobs: heartbeat: ${e.message}`)),
+        HEARTBEAT_MS,
+      ).unref(),
+    );
+    void this.pump();
   }
 
   folderOf(customerId: string, jobId: string): string {
@@ -122,18 +132,37 @@ export class EnrichJobs {
     }
   };
 
-  /** Starts what may run now; deletes what was removed or expired. */
-  pump(): void {
-    if (this.stopping) return;
+  /** Starts what may run now; deletes what was removed or expired. Never rejects: a failure is logged. */
+  pump(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    if (this.pumping !== null) {
+      this.pumpAgain = true;
+      return this.pumping;
+    }
+    this.pumping = (async () => {
+      try {
+        do {
+          this.pumpAgain = false;
+          await this.pumpOnce();
+        } while (this.pumpAgain && !this.stopping);
+      } finally {
+        this.pumping = null;
+      }
+    })();
+    return this.pumping;
+  }
+
+  private async pumpOnce(): Promise<void> {
     try {
       for (const gone of this.jobs.sweepable(new Date(this.now() - this.limits.retentionMs).toISOString(), this.isDead)) {
         if (this.running.has(gone.id)) continue;
         rmSync(this.folderOf(gone.customer_id, gone.id), { recursive: true, force: true });
-        this.jobs.delete(gone.id);
+        await this.jobs.delete(gone.id);
       }
-      for (let job = this.jobs.claim(this.owner, this.deps.maxRunning ?? MAX_RUNNING, this.isDead); job; ) {
+      while (!this.stopping) {
+        const job = await this.jobs.claim(this.owner, this.deps.maxRunning ?? MAX_RUNNING, this.isDead);
+        if (job === null) break;
         this.run(job);
-        job = this.jobs.claim(this.owner, this.deps.maxRunning ?? MAX_RUNNING, this.isDead);
       }
     } catch (e) {
       this.deps.log.error(`enrichment jobs: ${(e as Error).message}`);
@@ -171,29 +200,29 @@ export class EnrichJobs {
             from = resumedFrom;
             started = Date.now();
           },
-          onChunk: (p) => {
+          onChunk: async (p) => {
             last = { rows: p.rows, credits: p.credits, statuses: p.statuses };
-            if (!record()) abort.abort(this.jobs.get(job.id) === null ? REMOVED() : STOPPING());
+            if (!(await record())) abort.abort(this.jobs.get(job.id) === null ? REMOVED() : STOPPING());
             // Whatever filled the disk (another job, the logs), a job never eats the space kept for the server.
             else if (this.freeBytes() < this.limits.minFreeBytes) abort.abort(new DiskFull(this.limits.minFreeBytes));
           },
         });
-        record();
-        this.jobs.settle(job.id, this.owner, { status: 'done' });
+        await record();
+        await this.jobs.settle(job.id, this.owner, { status: 'done' });
       } catch (e) {
-        this.settleFailed(job, e, input);
+        await this.settleFailed(job, e, input);
       } finally {
         this.running.delete(job.id);
       }
-      if (this.jobs.get(job.id) === null) this.forget(job);
-      else this.pump();
-    })();
+      if (this.jobs.get(job.id) === null) await this.forget(job);
+      else void this.pump();
+    })().catch((e: Error) => this.deps.log.error(`enrichment job ${job.id} of ${job.customer_id}: ${e.message}`));
     this.running.set(job.id, { abort, done });
   }
 
-  private settleFailed(job: ClaimedJob, e: unknown, input: string): void {
+  private async settleFailed(job: ClaimedJob, e: unknown, input: string): Promise<void> {
     if (e instanceof Stop) {
-      this.jobs.settle(job.id, this.owner, { status: 'queued' });
+      await this.jobs.settle(job.id, this.owner, { status: 'queued' });
       return;
     }
     // The job's own paths mean nothing to the user: the file is the one they uploaded.
@@ -204,19 +233,19 @@ export class EnrichJobs {
       rmSync(progressFileOf(this.resultOf(job.customer_id, job.id)), { force: true });
     }
     if (e instanceof JobRefusedError || e instanceof SourceError) {
-      this.jobs.settle(job.id, this.owner, { status: 'failed', error: message });
+      await this.jobs.settle(job.id, this.owner, { status: 'failed', error: message });
     } else if (job.attempts < MAX_ATTEMPTS) {
       this.deps.log.error(`enrichment job ${job.id} of ${job.customer_id}: ${message}; retrying in ${RETRY_MS / 1000} s`);
-      this.jobs.settle(job.id, this.owner, { status: 'queued', error: message, retryAtMs: this.now() + RETRY_MS });
+      await this.jobs.settle(job.id, this.owner, { status: 'queued', error: message, retryAtMs: this.now() + RETRY_MS });
     } else {
       this.deps.log.error(`enrichment job ${job.id} of ${job.customer_id} failed: ${message}`);
-      this.jobs.settle(job.id, this.owner, { status: 'failed', error: message });
+      await this.jobs.settle(job.id, this.owner, { status: 'failed', error: message });
     }
   }
 
-  private forget(job: { id: string; customer_id: string }): void {
+  private async forget(job: { id: string; customer_id: string }, lane: 'request' | 'background' = 'background'): Promise<void> {
     rmSync(this.folderOf(job.customer_id, job.id), { recursive: true, force: true });
-    this.jobs.delete(job.id);
+    await this.jobs.delete(job.id, lane);
   }
 
   /**
@@ -224,7 +253,7 @@ export class EnrichJobs {
    * in another process of this machine when that process records its next chunk. False when there is none.
    */
   async remove(id: string): Promise<boolean> {
-    const removed = this.jobs.markRemoved(id, this.isDead);
+    const removed = await this.jobs.markRemoved(id, this.isDead);
     if (removed === null) return false;
     const mine = this.running.get(id);
     if (mine) {
@@ -232,7 +261,7 @@ export class EnrichJobs {
       await mine.done;
       return true;
     }
-    if (removed.owner === null) this.forget({ id, customer_id: removed.customer_id });
+    if (removed.owner === null) await this.forget({ id, customer_id: removed.customer_id }, 'request');
     return true;
   }
 
@@ -240,6 +269,8 @@ export class EnrichJobs {
   async stop(): Promise<void> {
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
+    // A pump under way may still claim (and start) a job: it is stopped with the others below.
+    await this.pumping;
     for (const r of this.running.values()) r.abort.abort(STOPPING());
     await Promise.all([...this.running.values()].map((r) => r.done));
     this.jobs.close();

@@ -1,0 +1,278 @@
+/** One level's conditions (the top level's or a group's) and the editors of intent, visited-page and page-view conditions. */
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import type { SegmentMatch } from '../../../../core/customer-records.ts';
+import { BUYING_STAGES, type BuyingStage } from '../../../../core/vocabulary.ts';
+import {
+  addCondition,
+  type BehaviourKind,
+  type BuilderField,
+  type ConditionKind,
+  conditionsOf,
+  freeKinds,
+  KIND_LABELS,
+  type LevelDraft,
+  type LevelRef,
+  type ProductChoice,
+  type RuleProblem,
+  removeCondition,
+  suggestions,
+  toggleStage,
+  valuesOf,
+} from '../../segment-rule-view.ts';
+import { FieldCondition } from './FieldCondition.tsx';
+import { DaysInput, RemoveCondition } from './inputs.tsx';
+
+/** The id prefix of a level's inputs: unique on the page, so labels and problems point at the right input. */
+export const idPrefix = (where: LevelRef) => (where === 'top' ? 'segment' : `segment-g${where}`);
+/** The input a rule problem is about. */
+export const problemInput = (p: RuleProblem) => `${idPrefix(p.level)}-${p.kind}-${p.part}`;
+
+/** One level's conditions and its "Add a condition on" picker (the top level's or a group's). */
+export function LevelEditor({
+  level,
+  where,
+  products,
+  others,
+  problems,
+  addLabel,
+  empty,
+  onChange,
+}: {
+  level: LevelDraft;
+  where: LevelRef;
+  products: readonly ProductChoice[];
+  others: readonly SegmentMatch[];
+  problems: readonly RuleProblem[];
+  addLabel: string;
+  empty: string | null;
+  onChange(level: LevelDraft): void;
+}) {
+  const [adding, setAdding] = useState<BuilderField | BehaviourKind | ''>('');
+  const idp = idPrefix(where);
+  const used = conditionsOf(level);
+  const free = freeKinds(level, products.length > 0);
+  const firstInput = (kind: BuilderField | BehaviourKind) =>
+    kind === 'intent'
+      ? `${idp}-intent-product`
+      : kind === 'visited'
+        ? `${idp}-visited-path`
+        : kind === 'page_views'
+          ? `${idp}-page_views-min`
+          : `${idp}-value-${kind}`;
+  return (
+    <>
+      {used.length === 0 && empty && <p class="muted">{empty}</p>}
+      {used.length > 0 && (
+        <ul class="plain condition-list">
+          {used.map((kind) => (
+            <ConditionItem
+              key={kind}
+              kind={kind}
+              level={level}
+              idp={idp}
+              products={products}
+              others={others}
+              problem={problems.find((p) => p.kind === kind) ?? null}
+              onChange={onChange}
+            />
+          ))}
+        </ul>
+      )}
+      {free.length > 0 && (
+        <div class="add-condition">
+          <label for={`${idp}-add-field`} class="sr-only">
+            {addLabel}
+          </label>
+          <select
+            id={`${idp}-add-field`}
+            value={adding}
+            onChange={(e) => setAdding((e.currentTarget as HTMLSelectElement).value as BuilderField | BehaviourKind | '')}
+          >
+            <option value="">{addLabel}…</option>
+            {free.map((f) => (
+              <option key={f} value={f}>
+                {KIND_LABELS[f]}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            class="btn btn-quiet"
+            disabled={adding === ''}
+            aria-label={where === 'top' ? undefined : `${addLabel.replace(/ on$/, '')}`}
+            onClick={() => {
+              if (adding === '') return;
+              onChange(addCondition(level, adding, products));
+              setAdding('');
+              // The new condition's first input takes the focus.
+              const target = firstInput(adding);
+              setTimeout(() => document.getElementById(target)?.focus(), 0);
+            }}
+          >
+            Add condition
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function ConditionItem({
+  kind,
+  level,
+  idp,
+  products,
+  others,
+  problem,
+  onChange,
+}: {
+  kind: ConditionKind;
+  level: LevelDraft;
+  idp: string;
+  products: readonly ProductChoice[];
+  others: readonly SegmentMatch[];
+  problem: RuleProblem | null;
+  onChange(level: LevelDraft): void;
+}) {
+  let title: string;
+  let editor: ComponentChildren;
+  const problemId = `${idp}-${kind}-problem`;
+  const invalidIf = (part: RuleProblem['part']) => (problem?.part === part ? { 'aria-invalid': true, 'aria-describedby': problemId } : {});
+  if (kind === 'intent' && level.intent) {
+    const intent = level.intent;
+    const set = (next: typeof intent) => onChange({ ...level, intent: next });
+    const known = products.some((p) => p.name === intent.product);
+    title = 'Intent';
+    editor = (
+      <div class="seg-intent">
+        <div class="seg-inline">
+          <label for={`${idp}-intent-product`}>Product</label>
+          <select
+            id={`${idp}-intent-product`}
+            value={intent.product}
+            onChange={(e) => set({ ...intent, product: (e.currentTarget as HTMLSelectElement).value })}
+            {...invalidIf('product')}
+          >
+            {!known && (
+              <option value={intent.product}>{intent.product === '' ? 'Pick a product…' : `${intent.product} (not a product of this customer)`}</option>
+            )}
+            {products.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.display_name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <fieldset class="checks choice-grid">
+          <legend class="seg-legend">Buying stage is any of</legend>
+          {BUYING_STAGES.map((s: BuyingStage) => (
+            <label key={s}>
+              <input
+                type="checkbox"
+                checked={intent.stages.includes(s)}
+                onChange={(e) => set(toggleStage(intent, s, (e.currentTarget as HTMLInputElement).checked))}
+              />{' '}
+              {s}
+            </label>
+          ))}
+        </fieldset>
+        <div class="seg-inline">
+          <label for={`${idp}-intent-min_score`}>Minimum intent score</label>
+          <input
+            id={`${idp}-intent-min_score`}
+            class="seg-num"
+            type="number"
+            min={0}
+            max={100}
+            step={1}
+            inputMode="numeric"
+            placeholder="0–100"
+            value={intent.min_score}
+            onInput={(e) => set({ ...intent, min_score: (e.currentTarget as HTMLInputElement).value })}
+            {...invalidIf('min_score')}
+          />
+        </div>
+        <p class="hint">Check stages, give a minimum score, or both (then both must hold). Nothing of either: the condition is left out.</p>
+      </div>
+    );
+  } else if (kind === 'visited' && level.visited) {
+    const visited = level.visited;
+    title = 'Visited a page';
+    editor = (
+      <div class="seg-inline">
+        <label for={`${idp}-visited-path`}>Page path</label>
+        <input
+          id={`${idp}-visited-path`}
+          type="text"
+          autoComplete="off"
+          placeholder="/pricing* or /blog/*"
+          value={visited.path}
+          onInput={(e) => onChange({ ...level, visited: { ...visited, path: (e.currentTarget as HTMLInputElement).value } })}
+          {...invalidIf('path')}
+        />
+        <DaysInput
+          id={`${idp}-visited-days`}
+          label="Visited within days"
+          value={visited.days}
+          onInput={(days) => onChange({ ...level, visited: { ...visited, days } })}
+          invalid={invalidIf('days')}
+        />
+      </div>
+    );
+  } else if (kind === 'page_views' && level.page_views) {
+    const views = level.page_views;
+    title = 'Page views';
+    editor = (
+      <div class="seg-inline">
+        <span aria-hidden="true">At least</span>
+        <label for={`${idp}-page_views-min`} class="sr-only">
+          Minimum page views
+        </label>
+        <input
+          id={`${idp}-page_views-min`}
+          class="seg-num"
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          value={views.min}
+          onInput={(e) => onChange({ ...level, page_views: { ...views, min: (e.currentTarget as HTMLInputElement).value } })}
+          {...invalidIf('min')}
+        />
+        <span aria-hidden="true">page views</span>
+        <DaysInput
+          id={`${idp}-page_views-days`}
+          label="Page views within days"
+          value={views.days}
+          onInput={(days) => onChange({ ...level, page_views: { ...views, days } })}
+          invalid={invalidIf('days')}
+        />
+      </div>
+    );
+  } else if (kind === 'company_id' || kind === 'in_list') {
+    title = KIND_LABELS[kind];
+    const values = valuesOf(level, kind);
+    editor = (
+      <p class="muted">
+        {values.length > 5 ? `One of ${values.length.toLocaleString('en-US')} values` : values.join(', ')} (set through the API; kept as it is)
+      </p>
+    );
+  } else {
+    return <FieldCondition field={kind as BuilderField} level={level} idp={idp} suggest={suggestions(others, kind as BuilderField)} onChange={onChange} />;
+  }
+  return (
+    <li class="condition" data-testid={`condition-${kind}`}>
+      <div class="section-head">
+        <strong>{title}</strong>
+        <RemoveCondition label={title} onRemove={() => onChange(removeCondition(level, kind))} />
+      </div>
+      {editor}
+      {problem && (
+        <p class="error" id={problemId} data-testid="condition-problem">
+          {problem.message}
+        </p>
+      )}
+    </li>
+  );
+}

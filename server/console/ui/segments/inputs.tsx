@@ -1,0 +1,34 @@
+/** Small inputs the condition editors share: a condition's Remove button and "in the last [N] days". */
+
+export function RemoveCondition({ label, onRemove }: { label: string; onRemove(): void }) {
+  return (
+    <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={onRemove} aria-label={`Remove the ${label} condition`}>
+      Remove
+    </button>
+  );
+}
+
+/** "in the last [N] days". */
+export function DaysInput({ id, label, value, onInput, invalid }: { id: string; label: string; value: string; onInput(v: string): void; invalid: object }) {
+  return (
+    <>
+      <span aria-hidden="true">in the last</span>
+      <label for={id} class="sr-only">
+        {label}
+      </label>
+      <input
+        id={id}
+        class="seg-num"
+        type="number"
+        min={1}
+        max={400}
+        step={1}
+        inputMode="numeric"
+        value={value}
+        onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)}
+        {...invalid}
+      />
+      <span aria-hidden="true">days</span>
+    </>
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * What the visit service needs of a backend: storage only. Every write is one atomic step of the backend
+ * (an IMMEDIATE transaction, a Lua script); the rules, the bounds' values per call (retention cutoffs,
+ * the sighting bounds, a raw read's id range) and the messages are the service's (service.ts).
+ */
+import type { AccountSession, DailyTotals, TagSighting } from '../../../core/visit-records.ts';
+import type { VisitEntry } from '../transfer/transfer.ts';
+import type {
+  AccountPagePerDay,
+  AccountVisits,
+  KeptRawView,
+  PagePerDay,
+  PageViewCount,
+  RawPageView,
+  RawViewQuery,
+  RawViewScan,
+  SightingBounds,
+} from './store.ts';
+
+/** Days each retention keeps, decided once by the service (visitRetention) and given to the backend. */
+export interface VisitRetention {
+  /** Per-day aggregates, journeys and remembered segments (VISIT_RETENTION_DAYS). */
+  days: number;
+  /** Kept raw views for the export (RAW_VIEW_RETENTION_DAYS; a server passes SVC_EVENTS_RETENTION_DAYS). */
+  rawDays: number;
+}
+
+/** One import's writer: batches in the file's order (it may carry state from one batch to the next). */
+export interface VisitImportWriter {
+  /** Entries the backend writes in one step (a transaction, a MULTI per hash tag). */
+  batchSize: number;
+  write(batch: VisitEntry[]): Promise<void>;
+}
+
+export interface VisitPort {
+  /** Counts the view, and keeps `view.raw` when given, in one atomic step; true: the account's first view of its day. */
+  count(view: PageViewCount): Promise<boolean>;
+  keepRaw(view: RawPageView): Promise<void>;
+  /** Kept raw views of `q` in id order, within `scan` (rawViewScan of q), its days only, at most `q.limit`. */
+  rawViews(customerId: string, q: RawViewQuery, scan: RawViewScan): AsyncIterable<KeptRawView>;
+  accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]>;
+  dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]>;
+  accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]>;
+  accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]>;
+  /** The account's latest sessions (SESSIONS_PER_ACCOUNT at most) whose latest view is on `keptFrom` (a day) or later. */
+  sessions(customerId: string, companyId: string, keptFrom: string): Promise<AccountSession[]>;
+  /** Stores a sighting: a known origin seen again, or a new one (in a full tag, sightingVictim under `bounds` makes room); true: new. */
+  sight(tagId: string, origin: string, at: string, bounds: SightingBounds): Promise<boolean>;
+  swapSegments(customerId: string, companyId: string, segmentIds: readonly number[], at: string): Promise<number[] | null>;
+  tagSightings(tagIds: readonly string[]): Promise<TagSighting[]>;
+  exportEntries(): AsyncIterable<VisitEntry>;
+  isEmpty(): Promise<boolean>;
+  importer(): VisitImportWriter;
+  close(): Promise<void>;
+}
