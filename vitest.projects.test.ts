@@ -15,7 +15,7 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 
 /** Modules that start a server, a backend or processes when a test uses them. */
 const STARTERS =
-  /^server\/testing\/(test-server|redis-server|redis-cluster|redis-nodes|state-backends|webhook-receiver|oidc-provider)\.ts$|^deploy\/(processes|local-cluster)\.ts$|^server\/serve\.ts$/;
+  /^server\/testing\/(test-server|redis-server|redis-cluster|redis-nodes|state-backends|webhook-receiver|oidc-provider)\.ts$|^deploy\/(processes|local-cluster)\.ts$/;
 const STARTING_PACKAGES = /^(node:)?(child_process|http|https|http2|net|tls|dgram)$|^light-my-request$|^@stoplight\/prism|playwright/;
 /** What a test's own text must not do in the unit project. */
 const STARTING_CALLS =
