@@ -139,17 +139,19 @@ export class EnrichJobs {
       this.pumpAgain = true;
       return this.pumping;
     }
-    this.pumping = (async () => {
-      try {
-        do {
-          this.pumpAgain = false;
-          await this.pumpOnce();
-        } while (this.pumpAgain && !this.stopping);
-      } finally {
-        this.pumping = null;
-      }
-    })();
+    // `.finally` on the loop's promise runs after `pumping` is assigned, whatever the loop does before its
+    // first await (the webhook dispatcher's claim stalled for good on a `finally` that ran first).
+    this.pumping = this.pumpLoop().finally(() => {
+      this.pumping = null;
+    });
     return this.pumping;
+  }
+
+  private async pumpLoop(): Promise<void> {
+    do {
+      this.pumpAgain = false;
+      await this.pumpOnce();
+    } while (this.pumpAgain && !this.stopping);
   }
 
   private async pumpOnce(): Promise<void> {
