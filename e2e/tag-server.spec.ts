@@ -4,7 +4,7 @@
  *   the same page, unedited, behaves accordingly, because /tag/v1/<tagId>.js inlines them. This test
  *   starts its own server (own state, known admin token) so it can change settings freely;
  * - first-party serving: the page's own origin reverse-proxies /svc/* to the service (a tiny Node proxy,
- *   the same thing as the nginx example in tag/README.md) while the service's own host is blocked, as an
+ *   the same thing as the nginx example in docs/tag.md) while the service's own host is blocked, as an
  *   ad blocker would.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';

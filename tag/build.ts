@@ -13,7 +13,7 @@
  *   variant and of a snippet.
  * It prints the sizes and what exceeds a gzip budget (core, no feature: 2,000 B; any other variant,
  * integrations included, 3,500 B; snippet 600 B); tag/build.test.ts fails on it. The every-feature bundle
- * is 3,480 B, the default 3,276 B (tag/README.md lists what was tried to get the integrations, about
+ * is 3,480 B, the default 3,276 B (tag/size-history.md lists what was tried to get the integrations, about
  * 205 B, within 3,500 B beside every other feature).
  *
  * Size choices (each measured): es2021 syntax (optional chaining, `??`, `||=` kept as is: every browser
@@ -129,7 +129,7 @@ interface TerserNode {
  * finds repeated text. Each declaration in turn is moved to the place where the whole compresses smallest
  * (zlib level 9, as measured), until no move helps: a deterministic local search from terser's order, about
  * 50 ms a variant; 8 B gzip less on the every-feature bundle, 0–11 B on the 64 variants (18 B on the
- * every-feature bundle before the rewrites listed in tag/README.md took some of it). Code of any other shape
+ * every-feature bundle before the rewrites listed in tag/size-history.md took some of it). Code of any other shape
  * is returned as it is.
  */
 async function orderFunctions(code: string): Promise<string> {

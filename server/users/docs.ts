@@ -1,14 +1,16 @@
 /** The OpenAPI operations of a customer's users, single sign-on settings and audit log (routes.ts), over the shared kit. */
+import { ROLES } from '../../core/roles.ts';
 import { admin, adminErrors, idParam, json } from '../openapi/kit.ts';
 
 const AUTH_TAG = ['Users and sign-in'];
+const roleSchema = { enum: [...ROLES] };
 const userSchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },
     customer_id: { type: 'string' },
     email: { type: 'string' },
-    role: { enum: ['owner', 'admin', 'marketer', 'viewer'] },
+    role: roleSchema,
     password_set: { type: 'boolean' },
     sso: { type: 'boolean' },
     created_at: { type: 'string' },
@@ -36,7 +38,7 @@ const ssoSchema = {
     issuer: { type: 'string' },
     client_id: { type: 'string' },
     allowed_domains: { type: 'array', items: { type: 'string' } },
-    default_role: { enum: ['owner', 'admin', 'marketer', 'viewer'] },
+    default_role: roleSchema,
     display_name: { type: 'string' },
     email_verified_optional: {
       type: 'boolean',
@@ -58,7 +60,7 @@ export const userDocs = {
         'application/json': {
           schema: {
             type: 'object',
-            properties: { email: { type: 'string', format: 'email' }, role: { enum: ['owner', 'admin', 'marketer', 'viewer'] } },
+            properties: { email: { type: 'string', format: 'email' }, role: roleSchema },
             required: ['email', 'role'],
           },
         },
@@ -77,7 +79,7 @@ export const userDocs = {
     requestBody: {
       required: true,
       content: {
-        'application/json': { schema: { type: 'object', properties: { role: { enum: ['owner', 'admin', 'marketer', 'viewer'] } }, required: ['role'] } },
+        'application/json': { schema: { type: 'object', properties: { role: roleSchema }, required: ['role'] } },
       },
     },
     responses: { 200: { description: 'The user', content: json(userSchema) }, ...adminErrors('write', 409, 422) },

@@ -83,7 +83,7 @@ export interface SvcSegments {
 
 /**
  * The 200 answer of `GET /v3/company/details`, stored on `window.svc.data`. An answer below the minimum
- * confidence is replaced by `{ company: { company_match: 'No Match' } }` (README, "minimum confidence").
+ * confidence is replaced by `{ company: { company_match: 'No Match' } }` (docs/tag.md, "What happens on a page").
  */
 export interface SvcData {
   company: SvcCompany;

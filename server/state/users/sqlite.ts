@@ -1,11 +1,11 @@
 /**
  * The user store's storage in the SQLite state file: users, invitations, sessions, SSO providers, the audit
  * log and failure counts (tables from the one migration list, sqlite/schema.ts), on the process's one
- * connection (sqlite/db.ts). Storage only: the rules are service.ts. Every write is a write of the request
- * lane (somebody waits for the answer: a sign-in, a role change, the audit event of a change): behind
- * another process's lock it waits on a timer, never on the event loop, and gives up with a 503 after
- * LOCK_DEADLINE_MS.request. A change of several rows (a user and its sessions, invitations) is one
- * IMMEDIATE transaction. Reads take no lock (WAL).
+ * connection (sqlite/db.ts). Storage only: the rules are service.ts; export and import are
+ * sqlite-transfer.ts. Every write is a write of the request lane (somebody waits for the answer: a sign-in,
+ * a role change, the audit event of a change): behind another process's lock it waits on a timer, never on
+ * the event loop, and gives up with a 503 after LOCK_DEADLINE_MS.request. A change of several rows (a user
+ * and its sessions, invitations) is one IMMEDIATE transaction. Reads take no lock (WAL).
  *
  * Housekeeping rides on the writes that make rows: a new session deletes sessions past their end, a new
  * invitation expired invitations, a failure windows over, a bounded batch each; nothing runs on a timer.
@@ -19,8 +19,8 @@ import type { AuditEvent, InvitationRecord, SessionRecord, SsoProvider } from '.
 import { DailyPasses, type PassStep } from '../sqlite/daily-passes.ts';
 import { holdStateDb, type SqliteStateDb } from '../sqlite/db.ts';
 import type { UserEntry } from '../transfer/transfer.ts';
-import { DuplicateEntry, type LastOwner, type SessionTouch, type StoredUser, type UserImport, type UserStorage } from './port.ts';
-import { auditKeptFrom, auditRetentionMs, UserService, userRecord } from './service.ts';
+import type { LastOwner, SessionTouch, StoredUser, UserImport, UserStorage } from './port.ts';
+import { auditKeptFrom, auditRetentionMs, UserService } from './service.ts';
 import {
   auditRecord,
   auditRow,
@@ -29,7 +29,6 @@ import {
   INSERT_SESSION,
   INSERT_USER,
   invitationRecord,
-  isUnique,
   providerRecord,
   providerRow,
   type Row,
@@ -38,9 +37,8 @@ import {
   storedUser,
   userRow,
 } from './sqlite-rows.ts';
+import { exportUserRows, userRowsEmpty, userRowsImporter } from './sqlite-transfer.ts';
 
-/** Rows an export reads per query (as the visit store). */
-const EXPORT_PAGE = 500;
 /** Rows past their end deleted by one new session, invitation or failure at most (they are few: one per sign-in). */
 const PRUNE_BATCH = 100;
 /**
@@ -322,67 +320,18 @@ export class SqliteUserStorage implements UserStorage {
     await this.retention.settled();
   }
 
-  // Export and import
+  // Export and import (sqlite-transfer.ts)
 
-  async *exportEntries(): AsyncIterable<UserEntry> {
-    // Keyset pages, not one open iterator: the connection is shared with the other stores.
-    const users = this.sql(`SELECT rowid AS row_id, * FROM users WHERE rowid > ? ORDER BY rowid LIMIT ${EXPORT_PAGE}`);
-    for (let after = 0; ; ) {
-      const rows = this.read(() => users.all(after)) as Row[];
-      for (const r of rows) {
-        const user = storedUser(r);
-        yield { type: 'user', record: userRecord(user), password_hash: user.password_hash };
-      }
-      if (rows.length < EXPORT_PAGE) break;
-      after = rows[rows.length - 1]!.row_id as number;
-    }
-    const providers = this.sql(`SELECT * FROM sso_providers WHERE customer_id > ? ORDER BY customer_id LIMIT ${EXPORT_PAGE}`);
-    for (let after = ''; ; ) {
-      const rows = this.read(() => providers.all(after)) as Row[];
-      for (const r of rows) yield { type: 'sso_provider', provider: providerRecord(r) };
-      if (rows.length < EXPORT_PAGE) break;
-      after = rows[rows.length - 1]!.customer_id as string;
-    }
-    // Per customer, oldest first (as appended for equal times): an import appends them in this order.
-    const events = this.sql(`SELECT * FROM audit_events WHERE (customer_id, at, seq) > (?, ?, ?) ORDER BY customer_id, at, seq LIMIT ${EXPORT_PAGE}`);
-    for (let after: [string, string, number] = ['', '', 0]; ; ) {
-      const rows = this.read(() => events.all(...after)) as Row[];
-      for (const r of rows) yield { type: 'audit_event', event: auditRecord(r) };
-      if (rows.length < EXPORT_PAGE) break;
-      const last = rows[rows.length - 1]!;
-      after = [last.customer_id as string, last.at as string, last.seq as number];
-    }
+  exportEntries(): AsyncIterable<UserEntry> {
+    return exportUserRows(this.sqlite);
   }
 
   async isEmpty(): Promise<boolean> {
-    const any = this.read(() =>
-      this.sql('SELECT EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM sso_providers) OR EXISTS (SELECT 1 FROM audit_events)').pluck().get(),
-    );
-    return any === 0;
+    return userRowsEmpty(this.sqlite);
   }
 
   importer(): UserImport {
-    const insert = (sql: string, row: object, e: UserEntry) => {
-      try {
-        this.sql(sql).run(row);
-      } catch (err) {
-        throw isUnique(err) ? new DuplicateEntry(e) : err;
-      }
-    };
-    const write = this.sqlite.db.transaction((batch: UserEntry[]) => {
-      for (const e of batch) {
-        if (e.type === 'user') {
-          const { password_set: _, ...r } = e.record;
-          insert(INSERT_USER, userRow({ ...r, password_hash: e.password_hash }), e);
-        } else if (e.type === 'sso_provider') insert(SET_PROVIDER, providerRow(e.provider), e);
-        else insert(INSERT_AUDIT, auditRow(e.event), e);
-      }
-    });
-    return {
-      // The background lane's deadline: a CLI import outwaits a live server's short writes.
-      write: (batch) => this.sqlite.write(() => write.immediate(batch), 'background'),
-      finish: async () => {},
-    };
+    return userRowsImporter(this.sqlite);
   }
 
   // Failure counts (failed sign-ins)
