@@ -27,7 +27,7 @@ describe.each(['sqlite', 'redis'] as const)('the account page on %s', (backend) 
   async function views(list: [ip: string, path: string, session: string][]): Promise<void> {
     const target = recorded + list.length;
     for (const [ip, path, session] of list) {
-      const res = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
+      const res = await srv.request(`/v1/events?tag=acme-tag`, {
         method: 'POST',
         headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
         body: JSON.stringify({ type: 'pageview', path, session }),
@@ -39,7 +39,7 @@ describe.each(['sqlite', 'redis'] as const)('the account page on %s', (backend) 
   }
 
   const admin = (path: string, init: { headers?: Record<string, string>; method?: string; body?: unknown } = {}) =>
-    fetch(`${srv.url}/admin/api${path}`, {
+    srv.request(`/admin/api${path}`, {
       method: init.method ?? 'GET',
       headers: {
         authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
@@ -127,7 +127,7 @@ describe.each(['sqlite', 'redis'] as const)('the account page on %s', (backend) 
     expect(cdp).toMatchObject({ product: 'cdp', product_display_name: 'Customer Data Platform', is_svcqa: true });
     // The same numbers identification answers for this account (scores on for acme-tag) …
     const identified = await (
-      await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, {
+      await srv.request(`/v3/company/details?tag=acme-tag`, {
         headers: { origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': IPS.northwind },
       })
     ).json();
@@ -211,14 +211,14 @@ describe.each(['sqlite', 'redis'] as const)('the account page on %s', (backend) 
 
     const email = 'viewer@acme.test';
     await srv.users.createUser({ customer_id: 'acme', email, role: 'viewer', password_hash: await hashPassword('a long enough passphrase'), sso: false });
-    const login = await fetch(`${srv.url}/auth/login`, {
+    const login = await srv.request(`/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: srv.url },
       body: JSON.stringify({ email, password: 'a long enough passphrase' }),
     });
     expect(login.status).toBe(204);
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const asViewer = (path: string) => fetch(`${srv.url}/admin/api${path}`, { headers: { cookie } });
+    const asViewer = (path: string) => srv.request(`/admin/api${path}`, { headers: { cookie } });
     expect((await asViewer('/customers/acme/accounts/900001')).status).toBe(200);
     const other = await asViewer('/customers/globex/accounts/900001');
     expect(other.status).toBe(404);

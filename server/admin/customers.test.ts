@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const admin = (path: string, method = 'GET', body?: unknown) =>
-  fetch(`${srv.url}/admin/api${path}`, {
+  srv.request(`/admin/api${path}`, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'user-agent': 'curl/8.5.0', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

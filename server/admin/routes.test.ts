@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const admin = (path: string, init: RequestInit = {}) =>
-  fetch(`${srv.url}/admin/api${path}`, {
+  srv.request(`/admin/api${path}`, {
     ...init,
     headers: {
       authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
@@ -67,8 +67,8 @@ describe('admin API', () => {
 
   it('answers 422 for an invalid body and 401 without the admin credential', async () => {
     expect((await admin('/tokens', { method: 'POST', body: JSON.stringify({ customer_id: 'acme', api_group: 'nope', name: 'x' }) })).status).toBe(422);
-    expect((await fetch(`${srv.url}/admin/api/tokens`)).status).toBe(401);
-    expect((await fetch(`${srv.url}/admin/api/tokens`, { headers: { authorization: 'Bearer wrong-wrong-wrong-wrong' } })).status).toBe(401);
+    expect((await srv.request(`/admin/api/tokens`)).status).toBe(401);
+    expect((await srv.request(`/admin/api/tokens`, { headers: { authorization: 'Bearer wrong-wrong-wrong-wrong' } })).status).toBe(401);
   });
 
   it('is safe against CSRF: cross-origin and non-JSON writes are refused', async () => {
@@ -78,7 +78,7 @@ describe('admin API', () => {
       headers: { origin: 'https://evil.example' },
     });
     expect(cross.status).toBe(403);
-    const form = await fetch(`${srv.url}/admin/api/tokens`, {
+    const form = await srv.request(`/admin/api/tokens`, {
       method: 'POST',
       body: 'customer_id=acme',
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -140,7 +140,7 @@ describe('token actions without a body (deactivate, activate, rotate)', () => {
     ).json()) as { id: string; token: string };
   const statusOf = async (id: string) => ((await (await admin(`/tokens/${id}`)).json()) as { status: string }).status;
   const enrich = (secret: string) =>
-    fetch(`${srv.url}/v1/enrichment/company`, {
+    srv.request(`/v1/enrichment/company`, {
       method: 'POST',
       headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' },
       body: '{"domain":"northwind.example"}',

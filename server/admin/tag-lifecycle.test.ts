@@ -21,14 +21,14 @@ describe.each(['sqlite', 'redis'] as const)('tag disable and delete on %s', (bac
   let journal: string | undefined;
 
   const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${srv.url}/admin/api${path}`, {
+    srv.request(`/admin/api${path}`, {
       method,
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  const lookup = (tagId: string) => fetch(`${srv.url}/v3/company/details?tag=${tagId}`, { headers: { origin: PAGE, 'user-agent': BROWSER_UA } });
+  const lookup = (tagId: string) => srv.request(`/v3/company/details?tag=${tagId}`, { headers: { origin: PAGE, 'user-agent': BROWSER_UA } });
   const pageView = (tagId: string) =>
-    fetch(`${srv.url}/v1/events?tag=${tagId}`, {
+    srv.request(`/v1/events?tag=${tagId}`, {
       method: 'POST',
       headers: { origin: PAGE, 'user-agent': BROWSER_UA, 'content-type': 'text/plain' },
       body: JSON.stringify({ type: 'pageview', path: '/pricing', session: 'lifecycle-1' }),
@@ -76,7 +76,7 @@ describe.each(['sqlite', 'redis'] as const)('tag disable and delete on %s', (bac
     expect(view.status).toBe(403);
     expect((await view.json()).message).toMatch(/is disabled/);
     // A foreign page still hears only about its origin.
-    const foreign = await fetch(`${srv.url}/v3/company/details?tag=acme-off`, { headers: { origin: 'https://evil.example', 'user-agent': BROWSER_UA } });
+    const foreign = await srv.request(`/v3/company/details?tag=acme-off`, { headers: { origin: 'https://evil.example', 'user-agent': BROWSER_UA } });
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).message).not.toMatch(/disabled/);
 

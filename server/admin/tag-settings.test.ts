@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const patch = (id: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${srv.url}/admin/api/tags/${id}/settings`, {
+  srv.request(`/admin/api/tags/${id}/settings`, {
     method: 'PATCH',
     body: JSON.stringify(body),
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json', ...headers },

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const admin = (path: string, method = 'GET', body?: unknown) =>
-  fetch(`${srv.url}/admin/api${path}`, {
+  srv.request(`/admin/api${path}`, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
     headers: {
@@ -19,7 +19,7 @@ const admin = (path: string, method = 'GET', body?: unknown) =>
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
   });
-const identify = (tagId: string, origin: string) => fetch(`${srv.url}/v3/company/details?tag=${tagId}`, { headers: { origin, 'user-agent': BROWSER_UA } });
+const identify = (tagId: string, origin: string) => srv.request(`/v3/company/details?tag=${tagId}`, { headers: { origin, 'user-agent': BROWSER_UA } });
 
 describe('tag limits', () => {
   it('default to 6000/min per tag and 300/min per visitor, and can be set at creation', async () => {

@@ -48,7 +48,7 @@ describe('admin API credential throttle over HTTP', () => {
   afterAll(() => srv?.close());
 
   const call = (token: string, client: string) =>
-    fetch(`${srv.url}/admin/api/customers`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client, 'user-agent': 'curl/8.5.0' } });
+    srv.request(`/admin/api/customers`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client, 'user-agent': 'curl/8.5.0' } });
 
   it('answers 401 ten times, then 429 with Retry-After — even for the right token — from that address only', async () => {
     for (let i = 0; i < 10; i++) expect((await call(`wrong-guess-number-${i}-xxxxxxxx`, '198.51.100.7')).status).toBe(401);
@@ -63,7 +63,7 @@ describe('admin API credential throttle over HTTP', () => {
 
   it('does not count requests that present no credential', async () => {
     for (let i = 0; i < 15; i++) {
-      expect((await fetch(`${srv.url}/admin/api/customers`, { headers: { 'x-forwarded-for': '198.51.100.9' } })).status).toBe(401);
+      expect((await srv.request(`/admin/api/customers`, { headers: { 'x-forwarded-for': '198.51.100.9' } })).status).toBe(401);
     }
     expect((await call(TEST_ADMIN_TOKEN, '198.51.100.9')).status).toBe(200);
   });
@@ -85,7 +85,7 @@ describe('sign-in throttle over HTTP, counted in the state store', () => {
   afterAll(() => srv?.close());
 
   const login = (email: string, password: string, client: string) =>
-    fetch(`${srv.url}/auth/login`, {
+    srv.request(`/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: srv.url, 'x-forwarded-for': client },
       body: JSON.stringify({ email, password }),

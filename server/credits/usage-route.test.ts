@@ -10,12 +10,12 @@ beforeAll(async () => {
 });
 afterAll(() => srv?.close());
 
-const usage = (token: string) => fetch(`${srv.url}/v3/usage`, { headers: { authorization: `Token ${token}`, 'user-agent': 'python-requests/2.32.3' } });
+const usage = (token: string) => srv.request(`/v3/usage`, { headers: { authorization: `Token ${token}`, 'user-agent': 'python-requests/2.32.3' } });
 
 it('answers an identification token with its pool: quota, used, remaining, the contract year and when it restarts, and its rate limit, free of charge', async () => {
   const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'identification', name: 'crm', rate_limit: 50 });
   for (let i = 0; i < 3; i++) {
-    const res = await fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${secret}`, 'user-agent': BROWSER_UA } });
+    const res = await srv.request(`/v3/company/details?ip=${IPS.northwind}`, { headers: { authorization: `Token ${secret}`, 'user-agent': BROWSER_UA } });
     expect(res.status).toBe(200);
   }
   const res = await usage(secret);
@@ -46,7 +46,7 @@ it('answers an identification token with its pool: quota, used, remaining, the c
 it('answers a free group (Lead Scoring) with no pools, and refuses a missing or unknown token with 401', async () => {
   const { secret } = await srv.store.createToken({ customer_id: 'acme', api_group: 'lead-scoring', name: 'scores' });
   expect(((await (await usage(secret)).json()) as { pools: unknown[] }).pools).toEqual([]);
-  const none = await fetch(`${srv.url}/v3/usage`);
+  const none = await srv.request(`/v3/usage`);
   expect(none.status).toBe(401);
   expect((await usage('a'.repeat(40))).status).toBe(401);
 });

@@ -1,4 +1,7 @@
-/** Integration: the company-level enrichment routes over real HTTP, every status of the spec's error table. */
+/**
+ * Integration: the company-level enrichment routes through the route pipeline (in-process; what clients put
+ * on the wire over a socket), every status of the spec's error table.
+ */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiGroup } from '../../core/customer-records.ts';
@@ -54,7 +57,7 @@ async function post(
     data = form.toString();
   }
   headers['content-type'] = opts.type ?? (opts.json ? 'application/json' : 'application/x-www-form-urlencoded');
-  const res = await fetch(srv.url + path, { method: 'POST', headers, body: data });
+  const res = await srv.request(path, { method: 'POST', headers, body: data });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -481,7 +484,7 @@ describe('garbage input', () => {
         () => JSON.stringify(value()),
         () => '{"email":',
       ])();
-      const res = await fetch(srv.url + ROUTES[route], {
+      const res = await srv.request(ROUTES[route], {
         method: 'POST',
         headers: { authorization: `Token ${await token('acme', GROUPS[route], { rate_limit: 100_000 })}`, ...(type ? { 'content-type': type } : {}) },
         body,
@@ -500,7 +503,7 @@ describe('garbage input', () => {
 
 describe('body types', () => {
   const multipart = async (path: string, group: ApiGroup, form: FormData) => {
-    const res = await fetch(srv.url + path, {
+    const res = await srv.request(path, {
       method: 'POST',
       headers: { authorization: `Token ${await token('acme', group)}`, 'user-agent': 'python-requests/2.31.0' },
       body: form,

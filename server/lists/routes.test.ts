@@ -1,7 +1,7 @@
 /**
- * Account lists over real HTTP (fetch as curl sends): the lists API, the CSV upload's report and its bad
- * files (nothing changes), and segments with `in_list` in identification and the Segments API — on both
- * state backends.
+ * Account lists through the routes in-process (srv.request: inject, as curl sends): the lists API, the
+ * CSV upload's report and its bad files (nothing changes), and segments with `in_list` in identification
+ * and the Segments API — on both state backends.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,14 +20,14 @@ describe.each(['sqlite', 'redis'] as const)('account lists on %s', (backend) => 
   let journal: string | undefined;
 
   const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${srv.url}${path}`, {
+    srv.request(`${path}`, {
       method,
       headers: body === undefined ? ADMIN : { ...ADMIN, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const upload = (listId: string, csv: string, query = '', type = 'text/csv') =>
-    fetch(`${srv.url}${LISTS}/${listId}/upload${query}`, { method: 'POST', headers: { ...ADMIN, 'content-type': type }, body: csv });
-  const api = (path: string, token: string) => fetch(`${srv.url}${path}`, { headers: { authorization: `Token ${token}` } });
+    srv.request(`${LISTS}/${listId}/upload${query}`, { method: 'POST', headers: { ...ADMIN, 'content-type': type }, body: csv });
+  const api = (path: string, token: string) => srv.request(`${path}`, { headers: { authorization: `Token ${token}` } });
   const ids = async (listId: string) =>
     ((await (await admin('GET', `${LISTS}/${listId}`)).json()).accounts as { company_id: string }[]).map((a) => a.company_id);
   const auditActions = async () =>
@@ -192,7 +192,7 @@ describe.each(['sqlite', 'redis'] as const)('account lists on %s', (backend) => 
     await refused(await upload('hot', 'domain\nbluepeak.example\n', '?mode=merge'), 422, /mode/);
     await refused(await upload('nope', 'domain\nbluepeak.example\n'), 404, /unknown list/);
     // The CSRF rule stands for text/csv: a browser's cross-site Origin is refused.
-    const crossSite = await fetch(`${srv.url}${LISTS}/hot/upload`, {
+    const crossSite = await srv.request(`${LISTS}/hot/upload`, {
       method: 'POST',
       headers: { ...ADMIN, 'content-type': 'text/csv', origin: 'https://evil.example' },
       body: 'domain\nbluepeak.example\n',

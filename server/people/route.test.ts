@@ -1,4 +1,4 @@
-/** Integration: People Enrichment and People Search over real HTTP, every status. */
+/** Integration: People Enrichment and People Search through the route pipeline (in-process), every status. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerSeed } from '../../core/customer-records.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, FIXTURE_PEOPLE, NORTHWIND_EUROPE, SHARED_DOMAINS, TEST_CUSTOMER } from '../testing/fixtures.ts';
@@ -21,7 +21,7 @@ async function post(path: string, auth: string | null, body: Record<string, unkn
   const headers: Record<string, string> = { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' };
   if (auth) headers.authorization = `Token ${auth}`;
   const data = typeof body === 'string' ? body : json ? JSON.stringify(body) : new URLSearchParams(body as Record<string, string>).toString();
-  const res = await fetch(srv.url + path, { method: 'POST', headers, body: data });
+  const res = await srv.request(path, { method: 'POST', headers, body: data });
   return { status: res.status, body: await res.json() };
 }
 const enrich = async (body: Record<string, unknown> | string, json = false) =>

@@ -28,7 +28,7 @@ function schemaOf(status: number) {
   return validate!;
 }
 
-const ask = (query: string) => fetch(`${srv.url}${ROUTE}${query}`, { headers: { authorization: `Token ${token}` } });
+const ask = (query: string) => srv.request(`${ROUTE}${query}`, { headers: { authorization: `Token ${token}` } });
 
 it.each([
   ['no domain', '', 400, 'blank'],

@@ -1,6 +1,7 @@
 /**
- * Segments over real HTTP (fetch without browser headers, as curl sends): the workspace CRUD, its effect
- * on identification right after a save, and the Segments API with its grant — on both state backends.
+ * Segments through the routes in-process (srv.request: inject, without browser headers, as curl sends):
+ * the workspace CRUD, its effect on identification right after a save, and the Segments API with its
+ * grant — on both state backends.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ describe.each(['sqlite', 'redis'] as const)('segments on %s', (backend) => {
   /** A page view as the tag sends it (POST /v1/events), waited for until it is recorded. */
   async function pageView(ip: string, path: string): Promise<RecordedPageView> {
     const before = recorded.length;
-    const res = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
+    const res = await srv.request(`/v1/events?tag=acme-tag`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
       body: JSON.stringify({ type: 'pageview', path, session: 'segments-session-1' }),
@@ -36,8 +37,8 @@ describe.each(['sqlite', 'redis'] as const)('segments on %s', (backend) => {
   }
 
   const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${srv.url}${path}`, { method, headers: body === undefined ? ADMIN : JSON_ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
-  const api = (path: string, token: string) => fetch(`${srv.url}${path}`, { headers: { authorization: `Token ${token}` } });
+    srv.request(`${path}`, { method, headers: body === undefined ? ADMIN : JSON_ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
+  const api = (path: string, token: string) => srv.request(`${path}`, { headers: { authorization: `Token ${token}` } });
   async function newToken(group: string, extra: Record<string, unknown> = {}): Promise<Response> {
     return admin('POST', '/admin/api/tokens', { customer_id: 'acme', api_group: group, name: `${group} ${Math.random()}`, ...extra });
   }

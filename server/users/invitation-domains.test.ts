@@ -1,6 +1,6 @@
 /**
- * Email squatting across customers, over HTTP: an email is one account in the whole deployment, so an owner
- * of one customer must not get (and accept) an invitation token for another customer's people. A user's
+ * Email squatting across customers, through the routes: an email is one account in the whole deployment,
+ * so an owner of one customer must not get (and accept) an invitation token for another customer's people. A user's
  * invitation of an address outside the customer's own domains (its single sign-on allowed_domains) is only
  * mailed — no url, no token in the answer; refused without SMTP — while the operator's answer the link;
  * and a domain one customer's single sign-on claims cannot be claimed by another's.
@@ -24,14 +24,14 @@ const SSO = (allowed_domains: string[]) => ({
 });
 
 const operator = (srv: TestServer, method: string, path: string, body?: unknown) =>
-  fetch(srv.url + path, {
+  srv.request(path, {
     method,
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
 
 const browser = (srv: TestServer, cookie: string, method: string, path: string, body?: unknown) =>
-  fetch(srv.url + path, {
+  srv.request(path, {
     method,
     headers: { 'user-agent': BROWSER_UA, cookie, origin: srv.url, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
@@ -42,7 +42,7 @@ async function owner(srv: TestServer, email: string, customer: string): Promise<
   const invited = await operator(srv, 'POST', `/admin/api/customers/${customer}/invitations`, { email, role: 'owner' });
   expect(invited.status, await invited.clone().text()).toBe(201);
   const { token } = (await invited.json()) as { token: string };
-  const accepted = await fetch(`${srv.url}/auth/accept`, {
+  const accepted = await srv.request(`/auth/accept`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ token, password: PASSWORD }),

@@ -85,7 +85,7 @@ function capturedLog() {
 }
 
 const operator = (srv: TestServer, path: string, body: unknown) =>
-  fetch(srv.url + path, {
+  srv.request(path, {
     method: 'POST',
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -137,7 +137,7 @@ describe('invitation mail over SMTP', () => {
     expect(text).toContain(link.expires_at);
 
     // The mailed link works.
-    const accepted = await fetch(`${srv.url}/auth/accept`, {
+    const accepted = await srv.request(`/auth/accept`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: new URL(link.url).hash.replace(/^#accept=/, ''), password: 'a long enough passphrase' }),
@@ -173,7 +173,7 @@ describe('invitation mail over SMTP', () => {
       expect(lines).not.toContain(email);
       expect(lines).not.toContain(link.token);
       // The link was issued all the same, and is good once.
-      const accepted = await fetch(`${srv.url}/auth/accept`, {
+      const accepted = await srv.request(`/auth/accept`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ token: link.token, password: 'a long enough passphrase' }),

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const operator = (method: string, path: string, body?: unknown) =>
-  fetch(srv.url + path, {
+  srv.request(path, {
     method,
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
@@ -26,7 +26,7 @@ const operator = (method: string, path: string, body?: unknown) =>
 
 /** A browser's request: its cookie, its own Origin on writes. */
 const browser = (cookie: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  fetch(srv.url + path, {
+  srv.request(path, {
     method,
     headers: {
       'user-agent': BROWSER_UA,
@@ -171,7 +171,7 @@ describe('what a signed-in user may do', () => {
   });
 
   it('refuses a write that rides on the cookie without this server Origin (cross-site) or with a foreign one', async () => {
-    const noOrigin = await fetch(`${srv.url}/admin/api/tags/acme-tag/settings`, {
+    const noOrigin = await srv.request(`/admin/api/tags/acme-tag/settings`, {
       method: 'PATCH',
       headers: { cookie: marketer, 'content-type': 'application/json' },
       body: '{}',
@@ -180,7 +180,7 @@ describe('what a signed-in user may do', () => {
     const foreign = await browser(marketer, 'PATCH', '/admin/api/tags/acme-tag/settings', {}, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     // A classic cross-site form post: urlencoded, the cookie, a foreign Origin.
-    const form = await fetch(`${srv.url}/admin/api/customers/acme/invitations`, {
+    const form = await srv.request(`/admin/api/customers/acme/invitations`, {
       method: 'POST',
       headers: { cookie: owner, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
       body: 'email=attacker%40evil.example&role=owner',

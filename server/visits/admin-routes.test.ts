@@ -19,7 +19,7 @@ beforeAll(async () => {
     [IPS.nowhere, '/', 'session-a2'],
   ];
   for (const [ip, path, session] of views) {
-    const res = await fetch(`${srv.url}/v1/events?tag=acme-tag`, {
+    const res = await srv.request(`/v1/events?tag=acme-tag`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
       body: JSON.stringify({ type: 'pageview', path, session }),
@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const admin = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`${srv.url}/admin/api${path}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'user-agent': 'curl/8.5.0', ...headers } });
+  srv.request(`/admin/api${path}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'user-agent': 'curl/8.5.0', ...headers } });
 
 describe('GET /admin/api/customers/:id/visits', () => {
   it('lists the accounts that visited, most page views first, with names, sessions, top pages, segments and flags', async () => {
@@ -125,7 +125,7 @@ describe('GET /admin/api/customers/:id/visits', () => {
   });
 
   it('needs the admin token and a known customer', async () => {
-    expect((await fetch(`${srv.url}/admin/api/customers/acme/visits`)).status).toBe(401);
+    expect((await srv.request(`/admin/api/customers/acme/visits`)).status).toBe(401);
     expect((await admin('/customers/nobody/visits')).status).toBe(404);
   });
 });

@@ -16,7 +16,7 @@ describe('webhooks admin API (real server, real receiver)', () => {
   });
 
   const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
-    fetch(`${server.url}/admin/api${path}`, {
+    server.request(`/admin/api${path}`, {
       method: init.method ?? 'GET',
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -56,7 +56,7 @@ describe('webhooks admin API (real server, real receiver)', () => {
   });
 
   it('needs the admin token', async () => {
-    const res = await fetch(`${server.url}/admin/api/customers/acme/webhooks`);
+    const res = await server.request(`/admin/api/customers/acme/webhooks`);
     expect(res.status).toBe(401);
   });
 
@@ -120,7 +120,7 @@ describe('webhooks across a server restart (real server processes on one state f
     const env = { SVC_STATE: join(stateDir, 'svc.db'), SVC_WEBHOOK_POLL_MS: '3600000' };
     try {
       const before = await startTestServer({ env, now: () => clock });
-      const res = await fetch(`${before.url}/admin/api/customers/acme/webhooks`, {
+      const res = await before.request(`/admin/api/customers/acme/webhooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url: receiver.url, events: ['account.visited'] }),

@@ -25,7 +25,7 @@ describe('Slack endpoints over the admin API', () => {
   });
 
   const admin = (path: string, method = 'GET', body?: unknown) =>
-    fetch(`${server.url}/admin/api/customers/acme${path}`, { method, headers: ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
+    server.request(`/admin/api/customers/acme${path}`, { method, headers: ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
   const beacon = (path: string, ip: string, session: string) => sendPageView(server.url, { path, ip, session });
 
   it('refuses what a Slack endpoint cannot be: tag.installed, v1 account events, filters naming no segment of the customer', async () => {
