@@ -15,8 +15,8 @@ function transfer(
 ): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required');
-  return withStore(io, (state, config, { visits, outbox, users }) =>
-    fn({ state, visits, webhooks: outbox, users }, file, pathIn(io, file), backendName(config)),
+  return withStore(io, (state, config, { visits, outbox, users, crm }) =>
+    fn({ state, visits, webhooks: outbox, users, crm }, file, pathIn(io, file), backendName(config)),
   );
 }
 
@@ -28,13 +28,15 @@ segment.entered does not fire again; the raw page views kept for the events expo
 tag was seen on; webhook
 endpoints WITH THEIR SIGNING SECRETS, the outbox's deliveries (pending ones and the kept log) and the
 dedupe keys of the last three days; users (with the scrypt hash of each password), single sign-on
-providers WITH THEIR CLIENT SECRETS, and the audit log. Not moved: rate-limit counters (they expire within
-a minute), console sessions and pending invitations (everybody signs in again), and the raw page-view
+providers WITH THEIR CLIENT SECRETS, and the audit log; CRM connections WITH THEIR CREDENTIALS, the
+accounts waiting to be synced, what svc knows of each account's CRM records, and the sync runs. Not
+moved: rate-limit counters (they expire within a minute), console sessions and pending invitations
+(everybody signs in again), CRM sync leases (a run in flight starts again), and the raw page-view
 NDJSON files (SVC_EVENTS_DIR, per node).
 
-FILE holds webhook signing secrets and SSO client secrets: keep it as secret as the state itself (it is created readable by its
-owner only), and delete it once imported. The store is SQLite (SVC_STATE) or, with SVC_REDIS_URL set,
-Redis. FILE must not exist yet.
+FILE holds webhook signing secrets, SSO client secrets and CRM credentials: keep it as secret as the
+state itself (it is created readable by its owner only), and delete it once imported. The store is
+SQLite (SVC_STATE) or, with SVC_REDIS_URL set, Redis. FILE must not exist yet.
 `;
 
 export const STATE_COMMANDS: Record<string, Command> = {
@@ -50,7 +52,8 @@ export const STATE_COMMANDS: Record<string, Command> = {
         emit(
           ctx,
           { file, ...c, from: name },
-          () => `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}) from ${name} to ${file}`,
+          () =>
+            `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}, CRM ${c.crm}) from ${name} to ${file}`,
         );
       }),
   },
@@ -65,7 +68,8 @@ export const STATE_COMMANDS: Record<string, Command> = {
         emit(
           ctx,
           { file, ...c, into: name },
-          () => `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}) from ${file} into ${name}`,
+          () =>
+            `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}, CRM ${c.crm}) from ${file} into ${name}`,
         );
       }),
   },

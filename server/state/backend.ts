@@ -1,14 +1,15 @@
 /**
  * The one backend root: picks SQLite (default, the file SVC_STATE) or Redis (SVC_REDIS_URL; a Redis
  * Cluster with SVC_REDIS_CLUSTER=1) from configuration and opens every store of the state on ONE
- * connection — the access records, metering and usage (`state`), the users, the visits and the webhook
- * outbox. `serve`, `serve --workers` and the CLI open state only through here.
+ * connection — the access records, metering and usage (`state`), the users, the visits, the webhook
+ * outbox and the CRM sync's store. `serve`, `serve --workers` and the CLI open state only through here.
  *
  * The state store owns the connection (the SQLite file's one connection and lock policy, sqlite/db.ts; a
  * node's Redis command client, redis/lifecycle.ts); the concern stores run on it and leave it open when
  * they close, so `close()` closes them first and the state store last.
  */
 import type { Config } from '../config.ts';
+import type { CrmStore } from './crm/store.ts';
 import type { StateLog } from './errors.ts';
 import type { WebhookStore } from './outbox/store.ts';
 import { SqliteStateStore } from './sqlite/store.ts';
@@ -25,6 +26,8 @@ export interface Backend {
   readonly users: UserStore;
   readonly visits: VisitStore;
   readonly outbox: WebhookStore;
+  /** CRM connections, pending accounts, sync leases and runs (server/crm/). */
+  readonly crm: CrmStore;
   /** Closes the concern stores, then the state store and with it the connection. */
   close(): Promise<void>;
 }
@@ -38,11 +41,12 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
   const users = { auditRetentionDays: config.SVC_AUDIT_RETENTION_DAYS };
   if (config.SVC_REDIS_URL) {
     // Loaded only on Redis: the embedded default (and every CLI call on it) does not pay for the client.
-    const [{ RedisStateStore }, { RedisUserStore }, { RedisVisitStore }, { RedisWebhookStore }] = await Promise.all([
+    const [{ RedisStateStore }, { RedisUserStore }, { RedisVisitStore }, { RedisWebhookStore }, { RedisCrmStore }] = await Promise.all([
       import('./redis/store.ts'),
       import('./users/redis.ts'),
       import('./visits/redis.ts'),
       import('./outbox/redis.ts'),
+      import('./crm/redis.ts'),
     ]);
     const state = await RedisStateStore.open({
       url: config.SVC_REDIS_URL,
@@ -56,19 +60,22 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
     return assemble(state, async (opened) => {
       const u = keep(opened, new RedisUserStore(state.redis, { ...users, commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS }));
       const visits = keep(opened, await RedisVisitStore.open(state.redis, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS, rawRetentionDays }));
-      return { users: u, visits, outbox: keep(opened, await RedisWebhookStore.open(state.redis)) };
+      const outbox = keep(opened, await RedisWebhookStore.open(state.redis));
+      return { users: u, visits, outbox, crm: keep(opened, new RedisCrmStore(state.redis, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS })) };
     });
   }
-  const [{ SqliteUserStore }, { SqliteVisitStore }, { SqliteWebhookStore }] = await Promise.all([
+  const [{ SqliteUserStore }, { SqliteVisitStore }, { SqliteWebhookStore }, { SqliteCrmStore }] = await Promise.all([
     import('./users/sqlite.ts'),
     import('./visits/sqlite.ts'),
     import('./outbox/sqlite.ts'),
+    import('./crm/sqlite.ts'),
   ]);
   const state = new SqliteStateStore(config.SVC_STATE, { log });
   return assemble(state, async (opened) => {
     const u = keep(opened, new SqliteUserStore(state.sqlite, users));
     const visits = keep(opened, new SqliteVisitStore(state.sqlite, { rawRetentionDays }));
-    return { users: u, visits, outbox: keep(opened, new SqliteWebhookStore(state.sqlite)) };
+    const outbox = keep(opened, new SqliteWebhookStore(state.sqlite));
+    return { users: u, visits, outbox, crm: keep(opened, new SqliteCrmStore(state.sqlite)) };
   });
 }
 
@@ -91,7 +98,7 @@ async function assemble(state: StateStore, open: (opened: { close(): Promise<voi
     close() {
       closing ??= (async () => {
         try {
-          await Promise.all([stores.users.close(), stores.visits.close(), stores.outbox.close()]);
+          await Promise.all([stores.users.close(), stores.visits.close(), stores.outbox.close(), stores.crm.close()]);
         } finally {
           await state.close();
         }

@@ -1,8 +1,8 @@
 /**
  * Redis Cluster runs a script or a MULTI only when every key it touches hashes to one slot. This test
- * watches a real redis-server with MONITOR while the four Redis stores (state, visits, webhook outbox,
- * users) do their work — metering, access changes, page views, sightings, deliveries, sessions, audit,
- * export and import — and checks, with Redis Cluster's own CRC16 slot function (node-redis's), that:
+ * watches a real redis-server with MONITOR while the five Redis stores (state, visits, webhook outbox,
+ * users, CRM) do their work — metering, access changes, page views, sightings, deliveries, sessions, audit,
+ * CRM connections, pending accounts, leases and runs, export and import — and checks, with Redis Cluster's own CRC16 slot function (node-redis's), that:
  *   - every Lua script's declared keys AND the keys its commands really touch share one slot;
  *   - every MULTI … EXEC touches one slot;
  *   - no single command names keys of two slots (MGET, DEL k1 k2 …).
@@ -14,8 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type RedisClientType } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crmAccount, crmConnection, crmRun } from '../testing/crm-records.ts';
 import { TEST_CUSTOMER } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
+import { RedisCrmStore } from './crm/redis.ts';
 import type { ChargeRequest } from './metering/service.ts';
 import { RedisWebhookStore } from './outbox/redis.ts';
 import { RedisStateStore } from './redis/store.ts';
@@ -151,6 +153,7 @@ describe('Redis keys and Redis Cluster slots', () => {
     const visits = await RedisVisitStore.open(state.redis);
     const hooks = await RedisWebhookStore.open(state.redis);
     const users = new RedisUserStore(state.redis);
+    const crm = new RedisCrmStore(state.redis);
     const customers = ['acme', 'globex', 'initech'];
     for (const id of customers) {
       await state.createCustomer({
@@ -273,6 +276,26 @@ describe('Redis keys and Redis Cluster slots', () => {
     await users.appendAudit({ customer_id: 'acme', at, actor: 'operator', ip: null, action: 'user.role', target: null, before: null, after: null });
     await users.endSessions(user.id);
     await users.removeUser(user.id);
+    // The CRM store: connections, pending accounts, the lease, runs and account records, of two customers.
+    for (const c of ['acme', 'globex']) {
+      await crm.putConnection({ record: crmConnection(c, 'hubspot'), secret: 'pat-secret' });
+      await crm.updateConnection(c, 'hubspot', { status: 'paused' });
+      await crm.markPending(c, 'hubspot', ['900001', '900002'], t, true);
+      const [first] = await crm.pending(c, 'hubspot', 1);
+      await crm.pending(c, 'hubspot', 10, first);
+      await crm.ackPending(c, 'hubspot', [first!]);
+      await crm.acquireLease(c, 'hubspot', 'node-a', t, 60_000);
+      await crm.releaseLease(c, 'hubspot', 'node-a');
+      await crm.putRun(crmRun('run_1', at, { customer_id: c }));
+      await crm.listRuns(c, 'hubspot', 10);
+      await crm.putAccounts([crmAccount('900001', { customer_id: c })]);
+      await crm.listAccounts(c, 'hubspot', 10);
+      await crm.getAccounts(c, 'hubspot', ['900001']);
+      await crm.listConnections(c);
+    }
+    await crm.allConnections();
+    await crm.putConnection({ record: (await crm.getConnection('globex', 'hubspot'))!, secret: 'x' });
+    await crm.deleteConnection('globex', 'hubspot');
     // Export everything and import it into an empty database of the same server.
     const stateEntries = [];
     for await (const e of state.exportState()) stateEntries.push(e);
@@ -282,12 +305,16 @@ describe('Redis keys and Redis Cluster slots', () => {
     for await (const e of hooks.exportEntries()) hookEntries.push(e);
     const userEntries = [];
     for await (const e of users.exportEntries()) userEntries.push(e);
+    const crmEntries = [];
+    for await (const e of crm.exportEntries()) crmEntries.push(e);
+    expect(crmEntries.length).toBeGreaterThan(3);
     await admin.flushAll();
     const target = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'journal-2'), outageAllowance: 10, log: () => {} });
     await target.importState(stateEntries);
     await (await RedisVisitStore.open(target.redis)).importEntries(visitEntries);
     await (await RedisWebhookStore.open(target.redis)).importEntries(hookEntries);
     await new RedisUserStore(target.redis).importEntries(userEntries);
+    await new RedisCrmStore(target.redis).importEntries(crmEntries);
     // The last commands reach MONITOR before the check.
     await admin.ping();
     await new Promise((r) => setTimeout(r, 100));
@@ -300,7 +327,7 @@ describe('Redis keys and Redis Cluster slots', () => {
       .filter((s) => s.slots.length > 1)
       .map((s) => `${s.what}: ${[...new Set(s.keys)].join(' ')}`);
     expect(crossing).toEqual([]);
-    // The check saw the work: the metering, CAS, visit, outbox and user scripts, and MULTIs.
+    // The check saw the work: the metering, CAS, visit, outbox, user and CRM scripts, and MULTIs.
     const scripts = new Set(seen.filter((s) => s.what.startsWith('EVAL')).map((s) => s.what));
     expect(scripts.size).toBeGreaterThanOrEqual(10);
     expect(seen.filter((s) => s.what.startsWith('MULTI')).length).toBeGreaterThanOrEqual(10);

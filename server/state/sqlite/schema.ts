@@ -3,9 +3,9 @@
  * `PRAGMA user_version`; opening runs every migration of its list above it, in one transaction, so a file
  * written by an older version gains new tables and columns (a file from a newer version is refused, not
  * guessed at). Two lists, one mechanism: STATE_MIGRATIONS for every table of the state file (the state
- * store's, the visit store's, the webhook outbox's and the user store's: they share one connection,
- * db.ts), JOBS_MIGRATIONS for a node's enrichment jobs file (enrichment/jobs/job-store.ts: per node, as
- * the jobs' files are).
+ * store's, the visit store's, the webhook outbox's, the user store's and the CRM store's: they share one
+ * connection, db.ts), JOBS_MIGRATIONS for a node's enrichment jobs file (enrichment/jobs/job-store.ts: per
+ * node, as the jobs' files are).
  */
 import type Database from 'better-sqlite3';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../../../core/vocabulary.ts';
@@ -181,6 +181,28 @@ const STATE_STEPS: Migration[] = [
     db.exec(`
       CREATE TABLE IF NOT EXISTS failure_counts (key TEXT PRIMARY KEY, ends_ms INTEGER NOT NULL, failures INTEGER NOT NULL) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS failure_counts_end ON failure_counts (ends_ms);`),
+  // 14: the CRM sync's state (crm/sqlite.ts): connections (the record as JSON, its secret apart), the
+  // accounts pending per connection (epoch ms, in the order a sync drains them), one lease per connection,
+  // the runs' log (JSON, ordered by started_at) and per account what svc knows of the CRM side (JSON).
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS crm_connections (
+        customer_id TEXT NOT NULL, provider TEXT NOT NULL, record TEXT NOT NULL, secret TEXT NOT NULL,
+        PRIMARY KEY (customer_id, provider)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS crm_pending (
+        customer_id TEXT NOT NULL, provider TEXT NOT NULL, company_id TEXT NOT NULL, at INTEGER NOT NULL, forced INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, provider, company_id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS crm_pending_order ON crm_pending (customer_id, provider, at, company_id);
+      CREATE TABLE IF NOT EXISTS crm_leases (
+        customer_id TEXT NOT NULL, provider TEXT NOT NULL, owner TEXT NOT NULL, until_ms INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, provider)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS crm_runs (
+        customer_id TEXT NOT NULL, provider TEXT NOT NULL, id TEXT NOT NULL, started_at TEXT NOT NULL, run TEXT NOT NULL,
+        PRIMARY KEY (customer_id, provider, id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS crm_runs_order ON crm_runs (customer_id, provider, started_at, id);
+      CREATE TABLE IF NOT EXISTS crm_accounts (
+        customer_id TEXT NOT NULL, provider TEXT NOT NULL, company_id TEXT NOT NULL, record TEXT NOT NULL,
+        PRIMARY KEY (customer_id, provider, company_id)) WITHOUT ROWID;`),
 ];
 
 export const STATE_MIGRATIONS: MigrationList = { file: 'the state file', steps: STATE_STEPS };

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { SqliteCrmStore } from '../crm/sqlite.ts';
 import { SqliteWebhookStore } from '../outbox/sqlite.ts';
 import { SqliteStateStore } from '../sqlite/store.ts';
 import { SqliteUserStore } from '../users/sqlite.ts';
@@ -12,7 +13,7 @@ import type { StateEntry } from './transfer.ts';
 
 let dir: string;
 let store: SqliteStateStore;
-let stores: TransferStores & { visits: SqliteVisitStore; webhooks: SqliteWebhookStore; users: SqliteUserStore };
+let stores: TransferStores & { visits: SqliteVisitStore; webhooks: SqliteWebhookStore; users: SqliteUserStore; crm: SqliteCrmStore };
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-transfer-'));
   store = new SqliteStateStore(join(dir, 'svc.db'), { log: () => {} });
@@ -21,9 +22,11 @@ beforeEach(() => {
     visits: new SqliteVisitStore(store.sqlite),
     webhooks: new SqliteWebhookStore(store.sqlite),
     users: new SqliteUserStore(store.sqlite),
+    crm: new SqliteCrmStore(store.sqlite),
   };
 });
 afterEach(async () => {
+  await stores.crm.close();
   await stores.users.close();
   await stores.webhooks.close();
   await stores.visits.close();
@@ -180,6 +183,7 @@ it('moves users, SSO providers and the audit log (never sessions or invitations)
       visits: new SqliteVisitStore(target.sqlite),
       webhooks: new SqliteWebhookStore(target.sqlite),
       users: new SqliteUserStore(target.sqlite),
+      crm: new SqliteCrmStore(target.sqlite),
     };
     try {
       expect(await target.listCustomers()).toEqual([]);
@@ -188,10 +192,59 @@ it('moves users, SSO providers and the audit log (never sessions or invitations)
       expect(await into.users.listSessions(ann.id)).toEqual([]);
       await expect(importStateFile(into, file)).rejects.toThrow(/already holds customers, .*users, SSO providers or audit events/);
     } finally {
-      for (const s of [into.users, into.webhooks, into.visits, target]) await s.close();
+      for (const s of [into.crm, into.users, into.webhooks, into.visits, target]) await s.close();
       rmSync(dir2, { recursive: true, force: true });
     }
   } finally {
     await users.close();
+  }
+});
+
+it('moves CRM connections with their secret, pending accounts, account records and runs, and refuses a target that holds one', async () => {
+  const file = join(dir, 'out.jsonl');
+  const at = '2026-11-20T10:00:00.000Z';
+  await store.importState([customer('acme') as unknown as StateEntry]);
+  const record = {
+    customer_id: 'acme',
+    provider: 'hubspot' as const,
+    base_url: 'https://api.hubapi.com',
+    client_id: null,
+    secret_prefix: 'pat-na1-0',
+    status: 'active' as const,
+    attention: null,
+    mapping: {},
+    create_missing: false,
+    created_at: at,
+    updated_at: at,
+    last_run_at: null,
+    last_full_at: null,
+    config_hash: null,
+  };
+  await stores.crm.putConnection({ record, secret: '{"access_token":"pat-na1-0123"}' });
+  await stores.crm.markPending('acme', 'hubspot', ['900001'], 1_000, true);
+  const counts = await exportStateFile(stores, file);
+  expect(counts).toMatchObject({ crm: 2 });
+  expect(readFileSync(file, 'utf8')).toContain('pat-na1-0123');
+
+  const dir2 = mkdtempSync(join(tmpdir(), 'svc-transfer-'));
+  const target = new SqliteStateStore(join(dir2, 'svc.db'), { log: () => {} });
+  const into = {
+    state: target,
+    visits: new SqliteVisitStore(target.sqlite),
+    webhooks: new SqliteWebhookStore(target.sqlite),
+    users: new SqliteUserStore(target.sqlite),
+    crm: new SqliteCrmStore(target.sqlite),
+  };
+  try {
+    await into.crm.importEntries([{ type: 'crm_connection', record, secret: 's' }]);
+    await expect(importStateFile(into, file)).rejects.toThrow(/already holds CRM connections: import into an empty state/);
+    expect(await target.listCustomers()).toEqual([]);
+    await into.crm.deleteConnection('acme', 'hubspot');
+    expect(await importStateFile(into, file)).toMatchObject({ crm: 2 });
+    expect(await into.crm.connectionSecret('acme', 'hubspot')).toBe('{"access_token":"pat-na1-0123"}');
+    expect(await into.crm.pending('acme', 'hubspot', 10)).toEqual([{ company_id: '900001', at: 1_000, force: true }]);
+  } finally {
+    for (const s of [into.crm, into.users, into.webhooks, into.visits, target]) await s.close();
+    rmSync(dir2, { recursive: true, force: true });
   }
 });

@@ -1,8 +1,8 @@
 /**
  * The state export file: JSON lines, one entry per line (transfer.ts), streamed both ways. One file holds
- * the four stores' entries: the state store's first (customers before what belongs to them), then the
- * visit store's, the webhook outbox's and the user store's. A file written before the visit, outbox and
- * user entries existed holds only the entries there were, and imports as it did.
+ * the five stores' entries: the state store's first (customers before what belongs to them), then the
+ * visit store's, the webhook outbox's, the user store's and the CRM store's. A file written before the
+ * visit, outbox, user and CRM entries existed holds only the entries there were, and imports as it did.
  */
 
 import { once } from 'node:events';
@@ -10,6 +10,7 @@ import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { StateError } from '../errors.ts';
 import {
+  type CrmEntry,
   type EntryTransfer,
   type StateEntry,
   type StateTransfer,
@@ -31,6 +32,8 @@ export interface TransferStores {
    * refused before anything is written.
    */
   users: EntryTransfer<UserEntry>;
+  /** CRM connections (with their secrets), pending accounts, account records and runs. */
+  crm: EntryTransfer<CrmEntry>;
 }
 
 export type TransferStoreName = keyof TransferStores;
@@ -38,21 +41,22 @@ export type TransferStoreName = keyof TransferStores;
 /** Entries per store, and in all. */
 export type TransferCounts = Record<TransferStoreName, number> & { entries: number };
 
-const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks', 'users'];
+const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks', 'users', 'crm'];
 
 async function* entriesOf(stores: TransferStores, name: TransferStoreName): AsyncIterable<TransferEntry> {
   if (name === 'state') yield* stores.state.exportState();
   else if (name === 'visits') yield* stores.visits.exportEntries();
   else if (name === 'webhooks') yield* stores.webhooks.exportEntries();
-  else yield* stores.users.exportEntries();
+  else if (name === 'users') yield* stores.users.exportEntries();
+  else yield* stores.crm.exportEntries();
 }
 
 /** Writes every entry of the stores to `file` (which must not exist; created 0600); a failed export leaves no file behind. */
 export async function exportStateFile(stores: TransferStores, file: string): Promise<TransferCounts> {
-  // Owner-only: the file holds webhook signing secrets and token hashes.
+  // Owner-only: the file holds webhook signing secrets, CRM credentials and token hashes.
   const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
   await once(out, 'open');
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0 };
   try {
     for (const name of ORDER) {
       for await (const entry of entriesOf(stores, name)) {
@@ -102,7 +106,7 @@ async function* only<E extends TransferEntry>(file: string, name: TransferStoreN
  * streamed pass per store: nothing of the file is held in memory but what a store's import keeps).
  */
 export async function importStateFile(stores: TransferStores, file: string): Promise<TransferCounts> {
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0 };
   for await (const entry of readStateFile(file)) {
     counts[storeOf(entry)]++;
     counts.entries++;
@@ -112,11 +116,13 @@ export async function importStateFile(stores: TransferStores, file: string): Pro
     !(await stores.visits.isEmpty()) && 'page views or tag sightings',
     !(await stores.webhooks.isEmpty()) && 'webhook endpoints or deliveries',
     !(await stores.users.isEmpty()) && 'users, SSO providers or audit events',
+    !(await stores.crm.isEmpty()) && 'CRM connections',
   ].filter(Boolean);
   if (held.length > 0) throw new StateError(`the target state already holds ${held.join(', ')}: import into an empty state`, 'conflict');
   await stores.state.importState(only<StateEntry>(file, 'state'));
   await stores.visits.importEntries(only<VisitEntry>(file, 'visits'));
   await stores.webhooks.importEntries(only<WebhookEntry>(file, 'webhooks'));
   await stores.users.importEntries(only<UserEntry>(file, 'users'));
+  await stores.crm.importEntries(only<CrmEntry>(file, 'crm'));
   return counts;
 }

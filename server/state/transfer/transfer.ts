@@ -5,13 +5,15 @@
  * endpoints travel with their signing secret (receivers verify with it) and SSO providers with their
  * client secret, so the file is as sensitive as the state itself.
  *
- * Four stores share the file, each writing and reading its own entries: the state store (StateEntry),
- * the visit store (VisitEntry), the webhook outbox (WebhookEntry) and the user store (UserEntry). Their
- * rows are neutral — what the store means, not how a backend keeps it — so SQLite and Redis write and
- * read the same lines.
+ * Five stores share the file, each writing and reading its own entries: the state store (StateEntry),
+ * the visit store (VisitEntry), the webhook outbox (WebhookEntry), the user store (UserEntry) and the CRM
+ * sync's store (CrmEntry: connections travel with their secret, as webhook endpoints do). Their rows are
+ * neutral — what the store means, not how a backend keeps it — so SQLite and Redis write and read the
+ * same lines.
  */
 import { z } from 'zod';
 import { CustomerRecord, TagRecord, TokenRecord } from '../../../core/access-records.ts';
+import { CRM_RUN_ERRORS_KEPT, CrmAccountRecord, CrmConnectionRecord, CrmProvider, CrmRunError, CrmRunRecord } from '../../../core/crm-records.ts';
 import { CustomerId } from '../../../core/customer-records.ts';
 import { AuditEvent, Email, SsoProvider, UserId, UserRecord } from '../../../core/user-records.ts';
 import { CHARGEABLE_APIS } from '../../credits/rules.ts';
@@ -214,20 +216,63 @@ export const UserEntry = z.discriminatedUnion('type', [
 ]);
 export type UserEntry = z.infer<typeof UserEntry>;
 
+/**
+ * The CRM records as the CRM store takes them (crm/service.ts checks every write with these, an import
+ * too): ids that name Redis keys and members, run times it orders by, at most CRM_RUN_ERRORS_KEPT errors.
+ */
+export const CrmConnectionChecked = CrmConnectionRecord.extend({ customer_id: CustomerId });
+export const CrmAccountChecked = CrmAccountRecord.extend({ customer_id: CustomerId, company_id: z.string().min(1) });
+export const CrmRunChecked = CrmRunRecord.extend({
+  id: z.string().min(1),
+  customer_id: CustomerId,
+  started_at: Instant,
+  errors: z.array(CrmRunError).max(CRM_RUN_ERRORS_KEPT),
+});
+
+/**
+ * The CRM sync's state (crm/store.ts): each connection WITH its secret (the sync signs in to the CRM with
+ * it, so it moves as it is), then its pending accounts, its account records and its runs. Leases are not
+ * moved: a run in flight during the export starts again after the import. Pending times are epoch ms.
+ */
+export const CrmEntry = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('crm_connection'), record: CrmConnectionChecked, secret: z.string().min(1) }),
+  z.object({
+    type: z.literal('crm_pending'),
+    customer_id: CustomerId,
+    provider: CrmProvider,
+    company_id: z.string().min(1),
+    at: EpochMs.max(Number.MAX_SAFE_INTEGER),
+    force: z.boolean(),
+  }),
+  z.object({ type: z.literal('crm_account'), record: CrmAccountChecked }),
+  z.object({ type: z.literal('crm_run'), run: CrmRunChecked }),
+]);
+export type CrmEntry = z.infer<typeof CrmEntry>;
+
 /** Every line of an export file, whichever store it belongs to (one union: a bad line's message names its field). */
-export const TransferEntry = z.discriminatedUnion('type', [...StateEntry.options, ...VisitEntry.options, ...WebhookEntry.options, ...UserEntry.options]);
+export const TransferEntry = z.discriminatedUnion('type', [
+  ...StateEntry.options,
+  ...VisitEntry.options,
+  ...WebhookEntry.options,
+  ...UserEntry.options,
+  ...CrmEntry.options,
+]);
 export type TransferEntry = z.infer<typeof TransferEntry>;
 
 const VISIT_TYPES: ReadonlySet<string> = new Set(VisitEntry.options.map((o) => o.shape.type.value));
 const WEBHOOK_TYPES: ReadonlySet<string> = new Set(WebhookEntry.options.map((o) => o.shape.type.value));
 const USER_TYPES: ReadonlySet<string> = new Set(UserEntry.options.map((o) => o.shape.type.value));
+const CRM_TYPES: ReadonlySet<string> = new Set(CrmEntry.options.map((o) => o.shape.type.value));
 
 /** Which store writes and reads an entry. */
-export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' | 'users' {
-  return VISIT_TYPES.has(entry.type) ? 'visits' : WEBHOOK_TYPES.has(entry.type) ? 'webhooks' : USER_TYPES.has(entry.type) ? 'users' : 'state';
+export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' | 'users' | 'crm' {
+  if (VISIT_TYPES.has(entry.type)) return 'visits';
+  if (WEBHOOK_TYPES.has(entry.type)) return 'webhooks';
+  if (USER_TYPES.has(entry.type)) return 'users';
+  return CRM_TYPES.has(entry.type) ? 'crm' : 'state';
 }
 
-/** How a store beside the state store (visits, webhook outbox, users) moves its entries. */
+/** How a store beside the state store (visits, webhook outbox, users, CRM) moves its entries. */
 export interface EntryTransfer<E> {
   /** Every entry, streamed: a bounded page of the store at a time (SCAN on Redis, keyset pages on SQLite). */
   exportEntries(): AsyncIterable<E>;
