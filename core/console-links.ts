@@ -5,7 +5,7 @@
  * console reads them.
  */
 
-export const CONSOLE_PAGES = ['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'users', 'audit'] as const;
+export const CONSOLE_PAGES = ['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'integrations', 'users', 'audit'] as const;
 export type ConsolePage = (typeof CONSOLE_PAGES)[number];
 export const PAGE_TITLES: Record<ConsolePage, string> = {
   tokens: 'API tokens',
@@ -16,6 +16,7 @@ export const PAGE_TITLES: Record<ConsolePage, string> = {
   enrich: 'Enrich a file',
   tags: 'Web tags',
   webhooks: 'Webhooks',
+  integrations: 'Integrations',
   users: 'Users',
   audit: 'Audit log',
 };

@@ -104,6 +104,45 @@ export const PageViewsCondition = z
   .strict();
 export type PageViewsCondition = z.infer<typeof PageViewsCondition>;
 
+/** The special values of `crm_owner`: the account has a CRM owner (`any`) or has none (`none`). */
+export const CRM_OWNER_SPECIAL = ['any', 'none'] as const;
+
+/**
+ * The account's owner in a connected CRM (HubSpot, Salesforce; what the CRM sync read back): one of these
+ * owner emails (ignoring case), or `any` (it has an owner) / `none` (it has none: no CRM record matched
+ * the account, or its record has no owner).
+ */
+export const CrmOwnerCondition = z
+  .array(
+    z
+      .string()
+      .trim()
+      .max(320, 'an owner email is at most 320 characters')
+      .refine((v) => /^[^\s@]+@[^\s@]+$/.test(v) || (CRM_OWNER_SPECIAL as readonly string[]).includes(v.toLowerCase()), {
+        message: 'an owner’s email address, any (the account has a CRM owner) or none (it has none)',
+      }),
+  )
+  .min(1, 'at least one owner email, any or none')
+  .max(1000, 'at most 1000 values');
+export type CrmOwnerCondition = z.infer<typeof CrmOwnerCondition>;
+
+const crmStages = z
+  .array(z.string().trim().min(1, 'a CRM stage or type is not empty').max(200, 'a CRM stage or type is at most 200 characters'))
+  .min(1, 'at least one CRM stage or type (or leave it out)')
+  .max(100, 'at most 100 stages');
+
+/**
+ * The account's stage in a connected CRM: its HubSpot lifecycle stage or type, its Salesforce type, any
+ * of them (ignoring case) is one of `in` and none is one of `not_in` (both given: both must hold). An
+ * account no CRM record matched has no stage: `in` does not hold, `not_in` does (so "not a customer yet"
+ * is `{"not_in": ["customer"]}`).
+ */
+export const CrmStageCondition = z
+  .object({ in: crmStages.optional(), not_in: crmStages.optional() })
+  .strict()
+  .refine((c) => c.in !== undefined || c.not_in !== undefined, { message: 'give in, not_in or both' });
+export type CrmStageCondition = z.infer<typeof CrmStageCondition>;
+
 /** How a level's conditions combine: `all` (default) every one holds, `any` at least one. */
 export const RuleOp = z.enum(['all', 'any'], { error: 'all or any' });
 export type RuleOp = z.infer<typeof RuleOp>;
@@ -127,6 +166,8 @@ const conditions = {
   intent: IntentCondition.optional(),
   visited: VisitedCondition.optional(),
   page_views: PageViewsCondition.optional(),
+  crm_owner: CrmOwnerCondition.optional(),
+  crm_stage: CrmStageCondition.optional(),
   op: RuleOp.optional(),
 };
 
@@ -151,7 +192,7 @@ export type SegmentGroup = z.infer<typeof SegmentGroup>;
  * A segment's rule. Each present field is one condition: a catalog field matches one of its values
  * (comparisons ignore case; the `*_prefix` fields match codes that start with one of the values:
  * `sic_prefix: ["73"]`, `naics_prefix: ["5112"]`), `in_list` the account is in one of the lists, `intent`,
- * `visited`, `page_views` as above, and each group is one more. `op` says how they combine (default
+ * `visited`, `page_views`, `crm_owner`, `crm_stage` as above, and each group is one more. `op` says how they combine (default
  * `all`: every one; `any`: at least one), so a rule saved as a flat object of fields keeps its meaning
  * (AND across fields, OR within one). An empty rule matches nothing.
  */

@@ -71,6 +71,7 @@ const FEATURE_USES: Record<string, Record<string, string>> = {
   },
   demo: { segments: 'the demo visitors’ segments', users: 'the seed audits as system:demo-seed' },
   admin: { users: 'audit fields of a token change' },
+  crm: { accounts: 'a CRM record gets exactly the values the account page shows (gather.ts)' },
   auth: { users: 'sign-in accepts an invitation (auth/routes.ts)' },
 };
 

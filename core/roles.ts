@@ -12,7 +12,7 @@ export type Role = z.infer<typeof Role>;
 
 export const ROLE_MEANING: Readonly<Record<Role, string>> = {
   owner: 'everything in the customer, users and roles included',
-  admin: 'tokens, tags, webhooks, settings, account lists and segments',
+  admin: 'tokens, tags, webhooks, CRM integrations, settings, account lists and segments',
   marketer: 'segments, account lists, tag settings and reports',
   viewer: 'reports and settings, read-only',
 };
@@ -42,14 +42,28 @@ export const PERMISSIONS = [
   'users:manage',
   /** The audit log read. */
   'audit:read',
+  /** CRM connections (HubSpot, Salesforce), their mapping and sync runs read. */
+  'integrations:read',
+  /** CRM connections made, changed, tested, synced, paused and removed. */
+  'integrations:write',
   /** Customers created and their contract changed (packages, credits, products): the operator only. */
   'customers:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 const READ: Permission[] = ['reports:read', 'tags:read'];
-const MARKETER: Permission[] = [...READ, 'tag-settings:write', 'segments:write'];
-const ADMIN: Permission[] = [...MARKETER, 'settings:write', 'tokens:read', 'tokens:write', 'tags:write', 'webhooks:read', 'webhooks:write', 'audit:read'];
+const MARKETER: Permission[] = [...READ, 'tag-settings:write', 'segments:write', 'integrations:read'];
+const ADMIN: Permission[] = [
+  ...MARKETER,
+  'settings:write',
+  'tokens:read',
+  'tokens:write',
+  'tags:write',
+  'webhooks:read',
+  'webhooks:write',
+  'audit:read',
+  'integrations:write',
+];
 const OWNER: Permission[] = [...ADMIN, 'users:manage'];
 
 /** The permissions of each role (the operator has all of them). */

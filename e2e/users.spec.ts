@@ -76,7 +76,7 @@ test('a marketer joins by invitation, sees only its own customer and pages, and 
   await expect(page.getByTestId('workspace')).toContainText('Acme Analytics');
   await expect(page.getByTestId('customer-picker')).toHaveCount(0);
   expect(page.url()).toBe(`${ORIGIN}/console/`);
-  await expect(tabs(page)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Enrich a file', 'Web tags']);
+  await expect(tabs(page)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Enrich a file', 'Web tags', 'Integrations']);
   await tabs(page).filter({ hasText: 'Visitors' }).click();
   await expect(page.getByTestId('visitors-page')).toBeVisible();
   // The session is an HttpOnly cookie; nothing is kept in the page's storage.
@@ -210,6 +210,7 @@ test('an owner manages users, single sign-on and the audit log; a cross-site for
     'Enrich a file',
     'Web tags',
     'Webhooks',
+    'Integrations',
     'Users',
     'Audit log',
   ]);

@@ -85,6 +85,13 @@ export const ConfigSchema = z
     SVC_LOG: z.enum(['silent', 'error', 'info']).default('info'),
     /** How often each node looks for due webhook deliveries. */
     SVC_WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(1000),
+    /** CRM sync: accounts whose svc data changed reach the CRM within this many minutes (each connection's incremental run). */
+    SVC_CRM_SYNC_MINUTES: z.coerce.number().positive().max(1440).default(15),
+    /**
+     * CRM sync: how long a node holds a connection's sync lease without renewing it (it renews before each
+     * chunk of 500 accounts); a node that dies mid-run is taken over by another this long after.
+     */
+    SVC_CRM_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
     /** How long a webhook receiver may take to answer before the attempt counts as failed. */
     SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     /**

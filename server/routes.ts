@@ -9,6 +9,7 @@ import { shellRoutes } from './app-shell.ts';
 import { authRoutes } from './auth/routes.ts';
 import { ssoRoutes } from './auth/sso-routes.ts';
 import { usageRoutes } from './credits/usage-route.ts';
+import { crmRoutes } from './crm/routes.ts';
 import { demoRoutes } from './demo/visitors.ts';
 import { batchEnrichmentRoutes } from './enrichment/batch-route.ts';
 import { enrichmentJobRoutes } from './enrichment/jobs/routes.ts';
@@ -40,6 +41,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...visitsAdminRoutes,
   ...accountRoutes,
   ...webhookAdminRoutes,
+  ...crmRoutes,
   ...segmentAdminRoutes,
   ...listAdminRoutes,
   ...enrichmentJobRoutes,

@@ -5,6 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { setupAdminAuth } from './auth/operator-credential.ts';
 import { type Config, listeningUrl, serverBaseUrl } from './config.ts';
+import type { ClientTuning } from './crm/clients.ts';
+import { CrmScheduler } from './crm/scheduler.ts';
+import { CrmSync } from './crm/service.ts';
 import { Dataset } from './data/dataset.ts';
 import { seedDemo } from './demo/seed.ts';
 import { jobLimits } from './enrichment/jobs/limits.ts';
@@ -29,6 +32,9 @@ export interface RunningServer {
   dataset: Dataset;
   webhooks: WebhookService;
   webhookStore: WebhookStore;
+  /** The CRM sync and its schedule on this node. */
+  crm: CrmSync;
+  crmScheduler: CrmScheduler;
   /** Page views: register listeners with `recorder.onPageView` (webhooks). */
   recorder: PageViewRecorder;
   /** Users, sessions, SSO providers and the audit log. */
@@ -50,6 +56,8 @@ export interface StartOptions {
   initialise?: boolean;
   /** The clock of time-driven work (webhook retries); tests pass a fake one. */
   now?: () => number;
+  /** The CRM clients' rate and time budgets and the schedule's tick (tests and benchmarks; defaults are the providers'). */
+  crm?: ClientTuning & { tickMs?: number };
 }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG), opts: StartOptions = {}): Promise<RunningServer> {
@@ -90,11 +98,23 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const tag = await store.getTag(sighting.tag_id);
     if (tag) await webhooks.onTagInstalled({ customer_id: tag.customer_id, ...sighting });
   });
+  const crm = new CrmSync({
+    crm: backend.crm,
+    customers: store,
+    dataset,
+    recorder,
+    now: opts.now ?? Date.now,
+    leaseMs: config.SVC_CRM_LEASE_SECONDS * 1000,
+    log,
+    tuning: opts.crm,
+  });
+  const crmScheduler = new CrmScheduler(crm.deps, { syncMinutes: config.SVC_CRM_SYNC_MINUTES, tickMs: opts.crm?.tickMs });
+  crmScheduler.start();
   // Enrichment jobs of the console: those an earlier process left (a stop, a crash) resume now.
   const enrichJobs = new EnrichJobs({ dir: config.SVC_JOBS_DIR, store, catalog: () => dataset.current.catalog, log, limits: jobLimits(config) });
   enrichJobs.start();
   const server = createServer(
-    createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks }, enrichJobs }),
+    createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks }, enrichJobs, crm }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -122,6 +142,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     dataset,
     webhooks,
     webhookStore,
+    crm,
+    crmScheduler,
     recorder,
     users,
     enrichJobs,
@@ -131,6 +153,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       metricsServer?.close();
       await drain(server, deadlineMs, log);
       await enrichJobs.stop();
+      await crmScheduler.stop();
+      await crm.stop();
       await recorder.close();
       await webhooks.stop();
       await backend.close();

@@ -5,6 +5,7 @@
  */
 import type { AdminAuth } from './auth/operator-credential.ts';
 import type { Config } from './config.ts';
+import type { CrmSync } from './crm/service.ts';
 import type { Dataset } from './data/dataset.ts';
 import type { EnrichJobs } from './enrichment/jobs/runner.ts';
 import type { GeoIp } from './geoip/geoip.ts';
@@ -30,6 +31,8 @@ export interface AppDeps {
   recorder: PageViewRecorder;
   /** Users, invitations, sessions, SSO providers and the audit log, on the state store's connection. */
   users: UserStore;
+  /** The CRM sync (HubSpot, Salesforce): its routes exist only when it does. */
+  crm?: CrmSync;
   /** The console's enrichment jobs of this node (absent in tests that build the app without them). */
   enrichJobs?: EnrichJobs;
 }

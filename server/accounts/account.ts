@@ -3,12 +3,14 @@
  * of the identification answer's company object), its scores per product with the factors that made
  * them (the scoring model's own explanation), the customer's segments and lists it is in, its page views
  * per day, its sessions with their pages in order (the first-party journey), its top pages with query
- * parameters collapsed, and the webhook deliveries it raised. The route (routes.ts) gathers the inputs;
+ * parameters collapsed, the webhook deliveries it raised, and what each connected CRM says of it (its
+ * records, owner and stage, as the CRM sync read them back). The route (routes.ts) gathers the inputs;
  * this module decides and formats (JSON and CSV).
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
 import type { CompanyRow } from '../../core/catalog-records.ts';
+import { CRM_PROVIDERS, type CrmAccountRecord, type CrmProvider } from '../../core/crm-records.ts';
 import type { AccountSession } from '../../core/visit-records.ts';
 import type { IntentRow } from '../../data/sources/schema.ts';
 import { csvText } from '../http/csv.ts';
@@ -155,6 +157,40 @@ export function accountLists(customer: CustomerRecord, companyId: string): Accou
   };
 }
 
+/** What one connected CRM says of the account: the records of its domain, their owner and stage (the first record's). */
+export interface AccountCrm {
+  provider: CrmProvider;
+  crm_ids: string[];
+  owner_email: string | null;
+  owner_name: string | null;
+  /** HubSpot `lifecyclestage`; Salesforce: null. */
+  stage: string | null;
+  /** HubSpot `type`; Salesforce `Type`. */
+  type: string | null;
+  /** When the CRM side was last read, and svc's values last written (ISO), or null. */
+  read_at: string | null;
+  written_at: string | null;
+}
+
+/** One entry per CRM with a record of the account (in CRM_PROVIDERS order); none matched, or none connected: empty. */
+export function accountCrm(records: readonly CrmAccountRecord[], companyId: string): AccountCrm[] {
+  return CRM_PROVIDERS.flatMap((provider) =>
+    records
+      .filter((r) => r.provider === provider && r.company_id === companyId && r.crm_ids.length > 0)
+      .slice(0, 1)
+      .map((r) => ({
+        provider,
+        crm_ids: [...r.crm_ids],
+        owner_email: r.owner_email,
+        owner_name: r.owner_name,
+        stage: r.stage,
+        type: r.type,
+        read_at: r.read_at,
+        written_at: r.written_at,
+      })),
+  );
+}
+
 export interface AccountPage {
   customer_id: string;
   company_id: string;
@@ -173,6 +209,8 @@ export interface AccountPage {
   sessions: AccountSession[];
   /** Webhook deliveries of events about the account, newest first. */
   webhooks: Pick<DeliveryRecord, 'id' | 'event_id' | 'webhook_id' | 'type' | 'status' | 'attempts' | 'created_at' | 'delivered_at' | 'last_status'>[];
+  /** What each connected CRM with a record of the account says of it (HubSpot first); empty otherwise. */
+  crm: AccountCrm[];
 }
 
 export function buildAccountPage(input: {
@@ -187,6 +225,8 @@ export function buildAccountPage(input: {
   scores: ExplainedScore[];
   /** What the account did, when the customer's segment rules read it (server/segments/account-facts.ts). */
   facts?: AccountFacts;
+  /** The account's records in the CRM store (every connected CRM); absent: none. */
+  crm?: readonly CrmAccountRecord[];
 }): AccountPage {
   const { customer, company, from, to } = input;
   const perDay = new Map<string, number>();
@@ -227,6 +267,7 @@ export function buildAccountPage(input: {
         delivered_at,
         last_status,
       })),
+    crm: accountCrm(input.crm ?? [], company.company_id),
   };
 }
 

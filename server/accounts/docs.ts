@@ -36,7 +36,7 @@ export const accountSearchDocs = {
 export const accountDocs = {
   get: admin(
     'getAccount',
-    'One account as the customer knows it: firmographics, scores per product with their factors, segments, lists, page views per day, sessions with their pages in order, top pages (query parameters collapsed but the customer’s `kept_query_params`), webhook deliveries. `Accept: text/csv` or a `.csv` suffix on the company id: its page views per day and its sessions’ pages as CSV',
+    'One account as the customer knows it: firmographics, scores per product with their factors, segments, lists, page views per day, sessions with their pages in order, top pages (query parameters collapsed but the customer’s `kept_query_params`), webhook deliveries, and `crm`: per connected CRM with a record of the account’s domain, its record ids, owner (`owner_email`, `owner_name`), `stage` (HubSpot lifecycle stage) and `type` (HubSpot type, Salesforce Type) as the CRM sync last read them (`read_at`) and when svc last wrote its values there (`written_at`); empty when no CRM is connected or none has a record. `Accept: text/csv` or a `.csv` suffix on the company id: its page views per day and its sessions’ pages as CSV',
     {
       parameters: [
         idParam('customer'),

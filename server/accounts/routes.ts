@@ -14,13 +14,12 @@ import { customerOr404 } from '../customers/lookup.ts';
 import { adminRoute } from '../http/admin-route.ts';
 import { parseRecord } from '../http/body.ts';
 import type { RouteContext, RouteDef, RouteResult } from '../http/route-def.ts';
-import { recentPageViews } from '../scoring/first-party.ts';
-import { gatherAccountFacts } from '../segments/account-facts.ts';
 import { LOG_KEEP } from '../state/outbox/store.ts';
 import { VisitsQuery } from '../visits/report.ts';
 import type { DeliveryRecord } from '../webhooks/schema.ts';
-import { accountCsv, buildAccountPage, explainedScores, foundAccount, SEARCH_LIMIT } from './account.ts';
+import { accountCsv, foundAccount, SEARCH_LIMIT } from './account.ts';
 import { accountDocs, accountSearchDocs } from './docs.ts';
+import { gatherAccountPage } from './gather.ts';
 
 const ACCESS = { permission: 'reports:read', customer: { from: 'param', name: 'id' } } as const;
 
@@ -54,17 +53,13 @@ async function accountPage(ctx: RouteContext, csvSuffix: boolean): Promise<Route
   }
   if (!company) throw new ApiError('not_found', `unknown company ${companyId}`);
   const { from, to } = parseRecord(VisitsQuery, { from: ctx.req.query.from, to: ctx.req.query.to });
-  const now = new Date();
-  const { visits } = ctx.services.recorder;
-  const [pages, sessions, recent, deliveries, facts] = await Promise.all([
-    visits.accountPages(customer.id, company.company_id, from, to),
-    visits.accountSessions(customer.id, company.company_id),
-    customer.products.length > 0 ? recentPageViews(ctx.services.recorder, customer.id, company.company_id, now) : Promise.resolve([]),
-    deliveriesOf(ctx, customer.id, company.company_id),
-    gatherAccountFacts({ catalog, visits }, customer, company.company_id, now),
-  ]);
-  const scores = explainedScores({ customer, company, signals: catalog.intent(company.company_id), pageViews: recent, now });
-  const page = buildAccountPage({ customer, company, from, to, pages, sessions, deliveries, scores, facts });
+  const { page } = await gatherAccountPage(
+    { catalog, recorder: ctx.services.recorder, deliveries: (c, a) => deliveriesOf(ctx, c, a), crm: ctx.services.crm?.deps.crm },
+    customer,
+    company,
+    { from, to },
+    new Date(),
+  );
   if (!csv) return { status: 200, body: page };
   const filename = `account-${customer.id}-${company.company_id}-${from}-${to}.csv`;
   return { status: 200, text: accountCsv(page), type: 'text/csv; charset=utf-8', headers: { 'Content-Disposition': contentDisposition(filename) } };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ExplainedScore } from '../accounts/account.ts';
-import { accountCsvFileName, intentFactors, listLabels, profileFactors, sessionSummary } from './account-view.ts';
+import type { AccountCrm, ExplainedScore } from '../accounts/account.ts';
+import { accountCsvFileName, crmLine, intentFactors, listLabels, profileFactors, sessionSummary } from './account-view.ts';
 
 const score: ExplainedScore = {
   product: 'cdp',
@@ -46,5 +46,28 @@ describe('account view', () => {
     expect(sessionSummary({ first_seen: '2026-11-20T10:00:00.000Z', last_seen: '2026-11-20T10:04:10.000Z', page_views: 3 })).toBe('3 pages in 4 min');
     expect(sessionSummary({ first_seen: '2026-11-20T10:00:00.000Z', last_seen: '2026-11-20T10:00:00.000Z', page_views: 1 })).toBe('1 page');
     expect(accountCsvFileName('acme', '900001', '2026-11-01', '2026-11-30')).toBe('account-acme-900001-2026-11-01-2026-11-30.csv');
+  });
+});
+
+describe('the CRM side of an account', () => {
+  const hubspot: AccountCrm = {
+    provider: 'hubspot',
+    crm_ids: ['101'],
+    owner_email: 'jane@acme.com',
+    owner_name: 'Jane Doe',
+    stage: 'opportunity',
+    type: null,
+    read_at: '2026-05-01T10:00:00.000Z',
+    written_at: null,
+  };
+  it('says the owner and the stage of each CRM in a line', () => {
+    expect(crmLine(hubspot)).toBe('Owner: Jane Doe (jane@acme.com) · HubSpot lifecycle stage: opportunity');
+    expect(crmLine({ ...hubspot, provider: 'salesforce', owner_name: null, stage: null, type: 'Customer - Direct' })).toBe(
+      'Owner: jane@acme.com · Salesforce type: Customer - Direct',
+    );
+    expect(crmLine({ ...hubspot, owner_email: null, owner_name: null, stage: null, crm_ids: ['1', '2'] })).toBe(
+      'No HubSpot owner · no HubSpot stage or type · 2 HubSpot records of this domain',
+    );
+    expect(crmLine({ ...hubspot, type: 'PROSPECT' })).toBe('Owner: Jane Doe (jane@acme.com) · HubSpot lifecycle stage: opportunity · HubSpot type: PROSPECT');
   });
 });

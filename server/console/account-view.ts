@@ -1,6 +1,7 @@
-/** Pure helpers of the Accounts page: the words of scores' factors, lists, sessions, the CSV file name. */
+/** Pure helpers of the Accounts page: the words of scores' factors, lists, sessions, the CRM side, the CSV file name. */
+import type { CrmProvider } from '../../core/crm-records.ts';
 import type { AccountSession } from '../../core/visit-records.ts';
-import type { AccountLists, ExplainedScore } from '../accounts/account.ts';
+import type { AccountCrm, AccountLists, ExplainedScore } from '../accounts/account.ts';
 
 /** The profile dimensions in the model's order, with their full weight (server/scoring/README.md). */
 const PROFILE_DIMENSIONS = [
@@ -43,6 +44,29 @@ export function sessionSummary(s: Pick<AccountSession, 'first_seen' | 'last_seen
   const minutes = Math.round((Date.parse(s.last_seen) - Date.parse(s.first_seen)) / 60_000);
   const views = `${s.page_views} page${s.page_views === 1 ? '' : 's'}`;
   return minutes >= 1 ? `${views} in ${minutes} min` : views;
+}
+
+const CRM_NAMES: Readonly<Record<CrmProvider, string>> = { hubspot: 'HubSpot', salesforce: 'Salesforce' };
+
+/**
+ * What one CRM says of the account, in a line: "Owner: Jane Doe (jane@acme.com) · HubSpot lifecycle stage:
+ * opportunity · HubSpot type: PROSPECT" (several records of the domain: their number; the owner and stage
+ * are the first record's).
+ */
+export function crmLine(crm: AccountCrm): string {
+  const name = CRM_NAMES[crm.provider];
+  const owner =
+    crm.owner_name && crm.owner_email
+      ? `Owner: ${crm.owner_name} (${crm.owner_email})`
+      : crm.owner_email || crm.owner_name
+        ? `Owner: ${crm.owner_email || crm.owner_name}`
+        : `No ${name} owner`;
+  const stages = [...(crm.stage ? [`${name} lifecycle stage: ${crm.stage}`] : []), ...(crm.type ? [`${name} type: ${crm.type}`] : [])];
+  return [
+    owner,
+    ...(stages.length > 0 ? stages : [`no ${name} stage or type`]),
+    ...(crm.crm_ids.length > 1 ? [`${crm.crm_ids.length} ${name} records of this domain`] : []),
+  ].join(' · ');
 }
 
 /** The file name of an account's CSV download. */

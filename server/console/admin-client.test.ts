@@ -152,6 +152,34 @@ describe('adminClient', () => {
     expect(JSON.parse(f.calls[7].init.body as string)).toEqual({ features: { spa: false } });
   });
 
+  it('calls the CRM routes: connect, change, test, dry run and sync, runs, disconnect', async () => {
+    const f = fakeFetch((c) => (c.init.method === 'DELETE' ? new Response(null, { status: 204 }) : json(200, {})));
+    const api = adminClient(null, f.fetch);
+    await api.crm('demo');
+    await api.connectCrm('demo', 'hubspot', { access_token: 'pat-1', base_url: 'http://127.0.0.1:9', create_missing: false });
+    await api.updateCrm('demo', 'hubspot', { mapping: { hot: null }, status: 'paused' });
+    await api.testCrm('demo', 'hubspot');
+    await api.previewCrm('demo', 'hubspot', { full: false });
+    await api.syncCrm('demo', 'salesforce', { full: true });
+    await api.crmRuns('demo', 'hubspot');
+    expect(await api.disconnectCrm('demo', 'hubspot')).toBeUndefined();
+    expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'GET /admin/api/customers/demo/crm',
+      'PUT /admin/api/customers/demo/crm/hubspot',
+      'PATCH /admin/api/customers/demo/crm/hubspot',
+      'POST /admin/api/customers/demo/crm/hubspot/test',
+      'POST /admin/api/customers/demo/crm/hubspot/sync',
+      'POST /admin/api/customers/demo/crm/salesforce/sync',
+      'GET /admin/api/customers/demo/crm/hubspot/runs?limit=10',
+      'DELETE /admin/api/customers/demo/crm/hubspot',
+    ]);
+    const bodies = f.calls.map((c) => (c.init.body === undefined ? undefined : JSON.parse(c.init.body as string)));
+    expect(bodies[1]).toEqual({ access_token: 'pat-1', base_url: 'http://127.0.0.1:9', create_missing: false });
+    expect(bodies[2]).toEqual({ mapping: { hot: null }, status: 'paused' });
+    expect(bodies[4]).toEqual({ full: false, dry_run: true });
+    expect(bodies[5]).toEqual({ full: true });
+  });
+
   it('asks for the audit CSV with Accept: text/csv and answers its text', async () => {
     const f = fakeFetch(() => new Response('at,actor\n', { status: 200, headers: { 'content-type': 'text/csv' } }));
     await expect(adminClient('t', f.fetch).auditCsv('demo', { from: '2026-01-01', to: '2026-01-02' })).resolves.toBe('at,actor\n');

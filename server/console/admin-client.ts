@@ -8,6 +8,7 @@
  */
 
 import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../../core/access-records.ts';
+import type { CrmProvider, CrmRunRecord } from '../../core/crm-records.ts';
 import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
 import type { Role } from '../../core/roles.ts';
 import type { AuditEvent, SsoProvider, UserRecord } from '../../core/user-records.ts';
@@ -15,6 +16,9 @@ import type { TagSighting } from '../../core/visit-records.ts';
 import type { AccountPage, FoundAccount } from '../accounts/account.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
+import type { CrmCheck } from '../crm/provider.ts';
+import type { CrmConnectionView } from '../crm/schema.ts';
+import type { PreviewAccount } from '../crm/sync.ts';
 import type { EnrichJob } from '../enrichment/jobs/job-store.ts';
 import type { ListDetail, ListSummary, ListsAnswer, UploadReport } from '../lists/schema.ts';
 import type { OnboardingStatus } from '../onboarding/steps.ts';
@@ -132,6 +136,45 @@ export interface AdminClient {
   deleteEnrichJob(customerId: string, jobId: string): Promise<void>;
   /** The same events as CSV text (Accept: text/csv). */
   auditCsv(customerId: string, range: AuditRange): Promise<string>;
+  /** The customer's CRM connections (never a secret). */
+  crm(customerId: string): Promise<{ customer_id: string; providers: CrmProvider[]; connections: CrmConnectionView[] }>;
+  /** Connects a CRM (the credential tested first: a refused one is an AdminApiError 422 with the provider's message). */
+  connectCrm(customerId: string, provider: CrmProvider, body: CrmConnectBody): Promise<{ connection: CrmConnectionView; check: CrmCheck }>;
+  updateCrm(customerId: string, provider: CrmProvider, patch: CrmPatchBody): Promise<CrmConnectionView>;
+  disconnectCrm(customerId: string, provider: CrmProvider): Promise<void>;
+  testCrm(customerId: string, provider: CrmProvider): Promise<CrmTest>;
+  /** Starts a run (202): incremental, or every account with `full`. */
+  syncCrm(customerId: string, provider: CrmProvider, opts: { full: boolean }): Promise<{ run: CrmRunRecord }>;
+  /** What a run would write, without writing. */
+  previewCrm(customerId: string, provider: CrmProvider, opts: { full: boolean }): Promise<CrmPreview>;
+  /** The connection's runs, newest first. */
+  crmRuns(customerId: string, provider: CrmProvider, limit?: number): Promise<{ runs: CrmRunRecord[] }>;
+}
+
+/** PUT …/crm/:provider: HubSpot's private-app token, or Salesforce's client credentials and My Domain URL. */
+export type CrmConnectBody = (
+  | { access_token: string; base_url?: string; create_missing: boolean }
+  | { client_id: string; client_secret: string; url: string; create_missing: boolean }
+) & { mapping?: Record<string, string | null> };
+
+/** PATCH …/crm/:provider: only the fields given (a mapping value null: not written). */
+export interface CrmPatchBody {
+  mapping?: Record<string, string | null>;
+  create_missing?: boolean;
+  status?: 'active' | 'paused';
+}
+
+/** "Test connection": what the credential may do, or the provider's refusal. */
+export interface CrmTest {
+  ok: boolean;
+  message: string | null;
+  check: CrmCheck | null;
+}
+
+/** A dry run: its counts (a run record never stored) and the accounts that would be written (at most 1,000). */
+export interface CrmPreview {
+  run: CrmRunRecord;
+  accounts: PreviewAccount[];
 }
 
 /** `GET /auth/me`. */
@@ -294,6 +337,14 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
       ),
     enrichResult: (customerId, jobId) => fetchBlob(fetchImpl, adminToken, `${base}/customers/${id(customerId)}/enrichment-jobs/${id(jobId)}/result.csv`),
     deleteEnrichJob: (customerId, jobId) => call('DELETE', `/customers/${id(customerId)}/enrichment-jobs/${id(jobId)}`),
+    crm: (customerId) => call('GET', `/customers/${id(customerId)}/crm`),
+    connectCrm: (customerId, provider, body) => call('PUT', `/customers/${id(customerId)}/crm/${id(provider)}`, body),
+    updateCrm: (customerId, provider, patch) => call('PATCH', `/customers/${id(customerId)}/crm/${id(provider)}`, patch),
+    disconnectCrm: (customerId, provider) => call('DELETE', `/customers/${id(customerId)}/crm/${id(provider)}`),
+    testCrm: (customerId, provider) => call('POST', `/customers/${id(customerId)}/crm/${id(provider)}/test`, {}),
+    syncCrm: (customerId, provider, { full }) => call('POST', `/customers/${id(customerId)}/crm/${id(provider)}/sync`, { full }),
+    previewCrm: (customerId, provider, { full }) => call('POST', `/customers/${id(customerId)}/crm/${id(provider)}/sync`, { full, dry_run: true }),
+    crmRuns: (customerId, provider, limit = 10) => call('GET', `/customers/${id(customerId)}/crm/${id(provider)}/runs?limit=${limit}`),
   };
 }
 

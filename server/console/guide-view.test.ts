@@ -42,6 +42,8 @@ describe('what the console shows', () => {
       expect(atHash(user('marketer'), hash)).toEqual({ kind: 'unavailable', reason: 'forbidden', page: 'webhooks' });
     }
     expect(atHash(user('marketer'), '#customer=acme&page=tokens', { complete: true })).toEqual({ kind: 'unavailable', reason: 'forbidden', page: 'tokens' });
+    expect(atHash(user('viewer'), '#customer=acme&page=integrations')).toEqual({ kind: 'unavailable', reason: 'forbidden', page: 'integrations' });
+    expect(atHash(user('marketer'), '#customer=acme&page=integrations')).toEqual({ kind: 'page', page: 'integrations' });
     // Every role: each page is either shown or said unavailable, exactly as its permission says.
     for (const role of ['owner', 'marketer', 'viewer'] as const) {
       for (const page of CONSOLE_PAGES) {

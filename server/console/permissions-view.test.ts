@@ -39,9 +39,21 @@ describe('permissions view', () => {
   });
 
   it('each role sees the pages of core/roles.ts permissions', () => {
-    expect(visiblePages(user('owner'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'users', 'audit']);
-    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'audit']);
-    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags']);
+    expect(visiblePages(user('owner'))).toEqual([
+      'tokens',
+      'visitors',
+      'accounts',
+      'segments',
+      'lists',
+      'enrich',
+      'tags',
+      'webhooks',
+      'integrations',
+      'users',
+      'audit',
+    ]);
+    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'integrations', 'audit']);
+    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'integrations']);
     expect(visiblePages(user('viewer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags']);
     for (const role of ROLES) {
       expect(showsCustomerPicker(user(role))).toBe(false);
@@ -49,10 +61,31 @@ describe('permissions view', () => {
     }
   });
 
-  it('buttons follow the write permissions: a marketer edits tag settings only, a viewer nothing', () => {
-    expect(pageRights(user('marketer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: true, webhooksWrite: false, segmentsWrite: true });
-    expect(pageRights(user('viewer'))).toEqual({ tokensWrite: false, tagsWrite: false, tagSettingsWrite: false, webhooksWrite: false, segmentsWrite: false });
-    expect(pageRights(user('admin'))).toEqual({ tokensWrite: true, tagsWrite: true, tagSettingsWrite: true, webhooksWrite: true, segmentsWrite: true });
+  it('buttons follow the write permissions: a marketer edits tag settings and segments only, a viewer nothing', () => {
+    expect(pageRights(user('marketer'))).toEqual({
+      tokensWrite: false,
+      tagsWrite: false,
+      tagSettingsWrite: true,
+      webhooksWrite: false,
+      segmentsWrite: true,
+      integrationsWrite: false,
+    });
+    expect(pageRights(user('viewer'))).toEqual({
+      tokensWrite: false,
+      tagsWrite: false,
+      tagSettingsWrite: false,
+      webhooksWrite: false,
+      segmentsWrite: false,
+      integrationsWrite: false,
+    });
+    expect(pageRights(user('admin'))).toEqual({
+      tokensWrite: true,
+      tagsWrite: true,
+      tagSettingsWrite: true,
+      webhooksWrite: true,
+      segmentsWrite: true,
+      integrationsWrite: true,
+    });
     expect(can(user('admin'), 'users:manage')).toBe(false);
     expect(can(user('owner'), 'users:manage')).toBe(true);
   });
@@ -60,6 +93,8 @@ describe('permissions view', () => {
   it('a page the role may not see falls back to its first page; none named is the first too', () => {
     expect(pageFor(user('marketer'), 'tokens')).toBe('visitors');
     expect(pageFor(user('marketer'), 'webhooks')).toBe('visitors');
+    expect(pageFor(user('marketer'), 'integrations')).toBe('integrations');
+    expect(pageFor(user('viewer'), 'integrations')).toBe('visitors');
     expect(pageFor(user('marketer'), 'tags')).toBe('tags');
     expect(pageFor(user('marketer'), null)).toBe('visitors');
     expect(pageFor(user('admin'), 'users')).toBe('tokens');

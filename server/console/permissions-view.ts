@@ -40,6 +40,7 @@ export const PAGE_PERMISSION: Readonly<Record<ConsolePage, Permission>> = {
   enrich: 'reports:read',
   tags: 'tags:read',
   webhooks: 'webhooks:read',
+  integrations: 'integrations:read',
   users: 'users:manage',
   audit: 'audit:read',
 };
@@ -80,6 +81,7 @@ export interface PageRights {
   tagSettingsWrite: boolean;
   webhooksWrite: boolean;
   segmentsWrite: boolean;
+  integrationsWrite: boolean;
 }
 
 export function pageRights(viewer: Viewer): PageRights {
@@ -89,5 +91,6 @@ export function pageRights(viewer: Viewer): PageRights {
     tagSettingsWrite: can(viewer, 'tag-settings:write'),
     webhooksWrite: can(viewer, 'webhooks:write'),
     segmentsWrite: can(viewer, 'segments:write'),
+    integrationsWrite: can(viewer, 'integrations:write'),
   };
 }

@@ -7,6 +7,8 @@ import { ACME_SOFTWARE } from '../testing/fixtures.ts';
 import {
   addCondition,
   addGroup,
+  addOwners,
+  addStages,
   addValues,
   BUILDER_FIELDS,
   cleanRule,
@@ -26,14 +28,17 @@ import {
   type RuleDraft,
   removeCondition,
   removeGroup,
+  removeStage,
   removeValue,
   ruleInWords,
   ruleKey,
   ruleOf,
   segmentBody,
   setOp,
+  stageSuggestions,
   suggestions,
   toggleChoice,
+  toggleOwnerSpecial,
   toggleStage,
   usedFields,
 } from './segment-rule-view.ts';
@@ -158,6 +163,19 @@ describe('the rule as saved, previewed and read', () => {
     expect(ruleInWords({ page_views: { min: 12000, days: 400 } })).toBe('At least 12,000 page views in the last 400 days');
   });
 
+  it('reads the CRM conditions: owners (any / none in words), stages one of and not one of', () => {
+    expect(ruleInWords({ crm_owner: ['jane@acme.com', 'joe@acme.com'] })).toBe('CRM owner is jane@acme.com or joe@acme.com');
+    expect(ruleInWords({ crm_owner: ['none'] })).toBe('Has no CRM owner');
+    expect(ruleInWords({ crm_owner: ['ANY'] })).toBe('Has a CRM owner');
+    expect(ruleInWords({ crm_owner: ['jane@acme.com', 'none'] })).toBe('CRM owner is jane@acme.com or has no CRM owner');
+    expect(ruleInWords({ crm_stage: { in: ['opportunity', 'salesqualifiedlead'] } })).toBe('CRM stage is opportunity or salesqualifiedlead');
+    expect(ruleInWords({ crm_stage: { not_in: ['customer'] } })).toBe('CRM stage is not customer');
+    expect(ruleInWords({ crm_stage: { not_in: ['customer', 'evangelist'] } })).toBe('CRM stage is none of customer, evangelist');
+    expect(ruleInWords({ industry: ['Software'], crm_stage: { in: ['opportunity'], not_in: ['customer'] } })).toBe(
+      'Industry is Software, and CRM stage is opportunity and not customer',
+    );
+  });
+
   it('suggests the values other segments use, in their groups too', () => {
     expect(suggestions([{ industry: ['Software', 'retail'] }, { industry: ['Software'] }, { region: ['EMEA'] }], 'industry')).toEqual(['retail', 'Software']);
     expect(suggestions([{ groups: [{ industry: ['Media'] }] }], 'industry')).toEqual(['Media']);
@@ -184,6 +202,11 @@ describe('the builder state and the rule, both ways', () => {
       visited: { path: '/pricing*', days: 14 },
       page_views: { min: 5, days: 400 },
       groups: [{ op: 'any', visited: { path: '/blog/*', days: 1 } }],
+    },
+    'a CRM rule': {
+      crm_owner: ['Jane@Acme.com', 'none'],
+      crm_stage: { in: ['opportunity'], not_in: ['customer'] },
+      groups: [{ op: 'any', crm_stage: { not_in: ['Customer - Direct'] }, crm_owner: ['any'], industry: ['Software'] }],
     },
   };
 
@@ -256,12 +279,44 @@ describe('the builder state and the rule, both ways', () => {
 
   it('offers intent only when the customer has a product, and each behaviour condition once per level', () => {
     const d: RuleDraft = { op: 'all', groups: [], visited: { path: '', days: '30' } };
-    expect(freeKinds(d, true)).toEqual([...BUILDER_FIELDS, 'intent', 'page_views']);
-    expect(freeKinds(d, false)).toEqual([...BUILDER_FIELDS, 'page_views']);
+    expect(freeKinds(d, true)).toEqual([...BUILDER_FIELDS, 'intent', 'page_views', 'crm_owner', 'crm_stage']);
+    expect(freeKinds(d, false)).toEqual([...BUILDER_FIELDS, 'page_views', 'crm_owner', 'crm_stage']);
+    expect(freeKinds({ ...d, crm_stage: { in: [], not_in: [] } }, false)).toEqual([...BUILDER_FIELDS, 'page_views', 'crm_owner']);
     expect(addCondition(d, 'visited')).toBe(d);
     expect(addCondition(d, 'page_views').page_views).toEqual({ min: '', days: '30' });
     expect(removeCondition(d, 'visited')).toEqual({ op: 'all', groups: [] });
     expect(KIND_LABELS.visited).toBe('Visited a page');
+  });
+
+  it('edits the CRM owner: emails typed and checked, any and none as checkboxes, nothing twice', () => {
+    let d = editLevel(emptyDraft(), 'top', (l) => addCondition(l, 'crm_owner'));
+    expect(d.crm_owner).toEqual([]);
+    expect(conditionsOf(d)).toEqual(['crm_owner']);
+    const added = addOwners(d.crm_owner!, ' jane@acme.com, JANE@acme.com ,None');
+    expect(added).toEqual({ ok: true, owners: ['jane@acme.com', 'none'] });
+    expect(addOwners([], 'jane')).toEqual({ ok: false, message: 'CRM owner: “jane” is not an email address (or any / none)' });
+    expect(addOwners([], ' , ')).toMatchObject({ ok: false, message: expect.stringMatching(/^CRM owner: type an owner/) });
+    d = editLevel(d, 'top', (l) => ({ ...l, crm_owner: toggleOwnerSpecial(toggleOwnerSpecial(added.ok ? added.owners : [], 'none', false), 'any', true) }));
+    expect(ruleOf(d)).toEqual({ ok: true, match: { crm_owner: ['jane@acme.com', 'any'] } });
+    // Without values the condition is an untouched one: left out.
+    expect(ruleOf(editLevel(d, 'top', (l) => ({ ...l, crm_owner: [] })))).toEqual({ ok: true, match: {} });
+  });
+
+  it('edits the CRM stage: values it is one of and values it is not one of, each side left out when empty', () => {
+    let d = editLevel(emptyDraft(), 'top', (l) => addCondition(l, 'crm_stage'));
+    expect(d.crm_stage).toEqual({ in: [], not_in: [] });
+    expect(ruleOf(d)).toEqual({ ok: true, match: {} });
+    const r = addStages(d.crm_stage!, 'not_in', 'customer, Customer,evangelist');
+    expect(r).toEqual({ ok: true, stage: { in: [], not_in: ['customer', 'evangelist'] } });
+    expect(addStages(d.crm_stage!, 'in', ' ')).toMatchObject({ ok: false });
+    expect(addStages(d.crm_stage!, 'in', 'x'.repeat(201))).toEqual({ ok: false, message: 'CRM stage: at most 200 characters' });
+    d = editLevel(d, 'top', (l) => ({ ...l, crm_stage: r.ok ? removeStage(r.stage, 'not_in', 'evangelist') : l.crm_stage }));
+    expect(ruleOf(d)).toEqual({ ok: true, match: { crm_stage: { not_in: ['customer'] } } });
+    const both = ruleOf(editLevel(d, 'top', (l) => ({ ...l, crm_stage: { in: ['opportunity'], not_in: ['customer'] } })));
+    expect(both).toEqual({ ok: true, match: { crm_stage: { in: ['opportunity'], not_in: ['customer'] } } });
+    if (both.ok) expect(SegmentMatch.safeParse(both.match).success).toBe(true);
+    expect(stageSuggestions([{ groups: [{ crm_stage: { in: ['Renewal'] } }] }]).slice(0, 2)).toEqual(['Renewal', 'subscriber']);
+    expect(stageSuggestions([])).toContain('customer');
   });
 
   it('keeps stages in the funnel order', () => {

@@ -9,8 +9,10 @@
  * condition of the top level. Catalog fields show as "Industry is any of Software, Retail", with pickers
  * where the vocabulary is fixed (employee and revenue ranges, core/vocabulary.ts) and typed values checked
  * for the shape the catalog stores elsewhere; intent (a product's buying stages and/or a minimum score), a
- * visited path pattern and a page-view count are the behaviour conditions. Fields the builder does not add
- * (company ids, account lists) are kept as they are, shown in words and removable.
+ * visited path pattern and a page-view count are the behaviour conditions; the CRM owner (emails, or any /
+ * none) and the CRM stage (is one of / is not one of) are what a connected CRM says of the account, as the
+ * CRM sync read it back. Fields the builder does not add (company ids, account lists) are kept as they
+ * are, shown in words and removable.
  *
  * The builder's state (`RuleDraft`) is the rule with its numbers as typed (a half-typed "1" of "14" is not a
  * rule yet) and a key per group (Preact keeps each group's inputs with it when another is removed);
@@ -33,8 +35,13 @@ const LIST_FIELDS: readonly ListField[] = [...BUILDER_FIELDS, ...KEPT_FIELDS];
 /** The behaviour and intent conditions, in the order the builder offers them (after the catalog fields). */
 export const BEHAVIOUR_KINDS = ['intent', 'visited', 'page_views'] as const;
 export type BehaviourKind = (typeof BEHAVIOUR_KINDS)[number];
+/** The CRM conditions, offered last: the account's owner and its stage (or type) in a connected CRM. */
+export const CRM_KINDS = ['crm_owner', 'crm_stage'] as const;
+export type CrmKind = (typeof CRM_KINDS)[number];
 /** What one condition of a level is on. */
-export type ConditionKind = ListField | BehaviourKind;
+export type ConditionKind = ListField | BehaviourKind | CrmKind;
+/** What a new condition can be on (the kept fields are never added here). */
+export type NewKind = BuilderField | BehaviourKind | CrmKind;
 
 export const OPS = ['all', 'any'] as const;
 export type Op = (typeof OPS)[number];
@@ -104,7 +111,45 @@ export const KIND_LABELS: Readonly<Record<ConditionKind, string>> = {
   intent: 'Intent (buying stage or score)',
   visited: 'Visited a page',
   page_views: 'Page views',
+  crm_owner: 'CRM owner',
+  crm_stage: 'CRM stage',
 };
+
+/** The values of `crm_owner` that are no email: the account has a CRM owner (`any`), or none (`none`). */
+export const OWNER_SPECIAL = ['any', 'none'] as const;
+export type OwnerSpecial = (typeof OWNER_SPECIAL)[number];
+export const OWNER_SPECIAL_LABELS: Readonly<Record<OwnerSpecial, string>> = { any: 'has a CRM owner', none: 'has no CRM owner' };
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/** An owner email (core/customer-records.ts says the same), and a stage's length. */
+export const MAX_OWNER_EMAIL = 320;
+export const MAX_STAGE = 200;
+
+/**
+ * Stages and types a CRM commonly holds, suggested while typing (any value can be typed: a CRM's own
+ * stages are the customer's): HubSpot's default lifecycle stages and company types, Salesforce's default
+ * Account types. Compared whole and ignoring case, so `customer` is not `Customer - Direct`.
+ */
+export const CRM_STAGE_SUGGESTIONS: readonly string[] = [
+  'subscriber',
+  'lead',
+  'marketingqualifiedlead',
+  'salesqualifiedlead',
+  'opportunity',
+  'customer',
+  'evangelist',
+  'other',
+  'PROSPECT',
+  'PARTNER',
+  'RESELLER',
+  'VENDOR',
+  'Prospect',
+  'Customer - Direct',
+  'Customer - Channel',
+  'Channel Partner / Reseller',
+  'Installation Partner',
+  'Technology Partner',
+  'Other',
+];
 
 const isBuilderField = (f: string): f is BuilderField => (BUILDER_FIELDS as readonly string[]).includes(f);
 const isListField = (f: string): f is ListField => (LIST_FIELDS as readonly string[]).includes(f);
@@ -131,6 +176,12 @@ export interface PageViewsDraft {
   min: string;
   days: string;
 }
+/** A CRM stage condition as edited: the stages it must be one of, and those it must not be (either may be empty). */
+export interface CrmStageDraft {
+  in: string[];
+  not_in: string[];
+}
+export type StageSide = keyof CrmStageDraft;
 
 /** The list fields' values of a level (a saved rule's level has the same ones). */
 export type ListValues = { [F in ListField]?: string[] };
@@ -141,6 +192,9 @@ export type LevelDraft = ListValues & {
   intent?: IntentDraft;
   visited?: VisitedDraft;
   page_views?: PageViewsDraft;
+  /** Owner emails, `any`, `none`, as stored. */
+  crm_owner?: string[];
+  crm_stage?: CrmStageDraft;
 };
 export type GroupDraft = LevelDraft & { key: number };
 export type RuleDraft = LevelDraft & { groups: GroupDraft[] };
@@ -161,6 +215,8 @@ function levelDraftOf(level: SavedLevel): LevelDraft {
     };
   if (level.visited) draft.visited = { path: level.visited.path, days: String(level.visited.days) };
   if (level.page_views) draft.page_views = { min: String(level.page_views.min), days: String(level.page_views.days) };
+  if (level.crm_owner) draft.crm_owner = [...level.crm_owner];
+  if (level.crm_stage) draft.crm_stage = { in: [...(level.crm_stage.in ?? [])], not_in: [...(level.crm_stage.not_in ?? [])] };
   return draft;
 }
 
@@ -242,6 +298,11 @@ function levelRuleOf(draft: LevelDraft, ref: LevelRef, problems: RuleProblem[]):
     else if (days === undefined) problems.push(daysProblem(ref, 'page_views', 'Page views'));
     else out.page_views = { min, days };
   }
+  // Like a list field: a CRM condition without values is an untouched one (dropped).
+  if (draft.crm_owner && draft.crm_owner.length > 0) out.crm_owner = [...draft.crm_owner];
+  const stage = draft.crm_stage;
+  if (stage && (stage.in.length > 0 || stage.not_in.length > 0))
+    out.crm_stage = { ...(stage.in.length > 0 ? { in: [...stage.in] } : {}), ...(stage.not_in.length > 0 ? { not_in: [...stage.not_in] } : {}) };
   if (draft.op === 'any') out.op = 'any';
   return out;
 }
@@ -269,9 +330,13 @@ export const valuesOf = (match: ListValues, field: ListField): string[] => match
 /** The builder fields the level has a condition on, in builder order. */
 export const usedFields = (match: ListValues): BuilderField[] => BUILDER_FIELDS.filter((f) => match[f] !== undefined);
 
-/** Every condition of a level, in the builder's order: catalog fields, kept fields, intent, behaviour. */
+/** Every condition of a level, in the builder's order: catalog fields, kept fields, intent, behaviour, CRM. */
 export function conditionsOf(level: LevelDraft): ConditionKind[] {
-  return [...LIST_FIELDS.filter((f) => level[f] !== undefined), ...BEHAVIOUR_KINDS.filter((k) => level[k] !== undefined)];
+  return [
+    ...LIST_FIELDS.filter((f) => level[f] !== undefined),
+    ...BEHAVIOUR_KINDS.filter((k) => level[k] !== undefined),
+    ...CRM_KINDS.filter((k) => level[k] !== undefined),
+  ];
 }
 
 /** The builder fields a new condition can be on (one condition per field: values of one field are ORed). */
@@ -279,10 +344,14 @@ export const freeFields = (match: ListValues): BuilderField[] => BUILDER_FIELDS.
 
 /**
  * What a new condition of the level can be on: free catalog fields, then the behaviour conditions it has
- * not (intent only when the customer has a product to pick).
+ * not (intent only when the customer has a product to pick), then the CRM conditions it has not.
  */
-export function freeKinds(level: LevelDraft, hasProducts: boolean): (BuilderField | BehaviourKind)[] {
-  return [...freeFields(level), ...BEHAVIOUR_KINDS.filter((k) => level[k] === undefined && (k !== 'intent' || hasProducts))];
+export function freeKinds(level: LevelDraft, hasProducts: boolean): NewKind[] {
+  return [
+    ...freeFields(level),
+    ...BEHAVIOUR_KINDS.filter((k) => level[k] === undefined && (k !== 'intent' || hasProducts)),
+    ...CRM_KINDS.filter((k) => level[k] === undefined),
+  ];
 }
 
 /** Days a new behaviour condition starts with. */
@@ -292,15 +361,17 @@ export const DEFAULT_DAYS = '30';
  * The level with a new, empty condition on `kind` (or as it was when it has one): no values, the first
  * product, the last 30 days.
  */
-export function addCondition<T extends LevelDraft | ListValues>(level: T, kind: BuilderField | BehaviourKind, products: readonly ProductChoice[] = []): T {
+export function addCondition<T extends LevelDraft | ListValues>(level: T, kind: NewKind, products: readonly ProductChoice[] = []): T {
   if ((level as LevelDraft)[kind] !== undefined) return level;
-  if (isBuilderField(kind)) return { ...level, [kind]: [] };
+  if (isBuilderField(kind) || kind === 'crm_owner') return { ...level, [kind]: [] };
   const fresh =
     kind === 'intent'
       ? { product: products[0]?.name ?? '', stages: [], min_score: '' }
       : kind === 'visited'
         ? { path: '', days: DEFAULT_DAYS }
-        : { min: '', days: DEFAULT_DAYS };
+        : kind === 'crm_stage'
+          ? { in: [], not_in: [] }
+          : { min: '', days: DEFAULT_DAYS };
   return { ...level, [kind]: fresh };
 }
 
@@ -351,6 +422,64 @@ export function toggleStage(intent: IntentDraft, stage: BuyingStage, on: boolean
   if (on) chosen.add(stage);
   else chosen.delete(stage);
   return { ...intent, stages: BUYING_STAGES.filter((s) => chosen.has(s)) };
+}
+
+/** Typed values split at commas, trimmed, blanks dropped. */
+const typedValues = (typed: string) =>
+  typed
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+
+/**
+ * Typed owner emails added to a CRM owner condition (comma-separated: several; `any` / `none` typed are
+ * those values), each checked; one already there (any case) is not added twice.
+ */
+export function addOwners(owners: readonly string[], typed: string): { ok: true; owners: string[] } | { ok: false; message: string } {
+  const parts = typedValues(typed);
+  if (parts.length === 0) return { ok: false, message: 'CRM owner: type an owner’s email address, e.g. jane@example.com' };
+  const out = [...owners];
+  for (const part of parts) {
+    const special = OWNER_SPECIAL.find((v) => v === part.toLowerCase());
+    if (!special && (!EMAIL.test(part) || part.length > MAX_OWNER_EMAIL))
+      return { ok: false, message: `CRM owner: “${part}” is not an email address (or any / none)` };
+    const value = special ?? part;
+    if (!out.some((v) => sameValue(v, value))) out.push(value);
+  }
+  return { ok: true, owners: out };
+}
+
+/** The owner condition with `any` or `none` on or off (its checkboxes). */
+export function toggleOwnerSpecial(owners: readonly string[], value: OwnerSpecial, on: boolean): string[] {
+  const rest = owners.filter((v) => v.toLowerCase() !== value);
+  return on ? [...rest, value] : rest;
+}
+
+/** Typed stages added to one side of a CRM stage condition (comma-separated: several), never twice (any case). */
+export function addStages(stage: CrmStageDraft, side: StageSide, typed: string): { ok: true; stage: CrmStageDraft } | { ok: false; message: string } {
+  const parts = typedValues(typed);
+  if (parts.length === 0) return { ok: false, message: 'CRM stage: type a stage or type, e.g. customer or opportunity' };
+  const values = [...stage[side]];
+  for (const part of parts) {
+    if (part.length > MAX_STAGE) return { ok: false, message: `CRM stage: at most ${MAX_STAGE} characters` };
+    if (!values.some((v) => sameValue(v, part))) values.push(part);
+  }
+  return { ok: true, stage: { ...stage, [side]: values } };
+}
+
+export const removeStage = (stage: CrmStageDraft, side: StageSide, value: string): CrmStageDraft => ({
+  ...stage,
+  [side]: stage[side].filter((v) => v !== value),
+});
+
+/** Stages typed in the customer's other segments (any level), then the common ones: suggestions. */
+export function stageSuggestions(rules: readonly SegmentMatch[]): string[] {
+  const seen = new Map<string, string>();
+  for (const r of rules)
+    for (const level of [r, ...(r.groups ?? [])])
+      for (const v of [...(level.crm_stage?.in ?? []), ...(level.crm_stage?.not_in ?? [])]) if (!seen.has(v.toLowerCase())) seen.set(v.toLowerCase(), v);
+  for (const v of CRM_STAGE_SUGGESTIONS) if (!seen.has(v.toLowerCase())) seen.set(v.toLowerCase(), v);
+  return [...seen.values()];
 }
 
 // ---- editing the draft's levels ---------------------------------------------------------------------------
@@ -432,6 +561,20 @@ function conditionWords(field: string, value: unknown, products: readonly Produc
   if (field === 'page_views') {
     const v = value as NonNullable<SegmentMatch['page_views']>;
     return `At least ${plural(v.min, 'page view', 'page views')} ${inLast(v.days)}`;
+  }
+  if (field === 'crm_owner') {
+    const values = value as string[];
+    const emails = values.filter((v) => !OWNER_SPECIAL.some((s) => s === v.toLowerCase()));
+    const specials = OWNER_SPECIAL.filter((s) => values.some((v) => v.toLowerCase() === s)).map((s) => OWNER_SPECIAL_LABELS[s]);
+    const parts = [...(emails.length > 0 ? [`CRM owner is ${orList(emails)}`] : []), ...specials];
+    const words = parts.join(' or ');
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+  if (field === 'crm_stage') {
+    const v = value as NonNullable<SegmentMatch['crm_stage']>;
+    const notIn = v.not_in ? (v.not_in.length === 1 ? `not ${v.not_in[0]}` : `none of ${v.not_in.join(', ')}`) : '';
+    const among = v.in ? orList(v.in) : '';
+    return `CRM stage is ${among && notIn ? `${among} and ${notIn}` : among || notIn}`;
   }
   const values = value as string[];
   if (isBuilderField(field)) {

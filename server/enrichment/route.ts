@@ -129,7 +129,7 @@ async function lookupLead(deps: Services, body: LeadBody, caller: Caller, now: D
   const account =
     segments && company
       ? await gatherAccountFacts(
-          { catalog, visits: deps.recorder?.visits, onError: (e) => deps.recorder?.reportError(e) },
+          { catalog, visits: deps.recorder?.visits, crm: deps.crm?.deps.crm, onError: (e) => deps.recorder?.reportError(e) },
           caller.customer,
           company.company_id,
           now,

@@ -19,6 +19,7 @@ import { recentPageViews } from '../scoring/first-party.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
 import { needsAccountFacts } from '../segments/evaluate.ts';
 import type { AccessRecords } from '../state/access/service.ts';
+import type { CrmStore } from '../state/crm/store.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import { answerJson } from './answer-json.ts';
 import { isBotAgent } from './bot-agent.ts';
@@ -34,6 +35,8 @@ export interface IdentificationDeps {
   recorder?: PageViewRecorder;
   /** SVC_GEOIP_DB, when configured: the geoIP_* fields come from it (server/geoip/). */
   geoip?: GeoIp | null;
+  /** The CRM sync, whose store holds the CRM side segment rules may read (`crm_owner`, `crm_stage`); absent: none. */
+  crm?: { readonly deps: { readonly crm: CrmStore } };
 }
 
 /** What the route reads of a request. */
@@ -141,13 +144,13 @@ async function lookup(
   const company = networkCompany(network, catalog);
   const now = new Date();
   const scored = company !== null && caller.settings.scores && caller.customer.products.length > 0;
-  // Only a customer whose segment rules read behaviour or intent reads the account's facts; they hold the
-  // scores' page views too, so the visit store is read once either way.
+  // Only a customer whose segment rules read behaviour, intent or the CRM side reads the account's facts;
+  // they hold the scores' page views too, so the visit store is read once either way.
   const need = company ? needsAccountFacts(caller.customer.segments) : null;
   const facts =
     need && company
       ? await gatherAccountFacts(
-          { catalog, visits: deps.recorder?.visits, onError: (e) => deps.recorder?.reportError(e) },
+          { catalog, visits: deps.recorder?.visits, crm: deps.crm?.deps.crm, onError: (e) => deps.recorder?.reportError(e) },
           caller.customer,
           company.company_id,
           now,

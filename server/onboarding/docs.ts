@@ -5,7 +5,7 @@ import { OnboardingStatus } from './steps.ts';
 export const onboardingDocs = {
   get: admin(
     'getOnboarding',
-    'The onboarding checklist of a customer: snippet installed (a tag seen on a site), first identified visit, first segment, first webhook — only the steps the caller’s role can do (segment: segments:write, webhook: webhooks:write; a marketer has no webhook step); each step with a console link to where it is done. The console lands a customer’s users on it until it is complete',
+    'The onboarding checklist of a customer: snippet installed (a tag seen on a site), first identified visit, first segment, first webhook — only the steps the caller’s role can do (segment: segments:write, webhook: webhooks:write; a marketer has no webhook step); each step with a console link to where it is done. Ahead of them, for roles with integrations:write (owner, admin), one step per CRM connection that needs attention (`hubspot_attention`, `salesforce_attention`: “HubSpot needs attention: <the provider’s message> — reconnect in Integrations”), never done until the connection is fixed. The console lands a customer’s users on it until it is complete',
     {
       parameters: [idParam('customer')],
       responses: {

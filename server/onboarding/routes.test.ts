@@ -19,7 +19,7 @@ describe.each(['sqlite', 'redis'] as const)('the onboarding checklist on %s', (b
   let recorded = 0;
 
   const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
-    fetch(`${srv.url}/admin/api${path}`, {
+    srv.request(`/admin/api${path}`, {
       method: init.method ?? 'GET',
       headers: {
         authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
@@ -38,7 +38,7 @@ describe.each(['sqlite', 'redis'] as const)('the onboarding checklist on %s', (b
 
   async function pageView(ip: string): Promise<void> {
     const target = recorded + 1;
-    const res = await fetch(`${srv.url}/v1/events?tag=newco-tag`, {
+    const res = await srv.request(`/v1/events?tag=newco-tag`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8000', 'user-agent': BROWSER_UA, 'x-forwarded-for': ip },
       body: JSON.stringify({ type: 'pageview', path: '/pricing', session: `session-${ip.replace(/\./g, '-')}` }),
@@ -108,13 +108,13 @@ describe.each(['sqlite', 'redis'] as const)('the onboarding checklist on %s', (b
       const invited = await admin('/customers/newco/invitations', { method: 'POST', body: { email: `${role}-${backend}@newco.test`, role } });
       expect(invited.status).toBe(201);
       const { token } = (await invited.json()) as { token: string };
-      const accepted = await fetch(`${srv.url}/auth/accept`, {
+      const accepted = await srv.request(`/auth/accept`, {
         method: 'POST',
         headers: { 'user-agent': BROWSER_UA, origin: srv.url, 'content-type': 'application/json' },
         body: JSON.stringify({ token, password: 'a long enough passphrase' }),
       });
       expect(accepted.status).toBe(204);
-      const res = await fetch(`${srv.url}/admin/api/customers/newco/onboarding`, {
+      const res = await srv.request(`/admin/api/customers/newco/onboarding`, {
         headers: { 'user-agent': BROWSER_UA, cookie: accepted.headers.get('set-cookie')!.split(';')[0]! },
       });
       expect(res.status).toBe(200);
@@ -127,11 +127,78 @@ describe.each(['sqlite', 'redis'] as const)('the onboarding checklist on %s', (b
     expect((await asRole('admin')).steps.map((s) => s.id)).toEqual(['install', 'identified_visit', 'segment', 'webhook']);
   });
 
+  it('a CRM connection that needs attention comes first for the owner and admin, with the provider’s message, until it is fixed', async () => {
+    const crm = srv.crm.deps.crm;
+    const at = new Date().toISOString();
+    await crm.putConnection({
+      record: {
+        customer_id: 'newco',
+        provider: 'hubspot',
+        base_url: 'http://127.0.0.1:9',
+        client_id: null,
+        secret_prefix: 'pat-na',
+        status: 'needs_attention',
+        attention: 'The access token is expired or revoked (401)',
+        mapping: {},
+        create_missing: false,
+        created_at: at,
+        updated_at: at,
+        last_run_at: null,
+        last_full_at: null,
+        config_hash: null,
+      },
+      secret: JSON.stringify({ access_token: 'pat-na1-0000' }),
+    });
+    const checklist = async (cookie?: string) => {
+      const res = cookie
+        ? await srv.request('/admin/api/customers/newco/onboarding', { headers: { 'user-agent': BROWSER_UA, cookie } })
+        : await admin('/customers/newco/onboarding');
+      expect(res.status).toBe(200);
+      return (await res.json()) as { steps: { id: string; label: string; done: boolean; href: string }[]; complete: boolean };
+    };
+    const signIn = async (role: string) => {
+      const invited = await admin('/customers/newco/invitations', { method: 'POST', body: { email: `crm-${role}-${backend}@newco.test`, role } });
+      const { token } = (await invited.json()) as { token: string };
+      const accepted = await srv.request('/auth/accept', {
+        method: 'POST',
+        headers: { 'user-agent': BROWSER_UA, origin: srv.url, 'content-type': 'application/json' },
+        body: JSON.stringify({ token, password: 'a long enough passphrase' }),
+      });
+      expect(accepted.status).toBe(204);
+      return accepted.headers.get('set-cookie')!.split(';')[0]!;
+    };
+    try {
+      const operator = await checklist();
+      expect(operator.steps[0]).toEqual({
+        id: 'hubspot_attention',
+        label: 'HubSpot needs attention: The access token is expired or revoked (401) — reconnect in Integrations',
+        done: false,
+        href: '/console/#customer=newco&page=integrations',
+      });
+      expect(operator.complete).toBe(false);
+      expect((await checklist(await signIn('admin'))).steps.map((s) => s.id)).toEqual([
+        'hubspot_attention',
+        'install',
+        'identified_visit',
+        'segment',
+        'webhook',
+      ]);
+      expect((await checklist(await signIn('owner'))).steps[0]!.id).toBe('hubspot_attention');
+      expect((await checklist(await signIn('marketer'))).steps.map((s) => s.id)).toEqual(['install', 'identified_visit', 'segment']);
+
+      // Reconnected (active again): the step is gone.
+      await crm.updateConnection('newco', 'hubspot', { status: 'active', attention: null });
+      expect((await checklist()).steps.map((s) => s.id)).toEqual(['install', 'identified_visit', 'segment', 'webhook']);
+    } finally {
+      await crm.deleteConnection('newco', 'hubspot');
+    }
+  });
+
   it('an unknown customer is 404, without a credential 401', async () => {
     const res = await admin('/customers/nobody/onboarding');
     expect(res.status).toBe(404);
     expect((await res.json()).message).toContain('unknown customer nobody');
-    expect((await fetch(`${srv.url}/admin/api/customers/newco/onboarding`)).status).toBe(401);
+    expect((await srv.request(`/admin/api/customers/newco/onboarding`)).status).toBe(401);
   });
 });
 

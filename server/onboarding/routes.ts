@@ -1,7 +1,8 @@
 /**
  * GET /admin/api/customers/:id/onboarding (workspace API, `reports:read`, the customer's own id only): the
  * onboarding checklist (steps.ts) of the caller's role, computed from what the stores hold now — the customer's tags and their
- * sightings, the visit store's identified page views, its segments and its webhook endpoints.
+ * sightings, the visit store's identified page views, its segments, its webhook endpoints and its CRM
+ * connections that need attention.
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
@@ -38,15 +39,16 @@ export async function hasIdentifiedVisit(visits: Pick<VisitStore, 'dailyTotals'>
 }
 
 export async function onboardingFacts(
-  services: Pick<Services, 'store' | 'recorder' | 'webhooks'>,
+  services: Pick<Services, 'store' | 'recorder' | 'webhooks' | 'crm'>,
   customer: CustomerRecord,
   nowMs = Date.now(),
 ): Promise<OnboardingFacts> {
-  const { store, recorder, webhooks } = services;
-  const [tags, identified, endpoints] = await Promise.all([
+  const { store, recorder, webhooks, crm } = services;
+  const [tags, identified, endpoints, connections] = await Promise.all([
     store.listTags(customer.id),
     hasIdentifiedVisit(recorder.visits, customer.id, nowMs),
     webhooks ? webhooks.webhookStore.listEndpoints(customer.id) : Promise.resolve([]),
+    crm ? crm.deps.crm.listConnections(customer.id) : Promise.resolve([]),
   ]);
   const sightings = tags.length > 0 ? await recorder.visits.tagSightings(tags.map((t) => t.tag_id)) : [];
   return {
@@ -56,6 +58,10 @@ export async function onboardingFacts(
     identified_visit: identified,
     segments: customer.segments.length,
     webhooks: endpoints.length,
+    crm_attention: connections
+      .filter((c) => c.status === 'needs_attention')
+      .sort((a, b) => (a.provider < b.provider ? -1 : 1))
+      .map((c) => ({ provider: c.provider, message: c.attention })),
   };
 }
 

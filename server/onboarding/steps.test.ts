@@ -71,6 +71,49 @@ describe('onboardingSteps', () => {
     expect(ofRole('admin', theirs).complete).toBe(false);
   });
 
+  it('puts a CRM connection that needs attention first, with the provider’s message and a link to Integrations, never done', () => {
+    const broken: OnboardingFacts = {
+      ...NEW,
+      tags: 1,
+      tag_seen: true,
+      identified_visit: true,
+      segments: 1,
+      webhooks: 1,
+      crm_attention: [{ provider: 'hubspot', message: 'The access token was revoked (401)' }],
+    };
+    const status = onboardingSteps(broken);
+    expect(status.steps[0]).toEqual({
+      id: 'hubspot_attention',
+      label: 'HubSpot needs attention: The access token was revoked (401) — reconnect in Integrations',
+      done: false,
+      href: '/console/#customer=newco&page=integrations',
+    });
+    expect(status.steps.slice(1).every((s) => s.done)).toBe(true);
+    expect(status.complete).toBe(false);
+    expect(onboardingSteps({ ...broken, crm_attention: [] }).complete).toBe(true);
+    const both = onboardingSteps({
+      ...broken,
+      crm_attention: [
+        { provider: 'hubspot', message: null },
+        { provider: 'salesforce', message: `${'x'.repeat(400)}` },
+      ],
+    }).steps;
+    expect(both[0]!.label).toBe('HubSpot needs attention — reconnect in Integrations');
+    expect(both[1]!.id).toBe('salesforce_attention');
+    expect(both[1]!.label).toBe(`Salesforce needs attention: ${'x'.repeat(299)}… — reconnect in Integrations`);
+  });
+
+  it('shows a connection that needs attention only to those who may reconnect it (integrations:write: owner, admin)', () => {
+    const broken: OnboardingFacts = { ...NEW, crm_attention: [{ provider: 'salesforce', message: 'expired' }] };
+    const has = (role: Role) => ofRole(role, broken).steps.some((s) => s.id === 'salesforce_attention');
+    expect(ROLES.filter(has)).toEqual(ROLES.filter((r) => roleMay(r, 'integrations:write')));
+    expect(has('owner')).toBe(true);
+    expect(has('admin')).toBe(true);
+    expect(has('marketer')).toBe(false);
+    expect(has('viewer')).toBe(false);
+    for (const role of ROLES.filter(has)) expect(roleMay(role, PAGE_PERMISSION.integrations)).toBe(true);
+  });
+
   it('asks one who cannot create a web tag to ask for one, and one who can to create it', () => {
     expect(ofRole('admin', NEW).steps[0]!.label).toMatch(/^Create a web tag/);
     expect(ofRole('marketer', NEW).steps[0]!.label).toMatch(/^Ask an admin of your workspace for a web tag/);

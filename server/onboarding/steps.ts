@@ -1,11 +1,16 @@
 /**
  * The onboarding checklist a new customer's first sign-in lands on: install the snippet → installed (a tag
- * of theirs was seen on a site) → first identified visit → first segment → first webhook (or alert).
+ * of theirs was seen on a site) → first identified visit → first segment → first webhook (or alert). Ahead
+ * of them, for those who may fix it (`integrations:write`), one step per CRM connection that needs
+ * attention (a revoked or wrong credential: its sync is paused): reconnect it on the Integrations page.
+ * Such a step is never done while the connection needs attention, so the checklist is not complete and
+ * its owners and admins land on it until the connection is fixed.
  * Pure: what the stores say goes in as `OnboardingFacts` (routes.ts reads them) with what the reader may do,
  * the steps of their role come out; the console shows them (server/console/ui/OnboardingPage.tsx) and lands users on them until all are done.
  */
 import { z } from 'zod';
 import { type ConsolePage, hashForCustomer } from '../../core/console-links.ts';
+import type { CrmProvider } from '../../core/crm-records.ts';
 import type { Permission } from '../../core/roles.ts';
 
 /** What the checklist is computed from, as read from the state store, the visit store and the outbox. */
@@ -19,12 +24,16 @@ export interface OnboardingFacts {
   identified_visit: boolean;
   segments: number;
   webhooks: number;
+  /** The customer's CRM connections that need attention, with the provider's message (absent: none). */
+  crm_attention?: { provider: CrmProvider; message: string | null }[];
 }
 
 export const ONBOARDING_STEP_IDS = ['install', 'identified_visit', 'segment', 'webhook'] as const;
+/** The steps of CRM connections that need attention, one per CRM. */
+export const CRM_ATTENTION_STEP_IDS = ['hubspot_attention', 'salesforce_attention'] as const;
 
 export const OnboardingStep = z.object({
-  id: z.enum(ONBOARDING_STEP_IDS),
+  id: z.enum([...CRM_ATTENTION_STEP_IDS, ...ONBOARDING_STEP_IDS]),
   label: z.string(),
   done: z.boolean(),
   /** Where in the console the step is done (a console link: `/console/#customer=…&page=…`). */
@@ -82,13 +91,36 @@ const STEPS: readonly StepDef[] = [
   },
 ];
 
-/** The steps `may` allows, in order; complete when each of those is done. */
+const CRM_NAMES: Readonly<Record<CrmProvider, string>> = { hubspot: 'HubSpot', salesforce: 'Salesforce' };
+/** Characters of the provider's message a step's label quotes. */
+const ATTENTION_MESSAGE_CHARS = 300;
+
+/** The steps of connections that need attention, for those who may reconnect them. */
+function attentionSteps(facts: OnboardingFacts, may: May): OnboardingStep[] {
+  if (!may('integrations:write')) return [];
+  return (facts.crm_attention ?? []).map(({ provider, message }) => {
+    const said = message?.trim()
+      ? `: ${message.trim().length > ATTENTION_MESSAGE_CHARS ? `${message.trim().slice(0, ATTENTION_MESSAGE_CHARS - 1)}…` : message.trim()}`
+      : '';
+    return {
+      id: `${provider}_attention` as const,
+      label: `${CRM_NAMES[provider]} needs attention${said} — reconnect in Integrations`,
+      done: false,
+      href: link(facts.customer_id, 'integrations'),
+    };
+  });
+}
+
+/** The steps `may` allows, in order (connections that need attention first); complete when each of those is done. */
 export function onboardingSteps(facts: OnboardingFacts, may: May): OnboardingStatus {
-  const steps: OnboardingStep[] = STEPS.filter((s) => may(s.needs)).map((s) => ({
-    id: s.id,
-    label: s.label(facts, may),
-    done: s.done(facts),
-    href: link(facts.customer_id, s.page),
-  }));
+  const steps: OnboardingStep[] = [
+    ...attentionSteps(facts, may),
+    ...STEPS.filter((s) => may(s.needs)).map((s) => ({
+      id: s.id,
+      label: s.label(facts, may),
+      done: s.done(facts),
+      href: link(facts.customer_id, s.page),
+    })),
+  ];
   return { customer_id: facts.customer_id, steps, complete: steps.every((s) => s.done) };
 }

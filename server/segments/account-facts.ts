@@ -8,14 +8,23 @@
  * The intent score is the one identification answers for the product: the scoring model's, from the
  * company's intent signals and its page views of the model's first-party window (server/scoring/
  * first-party.ts), so one read of the account's pages serves the rules and the scores.
+ *
+ * The CRM side (`crm_owner`, `crm_stage`) is what the CRM sync read back, kept per account and CRM in the
+ * CRM store: read for both CRMs, and remembered per process for a few seconds (CRM_FACTS_TTL_MS), so a
+ * customer whose rules read it pays at most one store read per account every few seconds on the hot
+ * paths (identification, the recorder), not one per request. The sync reads the CRM back every few
+ * minutes at most, so the few seconds add nothing that matters.
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
+import { CRM_PROVIDERS, type CrmAccountRecord } from '../../core/crm-records.ts';
+import { BoundedCache, weakMemo } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { firstPartyWindow } from '../scoring/first-party.ts';
 import { type IntentSignal, intentScore, type ScoringProduct } from '../scoring/model.ts';
+import type { CrmStore } from '../state/crm/store.ts';
 import type { PagePerDay, VisitStore } from '../state/visits/store.ts';
-import { type AccountFacts, type FactsNeed, needsAccountFacts, windowStart } from './evaluate.ts';
+import { type AccountFacts, type CrmFacts, type FactsNeed, NO_CRM_FACTS, needsAccountFacts, windowStart } from './evaluate.ts';
 
 /** Account facts, and the page views of the scoring model's window among them (what `recentPageViews` reads). */
 export interface GatheredFacts extends AccountFacts {
@@ -38,6 +47,8 @@ export function accountFactsOf(input: {
   products: readonly ScoringProduct[];
   /** Whether `pages` were read (a customer whose rules read no pages and no intent reads none). */
   pagesRead?: boolean;
+  /** The account's CRM side, when a rule reads it. */
+  crm?: CrmFacts;
 }): GatheredFacts {
   const { now, pages, signals, products } = input;
   const window = firstPartyWindow(now);
@@ -55,20 +66,67 @@ export function accountFactsOf(input: {
       }
       return scores.get(key);
     },
+    ...(input.crm ? { crm: input.crm } : {}),
   };
+}
+
+/**
+ * The CRM side of an account from its CRM records (pure): the owner and the stage and type of every
+ * record that matched it (a record without `crm_ids`: none matched when last looked up, so nothing is known).
+ */
+export function crmFactsOf(records: readonly Pick<CrmAccountRecord, 'crm_ids' | 'owner_email' | 'stage' | 'type'>[]): CrmFacts {
+  const owners: string[] = [];
+  const stages: string[] = [];
+  for (const r of records) {
+    if (r.crm_ids.length === 0) continue;
+    if (r.owner_email) owners.push(r.owner_email.trim().toLowerCase());
+    for (const v of [r.stage, r.type]) if (v && v.trim() !== '') stages.push(v.trim().toLowerCase());
+  }
+  return owners.length === 0 && stages.length === 0 ? NO_CRM_FACTS : { owners, stages };
+}
+
+/** The account's records in every CRM (one read per CRM, at once). */
+export async function readCrmRecords(store: Pick<CrmStore, 'getAccounts'>, customerId: string, companyId: string): Promise<CrmAccountRecord[]> {
+  const each = await Promise.all(CRM_PROVIDERS.map((p) => store.getAccounts(customerId, p, [companyId])));
+  return each.flat();
+}
+
+/** How long a process keeps an account's CRM side (CRM_FACTS_LIMIT accounts at most, per store). */
+export const CRM_FACTS_TTL_MS = 5_000;
+const CRM_FACTS_LIMIT = 10_000;
+
+/** Per store (each server of a test process has its own): the accounts' CRM sides with when they were read. */
+const crmFactsCache = weakMemo((_store: object) => new BoundedCache<string, { until: number; facts: CrmFacts }>(CRM_FACTS_LIMIT));
+
+/** The account's CRM side, from the store at most every CRM_FACTS_TTL_MS. */
+export async function cachedCrmFacts(store: Pick<CrmStore, 'getAccounts'>, customerId: string, companyId: string, nowMs = Date.now()): Promise<CrmFacts> {
+  const cache = crmFactsCache(store);
+  const key = `${customerId}\n${companyId}`;
+  const hit = cache.get(key);
+  if (hit && hit.until > nowMs) return hit.facts;
+  const facts = crmFactsOf(await readCrmRecords(store, customerId, companyId));
+  return cache.set(key, { until: nowMs + CRM_FACTS_TTL_MS, facts }).facts;
 }
 
 export interface FactsSources {
   catalog: Pick<Catalog, 'intent'>;
   /** The visit store; absent: the account has no page views known. */
   visits?: Pick<VisitStore, 'accountPages'>;
-  /** A visit store that cannot answer (Redis down): reported here, the facts then hold no page views (as the scores do). */
+  /** The CRM store (what the CRM sync read back); absent: the account has no CRM owner or stage. */
+  crm?: Pick<CrmStore, 'getAccounts'>;
+  /** The account's CRM records when the caller read them already (the account page shows them): not read again. */
+  crmRecords?: readonly CrmAccountRecord[];
+  /**
+   * A store that cannot answer (Redis down): reported here, the facts then hold no page views (as the
+   * scores do) and no CRM side.
+   */
   onError?: (e: unknown) => void;
 }
 
 /**
  * What the account did, as the customer's rules read it, or undefined when none reads any (`need` null).
- * Pages are read from the earlier of the rules' longest look-back and the scoring window's first day.
+ * Pages are read from the earlier of the rules' longest look-back and the scoring window's first day; the
+ * CRM side only when a rule reads it.
  */
 export async function gatherAccountFacts(
   sources: FactsSources,
@@ -80,22 +138,36 @@ export async function gatherAccountFacts(
   if (need === null) return undefined;
   const window = firstPartyWindow(now);
   const readPages = sources.visits !== undefined && (need.days > 0 || (need.intent && customer.products.length > 0));
-  let pages: readonly PagePerDay[] = [];
-  if (readPages) {
+  const readPagesNow = async (): Promise<readonly PagePerDay[]> => {
+    if (!readPages) return [];
     const from = need.days > 0 ? minDay(windowStart(window.to, need.days), window.from) : window.from;
     try {
-      pages = await sources.visits!.accountPages(customer.id, companyId, from, window.to);
+      return await sources.visits!.accountPages(customer.id, companyId, from, window.to);
     } catch (e) {
       sources.onError?.(e);
+      return [];
     }
-  }
+  };
+  const [pages, crm] = await Promise.all([readPagesNow(), need.crm ? crmFacts(sources, customer.id, companyId) : undefined]);
   return accountFactsOf({
     now,
     pages,
     signals: need.intent ? sources.catalog.intent(companyId) : [],
     products: customer.products,
     pagesRead: readPages,
+    crm,
   });
+}
+
+async function crmFacts(sources: FactsSources, customerId: string, companyId: string): Promise<CrmFacts> {
+  if (sources.crmRecords) return crmFactsOf(sources.crmRecords);
+  if (!sources.crm) return NO_CRM_FACTS;
+  try {
+    return await cachedCrmFacts(sources.crm, customerId, companyId);
+  } catch (e) {
+    sources.onError?.(e);
+    return NO_CRM_FACTS;
+  }
 }
 
 const minDay = (a: string, b: string) => (a < b ? a : b);

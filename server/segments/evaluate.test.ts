@@ -3,7 +3,7 @@ import type { CompanyRow } from '../../core/catalog-records.ts';
 import { SegmentMatch } from '../../core/customer-records.ts';
 import { buyingStage, intentScore } from '../scoring/model.ts';
 import { accountFactsOf } from './account-facts.ts';
-import { matchingSegments, NO_LISTS, needsAccountFacts, pathPattern, ruleSummary, segmentMatches, segmentsPayload } from './evaluate.ts';
+import { type AccountFacts, matchingSegments, NO_LISTS, needsAccountFacts, pathPattern, ruleSummary, segmentMatches, segmentsPayload } from './evaluate.ts';
 
 const company = {
   company_id: '1',
@@ -144,8 +144,19 @@ describe('segment rules: groups, any/all, intent and behaviour', () => {
         { id: 1, name: 'a', match: { groups: [{ visited: { path: '/x', days: 14 } }] } },
         { id: 2, name: 'b', match: { page_views: { min: 2, days: 90 } } },
       ]),
-    ).toEqual({ days: 90, intent: false });
-    expect(needsAccountFacts([{ id: 1, name: 'a', match: { op: 'any', intent: { product: 'crm', min_score: 10 } } }])).toEqual({ days: 0, intent: true });
+    ).toEqual({ days: 90, intent: false, crm: false });
+    expect(needsAccountFacts([{ id: 1, name: 'a', match: { op: 'any', intent: { product: 'crm', min_score: 10 } } }])).toEqual({
+      days: 0,
+      intent: true,
+      crm: false,
+    });
+    expect(
+      needsAccountFacts([
+        { id: 1, name: 'a', match: { industry: ['x'] } },
+        { id: 2, name: 'b', match: { groups: [{ crm_stage: { not_in: ['customer'] } }] } },
+      ]),
+    ).toEqual({ days: 0, intent: false, crm: true });
+    expect(needsAccountFacts([{ id: 1, name: 'a', match: { crm_owner: ['any'] } }])).toEqual({ days: 0, intent: false, crm: true });
   });
 
   it('in words', () => {
@@ -160,8 +171,64 @@ describe('segment rules: groups, any/all, intent and behaviour', () => {
     expect(ruleSummary({ op: 'any', region: ['EMEA'], page_views: { min: 5, days: 30 }, intent: { product: 'crm', min_score: 60 } })).toBe(
       'any of (region: EMEA; page_views ≥ 5 in 30 days; intent crm: score ≥ 60)',
     );
+    expect(ruleSummary({ crm_owner: ['Jane@Acme.com', 'none'], crm_stage: { in: ['opportunity'], not_in: ['customer', 'evangelist'] } })).toBe(
+      'crm_owner: Jane@Acme.com, none; crm_stage in (opportunity) and not in (customer, evangelist)',
+    );
+    expect(ruleSummary({ op: 'any', region: ['EMEA'], groups: [{ crm_stage: { not_in: ['customer'] } }] })).toBe(
+      'any of (region: EMEA; all of (crm_stage not in (customer)))',
+    );
     expect(ruleSummary({})).toBe('matches nothing (empty rule)');
     expect(ruleSummary({ industry: ['Software'] })).toBe('industry: Software');
+  });
+});
+
+describe('segment rules on the CRM side (crm_owner, crm_stage)', () => {
+  const crm = (owners: string[], stages: string[]): AccountFacts => ({
+    ...accountFactsOf({ now: new Date(), pages: [], signals: [], products: [] }),
+    crm: { owners, stages },
+  });
+  const JANE = crm(['jane@acme.com'], ['opportunity', 'prospect']);
+  const NOBODY = crm([], ['customer']);
+  const UNMATCHED = crm([], []);
+  const holds = (match: SegmentMatch, facts?: AccountFacts) => segmentMatches(match, company, NO_LISTS, facts);
+
+  it('crm_owner: one of the emails ignoring case, any (has an owner) or none (has none)', () => {
+    expect(holds({ crm_owner: ['JANE@acme.com'] }, JANE)).toBe(true);
+    expect(holds({ crm_owner: ['joe@acme.com'] }, JANE)).toBe(false);
+    expect(holds({ crm_owner: ['any'] }, JANE)).toBe(true);
+    expect(holds({ crm_owner: ['any'] }, NOBODY)).toBe(false);
+    expect(holds({ crm_owner: ['none'] }, NOBODY)).toBe(true);
+    expect(holds({ crm_owner: ['none'] }, JANE)).toBe(false);
+    expect(holds({ crm_owner: ['none', 'jane@acme.com'] }, JANE)).toBe(true);
+    expect(holds({ crm_owner: ['joe@acme.com'] }, crm(['joe@acme.com', 'jane@acme.com'], []))).toBe(true); // a record in each CRM
+  });
+
+  it('crm_stage: a stage or type is one of `in`, none is one of `not_in`, ignoring case; both given, both hold', () => {
+    expect(holds({ crm_stage: { in: ['Opportunity'] } }, JANE)).toBe(true);
+    expect(holds({ crm_stage: { in: ['PROSPECT'] } }, JANE)).toBe(true); // the type counts as well
+    expect(holds({ crm_stage: { in: ['customer'] } }, JANE)).toBe(false);
+    expect(holds({ crm_stage: { in: ['oppor'] } }, JANE)).toBe(false); // whole values, not prefixes
+    expect(holds({ crm_stage: { not_in: ['customer'] } }, JANE)).toBe(true);
+    expect(holds({ crm_stage: { not_in: ['Customer'] } }, NOBODY)).toBe(false);
+    expect(holds({ crm_stage: { in: ['opportunity'], not_in: ['prospect'] } }, JANE)).toBe(false);
+    expect(holds({ crm_stage: { in: ['opportunity'], not_in: ['customer'] } }, JANE)).toBe(true);
+  });
+
+  it('an account no CRM record matched (or without CRM facts at all) has no owner and no stage: none and not_in hold', () => {
+    for (const facts of [UNMATCHED, undefined, accountFactsOf({ now: new Date(), pages: [], signals: [], products: [] })]) {
+      expect(holds({ crm_owner: ['none'] }, facts)).toBe(true);
+      expect(holds({ crm_owner: ['any'] }, facts)).toBe(false);
+      expect(holds({ crm_owner: ['jane@acme.com'] }, facts)).toBe(false);
+      expect(holds({ crm_stage: { not_in: ['customer'] } }, facts)).toBe(true);
+      expect(holds({ crm_stage: { in: ['customer'] } }, facts)).toBe(false);
+    }
+  });
+
+  it('combine with the other conditions and groups like any condition', () => {
+    expect(holds({ industry: ['software'], crm_owner: ['jane@acme.com'] }, JANE)).toBe(true);
+    expect(holds({ industry: ['retail'], crm_owner: ['jane@acme.com'] }, JANE)).toBe(false);
+    expect(holds({ op: 'any', industry: ['retail'], groups: [{ crm_owner: ['any'], crm_stage: { in: ['opportunity'] } }] }, JANE)).toBe(true);
+    expect(holds({ op: 'any', industry: ['retail'], groups: [{ crm_owner: ['any'], crm_stage: { in: ['opportunity'] } }] }, NOBODY)).toBe(false);
   });
 });
 
@@ -196,5 +263,18 @@ describe('the rule schema', () => {
     );
     expect(issue({ intent: { product: 'crm', min_score: 101 } })).toBe('intent.min_score: a whole number from 0 to 100');
     expect(issue({ op: 'some' })).toBe('op: all or any');
+  });
+  it('takes CRM owners (emails, any, none) and stages (in, not_in), and refuses what they cannot mean', () => {
+    expect(issue({ crm_owner: ['jane@acme.com', 'ANY', 'none'], crm_stage: { in: ['opportunity'], not_in: ['customer'] } })).toBe('ok');
+    expect(issue({ groups: [{ crm_stage: { not_in: ['customer'] } }] })).toBe('ok');
+    expect(SegmentMatch.parse({ crm_owner: [' jane@acme.com '] }).crm_owner).toEqual(['jane@acme.com']);
+    expect(issue({ crm_owner: ['jane'] })).toBe('crm_owner.0: an owner’s email address, any (the account has a CRM owner) or none (it has none)');
+    expect(issue({ crm_owner: [] })).toBe('crm_owner: at least one owner email, any or none');
+    expect(issue({ crm_owner: 'jane@acme.com' })).toMatch(/^crm_owner: /);
+    expect(issue({ crm_stage: {} })).toBe('crm_stage: give in, not_in or both');
+    expect(issue({ crm_stage: ['customer'] })).toMatch(/^crm_stage: /);
+    expect(issue({ crm_stage: { in: [] } })).toBe('crm_stage.in: at least one CRM stage or type (or leave it out)');
+    expect(issue({ crm_stage: { not_in: [' '] } })).toBe('crm_stage.not_in.0: a CRM stage or type is not empty');
+    expect(issue({ crm_stage: { is: ['customer'] } })).toMatch(/^crm_stage: Unrecognized key/);
   });
 });

@@ -13,6 +13,10 @@
  *    read `AccountFacts` (its intent score per product, its page views per day and path), gathered at the
  *    I/O edge (./account-facts.ts) only for a customer whose rules need them (`needsAccountFacts`);
  *    without facts these conditions do not hold.
+ *  - `crm_owner`, `crm_stage`: what a connected CRM says of the account (its owner, its lifecycle stage or
+ *    type), as the CRM sync read it back (server/crm/, kept per account in the CRM store). They read the
+ *    `crm` of `AccountFacts`, gathered like the others only when a rule reads them; an account without
+ *    CRM facts has no owner and no stage (`none` and `not_in` hold, an email, `any` and `in` do not).
  *
  * An empty rule (no condition, no group) matches nothing, so a half-configured segment never tags every
  * account. Rules are compiled once per (frozen) record: identification evaluates every segment of the
@@ -22,6 +26,7 @@
 import type { CompanyRow } from '../../core/catalog-records.ts';
 import type {
   AccountList,
+  CrmStageCondition,
   HotAccount,
   IntentCondition,
   PageViewsCondition,
@@ -67,7 +72,20 @@ export interface AccountFacts {
   pages: readonly DayPageViews[];
   /** The account's intent score (0–100) for a product of the customer, by name (case-insensitive); undefined for no such product. */
   intent(product: string): number | undefined;
+  /** What the connected CRMs say of the account, when a rule reads it; absent: no owner, no stage. */
+  crm?: CrmFacts;
 }
+
+/** The CRM side of an account over every connected CRM (what `crm_owner` and `crm_stage` read). */
+export interface CrmFacts {
+  /** The owners' emails, lower-cased (one per CRM record with an owner). */
+  owners: readonly string[];
+  /** The lifecycle stages and types, lower-cased. */
+  stages: readonly string[];
+}
+
+/** An account no CRM record matched. */
+export const NO_CRM_FACTS: CrmFacts = Object.freeze({ owners: [], stages: [] });
 
 /** Sets of the lists' company ids, kept per list array (records are cached, frozen objects: built once per change). */
 const listSets = new WeakMap<object, ReadonlySet<string>>();
@@ -128,6 +146,10 @@ export type Condition =
   | { kind: 'intent'; intent: IntentCondition }
   | { kind: 'visited'; visited: VisitedCondition; pattern: GlobMatcher }
   | { kind: 'page_views'; page_views: PageViewsCondition }
+  /** Emails lower-cased; `any` / `none` as flags. */
+  | { kind: 'crm_owner'; emails: string[]; any: boolean; none: boolean }
+  /** Values lower-cased. */
+  | { kind: 'crm_stage'; in: string[] | undefined; not_in: string[] | undefined }
   | { kind: 'group'; level: Level };
 
 /** A level (the rule, or one of its groups): its conditions and how they combine. */
@@ -154,9 +176,21 @@ function levelOf(level: SegmentMatch | SegmentGroup): Level {
   if (level.visited !== undefined) conditions.push({ kind: 'visited', visited: level.visited, pattern: pathPattern(level.visited.path) });
   if (level.page_views !== undefined) conditions.push({ kind: 'page_views', page_views: level.page_views });
   if (level.intent !== undefined) conditions.push({ kind: 'intent', intent: level.intent });
+  if (level.crm_owner !== undefined) {
+    const values = level.crm_owner.map((v) => v.toLowerCase());
+    conditions.push({
+      kind: 'crm_owner',
+      emails: values.filter((v) => v !== 'any' && v !== 'none'),
+      any: values.includes('any'),
+      none: values.includes('none'),
+    });
+  }
+  if (level.crm_stage !== undefined) conditions.push({ kind: 'crm_stage', in: lowered(level.crm_stage.in), not_in: lowered(level.crm_stage.not_in) });
   for (const group of (level as SegmentMatch).groups ?? []) conditions.push({ kind: 'group', level: levelOf(group) });
   return { op: level.op ?? 'all', conditions };
 }
+
+const lowered = (values: readonly string[] | undefined) => values?.map((v) => v.toLowerCase());
 
 const compiled = new WeakMap<SegmentMatch, Level>();
 
@@ -192,22 +226,30 @@ export function ruleProducts(match: SegmentMatch): string[] {
   return names;
 }
 
-/** What of an account's facts a rule reads: the longest look-back of its behaviour conditions, and whether it reads intent. */
+/**
+ * What of an account's facts a rule reads: the longest look-back of its behaviour conditions, whether it
+ * reads intent, and whether it reads the CRM side.
+ */
 export interface FactsNeed {
   /** Days of page views (0: none). */
   days: number;
   intent: boolean;
+  crm: boolean;
 }
 
 export function factsNeed(match: SegmentMatch): FactsNeed {
-  const need: FactsNeed = { days: 0, intent: false };
+  const need: FactsNeed = { days: 0, intent: false, crm: false };
   for (const c of allConditions(ruleLevel(match))) {
     if (c.kind === 'visited') need.days = Math.max(need.days, c.visited.days);
     else if (c.kind === 'page_views') need.days = Math.max(need.days, c.page_views.days);
     else if (c.kind === 'intent') need.intent = true;
+    else if (c.kind === 'crm_owner' || c.kind === 'crm_stage') need.crm = true;
   }
   return need;
 }
+
+/** Whether a rule reads anything beyond the catalog and the lists (its members change without a rule change). */
+export const readsFacts = (need: FactsNeed): boolean => need.days > 0 || need.intent || need.crm;
 
 const segmentNeeds = new WeakMap<readonly Segment[], FactsNeed | null>();
 
@@ -218,13 +260,14 @@ const segmentNeeds = new WeakMap<readonly Segment[], FactsNeed | null>();
 export function needsAccountFacts(segments: readonly Segment[]): FactsNeed | null {
   const hit = segmentNeeds.get(segments);
   if (hit !== undefined) return hit;
-  const need: FactsNeed = { days: 0, intent: false };
+  const need: FactsNeed = { days: 0, intent: false, crm: false };
   for (const s of segments) {
     const n = factsNeed(s.match);
     need.days = Math.max(need.days, n.days);
     need.intent ||= n.intent;
+    need.crm ||= n.crm;
   }
-  const out = need.days > 0 || need.intent ? need : null;
+  const out = readsFacts(need) ? need : null;
   if (Object.isFrozen(segments)) segmentNeeds.set(segments, out);
   return out;
 }
@@ -257,6 +300,23 @@ export function intentHolds(c: IntentCondition, score: number): boolean {
   return c.min_score === undefined || score >= c.min_score;
 }
 
+/** Whether the account's CRM owners satisfy a `crm_owner` condition (`owners` lower-cased). */
+export function crmOwnerHolds(c: Extract<Condition, { kind: 'crm_owner' }>, owners: readonly string[]): boolean {
+  if (owners.length === 0) return c.none;
+  return c.any || owners.some((o) => c.emails.includes(o));
+}
+
+/** Whether the account's CRM stages and types satisfy a `crm_stage` condition (`stages` lower-cased). */
+export function crmStageHolds(c: Pick<CrmStageCondition, 'in' | 'not_in'>, stages: readonly string[]): boolean {
+  if (c.in !== undefined && !stages.some((s) => c.in!.includes(s))) return false;
+  return c.not_in === undefined || !stages.some((s) => c.not_in!.includes(s));
+}
+
+/** A CRM condition on one account's CRM facts. */
+export function crmHolds(c: Extract<Condition, { kind: 'crm_owner' | 'crm_stage' }>, crm: CrmFacts): boolean {
+  return c.kind === 'crm_owner' ? crmOwnerHolds(c, crm.owners) : crmStageHolds(c, crm.stages);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Evaluation of one company
 
@@ -276,6 +336,9 @@ function conditionHolds(c: Condition, company: CompanyRow, lists: ListMembers, f
       return facts !== undefined && visitedHolds(c.pattern, c.visited.days, facts.pages, facts.today);
     case 'page_views':
       return facts !== undefined && pageViewsIn(c.page_views.days, facts.pages, facts.today) >= c.page_views.min;
+    case 'crm_owner':
+    case 'crm_stage':
+      return crmHolds(c, facts?.crm ?? NO_CRM_FACTS);
     case 'group':
       return levelHolds(c.level, company, lists, facts);
   }
@@ -290,7 +353,8 @@ function levelHolds(level: Level, company: CompanyRow, lists: ListMembers, facts
 
 /**
  * Whether the company is in a segment of this rule. `lists` are the customer's account lists (`in_list`);
- * `facts` what the account did (`intent`, `visited`, `page_views`; without them those conditions do not hold).
+ * `facts` what the account did (`intent`, `visited`, `page_views`; without them those conditions do not hold)
+ * and what its CRM says (`crm_owner`, `crm_stage`; without it the account has no owner and no stage).
  */
 export function segmentMatches(match: SegmentMatch, company: CompanyRow, lists: ListMembers = NO_LISTS, facts?: AccountFacts): boolean {
   return levelHolds(ruleLevel(match), company, lists, facts);
@@ -329,6 +393,13 @@ function conditionWords(c: Condition, match: SegmentMatch | SegmentGroup): strin
       return `visited ${c.visited.path} in ${dayWords(c.visited.days)}`;
     case 'page_views':
       return `page_views ≥ ${c.page_views.min} in ${dayWords(c.page_views.days)}`;
+    case 'crm_owner':
+      return `crm_owner: ${(match.crm_owner ?? []).join(', ')}`;
+    case 'crm_stage': {
+      const { in: among, not_in } = match.crm_stage ?? {};
+      const parts = [...(among ? [`in (${among.join(', ')})`] : []), ...(not_in ? [`not in (${not_in.join(', ')})`] : [])];
+      return `crm_stage ${parts.join(' and ')}`;
+    }
     case 'group':
       return null;
   }

@@ -7,18 +7,26 @@
  *    over the longest window the rules need; `visited` and `page_views` conditions are evaluated on
  *    them with the very functions `segmentMatches` uses (./evaluate.ts);
  *  - the intent score of every company per product named (./intent-index.ts), their page views of the
- *    scoring model's first-party window added, as identification scores them.
+ *    scoring model's first-party window added, as identification scores them;
+ *  - the CRM side of the accounts a connected CRM has a record of (their owners, stages and types), from
+ *    the CRM store's account records of both CRMs (a bounded set: the accounts the sync looked up), kept
+ *    per customer for a few seconds (a builder's previews come in bursts); `crm_owner` and `crm_stage` are
+ *    evaluated on them with `segmentMatches`' own functions, an account without a record having no owner
+ *    and no stage.
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
+import { CRM_PROVIDERS, type CrmAccountRecord } from '../../core/crm-records.ts';
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import type { GlobMatcher } from '../../core/glob.ts';
+import { BoundedCache, weakMemo } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { firstPartyWindow } from '../scoring/first-party.ts';
 import { explainFirstParty } from '../scoring/model.ts';
+import type { CrmStore } from '../state/crm/store.ts';
 import type { AccountPagePerDay, VisitStore } from '../state/visits/store.ts';
-import { productNamed } from './account-facts.ts';
-import { type DayPageViews, factsNeed, pageViewsIn, ruleProducts, visitedHolds, windowStart } from './evaluate.ts';
+import { CRM_FACTS_TTL_MS, crmFactsOf, productNamed } from './account-facts.ts';
+import { type CrmFacts, type DayPageViews, factsNeed, pageViewsIn, ruleProducts, visitedHolds, windowStart } from './evaluate.ts';
 import { intentTable } from './intent-index.ts';
 import type { SegmentIndex } from './membership.ts';
 
@@ -30,6 +38,50 @@ export interface MemberFacts {
   visitedRows(pattern: GlobMatcher, days: number): Uint32Array;
   /** The rows (ascending) with at least `min` page views in the last `days` UTC days. */
   pageViewRows(min: number, days: number): Uint32Array;
+  /** The CRM side of the rows a CRM record matched (the others have none); undefined when no rule reads it. */
+  crm?: ReadonlyMap<number, CrmFacts>;
+}
+
+/** Records read per page of the CRM store. */
+const CRM_PAGE = 1_000;
+const CRM_CUSTOMERS_KEPT = 64;
+
+/** Per store: each customer's CRM sides by company id, with when they were read. */
+const crmTables = weakMemo((_store: object) => new BoundedCache<string, { until: number; table: Promise<Map<string, CrmFacts>> }>(CRM_CUSTOMERS_KEPT));
+
+/** Every account of the customer some CRM has a record of, with its CRM side (read at most every CRM_FACTS_TTL_MS). */
+export function crmTable(store: Pick<CrmStore, 'listAccounts'>, customerId: string, nowMs = Date.now()): Promise<Map<string, CrmFacts>> {
+  const cache = crmTables(store);
+  const hit = cache.get(customerId);
+  if (hit && hit.until > nowMs) return hit.table;
+  const table = readCrmTable(store, customerId);
+  cache.set(customerId, { until: nowMs + CRM_FACTS_TTL_MS, table });
+  // A failed read is not kept: the next request reads again.
+  table.catch(() => {
+    if (cache.get(customerId)?.table === table) cache.set(customerId, { until: 0, table });
+  });
+  return table;
+}
+
+async function readCrmTable(store: Pick<CrmStore, 'listAccounts'>, customerId: string): Promise<Map<string, CrmFacts>> {
+  const byCompany = new Map<string, CrmAccountRecord[]>();
+  for (const provider of CRM_PROVIDERS) {
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.listAccounts(customerId, provider, CRM_PAGE, after);
+      for (const r of page) {
+        if (r.crm_ids.length === 0) continue;
+        const list = byCompany.get(r.company_id);
+        if (list) list.push(r);
+        else byCompany.set(r.company_id, [r]);
+      }
+      if (page.length < CRM_PAGE) break;
+      after = page[page.length - 1]!.company_id;
+    }
+  }
+  const table = new Map<string, CrmFacts>();
+  for (const [id, records] of byCompany) table.set(id, crmFactsOf(records));
+  return table;
 }
 
 /**
@@ -38,7 +90,7 @@ export interface MemberFacts {
  * accounts that visited).
  */
 export async function gatherMemberFacts(
-  sources: { catalog: Pick<Catalog, 'intentSignals'>; visits?: Pick<VisitStore, 'accountsPages'> },
+  sources: { catalog: Pick<Catalog, 'intentSignals'>; visits?: Pick<VisitStore, 'accountsPages'>; crm?: Pick<CrmStore, 'listAccounts'> },
   index: SegmentIndex,
   customer: Pick<CustomerRecord, 'id' | 'products'>,
   rules: readonly SegmentMatch[],
@@ -46,19 +98,30 @@ export async function gatherMemberFacts(
 ): Promise<MemberFacts | undefined> {
   let days = 0;
   let intent = false;
+  let crm = false;
   const products = new Set<string>();
   for (const rule of rules) {
     const need = factsNeed(rule);
     days = Math.max(days, need.days);
     intent ||= need.intent;
+    crm ||= need.crm;
     for (const name of ruleProducts(rule)) products.add(name.toLowerCase());
   }
-  if (days === 0 && !intent) return undefined;
+  if (days === 0 && !intent && !crm) return undefined;
+
+  // Per row of the index, as the pages below (an account the catalog does not list is in no segment).
+  const crmRows = new Map<number, CrmFacts>();
+  if (crm && sources.crm) {
+    for (const [companyId, facts] of await crmTable(sources.crm, customer.id)) {
+      const row = index.rowOf(companyId);
+      if (row >= 0) crmRows.set(row, facts);
+    }
+  }
 
   const window = firstPartyWindow(now);
   const today = window.to;
   const from = intent ? (days > 0 ? minDay(windowStart(today, days), window.from) : window.from) : windowStart(today, days);
-  const rows: readonly AccountPagePerDay[] = sources.visits ? await sources.visits.accountsPages(customer.id, from, today) : [];
+  const rows: readonly AccountPagePerDay[] = sources.visits && (days > 0 || intent) ? await sources.visits.accountsPages(customer.id, from, today) : [];
   // Per row of the index (an account the catalog does not list is in no segment).
   const pagesByRow = new Map<number, DayPageViews[]>();
   let lastId = '';
@@ -106,6 +169,7 @@ export async function gatherMemberFacts(
     intentScores: (product) => scores.get(product.toLowerCase()),
     visitedRows: (pattern, d) => rowsWhere((pages) => visitedHolds(pattern, d, pages, today)),
     pageViewRows: (min, d) => rowsWhere((pages) => pageViewsIn(d, pages, today) >= min),
+    ...(crm ? { crm: crmRows } : {}),
   };
 }
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { CompanyRow } from '../../core/catalog-records.ts';
+import type { CrmAccountRecord, CrmProvider } from '../../core/crm-records.ts';
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import { COMPANY_COLUMNS } from '../../data/sources/schema.ts';
 import type { Catalog, IntentPageRow } from '../data/catalog.ts';
 import type { AccountPagePerDay } from '../state/visits/store.ts';
-import { accountFactsOf } from './account-facts.ts';
+import { accountFactsOf, crmFactsOf } from './account-facts.ts';
 import { listMembers, NO_LISTS, segmentMatches } from './evaluate.ts';
 import { gatherMemberFacts } from './member-facts.ts';
 import { canonicalRule, SegmentIndex } from './membership.ts';
@@ -135,6 +136,83 @@ describe('the segment membership index', () => {
     );
     expect(canonicalRule({ op: 'any', region: ['x'], industry: ['y'] })).not.toBe(canonicalRule({ region: ['x'], industry: ['y'] }));
     expect(canonicalRule({ groups: [{ region: ['x'] }] })).not.toBe(canonicalRule({ region: ['x'] }));
+    expect(canonicalRule({ crm_owner: ['Jane@acme.com', 'none', 'jane@acme.com'] })).toBe(canonicalRule({ crm_owner: ['NONE', 'jane@ACME.com'] }));
+    expect(canonicalRule({ crm_owner: ['any'] })).not.toBe(canonicalRule({ crm_owner: ['none'] }));
+    expect(canonicalRule({ crm_stage: { in: ['Customer', 'lead'] } })).toBe(canonicalRule({ crm_stage: { in: ['LEAD', 'customer'] } }));
+    expect(canonicalRule({ crm_stage: { in: ['customer'] } })).not.toBe(canonicalRule({ crm_stage: { not_in: ['customer'] } }));
+  });
+
+  it('the CRM side: exactly the companies segmentMatches accepts with the same records, read from both CRMs in pages', async () => {
+    const rows = companies(3000);
+    const index = await SegmentIndex.build(fakeCatalog(rows));
+    const owners = ['jane@acme.com', 'Joe@Acme.com', null];
+    const stages = ['opportunity', 'Customer', 'lead', null];
+    // HubSpot records for 1,500 companies (pages of the store), Salesforce for every seventh; some matched
+    // nothing (no crm_ids), one the catalog does not list.
+    const records: CrmAccountRecord[] = [];
+    const rec = (provider: CrmProvider, company_id: string, i: number): CrmAccountRecord => ({
+      customer_id: 'acme',
+      provider,
+      company_id,
+      crm_ids: i % 11 === 0 ? [] : [`${provider}-${i}`],
+      owner_email: owners[i % 3]!,
+      owner_name: null,
+      stage: provider === 'hubspot' ? stages[i % 4]! : null,
+      type: provider === 'salesforce' ? ['Customer', 'Prospect', null][i % 3]! : null,
+      written_hash: null,
+      read_at: null,
+      written_at: null,
+    });
+    for (let i = 0; i < 1500; i++) records.push(rec('hubspot', String(i * 2 + 1), i));
+    for (let i = 0; i < 3000; i += 7) records.push(rec('salesforce', String(i + 1), i + 5));
+    records.push(rec('hubspot', 'not-in-catalog', 1));
+    records.push({ ...rec('hubspot', '2', 1), customer_id: 'other' });
+    let pagesRead = 0;
+    const crm = {
+      async listAccounts(customerId: string, provider: CrmProvider, limit: number, after?: string) {
+        pagesRead++;
+        return records
+          .filter((r) => r.customer_id === customerId && r.provider === provider && (after === undefined || r.company_id > after))
+          .sort((a, b) => (a.company_id < b.company_id ? -1 : 1))
+          .slice(0, limit);
+      },
+    };
+    const customer = { id: 'acme', products: [] };
+    const rules: SegmentMatch[] = [
+      { crm_owner: ['JANE@acme.com'] },
+      { crm_owner: ['joe@acme.com', 'nobody@acme.com'] },
+      { crm_owner: ['any'] },
+      { crm_owner: ['none'] },
+      { crm_owner: ['none', 'jane@acme.com'] },
+      { crm_stage: { in: ['customer'] } },
+      { crm_stage: { not_in: ['customer'] } },
+      { crm_stage: { in: ['opportunity', 'prospect'], not_in: ['customer'] } },
+      { crm_stage: { not_in: ['customer'] }, crm_owner: ['any'], industry: ['software'] },
+      { op: 'any', crm_stage: { not_in: ['lead', 'opportunity', 'customer', 'prospect'] }, region: ['EMEA'] },
+      { op: 'any', industry: ['retail'], groups: [{ crm_owner: ['none'] }, { crm_stage: { in: ['lead'] }, country_iso_code: ['DE'] }] },
+    ];
+    for (const rule of rules) {
+      const facts = await gatherMemberFacts({ catalog: fakeCatalog(rows), crm }, index, customer, [rule], new Date());
+      const got = [...index.membersOf(rule, NO_LISTS, facts)].map((row) => index.companyId(row));
+      const expected = rows
+        .filter((r) => {
+          const account = {
+            ...accountFactsOf({ now: new Date(), pages: [], signals: [], products: [] }),
+            crm: crmFactsOf(records.filter((x) => x.customer_id === 'acme' && x.company_id === r.company_id)),
+          };
+          return segmentMatches(rule, r, NO_LISTS, account);
+        })
+        .map((r) => r.company_id)
+        .sort();
+      expect(got, JSON.stringify(rule)).toEqual(expected);
+      expect(got.length, JSON.stringify(rule)).toBeGreaterThan(0);
+    }
+    // Read in pages of both CRMs, and kept a few seconds: the next rule's facts did not read again.
+    expect(pagesRead).toBe(3);
+    // Without facts no account has a CRM owner or stage: `none` and `not_in` hold for every one.
+    expect(index.membersOf({ crm_owner: ['none'] })).toHaveLength(3000);
+    expect(index.membersOf({ crm_stage: { not_in: ['customer'] } })).toHaveLength(3000);
+    expect(index.membersOf({ crm_owner: ['any'] })).toHaveLength(0);
   });
 
   it('groups, any/all, intent and behaviour: exactly the companies segmentMatches accepts with the same facts', async () => {

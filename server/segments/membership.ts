@@ -19,10 +19,12 @@
  * A rule is a tree (./evaluate.ts `Level`): each condition gives its member rows either as a row test (a
  * catalog field, an intent condition over the per-row scores) or as an ascending row set (company ids,
  * lists, behaviour, a group); `all` intersects the sets and filters by the tests, `any` unites them with
- * the rows any test accepts. Intent and behaviour read `MemberFacts` (./member-facts.ts: the intent score
- * of every company per product, the accounts that visited), gathered per request by the caller; a rule
- * that reads them is evaluated afresh each time (its facts change with every page view), the others are
- * cached.
+ * the rows any test accepts. Intent, behaviour and the CRM side read `MemberFacts` (./member-facts.ts: the
+ * intent score of every company per product, the accounts that visited, the accounts a CRM has a record
+ * of), gathered per request by the caller; a rule that reads them is evaluated afresh each time (its facts
+ * change with every page view and CRM sync), the others are cached. A CRM condition that holds for an
+ * account without a record (`crm_owner: ["none"]`, `crm_stage: {not_in: …}`) is a row test over the
+ * whole catalog; one that does not, the row set of the accounts with a record that it accepts.
  */
 
 import type { CompanyRow } from '../../core/catalog-records.ts';
@@ -31,13 +33,17 @@ import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
 import {
   type Condition,
+  type CrmFacts,
+  crmHolds,
   factsNeed,
   intentHolds,
   type Level,
   type ListMembers,
   MATCH_FIELDS,
   type MatchField,
+  NO_CRM_FACTS,
   NO_LISTS,
+  readsFacts,
   ruleLevel,
   valueMatches,
 } from './evaluate.ts';
@@ -211,14 +217,13 @@ export class SegmentIndex {
 
   /**
    * The member rows of a rule, ascending (company_id order). `lists`: the customer's account lists
-   * (without them an `in_list` condition holds for nobody); `facts`: what intent and behaviour conditions
-   * read (without them those hold for nobody). Cached by the rule's canonical form with the versions of the
-   * lists it names, unless it reads facts.
+   * (without them an `in_list` condition holds for nobody); `facts`: what intent, behaviour and CRM
+   * conditions read (without them intent and behaviour hold for nobody, and no account has a CRM owner or
+   * stage). Cached by the rule's canonical form with the versions of the lists it names, unless it reads facts.
    */
   membersOf(match: SegmentMatch, lists: ListMembers = NO_LISTS, facts?: MemberFacts): Uint32Array {
-    const need = factsNeed(match);
     const level = ruleLevel(match);
-    if (need.days > 0 || need.intent) return this.evaluateLevel(level, lists, facts);
+    if (readsFacts(factsNeed(match))) return this.evaluateLevel(level, lists, facts);
     const key = canonicalRule(match, lists);
     return this.members.get(key) ?? this.members.set(key, this.evaluateLevel(level, lists, facts));
   }
@@ -298,6 +303,14 @@ export class SegmentIndex {
         return facts?.visitedRows(c.pattern, c.visited.days) ?? new Uint32Array(0);
       case 'page_views':
         return facts?.pageViewRows(c.page_views.min, c.page_views.days) ?? new Uint32Array(0);
+      case 'crm_owner':
+      case 'crm_stage': {
+        const byRow = facts?.crm ?? NO_CRM_ROWS;
+        if (crmHolds(c, NO_CRM_FACTS)) return (row) => crmHolds(c, byRow.get(row) ?? NO_CRM_FACTS);
+        const rows: number[] = [];
+        for (const [row, crm] of byRow) if (crmHolds(c, crm)) rows.push(row);
+        return ascending(rows);
+      }
       case 'group':
         return this.evaluateLevel(c.level, lists, facts);
     }
@@ -385,10 +398,18 @@ function canonicalCondition(c: Condition, lists: ListMembers): string {
       return JSON.stringify(['visited', c.visited.path.toLowerCase(), c.visited.days]);
     case 'page_views':
       return JSON.stringify(['page_views', c.page_views.min, c.page_views.days]);
+    case 'crm_owner':
+      return JSON.stringify(['crm_owner', [...new Set(c.emails)].sort(), c.any, c.none]);
+    case 'crm_stage':
+      return JSON.stringify(['crm_stage', sortedSet(c.in), sortedSet(c.not_in)]);
     case 'group':
       return canonicalLevel(c.level, lists);
   }
 }
+
+const sortedSet = (values: readonly string[] | undefined) => (values ? [...new Set(values)].sort() : null);
+
+const NO_CRM_ROWS: ReadonlyMap<number, CrmFacts> = new Map();
 
 /** A set of rows, ascending. */
 const ascending = (rows: Iterable<number>): Uint32Array => Uint32Array.from(rows).sort();

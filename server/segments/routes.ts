@@ -18,8 +18,8 @@
  *   GET /v3/segments/:segmentId/accounts?limit&cursor → {accounts: [{companyId, name, domain}], next_cursor}
  *   GET /v3/segments/membership?domain=           → {domain, companyId, segments: {ids, names}}
  * Sizes and pages come from the per-snapshot membership index (./membership.ts), never a catalog scan per
- * request, with the intent scores and the accounts that visited read per request when a rule needs them
- * (./member-facts.ts); membership evaluates the company as identification does (./evaluate.ts
+ * request, with the intent scores, the accounts that visited and the CRM side read per request when a
+ * rule needs them (./member-facts.ts); membership evaluates the company as identification does (./evaluate.ts
  * `matchingSegments`, with the account's facts: ./account-facts.ts).
  *
  * A rule is checked against the customer before it is saved or previewed: every list `in_list` names and
@@ -34,8 +34,9 @@ import { customerOr404 } from '../customers/lookup.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { ADMIN_JSON_BODY, adminRoute } from '../http/admin-route.ts';
 import { parseRecord } from '../http/body.ts';
-import { apiRoute, type RouteDef } from '../http/route-def.ts';
+import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
 import { parseDomain } from '../net/email.ts';
+import type { CrmStore } from '../state/crm/store.ts';
 import type { VisitStore } from '../state/visits/store.ts';
 import { gatherAccountFacts, productNamed } from './account-facts.ts';
 import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from './docs.ts';
@@ -112,13 +113,20 @@ function checkRule(customer: CustomerRecord, match: SegmentMatch | undefined): v
   }
 }
 
-/** Whose rules are evaluated: the customer (its products name intent) and its visit store (behaviour). */
+/** Whose rules are evaluated: the customer (its products name intent), its visit store (behaviour) and CRM store (the CRM side). */
 export interface RuleOwner {
   customer: Pick<CustomerRecord, 'id' | 'products'>;
   visits?: Pick<VisitStore, 'accountsPages'>;
+  crm?: Pick<CrmStore, 'listAccounts'>;
 }
 
-/** The size and first accounts of a rule; `owner` is needed for intent and behaviour conditions (without it they hold for nobody). */
+/** The CRM store of the app, when the CRM sync runs (it may not, in tests that build the app without it). */
+const crmStore = (services: RouteContext['services']): CrmStore | undefined => services.crm?.deps.crm;
+
+/**
+ * The size and first accounts of a rule; `owner` is needed for intent and behaviour conditions (without it
+ * they hold for nobody) and the CRM side (without it no account has a CRM owner or stage).
+ */
 export async function previewSegment(
   catalog: Catalog,
   match: SegmentMatch,
@@ -126,7 +134,7 @@ export async function previewSegment(
   owner?: RuleOwner,
 ): Promise<{ size: number; accounts: SegmentAccount[] }> {
   const index = await segmentIndex(catalog);
-  const facts = owner ? await gatherMemberFacts({ catalog, visits: owner.visits }, index, owner.customer, [match], new Date()) : undefined;
+  const facts = owner ? await gatherMemberFacts({ catalog, visits: owner.visits, crm: owner.crm }, index, owner.customer, [match], new Date()) : undefined;
   const rows = index.membersOf(match, lists, facts);
   return { size: rows.length, accounts: accountsOf(catalog, index, rows, 0, PREVIEW_ACCOUNTS) };
 }
@@ -174,7 +182,7 @@ export const segmentAdminRoutes: RouteDef[] = [
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const { match } = parseRecord(SegmentPreviewBody, ctx.body);
       checkRule(customer, match);
-      const owner = { customer, visits: ctx.services.recorder.visits };
+      const owner = { customer, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services) };
       return { status: 200, body: await previewSegment(ctx.services.dataset.current.catalog, match, listMembers(customer), owner) };
     },
   }),
@@ -254,7 +262,7 @@ export const segmentApiRoutes: RouteDef[] = [
       const lists = listMembers(customer);
       // One read of the visits and the intent scores for every segment.
       const facts = await gatherMemberFacts(
-        { catalog, visits: ctx.services.recorder.visits },
+        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services) },
         index,
         customer,
         customer.segments.map((s) => s.match),
@@ -284,7 +292,12 @@ export const segmentApiRoutes: RouteDef[] = [
       const [company] = catalog.companiesByDomain(domain);
       if (!company) throw new ApiError('not_found', `no company known for the domain ${domain}`);
       const { customer } = ctx.caller!;
-      const facts = await gatherAccountFacts({ catalog, visits: ctx.services.recorder.visits }, customer, company.company_id, new Date());
+      const facts = await gatherAccountFacts(
+        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services), onError: ctx.services.recorder.reportError },
+        customer,
+        company.company_id,
+        new Date(),
+      );
       const { ids, names } = segmentsPayload(matchingSegments(customer, company, facts), ctx.caller!.settings.segment_names);
       return { status: 200, body: { domain, companyId: company.company_id, segments: { ids, names } } };
     },
@@ -302,7 +315,13 @@ export const segmentApiRoutes: RouteDef[] = [
       const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, id);
       const { catalog } = ctx.services.dataset.current;
       const index = await segmentIndex(catalog);
-      const facts = await gatherMemberFacts({ catalog, visits: ctx.services.recorder.visits }, index, customer, [segment.match], new Date());
+      const facts = await gatherMemberFacts(
+        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services) },
+        index,
+        customer,
+        [segment.match],
+        new Date(),
+      );
       const rows = index.membersOf(segment.match, listMembers(customer), facts);
       const from = after === null ? 0 : SegmentIndex.startAfter(index, rows, after);
       const accounts = accountsOf(catalog, index, rows, from, from + ctx.query.limit);

@@ -24,7 +24,7 @@ import {
 } from '../../data/sources/schema.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
-import { type RunningServer, startServer } from '../serve.ts';
+import { type RunningServer, type StartOptions, startServer } from '../serve.ts';
 import { ACME_SOFTWARE, BLUEPEAK_MANUFACTURING, TEST_CUSTOMER } from './fixtures.ts';
 
 /** Addresses of the fixture networks: what tests ask about. */
@@ -127,6 +127,8 @@ export async function startTestServer(
     env?: Partial<Record<keyof Config, string>>;
     now?: () => number;
     log?: Logger;
+    /** The CRM clients' rates and time budgets, the schedule's tick (server/serve.ts StartOptions). */
+    crm?: StartOptions['crm'];
   } & ExtraSources = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
@@ -150,7 +152,7 @@ export async function startTestServer(
       ...opts.env,
     },
   );
-  const running = await startServer(config, opts.log ?? createLogger('error'), { now: opts.now });
+  const running = await startServer(config, opts.log ?? createLogger('error'), { now: opts.now, crm: opts.crm });
   for (const c of opts.customers ?? [TEST_CUSTOMER]) await running.store.importCustomer(c);
   const listener = running.server.listeners('request')[0] as RequestListener;
   return {

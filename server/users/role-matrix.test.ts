@@ -54,7 +54,7 @@ type Principal = 'operator' | Role;
 const PRINCIPALS: readonly Principal[] = ['operator', ...ROLES];
 
 /** What a path parameter names. */
-type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list' | 'job';
+type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list' | 'job' | 'provider' | 'run';
 
 /** Parameters the route's `access` does not name, by name; then by route. Add a route's new parameter here. */
 const PARAM_KIND: Readonly<Record<string, Kind>> = {
@@ -65,6 +65,9 @@ const PARAM_KIND: Readonly<Record<string, Kind>> = {
   companyId: 'company',
   listId: 'list',
   jobId: 'job',
+  /** A CRM (`hubspot`): every customer's to connect, no customer's record. */
+  provider: 'provider',
+  runId: 'run',
 };
 /** A company of the catalog: every customer's to look at (the account page), no customer's record. */
 const CATALOG_COMPANY = '900001';
@@ -90,7 +93,7 @@ const SCOPE_404 = /^unknown (customer|token|tag|user) /;
 const hasOtherVariant = (route: ApiRouteDef) => route.access?.customer.from !== 'none' || paramsOf(route.path).length > 0;
 /** Own customer in the path, and a record of the customer named beside it (a webhook, a user). */
 const hasMixedVariant = (route: ApiRouteDef) =>
-  route.access?.customer.from === 'param' && paramsOf(route.path).some((p) => !['customer', 'company'].includes(paramKind(route, p)));
+  route.access?.customer.from === 'param' && paramsOf(route.path).some((p) => !['customer', 'company', 'provider'].includes(paramKind(route, p)));
 
 type Variant = 'own' | 'other' | 'mixed';
 /** A row of a listing (a token, a tag or a customer). */
@@ -267,6 +270,11 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         return customer;
       case 'company':
         return CATALOG_COMPANY;
+      case 'provider':
+        return 'hubspot';
+      case 'run':
+        // No connection is made here: a run of either customer is unknown (404 whoever asks, as a record beside the customer).
+        return 'run_of_no_connection';
       case 'tag':
         // A write may delete or disable what it names.
         return write ? newTag(customer) : shared[customer]!.tag;

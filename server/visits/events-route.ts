@@ -89,6 +89,7 @@ function recordView(services: Services, caller: Caller, beacon: PageViewBeacon, 
         origin: view.origin,
         at: view.at,
         catalog: services.dataset.current.catalog,
+        crm: services.crm?.deps.crm,
       });
     } catch (e) {
       fail(e);

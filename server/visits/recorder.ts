@@ -19,6 +19,7 @@ import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
 import { type AccountFacts, matchingSegments, needsAccountFacts } from '../segments/evaluate.ts';
+import type { CrmStore } from '../state/crm/store.ts';
 import type { VisitStore } from '../state/visits/store.ts';
 import type { EventLog } from './event-log.ts';
 import { StoreFailures } from './store-failures.ts';
@@ -64,6 +65,8 @@ export interface PageViewInput {
   at: Date;
   /** The snapshot's catalog: the intent signals of segment rules with an `intent` condition (absent: none). */
   catalog?: Pick<Catalog, 'intent'>;
+  /** The CRM store: the CRM side of segment rules with a `crm_owner` or `crm_stage` condition (absent: none). */
+  crm?: Pick<CrmStore, 'getAccounts'>;
 }
 
 export interface PageViewRecorder {
@@ -177,7 +180,7 @@ class Recorder implements PageViewRecorder {
     const facts =
       need && company_id !== null
         ? await gatherAccountFacts(
-            { catalog: input.catalog ?? NO_SIGNALS, visits: this.visits, onError: this.reportError },
+            { catalog: input.catalog ?? NO_SIGNALS, visits: this.visits, crm: input.crm, onError: this.reportError },
             input.customer,
             company_id,
             input.at,

@@ -2,13 +2,14 @@
  * Accounts: a search box over the catalog (company id, domain or name), and one account as the customer
  * knows it — firmographics, scores per product with the factors that made them, segments and lists, page
  * views per day, its sessions with their pages in order (the journey), top pages (query parameters
- * collapsed but the customer's kept ones), the webhooks it raised — with a CSV download. The account is in
+ * collapsed but the customer's kept ones), the webhooks it raised, its owner and stage in each connected
+ * CRM (as the CRM sync read them back) — with a CSV download. The account is in
  * the URL fragment (`#customer=acme&page=accounts&account=900001`): the Visitors table links to it.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../../core/access-records.ts';
 import { accountFromHash, hashForAccount } from '../../../core/console-links.ts';
-import { accountCsvFileName, intentFactors, listLabels, profileFactors, sessionSummary } from '../account-view.ts';
+import { accountCsvFileName, crmLine, intentFactors, listLabels, profileFactors, sessionSummary } from '../account-view.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { formatCount } from '../format.ts';
 import { defaultRange } from '../visits-view.ts';
@@ -111,6 +112,15 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
         <p class="muted">
           {c.domain ?? '—'} · <code>{data.company_id}</code>
         </p>
+        {data.crm.length > 0 && (
+          <ul class="plain" data-testid="account-crm" aria-label="In the CRM">
+            {data.crm.map((crm) => (
+              <li key={crm.provider}>
+                {crmLine(crm)} <span class="muted">({crm.read_at ? `read back ${formatDateTime(crm.read_at)}` : 'not read back yet'})</span>
+              </li>
+            ))}
+          </ul>
+        )}
         <ul class="chips" aria-label="Segments and lists">
           {data.segments.map((s) => (
             <li key={`s${s.id}`}>{s.name}</li>

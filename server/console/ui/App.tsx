@@ -41,6 +41,7 @@ import { AuditPage } from './AuditPage.tsx';
 import { CustomerView } from './CustomerView.tsx';
 import { DevelopersPage } from './DevelopersPage.tsx';
 import { EnrichPage } from './EnrichPage.tsx';
+import { IntegrationsPage } from './IntegrationsPage.tsx';
 import { ListsPage } from './ListsPage.tsx';
 import { OnboardingPage } from './OnboardingPage.tsx';
 import { SignIn, signedInViewer } from './SignIn.tsx';
@@ -378,6 +379,8 @@ function PageView({
       return <WebTagsPage key={customer.id} api={api} customer={customer} canCreate={rights.tagsWrite} canEditSettings={rights.tagSettingsWrite} />;
     case 'webhooks':
       return <WebhooksPage key={customer.id} api={api} customer={customer} canWrite={rights.webhooksWrite} />;
+    case 'integrations':
+      return <IntegrationsPage key={customer.id} api={api} customer={customer} canWrite={rights.integrationsWrite} />;
     case 'users':
       return <UsersPage key={customer.id} api={api} customer={customer} viewer={viewer} />;
     case 'audit':

@@ -6,6 +6,9 @@ export function CreateFormFooter(p: {
   errorTestId: string;
   busy: boolean;
   label: string;
+  /** The refusal's first words and the button's while busy (a connect form: "Not connected", "Connecting…"). */
+  refused?: string;
+  busyLabel?: string;
 }) {
   return (
     <>
@@ -16,12 +19,12 @@ export function CreateFormFooter(p: {
       )}
       {p.error && (
         <p class="error" role="alert" data-testid={p.errorTestId}>
-          Not created: {p.error}
+          {p.refused ?? 'Not created'}: {p.error}
         </p>
       )}
       <div class="form-actions">
         <button type="submit" class="btn" disabled={p.busy}>
-          {p.busy ? 'Creating…' : p.label}
+          {p.busy ? (p.busyLabel ?? 'Creating…') : p.label}
         </button>
       </div>
     </>

@@ -5,7 +5,6 @@ import type { SegmentMatch } from '../../../../core/customer-records.ts';
 import { BUYING_STAGES, type BuyingStage } from '../../../../core/vocabulary.ts';
 import {
   addCondition,
-  type BehaviourKind,
   type BuilderField,
   type ConditionKind,
   conditionsOf,
@@ -13,13 +12,16 @@ import {
   KIND_LABELS,
   type LevelDraft,
   type LevelRef,
+  type NewKind,
   type ProductChoice,
   type RuleProblem,
   removeCondition,
+  stageSuggestions,
   suggestions,
   toggleStage,
   valuesOf,
 } from '../../segment-rule-view.ts';
+import { CrmOwnerCondition, CrmStageCondition, crmFirstInput } from './CrmCondition.tsx';
 import { FieldCondition } from './FieldCondition.tsx';
 import { DaysInput, RemoveCondition } from './inputs.tsx';
 
@@ -48,18 +50,20 @@ export function LevelEditor({
   empty: string | null;
   onChange(level: LevelDraft): void;
 }) {
-  const [adding, setAdding] = useState<BuilderField | BehaviourKind | ''>('');
+  const [adding, setAdding] = useState<NewKind | ''>('');
   const idp = idPrefix(where);
   const used = conditionsOf(level);
   const free = freeKinds(level, products.length > 0);
-  const firstInput = (kind: BuilderField | BehaviourKind) =>
+  const firstInput = (kind: NewKind) =>
     kind === 'intent'
       ? `${idp}-intent-product`
       : kind === 'visited'
         ? `${idp}-visited-path`
         : kind === 'page_views'
           ? `${idp}-page_views-min`
-          : `${idp}-value-${kind}`;
+          : kind === 'crm_owner' || kind === 'crm_stage'
+            ? crmFirstInput(idp, kind)
+            : `${idp}-value-${kind}`;
   return (
     <>
       {used.length === 0 && empty && <p class="muted">{empty}</p>}
@@ -84,11 +88,7 @@ export function LevelEditor({
           <label for={`${idp}-add-field`} class="sr-only">
             {addLabel}
           </label>
-          <select
-            id={`${idp}-add-field`}
-            value={adding}
-            onChange={(e) => setAdding((e.currentTarget as HTMLSelectElement).value as BuilderField | BehaviourKind | '')}
-          >
+          <select id={`${idp}-add-field`} value={adding} onChange={(e) => setAdding((e.currentTarget as HTMLSelectElement).value as NewKind | '')}>
             <option value="">{addLabel}…</option>
             {free.map((f) => (
               <option key={f} value={f}>
@@ -258,6 +258,10 @@ function ConditionItem({
         {values.length > 5 ? `One of ${values.length.toLocaleString('en-US')} values` : values.join(', ')} (set through the API; kept as it is)
       </p>
     );
+  } else if (kind === 'crm_owner') {
+    return <CrmOwnerCondition level={level} idp={idp} onChange={onChange} />;
+  } else if (kind === 'crm_stage') {
+    return <CrmStageCondition level={level} idp={idp} suggest={stageSuggestions(others)} onChange={onChange} />;
   } else {
     return <FieldCondition field={kind as BuilderField} level={level} idp={idp} suggest={suggestions(others, kind as BuilderField)} onChange={onChange} />;
   }
