@@ -332,15 +332,66 @@ describe.each([
     expect(without.segments.map((s: { name: string }) => s.name)).not.toContain(segment.name);
   });
 
+  it('creates CRM accounts for unmatched domains only when asked to (off by default)', async () => {
+    const before = crm.requestCount();
+    const patch = await srv.inject({
+      method: 'PATCH',
+      url: `/admin/api/customers/acme/crm/${crm.provider}`,
+      headers: ADMIN,
+      payload: JSON.stringify({ create_missing: true }),
+    });
+    expect(patch.statusCode).toBe(200);
+    expect(patch.json().create_missing).toBe(true);
+    const res = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/acme/crm/${crm.provider}/sync`,
+      headers: ADMIN,
+      payload: JSON.stringify({ full: true }),
+    });
+    const run = await waitForRun(srv, crm.provider, res.json().run.id);
+    // The unmatched extra companies, and the customer's hot account 900001 (northwind.example: a full run takes the lists' accounts too).
+    expect(run.counts.created).toBe(MISSING.size + 1);
+    expect(crm.requestCount()).toBeGreaterThan(before);
+    for (const i of MISSING) {
+      const page = (await srv.inject({ method: 'GET', url: `/admin/api/customers/acme/accounts/${700_000 + i}`, headers: ADMIN })).json();
+      expect(page.crm).toEqual([expect.objectContaining({ provider: crm.provider, crm_ids: [expect.any(String)] })]);
+      const created = page.crm[0].crm_ids[0];
+      expect(crm.field(created, defaultField(crm.provider, 'company_id'))).toBe(String(700_000 + i));
+    }
+    // Invalid domains are never created.
+    expect(run.counts.invalid_domain).toBe(INVALID.size);
+    await srv.inject({
+      method: 'PATCH',
+      url: `/admin/api/customers/acme/crm/${crm.provider}`,
+      headers: ADMIN,
+      payload: JSON.stringify({ create_missing: false }),
+    });
+  }, 120_000);
+
   it('keeps what a 5xx storm left pending and writes it at the next run', async () => {
     for (const id of ['700301', '700302']) {
-      await srv.recorder.visits.recordPageView({ customer_id: 'acme', day: TODAY, company_id: id, path: '/storm', session_id: `storm-${id}`, at: new Date().toISOString() });
+      await srv.recorder.visits.recordPageView({
+        customer_id: 'acme',
+        day: TODAY,
+        company_id: id,
+        path: '/storm',
+        session_id: `storm-${id}`,
+        at: new Date().toISOString(),
+      });
     }
     crm.serverErrors(6);
-    const first = await srv.inject({ method: 'POST', url: `/admin/api/customers/acme/crm/${crm.provider}/sync`, headers: { authorization: ADMIN.authorization } });
+    const first = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/acme/crm/${crm.provider}/sync`,
+      headers: { authorization: ADMIN.authorization },
+    });
     const failed = await waitForRun(srv, crm.provider, first.json().run.id);
     expect(failed.status).not.toBe('succeeded');
-    const second = await srv.inject({ method: 'POST', url: `/admin/api/customers/acme/crm/${crm.provider}/sync`, headers: { authorization: ADMIN.authorization } });
+    const second = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/acme/crm/${crm.provider}/sync`,
+      headers: { authorization: ADMIN.authorization },
+    });
     expect((await waitForRun(srv, crm.provider, second.json().run.id)).status).not.toBe('failed');
     for (const i of [301, 302]) {
       for (const id of records.get(i)!) expect(crm.field(id, defaultField(crm.provider, 'top_pages'))).toMatch(/\/storm \(1\)/);
@@ -350,9 +401,20 @@ describe.each([
   }, 120_000);
 
   it('puts a refused credential on “needs attention”: the sync stops, nothing retried in a loop, the owner is told', async () => {
-    await srv.recorder.visits.recordPageView({ customer_id: 'acme', day: TODAY, company_id: '700200', path: '/late', session_id: 'late', at: new Date().toISOString() });
+    await srv.recorder.visits.recordPageView({
+      customer_id: 'acme',
+      day: TODAY,
+      company_id: '700200',
+      path: '/late',
+      session_id: 'late',
+      at: new Date().toISOString(),
+    });
     crm.revoke();
-    const res = await srv.inject({ method: 'POST', url: `/admin/api/customers/acme/crm/${crm.provider}/sync`, headers: { authorization: ADMIN.authorization } });
+    const res = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/acme/crm/${crm.provider}/sync`,
+      headers: { authorization: ADMIN.authorization },
+    });
     const run = await waitForRun(srv, crm.provider, res.json().run.id);
     expect(run.status).toBe('failed');
     const conn = (await srv.inject({ method: 'GET', url: `/admin/api/customers/acme/crm/${crm.provider}`, headers: ADMIN })).json();
@@ -364,16 +426,29 @@ describe.each([
     await srv.crmScheduler.tick();
     await srv.crmScheduler.tick();
     expect(crm.requestCount()).toBe(before);
-    const again = await srv.inject({ method: 'POST', url: `/admin/api/customers/acme/crm/${crm.provider}/sync`, headers: { authorization: ADMIN.authorization } });
+    const again = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/acme/crm/${crm.provider}/sync`,
+      headers: { authorization: ADMIN.authorization },
+    });
     expect(again.statusCode).toBe(409);
     expect(again.json().message).toMatch(/needs attention/);
     const checklist = (await srv.inject({ method: 'GET', url: '/admin/api/customers/acme/onboarding', headers: ADMIN })).json();
     expect(JSON.stringify(checklist)).toMatch(/needs attention/);
     // Connecting again with a working credential makes it active, and the account waiting is written.
-    const reconnected = await srv.inject({ method: 'PUT', url: `/admin/api/customers/acme/crm/${crm.provider}`, headers: ADMIN, payload: JSON.stringify(crm.connectBody()) });
+    const reconnected = await srv.inject({
+      method: 'PUT',
+      url: `/admin/api/customers/acme/crm/${crm.provider}`,
+      headers: ADMIN,
+      payload: JSON.stringify(crm.connectBody()),
+    });
     expect(reconnected.statusCode).toBe(200);
     expect(reconnected.json().connection.status).toBe('active');
-    const after = await srv.inject({ method: 'POST', url: `/admin/api/customers/acme/crm/${crm.provider}/sync`, headers: { authorization: ADMIN.authorization } });
+    const after = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/acme/crm/${crm.provider}/sync`,
+      headers: { authorization: ADMIN.authorization },
+    });
     await waitForRun(srv, crm.provider, after.json().run.id);
     expect(crm.field(records.get(200)![0]!, defaultField(crm.provider, 'top_pages'))).toMatch(/\/late \(1\)/);
   }, 60_000);
