@@ -403,6 +403,17 @@ async function writableFields(client: CrmClient, conn: CrmConnectionRecord, cust
 
 const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** The CRM records an account is written to: those just matched, else those stored. */
+const recordIds = (a: ChunkAccount): string[] => (a.refs ? a.refs.map((r) => r.crm_id) : (a.stored?.crm_ids ?? []));
+
+/** Whether settling the account takes a provider request (a write or a create): writeChunk's own rules. */
+function needsRequest(a: ChunkAccount, conn: CrmConnectionRecord): boolean {
+  if (!a.company || !a.written || a.domain === null) return false;
+  const ids = recordIds(a);
+  if (ids.length === 0) return conn.create_missing;
+  return a.item.force || a.stored?.written_hash !== a.hash || !sameIds(a.stored.crm_ids, ids);
+}
+
 export interface StartedRun {
   run: CrmRunRecord;
   /** Settles when the run ends (never rejects: the run record says how it went). */
@@ -490,6 +501,25 @@ async function drain(deps: SyncDeps, conn: CrmConnectionRecord, secret: string, 
     return deps.crm.putRun(record).then(() => record);
   };
   let after: Pick<CrmPendingItem, 'company_id' | 'at'> | undefined;
+  /** Accounts read and waiting for a write: acknowledged only once written (a crash leaves them pending). */
+  let buffer: ChunkAccount[] = [];
+  let buffered = 0;
+  const settle = async (accounts: ChunkAccount[]) => {
+    if (accounts.length === 0) return;
+    const { rows, done } = await writeChunk(client, conn, accounts, log, deps.now());
+    await deps.crm.putAccounts(rows);
+    await deps.crm.ackPending(
+      conn.customer_id,
+      conn.provider,
+      done.map((a) => a.item),
+    );
+  };
+  const flush = async () => {
+    const accounts = buffer;
+    buffer = [];
+    buffered = 0;
+    await settle(accounts);
+  };
   try {
     const fields = await writableFields(client, conn, customer, log);
     for (;;) {
@@ -500,15 +530,17 @@ async function drain(deps: SyncDeps, conn: CrmConnectionRecord, secret: string, 
       if (items.length === 0) break;
       after = items[items.length - 1];
       const accounts = await readChunk(deps, client, customer, conn, fields, items, run.kind === 'full', deps.now());
-      const { rows, done } = await writeChunk(client, conn, accounts, log, deps.now());
-      await deps.crm.putAccounts(rows);
-      await deps.crm.ackPending(
-        conn.customer_id,
-        conn.provider,
-        done.map((a) => a.item),
-      );
+      // What needs no request is settled now; what does waits until a provider batch is full, so 1,000
+      // changed accounts spread over 100,000 unchanged ones cost 10 writes, not one per chunk they fall in.
+      await settle(accounts.filter((a) => !needsRequest(a, conn)));
+      for (const a of accounts.filter((a) => needsRequest(a, conn))) {
+        buffer.push(a);
+        buffered += Math.max(1, recordIds(a).length);
+      }
+      if (buffered >= CHUNK[conn.provider]) await flush();
       await save('running', null, false);
     }
+    await flush();
     const left = await deps.crm.pendingCount(conn.customer_id, conn.provider);
     const status = log.errors.length > 0 || log.counts.failed > 0 || left > 0 ? 'partial' : 'succeeded';
     const message = left > 0 ? `${left} accounts left pending for the next run (the CRM did not take them in time)` : null;
