@@ -308,6 +308,32 @@ describe.each([
     expect(crm.field(records.get(123)![0]!, defaultField(crm.provider, 'page_views_30d'))).toBe(String((123 % 4) + 2));
   }, 60_000);
 
+  it('writes 200 changed accounts spread over all 1,000 in full provider batches, not one request per chunk', async () => {
+    const from = crm.requestCount();
+    const changed = [...records.keys()].filter((i) => i % 5 === 1 && ![10, 20, 40].includes(i)).slice(0, 200);
+    for (const i of changed) {
+      await srv.recorder.visits.recordPageView({
+        customer_id: 'acme',
+        day: TODAY,
+        company_id: String(700_000 + i),
+        path: '/spread',
+        session_id: `spread-${i}`,
+        at: new Date().toISOString(),
+      });
+    }
+    const res = await srv.inject({
+      method: 'POST',
+      url: `/admin/api/customers/acme/crm/${crm.provider}/sync`,
+      headers: { authorization: ADMIN.authorization },
+    });
+    const run = await waitForRun(srv, crm.provider, res.json().run.id);
+    const writes = crm.writes(from);
+    for (const i of changed) for (const id of records.get(i)!) expect(writes.get(id), `record of ${i}`).toBe(1);
+    // The credential and field check (at most 3 requests), then 200+ records in batches of 100 (HubSpot) or 200 (Salesforce).
+    expect(run.counts.requests).toBeLessThanOrEqual(crm.provider === 'hubspot' ? 3 + 3 : 3 + 2);
+    expect(crm.requestCount() - from).toBe(run.counts.requests);
+  }, 60_000);
+
   it('reads the owners back onto the account page, and a crm_owner segment uses them', async () => {
     const page = (await srv.inject({ method: 'GET', url: '/admin/api/customers/acme/accounts/700004', headers: ADMIN })).json();
     expect(page.crm).toEqual([expect.objectContaining({ provider: crm.provider, owner_email: OWNERS[4 % 3], crm_ids: records.get(4) })]);
