@@ -520,6 +520,21 @@ async function drain(deps: SyncDeps, conn: CrmConnectionRecord, secret: string, 
     buffered = 0;
     await settle(accounts);
   };
+  /** Writes the buffer's first accounts whose records fill one provider batch (never splitting a batch in two requests). */
+  const flushBatch = async () => {
+    let n = 0;
+    let records = 0;
+    while (n < buffer.length) {
+      const size = Math.max(1, recordIds(buffer[n]!).length);
+      if (n > 0 && records + size > CHUNK[conn.provider]) break;
+      records += size;
+      n++;
+    }
+    const accounts = buffer.slice(0, n);
+    buffer = buffer.slice(n);
+    buffered -= records;
+    await settle(accounts);
+  };
   try {
     const fields = await writableFields(client, conn, customer, log);
     for (;;) {
@@ -537,7 +552,7 @@ async function drain(deps: SyncDeps, conn: CrmConnectionRecord, secret: string, 
         buffer.push(a);
         buffered += Math.max(1, recordIds(a).length);
       }
-      if (buffered >= CHUNK[conn.provider]) await flush();
+      while (buffered >= CHUNK[conn.provider]) await flushBatch();
       await save('running', null, false);
     }
     await flush();
