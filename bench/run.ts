@@ -5,6 +5,7 @@
  */
 import { benchBuild } from './build.ts';
 import { benchCluster } from './cluster.ts';
+import { benchCrm } from './crm.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchEnrich } from './enrich.ts';
 import { benchEvents } from './events.ts';
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   routing: benchRouting,
   segments: benchSegments,
   enrich: benchEnrich,
+  crm: benchCrm,
 };
 
 const [name, ...args] = process.argv.slice(2);
