@@ -5,10 +5,27 @@
  * console reads them.
  */
 
-export const CONSOLE_PAGES = ['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'integrations', 'users', 'audit'] as const;
+export const CONSOLE_PAGES = [
+  'tokens',
+  'home',
+  'visitors',
+  'accounts',
+  'segments',
+  'lists',
+  'enrich',
+  'tags',
+  'webhooks',
+  'integrations',
+  'alerts',
+  'notifications',
+  'users',
+  'sso',
+  'audit',
+] as const;
 export type ConsolePage = (typeof CONSOLE_PAGES)[number];
 export const PAGE_TITLES: Record<ConsolePage, string> = {
   tokens: 'API tokens',
+  home: 'Home',
   visitors: 'Visitors',
   accounts: 'Accounts',
   segments: 'Segments',
@@ -17,7 +34,10 @@ export const PAGE_TITLES: Record<ConsolePage, string> = {
   tags: 'Web tags',
   webhooks: 'Webhooks',
   integrations: 'Integrations',
+  alerts: 'Alerts',
+  notifications: 'Notifications',
   users: 'Users',
+  sso: 'Single sign-on',
   audit: 'Audit log',
 };
 

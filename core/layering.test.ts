@@ -72,7 +72,15 @@ const FEATURE_USES: Record<string, Record<string, string>> = {
   demo: { segments: 'the demo visitors’ segments', users: 'the seed audits as system:demo-seed' },
   admin: { users: 'audit fields of a token change' },
   crm: { accounts: 'a CRM record gets exactly the values the account page shows (gather.ts)' },
+  digests: {
+    segments: 'a digest scoped to segments evaluates the customer’s rules and lists on the visiting accounts',
+    alerts: '“my accounts” finds owners as alerts route to them (territory rules)',
+  },
   auth: { users: 'sign-in accepts an invitation (auth/routes.ts)' },
+  home: { webhooks: 'segment entries are counted only while an endpoint needs segment facts (needsEnrichment)' },
+  alerts: {
+    webhooks: 'an alert is an outbox endpoint: planned and delivered by the webhook dispatcher (its facts, samples, destination rules, masked URLs)',
+  },
 };
 
 /**

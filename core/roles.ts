@@ -12,9 +12,9 @@ export type Role = z.infer<typeof Role>;
 
 export const ROLE_MEANING: Readonly<Record<Role, string>> = {
   owner: 'everything in the customer, users and roles included',
-  admin: 'tokens, tags, webhooks, CRM integrations, settings, account lists and segments',
-  marketer: 'segments, account lists, tag settings and reports',
-  viewer: 'reports and settings, read-only',
+  admin: 'tokens, tags, webhooks, CRM integrations, settings, account lists, segments and alerts',
+  marketer: 'segments, account lists, alerts (Slack, Teams, email), tag settings and reports',
+  viewer: 'reports, settings and alerts, read-only',
 };
 
 export const PERMISSIONS = [
@@ -38,6 +38,10 @@ export const PERMISSIONS = [
   'webhooks:write',
   /** Segments and account lists changed. */
   'segments:write',
+  /** Alerts, their delivery logs and the owners list read. */
+  'alerts:read',
+  /** Alerts created, changed, paused, tested and removed; the owners list uploaded (a raw JSON webhook destination also needs webhooks:write). */
+  'alerts:write',
   /** Users, invitations, roles, single sign-on. */
   'users:manage',
   /** The audit log read. */
@@ -51,8 +55,8 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const READ: Permission[] = ['reports:read', 'tags:read'];
-const MARKETER: Permission[] = [...READ, 'tag-settings:write', 'segments:write', 'integrations:read'];
+const READ: Permission[] = ['reports:read', 'tags:read', 'alerts:read'];
+const MARKETER: Permission[] = [...READ, 'tag-settings:write', 'segments:write', 'integrations:read', 'alerts:write'];
 const ADMIN: Permission[] = [
   ...MARKETER,
   'settings:write',

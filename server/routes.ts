@@ -5,16 +5,19 @@
  */
 import { accountRoutes } from './accounts/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
 import { shellRoutes } from './app-shell.ts';
 import { authRoutes } from './auth/routes.ts';
 import { ssoRoutes } from './auth/sso-routes.ts';
 import { usageRoutes } from './credits/usage-route.ts';
 import { crmRoutes } from './crm/routes.ts';
 import { demoRoutes } from './demo/visitors.ts';
+import { digestRoutes } from './digests/routes.ts';
 import { batchEnrichmentRoutes } from './enrichment/batch-route.ts';
 import { enrichmentJobRoutes } from './enrichment/jobs/routes.ts';
 import { enrichmentRoutes } from './enrichment/route.ts';
 import { eventSchemaRoutes } from './events/routes.ts';
+import { homeRoutes } from './home/routes.ts';
 import type { RouteDef } from './http/route-def.ts';
 import { identificationRoutes } from './identification/route.ts';
 import { listAdminRoutes } from './lists/routes.ts';
@@ -39,8 +42,10 @@ export const ROUTES: readonly RouteDef[] = [
   ...demoRoutes,
   ...adminRoutes,
   ...visitsAdminRoutes,
+  ...homeRoutes,
   ...accountRoutes,
   ...webhookAdminRoutes,
+  ...alertRoutes,
   ...crmRoutes,
   ...segmentAdminRoutes,
   ...listAdminRoutes,
@@ -49,6 +54,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...authRoutes,
   ...ssoRoutes,
   ...userRoutes,
+  ...digestRoutes,
   ...eventSchemaRoutes,
   ...healthRoutes,
   ...metricsRoutes,

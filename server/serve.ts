@@ -2,6 +2,7 @@
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { alertDispatch } from './alerts/dispatch.ts';
 import { createRequestListener } from './app.ts';
 import { setupAdminAuth } from './auth/operator-credential.ts';
 import { type Config, listeningUrl, serverBaseUrl } from './config.ts';
@@ -10,6 +11,9 @@ import { CrmScheduler } from './crm/scheduler.ts';
 import { CrmSync } from './crm/service.ts';
 import { Dataset } from './data/dataset.ts';
 import { seedDemo } from './demo/seed.ts';
+import { createDigestMailer } from './digests/mail.ts';
+import { DigestScheduler } from './digests/scheduler.ts';
+import { Digests } from './digests/service.ts';
 import { jobLimits } from './enrichment/jobs/limits.ts';
 import { EnrichJobs } from './enrichment/jobs/runner.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
@@ -41,6 +45,9 @@ export interface RunningServer {
   users: UserStore;
   /** The console's enrichment jobs of this node. */
   enrichJobs: EnrichJobs;
+  /** Email digests and their schedule on this node. */
+  digests: Digests;
+  digestScheduler: DigestScheduler;
   /** The SVC_METRICS_PORT server's port, when this process serves one. */
   metricsPort?: number;
   /**
@@ -58,6 +65,8 @@ export interface StartOptions {
   now?: () => number;
   /** The CRM clients' rate and time budgets and the schedule's tick (tests and benchmarks; defaults are the providers'). */
   crm?: ClientTuning & { tickMs?: number };
+  /** How often the digest schedule is looked at (DIGEST_TICK_MS); tests call `digestScheduler.tick()` themselves. */
+  digestTickMs?: number;
 }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.SVC_LOG), opts: StartOptions = {}): Promise<RunningServer> {
@@ -88,6 +97,17 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       const customer = await store.getCustomer(view.customer_id);
       return customer ? enrichedFacts(enrichDeps, customer, view) : undefined;
     },
+    // Alerts are outbox endpoints: their facts (owner, stages, lists), mail and mail marks (server/alerts/).
+    alerts: alertDispatch({
+      alerts: backend.alerts,
+      store,
+      users,
+      visits: backend.visits,
+      catalog: () => dataset.current.catalog,
+      crm: () => backend.crm,
+      config,
+      reportError: (e) => recorder.reportError(e),
+    }),
   });
   webhooks.start(config.SVC_WEBHOOK_POLL_MS);
   // Every recorded page view may raise webhook events (account.visited, account.hot, segment.entered).
@@ -110,11 +130,40 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   });
   const crmScheduler = new CrmScheduler(crm.deps, { syncMinutes: config.SVC_CRM_SYNC_MINUTES, tickMs: opts.crm?.tickMs });
   crmScheduler.start();
+  // Every node looks for due digests; a claim in the state store makes one of them send each.
+  const digests = new Digests({
+    store: backend.digests,
+    users,
+    customers: store,
+    dataset,
+    visits: backend.visits,
+    crm: backend.crm,
+    owners: backend.alerts,
+    mailer: createDigestMailer(config),
+    baseUrl: serverBaseUrl(config),
+    now: opts.now ?? Date.now,
+    log,
+  });
+  const digestScheduler = new DigestScheduler(digests, opts.digestTickMs);
+  digestScheduler.start();
   // Enrichment jobs of the console: those an earlier process left (a stop, a crash) resume now.
   const enrichJobs = new EnrichJobs({ dir: config.SVC_JOBS_DIR, store, catalog: () => dataset.current.catalog, log, limits: jobLimits(config) });
   enrichJobs.start();
   const server = createServer(
-    createRequestListener({ config, store, dataset, log, adminAuth, recorder, users, webhooks: { webhookStore, webhooks }, enrichJobs, crm }),
+    createRequestListener({
+      config,
+      store,
+      dataset,
+      log,
+      adminAuth,
+      recorder,
+      users,
+      webhooks: { webhookStore, webhooks },
+      enrichJobs,
+      crm,
+      digests,
+      alertState: backend.alerts,
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -147,6 +196,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     recorder,
     users,
     enrichJobs,
+    digests,
+    digestScheduler,
     metricsPort: metricsServer ? portOf(metricsServer) : undefined,
     async close(deadlineMs = config.SVC_SHUTDOWN_TIMEOUT_MS) {
       process.off('SIGHUP', onHup);
@@ -154,6 +205,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await drain(server, deadlineMs, log);
       await enrichJobs.stop();
       await crmScheduler.stop();
+      await digestScheduler.stop();
       await crm.stop();
       await recorder.close();
       await webhooks.stop();

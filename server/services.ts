@@ -7,11 +7,13 @@ import type { AdminAuth } from './auth/operator-credential.ts';
 import type { Config } from './config.ts';
 import type { CrmSync } from './crm/service.ts';
 import type { Dataset } from './data/dataset.ts';
+import type { Digests } from './digests/service.ts';
 import type { EnrichJobs } from './enrichment/jobs/runner.ts';
 import type { GeoIp } from './geoip/geoip.ts';
 import type { MeteringSteps } from './http/metering-steps.ts';
 import type { TrustProxy } from './http/request-id.ts';
 import type { Logger } from './observability/logger.ts';
+import type { AlertStateStore } from './state/alerts/store.ts';
 import type { WebhookStore } from './state/outbox/store.ts';
 import type { StateStore } from './state/store.ts';
 import type { UserStore } from './state/users/store.ts';
@@ -33,8 +35,12 @@ export interface AppDeps {
   users: UserStore;
   /** The CRM sync (HubSpot, Salesforce): its routes exist only when it does. */
   crm?: CrmSync;
+  /** Alerts' owners lists, territory rules and marks (server/alerts/): its routes exist only with it and the outbox. */
+  alertState?: AlertStateStore;
   /** The console's enrichment jobs of this node (absent in tests that build the app without them). */
   enrichJobs?: EnrichJobs;
+  /** Email digests: settings, previews, the unsubscribe link (absent in tests that build the app without them). */
+  digests?: Digests;
 }
 
 export interface Services extends AppDeps {

@@ -9,7 +9,9 @@ import { serverBaseUrl } from '../config.ts';
 import { creditReport } from '../credits/report.ts';
 import { createCustomer, type Provisioned, provisionCustomer, updateCustomer } from '../customers/provision.ts';
 import { auditedToken, changed } from '../users/audit-fields.ts';
+import { ALERT_COMMANDS } from './alert-commands.ts';
 import { CRM_COMMANDS } from './crm-commands.ts';
+import { DIGEST_COMMANDS } from './digest-commands.ts';
 import { ENRICH_COMMANDS } from './enrich-command.ts';
 import { type CommandContext, emit, intOption, listOption, pathIn, requireOption, UsageError } from './output.ts';
 import { STATE_COMMANDS } from './state-commands.ts';
@@ -455,6 +457,8 @@ Field mappings and the user_type table: docs/data.md, "Bring your own data".
   },
   ...ENRICH_COMMANDS,
   ...CRM_COMMANDS,
+  ...ALERT_COMMANDS,
+  ...DIGEST_COMMANDS,
   ...STATE_COMMANDS,
   ...USER_COMMANDS,
 };

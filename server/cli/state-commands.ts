@@ -15,8 +15,8 @@ function transfer(
 ): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required');
-  return withStore(io, (state, config, { visits, outbox, users, crm }) =>
-    fn({ state, visits, webhooks: outbox, users, crm }, file, pathIn(io, file), backendName(config)),
+  return withStore(io, (state, config, { visits, outbox, users, crm, digests, alerts }) =>
+    fn({ state, visits, webhooks: outbox, users, crm, digests, alerts }, file, pathIn(io, file), backendName(config)),
   );
 }
 
@@ -29,9 +29,12 @@ tag was seen on; webhook
 endpoints WITH THEIR SIGNING SECRETS, the outbox's deliveries (pending ones and the kept log) and the
 dedupe keys of the last three days; users (with the scrypt hash of each password), single sign-on
 providers WITH THEIR CLIENT SECRETS, and the audit log; CRM connections WITH THEIR CREDENTIALS, the
-accounts waiting to be synced, what svc knows of each account's CRM records, and the sync runs. Not
+accounts waiting to be synced, what svc knows of each account's CRM records, and the sync runs; each
+user's email digest settings and the periods whose digest was sent; alert owners lists, territory rules
+and the buying stages each account reached (alerts themselves move with the webhook endpoints). Not
 moved: rate-limit counters (they expire within a minute), console sessions and pending invitations
-(everybody signs in again), CRM sync leases (a run in flight starts again), and the raw page-view
+(everybody signs in again), CRM sync leases (a run in flight starts again), digests being sent at
+the time (sent after the import), and the raw page-view
 NDJSON files (SVC_EVENTS_DIR, per node).
 
 FILE holds webhook signing secrets, SSO client secrets and CRM credentials: keep it as secret as the
@@ -53,7 +56,7 @@ export const STATE_COMMANDS: Record<string, Command> = {
           ctx,
           { file, ...c, from: name },
           () =>
-            `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}, CRM ${c.crm}) from ${name} to ${file}`,
+            `exported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}, CRM ${c.crm}, digests ${c.digests}, alerts ${c.alerts}) from ${name} to ${file}`,
         );
       }),
   },
@@ -69,7 +72,7 @@ export const STATE_COMMANDS: Record<string, Command> = {
           ctx,
           { file, ...c, into: name },
           () =>
-            `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}, CRM ${c.crm}) from ${file} into ${name}`,
+            `imported ${c.entries} entries (state ${c.state}, page views ${c.visits}, webhooks ${c.webhooks}, users ${c.users}, CRM ${c.crm}, digests ${c.digests}, alerts ${c.alerts}) from ${file} into ${name}`,
         );
       }),
   },

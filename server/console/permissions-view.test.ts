@@ -41,6 +41,7 @@ describe('permissions view', () => {
   it('each role sees the pages of core/roles.ts permissions', () => {
     expect(visiblePages(user('owner'))).toEqual([
       'tokens',
+      'home',
       'visitors',
       'accounts',
       'segments',
@@ -49,19 +50,48 @@ describe('permissions view', () => {
       'tags',
       'webhooks',
       'integrations',
+      'alerts',
+      'notifications',
       'users',
+      'sso',
       'audit',
     ]);
-    expect(visiblePages(user('admin'))).toEqual(['tokens', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'webhooks', 'integrations', 'audit']);
-    expect(visiblePages(user('marketer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'integrations']);
-    expect(visiblePages(user('viewer'))).toEqual(['visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags']);
+    expect(visiblePages(user('admin'))).toEqual([
+      'tokens',
+      'home',
+      'visitors',
+      'accounts',
+      'segments',
+      'lists',
+      'enrich',
+      'tags',
+      'webhooks',
+      'integrations',
+      'alerts',
+      'notifications',
+      'audit',
+    ]);
+    expect(visiblePages(user('marketer'))).toEqual([
+      'home',
+      'visitors',
+      'accounts',
+      'segments',
+      'lists',
+      'enrich',
+      'tags',
+      'integrations',
+      'alerts',
+      'notifications',
+    ]);
+    // A viewer reads the alerts, and has its own digest settings like every role.
+    expect(visiblePages(user('viewer'))).toEqual(['home', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'alerts', 'notifications']);
     for (const role of ROLES) {
       expect(showsCustomerPicker(user(role))).toBe(false);
       for (const page of CONSOLE_PAGES) expect(visiblePages(user(role)).includes(page)).toBe(roleMay(role, PAGE_PERMISSION[page]));
     }
   });
 
-  it('buttons follow the write permissions: a marketer edits tag settings and segments only, a viewer nothing', () => {
+  it('buttons follow the write permissions: a marketer edits tag settings, segments and alerts only, a viewer nothing', () => {
     expect(pageRights(user('marketer'))).toEqual({
       tokensWrite: false,
       tagsWrite: false,
@@ -69,6 +99,7 @@ describe('permissions view', () => {
       webhooksWrite: false,
       segmentsWrite: true,
       integrationsWrite: false,
+      alertsWrite: true,
     });
     expect(pageRights(user('viewer'))).toEqual({
       tokensWrite: false,
@@ -77,6 +108,7 @@ describe('permissions view', () => {
       webhooksWrite: false,
       segmentsWrite: false,
       integrationsWrite: false,
+      alertsWrite: false,
     });
     expect(pageRights(user('admin'))).toEqual({
       tokensWrite: true,
@@ -85,18 +117,19 @@ describe('permissions view', () => {
       webhooksWrite: true,
       segmentsWrite: true,
       integrationsWrite: true,
+      alertsWrite: true,
     });
     expect(can(user('admin'), 'users:manage')).toBe(false);
     expect(can(user('owner'), 'users:manage')).toBe(true);
   });
 
   it('a page the role may not see falls back to its first page; none named is the first too', () => {
-    expect(pageFor(user('marketer'), 'tokens')).toBe('visitors');
-    expect(pageFor(user('marketer'), 'webhooks')).toBe('visitors');
+    expect(pageFor(user('marketer'), 'tokens')).toBe('home');
+    expect(pageFor(user('marketer'), 'webhooks')).toBe('home');
     expect(pageFor(user('marketer'), 'integrations')).toBe('integrations');
-    expect(pageFor(user('viewer'), 'integrations')).toBe('visitors');
+    expect(pageFor(user('viewer'), 'integrations')).toBe('home');
     expect(pageFor(user('marketer'), 'tags')).toBe('tags');
-    expect(pageFor(user('marketer'), null)).toBe('visitors');
+    expect(pageFor(user('marketer'), null)).toBe('home');
     expect(pageFor(user('admin'), 'users')).toBe('tokens');
     expect(pageFor(OPERATOR, null)).toBe('tokens');
     expect(pageFor(OPERATOR, 'audit')).toBe('audit');

@@ -33,6 +33,7 @@ export function can(viewer: Viewer, permission: Permission): boolean {
 /** The permission a page needs to be shown at all (its buttons need the matching `:write`). */
 export const PAGE_PERMISSION: Readonly<Record<ConsolePage, Permission>> = {
   tokens: 'tokens:read',
+  home: 'reports:read',
   visitors: 'reports:read',
   accounts: 'reports:read',
   segments: 'reports:read',
@@ -41,11 +42,15 @@ export const PAGE_PERMISSION: Readonly<Record<ConsolePage, Permission>> = {
   tags: 'tags:read',
   webhooks: 'webhooks:read',
   integrations: 'integrations:read',
+  alerts: 'alerts:read',
+  // One's own digest settings: every role has them (the operator is told they are per user).
+  notifications: 'reports:read',
   users: 'users:manage',
+  sso: 'users:manage',
   audit: 'audit:read',
 };
 
-/** The pages the viewer sees, in tab order. */
+/** The pages the viewer sees, in CONSOLE_PAGES order (the landing is the first; the sidebar orders them by job: nav-view.ts). */
 export function visiblePages(viewer: Viewer): ConsolePage[] {
   return CONSOLE_PAGES.filter((p) => can(viewer, PAGE_PERMISSION[p]));
 }
@@ -82,6 +87,7 @@ export interface PageRights {
   webhooksWrite: boolean;
   segmentsWrite: boolean;
   integrationsWrite: boolean;
+  alertsWrite: boolean;
 }
 
 export function pageRights(viewer: Viewer): PageRights {
@@ -92,5 +98,6 @@ export function pageRights(viewer: Viewer): PageRights {
     webhooksWrite: can(viewer, 'webhooks:write'),
     segmentsWrite: can(viewer, 'segments:write'),
     integrationsWrite: can(viewer, 'integrations:write'),
+    alertsWrite: can(viewer, 'alerts:write'),
   };
 }

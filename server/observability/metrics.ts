@@ -66,6 +66,18 @@ export const webhookDeliveriesDropped = new client.Counter({
   labelNames: ['reason'] as const,
 });
 
+export const alertOverflow = new client.Counter({
+  name: 'svc_alert_overflow_total',
+  help: 'Alerts held back by a destination’s rate, by destination (slack, teams: in a digest message; email: a recipient already mailed about the account that day)',
+  labelNames: ['destination'] as const,
+});
+
+export const alertOwnerFallbacks = new client.Counter({
+  name: 'svc_alert_owner_fallbacks_total',
+  help: 'Alerts routed to the owner that went to the fallback instead, by reason (no_owner, not_a_user)',
+  labelNames: ['reason'] as const,
+});
+
 export const webhookOldestDue = new client.Gauge({
   name: 'svc_webhook_oldest_due_seconds',
   help: 'Age of the oldest webhook delivery that is due and not leased (0: none waits); stays near 0 while the dispatchers keep up',

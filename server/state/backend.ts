@@ -2,14 +2,16 @@
  * The one backend root: picks SQLite (default, the file SVC_STATE) or Redis (SVC_REDIS_URL; a Redis
  * Cluster with SVC_REDIS_CLUSTER=1) from configuration and opens every store of the state on ONE
  * connection — the access records, metering and usage (`state`), the users, the visits, the webhook
- * outbox and the CRM sync's store. `serve`, `serve --workers` and the CLI open state only through here.
+ * outbox, the CRM sync's store, the email digests' store and the alerts' state. `serve`, `serve --workers` and the CLI open state only through here.
  *
  * The state store owns the connection (the SQLite file's one connection and lock policy, sqlite/db.ts; a
  * node's Redis command client, redis/lifecycle.ts); the concern stores run on it and leave it open when
  * they close, so `close()` closes them first and the state store last.
  */
 import type { Config } from '../config.ts';
+import type { AlertStateStore } from './alerts/store.ts';
 import type { CrmStore } from './crm/store.ts';
+import type { DigestStore } from './digests/store.ts';
 import type { StateLog } from './errors.ts';
 import type { WebhookStore } from './outbox/store.ts';
 import { SqliteStateStore } from './sqlite/store.ts';
@@ -28,6 +30,10 @@ export interface Backend {
   readonly outbox: WebhookStore;
   /** CRM connections, pending accounts, sync leases and runs (server/crm/). */
   readonly crm: CrmStore;
+  /** Email digests: each user's settings and the claims that send one digest per user and period (server/digests/). */
+  readonly digests: DigestStore;
+  /** Alerts' owners lists, territory rules, stage marks and mail marks (server/alerts/; the alerts are outbox endpoints). */
+  readonly alerts: AlertStateStore;
   /** Closes the concern stores, then the state store and with it the connection. */
   close(): Promise<void>;
 }
@@ -41,12 +47,22 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
   const users = { auditRetentionDays: config.SVC_AUDIT_RETENTION_DAYS };
   if (config.SVC_REDIS_URL) {
     // Loaded only on Redis: the embedded default (and every CLI call on it) does not pay for the client.
-    const [{ RedisStateStore }, { RedisUserStore }, { RedisVisitStore }, { RedisWebhookStore }, { RedisCrmStore }] = await Promise.all([
+    const [
+      { RedisStateStore },
+      { RedisUserStore },
+      { RedisVisitStore },
+      { RedisWebhookStore },
+      { RedisCrmStore },
+      { RedisDigestStore },
+      { RedisAlertStateStore },
+    ] = await Promise.all([
       import('./redis/store.ts'),
       import('./users/redis.ts'),
       import('./visits/redis.ts'),
       import('./outbox/redis.ts'),
       import('./crm/redis.ts'),
+      import('./digests/redis.ts'),
+      import('./alerts/redis.ts'),
     ]);
     const state = await RedisStateStore.open({
       url: config.SVC_REDIS_URL,
@@ -61,21 +77,29 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
       const u = keep(opened, new RedisUserStore(state.redis, { ...users, commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS }));
       const visits = keep(opened, await RedisVisitStore.open(state.redis, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS, rawRetentionDays }));
       const outbox = keep(opened, await RedisWebhookStore.open(state.redis));
-      return { users: u, visits, outbox, crm: keep(opened, new RedisCrmStore(state.redis, { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS })) };
+      const timeouts = { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS };
+      const crm = keep(opened, new RedisCrmStore(state.redis, timeouts));
+      const digests = keep(opened, new RedisDigestStore(state.redis, timeouts));
+      return { users: u, visits, outbox, crm, digests, alerts: keep(opened, new RedisAlertStateStore(state.redis, timeouts)) };
     });
   }
-  const [{ SqliteUserStore }, { SqliteVisitStore }, { SqliteWebhookStore }, { SqliteCrmStore }] = await Promise.all([
-    import('./users/sqlite.ts'),
-    import('./visits/sqlite.ts'),
-    import('./outbox/sqlite.ts'),
-    import('./crm/sqlite.ts'),
-  ]);
+  const [{ SqliteUserStore }, { SqliteVisitStore }, { SqliteWebhookStore }, { SqliteCrmStore }, { SqliteDigestStore }, { SqliteAlertStateStore }] =
+    await Promise.all([
+      import('./users/sqlite.ts'),
+      import('./visits/sqlite.ts'),
+      import('./outbox/sqlite.ts'),
+      import('./crm/sqlite.ts'),
+      import('./digests/sqlite.ts'),
+      import('./alerts/sqlite.ts'),
+    ]);
   const state = new SqliteStateStore(config.SVC_STATE, { log });
   return assemble(state, async (opened) => {
     const u = keep(opened, new SqliteUserStore(state.sqlite, users));
     const visits = keep(opened, new SqliteVisitStore(state.sqlite, { rawRetentionDays }));
     const outbox = keep(opened, new SqliteWebhookStore(state.sqlite));
-    return { users: u, visits, outbox, crm: keep(opened, new SqliteCrmStore(state.sqlite)) };
+    const crm = keep(opened, new SqliteCrmStore(state.sqlite));
+    const digests = keep(opened, new SqliteDigestStore(state.sqlite));
+    return { users: u, visits, outbox, crm, digests, alerts: keep(opened, new SqliteAlertStateStore(state.sqlite)) };
   });
 }
 
@@ -98,7 +122,14 @@ async function assemble(state: StateStore, open: (opened: { close(): Promise<voi
     close() {
       closing ??= (async () => {
         try {
-          await Promise.all([stores.users.close(), stores.visits.close(), stores.outbox.close(), stores.crm.close()]);
+          await Promise.all([
+            stores.users.close(),
+            stores.visits.close(),
+            stores.outbox.close(),
+            stores.crm.close(),
+            stores.digests.close(),
+            stores.alerts.close(),
+          ]);
         } finally {
           await state.close();
         }

@@ -54,7 +54,7 @@ type Principal = 'operator' | Role;
 const PRINCIPALS: readonly Principal[] = ['operator', ...ROLES];
 
 /** What a path parameter names. */
-type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list' | 'job' | 'provider' | 'run';
+type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list' | 'job' | 'provider' | 'run' | 'alert';
 
 /** Parameters the route's `access` does not name, by name; then by route. Add a route's new parameter here. */
 const PARAM_KIND: Readonly<Record<string, Kind>> = {
@@ -68,6 +68,7 @@ const PARAM_KIND: Readonly<Record<string, Kind>> = {
   /** A CRM (`hubspot`): every customer's to connect, no customer's record. */
   provider: 'provider',
   runId: 'run',
+  alertId: 'alert',
 };
 /** A company of the catalog: every customer's to look at (the account page), no customer's record. */
 const CATALOG_COMPANY = '900001';
@@ -108,7 +109,7 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
   /** Each role's user of acme, signed in. */
   const members = new Map<Role, { id: string; cookie: string }>();
   /** Records read (never changed) by the requests that only read. */
-  const shared: Record<string, { token: string; tag: string; webhook: string; user: string; segment: string; list: string; job: string }> = {};
+  const shared: Record<string, { token: string; tag: string; webhook: string; user: string; segment: string; list: string; job: string; alert: string }> = {};
   /** A user of each customer whose sessions are the ones other principals try to end. */
   const bystanders: Record<string, string> = {};
 
@@ -135,6 +136,35 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
       secret: generateSigningSecret(),
     });
     return hook.id;
+  }
+  /** An alert (an outbox endpoint with settings.alert) posting to an email address. */
+  async function newAlert(customer: string): Promise<string> {
+    const alert = await srv.webhookStore.createEndpoint({
+      customer_id: customer,
+      url: '',
+      events: ['account.visited'],
+      hot_paths: [],
+      description: 'alert: role matrix',
+      secret: generateSigningSecret(),
+      settings: {
+        event_versions: {},
+        segment_names: true,
+        scores: false,
+        format: 'email',
+        filters: {},
+        alert: {
+          name: 'role matrix',
+          trigger: { type: 'visited', path: '/pricing*' },
+          filter: {},
+          destination_type: 'email',
+          to: [`sales@${customer}.test`],
+          route_to_owner: null,
+          paused: false,
+          created_by: null,
+        },
+      },
+    });
+    return alert.id;
   }
   async function newTag(customer: string): Promise<string> {
     return (await srv.store.createTag({ customer_id: customer, allowed_domains: [`matrix.${customer}.test`] })).tag_id;
@@ -220,6 +250,7 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         segment: await newSegment(customer),
         list: await newList(customer),
         job: await newJob(customer),
+        alert: await newAlert(customer),
       };
       bystanders[customer] = await newUser(customer, 'viewer');
       await srv.users.setSsoProvider(sso(customer));
@@ -290,6 +321,8 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         return write ? newList(customer) : shared[customer]!.list;
       case 'job':
         return write ? newJob(customer) : shared[customer]!.job;
+      case 'alert':
+        return write ? newAlert(customer) : shared[customer]!.alert;
       case 'session': {
         // One's own session, for one's own customer; else a bystander's.
         const userId = customer === OWN && who !== 'operator' ? members.get(who)!.id : bystanders[customer]!;
@@ -357,8 +390,8 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
     for (const route of ADMIN_ROUTES) for (const p of paramsOf(route.path)) paramKind(route, p);
   });
 
-  it('asks a write for more than a read permission (the one exception: a user ending a session of their own)', () => {
-    const ownSessionsOnly = new Set(['DELETE /auth/sessions/:id']);
+  it('asks a write for more than a read permission (the exceptions: a user ending a session of their own, or changing their own notifications)', () => {
+    const ownSessionsOnly = new Set(['DELETE /auth/sessions/:id', 'PATCH /auth/me/notifications']);
     for (const route of ADMIN_ROUTES.filter(isWrite)) {
       const name = `${route.method} ${route.path}`;
       if (!ownSessionsOnly.has(name)) expect(route.access!.permission, name).not.toMatch(/:read$/);

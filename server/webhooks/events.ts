@@ -13,11 +13,12 @@
  *   conditions hold; a filtered `account.visited` comes at the first view of the day that passes.
  */
 import type { z } from 'zod';
+import type { AlertRoute, AlertTrigger, StoredAlert } from '../../core/alert-records.ts';
 import { compilePathGlob } from '../../core/glob.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import type { CompanyScore } from '../identification/schema.ts';
 import type { AccountEventV1, AccountEventV2, EventCompany, SegmentEnteredV1, TagInstalledV1, WebhookEvent } from './payloads.ts';
-import type { EndpointFilters, EventVersions, WebhookEventType, WebhookFormat } from './schema.ts';
+import type { EndpointFilters, EventVersions, OutboxFormat, WebhookEventType } from './schema.ts';
 
 /**
  * What v2 payloads and `segment.entered` carry beyond the view (./enrich.ts gathers it, only for a
@@ -42,8 +43,10 @@ export interface PlanningEndpoint {
   event_versions?: EventVersions;
   segment_names?: boolean;
   scores?: boolean;
-  format?: WebhookFormat;
+  format?: OutboxFormat;
   filters?: EndpointFilters;
+  /** An alert's endpoint (server/alerts/): planned by plannedAlertEvents, not by its events. */
+  alert?: StoredAlert;
 }
 
 /**
@@ -58,7 +61,7 @@ export const versionOf = (endpoint: PlanningEndpoint, type: WebhookEventType): n
  * an account entered with a view say when a filtered account.visited is due).
  */
 export function needsEnrichment(endpoint: PlanningEndpoint): boolean {
-  if (endpoint.format === 'slack') return true;
+  if (endpoint.format === 'slack' || endpoint.alert) return true;
   if (endpoint.filters?.min_page_views !== undefined || endpoint.filters?.segments !== undefined) return true;
   return endpoint.events.some((t) => t === 'segment.entered' || ((t === 'account.visited' || t === 'account.hot') && versionOf(endpoint, t) >= 2));
 }
@@ -144,8 +147,9 @@ export function pathMatches(pattern: string, path: string): boolean {
 
 const hotPathGlob = boundedMemo((pattern: string) => compilePathGlob(pattern), 1000);
 
-export function plannedEvents(view: PageViewForWebhooks, endpoint: PlanningEndpoint, newEventId: () => string): PlannedEvent[] {
+export function plannedEvents(view: PageViewForWebhooks, endpoint: PlanningEndpoint, newEventId: () => string, alertFacts?: AlertFacts): PlannedEvent[] {
   if (!view.company_id) return [];
+  if (endpoint.alert) return alertFacts ? plannedAlertEvents(view, { ...endpoint, alert: endpoint.alert }, alertFacts, newEventId) : [];
   const companyId = view.company_id;
   const planned: PlannedEvent[] = [];
   const page = { path: view.path, referrer_host: view.referrer_host, tag_id: view.tag_id, origin: view.origin, session_id: view.session_id };
@@ -230,4 +234,166 @@ export function tagInstalledEvent(sighting: { customer_id: string; tag_id: strin
     customer_id: sighting.customer_id,
     data: { tag_id: sighting.tag_id, origin: sighting.origin, first_seen_at: sighting.at },
   };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Alerts (server/alerts/): an alert is an outbox endpoint whose settings carry it (EndpointSettings.alert).
+// Its trigger is planned here, beside the webhook events, on the same recorded view and the same facts.
+
+/** An account's owner as the owner routing found it (server/alerts/owners.ts). */
+export interface AlertOwner {
+  email: string;
+  /** A user of the customer's workspace: only those are mailed. */
+  is_user: boolean;
+  slack_member_id: string | null;
+  teams_mention: string | null;
+  source: 'crm' | 'owners_list' | 'territory';
+}
+
+/** What alert planning reads beyond the view and its EnrichedFacts, gathered once per view (server/alerts/facts.ts). */
+export interface AlertFacts {
+  /** Stage marks this view set (the account's first time at or past the stage for the product): stage_reached. */
+  reached: readonly { product: string; stage: string }[];
+  /** The latest UTC day before this view's with a view of the account within the lookback, null when none: first_visit. */
+  previous_visit_day: string | null;
+  /** The account lists the account is on. */
+  lists: readonly string[];
+  owner: AlertOwner | null;
+}
+
+const DAY_MS = 86_400_000;
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+
+/** Days before a view the first_visit trigger may look back at most (its `days` at most). */
+export const FIRST_VISIT_MAX_DAYS = 90;
+
+/** What the trigger says happened with this view, or null when it did not fire. */
+export function alertFired(trigger: AlertTrigger, view: PageViewForWebhooks, facts: AlertFacts): string | null {
+  switch (trigger.type) {
+    case 'segment_entered': {
+      if (!(view.enriched?.entered_segment_ids ?? []).includes(trigger.segment)) return null;
+      const name = view.enriched?.segments.find((s) => s.id === trigger.segment)?.name;
+      return `entered ${name ?? `segment #${trigger.segment}`}`;
+    }
+    case 'hot':
+      return view.hot_account || trigger.hot_paths.some((p) => pathMatches(p, view.path)) ? 'is hot' : null;
+    case 'stage_reached':
+      return facts.reached.some((r) => r.product === trigger.product && r.stage === trigger.stage) ? `reached ${trigger.stage} for ${trigger.product}` : null;
+    case 'first_visit': {
+      if (!view.first_of_day_for_account) return null;
+      const quiet = facts.previous_visit_day === null || daysBetween(facts.previous_visit_day, view.day) > trigger.days;
+      return quiet ? `visited for the first time in ${trigger.days} days` : null;
+    }
+    case 'visited':
+      return pathMatches(trigger.path, view.path) ? `visited ${view.path.split(/[?#]/, 1)[0]}` : null;
+  }
+}
+
+/** Whether the account passes the alert's filter with this view. */
+export function passesAlertFilter(alert: StoredAlert, view: PageViewForWebhooks, facts: AlertFacts): boolean {
+  const f = alert.filter;
+  if (f.segments && !f.segments.some((id) => view.segment_ids.includes(id))) return false;
+  if (f.lists && !f.lists.some((id) => facts.lists.includes(id))) return false;
+  if (f.min_page_views !== undefined && visitPageViews(view) < f.min_page_views) return false;
+  if (f.owner === 'with' && facts.owner === null) return false;
+  if (f.owner === 'without' && facts.owner !== null) return false;
+  return true;
+}
+
+/** An alert's event: the body receivers of signed JSON get, and the account facts every message is built from. */
+export type AlertEvent = WebhookEvent & { alert: AlertRoute };
+
+/**
+ * The deliveries an alert's trigger raises with this view: none when paused, not fired or filtered out;
+ * else the channel's and, with owner routing, a mail to the owner (a user of the workspace) or to the
+ * fallback addresses. Each keyed per trigger, account and UTC day (`<trigger>|<company>|<day>|<route>`):
+ * the outbox stores a key once per endpoint, so two nodes planning the same view, or a hot account's
+ * every view, enqueue one delivery a day.
+ */
+export function plannedAlertEvents(
+  view: PageViewForWebhooks,
+  endpoint: PlanningEndpoint & { alert: StoredAlert },
+  facts: AlertFacts,
+  newEventId: () => string,
+): PlannedEvent[] {
+  const { alert } = endpoint;
+  if (alert.paused || !view.company_id || !view.enriched) return [];
+  const happened = alertFired(alert.trigger, view, facts);
+  if (happened === null || !passesAlertFilter(alert, view, facts)) return [];
+  const enriched = view.enriched;
+  const companyId = view.company_id;
+  const page = { path: view.path, referrer_host: view.referrer_host, tag_id: view.tag_id, origin: view.origin, session_id: view.session_id };
+  const flags = { company_id: companyId, hot_account: view.hot_account, excluded: view.excluded };
+  const base = (): WebhookEvent => {
+    if (alert.trigger.type === 'segment_entered') {
+      const id = alert.trigger.segment;
+      const name = enriched.segments.find((s) => s.id === id)?.name ?? null;
+      return {
+        id: newEventId(),
+        type: 'segment.entered',
+        version: 1,
+        created_at: view.at,
+        customer_id: view.customer_id,
+        data: { day: view.day, segment: { id, name }, account: flags, company: enriched.company, page },
+      };
+    }
+    return {
+      id: newEventId(),
+      type: alert.trigger.type === 'hot' ? 'account.hot' : 'account.visited',
+      version: 2,
+      created_at: view.at,
+      customer_id: view.customer_id,
+      data: {
+        day: view.day,
+        account: flags,
+        company: enriched.company,
+        segments: {
+          ids: enriched.segments.map((s) => s.id),
+          names: enriched.segments.map((s) => s.name),
+          list: enriched.segments.map((s) => ({ name: s.name, id: s.id })),
+        },
+        scores: [...enriched.scores],
+        visit: enriched.visit,
+        page,
+      },
+    };
+  };
+  const owner = facts.owner;
+  const routing = alert.route_to_owner;
+  const reachable = owner?.is_user === true;
+  const route = (via: AlertRoute['via'], extra: Partial<AlertRoute>): AlertRoute => ({
+    alert_id: endpoint.id,
+    name: alert.name,
+    trigger: alert.trigger.type,
+    happened,
+    segments: enriched.segments.map((s) => s.name),
+    via,
+    to: [],
+    mention: null,
+    owner_email: owner?.email ?? null,
+    fallback: null,
+    test: false,
+    ...extra,
+  });
+  const key = `${alert.trigger.type}|${companyId}|${view.day}`;
+  const planned: PlannedEvent[] = [];
+  if (!routing?.instead_of_channel || !reachable) {
+    const mention =
+      routing && owner ? { slack: owner.slack_member_id, teams: owner.teams_mention ? { id: owner.teams_mention, name: owner.email } : null } : null;
+    // An email alert's channel is its addresses (fixed at planning: a node sending it needs nothing else).
+    const to = alert.destination_type === 'email' ? alert.to : [];
+    planned.push({ dedupe_key: `${key}|channel`, event: { ...base(), alert: route('channel', { mention, to }) } as AlertEvent });
+  }
+  if (routing) {
+    if (reachable) planned.push({ dedupe_key: `${key}|owner`, event: { ...base(), alert: route('mail', { to: [owner.email] }) } as AlertEvent });
+    else {
+      const fallback = owner === null ? 'no_owner' : 'not_a_user';
+      const to = routing.fallback?.to ?? [];
+      // No fallback addresses: the channel has it (above); the fallback is still counted, by the dispatcher.
+      const via = to.length > 0 ? 'mail' : 'channel';
+      if (via === 'mail') planned.push({ dedupe_key: `${key}|fallback`, event: { ...base(), alert: route('mail', { to, fallback }) } as AlertEvent });
+      else if (planned[0]) (planned[0].event as AlertEvent).alert.fallback = fallback;
+    }
+  }
+  return planned;
 }

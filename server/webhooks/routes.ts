@@ -34,11 +34,12 @@ import {
   type EndpointFilters,
   type EndpointSettings,
   type EventVersions,
+  isWebhook,
   NewWebhook,
+  type OutboxFormat,
   SLACK_EVENTS,
   TestEventBody,
   type WebhookEventType,
-  type WebhookFormat,
   WebhookPatch,
 } from './schema.ts';
 import { generateSigningSecret } from './signature.ts';
@@ -55,11 +56,14 @@ const outbox = (services: Services) => services.webhooks!;
 
 const unknownWebhook = (customerId: string, webhookId: string) => new ApiError('not_found', `unknown webhook ${webhookId} for customer ${customerId}`);
 
+/** A webhook of the customer: an alert's endpoint (server/alerts/) is not one here. */
 async function endpointOr404(webhookStore: WebhookStore, customerId: string, webhookId: string) {
   const endpoint = await webhookStore.getEndpoint(customerId, webhookId);
-  if (!endpoint) throw unknownWebhook(customerId, webhookId);
+  if (!endpoint || !isWebhook(endpoint)) throw unknownWebhook(customerId, webhookId);
   return endpoint;
 }
+
+const webhooksOf = async (webhookStore: WebhookStore, customerId: string) => (await webhookStore.listEndpoints(customerId)).filter(isWebhook);
 
 /** Checked again at every delivery (the name may resolve elsewhere later): this refuses what is internal on its face. */
 function checkDestination(url: string, allowPrivate: boolean): void {
@@ -73,7 +77,7 @@ const enabled = (services: Services) => services.webhooks !== undefined;
  * An endpoint as it is answered and audited: a Slack endpoint's URL masked (slack.ts `maskedSlackUrl`:
  * the URL is the channel's credential). Only the 201 of its creation shows it whole, as it was sent.
  */
-export function shownEndpoint<T extends { url: string; format: WebhookFormat }>(endpoint: T): T {
+export function shownEndpoint<T extends { url: string; format: OutboxFormat }>(endpoint: T): T {
   return endpoint.format === 'slack' ? { ...endpoint, url: maskedSlackUrl(endpoint.url) } : endpoint;
 }
 
@@ -103,7 +107,7 @@ export function chosenVersions(events: readonly WebhookEventType[], named: Event
  */
 function checkEndpoint(
   customer: { segments: readonly { id: number }[] },
-  endpoint: { format: WebhookFormat; events: readonly WebhookEventType[]; event_versions: EventVersions; filters: EndpointFilters },
+  endpoint: { format: OutboxFormat; events: readonly WebhookEventType[]; event_versions: EventVersions; filters: EndpointFilters },
 ): void {
   if (endpoint.format === 'slack') {
     const other = endpoint.events.find((e) => !(SLACK_EVENTS as readonly string[]).includes(e));
@@ -134,7 +138,7 @@ export const webhookAdminRoutes: RouteDef[] = [
       const customerId = customer.id;
       const input = parseRecord(NewWebhook, ctx.body ?? {});
       checkDestination(input.url, webhooks.allowPrivate);
-      if ((await webhookStore.listEndpoints(customerId)).length >= MAX_ENDPOINTS_PER_CUSTOMER) {
+      if ((await webhooksOf(webhookStore, customerId)).length >= MAX_ENDPOINTS_PER_CUSTOMER) {
         throw new ApiError('conflict', `a customer has at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints: delete one first`);
       }
       const secret = generateSigningSecret();
@@ -162,7 +166,7 @@ export const webhookAdminRoutes: RouteDef[] = [
     doc: webhooksDocs.get,
     async handler(ctx) {
       const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
-      return { status: 200, body: (await outbox(ctx.services).webhookStore.listEndpoints(customerId)).map(shownEndpoint) };
+      return { status: 200, body: (await webhooksOf(outbox(ctx.services).webhookStore, customerId)).map(shownEndpoint) };
     },
   }),
   adminRoute({
@@ -262,6 +266,7 @@ export const webhookAdminRoutes: RouteDef[] = [
       const { webhookStore, webhooks } = outbox(ctx.services);
       const customerId = (await customerOr404(ctx.services.store, ctx.req.params.id!)).id;
       const webhookId = ctx.req.params.webhookId!;
+      await endpointOr404(webhookStore, customerId, webhookId);
       if (!(await webhookStore.deleteEndpoint(customerId, webhookId))) throw unknownWebhook(customerId, webhookId);
       webhooks.endpointsChanged(customerId);
       await ctx.audit({ customer: customerId, action: 'webhook.delete', target: webhookId });

@@ -3,6 +3,7 @@
  * validation, the type and the admin API's documentation.
  */
 import { z } from 'zod';
+import { StoredAlert } from '../../core/alert-records.ts';
 
 export const WEBHOOK_EVENTS = ['account.visited', 'account.hot', 'segment.entered', 'tag.installed'] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENTS);
@@ -24,6 +25,17 @@ export type EventVersions = z.infer<typeof EventVersions>;
 export const WEBHOOK_FORMATS = ['json', 'slack'] as const;
 export const WebhookFormat = z.enum(WEBHOOK_FORMATS);
 export type WebhookFormat = z.infer<typeof WebhookFormat>;
+
+/**
+ * How the outbox sends an endpoint's deliveries: the webhook formats, and two only alerts have
+ * (server/alerts/): `teams` (an Adaptive Card to a Teams Workflows URL, batched and paced as Slack is) and
+ * `email` (a mail to the alert's addresses, no URL).
+ */
+export const OUTBOX_FORMATS = ['json', 'slack', 'teams', 'email'] as const;
+export const OutboxFormat = z.enum(OUTBOX_FORMATS);
+export type OutboxFormat = z.infer<typeof OutboxFormat>;
+/** Formats whose due deliveries are claimed together and sent as one message (a digest of the overflow). */
+export const BATCHED_FORMATS: readonly OutboxFormat[] = ['slack', 'teams'];
 
 /** The events a Slack endpoint may subscribe to: those about an account (a Slack message is about one). */
 export const SLACK_EVENTS = ['account.visited', 'account.hot', 'segment.entered'] as const satisfies readonly WebhookEventType[];
@@ -54,8 +66,10 @@ export const EndpointSettings = z.object({
   segment_names: z.boolean().default(false),
   /** Scores per product in account events (v2). */
   scores: z.boolean().default(false),
-  format: WebhookFormat.default('json'),
+  format: OutboxFormat.default('json'),
   filters: EndpointFilters.default({}),
+  /** Present on an alert's endpoint (server/alerts/): the webhook API neither lists nor changes those. */
+  alert: StoredAlert.optional(),
 });
 export type EndpointSettings = z.infer<typeof EndpointSettings>;
 
@@ -137,6 +151,13 @@ export const WebhookRecord = z.object({
 });
 export type WebhookRecord = z.infer<typeof WebhookRecord>;
 
+/** An endpoint as the outbox keeps it: a webhook (WebhookRecord) or an alert's (`alert` set, any OutboxFormat). */
+export const OutboxEndpoint = WebhookRecord.extend({ format: OutboxFormat, alert: StoredAlert.optional() });
+export type OutboxEndpoint = z.infer<typeof OutboxEndpoint>;
+
+/** Whether an endpoint is a webhook (the webhook API's), not an alert's. */
+export const isWebhook = (e: OutboxEndpoint): e is OutboxEndpoint & WebhookRecord => e.alert === undefined && (e.format === 'json' || e.format === 'slack');
+
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 /** One event on its way to one endpoint: the outbox row and the delivery log entry. */
@@ -157,6 +178,8 @@ export const DeliveryRecord = z.object({
   /** HTTP status of the last attempt (null: no answer — refused, timed out …). */
   last_status: z.number().int().nullable(),
   last_error: z.string().nullable(),
+  /** A "send test" of an alert (POST …/alerts/:alertId/test): not about a real visit. */
+  test: z.boolean().optional(),
 });
 export type DeliveryRecord = z.infer<typeof DeliveryRecord>;
 

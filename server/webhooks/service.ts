@@ -19,17 +19,38 @@
  * delivery the message covered (the delivery log shows each). After a message the endpoint rests
  * SLACK_MIN_INTERVAL_MS — per node: N nodes may send N messages a second, which Slack's short bursts
  * allow — and a 429 answer rests it (and retries what the message covered) until its Retry-After.
+ *
+ * Alerts (server/alerts/) are endpoints too (settings `alert`), planned per view by events.ts
+ * plannedAlertEvents with the facts `alerts.facts` gathers (owner, stages reached, lists, previous visit
+ * day) and delivered by this same dispatcher, so they are durable, leased, retried, logged and deduplicated
+ * as every delivery is. Their formats: `slack` (./alert-messages.ts), `teams` (an Adaptive Card,
+ * ./teams.ts: batched like Slack, resting TEAMS_MIN_INTERVAL_MS between messages, so ≤ 4 a second per
+ * node), `email` (one mail per delivery through `alerts.sendMail`), `json` (the signed body). A delivery
+ * whose route says `mail` (the owner, a fallback) is a mail whatever its endpoint's format. A recipient is
+ * mailed about an account once a UTC day at most, across alerts and nodes (`alerts.claimMail`, a mark in
+ * the state store); a mail held back by that, and every account a digest message covers beyond the first,
+ * is counted in svc_alert_overflow_total and said in the delivery log — never dropped silently.
  */
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.ts';
-import { webhookDeliveriesDropped, webhookOldestDue } from '../observability/metrics.ts';
+import { alertOverflow, alertOwnerFallbacks, webhookDeliveriesDropped, webhookOldestDue } from '../observability/metrics.ts';
 import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/outbox/store.ts';
+import { type AlertBody, alertMail, alertSlackMessage, alertTeamsMessage, readBody } from './alert-messages.ts';
 import { deliveryErrorText, postDelivery } from './destination.ts';
-import { type EnrichedFacts, needsEnrichment, type PageViewForWebhooks, plannedEvents, tagInstalledEvent } from './events.ts';
+import {
+  type AlertFacts,
+  type EnrichedFacts,
+  needsEnrichment,
+  type PageViewForWebhooks,
+  type PlanningEndpoint,
+  plannedEvents,
+  tagInstalledEvent,
+} from './events.ts';
 import type { WebhookEvent } from './payloads.ts';
 import { isDelivered, nextAttemptAt } from './retry-policy.ts';
+import { BATCHED_FORMATS } from './schema.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import { type SlackMessage, slackMessage } from './slack.ts';
 
@@ -62,6 +83,29 @@ export interface WebhookServiceOptions {
   enrich?: (view: PageViewForWebhooks) => Promise<EnrichedFacts | undefined>;
   /** The server's public address (serverBaseUrl: SVC_PUBLIC_URL): Slack messages link to `<it>/console/#…`. */
   publicBaseUrl?: string;
+  /** What alerts need beyond webhooks (server/alerts/ gives it, wired by serve.ts); without it alerts raise nothing. */
+  alerts?: AlertDispatch;
+}
+
+/** An alert mail as the mailer sends it. */
+export interface OutgoingMail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+export interface AlertDispatch {
+  /** The facts alert planning reads for this view (events.ts AlertFacts); gathered once per view, for the customer's live alerts. */
+  facts(view: PageViewForWebhooks, alerts: readonly PlanningEndpoint[]): Promise<AlertFacts>;
+  /** Sends a mail (SMTP); null when no mail server is configured (SVC_SMTP_URL): mail deliveries then fail, logged. */
+  sendMail: ((mail: OutgoingMail) => Promise<void>) | null;
+  /**
+   * Takes the day's mark of (recipient, account) for `holder` (a delivery id): true when it was free or is
+   * the holder's already (a retry), false when another delivery took it — one atomic step across nodes.
+   */
+  claimMail(customerId: string, recipient: string, companyId: string, day: string, holder: string): Promise<boolean>;
 }
 
 export const USER_AGENT = 'svc-webhooks/1.0';
@@ -93,6 +137,8 @@ export const MAX_PER_ENDPOINT = 4;
 export const SLACK_DIGEST_MAX = 50;
 /** A Slack endpoint gets at most one message this often from one node (Slack: about one a second per channel). */
 export const SLACK_MIN_INTERVAL_MS = 1_000;
+/** A Teams endpoint gets at most one message this often from one node (≤ 4 a second: Teams throttles bursts). */
+export const TEAMS_MIN_INTERVAL_MS = 250;
 /** A Retry-After longer than this is not waited out in full: the delivery is tried again then. */
 export const RETRY_AFTER_MAX_MS = 3_600_000;
 
@@ -149,6 +195,7 @@ export class WebhookService {
   private readonly dropsLoggedAt = new Map<string, number>();
   private readonly endpoints = new Map<string, { at: number; list: Awaited<ReturnType<WebhookStore['listEndpoints']>> }>();
   private readonly publicBaseUrl: string;
+  private readonly alerts: AlertDispatch | null;
   /** Slack endpoints resting until then (epoch ms): one message a second, longer after a 429. */
   private readonly restingUntil = new Map<string, number>();
   /** Claims again when the first resting endpoint may send (a poll would too, later). */
@@ -167,6 +214,7 @@ export class WebhookService {
     this.allowPrivate = opts.allowPrivate ?? false;
     this.enrich = opts.enrich;
     this.publicBaseUrl = opts.publicBaseUrl ?? 'http://localhost:8080';
+    this.alerts = opts.alerts ?? null;
   }
 
   /** Forgets cached endpoint lists (after a registration change on this node). */
@@ -184,8 +232,10 @@ export class WebhookService {
     if (endpoints.length === 0) return 0;
     let planned = view;
     if (this.enrich && !view.enriched && endpoints.some(needsEnrichment)) planned = { ...view, enriched: await this.enrich(view) };
+    const live = endpoints.filter((e) => e.alert && !e.alert.paused);
+    const alertFacts = live.length > 0 && this.alerts && planned.enriched ? await this.alerts.facts(planned, live) : undefined;
     const items = endpoints.flatMap((endpoint) =>
-      plannedEvents(planned, endpoint, newEventId).map(({ dedupe_key, cap, event }) => ({
+      plannedEvents(planned, endpoint, newEventId, alertFacts).map(({ dedupe_key, cap, event }) => ({
         webhook_id: endpoint.id,
         customer_id: view.customer_id,
         dedupe_key,
@@ -304,7 +354,7 @@ export class WebhookService {
     this.started++;
     this.inFlight++;
     this.byEndpoint.set(webhookId, (this.byEndpoint.get(webhookId) ?? 0) + 1);
-    const attempt = (deliveries[0].format === 'slack' ? this.attemptSlack(deliveries) : this.attempt(deliveries[0])).finally(() => {
+    const attempt = this.attemptOf(deliveries).finally(() => {
       this.attempts.delete(attempt);
       this.inFlight--;
       const left = this.byEndpoint.get(webhookId)! - 1;
@@ -314,6 +364,15 @@ export class WebhookService {
       if (!this.stopped && this.mayHaveLeftBehind(webhookId)) this.claimLogged();
     });
     this.attempts.add(attempt);
+  }
+
+  /** How an attempt goes out: by its endpoint's format, a mail when its route says so. */
+  private attemptOf(deliveries: Attempt): Promise<void> {
+    const first = deliveries[0];
+    if (first.format === 'teams' || (first.format === 'slack' && deliveries.some((d) => readBody(d.body)?.route))) return this.attemptAlertChannel(deliveries);
+    if (first.format === 'slack') return this.attemptSlack(deliveries);
+    if (first.format === 'email' || readBody(first.body)?.route?.via === 'mail') return this.attemptMail(first);
+    return this.attempt(first);
   }
 
   /** Claims again once the first resting Slack endpoint may send (its due deliveries wait for that, not for a poll). */
@@ -379,6 +438,8 @@ export class WebhookService {
         [SIGNATURE_HEADER]: signatureHeader(delivery.secret, delivery.body, Math.floor(sentAt / 1000)),
         [EVENT_ID_HEADER]: delivery.event_id,
         'Svc-Delivery-Attempt': String(delivery.attempts + 1),
+        // An alert's "send test" says so, as the test events of the webhook API do.
+        ...(readBody(delivery.body)?.route?.test ? { 'Svc-Test-Event': 'true' } : {}),
       });
       status = answer.status;
       if (!isDelivered(status)) error = `HTTP ${status}`;
@@ -449,6 +510,127 @@ export class WebhookService {
       }
       if (!delivered && next === null)
         this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${webhookId} after ${attempts} attempts (${error})`);
+    }
+    this.wakeAfterRest();
+  }
+
+  /** Records one attempt's result on a delivery (a failure to record is logged: the lease runs out and it is tried again). */
+  private async record(
+    delivery: ClaimedDelivery,
+    result: { atMs: number; status: number | null; error: string | null; delivered: boolean; next: number | null },
+  ) {
+    try {
+      await this.store.recordAttempt(delivery, this.owner, {
+        atMs: result.atMs,
+        status: result.status,
+        error: result.error?.slice(0, 500) ?? null,
+        delivered: result.delivered,
+        nextAttemptMs: result.next,
+      });
+    } catch (e) {
+      this.log.error(`webhooks: could not record attempt of ${delivery.id}: ${(e as Error).message}`);
+    }
+  }
+
+  /** A fallback of the owner routing is counted once, at its delivery's first attempt. */
+  private countFallback(delivery: ClaimedDelivery, body: AlertBody | null): void {
+    if (delivery.attempts === 0 && body?.route?.fallback) alertOwnerFallbacks.inc({ reason: body.route.fallback });
+  }
+
+  /**
+   * One alert mail: to the route's addresses (the owner, the fallback) or the email endpoint's. A recipient
+   * already mailed about the account today (by any alert, on any node) is left out and counted; a test is
+   * always sent. SMTP failures are retried on the policy's schedule.
+   */
+  private async attemptMail(delivery: ClaimedDelivery): Promise<void> {
+    const body = readBody(delivery.body);
+    this.countFallback(delivery, body);
+    const route = body?.route ?? null;
+    const mail = body ? alertMail(body, { publicBaseUrl: this.publicBaseUrl }) : null;
+    // The addresses are the route's, fixed when the delivery was planned (an email alert's, the owner's, the fallback's).
+    const recipients = route?.to ?? [];
+    let error: string | null = null;
+    let delivered = false;
+    let retry = false;
+    if (!mail || !body || recipients.length === 0) error = 'no mail: the delivery names no account or no recipient';
+    else if (!this.alerts?.sendMail) {
+      error = 'no mail server: set SVC_SMTP_URL';
+      retry = true;
+    } else {
+      try {
+        const companyId = 'account' in body.event.data ? body.event.data.account.company_id : '';
+        const day = 'day' in body.event.data ? body.event.data.day : new Date(this.now()).toISOString().slice(0, 10);
+        const to: string[] = [];
+        for (const r of recipients) {
+          if (route?.test || (await this.alerts.claimMail(body.event.customer_id, r, companyId, day, delivery.id))) to.push(r);
+        }
+        const held = recipients.length - to.length;
+        if (held > 0) alertOverflow.inc({ destination: 'email' }, held);
+        if (to.length > 0) await this.alerts.sendMail({ to, ...mail });
+        delivered = to.length > 0;
+        if (held > 0)
+          error = `${held} of ${recipients.length} recipient(s) not mailed: already mailed about this account today (at most one alert mail per person, account and day; counted in svc_alert_overflow_total)`;
+      } catch (e) {
+        error = `mail not sent: ${(e as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`;
+        retry = true;
+      }
+    }
+    const atMs = this.now();
+    const next = retry ? nextAttemptAt(delivery.attempts + 1, atMs) : null;
+    await this.record(delivery, { atMs, status: null, error, delivered, next });
+    if (!delivered && next === null && retry)
+      this.log.error(`webhooks: gave up mailing alert ${delivery.event_id} of ${delivery.webhook_id} after ${delivery.attempts + 1} attempts (${error})`);
+  }
+
+  /**
+   * An alert's channel message (Slack or Teams) for its due channel deliveries, one account's or a digest;
+   * its mails (owner, fallback) sent one by one beside it. The endpoint rests between messages (Slack 1 s,
+   * Teams 250 ms) and as long as a 429 asks; accounts a digest covers beyond the first are counted as overflow.
+   */
+  private async attemptAlertChannel(deliveries: Attempt): Promise<void> {
+    const { webhook_id: webhookId, url, format } = deliveries[0];
+    const sentAt = this.now();
+    const interval = format === 'teams' ? TEAMS_MIN_INTERVAL_MS : SLACK_MIN_INTERVAL_MS;
+    this.restingUntil.set(webhookId, sentAt + interval);
+    const bodies = new Map<ClaimedDelivery, AlertBody | null>(deliveries.map((d) => [d, readBody(d.body)]));
+    const mails = deliveries.filter((d) => bodies.get(d)?.route?.via === 'mail');
+    const channel = deliveries.filter((d) => !mails.includes(d));
+    for (const mail of mails) await this.attemptMail(mail);
+    if (channel.length === 0) return;
+    for (const d of channel) this.countFallback(d, bodies.get(d) ?? null);
+    const readable = channel.map((d) => bodies.get(d)).filter((b): b is AlertBody => !!b);
+    const ctx = { publicBaseUrl: this.publicBaseUrl };
+    const message = format === 'teams' ? alertTeamsMessage(readable, ctx) : alertSlackMessage(readable, ctx);
+    let status: number | null = null;
+    let error: string | null = null;
+    let retryAfter: number | null = null;
+    if (message === null) error = 'no message: the deliveries name no account';
+    else {
+      try {
+        const answer = await this.send({ url, body: JSON.stringify(message) }, { 'content-type': 'application/json', 'user-agent': USER_AGENT });
+        status = answer.status;
+        if (!isDelivered(status)) {
+          retryAfter = status === 429 ? retryAfterMs(answer.retryAfter, this.now()) : null;
+          error = retryAfter === null ? `HTTP ${status}` : `HTTP ${status} (rate limited: retry after ${Math.ceil(retryAfter / 1000)} s)`;
+        }
+      } catch (e) {
+        error = deliveryErrorText(e, this.timeoutMs);
+      }
+    }
+    const atMs = this.now();
+    if (retryAfter !== null) this.restingUntil.set(webhookId, Math.max(sentAt + interval, atMs + retryAfter));
+    const delivered = isDelivered(status);
+    const accounts = new Set(readable.map((b) => ('account' in b.event.data ? b.event.data.account.company_id : '')));
+    if (delivered && accounts.size > 1) alertOverflow.inc({ destination: format }, accounts.size - 1);
+    const digestNote =
+      delivered && accounts.size > 1 ? `sent in a digest of ${accounts.size} accounts (the destination's pace; counted in svc_alert_overflow_total)` : null;
+    for (const delivery of channel) {
+      const attempts = delivery.attempts + 1;
+      const policy = delivered || message === null ? null : nextAttemptAt(attempts, atMs);
+      const next = policy !== null && retryAfter !== null ? atMs + retryAfter : policy;
+      await this.record(delivery, { atMs, status, error: error ?? digestNote, delivered, next });
+      if (!delivered && next === null)
+        this.log.error(`webhooks: gave up delivering alert ${delivery.event_id} to ${webhookId} after ${attempts} attempts (${error})`);
     }
     this.wakeAfterRest();
   }
@@ -563,12 +745,12 @@ export class WebhookService {
   }
 }
 
-/** The claimed deliveries as attempts: each JSON delivery its own, each Slack endpoint's deliveries one. */
+/** The claimed deliveries as attempts: each JSON or email delivery its own, each Slack or Teams endpoint's deliveries one. */
 function attemptsOf(claimed: readonly ClaimedDelivery[]): Attempt[] {
   const attempts: Attempt[] = [];
   const slack = new Map<string, ClaimedDelivery[]>();
   for (const delivery of claimed) {
-    if (delivery.format !== 'slack') attempts.push([delivery]);
+    if (!BATCHED_FORMATS.includes(delivery.format)) attempts.push([delivery]);
     else {
       const batch = slack.get(delivery.webhook_id);
       if (batch) batch.push(delivery);

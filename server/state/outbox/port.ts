@@ -3,7 +3,7 @@
  * atomic step of the backend (an IMMEDIATE transaction, a Lua script); ids, times, the pending cap and the
  * checks before a step are the service's (service.ts).
  */
-import type { DeliveryRecord, WebhookRecord } from '../../webhooks/schema.ts';
+import type { DeliveryRecord, OutboxEndpoint } from '../../webhooks/schema.ts';
 import type { WebhookEntry } from '../transfer/transfer.ts';
 import type { AttemptResult, ClaimedDelivery, ClaimLimits, EndpointChange, EnqueueResult, NewEndpoint, OutboxItem } from './store.ts';
 
@@ -26,11 +26,11 @@ export interface OutboxImportWriter {
 }
 
 export interface OutboxPort {
-  createEndpoint(endpoint: EndpointToStore): Promise<WebhookRecord>;
-  listEndpoints(customerId: string): Promise<WebhookRecord[]>;
+  createEndpoint(endpoint: EndpointToStore): Promise<OutboxEndpoint>;
+  listEndpoints(customerId: string): Promise<OutboxEndpoint[]>;
   endpointSecret(customerId: string, id: string): Promise<string | null>;
-  updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null>;
-  getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null>;
+  updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<OutboxEndpoint | null>;
+  getEndpoint(customerId: string, id: string): Promise<OutboxEndpoint | null>;
   deleteEndpoint(customerId: string, id: string): Promise<boolean>;
   /** Stores what is new, under its cap and under `maxPending` per endpoint (WebhookStore.enqueue), in one step. */
   enqueue(items: DeliveryToStore[], nowMs: number, maxPending: number): Promise<EnqueueResult>;

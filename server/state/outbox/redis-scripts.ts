@@ -77,7 +77,7 @@ return cjson.encode({ added = added, dropped = dropped, by_endpoint = by_endpoin
 
 // KEYS: deliveries, ready, endpoints, then the due: zset of each endpoint in ARGV[5] (webhook ids, in the
 // order to serve them), each taking up to its room in ARGV[6] and all together up to ARGV[4]. A Slack
-// endpoint (settings.format 'slack') with ARGV[7] > 0 takes up to ARGV[7] deliveries as one batch, which
+// or Teams endpoint (settings.format 'slack' / 'teams': BATCHED_FORMATS) with ARGV[7] > 0 takes up to ARGV[7] deliveries as one batch, which
 // counts one against ARGV[4], and none while ARGV[8] says the owner has one in flight for it. Every entry
 // is checked against its delivery before it is leased: one that finished, or that a node of the previous
 // version rescheduled, is dropped or moved instead.
@@ -100,8 +100,11 @@ for i, webhook_id in ipairs(webhooks) do
   else
     local e = cjson.decode(ep)
     local format = 'json'
-    if type(e.settings) == 'table' and e.settings.format == 'slack' then format = 'slack' end
-    local batched = format == 'slack' and slack_batch > 0
+    if type(e.settings) == 'table' then
+      local f = e.settings.format
+      if f == 'slack' or f == 'teams' or f == 'email' then format = f end
+    end
+    local batched = (format == 'slack' or format == 'teams') and slack_batch > 0
     local take = math.min(rooms[i], left)
     if batched then
       if busy[i] > 0 then take = 0 else take = slack_batch end

@@ -24,7 +24,7 @@
  */
 
 import { createClient, type RedisClientType } from '@redis/client';
-import { type DeliveryRecord, WebhookRecord } from '../../webhooks/schema.ts';
+import { type DeliveryRecord, OutboxEndpoint } from '../../webhooks/schema.ts';
 import { StoreUnavailableError } from '../errors.ts';
 import type { WebhookEntry } from '../transfer/transfer.ts';
 import type { DeliveryToStore, EndpointToStore, OutboxImportWriter, OutboxPort } from './port.ts';
@@ -71,13 +71,13 @@ export class RedisOutboxStorage implements OutboxPort {
     return this.connection;
   }
 
-  async createEndpoint(input: EndpointToStore): Promise<WebhookRecord> {
+  async createEndpoint(input: EndpointToStore): Promise<OutboxEndpoint> {
     const stored: StoredEndpoint = input;
     await this.client.hSet(webhookKeys.endpoints, stored.id, JSON.stringify(stored));
     return endpoint(stored);
   }
 
-  async listEndpoints(customerId: string): Promise<WebhookRecord[]> {
+  async listEndpoints(customerId: string): Promise<OutboxEndpoint[]> {
     const all = (await this.client.hVals(webhookKeys.endpoints)).map((raw) => JSON.parse(raw) as StoredEndpoint);
     return all
       .filter((e) => e.customer_id === customerId)
@@ -91,7 +91,7 @@ export class RedisOutboxStorage implements OutboxPort {
     return stored && stored.customer_id === customerId ? stored.secret : null;
   }
 
-  async updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null> {
+  async updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<OutboxEndpoint | null> {
     const raw = await this.client.hGet(webhookKeys.endpoints, id);
     const stored = raw ? (JSON.parse(raw) as StoredEndpoint) : null;
     if (!stored || stored.customer_id !== customerId) return null;
@@ -101,7 +101,7 @@ export class RedisOutboxStorage implements OutboxPort {
     return Number(written) === 1 ? endpoint(next) : null;
   }
 
-  async getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null> {
+  async getEndpoint(customerId: string, id: string): Promise<OutboxEndpoint | null> {
     const raw = await this.client.hGet(webhookKeys.endpoints, id);
     const stored = raw ? (JSON.parse(raw) as StoredEndpoint) : null;
     return stored && stored.customer_id === customerId ? endpoint(stored) : null;
@@ -300,8 +300,8 @@ export class RedisWebhookStore extends WebhookService {
   }
 }
 
-function endpoint(stored: StoredEndpoint): WebhookRecord {
-  return WebhookRecord.parse({
+function endpoint(stored: StoredEndpoint): OutboxEndpoint {
+  return OutboxEndpoint.parse({
     id: stored.id,
     customer_id: stored.customer_id,
     url: stored.url,

@@ -5,7 +5,7 @@
  * claim, record and delete one atomic step there. The interface callers see is store.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { DeliveryRecord, WebhookRecord } from '../../webhooks/schema.ts';
+import type { DeliveryRecord, OutboxEndpoint } from '../../webhooks/schema.ts';
 import { importInPages } from '../transfer/import.ts';
 import { WebhookEntry } from '../transfer/transfer.ts';
 import type { OutboxPort } from './port.ts';
@@ -35,11 +35,11 @@ export class WebhookService implements WebhookStore {
     this.maxPending = options.maxPendingPerEndpoint ?? MAX_PENDING_PER_ENDPOINT;
   }
 
-  createEndpoint(input: NewEndpoint): Promise<WebhookRecord> {
+  createEndpoint(input: NewEndpoint): Promise<OutboxEndpoint> {
     return this.port.createEndpoint({ ...input, id: newId('wh_'), created_at: new Date().toISOString() });
   }
 
-  listEndpoints(customerId: string): Promise<WebhookRecord[]> {
+  listEndpoints(customerId: string): Promise<OutboxEndpoint[]> {
     return this.port.listEndpoints(customerId);
   }
 
@@ -47,11 +47,11 @@ export class WebhookService implements WebhookStore {
     return this.port.endpointSecret(customerId, id);
   }
 
-  updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null> {
+  updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<OutboxEndpoint | null> {
     return this.port.updateEndpoint(customerId, id, change);
   }
 
-  getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null> {
+  getEndpoint(customerId: string, id: string): Promise<OutboxEndpoint | null> {
     return this.port.getEndpoint(customerId, id);
   }
 

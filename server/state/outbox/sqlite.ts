@@ -10,7 +10,7 @@
  * log, as on Redis), none older than 30 days. Keys moved in from a Redis outbox without their delivery
  * (it trims its log by count) sit in webhook_dedupe and count as stored keys too.
  */
-import { type DeliveryRecord, WebhookRecord } from '../../webhooks/schema.ts';
+import { BATCHED_FORMATS, type DeliveryRecord, OutboxEndpoint } from '../../webhooks/schema.ts';
 import { holdStateDb, type SqliteStateDb } from '../sqlite/db.ts';
 import type { WebhookEntry } from '../transfer/transfer.ts';
 import type { DeliveryToStore, EndpointToStore, OutboxImportWriter, OutboxPort } from './port.ts';
@@ -20,6 +20,7 @@ import {
   type AttemptResult,
   type ClaimedDelivery,
   type ClaimLimits,
+  claimFormat,
   DEDUPE_KEEP_MS,
   deliveryRecord,
   type EndpointChange,
@@ -61,7 +62,7 @@ export class SqliteOutboxStorage implements OutboxPort {
     return this.sqlite.sql(source);
   }
 
-  async createEndpoint(input: EndpointToStore): Promise<WebhookRecord> {
+  async createEndpoint(input: EndpointToStore): Promise<OutboxEndpoint> {
     const id = input.id;
     await this.sqlite.write(() =>
       this.sql(
@@ -86,7 +87,7 @@ export class SqliteOutboxStorage implements OutboxPort {
     return typeof secret === 'string' ? secret : null;
   }
 
-  async updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null> {
+  async updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<OutboxEndpoint | null> {
     const changed = await this.sqlite.write(
       () =>
         this.sql(
@@ -105,11 +106,11 @@ export class SqliteOutboxStorage implements OutboxPort {
     return changed > 0 ? this.getEndpoint(customerId, id) : null;
   }
 
-  async listEndpoints(customerId: string): Promise<WebhookRecord[]> {
+  async listEndpoints(customerId: string): Promise<OutboxEndpoint[]> {
     return this.sqlite.io(() => this.sql('SELECT * FROM webhooks WHERE customer_id = ? ORDER BY created_at, id').all(customerId) as Row[]).map(endpoint);
   }
 
-  async getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null> {
+  async getEndpoint(customerId: string, id: string): Promise<OutboxEndpoint | null> {
     const row = this.sqlite.io(() => this.sql('SELECT * FROM webhooks WHERE customer_id = ? AND id = ?').get(customerId, id)) as Row | undefined;
     return row ? endpoint(row) : null;
   }
@@ -228,8 +229,8 @@ export class SqliteOutboxStorage implements OutboxPort {
           continue;
         }
         if (full.has(webhookId)) continue;
-        const format = row.format === 'slack' ? 'slack' : 'json';
-        if (format === 'slack' && slackBatch > 0) {
+        const format = claimFormat(row.format);
+        if (BATCHED_FORMATS.includes(format) && slackBatch > 0) {
           if ((limits?.inFlight.get(webhookId) ?? 0) > 0) {
             full.add(webhookId);
             continue;
@@ -365,8 +366,8 @@ export class SqliteOutboxStorage implements OutboxPort {
   }
 }
 
-function endpoint(row: Row): WebhookRecord {
-  return WebhookRecord.parse({
+function endpoint(row: Row): OutboxEndpoint {
+  return OutboxEndpoint.parse({
     id: row.id,
     customer_id: row.customer_id,
     url: row.url,

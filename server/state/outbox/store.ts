@@ -5,13 +5,13 @@
  * dies mid-send — receivers dedupe on the event id). The service over a backend is service.ts (SQLite:
  * sqlite.ts, Redis: redis.ts); one contract test for both (webhooks.contract.test.ts).
  */
-import { DeliveryRecord, type EndpointSettings, type WebhookEvent, type WebhookFormat, type WebhookRecord } from '../../webhooks/schema.ts';
+import { DeliveryRecord, type EndpointSettings, type OutboxEndpoint, type OutboxFormat, type WebhookEvent } from '../../webhooks/schema.ts';
 import type { EntryTransfer, WebhookEntry } from '../transfer/transfer.ts';
 
 export interface NewEndpoint {
   customer_id: string;
   url: string;
-  events: WebhookRecord['events'];
+  events: OutboxEndpoint['events'];
   hot_paths: string[];
   description: string;
   secret: string;
@@ -50,7 +50,7 @@ export interface ClaimLimits {
   /** What the owner has in flight now, by webhook id (a Slack message counts one, however many deliveries it covers). */
   inFlight: ReadonlyMap<string, number>;
   /**
-   * Slack endpoints (settings `format: 'slack'`) are claimed as one batch: with nothing in flight for this
+   * Slack and Teams endpoints (settings `format: 'slack' | 'teams'`: BATCHED_FORMATS) are claimed as one batch: with nothing in flight for this
    * owner, up to `slackBatch` of their due deliveries at once, together taking ONE of the claim's `limit`
    * (they go out as one message); with anything in flight, none. Absent: claimed one by one as others.
    */
@@ -67,7 +67,7 @@ export interface ClaimedDelivery {
   body: string;
   attempts: number;
   /** The endpoint's format (its settings): how the body is sent. */
-  format: WebhookFormat;
+  format: OutboxFormat;
 }
 
 export interface AttemptResult {
@@ -108,13 +108,13 @@ export interface EnqueueResult {
 
 /** Moves endpoints, deliveries and recent dedupe keys (`svc state export/import`, transfer.ts WebhookEntry). */
 export interface WebhookStore extends EntryTransfer<WebhookEntry> {
-  createEndpoint(input: NewEndpoint): Promise<WebhookRecord>;
-  listEndpoints(customerId: string): Promise<WebhookRecord[]>;
+  createEndpoint(input: NewEndpoint): Promise<OutboxEndpoint>;
+  listEndpoints(customerId: string): Promise<OutboxEndpoint[]>;
   /** The endpoint's signing secret (a test event is signed as deliveries are); null when there is no such endpoint. */
   endpointSecret(customerId: string, id: string): Promise<string | null>;
   /** Applies the change to the customer's endpoint; null when there is no such endpoint. */
-  updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<WebhookRecord | null>;
-  getEndpoint(customerId: string, id: string): Promise<WebhookRecord | null>;
+  updateEndpoint(customerId: string, id: string, change: EndpointChange): Promise<OutboxEndpoint | null>;
+  getEndpoint(customerId: string, id: string): Promise<OutboxEndpoint | null>;
   /** Removes the endpoint and every delivery of it (its log too); false when there was none. */
   deleteEndpoint(customerId: string, id: string): Promise<boolean>;
 
@@ -183,15 +183,29 @@ export interface StoredDeliveryRow {
 /** The record's settings fields from stored settings (absent in endpoints stored before they existed: the defaults). */
 export function settingsFields(
   settings: Partial<EndpointSettings> | undefined,
-): Pick<WebhookRecord, 'event_versions' | 'segment_names' | 'scores' | 'format' | 'filters'> {
+): Pick<OutboxEndpoint, 'event_versions' | 'segment_names' | 'scores' | 'format' | 'filters' | 'alert'> {
   return {
     event_versions: settings?.event_versions ?? {},
     segment_names: settings?.segment_names ?? false,
     scores: settings?.scores ?? false,
     format: settings?.format ?? 'json',
     filters: settings?.filters ?? {},
+    ...(settings?.alert ? { alert: settings.alert } : {}),
   };
 }
+
+/** Whether a stored body is an alert's "send test" (its `alert.test`: AlertRoute), for the delivery log. */
+export function isTestBody(body: unknown): boolean {
+  if (typeof body !== 'string' || !body.includes('"test":true')) return false;
+  try {
+    return (JSON.parse(body) as { alert?: { test?: unknown } })?.alert?.test === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The stored format of an endpoint as a claim hands it on (anything unknown is sent as signed JSON). */
+export const claimFormat = (format: unknown): OutboxFormat => (format === 'slack' || format === 'teams' || format === 'email' ? format : 'json');
 
 /** The account a stored event body names (WebhookEvent `data.account.company_id`), or null. */
 export function companyOfBody(body: unknown): string | null {
@@ -224,5 +238,6 @@ export function deliveryRecord(row: StoredDeliveryRow): DeliveryRecord {
     last_attempt_at: iso(row.last_attempt_at),
     last_status: row.last_status ?? null,
     last_error: row.last_error ?? null,
+    ...(isTestBody(row.body) ? { test: true } : {}),
   });
 }

@@ -3,7 +3,7 @@
  * `PRAGMA user_version`; opening runs every migration of its list above it, in one transaction, so a file
  * written by an older version gains new tables and columns (a file from a newer version is refused, not
  * guessed at). Two lists, one mechanism: STATE_MIGRATIONS for every table of the state file (the state
- * store's, the visit store's, the webhook outbox's, the user store's and the CRM store's: they share one
+ * store's, the visit store's, the webhook outbox's, the user store's, the CRM store's, the digests' and the alerts': they share one
  * connection, db.ts), JOBS_MIGRATIONS for a node's enrichment jobs file (enrichment/jobs/job-store.ts: per
  * node, as the jobs' files are).
  */
@@ -203,6 +203,48 @@ const STATE_STEPS: Migration[] = [
       CREATE TABLE IF NOT EXISTS crm_accounts (
         customer_id TEXT NOT NULL, provider TEXT NOT NULL, company_id TEXT NOT NULL, record TEXT NOT NULL,
         PRIMARY KEY (customer_id, provider, company_id)) WITHOUT ROWID;`),
+  // 15: email digests (digests/sqlite.ts): each user's settings (JSON), and one claim per user and period
+  // (its lease, attempts, next attempt and end), forgotten after keep_until_ms.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS digest_settings (
+        customer_id TEXT NOT NULL, user_id TEXT NOT NULL, settings TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (customer_id, user_id)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS digest_claims (
+        customer_id TEXT NOT NULL, user_id TEXT NOT NULL, period TEXT NOT NULL, status TEXT NOT NULL, owner TEXT NOT NULL,
+        until_ms INTEGER NOT NULL, attempts INTEGER NOT NULL, next_ms INTEGER NOT NULL, at_ms INTEGER NOT NULL,
+        error TEXT NOT NULL, keep_until_ms INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, user_id, period)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS digest_claims_keep ON digest_claims (keep_until_ms);`),
+  // 16: what the console's home page reads without a scan (server/home/): each account's first day seen
+  // (filled from the per-day aggregates the file holds, so accounts seen before are not new) and the
+  // segments entered per day (visits.ts swapAccountSegments).
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS visit_account_first (
+        customer_id TEXT NOT NULL, company_id TEXT NOT NULL, day TEXT NOT NULL,
+        PRIMARY KEY (customer_id, company_id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS visit_account_first_day ON visit_account_first (customer_id, day);
+      INSERT OR IGNORE INTO visit_account_first SELECT customer_id, company_id, min(day) FROM visit_accounts GROUP BY customer_id, company_id;
+      CREATE TABLE IF NOT EXISTS visit_segment_entries (
+        customer_id TEXT NOT NULL, day TEXT NOT NULL, entries INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, day)) WITHOUT ROWID;`),
+  // 17: alerts (alerts/sqlite.ts): a customer's owners list (a row per account key, the row as JSON) and
+  // territory rules (one JSON array), the stages each account reached per product (set once: stage_reached),
+  // and the day's mark of each (recipient, account) an alert mail went to (one mail a day), pruned by day.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS alert_owners (
+        customer_id TEXT NOT NULL, key TEXT NOT NULL, row TEXT NOT NULL,
+        PRIMARY KEY (customer_id, key)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS alert_territories (
+        customer_id TEXT PRIMARY KEY, rules TEXT NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS alert_stages (
+        customer_id TEXT NOT NULL, company_id TEXT NOT NULL, product TEXT NOT NULL, stage TEXT NOT NULL, at_ms INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, company_id, product, stage)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS alert_mail_marks (
+        customer_id TEXT NOT NULL, recipient TEXT NOT NULL, company_id TEXT NOT NULL, day TEXT NOT NULL, holder TEXT NOT NULL,
+        PRIMARY KEY (customer_id, day, recipient, company_id)) WITHOUT ROWID;`),
 ];
 
 export const STATE_MIGRATIONS: MigrationList = { file: 'the state file', steps: STATE_STEPS };

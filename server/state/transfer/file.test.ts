@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SqliteCrmStore } from '../crm/sqlite.ts';
+import { SqliteDigestStore } from '../digests/sqlite.ts';
 import { SqliteWebhookStore } from '../outbox/sqlite.ts';
 import { SqliteStateStore } from '../sqlite/store.ts';
 import { SqliteUserStore } from '../users/sqlite.ts';
@@ -13,7 +14,13 @@ import type { StateEntry } from './transfer.ts';
 
 let dir: string;
 let store: SqliteStateStore;
-let stores: TransferStores & { visits: SqliteVisitStore; webhooks: SqliteWebhookStore; users: SqliteUserStore; crm: SqliteCrmStore };
+let stores: TransferStores & {
+  visits: SqliteVisitStore;
+  webhooks: SqliteWebhookStore;
+  users: SqliteUserStore;
+  crm: SqliteCrmStore;
+  digests: SqliteDigestStore;
+};
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-transfer-'));
   store = new SqliteStateStore(join(dir, 'svc.db'), { log: () => {} });
@@ -23,9 +30,11 @@ beforeEach(() => {
     webhooks: new SqliteWebhookStore(store.sqlite),
     users: new SqliteUserStore(store.sqlite),
     crm: new SqliteCrmStore(store.sqlite),
+    digests: new SqliteDigestStore(store.sqlite),
   };
 });
 afterEach(async () => {
+  await stores.digests.close();
   await stores.crm.close();
   await stores.users.close();
   await stores.webhooks.close();
@@ -184,6 +193,7 @@ it('moves users, SSO providers and the audit log (never sessions or invitations)
       webhooks: new SqliteWebhookStore(target.sqlite),
       users: new SqliteUserStore(target.sqlite),
       crm: new SqliteCrmStore(target.sqlite),
+      digests: new SqliteDigestStore(target.sqlite),
     };
     try {
       expect(await target.listCustomers()).toEqual([]);
@@ -192,7 +202,7 @@ it('moves users, SSO providers and the audit log (never sessions or invitations)
       expect(await into.users.listSessions(ann.id)).toEqual([]);
       await expect(importStateFile(into, file)).rejects.toThrow(/already holds customers, .*users, SSO providers or audit events/);
     } finally {
-      for (const s of [into.crm, into.users, into.webhooks, into.visits, target]) await s.close();
+      for (const s of [into.digests, into.crm, into.users, into.webhooks, into.visits, target]) await s.close();
       rmSync(dir2, { recursive: true, force: true });
     }
   } finally {
@@ -234,6 +244,7 @@ it('moves CRM connections with their secret, pending accounts, account records a
     webhooks: new SqliteWebhookStore(target.sqlite),
     users: new SqliteUserStore(target.sqlite),
     crm: new SqliteCrmStore(target.sqlite),
+    digests: new SqliteDigestStore(target.sqlite),
   };
   try {
     await into.crm.importEntries([{ type: 'crm_connection', record, secret: 's' }]);
@@ -244,7 +255,7 @@ it('moves CRM connections with their secret, pending accounts, account records a
     expect(await into.crm.connectionSecret('acme', 'hubspot')).toBe('{"access_token":"pat-na1-0123"}');
     expect(await into.crm.pending('acme', 'hubspot', 10)).toEqual([{ company_id: '900001', at: 1_000, force: true }]);
   } finally {
-    for (const s of [into.crm, into.users, into.webhooks, into.visits, target]) await s.close();
+    for (const s of [into.digests, into.crm, into.users, into.webhooks, into.visits, target]) await s.close();
     rmSync(dir2, { recursive: true, force: true });
   }
 });

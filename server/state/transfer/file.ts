@@ -1,7 +1,7 @@
 /**
  * The state export file: JSON lines, one entry per line (transfer.ts), streamed both ways. One file holds
- * the five stores' entries: the state store's first (customers before what belongs to them), then the
- * visit store's, the webhook outbox's, the user store's and the CRM store's. A file written before the
+ * the six stores' entries: the state store's first (customers before what belongs to them), then the
+ * visit store's, the webhook outbox's, the user store's, the CRM store's, the digest store's and the alerts'. A file written before the
  * visit, outbox, user and CRM entries existed holds only the entries there were, and imports as it did.
  */
 
@@ -10,7 +10,9 @@ import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { StateError } from '../errors.ts';
 import {
+  type AlertEntry,
   type CrmEntry,
+  type DigestEntry,
   type EntryTransfer,
   type StateEntry,
   type StateTransfer,
@@ -34,6 +36,14 @@ export interface TransferStores {
   users: EntryTransfer<UserEntry>;
   /** CRM connections (with their secrets), pending accounts, account records and runs. */
   crm: EntryTransfer<CrmEntry>;
+  /** Email digest settings and the periods whose digest is done. */
+  digests: EntryTransfer<DigestEntry>;
+  /**
+   * Alert owners lists, territory rules and stage marks (the alerts themselves are webhook endpoints). Optional
+   * only until every caller passes it: without it an export holds none, and an import of a file that has
+   * some is refused before anything is written.
+   */
+  alerts?: EntryTransfer<AlertEntry>;
 }
 
 export type TransferStoreName = keyof TransferStores;
@@ -41,14 +51,16 @@ export type TransferStoreName = keyof TransferStores;
 /** Entries per store, and in all. */
 export type TransferCounts = Record<TransferStoreName, number> & { entries: number };
 
-const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks', 'users', 'crm'];
+const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks', 'users', 'crm', 'digests', 'alerts'];
 
 async function* entriesOf(stores: TransferStores, name: TransferStoreName): AsyncIterable<TransferEntry> {
   if (name === 'state') yield* stores.state.exportState();
   else if (name === 'visits') yield* stores.visits.exportEntries();
   else if (name === 'webhooks') yield* stores.webhooks.exportEntries();
   else if (name === 'users') yield* stores.users.exportEntries();
-  else yield* stores.crm.exportEntries();
+  else if (name === 'crm') yield* stores.crm.exportEntries();
+  else if (name === 'digests') yield* stores.digests.exportEntries();
+  else if (stores.alerts) yield* stores.alerts.exportEntries();
 }
 
 /** Writes every entry of the stores to `file` (which must not exist; created 0600); a failed export leaves no file behind. */
@@ -56,7 +68,7 @@ export async function exportStateFile(stores: TransferStores, file: string): Pro
   // Owner-only: the file holds webhook signing secrets, CRM credentials and token hashes.
   const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
   await once(out, 'open');
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0, digests: 0, alerts: 0 };
   try {
     for (const name of ORDER) {
       for await (const entry of entriesOf(stores, name)) {
@@ -106,7 +118,7 @@ async function* only<E extends TransferEntry>(file: string, name: TransferStoreN
  * streamed pass per store: nothing of the file is held in memory but what a store's import keeps).
  */
 export async function importStateFile(stores: TransferStores, file: string): Promise<TransferCounts> {
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0, digests: 0, alerts: 0 };
   for await (const entry of readStateFile(file)) {
     counts[storeOf(entry)]++;
     counts.entries++;
@@ -117,12 +129,18 @@ export async function importStateFile(stores: TransferStores, file: string): Pro
     !(await stores.webhooks.isEmpty()) && 'webhook endpoints or deliveries',
     !(await stores.users.isEmpty()) && 'users, SSO providers or audit events',
     !(await stores.crm.isEmpty()) && 'CRM connections',
+    !(await stores.digests.isEmpty()) && 'digest settings',
+    stores.alerts && !(await stores.alerts.isEmpty()) && 'alert owners or stage marks',
   ].filter(Boolean);
+  if (counts.alerts > 0 && !stores.alerts)
+    throw new StateError('the file holds alert owners or stage marks, and this command moves none: nothing was imported');
   if (held.length > 0) throw new StateError(`the target state already holds ${held.join(', ')}: import into an empty state`, 'conflict');
   await stores.state.importState(only<StateEntry>(file, 'state'));
   await stores.visits.importEntries(only<VisitEntry>(file, 'visits'));
   await stores.webhooks.importEntries(only<WebhookEntry>(file, 'webhooks'));
   await stores.users.importEntries(only<UserEntry>(file, 'users'));
   await stores.crm.importEntries(only<CrmEntry>(file, 'crm'));
+  await stores.digests.importEntries(only<DigestEntry>(file, 'digests'));
+  if (stores.alerts) await stores.alerts.importEntries(only<AlertEntry>(file, 'alerts'));
   return counts;
 }

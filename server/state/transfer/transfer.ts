@@ -5,16 +5,19 @@
  * endpoints travel with their signing secret (receivers verify with it) and SSO providers with their
  * client secret, so the file is as sensitive as the state itself.
  *
- * Five stores share the file, each writing and reading its own entries: the state store (StateEntry),
- * the visit store (VisitEntry), the webhook outbox (WebhookEntry), the user store (UserEntry) and the CRM
- * sync's store (CrmEntry: connections travel with their secret, as webhook endpoints do). Their rows are
+ * Six stores share the file, each writing and reading its own entries: the state store (StateEntry),
+ * the visit store (VisitEntry), the webhook outbox (WebhookEntry), the user store (UserEntry), the CRM
+ * sync's store (CrmEntry: connections travel with their secret, as webhook endpoints do) and the email
+ * digests' store (DigestEntry). Their rows are
  * neutral — what the store means, not how a backend keeps it — so SQLite and Redis write and read the
  * same lines.
  */
 import { z } from 'zod';
 import { CustomerRecord, TagRecord, TokenRecord } from '../../../core/access-records.ts';
+import { MAX_TERRITORY_RULES, OwnerRow, TerritoryRule } from '../../../core/alert-records.ts';
 import { CRM_RUN_ERRORS_KEPT, CrmAccountRecord, CrmConnectionRecord, CrmProvider, CrmRunError, CrmRunRecord } from '../../../core/crm-records.ts';
 import { CustomerId } from '../../../core/customer-records.ts';
+import { DigestSettings } from '../../../core/digest-records.ts';
 import { AuditEvent, Email, SsoProvider, UserId, UserRecord } from '../../../core/user-records.ts';
 import { CHARGEABLE_APIS } from '../../credits/rules.ts';
 import { DELIVERY_STATUSES, EndpointSettings, HotPathPattern, NewWebhook, WebhookEventType } from '../../webhooks/schema.ts';
@@ -249,6 +252,55 @@ export const CrmEntry = z.discriminatedUnion('type', [
 ]);
 export type CrmEntry = z.infer<typeof CrmEntry>;
 
+/** A digest period (digests/store.ts): `day:` or `week:` and the local date it starts on. */
+export const DigestPeriod = z.string().regex(/^(day|week):\d{4}-\d{2}-\d{2}$/, 'a period day:YYYY-MM-DD or week:YYYY-MM-DD');
+
+/**
+ * The email digests' state (digests/store.ts): each user's settings, and the periods whose digest is done
+ * (sent, nothing to say, or given up) while they are kept, so a move between backends never sends one
+ * again. Claims in flight are not moved (as leases): a digest being sent during the export is sent after.
+ */
+export const DigestEntry = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('digest_settings'), customer_id: CustomerId, user_id: UserId, settings: DigestSettings, updated_at: Instant }),
+  z.object({
+    type: z.literal('digest_done'),
+    customer_id: CustomerId,
+    user_id: UserId,
+    period: DigestPeriod,
+    status: z.enum(['sent', 'empty', 'failed']),
+    attempts: z.number().int().min(0),
+    at_ms: EpochMs,
+    keep_until_ms: EpochMs,
+  }),
+]);
+export type DigestEntry = z.infer<typeof DigestEntry>;
+
+/**
+ * The alerts' state beside the outbox (alerts/store.ts; the alerts themselves move as outbox endpoints):
+ * each customer's owners list (a line per row) and territory rules, and the stage marks (an account's
+ * first time at a buying stage per product: moved, so stage_reached does not fire again after a move).
+ * Mail marks are not moved (they last a day).
+ */
+export const AlertEntry = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('alert_territories'), customer_id: CustomerId, rules: z.array(TerritoryRule).max(MAX_TERRITORY_RULES), updated_at: Instant }),
+  z.object({ type: z.literal('alert_owner'), customer_id: CustomerId, row: OwnerRow }),
+  z.object({
+    type: z.literal('alert_stage'),
+    customer_id: CustomerId,
+    company_id: z
+      .string()
+      .min(1)
+      .regex(/^[^|]+$/),
+    product: z.string().min(1),
+    stage: z
+      .string()
+      .min(1)
+      .regex(/^[^|]+$/),
+    at: EpochMs,
+  }),
+]);
+export type AlertEntry = z.infer<typeof AlertEntry>;
+
 /** Every line of an export file, whichever store it belongs to (one union: a bad line's message names its field). */
 export const TransferEntry = z.discriminatedUnion('type', [
   ...StateEntry.options,
@@ -256,6 +308,8 @@ export const TransferEntry = z.discriminatedUnion('type', [
   ...WebhookEntry.options,
   ...UserEntry.options,
   ...CrmEntry.options,
+  ...DigestEntry.options,
+  ...AlertEntry.options,
 ]);
 export type TransferEntry = z.infer<typeof TransferEntry>;
 
@@ -263,9 +317,13 @@ const VISIT_TYPES: ReadonlySet<string> = new Set(VisitEntry.options.map((o) => o
 const WEBHOOK_TYPES: ReadonlySet<string> = new Set(WebhookEntry.options.map((o) => o.shape.type.value));
 const USER_TYPES: ReadonlySet<string> = new Set(UserEntry.options.map((o) => o.shape.type.value));
 const CRM_TYPES: ReadonlySet<string> = new Set(CrmEntry.options.map((o) => o.shape.type.value));
+const DIGEST_TYPES: ReadonlySet<string> = new Set(DigestEntry.options.map((o) => o.shape.type.value));
+const ALERT_TYPES: ReadonlySet<string> = new Set(AlertEntry.options.map((o) => o.shape.type.value));
 
 /** Which store writes and reads an entry. */
-export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' | 'users' | 'crm' {
+export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' | 'users' | 'crm' | 'digests' | 'alerts' {
+  if (DIGEST_TYPES.has(entry.type)) return 'digests';
+  if (ALERT_TYPES.has(entry.type)) return 'alerts';
   if (VISIT_TYPES.has(entry.type)) return 'visits';
   if (WEBHOOK_TYPES.has(entry.type)) return 'webhooks';
   if (USER_TYPES.has(entry.type)) return 'users';

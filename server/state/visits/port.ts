@@ -7,6 +7,7 @@ import type { AccountSession, DailyTotals, TagSighting } from '../../../core/vis
 import type { VisitEntry } from '../transfer/transfer.ts';
 import type {
   AccountPagePerDay,
+  AccountTotals,
   AccountVisits,
   KeptRawView,
   PagePerDay,
@@ -39,6 +40,10 @@ export interface VisitPort {
   /** Kept raw views of `q` in id order, within `scan` (rawViewScan of q), its days only, at most `q.limit`. */
   rawViews(customerId: string, q: RawViewQuery, scan: RawViewScan): AsyncIterable<KeptRawView>;
   accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]>;
+  accountTotals(customerId: string, from: string, to: string): Promise<AccountTotals[]>;
+  newAccounts(customerId: string, from: string, to: string): Promise<number>;
+  firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]>;
+  segmentEntries(customerId: string, from: string, to: string): Promise<number>;
   dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]>;
   accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]>;
   accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]>;
@@ -46,6 +51,7 @@ export interface VisitPort {
   sessions(customerId: string, companyId: string, keptFrom: string): Promise<AccountSession[]>;
   /** Stores a sighting: a known origin seen again, or a new one (in a full tag, sightingVictim under `bounds` makes room); true: new. */
   sight(tagId: string, origin: string, at: string, bounds: SightingBounds): Promise<boolean>;
+  /** Also counts the segments entered (store.ts segmentEntries) on the UTC day of `at`, in the same step. */
   swapSegments(customerId: string, companyId: string, segmentIds: readonly number[], at: string): Promise<number[] | null>;
   tagSightings(tagIds: readonly string[]): Promise<TagSighting[]>;
   exportEntries(): AsyncIterable<VisitEntry>;

@@ -19,6 +19,9 @@ import { RAW_VIEW_ID_SLACK_MS } from './store.ts';
  *   svc:{cust:C}:v:jrnp:<company>:<sess> list  the session's first PAGES_PER_SESSION views, `<at>\t<path>`
  *   svc:{cust:C}:v:seg:<company>         string the account's segments at its latest view, a JSON array
  *                                              (swapAccountSegments; expires (retention + 1) days after it)
+ *   svc:{cust:C}:v:first                 zset  company → the UTC day of its first view (days since the epoch;
+ *                                              ZADD LT on its first view of each day: the earliest wins)
+ *   svc:{cust:C}:v:segin:<day>           string segments entered that day (swapAccountSegments; SWAP)
  *   svc:{cust:C}:v:events                stream the raw views kept for the export (store.ts RawPageView), ids
  *                                              `<ms>-<n>` by store.ts nextRawViewId, fields `d` (the view's
  *                                              day) and `v` (its JSON text, rawViewText)
@@ -36,6 +39,8 @@ export const visitKeys = {
   journeyPages: (c: string, company: string, session: string) => `svc:{cust:${c}}:v:jrnp:${company}:${session}`,
   segments: (c: string, company: string) => `svc:{cust:${c}}:v:seg:${company}`,
   rawViews: (c: string) => `svc:{cust:${c}}:v:events`,
+  firstSeen: (c: string) => `svc:{cust:${c}}:v:first`,
+  segmentEntries: (c: string, day: string) => `svc:{cust:${c}}:v:segin:${day}`,
 };
 
 export const SESSION_TTL_S = 2 * 86_400;
@@ -73,7 +78,8 @@ return 1
 
 /**
  * One page view counted, and its raw view kept in the same script when given (ARGV[17] not empty):
- * KEYS[8] the customer's stream, ARGV[17..21] head, tail, day, retention (ms), stream TTL.
+ * KEYS[8] the customer's stream, ARGV[17..21] head, tail, day, retention (ms), stream TTL. KEYS[9] the
+ * accounts' first days, ARGV[22] the view's day as days since the epoch.
  */
 export const RECORD = `${KEEP_RAW}
 local function count()
@@ -93,6 +99,10 @@ local new_session = 0
 if redis.call('SCARD', sess) < tonumber(ARGV[9]) then new_session = redis.call('SADD', sess, session) end
 redis.call('EXPIRE', sess, tonumber(ARGV[8]))
 local views = redis.call('HINCRBY', acct, company .. ':views', 1)
+if views == 1 then
+  redis.call('ZADD', KEYS[9], 'LT', ARGV[22], company)
+  redis.call('EXPIRE', KEYS[9], day_ttl)
+end
 redis.call('HINCRBY', acct, company .. ':sessions', new_session)
 local first = redis.call('HGET', acct, company .. ':first')
 if (not first) or at < first then redis.call('HSET', acct, company .. ':first', at) end
@@ -172,4 +182,28 @@ if redis.call('HLEN', key) >= cap then
 end
 redis.call('HSET', key, origin, at .. '|1')
 return 1
+`;
+
+/**
+ * swapAccountSegments: the account's segments set (KEYS[1], ARGV[1] a JSON array, ARGV[2] its TTL) and the
+ * segments entered counted on the day's counter (KEYS[2], ARGV[3] its TTL), as store.ts enteredCount;
+ * answers the set remembered before (nil: none).
+ */
+export const SWAP = `
+local before = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+local was = {}
+if before then for _, id in ipairs(cjson.decode(before)) do was[id] = true end end
+local entered = 0
+for _, id in ipairs(cjson.decode(ARGV[1])) do
+  if not was[id] then
+    was[id] = true
+    entered = entered + 1
+  end
+end
+if entered > 0 then
+  redis.call('INCRBY', KEYS[2], entered)
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+return before
 `;

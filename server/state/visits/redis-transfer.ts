@@ -190,7 +190,10 @@ export function visitKeysImporter(s: RedisVisitStorage): VisitImportWriter {
           // A day's keys expire when a live write of that day would have let them (RECORD: a day late at most, plus the retention).
           const dayEnd = dayMs(e.day) + (s.retention.days + 2) * 86_400_000;
           m.pExpireAt(acct, dayEnd);
-          g.replies += 2;
+          // Not exported on its own: an account's first day is the earliest of its days that moved.
+          m.zAdd(visitKeys.firstSeen(e.customer_id), { score: dayMs(e.day) / 86_400_000, value: e.company_id }, { comparison: 'LT' });
+          m.expire(visitKeys.firstSeen(e.customer_id), (s.retention.days + 1) * 86_400);
+          g.replies += 4;
           if (e.pages.length > 0) {
             m.hSet(pages, new Map(e.pages.map((p) => [p.path, String(p.page_views)]))).pExpireAt(pages, dayEnd);
             g.replies += 2;

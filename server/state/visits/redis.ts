@@ -25,11 +25,12 @@ import { StoreUnavailableError } from '../errors.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS, retryTryAgain } from '../redis/connection.ts';
 import type { VisitEntry } from '../transfer/transfer.ts';
 import type { VisitImportWriter, VisitPort, VisitRetention } from './port.ts';
-import { KEEP, RECORD, SESSION_TTL_S, SIGHT, visitKeys } from './redis-scripts.ts';
+import { KEEP, RECORD, SESSION_TTL_S, SIGHT, SWAP, visitKeys } from './redis-scripts.ts';
 import { exportVisitKeys, visitKeysEmpty, visitKeysImporter } from './redis-transfer.ts';
 import { VisitService, type VisitStoreOptions, visitRetention } from './service.ts';
 import {
   type AccountPagePerDay,
+  type AccountTotals,
   type AccountVisits,
   daysBetween,
   formatRawViewId,
@@ -59,6 +60,10 @@ export { visitKeys } from './redis-scripts.ts';
 const RAW_VIEW_PAGE = 1_000;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const sha = (script: string) => createHash('sha1').update(script).digest('hex');
+/** Most page views first, ties by company id (as SQLite orders them). */
+const byViews = (a: AccountTotals, b: AccountTotals) => b.page_views - a.page_views || byText(a.company_id, b.company_id);
+/** A UTC day as days since the epoch: the first-seen zset's scores. */
+const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
 
 /** Storage only (port.ts): the scripts run with the bounds and cutoffs decided by the service. */
 export class RedisVisitStorage implements VisitPort {
@@ -132,6 +137,7 @@ export class RedisVisitStorage implements VisitPort {
         visitKeys.journeyMeta(v.customer_id, company),
         visitKeys.journeyPages(v.customer_id, company, v.session_id),
         visitKeys.rawViews(v.customer_id),
+        visitKeys.firstSeen(v.customer_id),
       ],
       [
         company,
@@ -154,6 +160,7 @@ export class RedisVisitStorage implements VisitPort {
         raw?.head ?? '',
         raw?.tail ?? '',
         ...this.rawBounds(v.day),
+        String(dayNumber(v.day)),
       ],
     );
     return Number(reply) === 1;
@@ -207,10 +214,10 @@ export class RedisVisitStorage implements VisitPort {
     return out;
   }
 
-  async accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
-    const days = daysBetween(from, to);
-    const byDay = await this.accountDays(customerId, days);
-    const totals = new Map<string, Omit<AccountVisits, 'top_pages'>>();
+  /** The range's account hashes summed per account (unsorted), and each account-day's pages key. */
+  private async sumAccountDays(customerId: string, from: string, to: string): Promise<{ totals: Map<string, AccountTotals>; pageKeys: [string, string][] }> {
+    const byDay = await this.accountDays(customerId, daysBetween(from, to));
+    const totals = new Map<string, AccountTotals>();
     const pageKeys: [string, string][] = [];
     for (const [day, companies] of byDay) {
       for (const [company, c] of companies) {
@@ -227,6 +234,33 @@ export class RedisVisitStorage implements VisitPort {
         }
       }
     }
+    return { totals, pageKeys };
+  }
+
+  async accountTotals(customerId: string, from: string, to: string): Promise<AccountTotals[]> {
+    const { totals } = await this.sumAccountDays(customerId, from, to);
+    return [...totals.values()].sort(byViews);
+  }
+
+  async newAccounts(customerId: string, from: string, to: string): Promise<number> {
+    return this.timed(this.client.zCount(visitKeys.firstSeen(customerId), dayNumber(from), dayNumber(to)));
+  }
+
+  async firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]> {
+    const scores = await this.timed(this.client.zmScore(visitKeys.firstSeen(customerId), [...companyIds]));
+    return scores.map((n) => (n === null ? null : new Date(Number(n) * 86_400_000).toISOString().slice(0, 10)));
+  }
+
+  async segmentEntries(customerId: string, from: string, to: string): Promise<number> {
+    const days = daysBetween(from, to);
+    if (days.length === 0) return 0;
+    // One slot (the customer's hash tag): one MGET, on a cluster too.
+    const counts = await this.timed(this.client.mGet(days.map((d) => visitKeys.segmentEntries(customerId, d))));
+    return counts.reduce((n, c) => n + Number(c ?? 0), 0);
+  }
+
+  async accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
+    const { totals, pageKeys } = await this.sumAccountDays(customerId, from, to);
     const pages = new Map<string, Map<string, number>>();
     if (pageKeys.length > 0) {
       const m = this.client.multi();
@@ -238,15 +272,13 @@ export class RedisVisitStorage implements VisitPort {
         pages.set(company, counts);
       });
     }
-    return [...totals.values()]
-      .sort((a, b) => b.page_views - a.page_views || (a.company_id < b.company_id ? -1 : a.company_id > b.company_id ? 1 : 0))
-      .map((a) => ({
-        ...a,
-        top_pages: [...(pages.get(a.company_id) ?? new Map<string, number>())]
-          .sort(([pa, va], [pb, vb]) => vb - va || (pa < pb ? -1 : pa > pb ? 1 : 0))
-          .slice(0, TOP_PAGES)
-          .map(([path, page_views]) => ({ path, page_views })),
-      }));
+    return [...totals.values()].sort(byViews).map((a) => ({
+      ...a,
+      top_pages: [...(pages.get(a.company_id) ?? new Map<string, number>())]
+        .sort(([pa, va], [pb, vb]) => vb - va || (pa < pb ? -1 : pa > pb ? 1 : 0))
+        .slice(0, TOP_PAGES)
+        .map(([path, page_views]) => ({ path, page_views })),
+    }));
   }
 
   async dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {
@@ -326,10 +358,13 @@ export class RedisVisitStorage implements VisitPort {
     return Number(await this.run(SIGHT, [visitKeys.sightings(tagId)], [origin, at, String(ORIGINS_PER_TAG), stale, settled])) === 1;
   }
 
-  async swapSegments(customerId: string, companyId: string, segmentIds: readonly number[], _at: string): Promise<number[] | null> {
-    // SET … GET: one atomic step; the key lives as long as the aggregates of a day written now.
-    const before = await this.timed(
-      this.client.set(visitKeys.segments(customerId, companyId), JSON.stringify(segmentIds), { GET: true, EX: (this.retention.days + 1) * 86_400 }),
+  async swapSegments(customerId: string, companyId: string, segmentIds: readonly number[], at: string): Promise<number[] | null> {
+    // One script: the swap and the day's entries; the keys live as long as the aggregates of a day written now.
+    const ttl = String((this.retention.days + 1) * 86_400);
+    const before = await this.run(
+      SWAP,
+      [visitKeys.segments(customerId, companyId), visitKeys.segmentEntries(customerId, at.slice(0, 10))],
+      [JSON.stringify(segmentIds), ttl, ttl],
     );
     return typeof before === 'string' ? (JSON.parse(before) as number[]) : null;
   }

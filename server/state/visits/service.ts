@@ -18,6 +18,7 @@ import { VisitEntry } from '../transfer/transfer.ts';
 import type { VisitPort, VisitRetention } from './port.ts';
 import {
   type AccountPagePerDay,
+  type AccountTotals,
   type AccountVisits,
   type KeptRawView,
   type PagePerDay,
@@ -66,6 +67,22 @@ export class VisitService implements VisitStore {
 
   accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
     return this.port.accountVisits(customerId, from, to);
+  }
+
+  accountTotals(customerId: string, from: string, to: string): Promise<AccountTotals[]> {
+    return this.port.accountTotals(customerId, from, to);
+  }
+
+  newAccounts(customerId: string, from: string, to: string): Promise<number> {
+    return this.port.newAccounts(customerId, from, to);
+  }
+
+  firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]> {
+    return companyIds.length === 0 ? Promise.resolve([]) : this.port.firstSeenDays(customerId, companyIds);
+  }
+
+  segmentEntries(customerId: string, from: string, to: string): Promise<number> {
+    return this.port.segmentEntries(customerId, from, to);
   }
 
   dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {

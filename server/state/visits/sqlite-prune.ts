@@ -27,6 +27,7 @@ const DAY_TABLES = [
   ['visit_anonymous', 'day', 'aggregates'],
   ['visit_journeys', 'last_seen', 'aggregates'],
   ['visit_account_segments', 'updated_at', 'aggregates'],
+  ['visit_segment_entries', 'day', 'aggregates'],
   ['visit_events', 'ms', 'raw'],
 ] as const;
 

@@ -100,6 +100,8 @@ export function visitRowsImporter(sqlite: SqliteStateDb, imported: () => void): 
   // A row given twice is written once (the last wins): a Redis export may list a key twice (SCAN).
   const q = {
     account: sqlite.sql('INSERT OR REPLACE INTO visit_accounts VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    // Not exported on its own: an account's first day is the earliest of its days that moved.
+    first: sqlite.sql('INSERT INTO visit_account_first VALUES (?, ?, ?) ON CONFLICT (customer_id, company_id) DO UPDATE SET day = min(day, excluded.day)'),
     page: sqlite.sql('INSERT OR REPLACE INTO visit_pages VALUES (?, ?, ?, ?, ?)'),
     session: sqlite.sql('INSERT OR IGNORE INTO visit_sessions VALUES (?, ?, ?, ?)'),
     anonymous: sqlite.sql('INSERT OR REPLACE INTO visit_anonymous VALUES (?, ?, ?)'),
@@ -116,6 +118,7 @@ export function visitRowsImporter(sqlite: SqliteStateDb, imported: () => void): 
       switch (e.type) {
         case 'visit_account':
           q.account.run(e.customer_id, e.day, e.company_id, e.page_views, e.sessions, e.first_seen, e.last_seen);
+          q.first.run(e.customer_id, e.company_id, e.day);
           for (const p of e.pages) q.page.run(e.customer_id, e.day, e.company_id, p.path, p.page_views);
           for (const id of e.session_ids) q.session.run(e.customer_id, e.day, e.company_id, id);
           break;

@@ -16,11 +16,13 @@ import type { VisitEntry } from '../transfer/transfer.ts';
 import type { VisitImportWriter, VisitPort, VisitRetention } from './port.ts';
 import { VisitService, type VisitStoreOptions, visitRetention } from './service.ts';
 import { PRUNE_BATCH_ROWS, SqliteVisitPrune } from './sqlite-prune.ts';
-import { readAccountVisits, readDailyTotals } from './sqlite-reads.ts';
+import { readAccountTotals, readAccountVisits, readDailyTotals, readFirstSeenDays, readNewAccounts, readSegmentEntries } from './sqlite-reads.ts';
 import { exportVisitRows, visitRowsEmpty, visitRowsImporter } from './sqlite-transfer.ts';
 import {
   type AccountPagePerDay,
+  type AccountTotals,
   type AccountVisits,
+  enteredCount,
   formatRawViewId,
   formatSighting,
   inViewOrder,
@@ -108,6 +110,10 @@ export class SqliteVisitStorage implements VisitPort {
          RETURNING page_views`,
       ),
       session: this.db.prepare('INSERT OR IGNORE INTO visit_sessions VALUES (?, ?, ?, ?)'),
+      // The earliest day wins: a late view of an earlier day moves it back.
+      first: this.db.prepare(
+        'INSERT INTO visit_account_first VALUES (?, ?, ?) ON CONFLICT (customer_id, company_id) DO UPDATE SET day = min(day, excluded.day)',
+      ),
       accountSessions: this.db.prepare('SELECT sessions FROM visit_accounts WHERE customer_id = ? AND day = ? AND company_id = ?').pluck(),
       pageExists: this.db.prepare('SELECT 1 FROM visit_pages WHERE customer_id = ? AND day = ? AND company_id = ? AND path = ?'),
       pathCount: this.db.prepare('SELECT count(*) AS n FROM visit_pages WHERE customer_id = ? AND day = ? AND company_id = ?'),
@@ -182,6 +188,8 @@ export class SqliteVisitStorage implements VisitPort {
       const known = q.pageExists.get(v.customer_id, v.day, v.company_id, v.path) !== undefined;
       const full = !known && (q.pathCount.get(v.customer_id, v.day, v.company_id) as { n: number }).n >= PATHS_PER_ACCOUNT_DAY;
       q.page.run(v.customer_id, v.day, v.company_id, full ? OTHER_PATHS : v.path);
+      // Once per account-day, not per view: the account's first day seen (newAccounts).
+      if (page_views === 1) q.first.run(v.customer_id, v.company_id, v.day);
       const journey = { customer_id: v.customer_id, company_id: v.company_id, session_id: v.session_id, at: v.at, path: v.path };
       if ((q.journey.get(journey) as { page_views: number }).page_views === 1) q.journeyEvict.run(journey);
       return page_views === 1;
@@ -222,9 +230,14 @@ export class SqliteVisitStorage implements VisitPort {
       `INSERT INTO visit_account_segments (customer_id, company_id, segment_ids, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (customer_id, company_id) DO UPDATE SET segment_ids = excluded.segment_ids, updated_at = excluded.updated_at`,
     );
+    const entriesAdd = this.db.prepare(
+      'INSERT INTO visit_segment_entries VALUES (?, ?, ?) ON CONFLICT (customer_id, day) DO UPDATE SET entries = entries + excluded.entries',
+    );
     const swap = this.db.transaction((customerId: string, companyId: string, ids: string, at: string) => {
       const before = segmentsGet.get(customerId, companyId) as string | undefined;
       segmentsSet.run(customerId, companyId, ids, at);
+      const entered = enteredCount(before === undefined ? null : (JSON.parse(before) as number[]), JSON.parse(ids) as number[]);
+      if (entered > 0) entriesAdd.run(customerId, at.slice(0, 10), entered);
       return before;
     });
     this.swapNow = (customerId, companyId, ids, at) => swap.immediate(customerId, companyId, ids, at);
@@ -240,6 +253,22 @@ export class SqliteVisitStorage implements VisitPort {
   // Reads take no lock in WAL mode: they run directly (io() only turns a rare failure into a 503).
   async accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
     return this.sqlite.io(() => readAccountVisits(this.sqlite, customerId, from, to));
+  }
+
+  async accountTotals(customerId: string, from: string, to: string): Promise<AccountTotals[]> {
+    return this.sqlite.io(() => readAccountTotals(this.sqlite, customerId, from, to));
+  }
+
+  async newAccounts(customerId: string, from: string, to: string): Promise<number> {
+    return this.sqlite.io(() => readNewAccounts(this.sqlite, customerId, from, to));
+  }
+
+  async firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]> {
+    return this.sqlite.io(() => readFirstSeenDays(this.sqlite, customerId, companyIds));
+  }
+
+  async segmentEntries(customerId: string, from: string, to: string): Promise<number> {
+    return this.sqlite.io(() => readSegmentEntries(this.sqlite, customerId, from, to));
   }
 
   async dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {

@@ -161,6 +161,9 @@ export interface AccountVisits {
   top_pages: { path: string; page_views: number }[];
 }
 
+/** An account's visits summed over a range: AccountVisits without its top pages (read from the per-day account aggregates alone). */
+export type AccountTotals = Omit<AccountVisits, 'top_pages'>;
+
 export interface PagePerDay {
   day: string;
   path: string;
@@ -271,6 +274,24 @@ export interface VisitStore extends EntryTransfer<VisitEntry> {
   recordPageView(view: PageViewCount): Promise<{ first_of_day_for_account: boolean }>;
   /** Accounts that visited between `from` and `to` (inclusive UTC days), most page views first. */
   accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]>;
+  /** accountVisits without the top pages: one read of the per-day account aggregates (the home page's, server/home/). */
+  accountTotals(customerId: string, from: string, to: string): Promise<AccountTotals[]>;
+  /**
+   * How many accounts were first seen between `from` and `to` (inclusive UTC days): their first view
+   * within what the store remembers (`firstSeenDays`) falls in the range. One indexed count.
+   */
+  newAccounts(customerId: string, from: string, to: string): Promise<number>;
+  /**
+   * The UTC day of each account's first view the store remembers (null: never seen), in the order asked.
+   * Kept per (customer, account) in the count's step, and not pruned with the per-day aggregates (one row
+   * per account ever seen, so bounded by the catalog): an account back after the retention is not new.
+   */
+  firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]>;
+  /**
+   * Segments entered between `from` and `to` (UTC days of the swaps), counted by swapAccountSegments in its
+   * atomic step: a segment in the new set and not in the remembered one (every segment when none was remembered).
+   */
+  segmentEntries(customerId: string, from: string, to: string): Promise<number>;
   /** Identified and anonymous page views per day, one row for every day of the range (zeros included). */
   dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]>;
   /** One account's page views per (day, path): the first-party intent input of the scoring model. */
@@ -314,6 +335,16 @@ export interface VisitStore extends EntryTransfer<VisitEntry> {
   rawPageViews(customerId: string, q: RawViewQuery): AsyncIterable<KeptRawView>;
 
   close(): Promise<void>;
+}
+
+/**
+ * Segments entered by a swap of an account's remembered segments: those in `now` and not in `before`; every
+ * one of `now` when none were remembered (as segment.entered reads it: server/webhooks/enrich.ts).
+ * redis-scripts.ts SWAP mirrors it.
+ */
+export function enteredCount(before: readonly number[] | null, now: readonly number[]): number {
+  const was = new Set(before ?? []);
+  return new Set(now.filter((id) => !was.has(id))).size;
 }
 
 /** Every day from `from` to `to` inclusive (both YYYY-MM-DD, UTC). */

@@ -395,6 +395,69 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     expect(previous).toContain(JSON.stringify([101, 102]));
   });
 
+  it('sums the per-day account aggregates of a range like accountVisits, without its top pages', async () => {
+    await store.recordPageView(view());
+    await store.recordPageView(view({ path: '/pricing', session_id: 'session-bbbb', at: '2026-11-20T11:00:00.000Z' }));
+    await store.recordPageView(view({ day: '2026-11-21', at: '2026-11-21T09:00:00.000Z' }));
+    await store.recordPageView(view({ company_id: '900002', at: '2026-11-20T12:00:00.000Z' }));
+    await store.recordPageView(view({ company_id: null }));
+    const visits = await store.accountVisits('acme', '2026-11-20', '2026-11-21');
+    const totals = await store.accountTotals('acme', '2026-11-20', '2026-11-21');
+    expect(totals).toEqual(visits.map(({ top_pages: _, ...a }) => a));
+    expect(totals.map((a) => [a.company_id, a.page_views])).toEqual([
+      ['900001', 3],
+      ['900002', 1],
+    ]);
+    expect(await store.accountTotals('acme', '2026-11-22', '2026-11-23')).toEqual([]);
+  });
+
+  it('remembers each account’s first day seen (a late view of an earlier day moves it back) and counts the accounts first seen in a range', async () => {
+    await store.recordPageView(view({ day: '2026-11-20', at: '2026-11-20T10:00:00.000Z' }));
+    await store.recordPageView(view({ day: '2026-11-21', at: '2026-11-21T10:00:00.000Z' }));
+    await store.recordPageView(view({ company_id: '900002', day: '2026-11-21', at: '2026-11-21T11:00:00.000Z' }));
+    await store.recordPageView(view({ company_id: '900002', day: '2026-11-22', at: '2026-11-22T11:00:00.000Z' }));
+    await store.recordPageView(view({ company_id: null, day: '2026-11-22', at: '2026-11-22T11:00:00.000Z' }));
+    await store.recordPageView(view({ customer_id: 'other', company_id: '900003', day: '2026-11-22', at: '2026-11-22T11:00:00.000Z' }));
+    expect(await store.firstSeenDays('acme', ['900002', '900001', '900003'])).toEqual(['2026-11-21', '2026-11-20', null]);
+    expect(await store.newAccounts('acme', '2026-11-21', '2026-11-22')).toBe(1);
+    expect(await store.newAccounts('acme', '2026-11-20', '2026-11-22')).toBe(2);
+    expect(await store.newAccounts('acme', '2026-11-22', '2026-11-22')).toBe(0);
+    // A view of an earlier day arriving late (a delayed beacon): that day is the first.
+    await store.recordPageView(view({ company_id: '900002', day: '2026-11-19', at: '2026-11-19T23:59:00.000Z' }));
+    expect(await store.firstSeenDays('acme', ['900002'])).toEqual(['2026-11-19']);
+    expect(await store.newAccounts('acme', '2026-11-21', '2026-11-22')).toBe(0);
+    expect(await store.firstSeenDays('acme', [])).toEqual([]);
+  });
+
+  it('an import remembers first days from the account-days it moves', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await store.recordPageView(view({ day: yesterday, at: `${yesterday}T10:00:00.000Z` }));
+    await store.recordPageView(view({ day: today, at: `${today}T00:10:00.000Z` }));
+    await store.recordPageView(view({ day: today, company_id: '900002', at: `${today}T00:20:00.000Z` }));
+    const exported: VisitEntry[] = [];
+    for await (const e of store.exportEntries()) exported.push(e);
+    await fx.reset();
+    const moved = await open();
+    await moved.importEntries(exported);
+    expect(await moved.firstSeenDays('acme', ['900001', '900002'])).toEqual([yesterday, today]);
+    expect(await moved.newAccounts('acme', today, today)).toBe(1);
+  });
+
+  it('counts the segments entered per day of the swaps: new ids against the remembered ones, every id when none were', async () => {
+    await store.swapAccountSegments('acme', '900001', [1, 2], '2026-11-20T10:00:00.000Z');
+    await store.swapAccountSegments('acme', '900001', [1, 2], '2026-11-20T11:00:00.000Z');
+    await store.swapAccountSegments('acme', '900001', [2, 3], '2026-11-21T10:00:00.000Z');
+    await store.swapAccountSegments('acme', '900001', [1, 2, 3], '2026-11-21T11:00:00.000Z');
+    await store.swapAccountSegments('acme', '900002', [], '2026-11-21T11:00:00.000Z');
+    await store.swapAccountSegments('other', '900001', [7], '2026-11-21T11:00:00.000Z');
+    expect(await store.segmentEntries('acme', '2026-11-20', '2026-11-20')).toBe(2);
+    expect(await store.segmentEntries('acme', '2026-11-21', '2026-11-21')).toBe(2);
+    expect(await store.segmentEntries('acme', '2026-11-20', '2026-11-21')).toBe(4);
+    expect(await store.segmentEntries('acme', '2026-11-22', '2026-11-30')).toBe(0);
+    expect(await store.segmentEntries('other', '2026-11-20', '2026-11-21')).toBe(1);
+  });
+
   it('keeps at most ORIGINS_PER_TAG origins per tag, dropping the longest unseen', async () => {
     for (let i = 0; i <= ORIGINS_PER_TAG; i++) await store.recordTagSighting('t1', `https://o${i}.test`, `2026-11-20T10:${String(i).padStart(2, '0')}:00.000Z`);
     const origins = (await store.tagSightings(['t1'])).map((s) => s.origin);
