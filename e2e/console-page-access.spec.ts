@@ -1,7 +1,7 @@
 /**
  * Pages a role may not open, in a real Chromium against the demo-mode server, as a marketer (invited through
  * the admin API, signed in with the one-time link): `#page=webhooks` says the page is not available to the
- * role, with a link home, instead of silently showing Visitors; an unknown page name says so too; the
+ * role, with a link home, instead of silently showing another page; an unknown page name says so too; the
  * onboarding checklist asks the marketer for no step the role cannot do (no webhook / Slack alert step).
  */
 import { expect, test } from '@playwright/test';
@@ -20,11 +20,11 @@ test('a marketer opening #page=webhooks is told the role may not open it; the ch
   await expect(page.getByTestId('visitors-page')).toHaveCount(0);
   await expect(page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks' })).toHaveCount(0);
 
-  // The way home: the workspace's landing (the checklist while it is open, else the first page).
+  // The way home: the workspace's landing (the checklist while it is open, else Home).
   await notice.getByRole('link', { name: 'Go to the console home' }).click();
   expect(new URL(page.url()).hash).toBe('#customer=demo');
   await expect(page.getByTestId('page-unavailable')).toHaveCount(0);
-  await expect(page.getByRole('heading', { level: 1, name: /^(Get started|Visitors)$/ })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: /^(Get started|Home)$/ })).toBeVisible();
 
   // An unknown page name is said to be unknown.
   await page.goto('/console/#customer=demo&page=webhookz');

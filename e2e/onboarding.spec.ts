@@ -83,7 +83,7 @@ test('a new customer lands on the checklist, which ticks itself; the Developers 
 
   // The Developers page: the snippet with its copy button, and the reference built from the sources.
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ORIGIN });
-  await page.getByRole('navigation', { name: 'Guides' }).getByRole('link', { name: 'Developers' }).click();
+  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Developers' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Developers' })).toBeVisible();
   const snippet = renderSnippet({ tagId: TAG_ID, endpoint: ORIGIN });
   const code = page.getByTestId('dev-snippet-code');
@@ -143,7 +143,7 @@ test('a complete checklist is no longer the landing page, but stays one link awa
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByLabel('Confirm password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Visitors' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Home' })).toBeVisible();
   const started = page.getByRole('navigation', { name: 'Guides' }).getByRole('link', { name: 'Get started' });
   await expect(started).toHaveText('Get started');
   await started.click();

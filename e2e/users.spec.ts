@@ -2,7 +2,7 @@
  * Users of the console in a real Chromium against the demo-mode server. The operator (admin token, from
  * the test) invites people of the demo customer; the browser opens the one-time link, chooses a password
  * and is signed in with the session cookie:
- *   - a marketer sees the Visitors page of its own customer, the Web tags page with tag settings it may
+ *   - a marketer lands on Home of its own customer, sees the Web tags page with tag settings it may
  *     change (no create form), no Tokens or Webhooks page, no token secrets, nothing of another customer;
  *     after signing out the session is gone (GET /auth/me → 401);
  *   - an owner manages users (invite → link shown once, role change, password reset, removal), single
@@ -69,14 +69,26 @@ test('a marketer joins by invitation, sees only its own customer and pages, and 
   await accept(page, url);
   await expect(page.getByTestId('signed-in-as')).toHaveText(`${email} · marketer`);
   // Its own customer, no picker: the onboarding checklist while the customer's is not complete, else its
-  // Visitors page (what the other specs left on the shared server decides); the link's token has left the address bar.
+  // Home (what the other specs left on the shared server decides); the link's token has left the address bar.
   // Its own checklist decides: the steps are its role's (no webhook step for a marketer).
   const { complete } = await page.evaluate(async () => (await (await fetch('/admin/api/customers/demo/onboarding')).json()) as { complete: boolean });
-  await expect(page.getByRole('heading', { level: 1, name: complete ? 'Visitors' : 'Get started' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: complete ? 'Home' : 'Get started' })).toBeVisible();
   await expect(page.getByTestId('workspace')).toContainText('Acme Analytics');
   await expect(page.getByTestId('customer-picker')).toHaveCount(0);
   expect(page.url()).toBe(`${ORIGIN}/console/`);
-  await expect(tabs(page)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Enrich a file', 'Web tags', 'Integrations']);
+  await expect(tabs(page)).toHaveText([
+    'Home',
+    'Accounts',
+    'Visitors',
+    'Segments',
+    'Lists',
+    'Alerts',
+    'Notifications',
+    'Integrations',
+    'Enrich a file',
+    'Web tags',
+    'Developers',
+  ]);
   await tabs(page).filter({ hasText: 'Visitors' }).click();
   await expect(page.getByTestId('visitors-page')).toBeVisible();
   // The session is an HttpOnly cookie; nothing is kept in the page's storage.
@@ -121,7 +133,7 @@ test('a marketer joins by invitation, sees only its own customer and pages, and 
   expect(await status(page, `/admin/api/customers/globex/visits?from=${today()}&to=${today()}`)).toBe(404);
   expect(await page.evaluate(async () => (await (await fetch('/admin/api/customers')).json()).map((c: { id: string }) => c.id))).toEqual(['demo']);
   await page.getByRole('link', { name: 'Open your workspace' }).click();
-  await expect(page.getByTestId('visitors-page')).toBeVisible();
+  await expect(page.getByTestId('home-page')).toBeVisible();
 
   // Sign out: the session ends on the server; a reload shows the sign-in form.
   expect(await status(page, '/auth/me')).toBe(200);
@@ -139,7 +151,7 @@ test('a marketer joins by invitation, sees only its own customer and pages, and 
   await expect(page.getByTestId('signin-error')).toHaveText('wrong email or password');
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByTestId('visitors-page')).toBeVisible();
+  await expect(page.getByTestId('home-page')).toBeVisible();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByLabel('Email')).toBeVisible();
   expect(problems).toEqual([]);
@@ -202,25 +214,32 @@ test('an owner manages users, single sign-on and the audit log; a cross-site for
   await accept(page, await invite(request, ownerEmail, 'owner'));
   await expect(page.getByTestId('signed-in-as')).toHaveText(`${ownerEmail} · owner`);
   await expect(tabs(page)).toHaveText([
-    'API tokens',
-    'Visitors',
+    'Home',
     'Accounts',
+    'Visitors',
     'Segments',
     'Lists',
+    'Alerts',
+    'Notifications',
+    'Integrations',
     'Enrich a file',
     'Web tags',
     'Webhooks',
-    'Integrations',
+    'API tokens',
     'Users',
+    'Single sign-on',
     'Audit log',
+    'Developers',
   ]);
 
   // Invite a viewer from the Users page: the link is shown once.
   await tabs(page).filter({ hasText: 'Users' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Users' })).toBeVisible();
   await expect(page.getByTestId('user-row').filter({ hasText: ownerEmail })).toContainText('(you)');
-  // Single sign-on: set up (the client secret is write-only). Its allowed domain is the workspace's own: an owner's
+  // Single sign-on (a page of its own): set up (the client secret is write-only). Its allowed domain is the workspace's own: an owner's
   // invitation of an address there answers the link (of another domain it would only be mailed).
+  await tabs(page).filter({ hasText: 'Single sign-on' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Single sign-on' })).toBeVisible();
   const sso = page.getByTestId('sso-form');
   await expect(sso).toContainText('Not set up.');
   await sso.getByLabel('Issuer URL').fill('https://login.acme.example');
@@ -241,6 +260,7 @@ test('an owner manages users, single sign-on and the audit log; a cross-site for
   expect(JSON.stringify(shown)).not.toContain('e2e-client-secret-value');
   expect(await page.content()).not.toContain('e2e-client-secret-value');
   const viewerEmail = address('viewer');
+  await tabs(page).filter({ hasText: 'Users' }).click();
   const form = page.getByTestId('invite-form');
   await form.getByLabel('Role').selectOption('viewer');
   await form.getByLabel(/^Email/).fill(viewerEmail);
@@ -259,7 +279,18 @@ test('an owner manages users, single sign-on and the audit log; a cross-site for
   const viewerPage = await viewerContext.newPage();
   await accept(viewerPage, link);
   await expect(viewerPage.getByTestId('signed-in-as')).toHaveText(`${viewerEmail} · viewer`);
-  await expect(tabs(viewerPage)).toHaveText(['Visitors', 'Accounts', 'Segments', 'Lists', 'Enrich a file', 'Web tags']);
+  await expect(tabs(viewerPage)).toHaveText([
+    'Home',
+    'Accounts',
+    'Visitors',
+    'Segments',
+    'Lists',
+    'Alerts',
+    'Notifications',
+    'Enrich a file',
+    'Web tags',
+    'Developers',
+  ]);
   await tabs(viewerPage).filter({ hasText: 'Web tags' }).click();
   await expect(viewerPage.getByTestId('web-tags-page')).toBeVisible();
   await expect(viewerPage.getByTestId('create-tag-form')).toHaveCount(0);
@@ -336,7 +367,7 @@ test('an owner manages users, single sign-on and the audit log; a cross-site for
   ).toBe(201);
 
   // Single sign-on, set up above (its allowed domain let the owner's invitations answer the link): removed.
-  await tabs(page).filter({ hasText: 'Users' }).click();
+  await tabs(page).filter({ hasText: 'Single sign-on' }).click();
   await page.getByTestId('sso-form').getByRole('button', { name: 'Remove single sign-on' }).click();
   await page.getByTestId('sso-form').getByRole('button', { name: 'Confirm: remove single sign-on' }).click();
   await expect(page.getByTestId('sso-form')).toContainText('Not set up.');

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountCrm, ExplainedScore } from '../accounts/account.ts';
-import { accountCsvFileName, crmLine, intentFactors, listLabels, profileFactors, sessionSummary } from './account-view.ts';
+import {
+  accountCsvFileName,
+  accountOwner,
+  accountTopics,
+  crmLine,
+  initials,
+  intentFactors,
+  listLabels,
+  profileFactors,
+  sessionSummary,
+} from './account-view.ts';
 
 const score: ExplainedScore = {
   product: 'cdp',
@@ -69,5 +79,54 @@ describe('the CRM side of an account', () => {
       'No HubSpot owner · no HubSpot stage or type · 2 HubSpot records of this domain',
     );
     expect(crmLine({ ...hubspot, type: 'PROSPECT' })).toBe('Owner: Jane Doe (jane@acme.com) · HubSpot lifecycle stage: opportunity · HubSpot type: PROSPECT');
+  });
+});
+
+describe('the profile card of an account', () => {
+  it('draws the logo placeholder from the name, else the domain', () => {
+    expect(initials('Acme Corp', 'acme.com')).toBe('AC');
+    expect(initials('globex', null)).toBe('G');
+    expect(initials('Ünited  Widgets & Co', null)).toBe('ÜW');
+    expect(initials(null, 'www.initech.example')).toBe('I');
+    expect(initials(null, null)).toBe('?');
+  });
+  it("names the owner of the first CRM that has one, with that record's stage", () => {
+    const none: AccountCrm = {
+      provider: 'hubspot',
+      crm_ids: ['1'],
+      owner_email: null,
+      owner_name: null,
+      stage: 'lead',
+      type: null,
+      read_at: null,
+      written_at: null,
+    };
+    const sf: AccountCrm = { ...none, provider: 'salesforce', owner_email: 'sam@acme.com', stage: null, type: 'Prospect' };
+    expect(accountOwner([none, sf])).toEqual({ owner: 'sam@acme.com · Salesforce', stage: 'Prospect' });
+    expect(accountOwner([{ ...none, owner_name: 'Jane Doe', owner_email: 'jane@acme.com' }])).toEqual({ owner: 'Jane Doe · HubSpot', stage: 'lead' });
+    expect(accountOwner([none])).toBeNull();
+    expect(accountOwner([])).toBeNull();
+  });
+  it('lists each intent topic once, strongest first, with the products it counts for', () => {
+    const other: ExplainedScore = {
+      ...score,
+      product: 'crm',
+      product_display_name: 'CRM',
+      factors: {
+        ...score.factors,
+        intent: {
+          ...score.factors.intent,
+          signals: [
+            { topic: 'Lead Scoring', strength: 80, age_days: 2, weight: 1, points: 80 },
+            { topic: 'ABM', strength: 60, age_days: 9, weight: 1, points: 60 },
+          ],
+        },
+      },
+    };
+    expect(accountTopics([score, other])).toEqual([
+      { topic: 'Lead Scoring', strength: 80, age_days: 2, products: ['Customer Data Platform', 'CRM'] },
+      { topic: 'ABM', strength: 60, age_days: 9, products: ['CRM'] },
+    ]);
+    expect(accountTopics([])).toEqual([]);
   });
 });

@@ -73,3 +73,47 @@ export function crmLine(crm: AccountCrm): string {
 export function accountCsvFileName(customerId: string, companyId: string, from: string, to: string): string {
   return `account-${customerId}-${companyId}-${from}-${to}.csv`;
 }
+
+/** The letters of the account's logo placeholder: the first letters of its name's first two words ("Acme Corp" → "AC"). */
+export function initials(name: string | null, domain: string | null): string {
+  const words = (name ?? '').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  if (words.length > 0)
+    return words
+      .slice(0, 2)
+      .map((w) => [...w][0]!.toUpperCase())
+      .join('');
+  const host = (domain ?? '').replace(/^www\./, '');
+  return host ? [...host][0]!.toUpperCase() : '?';
+}
+
+/** The account's owner as the header card says it: the first CRM that names one ("Jane Doe · HubSpot"), or null. */
+export function accountOwner(crm: readonly AccountCrm[]): { owner: string; stage: string | null } | null {
+  const first = crm.find((c) => c.owner_name || c.owner_email);
+  if (!first) return null;
+  return { owner: `${first.owner_name || first.owner_email} · ${CRM_NAMES[first.provider]}`, stage: first.stage ?? first.type };
+}
+
+/** One intent topic of the account across its products: the strongest signal and the products it counts for. */
+export interface AccountTopic {
+  topic: string;
+  strength: number;
+  age_days: number;
+  products: string[];
+}
+
+/** The account's intent topics (its scores' signals), strongest first, each once with the products it counts for. */
+export function accountTopics(scores: readonly ExplainedScore[]): AccountTopic[] {
+  const byTopic = new Map<string, AccountTopic>();
+  for (const s of scores) {
+    for (const signal of s.factors.intent.signals) {
+      const seen = byTopic.get(signal.topic);
+      if (!seen) {
+        byTopic.set(signal.topic, { topic: signal.topic, strength: signal.strength, age_days: signal.age_days, products: [s.product_display_name] });
+        continue;
+      }
+      if (!seen.products.includes(s.product_display_name)) seen.products.push(s.product_display_name);
+      if (signal.strength > seen.strength) Object.assign(seen, { strength: signal.strength, age_days: signal.age_days });
+    }
+  }
+  return [...byTopic.values()].sort((a, b) => b.strength - a.strength || a.topic.localeCompare(b.topic));
+}

@@ -180,6 +180,38 @@ describe('adminClient', () => {
     expect(bodies[5]).toEqual({ full: true });
   });
 
+  it("calls the alerts and owners routes, and the signed-in user's own digest settings under /auth/me", async () => {
+    const f = fakeFetch((c) => (c.init.method === 'DELETE' ? new Response(null, { status: 204 }) : json(200, {})));
+    const api = adminClient(null, f.fetch);
+    await api.notifications();
+    await api.updateNotifications({ digest: 'daily', hour: 7, time_zone: 'America/Los_Angeles' });
+    await api.alerts('demo');
+    await api.createAlert('demo', { name: 'x', trigger: { type: 'hot', hot_paths: [] }, destination: { type: 'email', to: ['a@acme.test'] } });
+    await api.updateAlert('demo', 'wh_1', { paused: true });
+    await api.testAlert('demo', 'wh_1');
+    await api.alertDeliveries('demo', 'wh_1');
+    await api.owners('demo');
+    await api.uploadOwners('demo', 'domain,owner_email\nacme.test,a@acme.test\n');
+    expect(await api.deleteAlert('demo', 'wh_1')).toBeUndefined();
+    expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'GET /auth/me/notifications',
+      'PATCH /auth/me/notifications',
+      'GET /admin/api/customers/demo/alerts',
+      'POST /admin/api/customers/demo/alerts',
+      'PATCH /admin/api/customers/demo/alerts/wh_1',
+      'POST /admin/api/customers/demo/alerts/wh_1/test',
+      'GET /admin/api/customers/demo/alerts/wh_1/deliveries?limit=20',
+      'GET /admin/api/customers/demo/owners',
+      'PUT /admin/api/customers/demo/owners',
+      'DELETE /admin/api/customers/demo/alerts/wh_1',
+    ]);
+    expect(JSON.parse(f.calls[1].init.body as string)).toEqual({ digest: 'daily', hour: 7, time_zone: 'America/Los_Angeles' });
+    expect(JSON.parse(f.calls[4].init.body as string)).toEqual({ paused: true });
+    expect(headers(f.calls[8])['content-type']).toBe('text/csv');
+    expect(f.calls[8].init.body).toBe('domain,owner_email\nacme.test,a@acme.test\n');
+    for (const c of f.calls) expect(c.init.credentials).toBe('same-origin');
+  });
+
   it('asks for the audit CSV with Accept: text/csv and answers its text', async () => {
     const f = fakeFetch(() => new Response('at,actor\n', { status: 200, headers: { 'content-type': 'text/csv' } }));
     await expect(adminClient('t', f.fetch).auditCsv('demo', { from: '2026-01-01', to: '2026-01-02' })).resolves.toBe('at,actor\n');

@@ -7,19 +7,23 @@
  * the UI can show it, and a 401 can send the user to sign-in).
  */
 
+import type { z } from 'zod';
 import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../../core/access-records.ts';
 import type { CrmProvider, CrmRunRecord } from '../../core/crm-records.ts';
 import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
+import type { DigestSettings, DigestSettingsPatch } from '../../core/digest-records.ts';
 import type { Role } from '../../core/roles.ts';
 import type { AuditEvent, SsoProvider, UserRecord } from '../../core/user-records.ts';
 import type { TagSighting } from '../../core/visit-records.ts';
 import type { AccountPage, FoundAccount } from '../accounts/account.ts';
+import type { AlertPatch, AlertView, NewAlert, OwnersReport, OwnersView, TestAlertAnswer } from '../alerts/schema.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
 import type { CreditReport } from '../credits/report.ts';
 import type { CrmCheck } from '../crm/provider.ts';
 import type { CrmConnectionView } from '../crm/schema.ts';
 import type { PreviewAccount } from '../crm/sync.ts';
 import type { EnrichJob } from '../enrichment/jobs/job-store.ts';
+import type { HomeSummary } from '../home/summary.ts';
 import type { ListDetail, ListSummary, ListsAnswer, UploadReport } from '../lists/schema.ts';
 import type { OnboardingStatus } from '../onboarding/steps.ts';
 import type { SegmentAccount } from '../segments/schema.ts';
@@ -81,6 +85,8 @@ export interface AdminClient {
   webhookDeliveries(customerId: string, webhookId: string): Promise<DeliveryRecord[]>;
   /** Sends a sample event now (a Slack endpoint: its Block Kit message) and answers what the receiver said. */
   testWebhook(customerId: string, webhookId: string): Promise<TestDelivery>;
+  /** Home: this period (`from`/`to`, default the last 7 days) against the one before it. */
+  home(customerId: string, range?: { from: string; to: string }): Promise<HomeSummary>;
   /** The visitors report; `from`/`to` YYYY-MM-DD, `segment` a segment id. */
   visits(customerId: string, range: VisitsRange): Promise<VisitsReport>;
   /** The same report as CSV text (Accept: text/csv). */
@@ -149,7 +155,30 @@ export interface AdminClient {
   previewCrm(customerId: string, provider: CrmProvider, opts: { full: boolean }): Promise<CrmPreview>;
   /** The connection's runs, newest first. */
   crmRuns(customerId: string, provider: CrmProvider, limit?: number): Promise<{ runs: CrmRunRecord[] }>;
+  /** The signed-in user's email digest settings (`/auth/me/notifications`; the operator token has none: 400). */
+  notifications(): Promise<DigestSettings>;
+  /** Changes the fields given; a bad one is an AdminApiError 422 naming it. */
+  updateNotifications(patch: DigestSettingsPatch): Promise<DigestSettings>;
+  /** The customer's alerts (Slack and Teams URLs masked). */
+  alerts(customerId: string): Promise<AlertView[]>;
+  /** A webhook destination's signing secret is in this answer only. */
+  createAlert(customerId: string, body: NewAlertBody): Promise<AlertView & { secret?: string }>;
+  /** Only the fields given (`paused: true` pauses it). */
+  updateAlert(customerId: string, alertId: string, patch: AlertPatchBody): Promise<AlertView>;
+  deleteAlert(customerId: string, alertId: string): Promise<void>;
+  /** Puts a labelled test of the alert in the outbox (202): its delivery shows in `alertDeliveries`. */
+  testAlert(customerId: string, alertId: string): Promise<z.infer<typeof TestAlertAnswer>>;
+  alertDeliveries(customerId: string, alertId: string, limit?: number): Promise<DeliveryRecord[]>;
+  /** The owners list and territory rules as uploaded. */
+  owners(customerId: string): Promise<z.infer<typeof OwnersView>>;
+  /** Replaces the owners list with a CSV file (`text/csv`): the counts read; a bad row is an AdminApiError 422 naming it, and changes nothing. */
+  uploadOwners(customerId: string, csv: string | Blob): Promise<z.infer<typeof OwnersReport>>;
 }
+
+/** POST …/alerts: what the API takes (filter and paused optional). */
+export type NewAlertBody = z.input<typeof NewAlert>;
+/** PATCH …/alerts/:alertId. */
+export type AlertPatchBody = z.input<typeof AlertPatch>;
 
 /** PUT …/crm/:provider: HubSpot's private-app token, or Salesforce's client credentials and My Domain URL. */
 export type CrmConnectBody = (
@@ -242,13 +271,13 @@ async function request<T>(fetchImpl: Fetch, adminToken: string | null, method: s
   return (accept === 'application/json' ? await res.json() : await res.text()) as T;
 }
 
-/** A CSV body (the account-list and enrichment uploads: text, or a File the browser streams), otherwise as `request`. */
-async function sendCsv<T>(fetchImpl: Fetch, adminToken: string | null, url: string, csv: string | Blob): Promise<T> {
+/** A CSV body (the account-list, enrichment and owners uploads: text, or a File the browser streams), otherwise as `request`. */
+async function sendCsv<T>(fetchImpl: Fetch, adminToken: string | null, url: string, csv: string | Blob, method: 'POST' | 'PUT' = 'POST'): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'text/csv' };
   if (adminToken) headers.authorization = `Bearer ${adminToken}`;
   let res: Response;
   try {
-    res = await fetchImpl(url, { method: 'POST', headers, body: csv, credentials: adminToken ? 'omit' : 'same-origin', cache: 'no-store' });
+    res = await fetchImpl(url, { method, headers, body: csv, credentials: adminToken ? 'omit' : 'same-origin', cache: 'no-store' });
   } catch (e) {
     throw new AdminApiError(0, `cannot reach the server: ${(e as Error).message}`);
   }
@@ -270,8 +299,8 @@ async function fetchBlob(fetchImpl: Fetch, adminToken: string | null, url: strin
   return res.blob();
 }
 
-/** The admin API as the operator (`adminToken`) or, with null, as the signed-in user (session cookie). */
-export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/admin/api'): AdminClient {
+/** The admin API as the operator (`adminToken`) or, with null, as the signed-in user (session cookie); `me` is where the signed-in user's own settings live. */
+export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, init) => fetch(i, init), base = '/admin/api', me = '/auth/me'): AdminClient {
   const call = <T>(method: string, path: string, body?: unknown, accept?: string) => request<T>(fetchImpl, adminToken, method, `${base}${path}`, body, accept);
   const id = encodeURIComponent;
   const range = (r: VisitsRange) => new URLSearchParams({ from: r.from, to: r.to, ...(r.segment != null ? { segment: String(r.segment) } : {}) }).toString();
@@ -288,6 +317,7 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     deleteWebhook: (customerId, webhookId) => call('DELETE', `/customers/${id(customerId)}/webhooks/${id(webhookId)}`),
     webhookDeliveries: (customerId, webhookId) => call('GET', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/deliveries`),
     testWebhook: (customerId, webhookId) => call('POST', `/customers/${id(customerId)}/webhooks/${id(webhookId)}/test`, {}),
+    home: (customerId, r) => call('GET', `/customers/${id(customerId)}/home${r ? `?${range(r)}` : ''}`),
     visits: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`),
     visitsCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`, undefined, 'text/csv'),
     searchAccounts: (customerId, q) => call('GET', `/customers/${id(customerId)}/accounts?${new URLSearchParams({ q })}`),
@@ -345,6 +375,16 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     syncCrm: (customerId, provider, { full }) => call('POST', `/customers/${id(customerId)}/crm/${id(provider)}/sync`, { full }),
     previewCrm: (customerId, provider, { full }) => call('POST', `/customers/${id(customerId)}/crm/${id(provider)}/sync`, { full, dry_run: true }),
     crmRuns: (customerId, provider, limit = 10) => call('GET', `/customers/${id(customerId)}/crm/${id(provider)}/runs?limit=${limit}`),
+    notifications: () => request(fetchImpl, adminToken, 'GET', `${me}/notifications`),
+    updateNotifications: (patch) => request(fetchImpl, adminToken, 'PATCH', `${me}/notifications`, patch),
+    alerts: (customerId) => call('GET', `/customers/${id(customerId)}/alerts`),
+    createAlert: (customerId, body) => call('POST', `/customers/${id(customerId)}/alerts`, body),
+    updateAlert: (customerId, alertId, patch) => call('PATCH', `/customers/${id(customerId)}/alerts/${id(alertId)}`, patch),
+    deleteAlert: (customerId, alertId) => call('DELETE', `/customers/${id(customerId)}/alerts/${id(alertId)}`),
+    testAlert: (customerId, alertId) => call('POST', `/customers/${id(customerId)}/alerts/${id(alertId)}/test`, {}),
+    alertDeliveries: (customerId, alertId, limit = 20) => call('GET', `/customers/${id(customerId)}/alerts/${id(alertId)}/deliveries?limit=${limit}`),
+    owners: (customerId) => call('GET', `/customers/${id(customerId)}/owners`),
+    uploadOwners: (customerId, csv) => sendCsv(fetchImpl, adminToken, `${base}/customers/${id(customerId)}/owners`, csv, 'PUT'),
   };
 }
 

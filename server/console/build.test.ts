@@ -28,10 +28,12 @@ describe('console build', () => {
     expect(js).toContain('/admin/api');
     // Preact and the pages ~170 KB (users, audit, sign-in, the segment builder with groups, tag editing, the
     // account lists, onboarding, the CRM Integrations page — ~20 KB — and the Developers page with its sample
-    // answer — examples.json, ~9 KB — included), uPlot (the Visitors chart) ~52 KB: still no zod (core/roles.ts, whose role table the
+    // answer — examples.json, ~9 KB — included; the sidebar, the component kit and the account profile with its search
+    // combobox and tabs, ~10 KB; Home ~4 KB; Alerts with its create/edit form and owners upload ~21 KB, Notifications ~6 KB),
+    // uPlot (the Visitors chart) ~52 KB: still no zod (core/roles.ts, whose role table the
     // console uses, also defines a zod schema), no CDN. The console is for signed-in users, not the
     // customers' sites (that budget is the tag's: tag/build.ts); this bound catches a library pulled in by mistake.
-    expect(bytes['app.js']).toBeLessThan(265_000);
+    expect(bytes['app.js']).toBeLessThan(315_000);
     expect(await readFile(join(outDir, 'console.css'), 'utf8')).not.toMatch(/@import|url\(\s*["']?https?:/);
   });
 });

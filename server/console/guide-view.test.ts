@@ -23,14 +23,15 @@ describe('guide pages in the fragment', () => {
 });
 
 describe('what the console shows', () => {
-  it('a user lands on the checklist while it is not complete, on their first page once it is', () => {
+  it('a user lands on the checklist while it is not complete, on Home once it is (the checklist stays a link away)', () => {
     expect(consoleView({ ...base, viewer: user('marketer') })).toEqual({ kind: 'guide', page: 'start' });
-    expect(consoleView({ ...base, viewer: user('marketer'), onboarding: { complete: true } })).toEqual({ kind: 'page', page: 'visitors' });
-    expect(consoleView({ ...base, viewer: user('owner'), onboarding: { complete: true } })).toEqual({ kind: 'page', page: 'tokens' });
+    expect(consoleView({ ...base, viewer: user('marketer'), onboarding: { complete: true } })).toEqual({ kind: 'page', page: 'home' });
+    expect(consoleView({ ...base, viewer: user('owner'), onboarding: { complete: true } })).toEqual({ kind: 'page', page: 'home' });
+    expect(atHash(user('owner'), '#customer=acme&page=start', { complete: true })).toEqual({ kind: 'guide', page: 'start' });
   });
-  it('waits for the checklist before choosing the landing; an unreadable one lands on the first page', () => {
+  it('waits for the checklist before choosing the landing; an unreadable one lands on Home', () => {
     expect(consoleView({ ...base, viewer: user('viewer'), onboarding: undefined })).toEqual({ kind: 'loading' });
-    expect(consoleView({ ...base, viewer: user('viewer'), onboarding: null })).toEqual({ kind: 'page', page: 'visitors' });
+    expect(consoleView({ ...base, viewer: user('viewer'), onboarding: null })).toEqual({ kind: 'page', page: 'home' });
   });
   it('a named page or guide is shown whatever the checklist says', () => {
     expect(atHash(user('marketer'), '#customer=acme&page=segments')).toEqual({ kind: 'page', page: 'segments' });

@@ -4,7 +4,7 @@
  * other pages (`#customer=acme&page=start`) but are not tabs of the page nav: every role sees them.
  *
  * Landing: a fragment that names no page is the landing. A signed-in user lands on the checklist while
- * their customer's onboarding is not complete, then on their first page; the operator (who looks after
+ * their customer's onboarding is not complete, then on Home (their first page when their role has no Home); the operator (who looks after
  * every customer, not one) lands on the customer's first page as before. With no customer chosen the
  * operator sees the customer picker as the page itself — never a page title over nothing.
  *
@@ -68,8 +68,13 @@ export function consoleView({ viewer, customer, asked, named, guide, onboarding 
   if (named !== null && !visiblePages(viewer).includes(named)) return { kind: 'unavailable', reason: 'forbidden', page: named };
   if (named !== null || viewer.kind === 'operator') return { kind: 'page', page: pageFor(viewer, named) };
   if (onboarding === undefined) return { kind: 'loading' };
-  // An unreadable checklist never keeps anyone from their pages: the first one is the landing then.
-  return onboarding !== null && !onboarding.complete ? { kind: 'guide', page: 'start' } : { kind: 'page', page: pageFor(viewer, null) };
+  // An unreadable checklist never keeps anyone from their pages: Home is the landing then.
+  return onboarding !== null && !onboarding.complete ? { kind: 'guide', page: 'start' } : { kind: 'page', page: landingPage(viewer) };
+}
+
+/** A user's landing once the checklist is done: Home (what changed this week) when the role may see it, else their first page. */
+export function landingPage(viewer: Viewer): ConsolePage {
+  return visiblePages(viewer).includes('home') ? 'home' : pageFor(viewer, null);
 }
 
 /** The title of the main area (h1). */

@@ -9,6 +9,7 @@ import { authClient } from '../admin-client.ts';
 import type { Viewer } from '../permissions-view.ts';
 import { MIN_PASSWORD_LENGTH, newPasswordProblem } from '../signin-view.ts';
 import { CredentialField } from './CredentialField.tsx';
+import { Button } from './kit/index.ts';
 import { signedInViewer } from './SignIn.tsx';
 import { useCredentialsForm } from './use-credentials-form.ts';
 
@@ -65,12 +66,12 @@ export function AcceptInvite({ token, onSignedIn, onCancel }: { token: string; o
           </p>
         )}
         <div class="form-actions">
-          <button type="submit" class="btn" disabled={busy !== null}>
+          <Button type="submit" disabled={busy !== null}>
             {busy ? 'Setting the password…' : 'Set password and sign in'}
-          </button>
-          <button type="button" class="btn btn-quiet" onClick={onCancel}>
+          </Button>
+          <Button variant="quiet" onClick={onCancel}>
             Back to sign-in
-          </button>
+          </Button>
         </div>
       </form>
     </main>

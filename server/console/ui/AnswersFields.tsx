@@ -1,3 +1,5 @@
+import { Checkbox } from './kit/index.ts';
+
 /** What a lookup's answers carry besides the firmographics (the token and web tag forms): scores, segment names. */
 export function AnswersFields({
   value,
@@ -9,13 +11,8 @@ export function AnswersFields({
   return (
     <fieldset class="field checks">
       <legend>Answers include</legend>
-      <label>
-        <input type="checkbox" checked={value.scores} onChange={(e) => onChange('scores', (e.currentTarget as HTMLInputElement).checked)} /> Scores
-      </label>
-      <label>
-        <input type="checkbox" checked={value.segment_names} onChange={(e) => onChange('segment_names', (e.currentTarget as HTMLInputElement).checked)} />{' '}
-        Segment names
-      </label>
+      <Checkbox label="Scores" checked={value.scores} onChecked={(on) => onChange('scores', on)} />
+      <Checkbox label="Segment names" checked={value.segment_names} onChecked={(on) => onChange('segment_names', on)} />
     </fieldset>
   );
 }

@@ -6,47 +6,31 @@
  * (HttpOnly; restored on load with GET /auth/me). Any 401 signs out and shows the server's message on the
  * sign-in form; signing out forgets the token, or ends the session on the server (POST /auth/logout).
  */
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../../core/access-records.ts';
 import { type ConsolePage, customerFromHash, hashForCustomer, namedPageFromHash, PAGE_TITLES } from '../../../core/console-links.ts';
 import { AdminApiError, type AdminClient, adminClient, authClient, onUnauthorized } from '../admin-client.ts';
-import {
-  askedPageFromHash,
-  type ConsoleView,
-  consoleView,
-  GUIDE_PAGES,
-  GUIDE_TITLES,
-  guideFromHash,
-  hashForPage,
-  progressLabel,
-  unavailableNotice,
-  viewTitle,
-} from '../guide-view.ts';
-import {
-  customerFor,
-  OPERATOR,
-  type PageRights,
-  pageFor,
-  pageRights,
-  showsCustomerPicker,
-  type Viewer,
-  viewerLabel,
-  visiblePages,
-} from '../permissions-view.ts';
+import { askedPageFromHash, type ConsoleView, consoleView, guideFromHash, hashForPage, progressLabel, unavailableNotice, viewTitle } from '../guide-view.ts';
+import { type SidebarGroup, sidebarGroups } from '../nav-view.ts';
+import { customerFor, OPERATOR, type PageRights, pageFor, pageRights, showsCustomerPicker, type Viewer, viewerLabel } from '../permissions-view.ts';
 import { tokenSession } from '../session.ts';
 import { acceptTokenFromHash, signInErrorFromHash, workspaceFromHash } from '../signin-view.ts';
 import { AcceptInvite } from './AcceptInvite.tsx';
 import { AccountPage } from './AccountPage.tsx';
+import { AlertsPage } from './AlertsPage.tsx';
 import { AuditPage } from './AuditPage.tsx';
 import { CustomerView } from './CustomerView.tsx';
 import { DevelopersPage } from './DevelopersPage.tsx';
 import { EnrichPage } from './EnrichPage.tsx';
+import { HomePage } from './HomePage.tsx';
 import { IntegrationsPage } from './IntegrationsPage.tsx';
+import { Button, ErrorBox } from './kit/index.ts';
 import { ListsPage } from './ListsPage.tsx';
+import { NotificationsPage } from './NotificationsPage.tsx';
 import { OnboardingPage } from './OnboardingPage.tsx';
 import { SignIn, signedInViewer } from './SignIn.tsx';
 import { SegmentsPage } from './segments/SegmentsPage.tsx';
-import { UsersPage } from './UsersPage.tsx';
+import { SsoPage, UsersPage } from './UsersPage.tsx';
 import { useLoad } from './use-load.ts';
 import { VisitorsPage } from './VisitorsPage.tsx';
 import { WebhooksPage } from './Webhooks.tsx';
@@ -187,7 +171,6 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
   const named = namedPageFromHash(hash);
   const guide = guideFromHash(hash);
   const asked = askedPageFromHash(hash);
-  const pages = visiblePages(viewer);
   const rights = pageRights(viewer);
   const customer = customers.data?.find((c) => c.id === selected) ?? null;
   const onboarding = useLoad(() => (customer ? api.onboarding(customer.id) : Promise.resolve(null)), [api, customer?.id]);
@@ -213,116 +196,194 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
     return () => clearInterval(timer);
   }, [onChecklist, incomplete, reloadChecklist]);
   const progress = progressLabel(checklist);
+  // The phone's drawer: closed again whenever the page changes (a link chosen, back, a deep link).
+  const [menuOpen, setMenuOpen] = useState(false);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
+  useEffect(() => setMenuOpen(false), [hash]);
+
+  const title = selected && customers.data && !customer ? PAGE_TITLES[page] : viewTitle(view, PAGE_TITLES);
+  const current = view.kind === 'page' || view.kind === 'guide' ? view.page : null;
 
   return (
     <>
       <header class="topbar">
-        <div class="wrap topbar-inner">
+        <div class="topbar-inner">
+          {customer && <MenuButton open={menuOpen} onToggle={() => setMenuOpen((o) => !o)} />}
           <p class="brand">
-            <span aria-hidden="true">◆</span> svc console
+            <span aria-hidden="true">◆</span> <span class="brand-name">svc console</span>
           </p>
           <div class="whoami">
             <span class="muted" data-testid="signed-in-as">
               {viewerLabel(viewer)}
             </span>
-            <button type="button" class="btn btn-quiet" onClick={onSignOut}>
+            <Button variant="quiet" onClick={onSignOut}>
               Sign out
-            </button>
+            </Button>
           </div>
         </div>
       </header>
-      <main class="wrap" id="main">
-        <h1>{selected && customers.data && !customer ? PAGE_TITLES[page] : viewTitle(view, PAGE_TITLES)}</h1>
-        {showsCustomerPicker(viewer) ? (
-          <div class="picker">
-            <label for="customer-picker">Customer</label>
-            <select
-              id="customer-picker"
-              data-testid="customer-picker"
-              value={customer?.id ?? ''}
-              disabled={!customers.data}
-              onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value || null)}
-            >
-              <option value="">{customers.data ? `Choose a customer (${customers.data.length})` : 'Loading customers…'}</option>
-              {(customers.data ?? []).map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name} ({c.id})
-                </option>
-              ))}
-            </select>
-          </div>
-        ) : (
-          customer && (
-            <p class="muted" data-testid="workspace">
-              Workspace <strong>{customer.name}</strong> (<code>{customer.id}</code>)
-            </p>
-          )
-        )}
-        {customers.error && (
-          <p class="error" role="alert">
-            Could not load the customers: {customers.error}
-          </p>
-        )}
-        {view.kind === 'loading' && !customers.error && !(selected && customers.data && !customer) && (
-          <p class="muted" role="status" data-testid="console-loading">
-            Loading…
-          </p>
-        )}
-        {view.kind === 'pick-customer' && customers.data && <CustomerList customers={customers.data} />}
-        {selected && customers.data && !customer && (
-          <div class="error" role="alert" data-testid="unknown-customer">
-            <p>No customer with the id “{selected}”.</p>
-            {viewer.kind === 'user' && (
-              <p>
-                <a href={hashForCustomer(viewer.customerId, pageFor(viewer, null))}>Open your workspace</a>
-              </p>
-            )}
-          </div>
-        )}
+      <div class={customer ? 'shell' : undefined}>
         {customer && (
-          <div class="onb-navs">
-            <nav class="tabs" aria-label="Console pages">
-              {pages.map((p) => (
-                <a key={p} href={hashForPage(customer.id, p)} aria-current={view.kind === 'page' && p === view.page ? 'page' : undefined}>
-                  {PAGE_TITLES[p]}
-                </a>
-              ))}
-            </nav>
-            <nav class="tabs onb-guides" aria-label="Guides">
-              {GUIDE_PAGES.map((g) => (
-                <a key={g} href={hashForPage(customer.id, g)} aria-current={view.kind === 'guide' && g === view.page ? 'page' : undefined}>
-                  {GUIDE_TITLES[g]}
-                  {g === 'start' && progress && (
-                    <span class="onb-progress" data-testid="onboarding-progress">
-                      {' '}
-                      {progress}
-                    </span>
-                  )}
-                </a>
-              ))}
-            </nav>
-          </div>
+          <Sidebar
+            open={menuOpen}
+            onClose={closeMenu}
+            groups={sidebarGroups(viewer, customer.id, PAGE_TITLES)}
+            current={current}
+            startHref={hashForPage(customer.id, 'start')}
+            progress={progress}
+          />
         )}
-        {customer && view.kind === 'guide' && view.page === 'start' && (
-          <OnboardingPage key={customer.id} api={api} customer={customer} status={checklist} onRefresh={onboarding.reload} canCreateTag={rights.tagsWrite} />
-        )}
-        {customer && view.kind === 'guide' && view.page === 'developers' && <DevelopersPage key={customer.id} api={api} customer={customer} />}
-        {customer && view.kind === 'unavailable' && <Unavailable notice={unavailableNotice(view, viewer, customer.id, PAGE_TITLES)} />}
-        {customer && view.kind === 'page' && <PageView api={api} viewer={viewer} customer={customer} page={view.page} rights={rights} />}
-      </main>
+        <main class="wrap" id="main">
+          <h1>{title}</h1>
+          {showsCustomerPicker(viewer) ? (
+            <div class="picker">
+              <label for="customer-picker">Customer</label>
+              <select
+                id="customer-picker"
+                data-testid="customer-picker"
+                value={customer?.id ?? ''}
+                disabled={!customers.data}
+                onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value || null)}
+              >
+                <option value="">{customers.data ? `Choose a customer (${customers.data.length})` : 'Loading customers…'}</option>
+                {(customers.data ?? []).map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name} ({c.id})
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : (
+            customer && (
+              <p class="muted" data-testid="workspace">
+                Workspace <strong>{customer.name}</strong> (<code>{customer.id}</code>)
+              </p>
+            )
+          )}
+          {customers.error && <ErrorBox>Could not load the customers: {customers.error}</ErrorBox>}
+          {view.kind === 'loading' && !customers.error && !(selected && customers.data && !customer) && (
+            <p class="muted" role="status" data-testid="console-loading">
+              Loading…
+            </p>
+          )}
+          {view.kind === 'pick-customer' && customers.data && <CustomerList customers={customers.data} />}
+          {selected && customers.data && !customer && (
+            <ErrorBox testId="unknown-customer">
+              <p>No customer with the id “{selected}”.</p>
+              {viewer.kind === 'user' && (
+                <p>
+                  <a href={hashForCustomer(viewer.customerId, pageFor(viewer, null))}>Open your workspace</a>
+                </p>
+              )}
+            </ErrorBox>
+          )}
+          {customer && view.kind === 'guide' && view.page === 'start' && (
+            <OnboardingPage key={customer.id} api={api} customer={customer} status={checklist} onRefresh={onboarding.reload} canCreateTag={rights.tagsWrite} />
+          )}
+          {customer && view.kind === 'guide' && view.page === 'developers' && <DevelopersPage key={customer.id} api={api} customer={customer} />}
+          {customer && view.kind === 'unavailable' && <Unavailable notice={unavailableNotice(view, viewer, customer.id, PAGE_TITLES)} />}
+          {customer && view.kind === 'page' && <PageView api={api} viewer={viewer} customer={customer} page={view.page} rights={rights} />}
+        </main>
+      </div>
     </>
+  );
+}
+
+/** The phone's way to the sidebar (≤ 600 px wide; console.css hides it on wider screens, where the sidebar always shows). */
+function MenuButton({ open, onToggle }: { open: boolean; onToggle(): void }) {
+  return (
+    <button
+      type="button"
+      id="menu-button"
+      class="btn btn-quiet menu-button"
+      aria-expanded={open}
+      aria-controls="console-sidebar"
+      onClick={onToggle}
+      data-testid="menu-button"
+    >
+      <span aria-hidden="true">☰</span> Menu
+    </button>
+  );
+}
+
+/**
+ * The pages by job (nav-view.ts), the current one marked `aria-current="page"`, and the checklist above them.
+ * On a phone it is a drawer: opened by the menu button, closed by choosing a page (the fragment changes),
+ * by Escape (focus back on the button), or by the button again.
+ */
+function Sidebar({
+  open,
+  onClose,
+  groups,
+  current,
+  startHref,
+  progress,
+}: {
+  open: boolean;
+  onClose(): void;
+  groups: SidebarGroup[];
+  current: string | null;
+  startHref: string;
+  progress: string | null;
+}) {
+  const ref = useRef<HTMLElement>(null);
+  // Before the next paint: the drawer listens for Escape as soon as it shows.
+  useLayoutEffect(() => {
+    if (!open) return;
+    // A drawer that opens takes the focus to its first link; Escape gives it back to the menu button.
+    ref.current?.querySelector<HTMLElement>('a')?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      onClose();
+      document.getElementById('menu-button')?.focus();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [open, onClose]);
+  return (
+    <aside ref={ref} id="console-sidebar" class={open ? 'sidebar sidebar-open' : 'sidebar'} data-testid="sidebar" aria-label="Console menu">
+      <nav aria-label="Guides">
+        <a class="side-link side-start" href={startHref} aria-current={current === 'start' ? 'page' : undefined}>
+          Get started
+          {progress && (
+            <span class="onb-progress" data-testid="onboarding-progress">
+              {' '}
+              {progress}
+            </span>
+          )}
+        </a>
+      </nav>
+      <nav aria-label="Console pages">
+        {groups.map((g) => (
+          <div key={g.id} class="side-group">
+            <p class="side-group-title" id={`nav-${g.id}`}>
+              {g.title}
+            </p>
+            <ul aria-labelledby={`nav-${g.id}`} data-testid={`nav-${g.id}`}>
+              {g.links.map((l) => (
+                <li key={l.page}>
+                  <a class="side-link" href={l.href} aria-current={l.page === current ? 'page' : undefined}>
+                    {l.title}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+      </nav>
+    </aside>
   );
 }
 
 /** A page the link names that does not exist or that the role may not open: said, with the way home. */
 function Unavailable({ notice }: { notice: ReturnType<typeof unavailableNotice> }) {
   return (
-    <div class="error" role="alert" data-testid="page-unavailable">
+    <ErrorBox testId="page-unavailable">
       <p>{notice.message}</p>
       <p>
         <a href={notice.homeHref}>{notice.homeLabel}</a>
       </p>
-    </div>
+    </ErrorBox>
   );
 }
 
@@ -365,6 +426,8 @@ function PageView({
   switch (page) {
     case 'tokens':
       return <CustomerView key={customer.id} api={api} customer={customer} canWrite={rights.tokensWrite} />;
+    case 'home':
+      return <HomePage key={customer.id} api={api} customer={customer} />;
     case 'visitors':
       return <VisitorsPage key={customer.id} api={api} customer={customer} />;
     case 'accounts':
@@ -381,8 +444,14 @@ function PageView({
       return <WebhooksPage key={customer.id} api={api} customer={customer} canWrite={rights.webhooksWrite} />;
     case 'integrations':
       return <IntegrationsPage key={customer.id} api={api} customer={customer} canWrite={rights.integrationsWrite} />;
+    case 'alerts':
+      return <AlertsPage key={customer.id} api={api} customer={customer} canWrite={rights.alertsWrite} canWebhook={rights.webhooksWrite} />;
+    case 'notifications':
+      return <NotificationsPage key={customer.id} api={api} customer={customer} viewer={viewer} />;
     case 'users':
       return <UsersPage key={customer.id} api={api} customer={customer} viewer={viewer} />;
+    case 'sso':
+      return <SsoPage key={customer.id} api={api} customer={customer} />;
     case 'audit':
       return <AuditPage key={customer.id} api={api} customer={customer} />;
   }

@@ -8,9 +8,9 @@ import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { actorLabel, auditCsvName, changeLines, defaultRange } from '../audit-view.ts';
 import { formatDate, formatDateTime } from './datetime.ts';
+import { Table } from './kit/index.ts';
 import { LoadState } from './LoadState.tsx';
 import { ReportFilters } from './ReportFilters.tsx';
-import { ScrollTable } from './ScrollTable.tsx';
 import { saveTextFile } from './save-file.ts';
 import { useLoad } from './use-load.ts';
 
@@ -32,50 +32,33 @@ export function AuditPage({ api, customer }: { api: AdminClient; customer: Custo
         </p>
       )}
       {events && (
-        <ScrollTable label="Audit events">
-          <table data-testid="audit-table">
-            <caption class="sr-only">
-              Changes and sign-ins from {formatDate(range.from)} to {formatDate(range.to)}, oldest first
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">From where</th>
-                <th scope="col">What</th>
-                <th scope="col">Target</th>
-                <th scope="col">Before → after</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.length === 0 && (
-                <tr>
-                  <td colSpan={6} class="muted">
-                    Nothing was recorded in this range.
-                  </td>
-                </tr>
-              )}
-              {events.map((e) => (
-                <tr key={e.id} data-testid="audit-row">
-                  <td class="when">{formatDateTime(e.at)}</td>
-                  <td>{actorLabel(e.actor)}</td>
-                  <td>{e.ip ?? '—'}</td>
-                  <td>
-                    <code>{e.action}</code>
-                  </td>
-                  <td>{e.target ?? '—'}</td>
-                  <td>
-                    <ul class="plain changes">
-                      {changeLines(e.before, e.after).map((line) => (
-                        <li key={line}>{line}</li>
-                      ))}
-                    </ul>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
+        <Table
+          label="Audit events"
+          testId="audit-table"
+          caption={`Changes and sign-ins from ${formatDate(range.from)} to ${formatDate(range.to)}, oldest first`}
+          columns={['When', 'Who', 'From where', 'What', 'Target', 'Before → after']}
+          empty="Nothing was recorded in this range."
+          rowCount={events.length}
+        >
+          {events.map((e) => (
+            <tr key={e.id} data-testid="audit-row">
+              <td class="when">{formatDateTime(e.at)}</td>
+              <td>{actorLabel(e.actor)}</td>
+              <td>{e.ip ?? '—'}</td>
+              <td>
+                <code>{e.action}</code>
+              </td>
+              <td>{e.target ?? '—'}</td>
+              <td>
+                <ul class="plain changes">
+                  {changeLines(e.before, e.after).map((line) => (
+                    <li key={line}>{line}</li>
+                  ))}
+                </ul>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </div>
   );

@@ -1,4 +1,5 @@
 /** The end of a create form (useCreateForm): the invalid field's message, the server's refusal, the submit button. */
+import { Button } from './kit/index.ts';
 export function CreateFormFooter(p: {
   idPrefix: string;
   invalid: { message: string } | null;
@@ -23,9 +24,9 @@ export function CreateFormFooter(p: {
         </p>
       )}
       <div class="form-actions">
-        <button type="submit" class="btn" disabled={p.busy}>
+        <Button type="submit" disabled={p.busy}>
           {p.busy ? (p.busyLabel ?? 'Creating…') : p.label}
-        </button>
+        </Button>
       </div>
     </>
   );

@@ -10,6 +10,7 @@ import { creatableGroups, GROUP_LABELS, groupUsesDomains } from '../groups.ts';
 import { emptyTokenForm, MAX_RATE_LIMIT, type TokenFormFields, tokenRequestBody } from '../token-form.ts';
 import { AnswersFields } from './AnswersFields.tsx';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
+import { Select, TextInput } from './kit/index.ts';
 import { useCreateForm } from './use-create-form.ts';
 
 export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient; customer: CustomerRecord; onCreated(t: TokenWithSecret): void }) {
@@ -38,26 +39,25 @@ export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient
       <form class="card token-form" onSubmit={submit} noValidate data-testid="create-token-form">
         <div class="field">
           <label for="new-token-api_group">API group</label>
-          <select id="new-token-api_group" value={form.api_group} onChange={(e) => set('api_group', (e.currentTarget as HTMLSelectElement).value as ApiGroup)}>
-            {groups.map((g) => (
-              <option key={g} value={g}>
-                {g} — {GROUP_LABELS[g]}
-              </option>
-            ))}
-          </select>
+          <Select
+            id="new-token-api_group"
+            value={form.api_group}
+            options={groups.map((g) => [g, `${g} — ${GROUP_LABELS[g]}`] as const)}
+            onValue={(v) => set('api_group', v as ApiGroup)}
+          />
         </div>
         <div class="field">
           <label for="new-token-name">
             Name <span class="muted">(required)</span>
           </label>
-          <input type="text" required maxLength={100} autoComplete="off" {...text('name')} />
+          <TextInput required maxLength={100} autoComplete="off" {...text('name')} />
           <p class="hint" id="new-token-name-hint">
             Name it after the integration that will use it.
           </p>
         </div>
         <div class="field">
           <label for="new-token-integrations">Integrations</label>
-          <input type="text" autoComplete="off" placeholder="hubspot, salesforce" {...text('integrations')} />
+          <TextInput autoComplete="off" placeholder="hubspot, salesforce" {...text('integrations')} />
           <p class="hint" id="new-token-integrations-hint">
             Comma-separated.
           </p>
@@ -65,7 +65,7 @@ export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient
         {form.api_group && groupUsesDomains(form.api_group) && (
           <div class="field">
             <label for="new-token-allowed_domains">Allowed domains</label>
-            <input type="text" autoComplete="off" placeholder="www.example.com, *.example.com" {...text('allowed_domains')} />
+            <TextInput autoComplete="off" placeholder="www.example.com, *.example.com" {...text('allowed_domains')} />
             <p class="hint" id="new-token-allowed_domains-hint">
               Only for client-side use: the token is then accepted only from these origins. Leave empty for server-side use.
             </p>
@@ -73,7 +73,7 @@ export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient
         )}
         <div class="field">
           <label for="new-token-rate_limit">Rate limit (requests per minute)</label>
-          <input type="number" min={1} max={MAX_RATE_LIMIT} step={1} inputMode="numeric" {...text('rate_limit')} />
+          <TextInput type="number" min={1} max={MAX_RATE_LIMIT} step={1} inputMode="numeric" {...text('rate_limit')} />
           <p class="hint" id="new-token-rate_limit-hint">
             Default 100.
           </p>

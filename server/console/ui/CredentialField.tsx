@@ -1,5 +1,6 @@
 /** A labelled field of the sign-in page's forms (email, password, workspace, admin token): marked invalid, described by the error line or a hint. */
 import type { Ref } from 'preact';
+import { TextInput } from './kit/index.ts';
 
 export function CredentialField(p: {
   id: string;
@@ -16,17 +17,16 @@ export function CredentialField(p: {
   return (
     <>
       <label for={p.id}>{p.label}</label>
-      <input
+      <TextInput
         id={p.id}
-        ref={p.inputRef}
-        // Preact types the props of each input type apart; these input types take the same ones here.
-        type={p.type as 'email'}
+        inputRef={p.inputRef}
+        type={p.type}
         autoComplete={p.autoComplete}
         spellcheck={p.spellcheck}
         value={p.value}
-        aria-invalid={p.invalid ? true : undefined}
-        aria-describedby={p.describedBy}
-        onInput={(e) => p.onValue((e.currentTarget as HTMLInputElement).value)}
+        invalid={p.invalid}
+        describedBy={p.describedBy}
+        onValue={p.onValue}
       />
     </>
   );

@@ -8,6 +8,7 @@ import type { AdminClient, TokenWithSecret } from '../admin-client.ts';
 import { CreateTokenForm } from './CreateTokenForm.tsx';
 import { Credits } from './Credits.tsx';
 import { formatDate } from './datetime.ts';
+import { Chips } from './kit/index.ts';
 import { LoadedSection } from './LoadState.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { TokensTable } from './TokensTable.tsx';
@@ -41,9 +42,7 @@ export function CustomerView({ api, customer, canWrite = true }: { api: AdminCli
         <p class="muted">
           id <code>{customer.id}</code> · contract from {formatDate(customer.contract_start)}
         </p>
-        <ul class="chips" aria-label="Packages">
-          {customer.packages.length ? customer.packages.map((p) => <li key={p}>{p}</li>) : <li class="chip-empty">no packages</li>}
-        </ul>
+        <Chips label="Packages" items={customer.packages.map((p) => ({ key: p, label: p }))} empty="no packages" />
       </section>
 
       <Credits api={api} customerId={customer.id} />

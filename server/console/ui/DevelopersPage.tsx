@@ -25,6 +25,7 @@ import {
 } from '../developers-view.ts';
 import { hashForPage } from '../guide-view.ts';
 import { CopyBlock } from './CopyBlock.tsx';
+import { Select, Table } from './kit/index.ts';
 import { useLoad } from './use-load.ts';
 
 async function fetchOk(url: string): Promise<Response> {
@@ -58,14 +59,12 @@ export function DevelopersPage({ api, customer }: { api: AdminClient; customer: 
         {tags.data && tags.data.length > 1 && (
           <p>
             <label for="dev-tag">Tag</label>{' '}
-            <select id="dev-tag" value={tagId} onChange={(e) => setChosen((e.currentTarget as HTMLSelectElement).value)}>
-              {tags.data.map((t) => (
-                <option key={t.tag_id} value={t.tag_id}>
-                  {t.tag_id}
-                  {t.disabled ? ' (disabled)' : ''}
-                </option>
-              ))}
-            </select>
+            <Select
+              id="dev-tag"
+              value={tagId}
+              options={tags.data.map((t) => [t.tag_id, `${t.tag_id}${t.disabled ? ' (disabled)' : ''}`] as const)}
+              onValue={setChosen}
+            />
           </p>
         )}
         <p class="hint">
@@ -103,26 +102,18 @@ export function DevelopersPage({ api, customer }: { api: AdminClient; customer: 
         <p class="hint">
           Dispatched on <code>document</code>; <code>window.svc.on(name, cb)</code> hears the same.
         </p>
-        <table class="dev-table" data-testid="dev-events">
-          <thead>
-            <tr>
-              <th scope="col">event</th>
-              <th scope="col">detail</th>
+        <Table labelledBy="dev-events" extraClass="dev-table" testId="dev-events" columns={['event', 'detail']}>
+          {events.map((e) => (
+            <tr key={e.event}>
+              <td>
+                <code>{e.event}</code>
+              </td>
+              <td>
+                <code>{e.detail}</code>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {events.map((e) => (
-              <tr key={e.event}>
-                <td>
-                  <code>{e.event}</code>
-                </td>
-                <td>
-                  <code>{e.detail}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
         {events.length > 0 && <CopyBlock text={eventListenerExample(events)} what="the listeners" testId="dev-listeners" />}
         {blocks
           .filter((b) => b.name !== 'Svc' && b.name !== 'SvcDataLayerEvent')
@@ -145,28 +136,19 @@ export function DevelopersPage({ api, customer }: { api: AdminClient; customer: 
         <CopyBlock text={pretty(pushes.notIdentified)} what="the other push" testId="dev-datalayer-other" />
         <details class="dev-more">
           <summary>Every key</summary>
-          <table class="dev-table" data-testid="dev-datalayer-keys">
-            <thead>
-              <tr>
-                <th scope="col">key</th>
-                <th scope="col">by default</th>
-                <th scope="col">example</th>
+          <Table label="Every dataLayer key" extraClass="dev-table" testId="dev-datalayer-keys" columns={['key', 'by default', 'example']}>
+            {dataLayerKeys().map((k) => (
+              <tr key={k.key}>
+                <td>
+                  <code>{k.key}</code>
+                </td>
+                <td>{k.byDefault ? 'yes' : 'when listed in fields'}</td>
+                <td>
+                  <code>{JSON.stringify(k.example)}</code>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {dataLayerKeys().map((k) => (
-                <tr key={k.key}>
-                  <td>
-                    <code>{k.key}</code>
-                  </td>
-                  <td>{k.byDefault ? 'yes' : 'when listed in fields'}</td>
-                  <td>
-                    <code>{JSON.stringify(k.example)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </details>
         {blocks
           .filter((b) => b.name === 'SvcDataLayerEvent')
@@ -181,24 +163,16 @@ export function DevelopersPage({ api, customer }: { api: AdminClient; customer: 
           A signed <code>POST</code> of one JSON event. Register endpoints on the <a href={hashForPage(customer.id, 'webhooks')}>Webhooks page</a>; any 2xx is a
           delivery, anything else is retried.
         </p>
-        <table class="dev-table" data-testid="dev-webhook-headers">
-          <thead>
-            <tr>
-              <th scope="col">header</th>
-              <th scope="col">value</th>
+        <Table label="Webhook delivery headers" extraClass="dev-table" testId="dev-webhook-headers" columns={['header', 'value']}>
+          {DELIVERY_HEADERS.map((h) => (
+            <tr key={h.name}>
+              <td>
+                <code>{h.name}</code>
+              </td>
+              <td>{h.value}</td>
             </tr>
-          </thead>
-          <tbody>
-            {DELIVERY_HEADERS.map((h) => (
-              <tr key={h.name}>
-                <td>
-                  <code>{h.name}</code>
-                </td>
-                <td>{h.value}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
         <h3>Events</h3>
         {schemas.error && <p class="error">Could not load the event list ({schemas.error}).</p>}
         {schemas.data && (

@@ -12,7 +12,7 @@ import type { EnrichJob } from '../../enrichment/jobs/job-store.ts';
 import { AdminApiError, type AdminClient } from '../admin-client.ts';
 import { csvHeader, defaultColumnOf, fileProblem, formatBytes, jobProgress, needsPolling, resultFileName, statusSummary, uploadError } from '../enrich-view.ts';
 import { formatDateTime } from './datetime.ts';
-import { ScrollTable } from './ScrollTable.tsx';
+import { Button, FileInput, Select, Table } from './kit/index.ts';
 import { saveBlob } from './save-file.ts';
 import { useLoad } from './use-load.ts';
 
@@ -80,7 +80,7 @@ export function EnrichPage({ api, customer, canWrite }: { api: AdminClient; cust
           <form class="card enr-form" onSubmit={upload} aria-label="Upload a CSV file" data-testid="enrich-form">
             <div class="field">
               <label for="enr-file">CSV file</label>
-              <input id="enr-file" type="file" accept=".csv,text/csv" onChange={(e) => choose((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
+              <FileInput id="enr-file" accept=".csv,text/csv" onFile={choose} />
               {file && (
                 <p class="hint" data-testid="enrich-file-info">
                   {file.name} · {formatBytes(file.size)}
@@ -90,14 +90,12 @@ export function EnrichPage({ api, customer, canWrite }: { api: AdminClient; cust
             {header && (
               <div class="field">
                 <label for="enr-column">Column to enrich</label>
-                <select id="enr-column" value={column} onChange={(e) => setColumn((e.currentTarget as HTMLSelectElement).value)}>
-                  {defaultColumnOf(header) === null && <option value="">Choose a column</option>}
-                  {header.map((h) => (
-                    <option key={h} value={h}>
-                      {h}
-                    </option>
-                  ))}
-                </select>
+                <Select
+                  id="enr-column"
+                  value={column}
+                  options={[...(defaultColumnOf(header) === null ? [['', 'Choose a column'] as const] : []), ...header.map((h) => [h, h] as const)]}
+                  onValue={setColumn}
+                />
                 <p class="hint">A column whose name holds “domain” or “website” is read as domains; any other as emails.</p>
               </div>
             )}
@@ -106,9 +104,9 @@ export function EnrichPage({ api, customer, canWrite }: { api: AdminClient; cust
                 {problem}
               </p>
             )}
-            <button type="submit" class="btn" disabled={busy || !file || problem !== null || (header !== null && column === '')}>
+            <Button type="submit" disabled={busy || !file || problem !== null || (header !== null && column === '')}>
               {busy ? 'Uploading…' : 'Upload and enrich'}
-            </button>
+            </Button>
           </form>
         )}
         {error && (
@@ -128,29 +126,16 @@ export function EnrichPage({ api, customer, canWrite }: { api: AdminClient; cust
         )}
         {jobs.data && jobs.data.jobs.length === 0 && <p class="muted">No files enriched on this server yet.</p>}
         {jobs.data && jobs.data.jobs.length > 0 && (
-          <ScrollTable label="Enrichment jobs">
-            <table class="tokens enr-jobs" data-testid="enrich-jobs">
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Uploaded</th>
-                  <th scope="col">Progress</th>
-                  <th scope="col">Rows</th>
-                  <th scope="col" class="num">
-                    Credits
-                  </th>
-                  <th scope="col" class="actions">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {jobs.data.jobs.map((job) => (
-                  <JobRow key={job.id} api={api} customer={customer} job={job} canWrite={canWrite} onChange={jobs.reload} />
-                ))}
-              </tbody>
-            </table>
-          </ScrollTable>
+          <Table
+            label="Enrichment jobs"
+            extraClass="tokens enr-jobs"
+            testId="enrich-jobs"
+            columns={['File', 'Uploaded', 'Progress', 'Rows', { title: 'Credits', num: true }, { title: 'Actions', actions: true, hidden: true }]}
+          >
+            {jobs.data.jobs.map((job) => (
+              <JobRow key={job.id} api={api} customer={customer} job={job} canWrite={canWrite} onChange={jobs.reload} />
+            ))}
+          </Table>
         )}
         {jobs.data && (
           <p class="hint">
@@ -234,14 +219,14 @@ function JobRow({
       </td>
       <td class="actions">
         {job.status === 'done' && (
-          <button type="button" class="btn" disabled={busy} onClick={download} data-testid="enrich-download">
+          <Button disabled={busy} onClick={download} data-testid="enrich-download">
             Download result
-          </button>
+          </Button>
         )}
         {canWrite && (
-          <button type="button" class="btn btn-quiet btn-danger-quiet" disabled={busy} onClick={remove}>
+          <Button variant="danger-quiet" disabled={busy} onClick={remove}>
             {job.status === 'queued' || job.status === 'running' ? 'Cancel' : 'Remove'}
-          </button>
+          </Button>
         )}
       </td>
     </tr>

@@ -38,8 +38,8 @@ import { displayPrefix, formatCount } from '../format.ts';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { formatDateTime } from './datetime.ts';
 import { EditFormFooter } from './EditFormFooter.tsx';
+import { Button, Checkbox, Table, TextInput } from './kit/index.ts';
 import { LoadState } from './LoadState.tsx';
-import { ScrollTable } from './ScrollTable.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useEditForm } from './use-edit-form.ts';
 import { useLoad } from './use-load.ts';
@@ -62,9 +62,9 @@ export function IntegrationsPage({ api, customer, canWrite }: { api: AdminClient
       <section aria-labelledby="crm-intro-title">
         <div class="section-head">
           <h2 id="crm-intro-title">CRM sync</h2>
-          <button type="button" class="btn btn-quiet" onClick={crm.reload}>
+          <Button variant="quiet" onClick={crm.reload}>
             Refresh
-          </button>
+          </Button>
         </div>
         <p class="muted">
           svc writes what it knows of each visiting account onto the CRM account record of its domain, where sales works: segments, last visit, page views, top
@@ -169,8 +169,7 @@ function ConnectForm({
   const field = (key: keyof CrmConnectFields & string, caption: string, type: 'text' | 'password' | 'url', hint: ComponentChildren, placeholder = '') => (
     <div class="field wide">
       <label for={`${idPrefix}-${key}`}>{caption}</label>
-      {/* Preact types the props of each input type apart; these input types take the same ones here. */}
-      <input type={type as 'text'} autoComplete="off" spellcheck={false} placeholder={placeholder} {...text(key)} />
+      <TextInput type={type} autoComplete="off" spellcheck={false} placeholder={placeholder} {...text(key)} />
       <p class="hint" id={`${idPrefix}-${key}-hint`}>
         {hint}
       </p>
@@ -213,15 +212,13 @@ function ConnectForm({
           {field('url', 'My Domain URL', 'url', 'Your org’s My Domain URL (Setup → My Domain).', 'https://acme.my.salesforce.com')}
         </>
       )}
-      <label class="inline-check wide">
-        <input
-          id={`${idPrefix}-create_missing`}
-          type="checkbox"
-          checked={form.create_missing}
-          onChange={(e) => set('create_missing', (e.currentTarget as HTMLInputElement).checked)}
-        />{' '}
-        Create missing CRM accounts (an account of a domain no CRM record has)
-      </label>
+      <Checkbox
+        id={`${idPrefix}-create_missing`}
+        extraClass="wide"
+        label="Create missing CRM accounts (an account of a domain no CRM record has)"
+        checked={form.create_missing}
+        onChecked={(on) => set('create_missing', on)}
+      />
       <CreateFormFooter
         idPrefix={idPrefix}
         invalid={invalid}
@@ -365,47 +362,44 @@ function Connection({ conn, connected, ...p }: CardProps & { conn: CrmConnection
       {conn.status === 'paused' && <p class="warning">Paused: nothing is written to {name} until the sync is resumed.</p>}
       {canWrite && (
         <div class="tag-actions" data-testid="crm-actions">
-          <button type="button" class="btn btn-quiet" disabled={busy !== null} onClick={runTest}>
+          <Button variant="quiet" disabled={busy !== null} onClick={runTest}>
             {busy === 'test' ? 'Testing…' : 'Test connection'}
-          </button>
+          </Button>
           <span class="crm-preview-choice">
-            <button type="button" class="btn btn-quiet" disabled={busy !== null} onClick={runPreview} aria-describedby={`crm-${provider}-preview-hint`}>
+            <Button variant="quiet" disabled={busy !== null} onClick={runPreview} aria-describedby={`crm-${provider}-preview-hint`}>
               {busy === 'preview' ? 'Previewing…' : 'Preview'}
-            </button>
-            <label class="inline-check">
-              <input type="checkbox" checked={previewFull} onChange={(e) => setPreviewFull((e.currentTarget as HTMLInputElement).checked)} /> every account (as
-              a full backfill)
-            </label>
+            </Button>
+            <Checkbox label="every account (as a full backfill)" checked={previewFull} onChecked={setPreviewFull} />
           </span>
-          <button type="button" class="btn" disabled={busy !== null || underway} onClick={() => sync(false)}>
+          <Button disabled={busy !== null || underway} onClick={() => sync(false)}>
             {busy === 'sync' ? 'Starting…' : 'Sync now'}
-          </button>
-          <button type="button" class="btn btn-quiet" disabled={busy !== null || underway} onClick={() => sync(true)}>
+          </Button>
+          <Button variant="quiet" disabled={busy !== null || underway} onClick={() => sync(true)}>
             {busy === 'full' ? 'Starting…' : 'Full backfill'}
-          </button>
+          </Button>
           {conn.status === 'active' ? (
-            <button type="button" class="btn btn-quiet" disabled={busy !== null} onClick={() => setStatus('paused')}>
+            <Button variant="quiet" disabled={busy !== null} onClick={() => setStatus('paused')}>
               Pause
-            </button>
+            </Button>
           ) : (
-            <button type="button" class="btn btn-quiet" disabled={busy !== null} onClick={() => setStatus('active')}>
+            <Button variant="quiet" disabled={busy !== null} onClick={() => setStatus('active')}>
               Resume
-            </button>
+            </Button>
           )}
           {confirming ? (
             <>
               <span>Disconnect {name}? svc forgets the credential, what waits to be synced and the runs; the CRM keeps what was written.</span>
-              <button type="button" class="btn btn-danger" disabled={busy !== null} onClick={disconnect}>
+              <Button variant="danger" disabled={busy !== null} onClick={disconnect}>
                 Disconnect for good
-              </button>
-              <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+              </Button>
+              <Button variant="quiet" onClick={() => setConfirming(false)}>
                 Keep it
-              </button>
+              </Button>
             </>
           ) : (
-            <button type="button" class="btn btn-quiet btn-danger-quiet" disabled={busy !== null} onClick={() => setConfirming(true)}>
+            <Button variant="danger-quiet" disabled={busy !== null} onClick={() => setConfirming(true)}>
               Disconnect
-            </button>
+            </Button>
           )}
           <p class="hint" id={`crm-${provider}-preview-hint`}>
             Preview lists what a sync would write, without writing anything.
@@ -476,9 +470,9 @@ function TestAnswer({ provider, test, onClose }: { provider: CrmProvider; test: 
     <section class="crm-panel" aria-labelledby={`crm-${provider}-test-title`} data-testid="crm-test">
       <div class="section-head">
         <h3 id={`crm-${provider}-test-title`}>Connection test</h3>
-        <button type="button" class="btn btn-quiet" onClick={onClose}>
+        <Button variant="quiet" onClick={onClose}>
           Hide
-        </button>
+        </Button>
       </div>
       {!test.ok || !test.check ? (
         <p class="error" role="alert">
@@ -528,9 +522,9 @@ function Preview({ provider, full, answer, onClose }: { provider: CrmProvider; f
     <section class="crm-panel" aria-labelledby={`crm-${provider}-preview-title`} data-testid="crm-preview">
       <div class="section-head">
         <h3 id={`crm-${provider}-preview-title`}>Preview{full ? ' of a full backfill' : ' of the next sync'}</h3>
-        <button type="button" class="btn btn-quiet" onClick={onClose}>
+        <Button variant="quiet" onClick={onClose}>
           Hide
-        </button>
+        </Button>
       </div>
       {run.status === 'failed' ? (
         <p class="error" role="alert">
@@ -547,34 +541,23 @@ function Preview({ provider, full, answer, onClose }: { provider: CrmProvider; f
             {formatCount(c.not_found)} not found, {formatCount(c.invalid_domain)} with an invalid domain.
           </p>
           {shown.length > 0 && (
-            <ScrollTable label="Accounts and the values they would get">
-              <table class="tokens crm-values" data-testid="crm-preview-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Company</th>
-                    <th scope="col">Domain</th>
-                    <th scope="col">CRM ids</th>
-                    {columns.map((f) => (
-                      <th key={f} scope="col">
-                        <code>{f}</code>
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {shown.map((a) => (
-                    <tr key={a.company_id}>
-                      <th scope="row">{a.name ?? a.company_id}</th>
-                      <td>{a.domain ?? '—'}</td>
-                      <td>{a.crm_ids.length ? a.crm_ids.join(', ') : <span class="muted">new record</span>}</td>
-                      {columns.map((f) => (
-                        <td key={f}>{formatValue(a.values[f])}</td>
-                      ))}
-                    </tr>
+            <Table
+              label="Accounts and the values they would get"
+              extraClass="tokens crm-values"
+              testId="crm-preview-table"
+              columns={['Company', 'Domain', 'CRM ids', ...columns.map((f) => ({ title: <code>{f}</code>, key: f }))]}
+            >
+              {shown.map((a) => (
+                <tr key={a.company_id}>
+                  <th scope="row">{a.name ?? a.company_id}</th>
+                  <td>{a.domain ?? '—'}</td>
+                  <td>{a.crm_ids.length ? a.crm_ids.join(', ') : <span class="muted">new record</span>}</td>
+                  {columns.map((f) => (
+                    <td key={f}>{formatValue(a.values[f])}</td>
                   ))}
-                </tbody>
-              </table>
-            </ScrollTable>
+                </tr>
+              ))}
+            </Table>
           )}
         </>
       )}
@@ -606,50 +589,39 @@ function Mapping({ api, customerId, provider, canWrite, onChanged, conn }: CardP
       </>
     );
   const table = (
-    <ScrollTable labelledBy={`${idPrefix}-title`}>
-      <table class="tokens crm-mapping" data-testid="crm-mapping">
-        <thead>
-          <tr>
-            <th scope="col">svc value</th>
-            <th scope="col">{CRM_NAMES[provider]} field</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.key}>
-              <th scope="row">
-                {canWrite ? (
-                  <label for={id(`field-${r.key}`)}>
-                    <code>{r.key}</code>
-                  </label>
-                ) : (
-                  <code>{r.key}</code>
-                )}
-              </th>
-              <td>
-                {canWrite ? (
-                  <input
-                    id={id(`field-${r.key}`)}
-                    type="text"
-                    autoComplete="off"
-                    spellcheck={false}
-                    placeholder="not written"
-                    value={form.fields[r.key] ?? ''}
-                    aria-invalid={refused.has(r.key) ? true : undefined}
-                    aria-describedby={`${idPrefix}-hint`}
-                    onInput={(e) => set('fields', { ...form.fields, [r.key]: (e.currentTarget as HTMLInputElement).value })}
-                  />
-                ) : r.field ? (
-                  <code>{r.field}</code>
-                ) : (
-                  <span class="muted">not written</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollTable>
+    <Table labelledBy={`${idPrefix}-title`} extraClass="tokens crm-mapping" testId="crm-mapping" columns={['svc value', `${CRM_NAMES[provider]} field`]}>
+      {rows.map((r) => (
+        <tr key={r.key}>
+          <th scope="row">
+            {canWrite ? (
+              <label for={id(`field-${r.key}`)}>
+                <code>{r.key}</code>
+              </label>
+            ) : (
+              <code>{r.key}</code>
+            )}
+          </th>
+          <td>
+            {canWrite ? (
+              <TextInput
+                id={id(`field-${r.key}`)}
+                autoComplete="off"
+                spellcheck={false}
+                placeholder="not written"
+                value={form.fields[r.key] ?? ''}
+                invalid={refused.has(r.key)}
+                describedBy={`${idPrefix}-hint`}
+                onValue={(v) => set('fields', { ...form.fields, [r.key]: v })}
+              />
+            ) : r.field ? (
+              <code>{r.field}</code>
+            ) : (
+              <span class="muted">not written</span>
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
   return (
     <section aria-labelledby={`${idPrefix}-title`} class="crm-panel">
@@ -660,10 +632,7 @@ function Mapping({ api, customerId, provider, canWrite, onChanged, conn }: CardP
       {canWrite ? (
         <form onSubmit={submit} noValidate aria-label={`${CRM_NAMES[provider]} mapping`} data-testid="crm-mapping-form">
           {table}
-          <label class="inline-check">
-            <input type="checkbox" checked={form.create_missing} onChange={(e) => set('create_missing', (e.currentTarget as HTMLInputElement).checked)} />{' '}
-            Create missing CRM accounts
-          </label>
+          <Checkbox label="Create missing CRM accounts" checked={form.create_missing} onChecked={(on) => set('create_missing', on)} />
           <EditFormFooter busy={busy} status={status} label="Save mapping" />
         </form>
       ) : (
@@ -680,9 +649,9 @@ function Runs({ provider, runs, load }: { provider: CrmProvider; runs: CrmRunRec
     <section aria-labelledby={title} class="crm-panel" data-testid="crm-runs">
       <div class="section-head">
         <h3 id={title}>Last runs</h3>
-        <button type="button" class="btn btn-quiet" onClick={load.reload}>
+        <Button variant="quiet" onClick={load.reload}>
           Refresh runs
-        </button>
+        </Button>
       </div>
       {load.error && (
         <p class="error" role="alert">
@@ -691,68 +660,55 @@ function Runs({ provider, runs, load }: { provider: CrmProvider; runs: CrmRunRec
       )}
       {runs && runs.length === 0 && <p class="muted">No runs yet.</p>}
       {runs && runs.length > 0 && (
-        <ScrollTable labelledBy={title}>
-          <table class="tokens crm-runs">
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Status</th>
-                {RUN_COUNTS.map(([k, label]) => (
-                  <th key={k} scope="col" class="num">
-                    {label}
-                  </th>
-                ))}
-                <th scope="col">Errors</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((r) => (
-                <tr key={r.id} data-testid="crm-run" data-status={r.status} data-kind={r.kind}>
-                  <th scope="row" class="when">
-                    {formatDateTime(r.started_at)}
-                  </th>
-                  <td>{RUN_KIND_LABELS[r.kind]}</td>
-                  <td>
-                    <span class={`badge badge-${runTone(r.status)}`} data-testid="crm-run-status">
-                      {r.status}
-                    </span>
-                    {r.message && <p class="hint">{r.message}</p>}
-                  </td>
-                  {RUN_COUNTS.map(([k]) => (
-                    <td key={k} class="num" data-count={k}>
-                      {formatCount(r.counts[k])}
-                    </td>
-                  ))}
-                  <td>
-                    {r.errors.length === 0 ? (
-                      <span class="muted">—</span>
-                    ) : (
-                      <details class="crm-errors">
-                        <summary>
-                          {r.errors.length} {r.errors.length === 1 ? 'record' : 'records'}
-                        </summary>
-                        <ul>
-                          {r.errors.map((e, i) => (
-                            <li key={i}>
-                              {[e.domain ?? e.company_id, e.crm_id && `CRM ${e.crm_id}`, e.field && <code>{e.field}</code>].filter(Boolean).map((part, j) => (
-                                <span key={j}>
-                                  {j > 0 && ' · '}
-                                  {part}
-                                </span>
-                              ))}
-                              : {e.message}
-                            </li>
-                          ))}
-                        </ul>
-                      </details>
-                    )}
-                  </td>
-                </tr>
+        <Table
+          labelledBy={title}
+          extraClass="tokens crm-runs"
+          columns={['Started', 'Kind', 'Status', ...RUN_COUNTS.map(([, label]) => ({ title: label, num: true })), 'Errors']}
+        >
+          {runs.map((r) => (
+            <tr key={r.id} data-testid="crm-run" data-status={r.status} data-kind={r.kind}>
+              <th scope="row" class="when">
+                {formatDateTime(r.started_at)}
+              </th>
+              <td>{RUN_KIND_LABELS[r.kind]}</td>
+              <td>
+                <span class={`badge badge-${runTone(r.status)}`} data-testid="crm-run-status">
+                  {r.status}
+                </span>
+                {r.message && <p class="hint">{r.message}</p>}
+              </td>
+              {RUN_COUNTS.map(([k]) => (
+                <td key={k} class="num" data-count={k}>
+                  {formatCount(r.counts[k])}
+                </td>
               ))}
-            </tbody>
-          </table>
-        </ScrollTable>
+              <td>
+                {r.errors.length === 0 ? (
+                  <span class="muted">—</span>
+                ) : (
+                  <details class="crm-errors">
+                    <summary>
+                      {r.errors.length} {r.errors.length === 1 ? 'record' : 'records'}
+                    </summary>
+                    <ul>
+                      {r.errors.map((e, i) => (
+                        <li key={i}>
+                          {[e.domain ?? e.company_id, e.crm_id && `CRM ${e.crm_id}`, e.field && <code>{e.field}</code>].filter(Boolean).map((part, j) => (
+                            <span key={j}>
+                              {j > 0 && ' · '}
+                              {part}
+                            </span>
+                          ))}
+                          : {e.message}
+                        </li>
+                      ))}
+                    </ul>
+                  </details>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );

@@ -10,7 +10,7 @@ import type { CustomerRecord } from '../../../core/access-records.ts';
 import type { ListSummary, UploadReport } from '../../lists/schema.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { csvForAccounts, deletable, reportHeadline, withoutAccount } from '../lists-view.ts';
-import { ScrollTable } from './ScrollTable.tsx';
+import { Button, FileInput, Radio, Table, TextArea, TextInput } from './kit/index.ts';
 import { useLoad } from './use-load.ts';
 
 /** Members shown per list (the API pages; the page says when there are more). */
@@ -51,45 +51,32 @@ export function ListsPage({ api, customer, canWrite }: { api: AdminClient; custo
           </p>
         )}
         {lists.data && (
-          <ScrollTable label="Account lists">
-            <table class="tokens" data-testid="lists">
-              <thead>
-                <tr>
-                  <th scope="col">List</th>
-                  <th scope="col">Id</th>
-                  <th scope="col" class="num">
-                    Accounts
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {lists.data.lists.map((l) => (
-                  <tr key={l.id} data-testid={`list-row-${l.id}`} aria-current={l.id === selected ? 'true' : undefined}>
-                    <td>
-                      <button type="button" class="btn btn-quiet" onClick={() => setSelected(l.id)} aria-pressed={l.id === selected}>
-                        {l.name}
-                      </button>
-                    </td>
-                    <td>
-                      <code>{l.id}</code>
-                    </td>
-                    <td class="num">{l.size.toLocaleString('en-US')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </ScrollTable>
+          <Table label="Account lists" extraClass="tokens" testId="lists" columns={['List', 'Id', { title: 'Accounts', num: true }]}>
+            {lists.data.lists.map((l) => (
+              <tr key={l.id} data-testid={`list-row-${l.id}`} aria-current={l.id === selected ? 'true' : undefined}>
+                <td>
+                  <Button variant="quiet" onClick={() => setSelected(l.id)} aria-pressed={l.id === selected}>
+                    {l.name}
+                  </Button>
+                </td>
+                <td>
+                  <code>{l.id}</code>
+                </td>
+                <td class="num">{l.size.toLocaleString('en-US')}</td>
+              </tr>
+            ))}
+          </Table>
         )}
         {canWrite && (
           <form class="card token-form" onSubmit={create} aria-label="New list">
             <div class="field">
               <label for="new-list-name">New list</label>
-              <input id="new-list-name" value={name} maxLength={200} required onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
+              <TextInput id="new-list-name" value={name} maxLength={200} required onValue={setName} />
             </div>
             <div class="actions">
-              <button type="submit" class="btn" disabled={name.trim() === ''}>
+              <Button type="submit" disabled={name.trim() === ''}>
                 Create list
-              </button>
+              </Button>
             </div>
           </form>
         )}
@@ -193,17 +180,17 @@ function ListDetailView(props: { api: AdminClient; customerId: string; list: Lis
           <div class="tag-actions">
             {confirming ? (
               <>
-                <button type="button" class="btn btn-danger" onClick={removeList} disabled={busy}>
+                <Button variant="danger" onClick={removeList} disabled={busy}>
                   Delete “{list.name}”
-                </button>
-                <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+                </Button>
+                <Button variant="quiet" onClick={() => setConfirming(false)}>
                   Keep it
-                </button>
+                </Button>
               </>
             ) : (
-              <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={() => setConfirming(true)}>
+              <Button variant="danger-quiet" onClick={() => setConfirming(true)}>
                 Delete list
-              </button>
+              </Button>
             )}
           </div>
         )}
@@ -213,37 +200,27 @@ function ListDetailView(props: { api: AdminClient; customerId: string; list: Lis
           <form class="card" onSubmit={add} aria-label="Add accounts">
             <div class="field">
               <label for="list-add">Add accounts</label>
-              <textarea
-                id="list-add"
-                rows={3}
-                value={typed}
-                placeholder={'northwind.example\n900002'}
-                onInput={(e) => setTyped((e.currentTarget as HTMLTextAreaElement).value)}
-              />
+              <TextArea id="list-add" rows={3} value={typed} placeholder={'northwind.example\n900002'} onValue={setTyped} />
               <p class="hint">Domains or company ids, one per line.</p>
             </div>
-            <button type="submit" class="btn" disabled={busy || typed.trim() === ''}>
+            <Button type="submit" disabled={busy || typed.trim() === ''}>
               Add
-            </button>
+            </Button>
           </form>
           <form class="card" onSubmit={upload} aria-label="CSV upload" data-testid="upload-form">
             <div class="field">
               <label for="list-file">Upload CSV</label>
-              <input id="list-file" type="file" accept=".csv,text/csv" onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
+              <FileInput id="list-file" accept=".csv,text/csv" onFile={setFile} />
               <p class="hint">A header row with a domain or company_id column; one row per account (at most 100,000 rows, 5 MB).</p>
             </div>
             <fieldset class="field checks">
               <legend>Mode</legend>
-              <label class="inline-check">
-                <input type="radio" name="list-mode" value="add" checked={mode === 'add'} onChange={() => setMode('add')} /> Add to the list
-              </label>
-              <label class="inline-check">
-                <input type="radio" name="list-mode" value="replace" checked={mode === 'replace'} onChange={() => setMode('replace')} /> Replace the list
-              </label>
+              <Radio name="list-mode" value="add" label="Add to the list" checked={mode === 'add'} onChosen={() => setMode('add')} />
+              <Radio name="list-mode" value="replace" label="Replace the list" checked={mode === 'replace'} onChosen={() => setMode('replace')} />
             </fieldset>
-            <button type="submit" class="btn" disabled={busy || !file}>
+            <Button type="submit" disabled={busy || !file}>
               Upload
-            </button>
+            </Button>
           </form>
         </div>
       )}
@@ -260,42 +237,30 @@ function ListDetailView(props: { api: AdminClient; customerId: string; list: Lis
       )}
       {accounts && accounts.length === 0 && <p class="muted">No accounts in this list yet.</p>}
       {accounts && accounts.length > 0 && (
-        <ScrollTable label={`Accounts in ${list.name}`}>
-          <table class="tokens" data-testid="list-members">
-            <thead>
-              <tr>
-                <th scope="col">Company id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Domain</th>
-                {list.kind === 'hot' && <th scope="col">Products</th>}
-                {canWrite && (
-                  <th scope="col" class="actions">
-                    Actions
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {accounts.map((a) => (
-                <tr key={a.company_id} data-testid="list-member">
-                  <td>
-                    <code>{a.company_id}</code>
-                  </td>
-                  <td>{a.name ?? <span class="muted">not in the catalog</span>}</td>
-                  <td>{a.domain ?? '—'}</td>
-                  {list.kind === 'hot' && <td>{a.products && a.products.length > 0 ? a.products.join(', ') : 'every product'}</td>}
-                  {canWrite && (
-                    <td class="actions">
-                      <button type="button" class="btn btn-quiet btn-danger-quiet" disabled={busy} onClick={() => remove(a.company_id)}>
-                        Remove
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
+        <Table
+          label={`Accounts in ${list.name}`}
+          extraClass="tokens"
+          testId="list-members"
+          columns={['Company id', 'Name', 'Domain', list.kind === 'hot' && 'Products', canWrite && { title: 'Actions', actions: true }]}
+        >
+          {accounts.map((a) => (
+            <tr key={a.company_id} data-testid="list-member">
+              <td>
+                <code>{a.company_id}</code>
+              </td>
+              <td>{a.name ?? <span class="muted">not in the catalog</span>}</td>
+              <td>{a.domain ?? '—'}</td>
+              {list.kind === 'hot' && <td>{a.products && a.products.length > 0 ? a.products.join(', ') : 'every product'}</td>}
+              {canWrite && (
+                <td class="actions">
+                  <Button variant="danger-quiet" disabled={busy} onClick={() => remove(a.company_id)}>
+                    Remove
+                  </Button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </Table>
       )}
       {detail.data && detail.data.size > detail.data.accounts.length && (
         <p class="muted">
@@ -330,24 +295,14 @@ function RowsTable({ title, testid, rows }: { title: string; testid: string; row
       <summary>
         {title} ({rows.length})
       </summary>
-      <table class="tokens" data-testid={testid}>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              Row
-            </th>
-            <th scope="col">Value</th>
+      <Table label={title} extraClass="tokens" testId={testid} columns={[{ title: 'Row', num: true }, 'Value']}>
+        {rows.map((r) => (
+          <tr key={r.row}>
+            <td class="num">{r.row}</td>
+            <td>{r.value === '' ? <span class="muted">(blank)</span> : <code>{r.value}</code>}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.row}>
-              <td class="num">{r.row}</td>
-              <td>{r.value === '' ? <span class="muted">(blank)</span> : <code>{r.value}</code>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </details>
   );
 }

@@ -1,5 +1,6 @@
 /** What a page shows of a load (useLoad) until its data is in: the load's error, or a loading line. */
 import type { ComponentChildren } from 'preact';
+import { Button, ErrorBox } from './kit/index.ts';
 import type { Loaded } from './use-load.ts';
 
 /** `what` completes "Could not load …" (the audit log); `loading` is the whole loading line. */
@@ -7,9 +8,9 @@ export function LoadState({ load, what, loading }: { load: Loaded<unknown>; what
   return (
     <>
       {load.error && (
-        <p class="error" role="alert">
+        <ErrorBox>
           Could not load {what}: {load.error}
-        </p>
+        </ErrorBox>
       )}
       {!load.data && !load.error && <p class="muted">{loading}</p>}
     </>
@@ -45,9 +46,9 @@ export function LoadedSection({
     <section aria-labelledby={id}>
       <div class="section-head">
         <h2 id={id}>{title}</h2>
-        <button type="button" class="btn btn-quiet" onClick={load.reload}>
+        <Button variant="quiet" onClick={load.reload}>
           Refresh
-        </button>
+        </Button>
       </div>
       {notice !== undefined && (
         <p class="sr-only" role="status">

@@ -10,6 +10,7 @@ import type { OnboardingStatus } from '../../onboarding/steps.ts';
 import type { AdminClient } from '../admin-client.ts';
 import { hashForPage } from '../guide-view.ts';
 import { CopyBlock } from './CopyBlock.tsx';
+import { Button, Select } from './kit/index.ts';
 import { useLoad } from './use-load.ts';
 
 export function OnboardingPage({
@@ -42,9 +43,9 @@ export function OnboardingPage({
       {status === null && (
         <p class="error" role="alert">
           Could not load the checklist.{' '}
-          <button type="button" class="btn btn-quiet" onClick={onRefresh}>
+          <Button variant="quiet" onClick={onRefresh}>
             Try again
-          </button>
+          </Button>
         </p>
       )}
       {status && (
@@ -71,9 +72,9 @@ export function OnboardingPage({
             ))}
           </ol>
           <p class="onb-foot">
-            <button type="button" class="btn btn-quiet" onClick={onRefresh}>
+            <Button variant="quiet" onClick={onRefresh}>
               Check again
-            </button>{' '}
+            </Button>{' '}
             <a href={hashForPage(customer.id, 'developers')}>Developer reference: window.svc, events, dataLayer, webhooks</a>
           </p>
         </>
@@ -103,13 +104,7 @@ function InstallHelp({ customer, tags, error, canCreate }: { customer: CustomerR
       {usable.length > 1 && (
         <p>
           <label for="onb-tag">Tag</label>{' '}
-          <select id="onb-tag" value={tag.tag_id} onChange={(e) => setChosen((e.currentTarget as HTMLSelectElement).value)}>
-            {usable.map((t) => (
-              <option key={t.tag_id} value={t.tag_id}>
-                {t.tag_id}
-              </option>
-            ))}
-          </select>
+          <Select id="onb-tag" value={tag.tag_id} options={usable.map((t) => [t.tag_id, t.tag_id] as const)} onValue={setChosen} />
         </p>
       )}
       <p class="hint">Paste into every page of {tag.allowed_domains.join(', ')}, in &lt;head&gt;. The step ticks at the tag’s first page view or lookup.</p>

@@ -5,6 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { type DateRange, DateRangeFields } from './DateRangeFields.tsx';
+import { Button, ErrorBox } from './kit/index.ts';
 
 export function ReportFilters<R extends DateRange>({
   label,
@@ -51,19 +52,13 @@ export function ReportFilters<R extends DateRange>({
         <DateRangeFields idPrefix={idPrefix} draft={draft} onChange={setDraft} />
         {children?.(draft, setDraft)}
         <div class="form-actions">
-          <button type="submit" class="btn">
-            Show
-          </button>
-          <button type="button" class="btn btn-quiet" onClick={save} disabled={!canDownload}>
+          <Button type="submit">Show</Button>
+          <Button variant="quiet" onClick={save} disabled={!canDownload}>
             Download CSV
-          </button>
+          </Button>
         </div>
       </form>
-      {csvError && (
-        <p class="error" role="alert">
-          Could not download the CSV: {csvError}
-        </p>
-      )}
+      {csvError && <ErrorBox>Could not download the CSV: {csvError}</ErrorBox>}
     </>
   );
 }

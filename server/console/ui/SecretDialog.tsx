@@ -6,6 +6,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { Button } from './kit/index.ts';
 
 export interface ShownSecret {
   title: string;
@@ -67,9 +68,7 @@ export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose
         <code ref={code} class="secret" data-testid="secret-value">
           {secret.value}
         </code>
-        <button type="button" class="btn" onClick={async () => setCopied((await copyText(secret.value, code.current)) ? 'copied' : 'failed')}>
-          Copy
-        </button>
+        <Button onClick={async () => setCopied((await copyText(secret.value, code.current)) ? 'copied' : 'failed')}>Copy</Button>
       </div>
       <p role="status" class={copied === 'failed' ? 'error' : 'ok'}>
         {copied === 'copied'
@@ -79,9 +78,9 @@ export function SecretDialog({ secret, onClose }: { secret: ShownSecret; onClose
             : ''}
       </p>
       <div class="dialog-actions">
-        <button type="button" class="btn btn-quiet" onClick={() => dialog.current?.close()}>
+        <Button variant="quiet" onClick={() => dialog.current?.close()}>
           I have stored it, close
-        </button>
+        </Button>
       </div>
     </dialog>
   );

@@ -9,6 +9,7 @@ import { adminClient, authClient } from '../admin-client.ts';
 import { OPERATOR, type Viewer, viewerFromMe } from '../permissions-view.ts';
 import { signInProblem, ssoStartUrl } from '../signin-view.ts';
 import { CredentialField } from './CredentialField.tsx';
+import { Button } from './kit/index.ts';
 import { useCredentialsForm } from './use-credentials-form.ts';
 
 export interface SignInProps {
@@ -105,9 +106,9 @@ export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInPr
             {...field('email')}
           />
           <CredentialField label="Password" type="password" autoComplete="current-password" value={password} onValue={setPassword} {...field('password')} />
-          <button type="submit" class="btn" disabled={busy !== null}>
+          <Button type="submit" disabled={busy !== null}>
             {busy === 'password' ? 'Signing in…' : 'Sign in'}
-          </button>
+          </Button>
         </form>
 
         <details class="signin-more" open={workspace !== null}>
@@ -127,9 +128,9 @@ export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInPr
             <p class="hint" id="sso-workspace-hint">
               Your company’s id in svc. You sign in at your company’s identity provider and come back here.
             </p>
-            <button type="submit" class="btn btn-quiet" disabled={busy !== null}>
+            <Button type="submit" variant="quiet" disabled={busy !== null}>
               {busy === 'sso' ? 'Going to your provider…' : 'Sign in with single sign-on'}
-            </button>
+            </Button>
           </form>
         </details>
 
@@ -152,9 +153,9 @@ export function SignIn({ message, preferToken, workspace, onSignedIn }: SignInPr
               invalid={false}
               describedBy={error ? 'signin-error' : undefined}
             />
-            <button type="submit" class="btn btn-quiet" disabled={busy !== null}>
+            <Button type="submit" variant="quiet" disabled={busy !== null}>
               {busy === 'token' ? 'Signing in…' : 'Sign in with token'}
-            </button>
+            </Button>
           </form>
         </details>
       </div>

@@ -5,8 +5,8 @@
 import type { AdminClient, AdminToken, TokenWithSecret } from '../admin-client.ts';
 import { displayPrefix } from '../format.ts';
 import { formatDateTime } from './datetime.ts';
+import { Button, Table } from './kit/index.ts';
 import { RowConfirm } from './RowConfirm.tsx';
-import { ScrollTable } from './ScrollTable.tsx';
 import { useRowAction } from './use-row-action.ts';
 
 interface TableProps {
@@ -22,32 +22,28 @@ interface TableProps {
 export function TokensTable({ api, tokens, onChanged, onRotated, canWrite = true }: TableProps) {
   if (!tokens.length) return <p class="muted">No tokens yet.</p>;
   return (
-    <ScrollTable labelledBy="tokens-title">
-      <table class="tokens token-table" data-testid="tokens-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">API group</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Integrations</th>
-            <th scope="col">Allowed domains</th>
-            <th scope="col">Answers</th>
-            <th scope="col" class="num">
-              Rate limit
-            </th>
-            <th scope="col">Status</th>
-            <th scope="col">Dates</th>
-            <th scope="col">Advice</th>
-            {canWrite && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {tokens.map((t) => (
-            <TokenRow key={t.id} api={api} token={t} onChanged={onChanged} onRotated={onRotated} canWrite={canWrite} />
-          ))}
-        </tbody>
-      </table>
-    </ScrollTable>
+    <Table
+      labelledBy="tokens-title"
+      extraClass="tokens token-table"
+      testId="tokens-table"
+      columns={[
+        'Name',
+        'API group',
+        'Prefix',
+        'Integrations',
+        'Allowed domains',
+        'Answers',
+        { title: 'Rate limit', num: true },
+        'Status',
+        'Dates',
+        'Advice',
+        canWrite && 'Actions',
+      ]}
+    >
+      {tokens.map((t) => (
+        <TokenRow key={t.id} api={api} token={t} onChanged={onChanged} onRotated={onRotated} canWrite={canWrite} />
+      ))}
+    </Table>
   );
 }
 
@@ -133,9 +129,8 @@ function TokenRow({
               busy={busy}
               onCancel={() => setConfirming(null)}
             >
-              <button
-                type="button"
-                class="btn btn-danger"
+              <Button
+                variant="danger"
                 disabled={busy}
                 onClick={confirming === 'rotate' ? rotate : remove}
                 aria-describedby={error ? errorId : undefined}
@@ -143,31 +138,19 @@ function TokenRow({
                 aria-label={confirming === 'rotate' ? `Rotate ${t.name} now` : `Delete ${t.name}`}
               >
                 {confirming === 'rotate' ? 'Rotate now' : 'Delete for good'}
-              </button>
+              </Button>
             </RowConfirm>
           ) : (
             <div class="row-actions">
-              <button
-                type="button"
-                class="btn btn-quiet"
-                disabled={busy}
-                onClick={toggle}
-                aria-label={`${t.status === 'active' ? 'Deactivate' : 'Activate'} ${t.name}`}
-              >
+              <Button variant="quiet" disabled={busy} onClick={toggle} aria-label={`${t.status === 'active' ? 'Deactivate' : 'Activate'} ${t.name}`}>
                 {t.status === 'active' ? 'Deactivate' : 'Activate'}
-              </button>
-              <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => setConfirming('rotate')} aria-label={`Rotate ${t.name}`}>
+              </Button>
+              <Button variant="quiet" disabled={busy} onClick={() => setConfirming('rotate')} aria-label={`Rotate ${t.name}`}>
                 Rotate
-              </button>
-              <button
-                type="button"
-                class="btn btn-quiet btn-danger-quiet"
-                disabled={busy}
-                onClick={() => setConfirming('delete')}
-                aria-label={`Delete ${t.name}`}
-              >
+              </Button>
+              <Button variant="danger-quiet" disabled={busy} onClick={() => setConfirming('delete')} aria-label={`Delete ${t.name}`}>
                 Delete
-              </button>
+              </Button>
             </div>
           )}
           {error && (

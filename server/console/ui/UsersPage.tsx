@@ -1,8 +1,8 @@
 /**
  * Users (the operator, or an owner of the customer: `users:manage`): the customer's users with their role
  * (changed in place; the user's sessions end), password reset (a one-time link, shown once in the secret
- * dialog), removal; an invitation form (email + role → a one-time link, shown once); and the customer's
- * single sign-on provider (OpenID Connect), whose client secret is write-only.
+ * dialog), removal; an invitation form (email + role → a one-time link, shown once). The customer's single
+ * sign-on provider (OpenID Connect, its client secret write-only) is a page of its own: SsoPage.
  */
 import { useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../../core/access-records.ts';
@@ -12,9 +12,9 @@ import type { AdminClient, IssuedInvitation, IssuedLink, SsoSettings } from '../
 import { grantableRoles, type Viewer } from '../permissions-view.ts';
 import { emptyInviteForm, invitationBody, type SsoFormFields, ssoForm, ssoRequestBody } from '../users-form.ts';
 import { formatDateTime } from './datetime.ts';
+import { Button, Select, Table, TextInput } from './kit/index.ts';
 import { LoadedSection } from './LoadState.tsx';
 import { RowConfirm } from './RowConfirm.tsx';
-import { ScrollTable } from './ScrollTable.tsx';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
@@ -54,39 +54,29 @@ export function UsersPage({ api, customer, viewer }: { api: AdminClient; custome
       <LoadedSection id="users-title" title="Users" load={users} what="the users" loading="Loading users…" notice={notice}>
         {users.data && users.data.length === 0 && <p class="muted">No users yet: invite the first one above.</p>}
         {users.data && users.data.length > 0 && (
-          <ScrollTable labelledBy="users-title">
-            <table class="tokens" data-testid="users-table">
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Signs in with</th>
-                  <th scope="col">Last sign-in</th>
-                  <th scope="col">Since</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.data.map((u) => (
-                  <UserRow
-                    key={u.id}
-                    api={api}
-                    user={u}
-                    roles={roles}
-                    self={viewer.kind === 'user' && viewer.email === u.email}
-                    onChanged={(message) => {
-                      setNotice(message);
-                      users.reload();
-                    }}
-                    onResetLink={(link) => setSecret(linkSecret(`Password reset for ${u.email}`, u.email, link, 'lets them choose a new password'))}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </ScrollTable>
+          <Table
+            labelledBy="users-title"
+            extraClass="tokens"
+            testId="users-table"
+            columns={['Email', 'Role', 'Signs in with', 'Last sign-in', 'Since', 'Actions']}
+          >
+            {users.data.map((u) => (
+              <UserRow
+                key={u.id}
+                api={api}
+                user={u}
+                roles={roles}
+                self={viewer.kind === 'user' && viewer.email === u.email}
+                onChanged={(message) => {
+                  setNotice(message);
+                  users.reload();
+                }}
+                onResetLink={(link) => setSecret(linkSecret(`Password reset for ${u.email}`, u.email, link, 'lets them choose a new password'))}
+              />
+            ))}
+          </Table>
         )}
       </LoadedSection>
-      <SsoSection api={api} customerId={customer.id} />
       {secret && <SecretDialog secret={secret} onClose={() => setSecret(null)} />}
     </div>
   );
@@ -119,25 +109,20 @@ function InviteForm({
           <label for="invite-email">
             Email <span class="muted">(required)</span>
           </label>
-          <input type="email" autoComplete="off" spellcheck={false} {...text('email')} />
+          <TextInput type="email" autoComplete="off" spellcheck={false} {...text('email')} />
           <p class="hint" id="invite-email-hint">
             They get a one-time link to choose a password (valid 72 hours).
           </p>
         </div>
         <div class="field">
           <label for="invite-role">Role</label>
-          <select
+          <Select
             id="invite-role"
             value={form.role}
-            onChange={(e) => set('role', (e.currentTarget as HTMLSelectElement).value as Role)}
-            aria-describedby="invite-role-hint"
-          >
-            {roles.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+            options={roles.map((r) => [r, r] as const)}
+            onValue={(v) => set('role', v as Role)}
+            describedBy="invite-role-hint"
+          />
           <p class="hint" id="invite-role-hint">
             {ROLE_MEANING[form.role]}.
           </p>
@@ -153,9 +138,9 @@ function InviteForm({
           </p>
         )}
         <div class="form-actions">
-          <button type="submit" class="btn" disabled={busy}>
+          <Button type="submit" disabled={busy}>
             {busy ? 'Inviting…' : 'Invite'}
-          </button>
+          </Button>
         </div>
       </form>
     </section>
@@ -194,11 +179,12 @@ function UserRow({
         {self && <span class="muted"> (you)</span>}
       </th>
       <td>
-        <select
+        <Select
           aria-label={`Role of ${u.email}`}
           value={u.role}
           disabled={busy || !roles.includes(u.role)}
-          aria-describedby={error ? errorId : undefined}
+          describedBy={error ? errorId : undefined}
+          // The element itself, not only its value: a refused change puts the role back on it.
           onChange={(e) => {
             const role = (e.currentTarget as HTMLSelectElement).value as Role;
             const select = e.currentTarget as HTMLSelectElement;
@@ -212,13 +198,8 @@ function UserRow({
               }
             });
           }}
-        >
-          {ROLES.filter((r) => choices.includes(r)).map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+          options={ROLES.filter((r) => choices.includes(r)).map((r) => [r, r] as const)}
+        />
       </td>
       <td>{signInMethods(u)}</td>
       <td class="when">{u.last_login_at ? formatDateTime(u.last_login_at) : 'never'}</td>
@@ -231,9 +212,8 @@ function UserRow({
             busy={busy}
             onCancel={() => setConfirming(false)}
           >
-            <button
-              type="button"
-              class="btn btn-danger"
+            <Button
+              variant="danger"
               disabled={busy}
               onClick={() =>
                 run('Remove', async () => {
@@ -243,22 +223,21 @@ function UserRow({
               }
             >
               Remove {u.email}
-            </button>
+            </Button>
           </RowConfirm>
         ) : (
           <div class="row-actions">
-            <button
-              type="button"
-              class="btn btn-quiet"
+            <Button
+              variant="quiet"
               disabled={busy}
               aria-label={`Reset the password of ${u.email}`}
               onClick={() => run('Password reset', async () => onResetLink(await api.resetPassword(u.customer_id, u.id)))}
             >
               Reset password
-            </button>
-            <button type="button" class="btn btn-quiet btn-danger-quiet" disabled={busy} aria-label={`Remove ${u.email}`} onClick={() => setConfirming(true)}>
+            </Button>
+            <Button variant="danger-quiet" disabled={busy} aria-label={`Remove ${u.email}`} onClick={() => setConfirming(true)}>
               Remove
-            </button>
+            </Button>
           </div>
         )}
         {error && (
@@ -271,13 +250,22 @@ function UserRow({
   );
 }
 
+/** The Single sign-on page (Setup in the sidebar): the customer's OpenID Connect provider. */
+export function SsoPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
+  return (
+    <div class="customer" data-testid="sso-page">
+      <SsoSection api={api} customerId={customer.id} />
+    </div>
+  );
+}
+
 function SsoSection({ api, customerId }: { api: AdminClient; customerId: string }) {
   const provider = useLoad(() => api.sso(customerId), [api, customerId]);
   const [saved, setSaved] = useState('');
   return (
     <section aria-labelledby="sso-title">
       <div class="section-head">
-        <h2 id="sso-title">Single sign-on</h2>
+        <h2 id="sso-title">OpenID Connect provider</h2>
       </div>
       <p class="muted">
         Your OpenID Connect provider (Okta, Entra ID, Google …). Register <code>{location.origin}/auth/sso/callback</code> as its redirect URI; users sign in
@@ -351,45 +339,39 @@ function SsoForm({
       </p>
       <div class="field wide">
         <label for="sso-issuer">Issuer URL</label>
-        <input type="url" autoComplete="off" spellcheck={false} placeholder="https://login.example.com" {...text('issuer')} />
+        <TextInput type="url" autoComplete="off" spellcheck={false} placeholder="https://login.example.com" {...text('issuer')} />
         <p class="hint" id="sso-issuer-hint">
           Its discovery document is read from <code>/.well-known/openid-configuration</code> under this URL.
         </p>
       </div>
       <div class="field">
         <label for="sso-client_id">Client id</label>
-        <input type="text" autoComplete="off" spellcheck={false} {...text('client_id')} />
+        <TextInput autoComplete="off" spellcheck={false} {...text('client_id')} />
         <p class="hint" id="sso-client_id-hint">
           From the app registration at the provider.
         </p>
       </div>
       <div class="field">
         <label for="sso-client_secret">Client secret</label>
-        <input type="password" autoComplete="new-password" placeholder={current ? 'kept; enter it again to save' : ''} {...text('client_secret')} />
+        <TextInput type="password" autoComplete="new-password" placeholder={current ? 'kept; enter it again to save' : ''} {...text('client_secret')} />
         <p class="hint" id="sso-client_secret-hint">
           Write-only: never shown again. Every save sends it.
         </p>
       </div>
       <div class="field">
         <label for="sso-allowed_domains">Allowed email domains</label>
-        <input type="text" autoComplete="off" spellcheck={false} placeholder="example.com" {...text('allowed_domains')} />
+        <TextInput autoComplete="off" spellcheck={false} placeholder="example.com" {...text('allowed_domains')} />
         <p class="hint" id="sso-allowed_domains-hint">
           Comma-separated.
         </p>
       </div>
       <div class="field">
         <label for="sso-default_role">Default role</label>
-        <select id="sso-default_role" value={form.default_role} onChange={(e) => set('default_role', (e.currentTarget as HTMLSelectElement).value as Role)}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        <Select id="sso-default_role" value={form.default_role} options={ROLES.map((r) => [r, r] as const)} onValue={(v) => set('default_role', v as Role)} />
       </div>
       <div class="field">
         <label for="sso-display_name">Display name</label>
-        <input type="text" autoComplete="off" placeholder="Okta" {...text('display_name')} />
+        <TextInput autoComplete="off" placeholder="Okta" {...text('display_name')} />
         <p class="hint" id="sso-display_name-hint">
           The sign-in button reads “Sign in with …”.
         </p>
@@ -410,23 +392,23 @@ function SsoForm({
         </p>
       )}
       <div class="form-actions">
-        <button type="submit" class="btn" disabled={busy}>
+        <Button type="submit" disabled={busy}>
           {busy ? 'Saving…' : current ? 'Save single sign-on' : 'Set up single sign-on'}
-        </button>{' '}
+        </Button>{' '}
         {current &&
           (confirming ? (
             <>
-              <button type="button" class="btn btn-danger" onClick={remove}>
+              <Button variant="danger" onClick={remove}>
                 Confirm: remove single sign-on
-              </button>{' '}
-              <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+              </Button>{' '}
+              <Button variant="quiet" onClick={() => setConfirming(false)}>
                 Cancel
-              </button>
+              </Button>
             </>
           ) : (
-            <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={() => setConfirming(true)}>
+            <Button variant="danger-quiet" onClick={() => setConfirming(true)}>
               Remove single sign-on
-            </button>
+            </Button>
           ))}
       </div>
     </form>

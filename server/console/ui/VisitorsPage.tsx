@@ -10,9 +10,9 @@ import { formatCount } from '../format.ts';
 import { csvFileName, defaultRange } from '../visits-view.ts';
 import { DailyChart } from './DailyChart.tsx';
 import { formatDate, formatDateTime } from './datetime.ts';
+import { Select, Table } from './kit/index.ts';
 import { LoadState } from './LoadState.tsx';
 import { ReportFilters } from './ReportFilters.tsx';
-import { ScrollTable } from './ScrollTable.tsx';
 import { StatList } from './StatList.tsx';
 import { saveTextFile } from './save-file.ts';
 import { TopPages } from './TopPages.tsx';
@@ -31,21 +31,12 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
         {(draft, setDraft) => (
           <div class="field">
             <label for="visits-segment">Segment</label>
-            <select
+            <Select
               id="visits-segment"
               value={draft.segment === null ? '' : String(draft.segment)}
-              onChange={(e) => {
-                const v = (e.currentTarget as HTMLSelectElement).value;
-                setDraft({ ...draft, segment: v === '' ? null : Number(v) });
-              }}
-            >
-              <option value="">All accounts</option>
-              {customer.segments.map((s) => (
-                <option key={s.id} value={String(s.id)}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
+              options={[['', 'All accounts'], ...customer.segments.map((s) => [String(s.id), s.name] as const)]}
+              onValue={(v) => setDraft({ ...draft, segment: v === '' ? null : Number(v) })}
+            />
           </div>
         )}
       </ReportFilters>
@@ -69,60 +60,47 @@ export function VisitorsPage({ api, customer }: { api: AdminClient; customer: Cu
           </section>
           <section aria-labelledby="visits-accounts-title">
             <h2 id="visits-accounts-title">Accounts that visited</h2>
-            <ScrollTable labelledBy="visits-accounts-title" testId="visits-scroll">
-              <table data-testid="visits-table">
-                <caption class="sr-only">
-                  Accounts from {formatDate(data.from)} to {formatDate(data.to)}, most page views first
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Account</th>
-                    <th scope="col" class="num">
-                      Page views
-                    </th>
-                    <th scope="col" class="num">
-                      Sessions
-                    </th>
-                    <th scope="col">First seen</th>
-                    <th scope="col">Last seen</th>
-                    <th scope="col">Top pages</th>
-                    <th scope="col">Segments</th>
-                    <th scope="col">Flags</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.accounts.length === 0 && (
-                    <tr>
-                      <td colSpan={8} class="muted">
-                        No identified accounts visited in this range.
-                      </td>
-                    </tr>
-                  )}
-                  {data.accounts.map((a) => (
-                    <tr key={a.company_id}>
-                      <th scope="row">
-                        <a href={hashForAccount(customer.id, a.company_id)}>{a.name ?? a.company_id}</a>
-                        <div class="muted">
-                          {a.domain ?? '—'} · <code>{a.company_id}</code>
-                        </div>
-                      </th>
-                      <td class="num">{formatCount(a.page_views)}</td>
-                      <td class="num">{formatCount(a.sessions)}</td>
-                      <td class="when">{formatDateTime(a.first_seen)}</td>
-                      <td class="when">{formatDateTime(a.last_seen)}</td>
-                      <td>
-                        <TopPages pages={a.top_pages} />
-                      </td>
-                      <td>{a.segment_ids.map(segmentName).join(', ') || '—'}</td>
-                      <td>
-                        {a.hot_account && <span class="badge badge-ok">hot</span>}
-                        {a.excluded && <span class="badge badge-warn">excluded</span>}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollTable>
+            <Table
+              labelledBy="visits-accounts-title"
+              scrollTestId="visits-scroll"
+              testId="visits-table"
+              caption={`Accounts from ${formatDate(data.from)} to ${formatDate(data.to)}, most page views first`}
+              columns={[
+                'Account',
+                { title: 'Page views', num: true },
+                { title: 'Sessions', num: true },
+                'First seen',
+                'Last seen',
+                'Top pages',
+                'Segments',
+                'Flags',
+              ]}
+              empty="No identified accounts visited in this range."
+              rowCount={data.accounts.length}
+            >
+              {data.accounts.map((a) => (
+                <tr key={a.company_id}>
+                  <th scope="row">
+                    <a href={hashForAccount(customer.id, a.company_id)}>{a.name ?? a.company_id}</a>
+                    <div class="muted">
+                      {a.domain ?? '—'} · <code>{a.company_id}</code>
+                    </div>
+                  </th>
+                  <td class="num">{formatCount(a.page_views)}</td>
+                  <td class="num">{formatCount(a.sessions)}</td>
+                  <td class="when">{formatDateTime(a.first_seen)}</td>
+                  <td class="when">{formatDateTime(a.last_seen)}</td>
+                  <td>
+                    <TopPages pages={a.top_pages} />
+                  </td>
+                  <td>{a.segment_ids.map(segmentName).join(', ') || '—'}</td>
+                  <td>
+                    {a.hot_account && <span class="badge badge-ok">hot</span>}
+                    {a.excluded && <span class="badge badge-warn">excluded</span>}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           </section>
         </>
       )}

@@ -35,6 +35,7 @@ import { AnswersFields } from './AnswersFields.tsx';
 import { CreateFormFooter } from './CreateFormFooter.tsx';
 import { formatDateTime } from './datetime.ts';
 import { EditFormFooter } from './EditFormFooter.tsx';
+import { Button, Checkbox, Select, TextInput } from './kit/index.ts';
 import { LoadedSection } from './LoadState.tsx';
 import { copyText } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
@@ -174,9 +175,9 @@ function TagCard({
         </code>
       </pre>
       <div class="copy-row">
-        <button type="button" class="btn btn-quiet" onClick={async () => setCopied((await copyText(snippet, code.current)) ? 'copied' : 'failed')}>
+        <Button variant="quiet" onClick={async () => setCopied((await copyText(snippet, code.current)) ? 'copied' : 'failed')}>
           Copy snippet
-        </button>
+        </Button>
         <span role="status" class={copied === 'failed' ? 'error' : 'ok'}>
           {copied === 'copied' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Could not copy: select the snippet and copy it by hand.' : ''}
         </span>
@@ -203,14 +204,12 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
   const typed = (key: 'fields' | 'cache_ttl_ms' | 'anti_flicker_timeout_ms') => ({ ...text(key), 'aria-describedby': `${id(key)}-hint` });
   /** A setting picked from `options`, or left to the tag's default (empty). */
   const choice = <K extends 'consent_default' | 'min_confidence'>(key: K, idName: string, options: readonly string[]) => (
-    <select id={id(idName)} value={form[key]} onChange={(e) => set(key, (e.currentTarget as HTMLSelectElement).value as TagSettingsFields[K])}>
-      <option value="">Tag default</option>
-      {options.map((c) => (
-        <option key={c} value={c}>
-          {c}
-        </option>
-      ))}
-    </select>
+    <Select
+      id={id(idName)}
+      value={form[key]}
+      options={[['', 'Tag default'], ...options.map((c) => [c, c] as const)]}
+      onValue={(v) => set(key, v as TagSettingsFields[K])}
+    />
   );
   return (
     <details class="tag-settings">
@@ -220,14 +219,12 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
         <fieldset class="field checks" data-testid="tag-settings-integrations">
           <legend>Analytics tools (integrations)</legend>
           {(['ga4', 'segment', 'page_command'] as const).map((t) => (
-            <label key={t}>
-              <input
-                type="checkbox"
-                checked={form.integrations[t]}
-                onChange={(e) => set('integrations', { ...form.integrations, [t]: (e.currentTarget as HTMLInputElement).checked })}
-              />{' '}
-              {INTEGRATION_LABELS[t]}
-            </label>
+            <Checkbox
+              key={t}
+              label={INTEGRATION_LABELS[t]}
+              checked={form.integrations[t]}
+              onChecked={(on) => set('integrations', { ...form.integrations, [t]: on })}
+            />
           ))}
           <p class="hint">
             The identified account is told to the tools on the page (never loaded by the tag), with the dataLayer fields. Off unless chosen: only these tags
@@ -237,10 +234,7 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
         <div class="field">
           <label for={id('consent')}>Consent before the lookup</label>
           {choice('consent_default', 'consent', CONSENT_DEFAULTS)}
-          <label class="inline-check">
-            <input type="checkbox" checked={form.honor_gpc} onChange={(e) => set('honor_gpc', (e.currentTarget as HTMLInputElement).checked)} /> Honour Global
-            Privacy Control (no lookup when the browser asks)
-          </label>
+          <Checkbox label="Honour Global Privacy Control (no lookup when the browser asks)" checked={form.honor_gpc} onChecked={(on) => set('honor_gpc', on)} />
         </div>
         <div class="field">
           <label for={id('min_confidence')}>Minimum confidence</label>
@@ -249,21 +243,21 @@ function TagSettingsEditor({ api, tag, onSaved }: { api: AdminClient; tag: TagRe
         </div>
         <div class="field">
           <label for={id('fields')}>dataLayer fields</label>
-          <input type="text" autoComplete="off" placeholder="name, domain, industry" {...typed('fields')} />
+          <TextInput autoComplete="off" placeholder="name, domain, industry" {...typed('fields')} />
           <p class="hint" id={`${id('fields')}-hint`}>
             Which answer fields reach the dataLayer; empty: the tag's default (address and phone never).
           </p>
         </div>
         <div class="field">
           <label for={id('cache_ttl_ms')}>Cache time (ms)</label>
-          <input type="number" min={0} max={MAX_CACHE_TTL_MS} step={1} inputMode="numeric" {...typed('cache_ttl_ms')} />
+          <TextInput type="number" min={0} max={MAX_CACHE_TTL_MS} step={1} inputMode="numeric" {...typed('cache_ttl_ms')} />
           <p class="hint" id={`${id('cache_ttl_ms')}-hint`}>
             How long a visitor's answer is reused; empty: the tag's default.
           </p>
         </div>
         <div class="field">
           <label for={id('anti_flicker_timeout_ms')}>Anti-flicker timeout (ms)</label>
-          <input type="number" min={0} max={MAX_ANTI_FLICKER_MS} step={1} inputMode="numeric" {...typed('anti_flicker_timeout_ms')} />
+          <TextInput type="number" min={0} max={MAX_ANTI_FLICKER_MS} step={1} inputMode="numeric" {...typed('anti_flicker_timeout_ms')} />
           <p class="hint" id={`${id('anti_flicker_timeout_ms')}-hint`}>
             Longest time personalised elements stay hidden; empty: the tag's default.
           </p>
@@ -306,7 +300,7 @@ function TagEditor({ api, tag, onChanged }: { api: AdminClient; tag: TagRecord; 
         <form class="token-form" onSubmit={submit} noValidate aria-label={`Edit ${tag.tag_id}`} data-testid="tag-edit-form">
           <div class="field wide">
             <label for={id('allowed_domains')}>Allowed domains</label>
-            <input type="text" autoComplete="off" {...text('allowed_domains')} />
+            <TextInput autoComplete="off" {...text('allowed_domains')} />
             <p class="hint">Exact hosts, or *.example.com for every subdomain; comma- or space-separated.</p>
           </div>
           <AnswersFields value={form} onChange={set} />
@@ -315,23 +309,23 @@ function TagEditor({ api, tag, onChanged }: { api: AdminClient; tag: TagRecord; 
         </form>
       </details>
       <div class="tag-actions">
-        <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => act(() => api.updateTag(tag.tag_id, { disabled: !tag.disabled }))}>
+        <Button variant="quiet" disabled={busy} onClick={() => act(() => api.updateTag(tag.tag_id, { disabled: !tag.disabled }))}>
           {tag.disabled ? 'Enable tag' : 'Disable tag'}
-        </button>
+        </Button>
         {confirming ? (
           <>
             <span>Delete {tag.tag_id}? Pages that load it get nothing; this cannot be undone.</span>
-            <button type="button" class="btn btn-danger" disabled={busy} onClick={() => act(() => api.deleteTag(tag.tag_id))}>
+            <Button variant="danger" disabled={busy} onClick={() => act(() => api.deleteTag(tag.tag_id))}>
               Delete for good
-            </button>
-            <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+            </Button>
+            <Button variant="quiet" onClick={() => setConfirming(false)}>
               Keep it
-            </button>
+            </Button>
           </>
         ) : (
-          <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={() => setConfirming(true)}>
+          <Button variant="danger-quiet" onClick={() => setConfirming(true)}>
             Delete tag
-          </button>
+          </Button>
         )}
       </div>
       {actionError && (
@@ -361,7 +355,7 @@ function CreateTagForm({ api, customer, onCreated }: { api: AdminClient; custome
           <label for="new-tag-allowed_domains">
             Allowed domains <span class="muted">(required)</span>
           </label>
-          <input type="text" autoComplete="off" placeholder="www.example.com, *.example.com" {...text('allowed_domains')} />
+          <TextInput autoComplete="off" placeholder="www.example.com, *.example.com" {...text('allowed_domains')} />
           <p class="hint" id="new-tag-allowed_domains-hint">
             The sites that may use the tag: exact hosts, or <code>*.example.com</code> for every subdomain (list the apex too if it serves pages).
           </p>
@@ -381,10 +375,7 @@ function FeatureChecks({ value, onChange }: { value: TagSettingsFields['features
     <fieldset class="field checks">
       <legend>Features</legend>
       {TAG_FEATURES.map((f) => (
-        <label key={f}>
-          <input type="checkbox" checked={value[f]} onChange={(e) => onChange({ ...value, [f]: (e.currentTarget as HTMLInputElement).checked })} />{' '}
-          {FEATURE_LABELS[f]}
-        </label>
+        <Checkbox key={f} label={FEATURE_LABELS[f]} checked={value[f]} onChecked={(on) => onChange({ ...value, [f]: on })} />
       ))}
     </fieldset>
   );
@@ -410,7 +401,7 @@ function TagLimitFields({
     return (
       <div class="field">
         <label for={props.id}>{label}</label>
-        <input type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...props} />
+        <TextInput type="number" min={1} max={MAX_TAG_LIMIT} step={1} inputMode="numeric" {...props} />
         {hints && (
           <p class="hint" id={`${props.id}-hint`}>
             {hint}

@@ -12,7 +12,7 @@ import type { AdminClient, WebhookWithSecret } from '../admin-client.ts';
 import { type SchemaList, webhookCatalog } from '../developers-view.ts';
 import { emptyWebhookForm, endpointSummary, formEvents, type WebhookFormFields, webhookRequestBody } from '../webhook-form.ts';
 import { formatDate, formatDateTime } from './datetime.ts';
-import { ScrollTable } from './ScrollTable.tsx';
+import { Button, Checkbox, Radio, Select, Table, TextInput } from './kit/index.ts';
 import { SecretDialog, type ShownSecret } from './SecretDialog.tsx';
 import { useCreateForm } from './use-create-form.ts';
 import { useLoad } from './use-load.ts';
@@ -89,9 +89,9 @@ export function Webhooks({
     <section aria-labelledby="webhooks-title" data-testid="webhooks">
       <div class="section-head">
         <h2 id="webhooks-title">Webhooks</h2>
-        <button type="button" class="btn btn-quiet" onClick={endpoints.reload}>
+        <Button variant="quiet" onClick={endpoints.reload}>
           Refresh
-        </button>
+        </Button>
       </div>
       <p class="muted">
         Signed POSTs when an account visits (its first page view of the day) or turns hot (a hot account, or a page matching a pattern). Verify the{' '}
@@ -101,52 +101,34 @@ export function Webhooks({
         <form class="card token-form" onSubmit={submit} noValidate data-testid="create-webhook-form">
           <fieldset class="field checks">
             <legend>Format</legend>
-            <label>
-              <input type="radio" name="new-webhook-format" checked={form.format === 'json'} onChange={() => set('format', 'json')} /> JSON webhook
-            </label>
-            <label>
-              <input type="radio" name="new-webhook-format" checked={form.format === 'slack'} onChange={() => set('format', 'slack')} /> Slack
-            </label>
+            <Radio name="new-webhook-format" label="JSON webhook" checked={form.format === 'json'} onChosen={() => set('format', 'json')} />
+            <Radio name="new-webhook-format" label="Slack" checked={form.format === 'slack'} onChosen={() => set('format', 'slack')} />
           </fieldset>
           <div class="field wide">
             <label for="new-webhook-url">
               {form.format === 'slack' ? 'Slack incoming-webhook URL' : 'Receiver URL'} <span class="muted">(required)</span>
             </label>
-            <input
+            <TextInput
               id="new-webhook-url"
               type="url"
               autoComplete="off"
               placeholder={form.format === 'slack' ? 'https://hooks.slack.com/services/T000/B000/XXXX' : 'https://hooks.example.com/svc'}
               value={form.url}
-              onInput={(e) => set('url', (e.currentTarget as HTMLInputElement).value)}
+              onValue={(v) => set('url', v)}
               {...described('url')}
             />
           </div>
           <fieldset class="field checks">
             <legend>Events</legend>
-            <label>
-              <input
-                id="new-webhook-visited"
-                type="checkbox"
-                checked={form.visited}
-                onChange={(e) => set('visited', (e.currentTarget as HTMLInputElement).checked)}
-                {...described('visited')}
-              />{' '}
-              account.visited
-            </label>
-            <label>
-              <input id="new-webhook-hot" type="checkbox" checked={form.hot} onChange={(e) => set('hot', (e.currentTarget as HTMLInputElement).checked)} />{' '}
-              account.hot
-            </label>
-            <label>
-              <input
-                id="new-webhook-entered"
-                type="checkbox"
-                checked={form.entered}
-                onChange={(e) => set('entered', (e.currentTarget as HTMLInputElement).checked)}
-              />{' '}
-              segment.entered
-            </label>
+            <Checkbox
+              id="new-webhook-visited"
+              label="account.visited"
+              checked={form.visited}
+              onChecked={(on) => set('visited', on)}
+              {...described('visited')}
+            />
+            <Checkbox id="new-webhook-hot" label="account.hot" checked={form.hot} onChecked={(on) => set('hot', on)} />
+            <Checkbox id="new-webhook-entered" label="segment.entered" checked={form.entered} onChecked={(on) => set('entered', on)} />
           </fieldset>
           {form.format === 'json' && (
             <fieldset class="field checks" data-testid="webhook-versions">
@@ -155,65 +137,48 @@ export function Webhooks({
                 const known = versions.data?.get(event) ?? [];
                 const newest = known[known.length - 1];
                 return (
-                  <label key={event}>
+                  <label key={event} for={`new-webhook-version-${event}`}>
                     {event}{' '}
-                    <select
+                    <Select
+                      id={`new-webhook-version-${event}`}
                       aria-label={`${event} payload version`}
                       value={form.versions[event] ?? ''}
-                      onChange={(e) => set('versions', { ...form.versions, [event]: (e.currentTarget as HTMLSelectElement).value })}
-                    >
-                      <option value="">{newest ? `v${newest} (newest)` : 'newest'}</option>
-                      {known
-                        .filter((v) => v !== newest)
-                        .reverse()
-                        .map((v) => (
-                          <option key={v} value={String(v)}>
-                            v{v}
-                          </option>
-                        ))}
-                    </select>
+                      options={[
+                        ['', newest ? `v${newest} (newest)` : 'newest'],
+                        ...known
+                          .filter((v) => v !== newest)
+                          .reverse()
+                          .map((v) => [String(v), `v${v}`] as const),
+                      ]}
+                      onValue={(v) => set('versions', { ...form.versions, [event]: v })}
+                    />
                   </label>
                 );
               })}
-              <label>
-                <input type="checkbox" checked={form.segment_names} onChange={(e) => set('segment_names', (e.currentTarget as HTMLInputElement).checked)} />{' '}
-                segment names
-              </label>
-              <label>
-                <input type="checkbox" checked={form.scores} onChange={(e) => set('scores', (e.currentTarget as HTMLInputElement).checked)} /> scores
-              </label>
+              <Checkbox label="segment names" checked={form.segment_names} onChecked={(on) => set('segment_names', on)} />
+              <Checkbox label="scores" checked={form.scores} onChecked={(on) => set('scores', on)} />
             </fieldset>
           )}
           {form.format === 'slack' && (
             <fieldset class="field checks wide" data-testid="slack-filters">
               <legend>Only accounts that are…</legend>
               {segments.map((s) => (
-                <label key={s.id}>
-                  <input
-                    type="checkbox"
-                    checked={form.filter_segments.includes(s.id)}
-                    onChange={(e) =>
-                      set(
-                        'filter_segments',
-                        (e.currentTarget as HTMLInputElement).checked ? [...form.filter_segments, s.id] : form.filter_segments.filter((id) => id !== s.id),
-                      )
-                    }
-                  />{' '}
-                  in {s.name}
-                </label>
+                <Checkbox
+                  key={s.id}
+                  label={`in ${s.name}`}
+                  checked={form.filter_segments.includes(s.id)}
+                  onChecked={(on) => set('filter_segments', on ? [...form.filter_segments, s.id] : form.filter_segments.filter((id) => id !== s.id))}
+                />
               ))}
-              <label>
-                <input
-                  id="new-webhook-hot_only"
-                  type="checkbox"
-                  checked={form.hot_only}
-                  onChange={(e) => set('hot_only', (e.currentTarget as HTMLInputElement).checked)}
-                />{' '}
-                hot accounts only (a hot account, or a view of a hot page)
-              </label>
+              <Checkbox
+                id="new-webhook-hot_only"
+                label="hot accounts only (a hot account, or a view of a hot page)"
+                checked={form.hot_only}
+                onChecked={(on) => set('hot_only', on)}
+              />
               <label for="new-webhook-min_page_views">
                 with at least{' '}
-                <input
+                <TextInput
                   id="new-webhook-min_page_views"
                   type="number"
                   min={1}
@@ -221,7 +186,7 @@ export function Webhooks({
                   inputMode="numeric"
                   placeholder="any"
                   value={form.min_page_views}
-                  onInput={(e) => set('min_page_views', (e.currentTarget as HTMLInputElement).value)}
+                  onValue={(v) => set('min_page_views', v)}
                   {...described('min_page_views')}
                 />{' '}
                 page views this visit
@@ -233,13 +198,12 @@ export function Webhooks({
           )}
           <div class="field">
             <label for="new-webhook-hot_paths">Hot pages</label>
-            <input
+            <TextInput
               id="new-webhook-hot_paths"
-              type="text"
               autoComplete="off"
               placeholder="/pricing*, /demo*"
               value={form.hot_paths}
-              onInput={(e) => set('hot_paths', (e.currentTarget as HTMLInputElement).value)}
+              onValue={(v) => set('hot_paths', v)}
               {...described('hot_paths')}
             />
             <p class="hint">Comma-separated path patterns; * matches anything. A view of a matching page raises account.hot.</p>
@@ -255,9 +219,9 @@ export function Webhooks({
             </p>
           )}
           <div class="form-actions">
-            <button type="submit" class="btn" disabled={busy}>
+            <Button type="submit" disabled={busy}>
               {busy ? 'Adding…' : form.format === 'slack' ? 'Add Slack alert' : 'Add webhook'}
-            </button>
+            </Button>
           </div>
         </form>
       )}
@@ -331,26 +295,26 @@ function Endpoint({
       </p>
       <div class="actions">
         {canWrite && (
-          <button type="button" class="btn btn-quiet" disabled={test?.busy === true} onClick={sendTest}>
+          <Button variant="quiet" disabled={test?.busy === true} onClick={sendTest}>
             {test?.busy ? 'Sending…' : 'Send test event'}
-          </button>
+          </Button>
         )}
-        <button type="button" class="btn btn-quiet" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
+        <Button variant="quiet" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
           {showLog ? 'Hide deliveries' : 'Deliveries'}
-        </button>
+        </Button>
         {!canWrite ? null : confirming ? (
           <>
-            <button type="button" class="btn btn-danger" onClick={remove}>
+            <Button variant="danger" onClick={remove}>
               Confirm remove
-            </button>
-            <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+            </Button>
+            <Button variant="quiet" onClick={() => setConfirming(false)}>
               Cancel
-            </button>
+            </Button>
           </>
         ) : (
-          <button type="button" class="btn btn-quiet" onClick={() => setConfirming(true)}>
+          <Button variant="quiet" onClick={() => setConfirming(true)}>
             Remove
-          </button>
+          </Button>
         )}
       </div>
       {error && (
@@ -390,35 +354,24 @@ function DeliveryLog({ api, customerId, webhookId }: { api: AdminClient; custome
   if (!log.data) return <p class="muted">Loading deliveries…</p>;
   if (!log.data.length) return <p class="muted">Nothing delivered yet.</p>;
   return (
-    <ScrollTable label="Deliveries">
-      <table class="tokens" data-testid="deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">
-              Attempts
-            </th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {log.data.map((d) => (
-            <tr key={d.id}>
-              <td>
-                {d.type} <code>{d.event_id}</code>
-              </td>
-              <td>{d.status}</td>
-              <td class="num">{d.attempts}</td>
-              <td>{d.last_error ?? (d.last_status === null ? '—' : `HTTP ${d.last_status}`)}</td>
-              <td class="when">{formatDateTime(d.next_attempt_at)}</td>
-              <td class="when">{formatDateTime(d.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollTable>
+    <Table
+      label="Deliveries"
+      extraClass="tokens"
+      testId="deliveries"
+      columns={['Event', 'Status', { title: 'Attempts', num: true }, 'Last answer', 'Next attempt', 'Created']}
+    >
+      {log.data.map((d) => (
+        <tr key={d.id}>
+          <td>
+            {d.type} <code>{d.event_id}</code>
+          </td>
+          <td>{d.status}</td>
+          <td class="num">{d.attempts}</td>
+          <td>{d.last_error ?? (d.last_status === null ? '—' : `HTTP ${d.last_status}`)}</td>
+          <td class="when">{formatDateTime(d.next_attempt_at)}</td>
+          <td class="when">{formatDateTime(d.created_at)}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }

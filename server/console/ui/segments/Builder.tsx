@@ -18,6 +18,7 @@ import {
   segmentBody,
   setOp,
 } from '../../segment-rule-view.ts';
+import { Button, Radio, TextInput } from '../kit/index.ts';
 import { LevelEditor, problemInput } from './conditions.tsx';
 import { PreviewPanel, usePreview } from './Preview.tsx';
 
@@ -82,19 +83,18 @@ export function Builder({
     <form class="card builder" onSubmit={save} noValidate data-testid="segment-builder" aria-label="Segment builder">
       <div class="field">
         <label for="segment-name">Name</label>
-        <input
+        <TextInput
           id="segment-name"
-          type="text"
           autoComplete="off"
           value={name}
           maxLength={200}
           placeholder="e.g. Enterprise software in North America"
-          onInput={(e) => {
-            setName((e.currentTarget as HTMLInputElement).value);
+          onValue={(v) => {
+            setName(v);
             if (invalid?.field === 'name') setInvalid(null);
           }}
-          aria-invalid={invalid?.field === 'name' ? true : undefined}
-          aria-describedby={invalid?.field === 'name' ? 'segment-invalid' : undefined}
+          invalid={invalid?.field === 'name'}
+          describedBy={invalid?.field === 'name' ? 'segment-invalid' : undefined}
         />
       </div>
 
@@ -134,14 +134,9 @@ export function Builder({
                 label={(o) => `Group ${i + 1}: match ${o.toUpperCase()} of its conditions`}
                 tail="of its conditions"
               />
-              <button
-                type="button"
-                class="btn btn-quiet btn-danger-quiet"
-                onClick={() => change(removeGroup(draft, g.key))}
-                aria-label={`Remove group ${i + 1}`}
-              >
+              <Button variant="danger-quiet" onClick={() => change(removeGroup(draft, g.key))} aria-label={`Remove group ${i + 1}`}>
                 Remove group
-              </button>
+              </Button>
             </div>
             <LevelEditor
               level={g}
@@ -156,9 +151,8 @@ export function Builder({
           </fieldset>
         ))}
         <div class="seg-add-group">
-          <button
-            type="button"
-            class="btn btn-quiet"
+          <Button
+            variant="quiet"
             disabled={draft.groups.length >= MAX_GROUPS}
             onClick={() => {
               const next = addGroup(draft);
@@ -168,7 +162,7 @@ export function Builder({
             }}
           >
             Add a group
-          </button>{' '}
+          </Button>{' '}
           <span class="hint">{draft.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups.` : 'Groups hold conditions, not other groups.'}</span>
         </div>
       </fieldset>
@@ -186,13 +180,13 @@ export function Builder({
         </p>
       )}
       <div class="form-actions">
-        <button type="submit" class="btn" disabled={busy}>
+        <Button type="submit" disabled={busy}>
           {busy ? 'Saving…' : editing === null ? 'Save segment' : 'Save changes'}
-        </button>{' '}
+        </Button>{' '}
         {editing !== null && (
-          <button type="button" class="btn btn-quiet" onClick={onCancel}>
+          <Button variant="quiet" onClick={onCancel}>
             Cancel
-          </button>
+          </Button>
         )}
       </div>
     </form>
@@ -219,10 +213,16 @@ function OpSwitch({
     <div class="seg-op" role="radiogroup" aria-label={groupLabel}>
       <span aria-hidden="true">Match</span>
       {OPS.map((o) => (
-        <label key={o} class="seg-op-choice">
-          <input type="radio" name={name} value={o} checked={op === o} aria-label={label(o)} onChange={() => onChange(o)} />
-          <span aria-hidden="true">{o.toUpperCase()}</span>
-        </label>
+        <Radio
+          key={o}
+          extraClass="seg-op-choice"
+          name={name}
+          value={o}
+          checked={op === o}
+          aria-label={label(o)}
+          onChosen={() => onChange(o)}
+          label={<span aria-hidden="true">{o.toUpperCase()}</span>}
+        />
       ))}
       <span aria-hidden="true">{tail}</span>
     </div>

@@ -15,6 +15,7 @@ import {
   type StageSide,
   toggleOwnerSpecial,
 } from '../../segment-rule-view.ts';
+import { Button, Checkbox, TextInput } from '../kit/index.ts';
 import { RemoveCondition } from './inputs.tsx';
 
 /** The id of a CRM condition's first input (focused when it is added). */
@@ -47,14 +48,12 @@ export function CrmOwnerCondition({ level, idp, onChange }: { level: LevelDraft;
       />
       <fieldset class="checks" aria-label="CRM owner: any or none">
         {OWNER_SPECIAL.map((s) => (
-          <label key={s}>
-            <input
-              type="checkbox"
-              checked={owners.some((v) => v.toLowerCase() === s)}
-              onChange={(e) => set(toggleOwnerSpecial(owners, s, (e.currentTarget as HTMLInputElement).checked))}
-            />{' '}
-            {s === 'any' ? 'Any owner (the account has a CRM owner)' : 'No owner (no CRM record, or one without an owner)'}
-          </label>
+          <Checkbox
+            key={s}
+            label={s === 'any' ? 'Any owner (the account has a CRM owner)' : 'No owner (no CRM record, or one without an owner)'}
+            checked={owners.some((v) => v.toLowerCase() === s)}
+            onChecked={(on) => set(toggleOwnerSpecial(owners, s, on))}
+          />
         ))}
       </fieldset>
       <p class="hint">
@@ -169,17 +168,16 @@ function ValueEntry({
         <label for={id} class="sr-only">
           {label}
         </label>
-        <input
+        <TextInput
           id={id}
-          type="text"
           autoComplete="off"
           list={list}
           placeholder={hint}
           value={typed}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? `${id}-problem` : undefined}
-          onInput={(e) => {
-            setTyped((e.currentTarget as HTMLInputElement).value);
+          invalid={!!problem}
+          describedBy={problem ? `${id}-problem` : undefined}
+          onValue={(v) => {
+            setTyped(v);
             setProblem(null);
           }}
           onKeyDown={(e) => {
@@ -189,9 +187,9 @@ function ValueEntry({
             }
           }}
         />
-        <button type="button" class="btn btn-quiet" onClick={submit}>
+        <Button variant="quiet" onClick={submit}>
           {button}
-        </button>
+        </Button>
       </div>
       {problem && (
         <p class="error" role="alert" id={`${id}-problem`}>

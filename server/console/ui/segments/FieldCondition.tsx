@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { addValues, type BuilderField, FIELD_SPECS, type LevelDraft, removeCondition, removeValue, toggleChoice, valuesOf } from '../../segment-rule-view.ts';
+import { Button, Checkbox, TextInput } from '../kit/index.ts';
 import { RemoveCondition } from './inputs.tsx';
 
 export function FieldCondition({
@@ -34,14 +35,7 @@ export function FieldCondition({
     editor = (
       <fieldset class="checks choice-grid" aria-label={`${spec.label}: chosen`}>
         {spec.choices.map((c) => (
-          <label key={c}>
-            <input
-              type="checkbox"
-              checked={values.includes(c)}
-              onChange={(e) => onChange(toggleChoice(level, field, c, (e.currentTarget as HTMLInputElement).checked))}
-            />{' '}
-            {c}
-          </label>
+          <Checkbox key={c} label={c} checked={values.includes(c)} onChecked={(on) => onChange(toggleChoice(level, field, c, on))} />
         ))}
       </fieldset>
     );
@@ -62,17 +56,16 @@ export function FieldCondition({
           <label for={id} class="sr-only">
             {spec.label} value
           </label>
-          <input
+          <TextInput
             id={id}
-            type="text"
             autoComplete="off"
             list={suggest.length ? `${id}-suggest` : undefined}
             placeholder={spec.hint}
             value={typed}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? `${id}-problem` : undefined}
-            onInput={(e) => {
-              setTyped((e.currentTarget as HTMLInputElement).value);
+            invalid={!!problem}
+            describedBy={problem ? `${id}-problem` : undefined}
+            onValue={(v) => {
+              setTyped(v);
               setProblem(null);
             }}
             onKeyDown={(e) => {
@@ -89,9 +82,9 @@ export function FieldCondition({
               ))}
             </datalist>
           )}
-          <button type="button" class="btn btn-quiet" onClick={add}>
+          <Button variant="quiet" onClick={add}>
             Add {spec.label.toLowerCase()}
-          </button>
+          </Button>
         </div>
         {problem && (
           <p class="error" role="alert" id={`${id}-problem`}>

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SegmentMatch } from '../../../../core/customer-records.ts';
 import type { AdminClient, SegmentPreview } from '../../admin-client.ts';
 import { hasConditions, type ProductChoice, ruleInWords, ruleKey } from '../../segment-rule-view.ts';
+import { Table } from '../kit/index.ts';
 
 /** How long the rule must stay unchanged before the preview is asked for. */
 const PREVIEW_DELAY_MS = 300;
@@ -69,29 +70,23 @@ export function PreviewPanel({
             {state.busy ? ' (updating…)' : ''}
           </p>
           {state.preview.accounts.length > 0 && (
-            <div class="table-wrap">
-              <table data-testid="preview-accounts">
-                <caption>{state.preview.size > state.preview.accounts.length ? `The first ${state.preview.accounts.length}` : 'All of them'}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Company</th>
-                    <th scope="col">Domain</th>
-                    <th scope="col">Company id</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {state.preview.accounts.map((a) => (
-                    <tr key={a.companyId}>
-                      <th scope="row">{a.name ?? '—'}</th>
-                      <td>{a.domain ?? '—'}</td>
-                      <td>
-                        <code>{a.companyId}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              label="Matching accounts"
+              testId="preview-accounts"
+              caption={state.preview.size > state.preview.accounts.length ? `The first ${state.preview.accounts.length}` : 'All of them'}
+              captionVisible
+              columns={['Company', 'Domain', 'Company id']}
+            >
+              {state.preview.accounts.map((a) => (
+                <tr key={a.companyId}>
+                  <th scope="row">{a.name ?? '—'}</th>
+                  <td>{a.domain ?? '—'}</td>
+                  <td>
+                    <code>{a.companyId}</code>
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </>
       ) : (

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Segment } from '../../../../core/customer-records.ts';
 import type { AdminClient } from '../../admin-client.ts';
 import { type ProductChoice, ruleInWords, ruleKey } from '../../segment-rule-view.ts';
+import { Button, Table } from '../kit/index.ts';
 import { useLoad } from '../use-load.ts';
 
 export function SegmentList({
@@ -23,34 +24,20 @@ export function SegmentList({
   onDeleted(s: Segment): void;
 }) {
   return (
-    <div class="table-wrap">
-      <table class="segments" data-testid="segments-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Rule</th>
-            <th scope="col" class="num">
-              Accounts
-            </th>
-            {canWrite && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {segments.map((s) => (
-            <SegmentRow
-              key={s.id}
-              api={api}
-              customerId={customerId}
-              segment={s}
-              products={products}
-              canWrite={canWrite}
-              onEdit={() => onEdit(s)}
-              onDeleted={() => onDeleted(s)}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table label="Segments" extraClass="segments" testId="segments-table" columns={['Name', 'Rule', { title: 'Accounts', num: true }, canWrite && 'Actions']}>
+      {segments.map((s) => (
+        <SegmentRow
+          key={s.id}
+          api={api}
+          customerId={customerId}
+          segment={s}
+          products={products}
+          canWrite={canWrite}
+          onEdit={() => onEdit(s)}
+          onDeleted={() => onDeleted(s)}
+        />
+      ))}
+    </Table>
   );
 }
 
@@ -100,22 +87,22 @@ function SegmentRow({
       {canWrite && (
         <td class="actions">
           <div class="row-actions">
-            <button type="button" class="btn btn-quiet" onClick={onEdit} aria-label={`Edit ${segment.name}`}>
+            <Button variant="quiet" onClick={onEdit} aria-label={`Edit ${segment.name}`}>
               Edit
-            </button>
+            </Button>
             {confirming ? (
               <>
-                <button type="button" class="btn btn-danger" onClick={remove}>
+                <Button variant="danger" onClick={remove}>
                   Delete “{segment.name}”
-                </button>
-                <button type="button" class="btn btn-quiet" onClick={() => setConfirming(false)}>
+                </Button>
+                <Button variant="quiet" onClick={() => setConfirming(false)}>
                   Keep
-                </button>
+                </Button>
               </>
             ) : (
-              <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={() => setConfirming(true)} aria-label={`Delete ${segment.name}`}>
+              <Button variant="danger-quiet" onClick={() => setConfirming(true)} aria-label={`Delete ${segment.name}`}>
                 Delete
-              </button>
+              </Button>
             )}
           </div>
           {error && (

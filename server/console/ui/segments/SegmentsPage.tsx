@@ -12,6 +12,7 @@ import { useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../../../core/access-records.ts';
 import type { AdminClient } from '../../admin-client.ts';
 import type { ProductChoice } from '../../segment-rule-view.ts';
+import { Button } from '../kit/index.ts';
 import { useLoad } from '../use-load.ts';
 import { Builder, type Draft, newDraft } from './Builder.tsx';
 import { SegmentList } from './SegmentList.tsx';
@@ -35,9 +36,9 @@ export function SegmentsPage({ api, customer, canWrite }: { api: AdminClient; cu
           <div class="section-head">
             <h2 id="builder-title">{draft?.id != null ? `Edit segment ${draft.id}` : 'Build a segment'}</h2>
             {draft && draft.id !== null && (
-              <button type="button" class="btn btn-quiet" onClick={startOver}>
+              <Button variant="quiet" onClick={startOver}>
                 New segment instead
-              </button>
+              </Button>
             )}
           </div>
           <Builder
@@ -59,9 +60,9 @@ export function SegmentsPage({ api, customer, canWrite }: { api: AdminClient; cu
       <section aria-labelledby="segments-title">
         <div class="section-head">
           <h2 id="segments-title">Segments</h2>
-          <button type="button" class="btn btn-quiet" onClick={segments.reload}>
+          <Button variant="quiet" onClick={segments.reload}>
             Reload segments
-          </button>
+          </Button>
         </div>
         <p class="ok" role="status" data-testid="segments-notice">
           {notice}

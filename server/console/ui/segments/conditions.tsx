@@ -21,6 +21,7 @@ import {
   toggleStage,
   valuesOf,
 } from '../../segment-rule-view.ts';
+import { Button, Checkbox, Select, TextInput } from '../kit/index.ts';
 import { CrmOwnerCondition, CrmStageCondition, crmFirstInput } from './CrmCondition.tsx';
 import { FieldCondition } from './FieldCondition.tsx';
 import { DaysInput, RemoveCondition } from './inputs.tsx';
@@ -88,17 +89,14 @@ export function LevelEditor({
           <label for={`${idp}-add-field`} class="sr-only">
             {addLabel}
           </label>
-          <select id={`${idp}-add-field`} value={adding} onChange={(e) => setAdding((e.currentTarget as HTMLSelectElement).value as NewKind | '')}>
-            <option value="">{addLabel}…</option>
-            {free.map((f) => (
-              <option key={f} value={f}>
-                {KIND_LABELS[f]}
-              </option>
-            ))}
-          </select>
-          <button
-            type="button"
-            class="btn btn-quiet"
+          <Select
+            id={`${idp}-add-field`}
+            value={adding}
+            options={[['', `${addLabel}…`], ...free.map((f) => [f, KIND_LABELS[f]] as const)]}
+            onValue={(v) => setAdding(v as NewKind | '')}
+          />
+          <Button
+            variant="quiet"
             disabled={adding === ''}
             aria-label={where === 'top' ? undefined : `${addLabel.replace(/ on$/, '')}`}
             onClick={() => {
@@ -111,7 +109,7 @@ export function LevelEditor({
             }}
           >
             Add condition
-          </button>
+          </Button>
         </div>
       )}
     </>
@@ -148,40 +146,28 @@ function ConditionItem({
       <div class="seg-intent">
         <div class="seg-inline">
           <label for={`${idp}-intent-product`}>Product</label>
-          <select
+          <Select
             id={`${idp}-intent-product`}
             value={intent.product}
-            onChange={(e) => set({ ...intent, product: (e.currentTarget as HTMLSelectElement).value })}
+            options={[
+              ...(known ? [] : [[intent.product, intent.product === '' ? 'Pick a product…' : `${intent.product} (not a product of this customer)`] as const]),
+              ...products.map((p) => [p.name, p.display_name] as const),
+            ]}
+            onValue={(product) => set({ ...intent, product })}
             {...invalidIf('product')}
-          >
-            {!known && (
-              <option value={intent.product}>{intent.product === '' ? 'Pick a product…' : `${intent.product} (not a product of this customer)`}</option>
-            )}
-            {products.map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.display_name}
-              </option>
-            ))}
-          </select>
+          />
         </div>
         <fieldset class="checks choice-grid">
           <legend class="seg-legend">Buying stage is any of</legend>
           {BUYING_STAGES.map((s: BuyingStage) => (
-            <label key={s}>
-              <input
-                type="checkbox"
-                checked={intent.stages.includes(s)}
-                onChange={(e) => set(toggleStage(intent, s, (e.currentTarget as HTMLInputElement).checked))}
-              />{' '}
-              {s}
-            </label>
+            <Checkbox key={s} label={s} checked={intent.stages.includes(s)} onChecked={(on) => set(toggleStage(intent, s, on))} />
           ))}
         </fieldset>
         <div class="seg-inline">
           <label for={`${idp}-intent-min_score`}>Minimum intent score</label>
-          <input
+          <TextInput
             id={`${idp}-intent-min_score`}
-            class="seg-num"
+            extraClass="seg-num"
             type="number"
             min={0}
             max={100}
@@ -189,7 +175,7 @@ function ConditionItem({
             inputMode="numeric"
             placeholder="0–100"
             value={intent.min_score}
-            onInput={(e) => set({ ...intent, min_score: (e.currentTarget as HTMLInputElement).value })}
+            onValue={(min_score) => set({ ...intent, min_score })}
             {...invalidIf('min_score')}
           />
         </div>
@@ -202,13 +188,12 @@ function ConditionItem({
     editor = (
       <div class="seg-inline">
         <label for={`${idp}-visited-path`}>Page path</label>
-        <input
+        <TextInput
           id={`${idp}-visited-path`}
-          type="text"
           autoComplete="off"
           placeholder="/pricing* or /blog/*"
           value={visited.path}
-          onInput={(e) => onChange({ ...level, visited: { ...visited, path: (e.currentTarget as HTMLInputElement).value } })}
+          onValue={(path) => onChange({ ...level, visited: { ...visited, path } })}
           {...invalidIf('path')}
         />
         <DaysInput
@@ -229,15 +214,15 @@ function ConditionItem({
         <label for={`${idp}-page_views-min`} class="sr-only">
           Minimum page views
         </label>
-        <input
+        <TextInput
           id={`${idp}-page_views-min`}
-          class="seg-num"
+          extraClass="seg-num"
           type="number"
           min={1}
           step={1}
           inputMode="numeric"
           value={views.min}
-          onInput={(e) => onChange({ ...level, page_views: { ...views, min: (e.currentTarget as HTMLInputElement).value } })}
+          onValue={(min) => onChange({ ...level, page_views: { ...views, min } })}
           {...invalidIf('min')}
         />
         <span aria-hidden="true">page views</span>

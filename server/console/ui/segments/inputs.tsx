@@ -1,10 +1,11 @@
 /** Small inputs the condition editors share: a condition's Remove button and "in the last [N] days". */
+import { Button, TextInput } from '../kit/index.ts';
 
 export function RemoveCondition({ label, onRemove }: { label: string; onRemove(): void }) {
   return (
-    <button type="button" class="btn btn-quiet btn-danger-quiet" onClick={onRemove} aria-label={`Remove the ${label} condition`}>
+    <Button variant="danger-quiet" onClick={onRemove} aria-label={`Remove the ${label} condition`}>
       Remove
-    </button>
+    </Button>
   );
 }
 
@@ -16,18 +17,7 @@ export function DaysInput({ id, label, value, onInput, invalid }: { id: string; 
       <label for={id} class="sr-only">
         {label}
       </label>
-      <input
-        id={id}
-        class="seg-num"
-        type="number"
-        min={1}
-        max={400}
-        step={1}
-        inputMode="numeric"
-        value={value}
-        onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)}
-        {...invalid}
-      />
+      <TextInput id={id} extraClass="seg-num" type="number" min={1} max={400} step={1} inputMode="numeric" value={value} onValue={onInput} {...invalid} />
       <span aria-hidden="true">days</span>
     </>
   );
