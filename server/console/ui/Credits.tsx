@@ -2,7 +2,7 @@
 import type { AdminClient } from '../admin-client.ts';
 import { contractYearRange, formatCount, formatMonth } from '../format.ts';
 import { usageTable } from '../usage.ts';
-import { ScrollTable } from './ScrollTable.tsx';
+import { Table } from './kit/index.ts';
 import { useLoad } from './use-load.ts';
 
 export function Credits({ api, customerId }: { api: AdminClient; customerId: string }) {
@@ -19,85 +19,53 @@ export function Credits({ api, customerId }: { api: AdminClient; customerId: str
       {!report.data && !report.error && <p class="muted">Loading credits…</p>}
       {report.data && usage && (
         <div class="credits">
-          <ScrollTable label="Balances this contract year">
-            <table>
-              <caption>
+          <Table
+            label="Balances this contract year"
+            captionVisible
+            caption={
+              <>
                 Balances this contract year
                 {report.data.balances[0] && <span class="muted"> ({contractYearRange(report.data.balances[0].period, report.data.contract_start)})</span>}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Pool</th>
-                  <th scope="col" class="num">
-                    Quota
-                  </th>
-                  <th scope="col" class="num">
-                    Used
-                  </th>
-                  <th scope="col" class="num">
-                    Remaining
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.data.balances.map((b) => (
-                  <tr key={b.pool}>
-                    <th scope="row">{b.pool}</th>
-                    <td class="num">{formatCount(b.quota)}</td>
-                    <td class="num">{formatCount(b.used)}</td>
-                    <td class="num">
-                      {formatCount(b.remaining)}
-                      {b.quota > 0 && b.remaining <= b.quota / 10 && <span class="badge badge-warn">low</span>}
-                    </td>
-                  </tr>
+              </>
+            }
+            columns={['Pool', { title: 'Quota', num: true }, { title: 'Used', num: true }, { title: 'Remaining', num: true }]}
+          >
+            {report.data.balances.map((b) => (
+              <tr key={b.pool}>
+                <th scope="row">{b.pool}</th>
+                <td class="num">{formatCount(b.quota)}</td>
+                <td class="num">{formatCount(b.used)}</td>
+                <td class="num">
+                  {formatCount(b.remaining)}
+                  {b.quota > 0 && b.remaining <= b.quota / 10 && <span class="badge badge-warn">low</span>}
+                </td>
+              </tr>
+            ))}
+          </Table>
+          <Table
+            label="Charges per API and month"
+            testId="usage-table"
+            captionVisible
+            caption="Charges per API and month"
+            columns={['API', ...usage.months.map((m) => ({ title: formatMonth(m), key: m, num: true })), { title: 'Total', num: true }]}
+            empty="No charges yet."
+            rowCount={usage.rows.length}
+          >
+            {usage.rows.map((r) => (
+              <tr key={`${r.pool}/${r.api}`}>
+                <th scope="row">
+                  {r.api} <span class="muted">({r.pool})</span>
+                </th>
+                {r.charges.map((c, i) => (
+                  <td class="num" key={usage.months[i]}>
+                    {formatCount(c)}
+                    {r.partnerCharges[i] > 0 && <span class="muted"> ({formatCount(r.partnerCharges[i])} via partners)</span>}
+                  </td>
                 ))}
-              </tbody>
-            </table>
-          </ScrollTable>
-          <ScrollTable label="Charges per API and month">
-            <table data-testid="usage-table">
-              <caption>Charges per API and month</caption>
-              {usage.rows.length === 0 ? (
-                <tbody>
-                  <tr>
-                    <td class="muted">No charges yet.</td>
-                  </tr>
-                </tbody>
-              ) : (
-                <>
-                  <thead>
-                    <tr>
-                      <th scope="col">API</th>
-                      {usage.months.map((m) => (
-                        <th scope="col" class="num" key={m}>
-                          {formatMonth(m)}
-                        </th>
-                      ))}
-                      <th scope="col" class="num">
-                        Total
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {usage.rows.map((r) => (
-                      <tr key={`${r.pool}/${r.api}`}>
-                        <th scope="row">
-                          {r.api} <span class="muted">({r.pool})</span>
-                        </th>
-                        {r.charges.map((c, i) => (
-                          <td class="num" key={usage.months[i]}>
-                            {formatCount(c)}
-                            {r.partnerCharges[i] > 0 && <span class="muted"> ({formatCount(r.partnerCharges[i])} via partners)</span>}
-                          </td>
-                        ))}
-                        <td class="num">{formatCount(r.total)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </>
-              )}
-            </table>
-          </ScrollTable>
+                <td class="num">{formatCount(r.total)}</td>
+              </tr>
+            ))}
+          </Table>
         </div>
       )}
     </section>

@@ -9,9 +9,8 @@ import type { AdminClient } from '../admin-client.ts';
 import { figureRows, periodLabel, reasonText } from '../home-view.ts';
 import { DailyChart } from './DailyChart.tsx';
 import { formatDate } from './datetime.ts';
-import { Card, EmptyState } from './kit/index.ts';
+import { Card, EmptyState, Table } from './kit/index.ts';
 import { LoadState } from './LoadState.tsx';
-import { ScrollTable } from './ScrollTable.tsx';
 import { useLoad } from './use-load.ts';
 
 const ARROWS = { up: '▲', down: '▼', flat: '=', none: '' } as const;
@@ -29,39 +28,26 @@ export function HomePage({ api, customer }: { api: AdminClient; customer: Custom
             <p class="muted">
               {periodLabel(data.current)} against {periodLabel(data.previous)} (UTC days)
             </p>
-            <ScrollTable labelledBy="home-figures-title" testId="home-figures-scroll">
-              <table data-testid="home-figures">
-                <thead>
-                  <tr>
-                    <th scope="col">Figure</th>
-                    <th scope="col" class="num">
-                      This week
-                    </th>
-                    <th scope="col" class="num">
-                      Last week
-                    </th>
-                    <th scope="col" class="num">
-                      Change
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {figureRows(data.current, data.previous).map((r) => (
-                    <tr key={r.key} data-testid={`figure-${r.key}`}>
-                      <th scope="row">{r.label}</th>
-                      <td class="num" data-testid="figure-value">
-                        {r.value}
-                      </td>
-                      <td class="num">{r.previous}</td>
-                      <td class="num">
-                        {ARROWS[r.trend] && <span aria-hidden="true">{ARROWS[r.trend]} </span>}
-                        {r.change}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollTable>
+            <Table
+              labelledBy="home-figures-title"
+              scrollTestId="home-figures-scroll"
+              testId="home-figures"
+              columns={['Figure', { title: 'This week', num: true }, { title: 'Last week', num: true }, { title: 'Change', num: true }]}
+            >
+              {figureRows(data.current, data.previous).map((r) => (
+                <tr key={r.key} data-testid={`figure-${r.key}`}>
+                  <th scope="row">{r.label}</th>
+                  <td class="num" data-testid="figure-value">
+                    {r.value}
+                  </td>
+                  <td class="num">{r.previous}</td>
+                  <td class="num">
+                    {ARROWS[r.trend] && <span aria-hidden="true">{ARROWS[r.trend]} </span>}
+                    {r.change}
+                  </td>
+                </tr>
+              ))}
+            </Table>
             {data.current.segment_entries === null && (
               <p class="muted">
                 Segment entries are counted while a webhook or Slack endpoint needs segment facts:{' '}
