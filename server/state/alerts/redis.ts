@@ -13,6 +13,7 @@
 import type { RedisClientType } from '@redis/client';
 import { OwnerRow, TerritoryRule } from '../../../core/alert-records.ts';
 import { StateError, StoreUnavailableError } from '../errors.ts';
+import { withinDeadline } from '../redis/commands.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS, scanKeys } from '../redis/connection.ts';
 import { AlertEntry } from '../transfer/transfer.ts';
 import { type AlertStateStore, type OwnersDocument, STAGE_MARK_KEEP_MS, type StageMark } from './store.ts';
@@ -73,21 +74,8 @@ export class RedisAlertStateStore implements AlertStateStore {
     return this.connection;
   }
 
-  private async io<T>(fn: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        fn(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new StoreUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
-        }),
-      ]);
-    } catch (e) {
-      if (e instanceof StateError || e instanceof StoreUnavailableError) throw e;
-      throw new StoreUnavailableError(`Redis is unavailable: ${(e as Error)?.message ?? e}`, 1, { cause: e });
-    } finally {
-      clearTimeout(timer);
-    }
+  private io<T>(fn: () => Promise<T>): Promise<T> {
+    return withinDeadline(this.commandTimeoutMs, fn);
   }
 
   async putOwners(customerId: string, doc: { owners: readonly OwnerRow[]; territories: readonly TerritoryRule[]; updated_at: string }): Promise<void> {

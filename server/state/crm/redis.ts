@@ -12,11 +12,10 @@
  * Every command has a deadline (as the user store's): a stalled Redis keeps the connection "ready" and
  * node-redis would wait for ever; the deadline answers 503. Other Redis failures are 503 too.
  */
-import { createHash } from 'node:crypto';
 import type { RedisClientType } from '@redis/client';
 import { CrmAccountRecord, CrmConnectionRecord, type CrmPendingItem, CrmProvider, CrmRunRecord } from '../../../core/crm-records.ts';
-import { StateError, StoreUnavailableError } from '../errors.ts';
-import { DEFAULT_COMMAND_TIMEOUT_MS, retryTryAgain, scanKeys } from '../redis/connection.ts';
+import { runScript, withinDeadline } from '../redis/commands.ts';
+import { DEFAULT_COMMAND_TIMEOUT_MS, scanKeys } from '../redis/connection.ts';
 import { fromHash, toHash } from '../redis/keys.ts';
 import type { CrmConnectionChange, CrmImportWriter, CrmPort } from './port.ts';
 import {
@@ -40,7 +39,6 @@ import { CrmService } from './service.ts';
 
 export { crmKeys } from './redis-scripts.ts';
 
-const sha = (script: string) => createHash('sha1').update(script).digest('hex');
 const member = (c: string, p: CrmProvider) => `${c}/${p}`;
 
 /** A stored record hash (JSON values) as the record; null when the hash is empty (no such connection). */
@@ -66,35 +64,13 @@ export class RedisCrmStorage implements CrmPort {
   }
 
   /** The answer within the command deadline; a deadline missed or a Redis failure is StoreUnavailableError (503). */
-  private async io<T>(fn: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        fn(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new StoreUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
-        }),
-      ]);
-    } catch (e) {
-      if (e instanceof StateError || e instanceof StoreUnavailableError) throw e;
-      throw new StoreUnavailableError(`Redis is unavailable: ${(e as Error)?.message ?? e}`, 1, { cause: e });
-    } finally {
-      clearTimeout(timer);
-    }
+  private io<T>(fn: () => Promise<T>): Promise<T> {
+    return withinDeadline(this.commandTimeoutMs, fn);
   }
 
   /** One script call (EVALSHA, the source once per Redis that does not know it yet), within the deadline. */
   private run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    return this.io(() =>
-      retryTryAgain(async () => {
-        try {
-          return await this.client.evalSha(sha(script), { keys, arguments: args });
-        } catch (e) {
-          if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
-          return this.client.eval(script, { keys, arguments: args });
-        }
-      }),
-    );
+    return runScript(this.client, this.commandTimeoutMs, script, keys, args);
   }
 
   async putConnection(record: CrmConnectionRecord, secret: string): Promise<void> {

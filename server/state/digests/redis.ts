@@ -10,11 +10,10 @@
  * `svc:{cust:<id>}:digest:claim-keep` (zset: the same fields scored by keep_until_ms: what a claim
  * forgets), `svc:digest:customers` (set of customer ids).
  */
-import { createHash } from 'node:crypto';
 import type { RedisClientType } from '@redis/client';
 import type { DigestSettings } from '../../../core/digest-records.ts';
-import { StateError, StoreUnavailableError } from '../errors.ts';
-import { DEFAULT_COMMAND_TIMEOUT_MS, retryTryAgain, scanKeys } from '../redis/connection.ts';
+import { runScript, withinDeadline } from '../redis/commands.ts';
+import { DEFAULT_COMMAND_TIMEOUT_MS, scanKeys } from '../redis/connection.ts';
 import type { DigestEntry } from '../transfer/transfer.ts';
 import { CLAIMS_PRUNED_PER_STEP, type DigestPort, doneClaim } from './port.ts';
 import { DigestService } from './service.ts';
@@ -74,8 +73,6 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(c))
 return 1
 `;
 
-const sha = (script: string) => createHash('sha1').update(script).digest('hex');
-
 /** A kept claim (numbers as cjson wrote them: whole epoch ms below 10^14, exact). */
 const claimOf = (raw: string): DigestClaim => JSON.parse(raw) as DigestClaim;
 
@@ -94,34 +91,12 @@ export class RedisDigestStorage implements DigestPort {
     this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
-  private async io<T>(fn: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        fn(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new StoreUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
-        }),
-      ]);
-    } catch (e) {
-      if (e instanceof StateError || e instanceof StoreUnavailableError) throw e;
-      throw new StoreUnavailableError(`Redis is unavailable: ${(e as Error)?.message ?? e}`, 1, { cause: e });
-    } finally {
-      clearTimeout(timer);
-    }
+  private io<T>(fn: () => Promise<T>): Promise<T> {
+    return withinDeadline(this.commandTimeoutMs, fn);
   }
 
   private run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    return this.io(() =>
-      retryTryAgain(async () => {
-        try {
-          return await this.client.evalSha(sha(script), { keys, arguments: args });
-        } catch (e) {
-          if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
-          return this.client.eval(script, { keys, arguments: args });
-        }
-      }),
-    );
+    return runScript(this.client, this.commandTimeoutMs, script, keys, args);
   }
 
   async getSettings(c: string, u: string): Promise<StoredDigestSettings | null> {

@@ -9,11 +9,11 @@
  * and node-redis would wait for ever; the deadline answers 503 (the command may still run later: a create
  * retried after it may meet `conflict`). Other Redis failures are 503 too.
  */
-import { createHash } from 'node:crypto';
 import type { RedisClientType } from '@redis/client';
 import type { Role } from '../../../core/roles.ts';
 import { type AuditEvent, InvitationRecord, SessionRecord, SsoProvider } from '../../../core/user-records.ts';
-import { StateError, StoreUnavailableError } from '../errors.ts';
+import { StoreUnavailableError } from '../errors.ts';
+import { runScript, withinDeadline } from '../redis/commands.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from '../redis/connection.ts';
 import type { UserEntry } from '../transfer/transfer.ts';
 import type { LastOwner, SessionTouch, StoredUser, UserImport, UserStorage } from './port.ts';
@@ -41,8 +41,6 @@ import { auditRetentionMs, UserService } from './service.ts';
 
 /** Reads again at most this often when a user's sessions or invitations changed under a script. */
 const RETRIES = 5;
-
-const sha = (script: string) => createHash('sha1').update(script).digest('hex');
 
 /** A Lua HGETALL reply (field, value, field, value …) as a user. */
 function replied(flat: string[]): StoredUser {
@@ -77,33 +75,13 @@ export class RedisUserStorage implements UserStorage {
    * The answer within the command deadline; a deadline missed or a Redis failure is StoreUnavailableError
    * (503: nothing known to have changed, the call may be retried). StateError passes as it is.
    */
-  private async io<T>(fn: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        fn(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new StoreUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
-        }),
-      ]);
-    } catch (e) {
-      if (e instanceof StateError || e instanceof StoreUnavailableError) throw e;
-      throw new StoreUnavailableError(`Redis is unavailable: ${(e as Error)?.message ?? e}`, 1, { cause: e });
-    } finally {
-      clearTimeout(timer);
-    }
+  private io<T>(fn: () => Promise<T>): Promise<T> {
+    return withinDeadline(this.commandTimeoutMs, fn);
   }
 
   /** One script call (EVALSHA, the source once per Redis that does not know it yet), within the deadline. */
   private run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    return this.io(async () => {
-      try {
-        return await this.client.evalSha(sha(script), { keys, arguments: args });
-      } catch (e) {
-        if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
-        return this.client.eval(script, { keys, arguments: args });
-      }
-    });
+    return runScript(this.client, this.commandTimeoutMs, script, keys, args);
   }
 
   /** Gives up (503) once RETRIES reads of a read-then-check script met a change. */
