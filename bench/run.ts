@@ -9,6 +9,7 @@ import { benchCrm } from './crm.ts';
 import { benchEnrichment, benchIdentification, benchWorkers } from './endpoints.ts';
 import { benchEnrich } from './enrich.ts';
 import { benchEvents } from './events.ts';
+import { benchHome } from './home.ts';
 import { benchImport } from './import.ts';
 import { benchLogLine } from './log-line.ts';
 import { benchLookup } from './lookup.ts';
@@ -38,6 +39,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   segments: benchSegments,
   enrich: benchEnrich,
   crm: benchCrm,
+  home: benchHome,
 };
 
 const [name, ...args] = process.argv.slice(2);
