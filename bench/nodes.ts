@@ -19,12 +19,15 @@ import { parseArgs } from 'node:util';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { type LocalCluster, REDIS_CONF, startLocalCluster } from '../deploy/local-cluster.ts';
 import { freePort, ManagedProcess, redisPing } from '../deploy/processes.ts';
+import { buildServer } from '../server/build.ts';
 import { type BenchData, type BenchState, ensureBenchData, identificationRequests, ipMix, runFolder, TAG_COUNT } from './bench-data.ts';
 import { cpuSeconds, describeLoad, type LoadResult, loadInterleaved, startProcess } from './http-load.ts';
 import { fmt, record } from './results.ts';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const CLI = 'server/cli/main.ts';
+/** What `npm start` runs: the production bundle, built from the working tree at the start of the run (rows
+ * before 2026-12-07T06:00Z ran the sources through tsx). The local cluster of part 2 still runs tsx. */
+const CLI = 'dist/server/main.js';
 
 /** The bench customer, its tags and an identification token, created through a node's admin API. */
 async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
@@ -74,6 +77,7 @@ export async function benchNodes(args: string[]): Promise<void> {
   const duration = Number(values.duration ?? 6);
   const connections = Number(values.connections ?? 50);
   const data = await ensureBenchData(companies);
+  await buildServer();
   const work = runFolder('nodes');
   const ips = ipMix(data);
   const size = `${connections} connections, ${duration} s, ${companies.toLocaleString('en-US')} companies`;

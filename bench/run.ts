@@ -12,6 +12,7 @@ import { benchEvents } from './events.ts';
 import { benchHome } from './home.ts';
 import { benchImport } from './import.ts';
 import { benchLogLine } from './log-line.ts';
+import { benchLookalikes } from './lookalikes.ts';
 import { benchLookup } from './lookup.ts';
 import { benchMetering } from './metering.ts';
 import { benchNodes } from './nodes.ts';
@@ -40,6 +41,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   enrich: benchEnrich,
   crm: benchCrm,
   home: benchHome,
+  lookalikes: benchLookalikes,
 };
 
 const [name, ...args] = process.argv.slice(2);

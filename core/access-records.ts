@@ -28,6 +28,8 @@ export const CustomerRecord = z.object({
   grants: z.array(Grant).default([]),
   /** Query parameters kept apart in the account page's top pages (core/customer-records.ts); absent: none. */
   kept_query_params: z.array(z.string()).default([]),
+  /** The third-party intent topics the customer follows (core/topic-records.ts); absent: none. */
+  topics: z.array(z.string()).default([]),
   /** The highest segment id ever given: a deleted segment's id is never reused (server/segments/crud.ts). */
   segment_seq: z.number().int().min(0).default(0),
   created_at: z.string(),
@@ -47,6 +49,8 @@ export const TokenRecord = z.object({
   allowed_domains: z.array(z.string()),
   scores: z.boolean(),
   segment_names: z.boolean(),
+  /** Whether answers carry the account's followed intent topics (`intent_topics`); absent in records written before it: off. */
+  intent_topics: z.boolean().default(false),
   rate_limit: z.number().int().positive(),
   status: z.enum(TOKEN_STATUSES),
   created_at: z.string(),
@@ -63,6 +67,8 @@ export const NewToken = z.object({
   allowed_domains: AllowedDomains.default([]),
   scores: z.boolean().default(false),
   segment_names: z.boolean().default(false),
+  /** Whether answers carry the account's followed intent topics; absent: off (the record says false). */
+  intent_topics: z.boolean().optional(),
   rate_limit: z.number().int().positive().max(1_000_000).default(DEFAULT_TOKEN_LIMIT),
 });
 export type NewToken = z.input<typeof NewToken>;

@@ -21,6 +21,7 @@ export const CONSOLE_PAGES = [
   'users',
   'sso',
   'audit',
+  'settings',
 ] as const;
 export type ConsolePage = (typeof CONSOLE_PAGES)[number];
 export const PAGE_TITLES: Record<ConsolePage, string> = {
@@ -39,6 +40,7 @@ export const PAGE_TITLES: Record<ConsolePage, string> = {
   users: 'Users',
   sso: 'Single sign-on',
   audit: 'Audit log',
+  settings: 'Settings',
 };
 
 const params = (hash: string) => new URLSearchParams(hash.replace(/^#/, ''));

@@ -10,6 +10,8 @@
  */
 import { z } from 'zod';
 import { RequiredAllowedDomains } from './allowed-domain.ts';
+import { EventName } from './engagement-records.ts';
+import { CustomerTopics, TopicCondition } from './topic-records.ts';
 import { BUYING_STAGES } from './vocabulary.ts';
 
 export const PACKAGES = ['platform', 'sales-intelligence', 'advanced', 'people-enrichment'] as const;
@@ -143,6 +145,75 @@ export const CrmStageCondition = z
   .refine((c) => c.in !== undefined || c.not_in !== undefined, { message: 'give in, not_in or both' });
 export type CrmStageCondition = z.infer<typeof CrmStageCondition>;
 
+/** Company ids a lookalike seed names at most (a list or a segment may seed more). */
+export const MAX_SEED_COMPANIES = 10_000;
+
+/** The seed of a lookalike: one of the customer's account lists, one of its segments, or company ids. */
+const seedFields = {
+  list: z.string().trim().min(1, 'a list id (hot, excluded or a named list’s id)').max(64, 'a list id is at most 64 characters').optional(),
+  segment: z
+    .number({ error: 'a segment id (a positive whole number)' })
+    .int('a segment id (a positive whole number)')
+    .positive('a segment id (a positive whole number)')
+    .optional(),
+  companies: z
+    .array(z.string().trim().min(1, 'a company id is not empty').max(200, 'a company id is at most 200 characters'))
+    .min(1, 'at least one company id (an empty seed finds nothing)')
+    .max(MAX_SEED_COMPANIES, `at most ${MAX_SEED_COMPANIES.toLocaleString('en-US')} company ids (seed from a list for more)`)
+    .optional(),
+};
+const oneSeed = (s: { list?: unknown; segment?: unknown; companies?: unknown }) => [s.list, s.segment, s.companies].filter((v) => v !== undefined).length === 1;
+const ONE_SEED = { message: 'give one seed: list, segment or companies' };
+
+/** Accounts like these (POST …/lookalikes/preview `seed`). */
+export const LookalikeSeed = z.object(seedFields).strict().refine(oneSeed, ONE_SEED);
+export type LookalikeSeed = z.infer<typeof LookalikeSeed>;
+
+/**
+ * Accounts like a seed (server/lookalikes/method.ts: firmographic similarity in [0, 1]): the account's score
+ * against the seed's profile is at least `min_score`; the seed's own accounts are never members.
+ */
+export const LookalikeCondition = z
+  .object({
+    ...seedFields,
+    min_score: z.number({ error: 'a score from 0 to 1 (0.7: most features shared)' }).min(0, 'a score from 0 to 1').max(1, 'a score from 0 to 1'),
+  })
+  .strict()
+  .refine(oneSeed, ONE_SEED);
+export type LookalikeCondition = z.infer<typeof LookalikeCondition>;
+
+/**
+ * First-party engagement: the account's engaged time (the seconds the tag measured a page visible) on pages
+ * whose path matches `path` in the last `days` UTC days is at least `min_seconds`. `path` is a pattern as
+ * `visited`'s (`*` any run of characters, ignoring case, without the query string).
+ */
+export const EngagedCondition = z
+  .object({
+    path: VisitedCondition.shape.path,
+    min_seconds: z
+      .number({ error: 'a whole number of seconds from 1 to 86,400' })
+      .int('a whole number of seconds from 1 to 86,400')
+      .min(1, 'a whole number of seconds from 1 to 86,400')
+      .max(86_400, 'a whole number of seconds from 1 to 86,400'),
+    days: LookBackDays,
+  })
+  .strict();
+export type EngagedCondition = z.infer<typeof EngagedCondition>;
+
+/** A custom event (`svc('track', name, …)`) the account sent at least `min_count` times in the last `days` UTC days. */
+export const EventCondition = z
+  .object({
+    name: EventName,
+    min_count: z
+      .number({ error: 'a whole number of events from 1 to 1,000,000' })
+      .int('a whole number of events from 1 to 1,000,000')
+      .min(1, 'a whole number of events from 1 to 1,000,000')
+      .max(1_000_000, 'a whole number of events from 1 to 1,000,000'),
+    days: LookBackDays,
+  })
+  .strict();
+export type EventCondition = z.infer<typeof EventCondition>;
+
 /** How a level's conditions combine: `all` (default) every one holds, `any` at least one. */
 export const RuleOp = z.enum(['all', 'any'], { error: 'all or any' });
 export type RuleOp = z.infer<typeof RuleOp>;
@@ -168,6 +239,12 @@ const conditions = {
   page_views: PageViewsCondition.optional(),
   crm_owner: CrmOwnerCondition.optional(),
   crm_stage: CrmStageCondition.optional(),
+  lookalike: LookalikeCondition.optional(),
+  /** A third-party intent topic's score over the dataset's last weeks (./topic-records.ts). */
+  topic: TopicCondition.optional(),
+  /** Engaged time on pages of a path pattern, and a custom event's count (./engagement-records.ts). */
+  engaged: EngagedCondition.optional(),
+  event: EventCondition.optional(),
   op: RuleOp.optional(),
 };
 
@@ -192,7 +269,7 @@ export type SegmentGroup = z.infer<typeof SegmentGroup>;
  * A segment's rule. Each present field is one condition: a catalog field matches one of its values
  * (comparisons ignore case; the `*_prefix` fields match codes that start with one of the values:
  * `sic_prefix: ["73"]`, `naics_prefix: ["5112"]`), `in_list` the account is in one of the lists, `intent`,
- * `visited`, `page_views`, `crm_owner`, `crm_stage` as above, and each group is one more. `op` says how they combine (default
+ * `visited`, `page_views`, `crm_owner`, `crm_stage`, `engaged`, `event` as above, and each group is one more. `op` says how they combine (default
  * `all`: every one; `any`: at least one), so a rule saved as a flat object of fields keeps its meaning
  * (AND across fields, OR within one). An empty rule matches nothing.
  */
@@ -311,6 +388,8 @@ export const CustomerSeed = z.object({
     .array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a query parameter name is 1–64 of A–Z a–z 0–9 _ . -'))
     .max(50)
     .optional(),
+  /** The third-party intent topics the customer follows (./topic-records.ts): the account page shows them, answers may carry them. Absent: none. */
+  topics: CustomerTopics.optional(),
   tags: z.array(TagSeed).default([]),
 });
 export type CustomerSeed = z.infer<typeof CustomerSeed>;
@@ -335,6 +414,7 @@ export const CustomerPatch = z
           'hot_accounts',
           'grants',
           'kept_query_params',
+          'topics',
         ] as const
       ).map((k) => {
         const f = CustomerSeed.shape[k];
@@ -354,7 +434,8 @@ type PatchKey =
   | 'excluded_accounts'
   | 'hot_accounts'
   | 'grants'
-  | 'kept_query_params';
+  | 'kept_query_params'
+  | 'topics';
 type Unwrapped<T> = T extends z.ZodDefault<infer I> ? I : T;
 export type CustomerPatch = z.infer<typeof CustomerPatch>;
 

@@ -6,7 +6,8 @@
  * - composition root — app.ts, app-shell.ts, routes.ts, services.ts, serve.ts, cluster.ts, build.ts, cli/:
  *   the only modules that import everything (they assemble the app, the route table, the process).
  * - shared — config.ts, cache/, state/ (its ports and services), data/ (the read-only dataset), net/
- *   (addresses), geoip/, scoring/, customers/, auth/, credits/, limits/, observability/, and the OpenAPI
+ *   (addresses), geoip/, scoring/, customers/, auth/, credits/, limits/, observability/, lookalikes/ (the
+ *   similarity method and its per-snapshot index, which segment rules read), and the OpenAPI
  *   vocabulary route docs are written in (openapi/kit.ts, examples.json): imports core/, data/ and tag/
  *   of the repository, and other shared modules. Never http/, never a feature.
  * - http/ — transport and the one pipeline (router, run-route, bodies, errors, route-def, admin-route,
@@ -33,7 +34,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const COMPOSITION_ROOT = ['app', 'app-shell', 'routes', 'services', 'serve', 'cluster', 'build', 'cli'];
 /** Composition-root modules inside a folder: the OpenAPI document, assembled from every feature's schemas and the route table. */
 const COMPOSITION_MODULES = ['server/openapi/document.ts', 'server/openapi/bodies.ts'];
-const SHARED = ['config', 'cache', 'state', 'data', 'net', 'geoip', 'scoring', 'customers', 'auth', 'credits', 'limits', 'observability'];
+const SHARED = ['config', 'cache', 'state', 'data', 'net', 'geoip', 'scoring', 'customers', 'auth', 'credits', 'limits', 'observability', 'lookalikes'];
 /** Shared modules inside a feature folder: the OpenAPI vocabulary every route's docs are written in. */
 const SHARED_MODULES = ['server/openapi/kit.ts', 'server/openapi/examples.json'];
 /** Route modules of shared folders: features (they import http/ to define routes). */
@@ -43,6 +44,7 @@ const ROUTE_MODULES = [
   'server/credits/usage-route.ts',
   'server/observability/health.ts',
   'server/observability/metrics-route.ts',
+  'server/lookalikes/routes.ts',
 ];
 
 /** Which features a feature builds on, and why. Acyclic (checked); an unused edge fails too. */
@@ -56,13 +58,13 @@ const FEATURE_USES: Record<string, Record<string, string>> = {
   accounts: {
     identification: 'the page’s firmographics as identification builds them',
     segments: 'the account’s segments',
-    visits: 'the account’s page views (report rows)',
+    visits: 'the account’s page views (report rows) and its engagement summary',
     webhooks: 'type of a delivery (the page lists the account’s webhook deliveries)',
   },
   visits: { segments: 'a recorded view re-evaluates the account’s segments (segment.entered)' },
   webhooks: {
     identification: 'the payload’s company as identification answers it',
-    visits: 'type of the page-view recorder the dispatcher listens to',
+    visits: 'type of the page-view recorder the dispatcher listens to; the account’s engagement summary v3 payloads carry',
   },
   events: {
     identification: 'the registry holds every emitted event’s schema: the answer pushed to dataLayer',
@@ -77,10 +79,12 @@ const FEATURE_USES: Record<string, Record<string, string>> = {
     alerts: '“my accounts” finds owners as alerts route to them (territory rules)',
   },
   auth: { users: 'sign-in accepts an invitation (auth/routes.ts)' },
+  lookalikes: { segments: 'a preview seeded by a segment or a list reads its accounts as segment rules do (lookalike-seeds.ts)' },
   home: { webhooks: 'segment entries are counted only while an endpoint needs segment facts (needsEnrichment)' },
   alerts: {
     webhooks: 'an alert is an outbox endpoint: planned and delivered by the webhook dispatcher (its facts, samples, destination rules, masked URLs)',
   },
+  committee: { people: 'the committee is People Search’s profiles, a reveal People Enrichment’s answer (one answer, one charge)' },
 };
 
 /**

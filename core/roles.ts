@@ -13,7 +13,7 @@ export type Role = z.infer<typeof Role>;
 export const ROLE_MEANING: Readonly<Record<Role, string>> = {
   owner: 'everything in the customer, users and roles included',
   admin: 'tokens, tags, webhooks, CRM integrations, settings, account lists, segments and alerts',
-  marketer: 'segments, account lists, alerts (Slack, Teams, email), tag settings and reports',
+  marketer: 'segments, account lists, alerts (Slack, Teams, email), tag settings, reports and revealing people (credits)',
   viewer: 'reports, settings and alerts, read-only',
 };
 
@@ -42,6 +42,8 @@ export const PERMISSIONS = [
   'alerts:read',
   /** Alerts created, changed, paused, tested and removed; the owners list uploaded (a raw JSON webhook destination also needs webhooks:write). */
   'alerts:write',
+  /** A person of an account's buying committee revealed: People Enrichment's answer, charged to the customer's Enrichment credits. */
+  'people:reveal',
   /** Users, invitations, roles, single sign-on. */
   'users:manage',
   /** The audit log read. */
@@ -56,7 +58,7 @@ export const PERMISSIONS = [
 export type Permission = (typeof PERMISSIONS)[number];
 
 const READ: Permission[] = ['reports:read', 'tags:read', 'alerts:read'];
-const MARKETER: Permission[] = [...READ, 'tag-settings:write', 'segments:write', 'integrations:read', 'alerts:write'];
+const MARKETER: Permission[] = [...READ, 'tag-settings:write', 'segments:write', 'integrations:read', 'alerts:write', 'people:reveal'];
 const ADMIN: Permission[] = [
   ...MARKETER,
   'settings:write',

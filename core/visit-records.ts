@@ -4,6 +4,7 @@
  * core (the console's bundle imports them from here); the visit store and its rules over them are
  * server/state/visits/.
  */
+import type { UnidentifiedReason } from './vocabulary.ts';
 
 /** Identified and anonymous page views of one UTC day. */
 export interface DailyTotals {
@@ -29,4 +30,13 @@ export interface TagSighting {
   tag_id: string;
   origin: string;
   last_seen_at: string;
+}
+
+/**
+ * The anonymous page views of one UTC day by why they matched no company (core/vocabulary.ts
+ * UNIDENTIFIED_REASONS); every reason present, zeros included.
+ */
+export interface DailyUnidentified {
+  day: string;
+  reasons: Record<UnidentifiedReason, number>;
 }

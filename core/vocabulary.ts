@@ -23,6 +23,16 @@ export type CompanyMatch = (typeof COMPANY_MATCHES)[number];
 export const PRIVACY_REASONS = ['vpn', 'tor', 'proxy', 'relay', 'hosting'] as const;
 export type PrivacyReason = (typeof PRIVACY_REASONS)[number];
 
+/**
+ * Why a page view matched no company (the Visitors report's split of its anonymous page views), decided when
+ * it is recorded (server/data/network-company.ts): the network's kind (`isp`, `hosting`, `bot`) or a bot user
+ * agent (`bot`); the network's privacy reason (`vpn`, `proxy`, `tor`, `relay`; a privacy `hosting` is
+ * `hosting`); `no_data` when no network holds the address or the dataset has no company for it; `other`
+ * for a network of another non-company kind (a mapping of licensed data may name more).
+ */
+export const UNIDENTIFIED_REASONS = ['isp', 'hosting', 'bot', 'vpn', 'proxy', 'tor', 'relay', 'no_data', 'other'] as const;
+export type UnidentifiedReason = (typeof UNIDENTIFIED_REASONS)[number];
+
 /** Buying stages, lowest to highest: the scoring model maps intent scores onto this order. */
 export const BUYING_STAGES = ['Target', 'Awareness', 'Consideration', 'Decision', 'Purchase'] as const;
 export type BuyingStage = (typeof BUYING_STAGES)[number];

@@ -57,25 +57,25 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
     Audience: ['Home', 'Accounts', 'Visitors', 'Segments', 'Lists'],
     Engage: ['Alerts', 'Notifications', 'Integrations'],
     Data: ['Enrich a file'],
-    Setup: ['Web tags', 'Webhooks', 'API tokens', 'Users', 'Single sign-on', 'Audit log', 'Developers'],
+    Setup: ['Web tags', 'Webhooks', 'API tokens', 'Users', 'Single sign-on', 'Audit log', 'Settings', 'Developers'],
   },
   admin: {
     Audience: ['Home', 'Accounts', 'Visitors', 'Segments', 'Lists'],
     Engage: ['Alerts', 'Notifications', 'Integrations'],
     Data: ['Enrich a file'],
-    Setup: ['Web tags', 'Webhooks', 'API tokens', 'Audit log', 'Developers'],
+    Setup: ['Web tags', 'Webhooks', 'API tokens', 'Audit log', 'Settings', 'Developers'],
   },
   marketer: {
     Audience: ['Home', 'Accounts', 'Visitors', 'Segments', 'Lists'],
     Engage: ['Alerts', 'Notifications', 'Integrations'],
     Data: ['Enrich a file'],
-    Setup: ['Web tags', 'Developers'],
+    Setup: ['Web tags', 'Settings', 'Developers'],
   },
   viewer: {
     Audience: ['Home', 'Accounts', 'Visitors', 'Segments', 'Lists'],
     Engage: ['Alerts', 'Notifications'],
     Data: ['Enrich a file'],
-    Setup: ['Web tags', 'Developers'],
+    Setup: ['Web tags', 'Settings', 'Developers'],
   },
 };
 /** A page each role may not open (none for the owner). */
@@ -267,6 +267,7 @@ const PAGES: [hash: string, title: string][] = [
   ['users', 'Users'],
   ['sso', 'Single sign-on'],
   ['audit', 'Audit log'],
+  ['settings', 'Settings'],
   ['developers', 'Developers'],
   ['start', 'Get started'],
   ['nonsense', 'Page not found'],

@@ -54,7 +54,17 @@ test('the tag’s events, its beacon and the webhooks it causes validate against
   // Every event listed, each URL answering.
   const listed = (await (await request.get('/schemas')).json()).events as { name: string; version: number; url: string }[];
   expect(listed.map((e) => `${e.name}@${e.version}`)).toEqual(
-    expect.arrayContaining(['svc:ready@1', 'svc_company_details_loaded@1', 'pageview@1', 'account.visited@1', 'account.visited@2', 'segment.entered@1']),
+    expect.arrayContaining([
+      'svc:ready@1',
+      'svc_company_details_loaded@1',
+      'pageview@1',
+      'engagement@1',
+      'event@1',
+      'account.visited@1',
+      'account.visited@2',
+      'account.visited@3',
+      'segment.entered@1',
+    ]),
   );
 
   // A segment the visiting company is in from now on (so its next view enters it), and endpoints on both
@@ -96,11 +106,22 @@ test('the tag’s events, its beacon and the webhooks it causes validate against
   await expectValid(request, 'svc:personalized', 1, personalized!.detail);
   await expect.poll(() => beacons.length).toBeGreaterThan(0);
   await expectValid(request, 'pageview', 1, beacons[0]);
+  // A custom event, and the engaged time sent as the page is hidden (set as a browser sets it: headless
+  // Chromium keeps every tab visible).
+  await page.evaluate(() => {
+    (window as any).svc.push(['track', 'schema_checked', { plan: 'pro', seats: 3, trial: true }]);
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  const beaconOf = (type: string) => beacons.find((b) => (b as { type?: string } | null)?.type === type);
+  await expect.poll(() => [beaconOf('event'), beaconOf('engagement')].every(Boolean)).toBe(true);
+  await expectValid(request, 'event', 1, beaconOf('event'));
+  await expectValid(request, 'engagement', 1, beaconOf('engagement'));
 
   // The webhooks that page view raised, delivered by the server's dispatcher to the receiver.
   await expect
     .poll(() => received.map((r) => `${r.body.type}@${r.body.version ?? 1}`).sort(), { timeout: 15_000 })
-    .toEqual(expect.arrayContaining(['account.hot@1', 'account.hot@2', 'segment.entered@1']));
+    .toEqual(expect.arrayContaining(['account.hot@1', 'account.hot@3', 'segment.entered@1']));
   for (const { body, headers } of received) {
     expect(headers['svc-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     await expectValid(request, body.type, body.version ?? 1, body);

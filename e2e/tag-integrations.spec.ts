@@ -7,6 +7,7 @@
  * and the tag never adds a script of its own.
  */
 import { expect, type Page, test } from '@playwright/test';
+import { ga4Value } from '../tag/src/integrations.ts';
 import {
   ADMIN_TOKEN,
   answerFor,
@@ -99,12 +100,12 @@ test('the tag setting: one gtag set user_properties and one analytics.group, wit
       'set',
       'user_properties',
       {
-        svc_company_name: c.name.slice(0, 36),
+        svc_company_name: ga4Value(c.name),
         svc_company_domain: c.domain,
         svc_industry: c.industry,
         svc_employee_range: c.employee_range,
         svc_segment_ids: answer.segments?.ids?.join() ?? null,
-        svc_segment_names: answer.segments?.names?.join()?.slice(0, 36) ?? null,
+        svc_segment_names: ga4Value(answer.segments?.names?.join() ?? null),
       },
     ],
     [
@@ -149,6 +150,33 @@ test('the integrations command: only the tools asked for; none when the tools ar
   expect(await addedScripts(bare)).toEqual([]);
   expect(await bare.evaluate(() => [typeof (window as any).gtag, typeof (window as any).analytics])).toEqual(['undefined', 'undefined']);
   expect(errors).toEqual([]);
+});
+
+test('by default GA4 gets at most 25 properties, names of 24 characters, values of 36, every product by its stage and intent', async ({ page }) => {
+  await stubTools(page, { gtag: 'ok' });
+  await recordEvents(page);
+  const head = '<script>svc.push(["integrations",{"ga4":true}])</script>';
+  await page.goto(`${await serve(page, '/t/int-ga4-default', { body: '<h1>hi</h1>', snippet: { tagId: WITH_CODE.tag }, head })}?svc_test_ip=${company.ip}`);
+  await waitForEvent(page, 'svc:ready');
+  const told = await calls(page);
+  expect(told.map((call) => call.slice(0, 3))).toEqual([['gtag', 'set', 'user_properties']]);
+  const properties = told[0][3] as Record<string, unknown>;
+  // GA4's documented collection limits (support.google.com/analytics/answer/9267744).
+  expect(Object.keys(properties).length).toBeLessThanOrEqual(25);
+  for (const [name, value] of Object.entries(properties)) {
+    expect(name.length, name).toBeLessThanOrEqual(24);
+    if (typeof value === 'string') expect([...value].length, name).toBeLessThanOrEqual(36);
+  }
+  // The answer the tag got (page views raise the intent score between two lookups).
+  const got = await page.evaluate(() => (window as any).svc.data);
+  const c = got.company;
+  expect(properties).toMatchObject({ svc_company_id: c.companyId, svc_company_name: ga4Value(c.name), svc_company_domain: c.domain, svc_industry: c.industry });
+  expect(got.scores.length).toBeGreaterThanOrEqual(2); // the demo customer's two products
+  for (const score of got.scores) {
+    const product = `svc_${score.product.replace(/\W+/g, '_').toLowerCase().slice(0, 13)}`;
+    expect(properties[`${product}_stage`], product).toBe(score.buying_stage);
+    expect(properties[`${product}_intent`], product).toBe(score.intent_score);
+  }
 });
 
 test('a tool that loads late (a tag manager) is told once by the retry', async ({ page }) => {

@@ -113,7 +113,10 @@ for (const v of WITH_PAGE_VIEWS) {
 }
 
 test('single-page apps: each history navigation sends one page view (pushState, replaceState, back)', async ({ page }) => {
-  const { beacons, preflights } = await captureBeacons(page);
+  const captured = await captureBeacons(page);
+  const { preflights } = captured;
+  // Each navigation also ends the previous page view's engaged time (its own beacon, with its path: e2e/engaged-time.spec.ts).
+  const beacons = () => captured.beacons().filter((b) => b.body.type === 'pageview');
   const url = await serve(page, '/t/pv-spa', { body: BODY, snippet: { tagId: FULL.tag } });
   await page.goto(`${url}?utm_source=ad`);
   await expect.poll(() => beacons().length).toBe(1);
@@ -137,6 +140,9 @@ test('single-page apps: each history navigation sends one page view (pushState, 
       .every((b) => b.body.referrer === undefined),
   ).toBe(true);
   expect(preflights()).toEqual([]);
+  const engaged = captured.beacons().filter((b) => b.body.type === 'engagement');
+  expect(engaged.map((b) => b.body.path)).toEqual(['/t/pv-spa?utm_source=ad', '/t/pv-spa/pricing', '/t/pv-spa/contact?utm_medium=cta']);
+  expect(engaged.every((b) => b.body.engaged_ms > 0 && b.body.session === beacons()[0]!.body.session)).toBe(true);
 });
 
 test('without the spa feature, history navigations send no page view (the load still does)', async ({ page, request }) => {

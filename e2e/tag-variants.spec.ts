@@ -60,7 +60,7 @@ for (const v of VARIANTS) {
     await expect(page.locator('#title')).toHaveText(personalisation ? `Hello ${companyName}` : 'Hello there');
     await expect(page.locator('#company')).toHaveValue(form_fill ? companyName : '');
     expect((await events(page, 'svc:personalized')).length > 0).toBe(personalisation || form_fill);
-    await expect.poll(() => beacons().length).toBe(page_views ? 1 : 0);
+    await expect.poll(() => beacons().filter((b) => b.body.type === 'pageview').length).toBe(page_views ? 1 : 0);
 
     // A single-page-app navigation that renders a new element.
     await page.evaluate(() => {
@@ -73,7 +73,10 @@ for (const v of VARIANTS) {
     });
     await page.waitForTimeout(SETTLE_MS);
     await expect(page.locator('#late')).toHaveText(spa && personalisation ? companyName : 'late');
-    expect(beacons().map((b) => b.body.path)).toEqual(page_views ? (spa ? ['/t/variants', '/t/variants-next'] : ['/t/variants']) : []);
+    const sent = (type: string) => beacons().filter((b) => b.body.type === type);
+    expect(sent('pageview').map((b) => b.body.path)).toEqual(page_views ? (spa ? ['/t/variants', '/t/variants-next'] : ['/t/variants']) : []);
+    // The navigation ended the first page view's engaged time (page views' feature, with spa).
+    expect(sent('engagement').map((b) => b.body.path)).toEqual(page_views && spa ? ['/t/variants'] : []);
 
     expect(logs.length > 0, logs.join('\n')).toBe(debug);
   });

@@ -9,6 +9,7 @@ import { alertRoutes } from './alerts/routes.ts';
 import { shellRoutes } from './app-shell.ts';
 import { authRoutes } from './auth/routes.ts';
 import { ssoRoutes } from './auth/sso-routes.ts';
+import { committeeRoutes } from './committee/routes.ts';
 import { usageRoutes } from './credits/usage-route.ts';
 import { crmRoutes } from './crm/routes.ts';
 import { demoRoutes } from './demo/visitors.ts';
@@ -21,11 +22,14 @@ import { homeRoutes } from './home/routes.ts';
 import type { RouteDef } from './http/route-def.ts';
 import { identificationRoutes } from './identification/route.ts';
 import { listAdminRoutes } from './lists/routes.ts';
+import { lookalikeRoutes } from './lookalikes/routes.ts';
 import { healthRoutes } from './observability/health.ts';
 import { metricsRoutes } from './observability/metrics-route.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { peopleRoutes } from './people/route.ts';
+import { audienceRoutes } from './segments/audience-routes.ts';
 import { segmentAdminRoutes, segmentApiRoutes } from './segments/routes.ts';
+import { topicRoutes } from './topics/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { visitsAdminRoutes } from './visits/admin-routes.ts';
 import { pageViewRoutes } from './visits/events-route.ts';
@@ -44,11 +48,15 @@ export const ROUTES: readonly RouteDef[] = [
   ...visitsAdminRoutes,
   ...homeRoutes,
   ...accountRoutes,
+  ...committeeRoutes,
   ...webhookAdminRoutes,
   ...alertRoutes,
   ...crmRoutes,
   ...segmentAdminRoutes,
+  ...lookalikeRoutes,
+  ...audienceRoutes,
   ...listAdminRoutes,
+  ...topicRoutes,
   ...enrichmentJobRoutes,
   ...onboardingRoutes,
   ...authRoutes,

@@ -82,7 +82,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const { state: store, users, outbox: webhookStore } = backend;
   if (opts.initialise !== false) await initialiseState(backend, config, log);
   const { auth: adminAuth } = await setupAdminAuth(store, config.SVC_ADMIN_TOKEN);
-  const recorder = openVisitRecorder(config, log, backend.visits);
+  const recorder = openVisitRecorder(config, log, backend.visits, backend.engagement);
   const enrichDeps = { catalog: () => dataset.current.catalog, recorder };
   const webhooks = new WebhookService({
     store: webhookStore,
@@ -147,7 +147,15 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const digestScheduler = new DigestScheduler(digests, opts.digestTickMs);
   digestScheduler.start();
   // Enrichment jobs of the console: those an earlier process left (a stop, a crash) resume now.
-  const enrichJobs = new EnrichJobs({ dir: config.SVC_JOBS_DIR, store, catalog: () => dataset.current.catalog, log, limits: jobLimits(config) });
+  const enrichJobs = new EnrichJobs({
+    dir: config.SVC_JOBS_DIR,
+    store,
+    catalog: () => dataset.current.catalog,
+    // The segments of a file row read the account's facts from the stores the API's answers read them from.
+    accounts: { visits: backend.visits, engagement: backend.engagement, crm: backend.crm, onError: (e) => recorder.reportError(e) },
+    log,
+    limits: jobLimits(config),
+  });
   enrichJobs.start();
   const server = createServer(
     createRequestListener({

@@ -13,14 +13,19 @@ describe('buildTag', async () => {
   const sizes = await buildTag(dir);
   const js = await readFile(join(dir, 'svc.js'), 'utf8');
 
-  it('keeps the core ≤ 2,000 B, every other variant (integrations included) ≤ 3,500 B and the snippet ≤ 600 B gzip (size is deterministic)', () => {
-    expect(BUDGETS).toEqual({ core: 2000, bundle: 3500, snippet: 600 });
+  it('keeps the core ≤ 2,000 B, every other variant (integrations included) ≤ 3,500 B but page views with the integrations ≤ 3,800 B for now and the snippet ≤ 600 B gzip (size is deterministic)', () => {
+    expect(BUDGETS).toEqual({ core: 2000, bundle: 3500, pageViewsIntegrations: 3800, snippet: 600 });
     expect(Object.keys(sizes.variants)).toHaveLength(64);
     expect(sizes.variants.core.gzip).toBeLessThanOrEqual(2000);
-    for (const [name, size] of Object.entries(sizes.variants)) expect(size.gzip, name).toBeLessThanOrEqual(name === 'core' ? 2000 : 3500);
+    for (const [name, size] of Object.entries(sizes.variants)) expect(size.gzip, name).toBeLessThanOrEqual(budgetOf(name));
+    // The interim exception (issue 37) is only page views together with the integrations.
+    for (const name of Object.keys(sizes.variants)) {
+      if (!(name.includes('page_views') && name.includes('integrations')))
+        expect(sizes.variants[name].gzip, name).toBeLessThanOrEqual(name === 'core' ? 2000 : 3500);
+    }
     expect(sizes.variants[variantName(DEFAULT_FEATURES)].gzip).toBeLessThanOrEqual(3500);
     expect(sizes.bundle).toEqual(sizes.variants[variantName(EVERY_FEATURE)]);
-    expect(sizes.bundle.gzip).toBeLessThanOrEqual(3500);
+    expect(sizes.bundle.gzip).toBeLessThanOrEqual(3800);
     expect(sizes.snippet.gzip).toBeLessThanOrEqual(600);
     expect(overBudget(sizes)).toEqual([]);
     // What a browser downloads (it accepts br; server/tag/assets.ts serves it): every variant ≤ 3,500 B.
@@ -95,7 +100,7 @@ describe('buildTag', async () => {
     expect(overBudget({ ...fine, snippet: big })).toEqual(['snippet']);
     const near = { raw: 1, gzip: BUDGETS.bundle + 1, br: 1 };
     expect(overBudget({ ...fine, variants: { core: small, spa: near, 'spa-integrations': near } })).toEqual(['spa', 'spa-integrations']);
-    expect([budgetOf('core'), budgetOf('spa-debug'), budgetOf('debug-integrations')]).toEqual([2000, 3500, 3500]);
+    expect([budgetOf('core'), budgetOf('spa-debug'), budgetOf('debug-integrations'), budgetOf('page_views-integrations')]).toEqual([2000, 3500, 3500, 3800]);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * `data build --in DIR --out DIR`: turns a sources folder into what a server node serves:
  *   networks.mmdb  network index (our MMDB writer; IPv6 tree when an IPv6 network exists) → { kind, confidence, company_id?, country?, state?, city? }
- *   catalog.db     read-only SQLite: companies, domains, people, intent, engagement, verified sample addresses
+ *   catalog.db     read-only SQLite: companies, domains, people, intent, engagement, topics, verified sample addresses
  * Both are written to temp files, fsynced and renamed into place, so a running server never sees half a file.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { inBatches, openBuildDatabase } from './bulk.ts';
 import { type Candidate, writeNetworkIndex, writeNetworkIndexInWorker } from './network-index.ts';
 import type { NetworkRecord } from './network-record.ts';
 import { buildPeopleFileInWorker, copyPeopleFrom, loadPeople } from './people.ts';
+import { loadTopics } from './topics.ts';
 
 export interface BuildSummary {
   out: string;
@@ -30,6 +31,8 @@ export interface BuildSummary {
   people: number;
   intent: number;
   engagement: number;
+  /** Rows of topics.csv (third-party topic surge). */
+  topics: number;
   samples: number;
   bytes: { networks: number; catalog: number };
   ms: number;
@@ -95,6 +98,7 @@ export async function buildDataset(opts: {
       : { count: await phase('people', (tick) => loadPeople(db, opts.in, tick), 'people'), ms: Date.now() - peopleStarted };
     let intent: number;
     let engagement: number;
+    let topics: number;
     try {
       intent = await phase(
         'intent',
@@ -116,6 +120,7 @@ export async function buildDataset(opts: {
           ),
         'engagement',
       );
+      topics = await phase('topics', (tick) => loadTopics(db, opts.in, companyIds, tick), 'topics');
     } catch (e) {
       // people.csv comes before these files: its error, if any, is the one to report.
       await peopleWorker?.result;
@@ -158,6 +163,7 @@ export async function buildDataset(opts: {
       people: people.count,
       intent,
       engagement,
+      topics,
       samples,
       bytes: { networks: statSync(join(opts.out, NETWORKS_FILE)).size, catalog: statSync(join(opts.out, CATALOG_FILE)).size },
       ms: Date.now() - started,

@@ -16,6 +16,20 @@ const cols = (names: readonly string[], pk: string) => names.map((c) => (c === p
 /** The people table alone: `data build` may load it into a file of its own in a worker (../build/people.ts). */
 export const PEOPLE_DDL = `CREATE TABLE people (${cols(PERSON_COLUMNS, 'people_id')}, email_lc TEXT NOT NULL DEFAULT '', linkedin_key TEXT NOT NULL DEFAULT '');`;
 
+/**
+ * Third-party topic surge (topics.csv): a score per (company, topic, week), topic names compared ignoring
+ * case (a repeat keeps the higher score); and per topic, written once after the load (../build/topics.ts),
+ * its accounts and those surging in the latest week — the topic picker's list without a scan of the scores.
+ * A catalog built before these tables has no topics (server/data/catalog-topics.ts).
+ */
+export const TOPICS_DDL = `
+CREATE TABLE topics (company_id TEXT NOT NULL, topic TEXT NOT NULL COLLATE NOCASE, week TEXT NOT NULL, score INTEGER NOT NULL,
+  PRIMARY KEY (company_id, topic, week)) WITHOUT ROWID;
+CREATE TABLE topic_names (topic TEXT PRIMARY KEY COLLATE NOCASE, accounts INTEGER NOT NULL, surging INTEGER NOT NULL) WITHOUT ROWID;`;
+
+/** The `meta` key of the latest week the topics hold (absent: no topics). */
+export const TOPICS_LATEST_WEEK = 'topics_latest_week';
+
 export const CATALOG_DDL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE companies (${cols(COMPANY_COLUMNS, 'company_id')}) WITHOUT ROWID;
@@ -24,6 +38,7 @@ CREATE TABLE domains (domain TEXT NOT NULL, company_id TEXT NOT NULL, is_primary
 ${PEOPLE_DDL}
 CREATE TABLE intent (company_id TEXT NOT NULL, topic TEXT NOT NULL, strength REAL NOT NULL, observed_at TEXT NOT NULL);
 CREATE TABLE engagement (people_id TEXT NOT NULL, activity TEXT NOT NULL, count INTEGER NOT NULL, observed_at TEXT NOT NULL);
+${TOPICS_DDL}
 -- Addresses verified against the built networks.mmdb to resolve to the given kind/company: demo visitors, tests.
 CREATE TABLE network_samples (ip TEXT PRIMARY KEY, kind TEXT NOT NULL, company_id TEXT NOT NULL, network TEXT NOT NULL);
 `;
@@ -42,4 +57,5 @@ export const OTHER_INDEXES = `
 CREATE INDEX intent_company ON intent (company_id);
 CREATE INDEX companies_name ON companies (name COLLATE NOCASE);
 CREATE INDEX engagement_people ON engagement (people_id);
+CREATE INDEX topics_by_topic ON topics (topic, week, score);
 `;

@@ -48,6 +48,9 @@ export const DEMO_SEGMENTS: Segment[] = [
   { id: 104, name: 'North America Healthcare', match: { industry: ['Healthcare'], country_iso_code: ['US', 'CA'] } },
 ];
 
+/** The third-party intent topics the demo customer follows (topics.csv): its CDP product's first ones. */
+export const DEMO_TOPICS: string[] = DEMO_PRODUCTS[0].intent_topics.slice(0, 5);
+
 export type AnchorRole = 'segment' | 'excluded' | 'hot';
 
 export interface Anchor {
@@ -129,6 +132,8 @@ export function customersFile(anchorIds: readonly (string | undefined)[]): Custo
         segments: DEMO_SEGMENTS,
         excluded_accounts: ids('excluded').map((x) => x.id),
         hot_accounts: ids('hot').map((x) => ({ company_id: x.id, products: x.anchor.hotProducts ?? [] })),
+        // The third-party topics it follows: the anchors research them (focus topics), so they surge on its account pages.
+        topics: DEMO_TOPICS,
         tags: [{ tag_id: DEMO_TAG_ID, allowed_domains: ['localhost', '127.0.0.1', '::1'], scores: true, segment_names: true, demo: true }],
       },
       {

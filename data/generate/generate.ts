@@ -3,7 +3,7 @@
  *
  * Same seed → byte-identical files: every choice comes from the seeded generator in `random.ts` (no clock,
  * no Math.random, no locale formatting; dates are relative to a fixed "now", 2026-11-01). Each concern
- * draws from its own stream derived from the seed (companies, networks, intent, people, engagement), so a
+ * draws from its own stream derived from the seed (companies, networks, intent, topics, people, engagement), so a
  * change in how people are made does not reshuffle the networks, and people can be made in another thread.
  *
  * Rows stream to the files as they are made (buffered writes, backpressure between batches of companies):
@@ -20,7 +20,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CustomersFile } from '../../core/customer-records.ts';
 import { type Progress, SILENT } from '../progress.ts';
-import { COMPANY_COLUMNS, DOMAIN_COLUMNS, INTENT_COLUMNS, NETWORK_COLUMNS, SOURCE_FILES } from '../sources/schema.ts';
+import { COMPANY_COLUMNS, DOMAIN_COLUMNS, INTENT_COLUMNS, NETWORK_COLUMNS, SOURCE_FILES, TOPIC_COLUMNS } from '../sources/schema.ts';
 import { intentFor } from './activity.ts';
 import { type Company, CompanyFactory } from './companies.ts';
 import { CsvWriter } from './csv-writer.ts';
@@ -29,6 +29,7 @@ import { type DemoNetwork, NetworkPlanner } from './networks.ts';
 import { inlinePeople, type PeoplePipeline, workerPeople } from './people-pipeline.ts';
 import { encodePeopleJob } from './people-stream.ts';
 import { Rng } from './random.ts';
+import { type TopicSignal, topicsFor } from './topics.ts';
 
 export interface GenerateOptions {
   /** Folder to write the source files into (created if missing; existing files are replaced). */
@@ -103,6 +104,7 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
   const network6Rng = new Rng(`${seed}#networks6`);
   const privacyRng = new Rng(`${seed}#privacy`);
   const intentRng = new Rng(`${seed}#intent`);
+  const topicRng = new Rng(`${seed}#topics`);
 
   const file = (key: keyof typeof SOURCE_FILES) => join(opts.out, SOURCE_FILES[key]);
   const writers = {
@@ -110,6 +112,7 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
     networks: new CsvWriter(file('networks'), NETWORK_COLUMNS),
     domains: new CsvWriter(file('domains'), DOMAIN_COLUMNS),
     intent: new CsvWriter(file('intent'), INTENT_COLUMNS),
+    topics: new CsvWriter(file('topics'), TOPIC_COLUMNS),
   };
   const all = Object.values(writers);
   const peopleOpts = { seed, salt: planRng.uint32() };
@@ -153,7 +156,16 @@ export async function generateSources(opts: GenerateOptions): Promise<GenerateSu
       }
 
       people.add(encodePeopleJob(c, a));
-      intentFor(intentRng, c, writers.intent, anchor?.focusTopics);
+      // The company's signals, kept as written: its weekly topic scores follow them (./topics.ts).
+      const signals: TopicSignal[] = [];
+      const intentRows = {
+        write(fields: readonly string[]) {
+          writers.intent.write(fields);
+          signals.push({ topic: fields[1], strength: Number(fields[2]), observed_at: fields[3] });
+        },
+      };
+      intentFor(intentRng, c, intentRows, anchor?.focusTopics);
+      topicsFor(topicRng, c.id, signals, anchor?.focusTopics ?? [], writers.topics);
 
       if (i % BATCH === BATCH - 1) {
         await Promise.all([...all.map((w) => w.drain()), people.drain()]);

@@ -20,10 +20,16 @@
  * The steps: ./read-inputs.ts (1, 2 and the attribute databases), ./resolve-rows.ts (3–6),
  * ./write-sources.ts (7).
  *
+ * 8. `--intent-topics`: a vendor's intent export → topics.csv, its accounts resolved against the companies
+ *    just written (./intent-topics.ts; alone, without network sources, against the folder's own companies)
+ *
  * Input limits and encodings: CSVs through ../sources/csv-records.ts (field and record lengths, UTF-8 or
  * UTF-16 with a BOM); MaxMind DBs through ./mmdb-networks.ts (search tree and pointers checked).
  */
+import { existsSync } from 'node:fs';
 import { type Progress, SILENT } from '../progress.ts';
+import { ImportError } from './errors.ts';
+import { accountKeysOf, type IntentTopicsReport, writeIntentTopics } from './intent-topics.ts';
 import { readMapping } from './mapping.ts';
 import { checkOutputFolder, replaceFolder } from './output-folder.ts';
 import { Ipv6Ranks, PrecedenceTable } from './precedence.ts';
@@ -43,14 +49,17 @@ export interface ImportOptions {
   anonymousIp?: string;
   firmographics?: string;
   mapping?: string;
+  /** A vendor's third-party intent export (./intent-topics.ts): topics.csv, resolved against the companies written. */
+  intentTopics?: string;
   progress?: Progress;
 }
 
-export async function importSources(opts: ImportOptions): Promise<CoverageReport> {
+export async function importSources(opts: ImportOptions): Promise<CoverageReport & { intent_topics?: IntentTopicsReport }> {
   const progress = opts.progress ?? SILENT;
   const mapping = readMapping(opts.mapping);
   const given = givenSources(opts);
   checkOutputFolder(opts.out);
+  if (opts.intentTopics !== undefined && !existsSync(opts.intentTopics)) throw new ImportError(`--intent-topics ${opts.intentTopics}: no such file`);
   // Open every file first, so a wrong path or type fails before any work.
   const readers = openReaders(opts);
 
@@ -70,5 +79,9 @@ export async function importSources(opts: ImportOptions): Promise<CoverageReport
   const out6 = resolver.family(table6, domainDb.v6.runs(), anonymousDb.v6.runs(), cityDb.v6.runs());
   progress.end();
 
-  return replaceFolder(opts.out, (dir) => writeSources(dir, { out4, out6, rows: resolver.rows, ranks }, companies, sources, progress));
+  return replaceFolder(opts.out, async (dir) => {
+    const report = await writeSources(dir, { out4, out6, rows: resolver.rows, ranks }, companies, sources, progress);
+    if (opts.intentTopics === undefined) return report;
+    return { ...report, intent_topics: await writeIntentTopics(opts.intentTopics, await accountKeysOf(dir), dir, progress) };
+  });
 }

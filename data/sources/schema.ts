@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
+import { TopicName, TopicScore, TopicWeek } from '../../core/topic-records.ts';
 import { CONFIDENCES, PRIVACY_REASONS } from '../../core/vocabulary.ts';
 
 const blank = z.string().default('');
@@ -85,6 +86,20 @@ export const EngagementRow = z.object({
 export type EngagementRow = z.infer<typeof EngagementRow>;
 export const ENGAGEMENT_COLUMNS = ['people_id', 'activity', 'count', 'observed_at'] as const;
 
+/**
+ * Third-party topic surge of an account (core/topic-records.ts): its score 0–100 on a topic in a week
+ * (`week`: any date of it, read as its Monday). What `data import --intent-topics` writes from a vendor's
+ * Company Surge export; one row per (company, topic, week) — a repeat keeps the higher score.
+ */
+export const TopicRow = z.object({
+  company_id: z.string().min(1),
+  topic: TopicName,
+  score: TopicScore,
+  week: TopicWeek,
+});
+export type TopicRow = z.infer<typeof TopicRow>;
+export const TOPIC_COLUMNS = ['company_id', 'topic', 'score', 'week'] as const;
+
 /** File names inside a sources folder. */
 export const SOURCE_FILES = {
   companies: 'companies.csv',
@@ -93,5 +108,6 @@ export const SOURCE_FILES = {
   people: 'people.csv',
   intent: 'intent.csv',
   engagement: 'engagement.csv',
+  topics: 'topics.csv',
   customers: 'customers.json',
 } as const;

@@ -11,6 +11,7 @@
 import type { CustomerRecord } from '../../core/access-records.ts';
 import type { CompanyRow } from '../../core/catalog-records.ts';
 import { CRM_PROVIDERS, type CrmAccountRecord, type CrmProvider } from '../../core/crm-records.ts';
+import type { EngagementSummary } from '../../core/engagement-records.ts';
 import type { AccountSession } from '../../core/visit-records.ts';
 import type { IntentRow } from '../../data/sources/schema.ts';
 import { csvText } from '../http/csv.ts';
@@ -19,7 +20,9 @@ import { type Firmographics, firmographics } from '../identification/identify.ts
 import { companyScores, explainIntent, explainProfile, type PageViewSummary } from '../scoring/model.ts';
 import { type AccountFacts, matchingSegments } from '../segments/evaluate.ts';
 import { daysBetween, type PagePerDay } from '../state/visits/store.ts';
+import { collapsedPages, collapsePath } from '../visits/page-path.ts';
 import type { DeliveryRecord } from '../webhooks/schema.ts';
+import type { AccountTopics } from './topics.ts';
 
 /** Pages listed in the account's top pages. */
 export const ACCOUNT_TOP_PAGES = 20;
@@ -28,33 +31,12 @@ export const ACCOUNT_DELIVERIES = 50;
 /** Companies the search box answers at most. */
 export const SEARCH_LIMIT = 20;
 
-/**
- * A path with its query parameters collapsed: only those named in `kept` stay (in their order), so
- * `/?utm_source=x` counts as `/` and, with `kept = ['plan']`, `/pricing?plan=pro&utm_medium=y` as
- * `/pricing?plan=pro`. The fragment goes too. A path that is not a URL path (OTHER_PATHS) is left alone.
- */
-export function collapsePath(path: string, kept: readonly string[] = []): string {
-  if (!path.startsWith('/')) return path;
-  const q = path.search(/[?#]/);
-  if (q === -1) return path;
-  const pathname = path.slice(0, q);
-  if (path[q] === '#' || kept.length === 0) return pathname;
-  const url = new URL(path, 'http://path.invalid');
-  const params = [...url.searchParams].filter(([k]) => kept.includes(k));
-  return params.length ? `${pathname}?${new URLSearchParams(params)}` : pathname;
-}
+/** The page a path counts as (moved to visits/: the recorder counts views under it). */
+export { collapsePath } from '../visits/page-path.ts';
 
 /** Page views per collapsed path over the days given, most viewed first (ties by path), at most `limit`. */
 export function topPages(pages: readonly PagePerDay[], kept: readonly string[], limit = ACCOUNT_TOP_PAGES): { path: string; page_views: number }[] {
-  const counts = new Map<string, number>();
-  for (const p of pages) {
-    const path = collapsePath(p.path, kept);
-    counts.set(path, (counts.get(path) ?? 0) + p.page_views);
-  }
-  return [...counts]
-    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
-    .slice(0, limit)
-    .map(([path, page_views]) => ({ path, page_views }));
+  return collapsedPages(pages, kept, limit);
 }
 
 /** One product's scores as identification answers them, with the model's explanation of each. */
@@ -211,6 +193,10 @@ export interface AccountPage {
   webhooks: Pick<DeliveryRecord, 'id' | 'event_id' | 'webhook_id' | 'type' | 'status' | 'attempts' | 'created_at' | 'delivered_at' | 'last_status'>[];
   /** What each connected CRM with a record of the account says of it (HubSpot first); empty otherwise. */
   crm: AccountCrm[];
+  /** The followed third-party intent topics the account has scores for, with their trend (./topics.ts); the route always sets it. */
+  topics?: AccountTopics;
+  /** Engaged time and custom events in the range, from the web tag (server/visits/engagement-summary.ts); the route always sets it. */
+  engagement?: EngagementSummary;
 }
 
 export function buildAccountPage(input: {
@@ -251,7 +237,8 @@ export function buildAccountPage(input: {
     daily,
     top_pages: topPages(input.pages, customer.kept_query_params),
     kept_query_params: [...customer.kept_query_params],
-    sessions: sessions.map((s) => ({ ...s, pages: [...s.pages] })),
+    // Sessions recorded before views were counted under their page (visits/page-path.ts) collapse here too.
+    sessions: sessions.map((s) => ({ ...s, pages: s.pages.map((p) => ({ at: p.at, path: collapsePath(p.path, customer.kept_query_params) })) })),
     webhooks: [...input.deliveries]
       .filter((d) => d.company_id === company.company_id)
       .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0))

@@ -22,6 +22,7 @@ const customer = (segments: SegmentMatch[]): CustomerRecord => ({
   account_lists: [],
   grants: [],
   kept_query_params: [],
+  topics: [],
   segment_seq: 0,
   created_at: '2026-01-01T00:00:00.000Z',
 });

@@ -9,17 +9,27 @@ import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { CrmAccountRecord } from '../../core/crm-records.ts';
 import type { AccountSession } from '../../core/visit-records.ts';
 import type { Catalog } from '../data/catalog.ts';
+import { NO_TOPICS } from '../data/catalog-topics.ts';
 import { type FirstPartySource, recentPageViews } from '../scoring/first-party.ts';
 import { gatherAccountFacts, readCrmRecords } from '../segments/account-facts.ts';
 import { needsAccountFacts } from '../segments/evaluate.ts';
 import type { CrmStore } from '../state/crm/store.ts';
+import type { EngagementStore } from '../state/engagement/store.ts';
 import type { VisitStore } from '../state/visits/store.ts';
+import { readEngagementSummary } from '../visits/engagement-summary.ts';
 import type { DeliveryRecord } from '../webhooks/schema.ts';
 import { type AccountPage, buildAccountPage, explainedScores } from './account.ts';
+import { accountTopics } from './topics.ts';
 
 export interface AccountSources {
-  catalog: Pick<Catalog, 'intent'>;
-  recorder: FirstPartySource & { readonly visits: Pick<VisitStore, 'accountPages' | 'accountSessions'> };
+  /** `topics`: the page's intent topics and what `topic` rules read; absent: none. */
+  catalog: Pick<Catalog, 'intent'> & Partial<Pick<Catalog, 'topics'>>;
+  recorder: FirstPartySource & {
+    readonly visits: Pick<VisitStore, 'accountPages' | 'accountSessions'>;
+    /** Engaged time and custom events (the page's journey shows them, `engaged` and `event` rules read them); absent: none. */
+    readonly engagement?: Pick<EngagementStore, 'accountEngagement' | 'recentEvents'>;
+    reportError?(e: unknown): void;
+  };
   /** The account's webhook deliveries (the page lists them); absent: none. */
   deliveries?: (customerId: string, companyId: string) => Promise<DeliveryRecord[]>;
   /** The CRM store: the account's CRM side (shown, and read by `crm_owner` / `crm_stage` rules); absent: none. */
@@ -49,15 +59,19 @@ export async function gatherAccountPage(
   const id = company.company_id;
   const readCrm = sources.crm !== undefined && (!sources.crmForRulesOnly || needsAccountFacts(customer.segments)?.crm === true);
   const crmRead: Promise<CrmAccountRecord[]> = readCrm ? readCrmRecords(sources.crm!, customer.id, id) : Promise.resolve([]);
+  const { engagement } = sources.recorder;
+  const engagementRead = readEngagementSummary(engagement, customer.id, id, range, (e) => sources.recorder.reportError?.(e));
   const [pages, sessions, recent, deliveries, crm, facts] = await Promise.all([
     visits.accountPages(customer.id, id, range.from, range.to),
     visits.accountSessions(customer.id, id),
     customer.products.length > 0 ? recentPageViews(sources.recorder, customer.id, id, now) : Promise.resolve([]),
     sources.deliveries ? sources.deliveries(customer.id, id) : Promise.resolve([]),
     crmRead,
-    crmRead.then((crmRecords) => gatherAccountFacts({ catalog: sources.catalog, visits, crmRecords }, customer, id, now)),
+    crmRead.then((crmRecords) => gatherAccountFacts({ catalog: sources.catalog, visits, engagement, crmRecords }, customer, id, now)),
   ]);
   const scores = explainedScores({ customer, company, signals: sources.catalog.intent(id), pageViews: recent, now });
   const page = buildAccountPage({ customer, company, from: range.from, to: range.to, pages, sessions, deliveries, scores, facts, crm });
+  page.topics = accountTopics(sources.catalog.topics ?? NO_TOPICS, customer.topics, id);
+  page.engagement = await engagementRead;
   return { page, sessions };
 }

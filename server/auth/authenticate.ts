@@ -20,7 +20,8 @@ export interface Caller {
   customer: CustomerRecord;
   token: TokenRecord | null;
   tag: TagRecord | null;
-  settings: { scores: boolean; segment_names: boolean };
+  /** `intent_topics`: the answers carry the account's followed intent topics (tokens only; absent: off). */
+  settings: { scores: boolean; segment_names: boolean; intent_topics?: boolean };
   /** The page origin allowed to read the answer (tag or domain-restricted token), for CORS. */
   corsOrigin: string | null;
   /** The partner calling on the customer's behalf (X-svc-CustomID), for usage records. */
@@ -54,7 +55,14 @@ async function authorise(store: AccessRecords, req: HeaderSource, group: TokenGr
   if (token.allowed_domains.length > 0) {
     corsOrigin = checkOrigin(req, token.allowed_domains, 'token');
   }
-  return { customer, token, tag: null, settings: { scores: token.scores, segment_names: token.segment_names }, corsOrigin, partner };
+  return {
+    customer,
+    token,
+    tag: null,
+    settings: { scores: token.scores, segment_names: token.segment_names, intent_topics: token.intent_topics },
+    corsOrigin,
+    partner,
+  };
 }
 
 /**

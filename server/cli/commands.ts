@@ -83,7 +83,13 @@ function domainsOption(v: unknown): string[] {
 }
 
 function tokenLine(t: TokenRecord): string {
-  const flags = [t.status, t.scores && 'scores', t.segment_names && 'segment-names', t.allowed_domains.length && `domains=${t.allowed_domains.join(',')}`]
+  const flags = [
+    t.status,
+    t.scores && 'scores',
+    t.segment_names && 'segment-names',
+    t.intent_topics && 'intent-topics',
+    t.allowed_domains.length && `domains=${t.allowed_domains.join(',')}`,
+  ]
     .filter(Boolean)
     .join(' ');
   return `${t.id}  ${t.customer_id}  ${t.api_group.padEnd(26)} ${t.prefix}…  ${t.name}  (${flags}, ${t.rate_limit}/min)`;
@@ -144,7 +150,7 @@ export const COMMANDS: Record<string, Command> = {
 
   'data import': {
     usage:
-      'data import --out DIR [--geoip2-enterprise FILE] [--geoip2-isp FILE] [--geoip2-domain FILE] [--asn-mmdb FILE] [--asn-csv FILE] [--city FILE] [--anonymous-ip FILE] [--firmographics FILE] [--mapping FILE]',
+      'data import --out DIR [--geoip2-enterprise FILE] [--geoip2-isp FILE] [--geoip2-domain FILE] [--asn-mmdb FILE] [--asn-csv FILE] [--city FILE] [--anonymous-ip FILE] [--firmographics FILE] [--mapping FILE] [--intent-topics FILE]',
     summary:
       'turn licensed IP-intelligence files (MaxMind GeoIP2/GeoLite2, ASN range CSVs, a firmographics CSV) into a sources folder for data build; prints the coverage report',
     help: `
@@ -158,6 +164,9 @@ IPv4 and IPv6 networks are both kept, under the same rules.
 answer Non-actionable Match with the reason in the company's privacy field.
 --mapping FILE: JSON {"user_type": {"<user_type>": "<kind>"|null}, "firmographics": {"columns": {"<our field>": "<their column>"}}}.
 Field mappings and the user_type table: docs/data.md, "Bring your own data".
+--intent-topics FILE: a third-party intent export (Company Surge style: Domain or Company ID, Topic, Score 0-100,
+Week) written as topics.csv; alone (no network source) it goes into DIR's sources, resolved against DIR's
+companies. Any bad row refuses the file, each named by its line. docs/data.md, "Intent topics".
 `,
     options: {
       out: { type: 'string' },
@@ -170,12 +179,22 @@ Field mappings and the user_type table: docs/data.md, "Bring your own data".
       'anonymous-ip': { type: 'string' },
       firmographics: { type: 'string' },
       mapping: { type: 'string' },
+      'intent-topics': { type: 'string' },
     },
     async run(v, _p, ctx) {
       const { importSources } = await import('../../data/import/import.ts');
       const { formatReport } = await import('../../data/import/report.ts');
+      const { formatTopicsReport, importIntentTopics } = await import('../../data/import/intent-topics.ts');
       const out = requireOption(v, 'out');
       const file = (name: string) => (v[name] === undefined ? undefined : pathIn(ctx.io, v[name] as string));
+      const topicsFile = file('intent-topics');
+      const next = `(next: data build --in ${out} --out DIR)`;
+      // Topics alone: a weekly vendor export lands in the sources without importing the networks again.
+      const sources = ['geoip2-enterprise', 'geoip2-isp', 'geoip2-domain', 'asn-mmdb', 'asn-csv', 'city', 'anonymous-ip', 'firmographics', 'mapping'];
+      if (topicsFile !== undefined && sources.every((k) => v[k] === undefined)) {
+        const topics = await importIntentTopics({ out: pathIn(ctx.io, out), file: topicsFile, progress: await progressOf(ctx) });
+        return emit(ctx, topics, () => `imported into ${resolve(ctx.io.cwd, out)} ${next}\n${formatTopicsReport(topics)}`);
+      }
       const report = await importSources({
         out: pathIn(ctx.io, out),
         geoip2Enterprise: file('geoip2-enterprise'),
@@ -187,9 +206,11 @@ Field mappings and the user_type table: docs/data.md, "Bring your own data".
         anonymousIp: file('anonymous-ip'),
         firmographics: file('firmographics'),
         mapping: file('mapping'),
+        intentTopics: topicsFile,
         progress: await progressOf(ctx),
       });
-      emit(ctx, report, () => `imported into ${resolve(ctx.io.cwd, out)} (next: data build --in ${out} --out DIR)\n${formatReport(report)}`);
+      const topicsWords = report.intent_topics ? `\n${formatTopicsReport(report.intent_topics)}` : '';
+      emit(ctx, report, () => `imported into ${resolve(ctx.io.cwd, out)} ${next}\n${formatReport(report)}${topicsWords}`);
     },
   },
 
@@ -292,7 +313,8 @@ Field mappings and the user_type table: docs/data.md, "Bring your own data".
   },
 
   'token create': {
-    usage: 'token create --customer ID --group GROUP --name NAME [--integration X]... [--allowed-domain D]... [--scores] [--segment-names] [--rate-limit N]',
+    usage:
+      'token create --customer ID --group GROUP --name NAME [--integration X]... [--allowed-domain D]... [--scores] [--segment-names] [--intent-topics] [--rate-limit N]',
     summary: `create an API token; the secret is shown once (groups: ${TOKEN_GROUPS.join(', ')}; segments needs --grant segments)`,
     options: {
       customer: { type: 'string' },
@@ -302,6 +324,7 @@ Field mappings and the user_type table: docs/data.md, "Bring your own data".
       'allowed-domain': { type: 'string', multiple: true },
       scores: { type: 'boolean' },
       'segment-names': { type: 'boolean' },
+      'intent-topics': { type: 'boolean' },
       'rate-limit': { type: 'string' },
     },
     async run(v, _p, ctx) {
@@ -316,6 +339,7 @@ Field mappings and the user_type table: docs/data.md, "Bring your own data".
           allowed_domains: domainsOption(v['allowed-domain']),
           scores: Boolean(v.scores),
           segment_names: Boolean(v['segment-names']),
+          intent_topics: Boolean(v['intent-topics']),
           rate_limit: intOption(v, 'rate-limit', DEFAULT_TOKEN_LIMIT),
         });
         await auditAsOperator(users, {

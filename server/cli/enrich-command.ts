@@ -41,7 +41,7 @@ export const ENRICH_COMMANDS: Record<string, Command> = {
       const customerId = requireOption(v, 'customer');
       const column = v.column as string | undefined;
       const progress = await progressOf(ctx);
-      const summary = await withStore(ctx.io, async (store, config) => {
+      const summary = await withStore(ctx.io, async (store, config, backend) => {
         const file = join(config.SVC_DATA, CATALOG_FILE);
         if (!existsSync(file))
           throw new UsageError(`${file} not found: build the data first (npm run svc -- data build --in data/sample --out ${config.SVC_DATA})`);
@@ -53,7 +53,17 @@ export const ENRICH_COMMANDS: Record<string, Command> = {
         ]);
         const catalog = openCatalog(file);
         try {
-          return await runEnrichJob({ input, output, column, customerId, store, catalog, progress, estimatedRows: estimateRows(input) });
+          // The accounts' page views and CRM sides from the same state: the segments answer as the API's do.
+          let warned = false;
+          const onError = (e: unknown) => {
+            if (warned) return;
+            warned = true;
+            ctx.io.stderr.write(
+              `svc enrich: the state store did not answer an account's page views or CRM side (${(e as Error).message}): rows answered meanwhile lack the segments that read them\n`,
+            );
+          };
+          const accounts = { visits: backend.visits, engagement: backend.engagement, crm: backend.crm, onError };
+          return await runEnrichJob({ input, output, column, customerId, store, catalog, accounts, progress, estimatedRows: estimateRows(input) });
         } finally {
           catalog.close();
         }

@@ -9,7 +9,7 @@ import { UsageError } from './output.ts';
 export { ADDED_COLUMNS, COMPANY_COLUMNS, planColumns, progressFileOf, resultCells } from '../enrichment/jobs/file-job.ts';
 
 /** The file job's options the CLI takes (the rest are the console's: cancel, credits recorded per chunk). */
-export interface EnrichJobOptions extends Pick<FileJobOptions, 'input' | 'output' | 'column' | 'customerId' | 'store' | 'catalog' | 'now'> {
+export interface EnrichJobOptions extends Pick<FileJobOptions, 'input' | 'output' | 'column' | 'customerId' | 'store' | 'catalog' | 'accounts' | 'now'> {
   progress: Progress;
   /** Rows in the input, estimated (for the progress bar's time left). */
   estimatedRows?: number;
@@ -28,6 +28,7 @@ export async function runEnrichJob(o: EnrichJobOptions): Promise<EnrichSummary> 
       customerId: o.customerId,
       store: o.store,
       catalog: o.catalog,
+      accounts: o.accounts,
       now: o.now,
       onStart({ resumedFrom }) {
         from = resumedFrom;

@@ -15,8 +15,8 @@ function transfer(
 ): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required');
-  return withStore(io, (state, config, { visits, outbox, users, crm, digests, alerts }) =>
-    fn({ state, visits, webhooks: outbox, users, crm, digests, alerts }, file, pathIn(io, file), backendName(config)),
+  return withStore(io, (state, config, { visits, outbox, users, crm, digests, alerts, engagement }) =>
+    fn({ state, visits, webhooks: outbox, users, crm, digests, alerts, engagement }, file, pathIn(io, file), backendName(config)),
   );
 }
 
@@ -31,7 +31,8 @@ dedupe keys of the last three days; users (with the scrypt hash of each password
 providers WITH THEIR CLIENT SECRETS, and the audit log; CRM connections WITH THEIR CREDENTIALS, the
 accounts waiting to be synced, what svc knows of each account's CRM records, and the sync runs; each
 user's email digest settings and the periods whose digest was sent; alert owners lists, territory rules
-and the buying stages each account reached (alerts themselves move with the webhook endpoints). Not
+and the buying stages each account reached (alerts themselves move with the webhook endpoints); engaged
+time and custom event counts per account and day, and each account's latest custom events. Not
 moved: rate-limit counters (they expire within a minute), console sessions and pending invitations
 (everybody signs in again), CRM sync leases (a run in flight starts again), digests being sent at
 the time (sent after the import), and the raw page-view

@@ -200,6 +200,7 @@ it('moves all state from SQLite to Redis and back without losing anything: recor
       'visit_account',
       'visit_session',
       'visit_account_segments',
+      'visit_segment_entries',
       'visit_anonymous',
       'tag_sighting',
       'visit_event',

@@ -10,7 +10,7 @@
 import type { z } from 'zod';
 import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings, TokenRecord } from '../../core/access-records.ts';
 import type { CrmProvider, CrmRunRecord } from '../../core/crm-records.ts';
-import type { Segment, SegmentMatch } from '../../core/customer-records.ts';
+import type { LookalikeSeed, Segment, SegmentMatch } from '../../core/customer-records.ts';
 import type { DigestSettings, DigestSettingsPatch } from '../../core/digest-records.ts';
 import type { Role } from '../../core/roles.ts';
 import type { AuditEvent, SsoProvider, UserRecord } from '../../core/user-records.ts';
@@ -18,6 +18,7 @@ import type { TagSighting } from '../../core/visit-records.ts';
 import type { AccountPage, FoundAccount } from '../accounts/account.ts';
 import type { AlertPatch, AlertView, NewAlert, OwnersReport, OwnersView, TestAlertAnswer } from '../alerts/schema.ts';
 import type { RotationAdvice } from '../auth/rotation.ts';
+import type { CommitteeAnswer } from '../committee/schema.ts';
 import type { CreditReport } from '../credits/report.ts';
 import type { CrmCheck } from '../crm/provider.ts';
 import type { CrmConnectionView } from '../crm/schema.ts';
@@ -25,11 +26,19 @@ import type { PreviewAccount } from '../crm/sync.ts';
 import type { EnrichJob } from '../enrichment/jobs/job-store.ts';
 import type { HomeSummary } from '../home/summary.ts';
 import type { ListDetail, ListSummary, ListsAnswer, UploadReport } from '../lists/schema.ts';
+import type { LookalikePreview } from '../lookalikes/schema.ts';
 import type { OnboardingStatus } from '../onboarding/steps.ts';
+import type { EnrichedPerson } from '../people/schema.ts';
 import type { SegmentAccount } from '../segments/schema.ts';
+import type { CustomerTopicsAnswer, TopicNamesAnswer } from '../topics/schema.ts';
 import type { VisitsReport } from '../visits/report.ts';
 import type { DeliveryRecord, NewWebhook, WebhookRecord } from '../webhooks/schema.ts';
 import type { TestDelivery } from '../webhooks/service.ts';
+
+/** A revealed person: People Enrichment's answer (its company's firmographics are not shown here). */
+export interface RevealedPerson {
+  person: EnrichedPerson;
+}
 
 /** A webhook endpoint as answered by create: the only time its signing secret is seen. */
 export type WebhookWithSecret = WebhookRecord & { secret: string };
@@ -91,12 +100,20 @@ export interface AdminClient {
   visits(customerId: string, range: VisitsRange): Promise<VisitsReport>;
   /** The same report as CSV text (Accept: text/csv). */
   visitsCsv(customerId: string, range: VisitsRange): Promise<string>;
+  /** The report's days with their coverage (match rate, unidentified page views by reason) as CSV. */
+  visitsDaysCsv(customerId: string, range: VisitsRange): Promise<string>;
   /** The account page's search box: companies by id, domain or name prefix (at most 20). */
   searchAccounts(customerId: string, q: string): Promise<{ accounts: FoundAccount[] }>;
   /** One account's page (firmographics, scores, journey …) over `from`–`to`. */
   account(customerId: string, companyId: string, range: VisitsRange): Promise<AccountPage>;
   /** Its page views per day and sessions' pages as CSV text. */
   accountCsv(customerId: string, companyId: string, range: VisitsRange): Promise<string>;
+  /** The account's buying committee: its people by function × seniority (which contact details exist, never the values). */
+  accountPeople(customerId: string, companyId: string): Promise<CommitteeAnswer>;
+  /** The committee as CSV text. */
+  accountPeopleCsv(customerId: string, companyId: string): Promise<string>;
+  /** People Enrichment's answer for one of them: 1 Enrichment credit, free again this month (402: none left, an AdminApiError). */
+  revealPerson(customerId: string, companyId: string, personId: string): Promise<RevealedPerson>;
   tags(customerId: string): Promise<TagRecord[]>;
   createTag(body: NewTag & { rate_limit?: number; visitor_rate_limit?: number }): Promise<TagRecord>;
   tagSightings(customerId: string): Promise<TagSighting[]>;
@@ -113,6 +130,18 @@ export interface AdminClient {
   deleteSegment(customerId: string, segmentId: number): Promise<void>;
   /** How many catalog accounts the rule matches and the first 20 (nothing saved). */
   previewSegment(customerId: string, match: SegmentMatch): Promise<SegmentPreview>;
+  /** The third-party intent topics the customer follows (its settings) and the dataset's latest week. */
+  topics(customerId: string): Promise<CustomerTopicsAnswer>;
+  /** Replaces the followed topics (names of the dataset's topics; 422 for another). */
+  setTopics(customerId: string, topics: string[]): Promise<CustomerTopicsAnswer>;
+  /** The dataset's topics whose name holds `q`, each with its accounts and whether the customer follows it. */
+  topicNames(customerId: string, q?: string): Promise<TopicNamesAnswer>;
+  /** The catalog accounts most like a seed, with scores and reasons (nothing saved). */
+  previewLookalikes(customerId: string, body: { seed: LookalikeSeed; limit?: number }): Promise<LookalikePreview>;
+  /** The segment's accounts as a paid-media audience file (`linkedin`: LinkedIn's company-list template). */
+  segmentAudience(customerId: string, segmentId: number, format: 'linkedin'): Promise<Blob>;
+  /** A signed link to that file, which downloads it without signing in until it expires. */
+  segmentAudienceLink(customerId: string, segmentId: number, format: 'linkedin'): Promise<{ url: string; format: string; expires_at: string }>;
   users(customerId: string): Promise<UserRecord[]>;
   invite(customerId: string, body: { email: string; role: Role }): Promise<IssuedInvitation>;
   setUserRole(customerId: string, userId: string, role: Role): Promise<UserRecord>;
@@ -320,9 +349,14 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     home: (customerId, r) => call('GET', `/customers/${id(customerId)}/home${r ? `?${range(r)}` : ''}`),
     visits: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`),
     visitsCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits?${range(r)}`, undefined, 'text/csv'),
+    visitsDaysCsv: (customerId, r) => call('GET', `/customers/${id(customerId)}/visits.csv?${range(r)}&rows=days`, undefined, 'text/csv'),
     searchAccounts: (customerId, q) => call('GET', `/customers/${id(customerId)}/accounts?${new URLSearchParams({ q })}`),
     account: (customerId, companyId, r) => call('GET', `/customers/${id(customerId)}/accounts/${id(companyId)}?${range(r)}`),
     accountCsv: (customerId, companyId, r) => call('GET', `/customers/${id(customerId)}/accounts/${id(companyId)}?${range(r)}`, undefined, 'text/csv'),
+    accountPeople: (customerId, companyId) => call('GET', `/customers/${id(customerId)}/accounts/${id(companyId)}/people`),
+    accountPeopleCsv: (customerId, companyId) => call('GET', `/customers/${id(customerId)}/accounts/${id(companyId)}/people.csv`, undefined, 'text/csv'),
+    // Body-less, as the route takes none.
+    revealPerson: (customerId, companyId, personId) => call('POST', `/customers/${id(customerId)}/accounts/${id(companyId)}/people/${id(personId)}/reveal`),
     tags: (customerId) => call('GET', `/tags?customer=${id(customerId)}`),
     createTag: (body) => call('POST', '/tags', body),
     tagSightings: (customerId) => call('GET', `/customers/${id(customerId)}/tag-sightings`),
@@ -335,6 +369,13 @@ export function adminClient(adminToken: string | null, fetchImpl: Fetch = (i, in
     updateSegment: (customerId, segmentId, patch) => call('PATCH', `/customers/${id(customerId)}/segments/${segmentId}`, patch),
     deleteSegment: (customerId, segmentId) => call('DELETE', `/customers/${id(customerId)}/segments/${segmentId}`),
     previewSegment: (customerId, match) => call('POST', `/customers/${id(customerId)}/segments/preview`, { match }),
+    topics: (customerId) => call('GET', `/customers/${id(customerId)}/topics`),
+    setTopics: (customerId, topics) => call('PUT', `/customers/${id(customerId)}/topics`, { topics }),
+    topicNames: (customerId, q = '') => call('GET', `/customers/${id(customerId)}/topics/names?${new URLSearchParams({ q })}`),
+    previewLookalikes: (customerId, body) => call('POST', `/customers/${id(customerId)}/lookalikes/preview`, body),
+    segmentAudience: (customerId, segmentId, format) =>
+      fetchBlob(fetchImpl, adminToken, `${base}/customers/${id(customerId)}/segments/${segmentId}/audience.csv?${new URLSearchParams({ format })}`),
+    segmentAudienceLink: (customerId, segmentId, format) => call('POST', `/customers/${id(customerId)}/segments/${segmentId}/audience-link`, { format }),
     users: (customerId) => call('GET', `/customers/${id(customerId)}/users`),
     invite: (customerId, body) => call('POST', `/customers/${id(customerId)}/invitations`, body),
     setUserRole: (customerId, userId, role) => call('PATCH', `/customers/${id(customerId)}/users/${id(userId)}`, { role }),

@@ -33,7 +33,8 @@ describe('console build', () => {
     // uPlot (the Visitors chart) ~52 KB: still no zod (core/roles.ts, whose role table the
     // console uses, also defines a zod schema), no CDN. The console is for signed-in users, not the
     // customers' sites (that budget is the tag's: tag/build.ts); this bound catches a library pulled in by mistake.
-    expect(bytes['app.js']).toBeLessThan(315_000);
+    // This wave: the People tab ~6 KB, lookalikes, intent topics and their Settings page ~10 KB, engagement ~8 KB, coverage ~3 KB.
+    expect(bytes['app.js']).toBeLessThan(350_000);
     expect(await readFile(join(outDir, 'console.css'), 'utf8')).not.toMatch(/@import|url\(\s*["']?https?:/);
   });
 });

@@ -97,8 +97,10 @@ describe('the Developers page: webhooks', () => {
     expect(shown.map((e) => `${e.type} v${e.version}`)).toEqual([
       'account.visited v1',
       'account.visited v2',
+      'account.visited v3',
       'account.hot v1',
       'account.hot v2',
+      'account.hot v3',
       'segment.entered v1',
     ]);
     for (const { type, version, event } of shown) {
@@ -110,7 +112,7 @@ describe('the Developers page: webhooks', () => {
     // Every event a webhook can subscribe to is in the served list the page links (tag.installed: schema only).
     const catalog = webhookCatalog({ events: EVENT_SCHEMAS.map((e) => ({ ...e, url: `http://x${schemaPath(e.name, e.version)}` })) });
     expect(catalog.map((c) => c.name).sort()).toEqual([...WEBHOOK_EVENTS].sort());
-    expect(catalog.find((c) => c.name === 'account.visited')!.versions.map((v) => v.version)).toEqual([1, 2]);
+    expect(catalog.find((c) => c.name === 'account.visited')!.versions.map((v) => v.version)).toEqual([1, 2, 3]);
   });
 
   it('lists every header a delivery carries, with the server’s names and user agent', () => {

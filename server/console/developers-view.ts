@@ -201,15 +201,28 @@ export function webhookExamples(customerId: string, tagId: string, origin: strin
         ],
         session_count: 3,
       },
+      // What v3 adds: the account's month of engaged time and custom events from the web tag.
+      engagement: {
+        from: '2026-10-25',
+        to: at.slice(0, 10),
+        engaged_seconds: 312,
+        pages: [
+          { path: '/pricing', engaged_seconds: 254 },
+          { path: '/', engaged_seconds: 58 },
+        ],
+        events: [{ name: 'demo_requested', count: 1 }],
+        recent_events: [{ at, name: 'demo_requested', path: '/pricing', properties: { plan: 'pro' } }],
+      },
     },
   };
   let n = 0;
   const id = () => `evt_example${++n}`;
   const out: WebhookExample[] = [];
-  for (const version of [1, 2]) {
+  for (const version of [1, 2, 3]) {
     const endpoint = {
       id: 'wh_example',
-      events: version === 1 ? VIEW_EVENTS.slice(0, 2) : VIEW_EVENTS,
+      // segment.entered (v1 only) once, with the v2 account events.
+      events: version === 2 ? VIEW_EVENTS : VIEW_EVENTS.slice(0, 2),
       hot_paths: ['/pricing*'],
       event_versions: { 'account.visited': version, 'account.hot': version },
       segment_names: true,

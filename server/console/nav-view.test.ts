@@ -22,25 +22,25 @@ describe('the sidebar', () => {
       Audience: ['Home', 'Accounts', 'Visitors', 'Segments', 'Lists'],
       Engage: ['Alerts', 'Notifications', 'Integrations'],
       Data: ['Enrich a file'],
-      Setup: ['Web tags', 'Webhooks', 'API tokens', 'Users', 'Single sign-on', 'Audit log', 'Developers'],
+      Setup: ['Web tags', 'Webhooks', 'API tokens', 'Users', 'Single sign-on', 'Audit log', 'Settings', 'Developers'],
     });
     expect(titles(OPERATOR)).toEqual(titles(user('owner')));
   });
 
   it('each role sees exactly the pages it may open, plus the Developers guide', () => {
-    expect(titles(user('admin')).Setup).toEqual(['Web tags', 'Webhooks', 'API tokens', 'Audit log', 'Developers']);
+    expect(titles(user('admin')).Setup).toEqual(['Web tags', 'Webhooks', 'API tokens', 'Audit log', 'Settings', 'Developers']);
     expect(titles(user('marketer'))).toEqual({
       Audience: ['Home', 'Accounts', 'Visitors', 'Segments', 'Lists'],
       Engage: ['Alerts', 'Notifications', 'Integrations'],
       Data: ['Enrich a file'],
-      Setup: ['Web tags', 'Developers'],
+      Setup: ['Web tags', 'Settings', 'Developers'],
     });
     // A viewer reads the alerts (no Integrations) and has its own notifications.
     expect(titles(user('viewer'))).toEqual({
       Audience: ['Home', 'Accounts', 'Visitors', 'Segments', 'Lists'],
       Engage: ['Alerts', 'Notifications'],
       Data: ['Enrich a file'],
-      Setup: ['Web tags', 'Developers'],
+      Setup: ['Web tags', 'Settings', 'Developers'],
     });
     for (const role of ['owner', 'admin', 'marketer', 'viewer'] as const) {
       const pages = sidebarGroups(user(role), 'acme', PAGE_TITLES).flatMap((g) => g.links.map((l) => l.page));

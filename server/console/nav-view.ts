@@ -26,7 +26,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
   { id: 'audience', title: 'Audience', items: ['home', 'accounts', 'visitors', 'segments', 'lists'] },
   { id: 'engage', title: 'Engage', items: ['alerts', 'notifications', 'integrations'] },
   { id: 'data', title: 'Data', items: ['enrich'] },
-  { id: 'setup', title: 'Setup', items: ['tags', 'webhooks', 'tokens', 'users', 'sso', 'audit', 'developers'] },
+  { id: 'setup', title: 'Setup', items: ['tags', 'webhooks', 'tokens', 'users', 'sso', 'audit', 'settings', 'developers'] },
 ];
 
 /** Names in NAV_GROUPS that other issues are building: shown once they are console pages. */

@@ -55,6 +55,7 @@ describe('permissions view', () => {
       'users',
       'sso',
       'audit',
+      'settings',
     ]);
     expect(visiblePages(user('admin'))).toEqual([
       'tokens',
@@ -70,6 +71,7 @@ describe('permissions view', () => {
       'alerts',
       'notifications',
       'audit',
+      'settings',
     ]);
     expect(visiblePages(user('marketer'))).toEqual([
       'home',
@@ -82,9 +84,21 @@ describe('permissions view', () => {
       'integrations',
       'alerts',
       'notifications',
+      'settings',
     ]);
     // A viewer reads the alerts, and has its own digest settings like every role.
-    expect(visiblePages(user('viewer'))).toEqual(['home', 'visitors', 'accounts', 'segments', 'lists', 'enrich', 'tags', 'alerts', 'notifications']);
+    expect(visiblePages(user('viewer'))).toEqual([
+      'home',
+      'visitors',
+      'accounts',
+      'segments',
+      'lists',
+      'enrich',
+      'tags',
+      'alerts',
+      'notifications',
+      'settings',
+    ]);
     for (const role of ROLES) {
       expect(showsCustomerPicker(user(role))).toBe(false);
       for (const page of CONSOLE_PAGES) expect(visiblePages(user(role)).includes(page)).toBe(roleMay(role, PAGE_PERMISSION[page]));

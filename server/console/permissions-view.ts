@@ -48,6 +48,8 @@ export const PAGE_PERMISSION: Readonly<Record<ConsolePage, Permission>> = {
   users: 'users:manage',
   sso: 'users:manage',
   audit: 'audit:read',
+  // The workspace's settings (the intent topics it follows): every role reads them, `segments:write` changes them.
+  settings: 'reports:read',
 };
 
 /** The pages the viewer sees, in CONSOLE_PAGES order (the landing is the first; the sidebar orders them by job: nav-view.ts). */

@@ -279,9 +279,17 @@ describe('the builder state and the rule, both ways', () => {
 
   it('offers intent only when the customer has a product, and each behaviour condition once per level', () => {
     const d: RuleDraft = { op: 'all', groups: [], visited: { path: '', days: '30' } };
-    expect(freeKinds(d, true)).toEqual([...BUILDER_FIELDS, 'intent', 'page_views', 'crm_owner', 'crm_stage']);
-    expect(freeKinds(d, false)).toEqual([...BUILDER_FIELDS, 'page_views', 'crm_owner', 'crm_stage']);
-    expect(freeKinds({ ...d, crm_stage: { in: [], not_in: [] } }, false)).toEqual([...BUILDER_FIELDS, 'page_views', 'crm_owner']);
+    expect(freeKinds(d, true)).toEqual([...BUILDER_FIELDS, 'intent', 'page_views', 'engaged', 'event', 'crm_owner', 'crm_stage', 'lookalike', 'topic']);
+    expect(freeKinds(d, false)).toEqual([...BUILDER_FIELDS, 'page_views', 'engaged', 'event', 'crm_owner', 'crm_stage', 'lookalike', 'topic']);
+    expect(freeKinds({ ...d, crm_stage: { in: [], not_in: [] } }, false)).toEqual([
+      ...BUILDER_FIELDS,
+      'page_views',
+      'engaged',
+      'event',
+      'crm_owner',
+      'lookalike',
+      'topic',
+    ]);
     expect(addCondition(d, 'visited')).toBe(d);
     expect(addCondition(d, 'page_views').page_views).toEqual({ min: '', days: '30' });
     expect(removeCondition(d, 'visited')).toEqual({ op: 'all', groups: [] });

@@ -21,6 +21,19 @@
 import type { SegmentMatch } from '../../core/customer-records.ts';
 import { CATALOG_FIELDS } from '../../core/segment-fields.ts';
 import { BUYING_STAGES, type BuyingStage, EMPLOYEE_RANGES, REVENUE_RANGES } from '../../core/vocabulary.ts';
+import {
+  ENGAGEMENT_KINDS,
+  ENGAGEMENT_LABELS,
+  type EngagedDraft,
+  type EngagementKind,
+  type EventDraft,
+  engagementDraftsOf,
+  engagementInWords,
+  engagementRulesOf,
+  freshEngagement,
+} from './engagement-rule-view.ts';
+import { freshLookalike, type LookalikeDraft, lookalikeDraftOf, lookalikeInWords, lookalikeRuleOf, type SeedNames } from './lookalike-view.ts';
+import { freshTopic, TOPIC_KIND, TOPIC_LABEL, type TopicDraft, type TopicPart, topicDraftOf, topicInWords, topicRuleOf } from './topic-rule-view.ts';
 
 /** The catalog fields the builder edits, in the order it offers them: all but company ids (KEPT_FIELDS). */
 export type BuilderField = Exclude<(typeof CATALOG_FIELDS)[number], 'company_id'>;
@@ -38,10 +51,12 @@ export type BehaviourKind = (typeof BEHAVIOUR_KINDS)[number];
 /** The CRM conditions, offered last: the account's owner and its stage (or type) in a connected CRM. */
 export const CRM_KINDS = ['crm_owner', 'crm_stage'] as const;
 export type CrmKind = (typeof CRM_KINDS)[number];
-/** What one condition of a level is on. */
-export type ConditionKind = ListField | BehaviourKind | CrmKind;
+/** Accounts like a seed (./lookalike-view.ts), offered after the CRM conditions. */
+export const LOOKALIKE_KIND = 'lookalike' as const;
+/** What one condition of a level is on (engaged time and custom events: ./engagement-rule-view.ts, offered after the behaviour conditions). */
+export type ConditionKind = ListField | BehaviourKind | EngagementKind | CrmKind | typeof LOOKALIKE_KIND | typeof TOPIC_KIND;
 /** What a new condition can be on (the kept fields are never added here). */
-export type NewKind = BuilderField | BehaviourKind | CrmKind;
+export type NewKind = BuilderField | BehaviourKind | EngagementKind | CrmKind | typeof LOOKALIKE_KIND | typeof TOPIC_KIND;
 
 export const OPS = ['all', 'any'] as const;
 export type Op = (typeof OPS)[number];
@@ -111,8 +126,11 @@ export const KIND_LABELS: Readonly<Record<ConditionKind, string>> = {
   intent: 'Intent (buying stage or score)',
   visited: 'Visited a page',
   page_views: 'Page views',
+  ...ENGAGEMENT_LABELS,
   crm_owner: 'CRM owner',
   crm_stage: 'CRM stage',
+  lookalike: 'Lookalike accounts',
+  topic: TOPIC_LABEL,
 };
 
 /** The values of `crm_owner` that are no email: the account has a CRM owner (`any`), or none (`none`). */
@@ -192,9 +210,14 @@ export type LevelDraft = ListValues & {
   intent?: IntentDraft;
   visited?: VisitedDraft;
   page_views?: PageViewsDraft;
+  engaged?: EngagedDraft;
+  event?: EventDraft;
   /** Owner emails, `any`, `none`, as stored. */
   crm_owner?: string[];
   crm_stage?: CrmStageDraft;
+  lookalike?: LookalikeDraft;
+  /** A third-party intent topic's score (./topic-rule-view.ts). */
+  topic?: TopicDraft;
 };
 export type GroupDraft = LevelDraft & { key: number };
 export type RuleDraft = LevelDraft & { groups: GroupDraft[] };
@@ -217,6 +240,9 @@ function levelDraftOf(level: SavedLevel): LevelDraft {
   if (level.page_views) draft.page_views = { min: String(level.page_views.min), days: String(level.page_views.days) };
   if (level.crm_owner) draft.crm_owner = [...level.crm_owner];
   if (level.crm_stage) draft.crm_stage = { in: [...(level.crm_stage.in ?? [])], not_in: [...(level.crm_stage.not_in ?? [])] };
+  if (level.lookalike) draft.lookalike = lookalikeDraftOf(level.lookalike);
+  if (level.topic) draft.topic = topicDraftOf(level.topic);
+  Object.assign(draft, engagementDraftsOf(level));
   return draft;
 }
 
@@ -230,8 +256,8 @@ export const emptyDraft = (): RuleDraft => ({ op: 'all', groups: [] });
 /** Why a draft is not a rule yet: which level and condition, which input, and what to do. */
 export interface RuleProblem {
   level: LevelRef;
-  kind: BehaviourKind;
-  part: 'product' | 'min_score' | 'path' | 'days' | 'min';
+  kind: BehaviourKind | EngagementKind | typeof LOOKALIKE_KIND | typeof TOPIC_KIND;
+  part: 'product' | 'min_score' | 'path' | 'days' | 'min' | 'seed' | 'min_seconds' | 'name' | 'min_count' | TopicPart;
   message: string;
 }
 
@@ -298,11 +324,25 @@ function levelRuleOf(draft: LevelDraft, ref: LevelRef, problems: RuleProblem[]):
     else if (days === undefined) problems.push(daysProblem(ref, 'page_views', 'Page views'));
     else out.page_views = { min, days };
   }
+  const engagement = engagementRulesOf(draft);
+  if (engagement.engaged) out.engaged = engagement.engaged;
+  if (engagement.event) out.event = engagement.event;
+  for (const p of engagement.problems) problems.push({ level: ref, ...p });
   // Like a list field: a CRM condition without values is an untouched one (dropped).
   if (draft.crm_owner && draft.crm_owner.length > 0) out.crm_owner = [...draft.crm_owner];
   const stage = draft.crm_stage;
   if (stage && (stage.in.length > 0 || stage.not_in.length > 0))
     out.crm_stage = { ...(stage.in.length > 0 ? { in: [...stage.in] } : {}), ...(stage.not_in.length > 0 ? { not_in: [...stage.not_in] } : {}) };
+  if (draft.lookalike) {
+    const like = lookalikeRuleOf(draft.lookalike);
+    if (like.ok) out.lookalike = like.condition;
+    else problems.push({ level: ref, kind: LOOKALIKE_KIND, part: like.part, message: like.message });
+  }
+  if (draft.topic) {
+    const topic = topicRuleOf(draft.topic);
+    if (topic.ok) out.topic = topic.condition;
+    else problems.push({ level: ref, kind: TOPIC_KIND, part: topic.part, message: topic.message });
+  }
   if (draft.op === 'any') out.op = 'any';
   return out;
 }
@@ -335,7 +375,10 @@ export function conditionsOf(level: LevelDraft): ConditionKind[] {
   return [
     ...LIST_FIELDS.filter((f) => level[f] !== undefined),
     ...BEHAVIOUR_KINDS.filter((k) => level[k] !== undefined),
+    ...ENGAGEMENT_KINDS.filter((k) => level[k] !== undefined),
     ...CRM_KINDS.filter((k) => level[k] !== undefined),
+    ...(level.lookalike !== undefined ? [LOOKALIKE_KIND] : []),
+    ...(level.topic !== undefined ? [TOPIC_KIND] : []),
   ];
 }
 
@@ -350,7 +393,10 @@ export function freeKinds(level: LevelDraft, hasProducts: boolean): NewKind[] {
   return [
     ...freeFields(level),
     ...BEHAVIOUR_KINDS.filter((k) => level[k] === undefined && (k !== 'intent' || hasProducts)),
+    ...ENGAGEMENT_KINDS.filter((k) => level[k] === undefined),
     ...CRM_KINDS.filter((k) => level[k] === undefined),
+    ...(level.lookalike === undefined ? [LOOKALIKE_KIND] : []),
+    ...(level.topic === undefined ? [TOPIC_KIND] : []),
   ];
 }
 
@@ -364,6 +410,9 @@ export const DEFAULT_DAYS = '30';
 export function addCondition<T extends LevelDraft | ListValues>(level: T, kind: NewKind, products: readonly ProductChoice[] = []): T {
   if ((level as LevelDraft)[kind] !== undefined) return level;
   if (isBuilderField(kind) || kind === 'crm_owner') return { ...level, [kind]: [] };
+  if (kind === LOOKALIKE_KIND) return { ...level, lookalike: freshLookalike() } as T;
+  if (kind === TOPIC_KIND) return { ...level, topic: freshTopic() } as T;
+  if (kind === 'engaged' || kind === 'event') return { ...level, [kind]: freshEngagement(kind) };
   const fresh =
     kind === 'intent'
       ? { product: products[0]?.name ?? '', stages: [], min_score: '' }
@@ -546,7 +595,10 @@ const orList = (values: readonly string[]) => (values.length <= 1 ? (values[0] ?
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 const inLast = (days: number) => (days === 1 ? 'in the last day' : `in the last ${days.toLocaleString('en-US')} days`);
 
-function conditionWords(field: string, value: unknown, products: readonly ProductChoice[]): string {
+function conditionWords(field: string, value: unknown, products: readonly ProductChoice[], names: SeedNames): string {
+  if (field === LOOKALIKE_KIND) return lookalikeInWords(value as NonNullable<SegmentMatch['lookalike']>, names);
+  if (field === TOPIC_KIND) return topicInWords(value as NonNullable<SegmentMatch['topic']>);
+  if (field === 'engaged' || field === 'event') return engagementInWords(field, value as NonNullable<SegmentMatch['engaged' | 'event']>);
   if (field === 'intent') {
     const intent = value as NonNullable<SegmentMatch['intent']>;
     const product = products.find((p) => p.name === intent.product)?.display_name ?? intent.product;
@@ -585,21 +637,21 @@ function conditionWords(field: string, value: unknown, products: readonly Produc
   return values.length > 5 ? `${label} is one of ${values.length} values` : `${label} is ${orList(values)}`;
 }
 
-const levelParts = (level: SavedLevel, products: readonly ProductChoice[]): string[] =>
+const levelParts = (level: SavedLevel, products: readonly ProductChoice[], names: SeedNames): string[] =>
   Object.entries(level)
     .filter(([k]) => k !== 'op')
-    .map(([k, v]) => conditionWords(k, v, products));
+    .map(([k, v]) => conditionWords(k, v, products, names));
 
 /**
  * The rule in words: conditions joined by ", and" (ALL) or ", or" (ANY) — "Industry is Software or Retail,
  * and Employees is 1,000-4,999" — a group of several as "any of (…; …)" / "all of (…; …)". Products by
- * their display names when the customer's products are given.
+ * their display names when the customer's products are given, a lookalike's seed list or segment by its name when `names` has it.
  */
-export function ruleInWords(match: SegmentMatch, products: readonly ProductChoice[] = []): string {
+export function ruleInWords(match: SegmentMatch, products: readonly ProductChoice[] = [], names: SeedNames = {}): string {
   const { groups, ...top } = cleanRule(match);
-  const parts = levelParts(top, products);
+  const parts = levelParts(top, products, names);
   for (const g of groups ?? []) {
-    const inner = levelParts(g, products);
+    const inner = levelParts(g, products, names);
     parts.push(inner.length === 1 ? inner[0] : `${g.op === 'any' ? 'any' : 'all'} of (${inner.join('; ')})`);
   }
   if (parts.length === 0) return 'matches no account yet: add a condition';

@@ -19,6 +19,8 @@ export interface TokenFormFields {
   allowed_domains: string;
   scores: boolean;
   segment_names: boolean;
+  /** Answers carry the account's followed intent topics (sent only when on). */
+  intent_topics?: boolean;
   rate_limit: string;
 }
 
@@ -27,7 +29,16 @@ export const DEFAULT_RATE_LIMIT = DEFAULT_TOKEN_LIMIT;
 export const MAX_RATE_LIMIT = 1_000_000;
 
 export function emptyTokenForm(group: ApiGroup | '' = ''): TokenFormFields {
-  return { api_group: group, name: '', integrations: '', allowed_domains: '', scores: false, segment_names: false, rate_limit: String(DEFAULT_RATE_LIMIT) };
+  return {
+    api_group: group,
+    name: '',
+    integrations: '',
+    allowed_domains: '',
+    scores: false,
+    segment_names: false,
+    intent_topics: false,
+    rate_limit: String(DEFAULT_RATE_LIMIT),
+  };
 }
 
 /** Trimmed, non-blank, de-duplicated items of a list typed into one field. */
@@ -70,6 +81,7 @@ export function tokenRequestBody(customerId: string, f: TokenFormFields): TokenF
       allowed_domains: domains.value,
       scores: f.scores,
       segment_names: f.segment_names,
+      ...(f.intent_topics ? { intent_topics: true } : {}),
       rate_limit: rate,
     },
   };

@@ -1,9 +1,10 @@
-/** Read-only access to catalog.db (companies, domains, people, intent, engagement) built by `data build`. */
+/** Read-only access to catalog.db (companies, domains, people, intent, engagement, topics) built by `data build`. */
 import Database from 'better-sqlite3';
 import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
 import { linkedinKey, normaliseDomain } from '../../data/catalog/keys.ts';
 import { COMPANY_COLUMNS, type EngagementRow, type IntentRow } from '../../data/sources/schema.ts';
 import { BoundedCache, boundedMemo } from '../cache/bounded-cache.ts';
+import { type CatalogTopics, openCatalogTopics } from './catalog-topics.ts';
 
 export interface NetworkSample {
   ip: string;
@@ -44,6 +45,8 @@ export interface Catalog {
    * key; `companies_name`, built by `data build` — a catalog built before it is scanned instead).
    */
   searchCompanies(text: string, limit: number): CompanyRow[];
+  /** Third-party topic surge: each account's weekly scores per topic, the topic names (./catalog-topics.ts). */
+  topics: CatalogTopics;
   close(): void;
 }
 
@@ -131,6 +134,7 @@ export function openCatalog(file: string): Catalog {
       for (const row of q.namePrefix.all(t, end(t), limit) as CompanyRow[]) add(row);
       return [...found.values()];
     },
+    topics: openCatalogTopics(db),
     close: () => db.close(),
   };
 }

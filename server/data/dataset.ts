@@ -8,8 +8,9 @@
  * fails (missing or corrupt files) keeps serving the old data and reports the error.
  *
  * Every snapshot opened here has its segment membership index built at once, in the background
- * (../segments/membership.ts `warmSegmentIndex`, then its intent table: `warmIntentTable`): no marketer's preview waits for it after a start or a
- * reload, and during a reload's build the previous snapshot's index keeps answering.
+ * (../segments/membership.ts `warmSegmentIndex`, then its intent table: `warmIntentTable`), and its lookalike index
+ * (../lookalikes/snapshot-index.ts `warmLookalikeIndex`): no marketer's preview waits for them after a start or a
+ * reload, and during a reload's build the previous snapshot's indexes keep answering.
  *
  * A watch follows the folder's inode: if the folder is deleted (or replaced) and created again, the old
  * watch sees nothing more. So the folder's identity is also checked every FOLDER_CHECK_MS; when a new
@@ -18,6 +19,7 @@
 import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BUILD_MANIFEST, CATALOG_FILE, NETWORKS_FILE } from '../../data/catalog/schema.ts';
+import { warmLookalikeIndex } from '../lookalikes/snapshot-index.ts';
 import { warmIntentTable } from '../segments/intent-index.ts';
 import { warmSegmentIndex } from '../segments/membership.ts';
 import { type Catalog, openCatalog } from './catalog.ts';
@@ -62,6 +64,7 @@ export class Dataset {
     this.current = Dataset.open(dir);
     warmSegmentIndex(this.current.catalog);
     warmIntentTable(this.current.catalog);
+    warmLookalikeIndex(this.current.catalog);
   }
 
   static open(dir: string): DataSnapshot {
@@ -92,6 +95,7 @@ export class Dataset {
     this.current = next;
     warmSegmentIndex(next.catalog, old.catalog);
     warmIntentTable(next.catalog);
+    warmLookalikeIndex(next.catalog, old.catalog);
     this.retired.add(old);
     const timer = setTimeout(() => {
       this.retiring.delete(timer);

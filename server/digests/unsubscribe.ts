@@ -9,7 +9,7 @@
  * The key is made once, in the state store's settings (shared by every node, moved by `svc state
  * export`), as the single sign-on cookie key is (server/auth/sso-routes.ts).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { linkMac, linkMacMatches, settingKey } from '../auth/signing-key.ts';
 import type { AccessRecords } from '../state/access/service.ts';
 
 const KEY_SETTING = 'digest_unsubscribe_key';
@@ -18,19 +18,10 @@ const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 type Settings = Pick<AccessRecords, 'getSetting' | 'setSettingIfAbsent'>;
 
-const keys = new WeakMap<Settings, Buffer>();
+/** The deployment's digest key (made once, then read once per process and store: ../auth/signing-key.ts). */
+export const digestKey = (store: Settings): Promise<Buffer> => settingKey(store, KEY_SETTING);
 
-/** The deployment's digest key (made once, then read once per process and store). */
-export async function digestKey(store: Settings): Promise<Buffer> {
-  const known = keys.get(store);
-  if (known) return known;
-  await store.setSettingIfAbsent(KEY_SETTING, randomBytes(32).toString('base64url'));
-  const key = Buffer.from((await store.getSetting(KEY_SETTING))!, 'base64url');
-  keys.set(store, key);
-  return key;
-}
-
-const mac = (key: Buffer, customerId: string, userId: string) => createHmac('sha256', key).update(`${PURPOSE}\n${customerId}\n${userId}`).digest('base64url');
+const mac = (key: Buffer, customerId: string, userId: string) => linkMac(key, [PURPOSE, customerId, userId]);
 
 export function unsubscribeToken(key: Buffer, customerId: string, userId: string): string {
   return `${customerId}.${userId}.${mac(key, customerId, userId)}`;
@@ -40,7 +31,5 @@ export function unsubscribeToken(key: Buffer, customerId: string, userId: string
 export function readUnsubscribeToken(key: Buffer, token: string): { customerId: string; userId: string } | null {
   const [customerId, userId, given, ...rest] = token.split('.');
   if (rest.length > 0 || !customerId || !userId || !given || !ID.test(customerId) || !ID.test(userId)) return null;
-  const expected = Buffer.from(mac(key, customerId, userId));
-  const actual = Buffer.from(given);
-  return expected.length === actual.length && timingSafeEqual(expected, actual) ? { customerId, userId } : null;
+  return linkMacMatches(key, [PURPOSE, customerId, userId], given) ? { customerId, userId } : null;
 }

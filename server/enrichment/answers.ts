@@ -12,6 +12,7 @@
 
 import type { CustomerRecord } from '../../core/access-records.ts';
 import type { CompanyRow, PersonRow } from '../../core/catalog-records.ts';
+import type { IntentTopicAnswer } from '../../core/topic-records.ts';
 import type { EngagementRow, IntentRow } from '../../data/sources/schema.ts';
 import type { RouteResult } from '../http/route-def.ts';
 import { type PageViewSummary, personScores, type TitleClassification } from '../scoring/model.ts';
@@ -50,8 +51,11 @@ export interface LeadFacts {
 
 export interface AnswerContext {
   customer: Pick<CustomerRecord, 'segments' | 'products' | 'packages' | 'excluded_accounts' | 'hot_accounts'> & Partial<Pick<CustomerRecord, 'account_lists'>>;
-  settings: { segment_names: boolean };
+  /** `intent_topics`: the answer carries the account's followed intent topics (a token's setting; absent: off). */
+  settings: { segment_names: boolean; intent_topics?: boolean };
   now: Date;
+  /** The account's followed intent topics (server/data/catalog-topics.ts `followedTopics`), read when the setting is on. */
+  topics?: (companyId: string) => IntentTopicAnswer[];
 }
 
 /** The title to classify: the known person's catalog title when there is one, else the request's `title`. */
@@ -66,12 +70,19 @@ function segments(company: CompanyRow | null, ctx: AnswerContext, facts?: Accoun
   return segmentsPayload(matchingSegments(ctx.customer, company, facts), ctx.settings.segment_names);
 }
 
+/** `intent_topics` only for a caller whose setting is on (the spec's answer is unchanged otherwise); [] without a company. */
+function topics(company: CompanyRow | null, ctx: AnswerContext): { intent_topics?: IntentTopicAnswer[] } {
+  if (!ctx.settings.intent_topics) return {};
+  return { intent_topics: company && ctx.topics ? ctx.topics(company.company_id) : [] };
+}
+
 /** Company Firmographics v3 (`/v1/enrichment/company`) and v2 (`/v2/people/enrichment`). */
 export function firmographicsAnswer(version: 'v3' | 'v2', facts: LeadFacts, ctx: AnswerContext): RouteResult {
   const company = found(facts.resolution);
   const payload = (c: CompanyRow | null) => ({
     company: version === 'v3' ? companyV3(c, facts.title, ctx.customer.excluded_accounts) : companyV2(c, facts.title, ctx.customer.excluded_accounts),
     segments: segments(c, ctx, facts.account),
+    ...topics(c, ctx),
   });
   if (!company) return { status: 404, body: { status: 'error', message: notFoundMessage(facts.resolution), ...payload(null), code: 'not_found' } };
   return {
@@ -96,6 +107,7 @@ export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResul
         company: companyV3(null, facts.title, ctx.customer.excluded_accounts),
         scores: [],
         segments: segments(null, ctx),
+        ...topics(null, ctx),
         code: 'not_found',
       },
     };
@@ -106,6 +118,7 @@ export function combinedAnswer(facts: LeadFacts, ctx: AnswerContext): RouteResul
       company: companyV3(company, facts.title, ctx.customer.excluded_accounts),
       scores: combinedHasScores(ctx.customer) ? scoresFor(company, facts, ctx) : [],
       segments: segments(company, ctx, facts.account),
+      ...topics(company, ctx),
     },
     charge: { api: 'lead-scoring-firmographics', record: company.company_id },
   };

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, text } from './request-body.ts';
-import { EnrichedCompanyV3, SegmentsObject } from './schema.ts';
+import { EnrichedCompanyV3, FirmographicsV3Response, SegmentsObject } from './schema.ts';
 
 /** Most items one batch may carry; more → 422 for the whole request. */
 export const MAX_BATCH_ITEMS = 100;
@@ -48,11 +48,20 @@ export const BatchItem = z
 export type BatchItem = z.infer<typeof BatchItem>;
 
 /** A found item: the single route's 200 body plus its status. */
-export const BatchFound = z.object({ status: z.literal(200), company: EnrichedCompanyV3, segments: SegmentsObject }).strict();
+export const BatchFound = z
+  .object({ status: z.literal(200), company: EnrichedCompanyV3, segments: SegmentsObject, intent_topics: FirmographicsV3Response.shape.intent_topics })
+  .strict();
 
 /** An item no company was found for: the single route's 404 body (every field null), its status and `not_found`. */
 export const BatchNotFound = z
-  .object({ status: z.literal(404), message: z.string(), code: z.literal('not_found'), company: EnrichedCompanyV3, segments: SegmentsObject })
+  .object({
+    status: z.literal(404),
+    message: z.string(),
+    code: z.literal('not_found'),
+    company: EnrichedCompanyV3,
+    segments: SegmentsObject,
+    intent_topics: FirmographicsV3Response.shape.intent_topics,
+  })
   .strict();
 
 /** An item that is not valid (422), whose company the credits no longer cover (402), or that the state store could not charge now (503). */

@@ -7,18 +7,22 @@
  *   402 {status, message, code: quota_exhausted}                found, but no credit left for it
  *   503 {status, message, code: unavailable}                    found, but the state store could not charge it now
  * What `POST /v3/batch/enrichment` (./batch-route.ts) answers, and what `svc enrich` (server/cli/enrich-job.ts)
- * writes per row: both charge through the pipeline's credit step, so a file row answers and costs exactly
- * what an API item does.
+ * writes per row: both charge through the pipeline's credit step, and read the account's facts (page views,
+ * intent, the CRM side) as the single route does (./account-sources.ts), so a file row answers — its
+ * segments included — and costs exactly what an API item does.
  */
+import type { CustomerRecord } from '../../core/access-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
 import { parseFields } from '../http/body.ts';
 import { codeOfStatus } from '../http/errors.ts';
 import type { RouteResult } from '../http/route-def.ts';
 import { classifyTitle } from '../scoring/title-classifier.ts';
+import type { GatheredFacts } from '../segments/account-facts.ts';
+import { type AccountSources, batchAccountFacts } from './account-sources.ts';
 import { type AnswerContext, firmographicsAnswer, type LeadFacts, leadTitle } from './answers.ts';
 import { BatchItem, type BatchResult } from './batch-schema.ts';
-import { type CompanyLookups, resolveCompany } from './resolve-company.ts';
+import { type CompanyLookups, type CompanyResolution, resolveCompany } from './resolve-company.ts';
 
 type Charge = { api: ChargeableApi; record: string };
 
@@ -26,7 +30,9 @@ export interface BatchDeps {
   /** The data snapshot of the whole batch. */
   catalog: CompanyLookups;
   /** The customer, the caller's settings (segment names) and the time: what the single route's answer reads. */
-  context: AnswerContext;
+  context: AnswerContext & { customer: Pick<CustomerRecord, 'id'> };
+  /** Where the accounts' facts are read, as the single route reads them (./account-sources.ts). */
+  accounts: AccountSources;
   /** The pipeline's credit step for one record; rejects with ApiError `quota_exhausted` or `unavailable`. */
   charge(charge: Charge): Promise<void>;
 }
@@ -34,15 +40,14 @@ export interface BatchDeps {
 /** Hints the single route passes when the body carries none (items carry none). */
 const NO_HINTS = { country: '', company: '', industry: '' };
 
-/** The single route's lookups for a firmographics answer (no scores: no intent, engagement or page views). */
-function facts(item: BatchItem, catalog: CompanyLookups): LeadFacts {
-  const resolution = resolveCompany({ email: item.email, domain: item.domain, hints: NO_HINTS }, catalog);
+/** The single route's lookups for a firmographics answer (no scores: no intent, engagement or page views), its account's facts apart. */
+function facts(resolution: CompanyResolution, account: GatheredFacts | undefined): LeadFacts {
   const person = resolution.outcome === 'invalid-email' ? null : resolution.person;
-  return { resolution, title: classifyTitle(leadTitle(person, '')), signals: [], engagement: [], pageViews: [] };
+  return { resolution, title: classifyTitle(leadTitle(person, '')), signals: [], engagement: [], pageViews: [], account };
 }
 
-/** What the single route answers for one item (before its charge), or the item's own 422. */
-function answerOf(item: unknown, deps: BatchDeps): RouteResult {
+/** An item's company resolved as the single route resolves it, or the item's own 422 answer. */
+function resolveItem(item: unknown, catalog: CompanyLookups): CompanyResolution | RouteResult {
   let parsed: BatchItem;
   try {
     parsed = parseFields(BatchItem, item);
@@ -51,7 +56,21 @@ function answerOf(item: unknown, deps: BatchDeps): RouteResult {
     // BatchItem marks no issue `blank`: a blank item is 422 `invalid` here, not the single route's 400.
     return { status: 422, body: { status: 'error', message: e.message, code: 'invalid' } };
   }
-  return firmographicsAnswer('v3', facts(parsed, deps.catalog), deps.context);
+  return resolveCompany({ email: parsed.email, domain: parsed.domain, hints: NO_HINTS }, catalog);
+}
+
+const isAnswer = (r: CompanyResolution | RouteResult): r is RouteResult => 'status' in r;
+
+/** What the single route answers for each item (before its charge): the found companies' facts read first, each once. */
+async function answersOf(items: readonly unknown[], deps: BatchDeps): Promise<RouteResult[]> {
+  const resolved = items.map((item) => resolveItem(item, deps.catalog));
+  const found = resolved.flatMap((r) => (!isAnswer(r) && r.outcome === 'found' ? [r.company.company_id] : []));
+  const { customer, now } = deps.context;
+  const accounts = await batchAccountFacts(deps.accounts, customer, found, now);
+  return resolved.map((r) => {
+    if (isAnswer(r)) return r;
+    return firmographicsAnswer('v3', facts(r, r.outcome === 'found' ? accounts.get(r.company.company_id) : undefined), deps.context);
+  });
 }
 
 /**
@@ -61,7 +80,7 @@ function answerOf(item: unknown, deps: BatchDeps): RouteResult {
  * found ones are 402 — and a company twice in the batch is charged once (the month's dedup, as for single calls).
  */
 export async function enrichItems(items: readonly unknown[], deps: BatchDeps): Promise<BatchResult[]> {
-  const answers = items.map((item) => answerOf(item, deps));
+  const answers = await answersOf(items, deps);
   const charged = await Promise.allSettled(answers.map((a) => (a.status === 200 && a.charge ? deps.charge(a.charge) : undefined)));
   return answers.map((a, i) => {
     const body = a.body as Record<string, unknown>;

@@ -10,11 +10,13 @@
 import type { ApiGroup } from '../../core/customer-records.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import type { ChargeableApi } from '../credits/rules.ts';
+import type { Catalog } from '../data/catalog.ts';
+import { followedTopics } from '../data/catalog-topics.ts';
 import { apiRoute, type OperationDoc, type RouteDef, type RouteResult } from '../http/route-def.ts';
 import { recentPageViews } from '../scoring/first-party.ts';
 import { classifyTitle } from '../scoring/title-classifier.ts';
-import { gatherAccountFacts } from '../segments/account-facts.ts';
 import type { Services } from '../services.ts';
+import { accountSources, leadAccountFacts } from './account-sources.ts';
 import {
   type AnswerContext,
   combinedAnswer,
@@ -54,7 +56,7 @@ function leadRoute(o: {
     doc: o.doc,
     async handler(ctx) {
       const caller = ctx.caller!;
-      const answerCtx = context(caller);
+      const answerCtx = context(caller, ctx.services.dataset.current.catalog);
       return o.answer(await lookupLead(ctx.services, ctx.body, caller, answerCtx.now, o.scores(caller), o.segments), answerCtx);
     },
   });
@@ -107,8 +109,8 @@ export const enrichmentRoutes: RouteDef[] = [
   }),
 ];
 
-function context(caller: Caller): AnswerContext {
-  return { customer: caller.customer, settings: caller.settings, now: new Date() };
+function context(caller: Caller, catalog: Pick<Catalog, 'topics'>): AnswerContext {
+  return { customer: caller.customer, settings: caller.settings, now: new Date(), topics: (id) => followedTopics(catalog.topics, caller.customer.topics, id) };
 }
 
 /**
@@ -126,15 +128,7 @@ async function lookupLead(deps: Services, body: LeadBody, caller: Caller, now: D
   const person = resolution.outcome === 'invalid-email' ? null : resolution.person;
   const company = resolution.outcome === 'found' ? resolution.company : null;
   // The account's facts only for a customer whose segment rules read them; they hold the scores' page views too.
-  const account =
-    segments && company
-      ? await gatherAccountFacts(
-          { catalog, visits: deps.recorder?.visits, crm: deps.crm?.deps.crm, onError: (e) => deps.recorder?.reportError(e) },
-          caller.customer,
-          company.company_id,
-          now,
-        )
-      : undefined;
+  const account = segments ? await leadAccountFacts(accountSources(deps, catalog), caller.customer, company?.company_id ?? null, now) : undefined;
   return {
     resolution,
     title: classifyTitle(leadTitle(person, body.title)),

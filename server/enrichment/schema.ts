@@ -5,6 +5,7 @@
  * Lengths: email ≤ 254, domain ≤ 253, every other field ≤ 500 characters (longer → 422).
  */
 import { z } from 'zod';
+import { IntentTopicsAnswer } from '../../core/topic-records.ts';
 import { BUYING_STAGES, CONTACT_GRADES, PROFILE_FITS } from '../../core/vocabulary.ts';
 import { nullableText } from '../http/null-rule.ts';
 import { blankIssue, MAX_DOMAIN_LENGTH, MAX_EMAIL_LENGTH, MAX_FIELD_LENGTH, requireAll, textBody } from './request-body.ts';
@@ -110,9 +111,11 @@ export const PersonScore = z
   })
   .strict();
 
-export const FirmographicsV3Response = z.object({ company: EnrichedCompanyV3, segments: SegmentsObject }).strict();
-export const FirmographicsV2Response = z.object({ company: EnrichedCompanyV2, segments: SegmentsObject }).strict();
-export const CombinedResponse = z.object({ company: EnrichedCompanyV3, scores: z.array(PersonScore), segments: SegmentsObject }).strict();
+// `intent_topics`: beyond the spec, additive, only for a token with the `intent_topics` setting (core/topic-records.ts).
+const intent_topics = IntentTopicsAnswer.optional();
+export const FirmographicsV3Response = z.object({ company: EnrichedCompanyV3, segments: SegmentsObject, intent_topics }).strict();
+export const FirmographicsV2Response = z.object({ company: EnrichedCompanyV2, segments: SegmentsObject, intent_topics }).strict();
+export const CombinedResponse = z.object({ company: EnrichedCompanyV3, scores: z.array(PersonScore), segments: SegmentsObject, intent_topics }).strict();
 export const LeadScoringResponse = z.object({ scores: z.array(PersonScore) }).strict();
 
 /** 404 bodies: the spec's error object plus the route's data, every field blank, and the code every non-2xx body carries. */

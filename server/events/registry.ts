@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { COMPANY_MATCHES, CONFIDENCES } from '../../core/vocabulary.ts';
 import { IdentificationResponse, IdentifiedCompany } from '../identification/schema.ts';
 import { schema as jsonSchemaOf } from '../openapi/kit.ts';
-import { PageViewBeacon } from '../visits/beacon.ts';
-import { AccountEventV1, AccountEventV2, SegmentEnteredV1, TagInstalledV1 } from '../webhooks/payloads.ts';
+import { CustomEventBeacon, EngagementBeacon, PageViewBeacon } from '../visits/beacon.ts';
+import { AccountEventV1, AccountEventV2, AccountEventV3, SegmentEnteredV1, TagInstalledV1 } from '../webhooks/payloads.ts';
 
 export type EventChannel = 'dom' | 'dataLayer' | 'beacon' | 'webhook';
 
@@ -116,6 +116,20 @@ export const EVENT_SCHEMAS: readonly EventSchema[] = [
   },
   { name: 'pageview', version: 1, channel: 'beacon', description: 'The page-view beacon the tag sends to `POST /v1/events`.', schema: PageViewBeacon },
   {
+    name: 'engagement',
+    version: 1,
+    channel: 'beacon',
+    description: 'Engaged time: how long the page was visible, sent to `POST /v1/events` when the page is hidden or left.',
+    schema: EngagementBeacon,
+  },
+  {
+    name: 'event',
+    version: 1,
+    channel: 'beacon',
+    description: "A custom event (`svc('track', name, properties)`) sent to `POST /v1/events`: a name, at most 10 flat properties.",
+    schema: CustomEventBeacon,
+  },
+  {
     name: 'account.visited',
     version: 1,
     channel: 'webhook',
@@ -142,6 +156,20 @@ export const EVENT_SCHEMAS: readonly EventSchema[] = [
     channel: 'webhook',
     description: 'A hot account’s page view, or a view of one of the endpoint’s hot paths, enriched as account.visited v2.',
     schema: AccountEventV2,
+  },
+  {
+    name: 'account.visited',
+    version: 3,
+    channel: 'webhook',
+    description: 'As account.visited v2, with the account’s engaged time and custom events over the last 30 days.',
+    schema: AccountEventV3,
+  },
+  {
+    name: 'account.hot',
+    version: 3,
+    channel: 'webhook',
+    description: 'As account.hot v2, with the account’s engaged time and custom events over the last 30 days.',
+    schema: AccountEventV3,
   },
   {
     name: 'segment.entered',

@@ -52,8 +52,8 @@ export const homeDocs = {
   get: admin('getHome', 'What changed with the customer’s accounts: this period against the one before it (the console’s Home)', {
     description: [
       `The period is \`from\`–\`to\` (UTC days; default the last ${DEFAULT_HOME_DAYS} days up to today, at most ${MAX_HOME_DAYS}); the previous period has the same length and ends the day before \`from\`.`,
-      'Read from the visit store’s aggregates, never from raw page views: per period the per-day account aggregates, the daily totals, one indexed count of the accounts first seen (each account’s first day is kept when it is first counted) and the per-day segment entries;',
-      `then, for the period’s ${STAGE_ACCOUNTS} most active accounts, each one’s page views over the scoring window. The work grows with the accounts that visited, not with the catalog or the page views.`,
+      'Read from aggregates precomputed as page views are recorded, never from raw page views nor every account of the period: per period one read of its days’ rollup (identified and anonymous page views, accounts first seen, segments entered, and the day’s accounts by days since their previous visit, which counts distinct accounts over the period exactly)',
+      `and its ${STAGE_ACCOUNTS} most active accounts from each day’s accounts ranked by page views; then, for those, each one’s page views over the scoring window. The work is bounded by the period’s days and ${STAGE_ACCOUNTS} accounts, not by the catalog, the accounts that visited or the page views.`,
       '**Definitions.** A buying stage is the scoring model’s (`buying_stage` of identification), the highest over the customer’s products (none: null, and no moves).',
       'The stage at the period’s start is scored at its first midnight from the page views before it; at its end, at its last moment (or now, when earlier) from those up to it.',
       'A *stage move* is a higher stage at the end; an account *became hot* when its stage reached Decision or Purchase in the period. The hot list has no dates: listed accounts are flagged (`hot_list`), not counted as becoming hot.',

@@ -2,11 +2,12 @@
  * The console's home page (workspace API, `reports:read`, the customer's own ids only):
  *   GET /admin/api/customers/:id/home?from&to   this period against the one before it (summary.ts)
  *
- * Reads only aggregates, never raw views: per period the per-day account aggregates (accountTotals),
- * the daily totals, one indexed count of accounts first seen and the per-day segment entries; then, for
- * the period's STAGE_ACCOUNTS most active accounts, each one's page views over the scoring window and
- * its intent signals (in memory). What it reads grows with the accounts that visited in the period, never
- * with the catalog or the page views.
+ * Reads only precomputed aggregates, never raw views nor every account of a period: per period the visit
+ * store's periodSummary — the per-day rollup of its days (daily totals, distinct accounts, accounts first
+ * seen, segment entries) and its STAGE_ACCOUNTS most active accounts from each day's accounts ranked by
+ * views (server/state/visits/rollup.ts, top-accounts.ts); then, for those accounts, each one's page views
+ * over the scoring window and its intent signals (in memory). What it reads is bounded by the period's
+ * days and STAGE_ACCOUNTS, not by the catalog, the accounts that visited or the page views.
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
@@ -17,7 +18,7 @@ import { parseRecord } from '../http/body.ts';
 import type { RouteContext, RouteDef } from '../http/route-def.ts';
 import { needsEnrichment } from '../webhooks/events.ts';
 import { homeDocs } from './docs.ts';
-import { buildHome, HomeQuery, type Period, type PeriodReads, type StageMove, scoredAccounts, scoringWindow, stageMove } from './summary.ts';
+import { buildHome, HomeQuery, type Period, type PeriodReads, STAGE_ACCOUNTS, type StageMove, scoredAccounts, scoringWindow, stageMove } from './summary.ts';
 
 /**
  * Segment entries are counted where the account's segments are remembered: on the webhook path, for a
@@ -33,12 +34,8 @@ async function countsSegmentEntries(ctx: RouteContext, customerId: string): Prom
 async function readPeriod(ctx: RouteContext, customer: CustomerRecord, period: Period, segmentsCounted: boolean, now: Date): Promise<PeriodReads> {
   const { visits } = ctx.services.recorder;
   const { catalog } = ctx.services.dataset.current;
-  const [accounts, daily, newAccounts, segmentEntries] = await Promise.all([
-    visits.accountTotals(customer.id, period.from, period.to),
-    visits.dailyTotals(customer.id, period.from, period.to),
-    visits.newAccounts(customer.id, period.from, period.to),
-    segmentsCounted ? visits.segmentEntries(customer.id, period.from, period.to) : Promise.resolve(null),
-  ]);
+  const summary = await visits.periodSummary(customer.id, period.from, period.to, STAGE_ACCOUNTS);
+  const accounts = summary.top;
   const window = scoringWindow(period);
   const stages = new Map<string, StageMove | null>();
   await Promise.all(
@@ -50,7 +47,15 @@ async function readPeriod(ctx: RouteContext, customer: CustomerRecord, period: P
       stages.set(a.company_id, stageMove({ customer, company, signals: catalog.intent(a.company_id), views, period, now }));
     }),
   );
-  return { period, accounts, daily, newAccounts, segmentEntries, stages };
+  return {
+    period,
+    identifiedAccounts: summary.accounts,
+    accounts,
+    daily: summary.daily,
+    newAccounts: summary.new_accounts,
+    segmentEntries: segmentsCounted ? summary.segment_entries : null,
+    stages,
+  };
 }
 
 export const homeRoutes: RouteDef[] = [

@@ -69,6 +69,7 @@ describe('stage moves', () => {
 
 const reads = (over: Partial<PeriodReads> = {}): PeriodReads => ({
   period,
+  identifiedAccounts: 0,
   accounts: [],
   daily: [],
   newAccounts: 0,
@@ -103,6 +104,7 @@ describe('the figures', () => {
     ]);
     const f = periodFigures(
       reads({
+        identifiedAccounts: 4,
         accounts: [totals('a', 5), totals('b', 3), totals('c', 1), totals('d', 1)],
         daily: [
           { day: '2026-11-19', identified: 6, anonymous: 2 },

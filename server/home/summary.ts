@@ -20,12 +20,13 @@ import type { CompanyRow } from '../../core/catalog-records.ts';
 import type { DailyTotals } from '../../core/visit-records.ts';
 import { BUYING_STAGES, type BuyingStage } from '../../core/vocabulary.ts';
 import { companyScores, FIRST_PARTY_WINDOW_DAYS, type IntentSignal, type PageViewSummary } from '../scoring/model.ts';
+import { ROLLUP_SPAN_DAYS } from '../state/visits/rollup.ts';
 import { type AccountTotals, daysBetween, ISO_DAY } from '../state/visits/store.ts';
 
 /** Days of a period when `from`/`to` are not given: the last 7 days up to today (UTC). */
 export const DEFAULT_HOME_DAYS = 7;
-/** Longest period (a quarter and a day): the previous one doubles what is read. */
-export const MAX_HOME_DAYS = 92;
+/** Longest period (a quarter and a day): the longest whose distinct accounts the visit store's rollup counts exactly. */
+export const MAX_HOME_DAYS = ROLLUP_SPAN_DAYS;
 /** Accounts listed to act on. */
 export const TOP_ACCOUNTS = 10;
 /** The period's most active accounts scored for stage moves (each one read of its window's page views). */
@@ -135,7 +136,9 @@ export const becameHot = (m: StageMove | null | undefined): boolean => m != null
 /** What the route read of one period. */
 export interface PeriodReads {
   period: Period;
-  /** The period's visiting accounts (the visit store's accountTotals), most page views first. */
+  /** Accounts with an identified view in the period (the visit store's periodSummary `accounts`). */
+  identifiedAccounts: number;
+  /** The period's most active accounts (periodSummary `top`, at most STAGE_ACCOUNTS), most page views first. */
   accounts: readonly AccountTotals[];
   daily: readonly DailyTotals[];
   /** Accounts first seen in the period (the visit store's newAccounts). */
@@ -168,7 +171,7 @@ export function periodFigures(r: PeriodReads): PeriodFigures {
   return {
     from: r.period.from,
     to: r.period.to,
-    identified_accounts: r.accounts.length,
+    identified_accounts: r.identifiedAccounts,
     new_accounts: r.newAccounts,
     became_hot: moves.filter(becameHot).length,
     stage_moves: moves.filter(rose).length,

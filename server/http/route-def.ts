@@ -165,9 +165,11 @@ export interface RouteContext<B = unknown, Q = unknown> {
    * Charges one exported record now, through the pipeline's credit step, for an answer that exports
    * several records each with its own outcome (the batch enrichment route); a single record goes in the
    * result's `charge` instead. Rejects with ApiError `quota_exhausted` (402) or `unavailable` (503).
-   * Nothing is charged when the client is already gone (its answer is never received).
+   * Nothing is charged when the client is already gone (its answer is never received). A workspace route
+   * (no customer caller) names the customer it charges as `as`: a caller without token or tag (the account
+   * page's People reveal charges as People Enrichment does).
    */
-  charge(charge: { api: ChargeableApi; record: string }): Promise<void>;
+  charge(charge: { api: ChargeableApi; record: string }, as?: Caller): Promise<void>;
 }
 
 /** An OpenAPI 3.1 operation object (built with server/openapi/kit.ts). */

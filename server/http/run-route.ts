@@ -64,10 +64,11 @@ class Call implements RouteContext {
     this.headers.push(name, value);
   }
 
-  async charge(charge: { api: ChargeableApi; record: string }): Promise<void> {
-    if (this.caller === null) throw new Error(`${this.req.path}: a route without a customer caller charges nothing`);
+  async charge(charge: { api: ChargeableApi; record: string }, as?: Caller): Promise<void> {
+    const caller = as ?? this.caller;
+    if (caller === null) throw new Error(`${this.req.path}: a route without a customer caller charges nothing`);
     if (clientGone(this.res)) return;
-    await this.services.pipeline.charge(this.caller, charge, trustedRequestIdOf(this.req.raw, this.services.trustProxy), this.res);
+    await this.services.pipeline.charge(caller, charge, trustedRequestIdOf(this.req.raw, this.services.trustProxy), this.res);
   }
 
   async audit(entry: AuditEntry): Promise<void> {

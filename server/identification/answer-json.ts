@@ -9,7 +9,7 @@
 import type { CompanyRow } from '../../core/catalog-records.ts';
 import { weakMemo } from '../cache/bounded-cache.ts';
 import { ownFirmographics } from './identify.ts';
-import type { IdentificationResponse } from './schema.ts';
+import type { IdentificationAnswer } from './schema.ts';
 
 /** A row's firmographics as the inside of a JSON object (no braces), `privacy` left out: it comes last. */
 const firmographicsFragment = weakMemo((row: CompanyRow) => JSON.stringify(ownFirmographics(row)).slice(1, -1));
@@ -18,13 +18,14 @@ const firmographicsFragment = weakMemo((row: CompanyRow) => JSON.stringify(ownFi
  * `row`: the catalog row the answer was built from (null when none). Any answer that is not a Match of
  * that row is serialised whole; a Match's own fields come from the row's fragment, the rest as they are.
  */
-export function answerJson(answer: IdentificationResponse, row: CompanyRow | null): string {
+export function answerJson(answer: IdentificationAnswer, row: CompanyRow | null): string {
   const c = answer.company;
   if (row === null || c.company_match !== 'Match' || c.companyId !== row.company_id) return JSON.stringify(answer);
   return (
     `{"company":{"company_match":"Match","additional_comment":${JSON.stringify(c.additional_comment)},${firmographicsFragment(row)}` +
     `,"is_blacklisted":${c.is_blacklisted},"is_svcqa":${c.is_svcqa},"geoIP_country":${JSON.stringify(c.geoIP_country)}` +
     `,"geoIP_state":${JSON.stringify(c.geoIP_state)},"geoIP_city":${JSON.stringify(c.geoIP_city)},"privacy":${JSON.stringify(c.privacy)}}` +
-    `,"scores":${JSON.stringify(answer.scores)},"segments":${JSON.stringify(answer.segments)},"confidence":${JSON.stringify(answer.confidence)}}`
+    `,"scores":${JSON.stringify(answer.scores)},"segments":${JSON.stringify(answer.segments)},"confidence":${JSON.stringify(answer.confidence)}` +
+    (answer.intent_topics === undefined ? '}' : `,"intent_topics":${JSON.stringify(answer.intent_topics)}}`)
   );
 }

@@ -8,6 +8,7 @@ import { ApiError } from '../../core/error-codes.ts';
 import { isHostAllowed } from '../auth/allowed-origin.ts';
 import type { Caller, HeaderSource } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
+import { followedTopics } from '../data/catalog-topics.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { networkCompany } from '../data/network-company.ts';
 import { type GeoIp, overlayGeo } from '../geoip/geoip.ts';
@@ -25,7 +26,7 @@ import { answerJson } from './answer-json.ts';
 import { isBotAgent } from './bot-agent.ts';
 import { identificationDocs } from './docs.ts';
 import { identify } from './identify.ts';
-import { IdentificationQuery, type IdentificationResponse, VISITOR_USER_AGENT_HEADER } from './schema.ts';
+import { type IdentificationAnswer, IdentificationQuery, VISITOR_USER_AGENT_HEADER } from './schema.ts';
 
 export interface IdentificationDeps {
   config: Config;
@@ -74,7 +75,7 @@ export async function identificationAnswer(
   req: IdentificationRequest,
   rawQuery: RawQuery,
   caller: Caller,
-): Promise<{ status: 200; body: IdentificationResponse; text: string; type: string; charge?: { api: 'identification'; record: string } }> {
+): Promise<{ status: 200; body: IdentificationAnswer; text: string; type: string; charge?: { api: 'identification'; record: string } }> {
   const query = parseQuery(rawQuery);
   const ip = visitorAddress(deps.config, req, caller, query);
   const { body, company } = await lookup(deps, caller, ip, visitorUserAgent(req, caller, query));
@@ -138,7 +139,7 @@ async function lookup(
   caller: Caller,
   ip: string | null,
   userAgent: string | undefined,
-): Promise<{ body: IdentificationResponse; company: CompanyRow | null }> {
+): Promise<{ body: IdentificationAnswer; company: CompanyRow | null }> {
   const { index, catalog } = deps.dataset.current;
   const network = ip ? index.lookup(ip) : null;
   const company = networkCompany(network, catalog);
@@ -150,14 +151,20 @@ async function lookup(
   const facts =
     need && company
       ? await gatherAccountFacts(
-          { catalog, visits: deps.recorder?.visits, crm: deps.crm?.deps.crm, onError: (e) => deps.recorder?.reportError(e) },
+          {
+            catalog,
+            visits: deps.recorder?.visits,
+            engagement: deps.recorder?.engagement,
+            crm: deps.crm?.deps.crm,
+            onError: (e) => deps.recorder?.reportError(e),
+          },
           caller.customer,
           company.company_id,
           now,
           need,
         )
       : undefined;
-  const body = identify({
+  const body: IdentificationAnswer = identify({
     ip,
     network,
     company,
@@ -169,6 +176,11 @@ async function lookup(
     isBot: isBotAgent(userAgent),
     now,
   });
+  // Only a token that may carry them has the field (restrictive by default, as segment names): the spec's
+  // answer is unchanged for every other caller.
+  if (caller.settings.intent_topics) {
+    body.intent_topics = company && body.company.company_match === 'Match' ? followedTopics(catalog.topics, caller.customer.topics, company.company_id) : [];
+  }
   return { body, company };
 }
 

@@ -5,6 +5,7 @@
  * `schema.test.ts` keeps the tag's public types (tag/src/types.ts) equal to these.
  */
 import { z } from 'zod';
+import { IntentTopicsAnswer } from '../../core/topic-records.ts';
 import { BUYING_STAGES, COMPANY_MATCHES, CONFIDENCES, PRIVACY_REASONS, PROFILE_FITS } from '../../core/vocabulary.ts';
 import { nullableText } from '../http/null-rule.ts';
 
@@ -73,6 +74,14 @@ export const IdentificationResponse = z.object({
   confidence: z.enum(CONFIDENCES),
 });
 export type IdentificationResponse = z.infer<typeof IdentificationResponse>;
+
+/**
+ * What a token's identification answers: the response above, and — beyond the spec, additive, only for a
+ * token with the `intent_topics` setting — the account's followed intent topics. The web tag's answer is
+ * the response above (tags never carry topics), which `tag/src/types.ts` mirrors.
+ */
+export const IdentificationAnswer = IdentificationResponse.extend({ intent_topics: IntentTopicsAnswer.optional() });
+export type IdentificationAnswer = z.infer<typeof IdentificationAnswer>;
 
 /**
  * Longest value of a query parameter: a textual IPv6 address is at most 45 characters, a zone index

@@ -98,7 +98,12 @@ function checkSize(ids: readonly string[]): void {
 
 /** Segments whose rule names the list. */
 const segmentsUsing = (segments: readonly Segment[], listId: string) =>
-  segments.filter((seg) => (seg.match.in_list ?? []).some((id) => id.toLowerCase() === listId));
+  segments.filter(
+    (seg) =>
+      (seg.match.in_list ?? []).some((id) => id.toLowerCase() === listId) ||
+      // A lookalike seeded by the list (at the top or in a group) would have no seed left.
+      [seg.match, ...(seg.match.groups ?? [])].some((level) => level.lookalike?.list?.toLowerCase() === listId),
+  );
 
 /** What an audit record keeps of a change of ids: counts, and the first ids added and removed. */
 function idChange(before: readonly string[], after: readonly string[]): Record<string, unknown> {

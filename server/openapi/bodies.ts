@@ -9,7 +9,7 @@ import { CustomerPatch, CustomerSeed } from '../../core/customer-records.ts';
 import { CombinedBody, FirmographicsV2Body, FirmographicsV3Body, LeadScoringBody } from '../enrichment/schema.ts';
 import { PeopleEnrichmentBody, PeopleSearchBody } from '../people/schema.ts';
 import { NewSegment, SegmentPatch, SegmentPreviewBody } from '../segments/schema.ts';
-import { PageViewBeacon } from '../visits/beacon.ts';
+import { CustomEventBeacon, EngagementBeacon, PageViewBeacon } from '../visits/beacon.ts';
 import { NewWebhook } from '../webhooks/schema.ts';
 import { type BodyName, type Json, schema } from './kit.ts';
 
@@ -98,6 +98,20 @@ export const bodies = {
     referrer: 'The referring page (a URL or a host): only its host is kept',
     session: 'A random id the tag keeps for the browser session',
   }),
+  EngagementBeacon: described(schema(EngagementBeacon, 'input'), {
+    type: 'Always `engagement`',
+    path: 'The page view’s path, as its page view sent it',
+    session: 'The page view’s session id',
+    engaged_ms: 'Milliseconds the page was visible since the last report (the server adds at most an hour per beacon)',
+  }),
+  CustomEventBeacon: described(schema(CustomEventBeacon, 'input'), {
+    type: 'Always `event`',
+    name: 'The event’s name: 1–64 of a–z 0–9 _, starting with a letter',
+    properties:
+      'At most 10 flat properties (a string of at most 200 characters, a number, a boolean); any that looks like an email, a token or a phone number is dropped',
+    path: 'The page the event happened on (as a page view’s path)',
+    session: 'The session id of the tab',
+  }),
   CustomerSeed: described(schema(CustomerSeed, 'input'), {
     id: "The customer's id (1–64 of A–Z a–z 0–9 _ -); an existing id is a 409",
     name: "The customer's name",
@@ -113,6 +127,7 @@ export const bodies = {
     grants: 'API groups granted beyond the packages (`segments`: the Segments API)',
     kept_query_params:
       'Query parameters that make a page of its own on the account page (`plan` keeps `/pricing?plan=pro` apart); every other one, UTM included, is collapsed into the path',
+    topics: 'Third-party intent topics the customer follows (names of the dataset’s topics; PUT /admin/api/customers/:id/topics checks them)',
     tags: 'Web tags to create or update with the customer',
   }),
   CustomerPatch: described(schema(CustomerPatch, 'input'), {
@@ -127,6 +142,7 @@ export const bodies = {
     hot_accounts: 'Hot accounts (the whole list)',
     grants: 'API groups granted beyond the packages (the whole list; `segments`: the Segments API). Removing one makes its tokens answer 403',
     kept_query_params: 'Query parameters kept apart on the account page (the whole list)',
+    topics: 'Third-party intent topics the customer follows (the whole list; PUT …/topics checks them against the dataset)',
   }),
   NewSegment: described(schema(NewSegment, 'input'), {
     name: 'A name for people, unique in the customer (case-insensitive)',
@@ -148,6 +164,8 @@ export const bodies = {
       "Identification tokens only: page domains a browser may use it from (`example.com`, `*.example.com`, `localhost`); such a token answers only for the visitor's own address",
     scores: 'Whether answers carry scores (off by default)',
     segment_names: 'Whether answers carry segment names (off by default)',
+    intent_topics:
+      'Whether identification and enrichment answers carry `intent_topics`: the customer’s followed third-party topics the account has a score for this week (off by default; without it the answer has no such field)',
     rate_limit: 'Requests per minute',
   }),
   NewTag: described(schema(NewTag, 'input'), {

@@ -444,6 +444,13 @@ describe('real requests through Prism against the document', () => {
     await send({ name: 'visitors', method: 'GET', path: '/admin/api/customers/acme/visits', headers: admin, status: 200 });
     await send({ name: 'visitors as CSV', method: 'GET', path: '/admin/api/customers/acme/visits', headers: { ...admin, accept: 'text/csv' }, status: 200 });
     await send({ name: 'visitors.csv of a segment', method: 'GET', path: '/admin/api/customers/acme/visits.csv?segment=101', headers: admin, status: 200 });
+    await send({
+      name: 'visitors.csv, the days and their coverage',
+      method: 'GET',
+      path: '/admin/api/customers/acme/visits.csv?rows=days',
+      headers: admin,
+      status: 200,
+    });
     await send({ name: 'visitors of an unknown segment', method: 'GET', path: '/admin/api/customers/acme/visits?segment=999', headers: admin, status: 422 });
     await send({ name: 'tag sightings', method: 'GET', path: '/admin/api/customers/acme/tag-sightings', headers: admin, status: 200 });
 

@@ -22,7 +22,7 @@ import {
 } from '../enrichment/schema.ts';
 import { EVENT_SCHEMAS, type EventSchema, schemaPath } from '../events/registry.ts';
 import { openApiPath, type RouteDef } from '../http/route-def.ts';
-import { IdentificationResponse } from '../identification/schema.ts';
+import { IdentificationAnswer } from '../identification/schema.ts';
 import { PeopleEnrichmentNotFound, PeopleEnrichmentResponse, PeopleSearchNotFound, PeopleSearchResponse } from '../people/schema.ts';
 import { ROUTES } from '../routes.ts';
 import { SegmentAccounts, SegmentMembership, SegmentPreview, SegmentsList } from '../segments/schema.ts';
@@ -156,7 +156,7 @@ function document(serverUrl: string | undefined, routes: readonly RouteDef[]): J
       schemas: {
         ErrorCode: ErrorCodeSchema,
         Error: ErrorSchema,
-        IdentificationResponse: schema(IdentificationResponse),
+        IdentificationResponse: schema(IdentificationAnswer),
         FirmographicsV3Response: schema(FirmographicsV3Response),
         FirmographicsV3NotFound: schema(FirmographicsV3NotFound),
         FirmographicsV2Response: schema(FirmographicsV2Response),

@@ -197,6 +197,8 @@ export type BodyName =
   | 'PeopleEnrichmentBody'
   | 'PeopleSearchBody'
   | 'PageViewBeacon'
+  | 'EngagementBeacon'
+  | 'CustomEventBeacon'
   | 'CustomerSeed'
   | 'CustomerPatch'
   | 'NewSegment'

@@ -203,7 +203,8 @@ function impliedStatus(req: CurlRequest, answer: string): number {
     // Without a code: the lead routes' 404 with data.
     return code ? ERROR_STATUS[code as ErrorCode] : 404;
   }
-  if (req.method === 'POST' && req.url.pathname.startsWith('/admin/api/') && !/\/(deactivate|activate|rotate)$/.test(req.url.pathname)) return 201;
+  // A create answers 201; a token action and a preview (nothing saved) 200.
+  if (req.method === 'POST' && req.url.pathname.startsWith('/admin/api/') && !/\/(deactivate|activate|rotate|preview)$/.test(req.url.pathname)) return 201;
   return 200;
 }
 

@@ -14,17 +14,25 @@
  * customer whose rules read it pays at most one store read per account every few seconds on the hot
  * paths (identification, the recorder), not one per request. The sync reads the CRM back every few
  * minutes at most, so the few seconds add nothing that matters.
+ *
+ * The lookalike scores (`lookalike` conditions) are the account's against each seed's kept profile
+ * (./lookalike-seeds.ts): no catalog scan per request.
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
 import { CRM_PROVIDERS, type CrmAccountRecord } from '../../core/crm-records.ts';
+import type { LookalikeCondition } from '../../core/customer-records.ts';
 import { BoundedCache, weakMemo } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { firstPartyWindow } from '../scoring/first-party.ts';
 import { type IntentSignal, intentScore, type ScoringProduct } from '../scoring/model.ts';
 import type { CrmStore } from '../state/crm/store.ts';
+import type { EngagementStore } from '../state/engagement/store.ts';
 import type { PagePerDay, VisitStore } from '../state/visits/store.ts';
+import type { EngagementFacts } from './engagement-rule.ts';
 import { type AccountFacts, type CrmFacts, type FactsNeed, NO_CRM_FACTS, needsAccountFacts, windowStart } from './evaluate.ts';
+import { lookalikeConditions, lookalikeScorer, type SeedSources, seedSourcesOf } from './lookalike-seeds.ts';
+import { type TopicFacts, topicFactsOf } from './topic-rule.ts';
 
 /** Account facts, and the page views of the scoring model's window among them (what `recentPageViews` reads). */
 export interface GatheredFacts extends AccountFacts {
@@ -49,6 +57,12 @@ export function accountFactsOf(input: {
   pagesRead?: boolean;
   /** The account's CRM side, when a rule reads it. */
   crm?: CrmFacts;
+  /** The account's lookalike scores, when a rule reads them. */
+  lookalike?: (c: LookalikeCondition) => number | undefined;
+  /** The account's third-party topics, when a rule reads them. */
+  topics?: TopicFacts;
+  /** The account's engaged time and custom events, when a rule reads them. */
+  engagement?: EngagementFacts;
 }): GatheredFacts {
   const { now, pages, signals, products } = input;
   const window = firstPartyWindow(now);
@@ -67,6 +81,9 @@ export function accountFactsOf(input: {
       return scores.get(key);
     },
     ...(input.crm ? { crm: input.crm } : {}),
+    ...(input.lookalike ? { lookalike: input.lookalike } : {}),
+    ...(input.topics ? { topics: input.topics } : {}),
+    ...(input.engagement ? { engagement: input.engagement } : {}),
   };
 }
 
@@ -109,13 +126,21 @@ export async function cachedCrmFacts(store: Pick<CrmStore, 'getAccounts'>, custo
 }
 
 export interface FactsSources {
-  catalog: Pick<Catalog, 'intent'>;
+  /** `topics`: the third-party topics `topic` conditions read; absent: they hold for nobody. */
+  catalog: Pick<Catalog, 'intent'> & Partial<Pick<Catalog, 'topics'>>;
   /** The visit store; absent: the account has no page views known. */
   visits?: Pick<VisitStore, 'accountPages'>;
   /** The CRM store (what the CRM sync read back); absent: the account has no CRM owner or stage. */
   crm?: Pick<CrmStore, 'getAccounts'>;
   /** The account's CRM records when the caller read them already (the account page shows them): not read again. */
   crmRecords?: readonly CrmAccountRecord[];
+  /**
+   * What the seeds of `lookalike` conditions are resolved from (./lookalike-seeds.ts); absent: from the
+   * catalog and stores above with the customer, when they are whole (`seedSourcesOf`), else they hold for nobody.
+   */
+  seeds?: SeedSources;
+  /** The engagement store (engaged time, custom events); absent: the account has none known. */
+  engagement?: Pick<EngagementStore, 'accountEngagement'>;
   /**
    * A store that cannot answer (Redis down): reported here, the facts then hold no page views (as the
    * scores do) and no CRM side.
@@ -148,7 +173,28 @@ export async function gatherAccountFacts(
       return [];
     }
   };
-  const [pages, crm] = await Promise.all([readPagesNow(), need.crm ? crmFacts(sources, customer.id, companyId) : undefined]);
+  const seeds = need.lookalike ? (sources.seeds ?? seedSourcesOf(sources, customer)) : undefined;
+  const readEngagement = async (): Promise<EngagementFacts | undefined> => {
+    if (!need.engagement || !sources.engagement) return undefined;
+    try {
+      return await sources.engagement.accountEngagement(customer.id, companyId, windowStart(window.to, need.engagement), window.to);
+    } catch (e) {
+      sources.onError?.(e);
+      return undefined;
+    }
+  };
+  const [pages, crm, lookalike, engagement] = await Promise.all([
+    readPagesNow(),
+    need.crm ? crmFacts(sources, customer.id, companyId) : undefined,
+    seeds
+      ? lookalikeScorer(seeds, lookalikeConditions(customer.segments.map((s) => s.match)), companyId, now).catch((e) => {
+          // A seed segment's store that cannot answer: reported, and the lookalike conditions hold for nobody.
+          sources.onError?.(e);
+          return undefined;
+        })
+      : undefined,
+    readEngagement(),
+  ]);
   return accountFactsOf({
     now,
     pages,
@@ -156,6 +202,9 @@ export async function gatherAccountFacts(
     products: customer.products,
     pagesRead: readPages,
     crm,
+    lookalike,
+    topics: need.topics && sources.catalog.topics ? topicFactsOf(sources.catalog.topics.latestWeek(), sources.catalog.topics.ofCompany(companyId)) : undefined,
+    engagement,
   });
 }
 

@@ -17,6 +17,13 @@
  *    type), as the CRM sync read it back (server/crm/, kept per account in the CRM store). They read the
  *    `crm` of `AccountFacts`, gathered like the others only when a rule reads them; an account without
  *    CRM facts has no owner and no stage (`none` and `not_in` hold, an email, `any` and `in` do not).
+ *  - `topic`: the account's score on a third-party intent topic over the dataset's last weeks
+ *    (./topic-rule.ts), read from the `topics` of `AccountFacts` (catalog data, gathered like the others).
+ *  - `engaged`, `event`: the account's engaged time on pages of a path pattern and its custom events, as the
+ *    web tag measured them (./engagement-rule.ts), read from the `engagement` of `AccountFacts`.
+ *  - `lookalike`: the account's firmographic similarity to a seed (a list, a segment, company ids;
+ *    server/lookalikes/method.ts) reaches `min_score`, the seed's own accounts apart. It reads the
+ *    `lookalike` score of `AccountFacts`, gathered like the others (./lookalike-seeds.ts).
  *
  * An empty rule (no condition, no group) matches nothing, so a half-configured segment never tags every
  * account. Rules are compiled once per (frozen) record: identification evaluates every segment of the
@@ -27,8 +34,11 @@ import type { CompanyRow } from '../../core/catalog-records.ts';
 import type {
   AccountList,
   CrmStageCondition,
+  EngagedCondition,
+  EventCondition,
   HotAccount,
   IntentCondition,
+  LookalikeCondition,
   PageViewsCondition,
   RuleOp,
   Segment,
@@ -40,7 +50,10 @@ import { compilePathGlob, type GlobMatcher } from '../../core/glob.ts';
 import { CATALOG_FIELDS } from '../../core/segment-fields.ts';
 import type { BuyingStage } from '../../core/vocabulary.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
+import { reaches } from '../lookalikes/method.ts';
 import { buyingStage } from '../scoring/model.ts';
+import { type EngagementFacts, engagedHolds, engagedWords, eventHolds, eventWords, NO_ENGAGEMENT } from './engagement-rule.ts';
+import { type TopicFacts, type TopicRule, topicHolds, topicRule, topicWords } from './topic-rule.ts';
 
 export type MatchField = (typeof CATALOG_FIELDS)[number];
 
@@ -74,6 +87,15 @@ export interface AccountFacts {
   intent(product: string): number | undefined;
   /** What the connected CRMs say of the account, when a rule reads it; absent: no owner, no stage. */
   crm?: CrmFacts;
+  /**
+   * The account's lookalike score (0–1) against a `lookalike` condition's seed (./lookalike-seeds.ts),
+   * undefined when the account is one of the seed's or the seed has no account; absent: no rule reads it.
+   */
+  lookalike?(c: LookalikeCondition): number | undefined;
+  /** The account's third-party topics (./topic-rule.ts), when a rule reads them; absent: `topic` holds for nobody. */
+  topics?: TopicFacts;
+  /** The account's engaged time and custom events (./engagement-rule.ts), when a rule reads them; absent: none. */
+  engagement?: EngagementFacts;
 }
 
 /** The CRM side of an account over every connected CRM (what `crm_owner` and `crm_stage` read). */
@@ -150,6 +172,11 @@ export type Condition =
   | { kind: 'crm_owner'; emails: string[]; any: boolean; none: boolean }
   /** Values lower-cased. */
   | { kind: 'crm_stage'; in: string[] | undefined; not_in: string[] | undefined }
+  | { kind: 'lookalike'; lookalike: LookalikeCondition }
+  | { kind: 'engaged'; engaged: EngagedCondition; pattern: GlobMatcher }
+  | { kind: 'event'; event: EventCondition }
+  /** Defaults applied (min_score 60, weeks 1). */
+  | { kind: 'topic'; topic: TopicRule }
   | { kind: 'group'; level: Level };
 
 /** A level (the rule, or one of its groups): its conditions and how they combine. */
@@ -186,6 +213,10 @@ function levelOf(level: SegmentMatch | SegmentGroup): Level {
     });
   }
   if (level.crm_stage !== undefined) conditions.push({ kind: 'crm_stage', in: lowered(level.crm_stage.in), not_in: lowered(level.crm_stage.not_in) });
+  if (level.lookalike !== undefined) conditions.push({ kind: 'lookalike', lookalike: level.lookalike });
+  if (level.engaged !== undefined) conditions.push({ kind: 'engaged', engaged: level.engaged, pattern: pathPattern(level.engaged.path) });
+  if (level.event !== undefined) conditions.push({ kind: 'event', event: level.event });
+  if (level.topic !== undefined) conditions.push({ kind: 'topic', topic: topicRule(level.topic) });
   for (const group of (level as SegmentMatch).groups ?? []) conditions.push({ kind: 'group', level: levelOf(group) });
   return { op: level.op ?? 'all', conditions };
 }
@@ -228,13 +259,19 @@ export function ruleProducts(match: SegmentMatch): string[] {
 
 /**
  * What of an account's facts a rule reads: the longest look-back of its behaviour conditions, whether it
- * reads intent, and whether it reads the CRM side.
+ * reads intent, whether it reads the CRM side, and whether it scores the account against a lookalike seed.
  */
 export interface FactsNeed {
   /** Days of page views (0: none). */
   days: number;
   intent: boolean;
   crm: boolean;
+  /** Whether a rule scores the account against a lookalike seed (absent: none does). */
+  lookalike?: boolean;
+  /** The account's third-party topics (catalog data: a rule reading only these is still cached by the membership index). */
+  topics?: boolean;
+  /** Days of engaged time and custom events (absent or 0: none). */
+  engagement?: number;
 }
 
 export function factsNeed(match: SegmentMatch): FactsNeed {
@@ -244,12 +281,15 @@ export function factsNeed(match: SegmentMatch): FactsNeed {
     else if (c.kind === 'page_views') need.days = Math.max(need.days, c.page_views.days);
     else if (c.kind === 'intent') need.intent = true;
     else if (c.kind === 'crm_owner' || c.kind === 'crm_stage') need.crm = true;
+    else if (c.kind === 'lookalike') need.lookalike = true;
+    else if (c.kind === 'engaged' || c.kind === 'event') need.engagement = Math.max(need.engagement ?? 0, c.kind === 'engaged' ? c.engaged.days : c.event.days);
+    else if (c.kind === 'topic') need.topics = true;
   }
   return need;
 }
 
 /** Whether a rule reads anything beyond the catalog and the lists (its members change without a rule change). */
-export const readsFacts = (need: FactsNeed): boolean => need.days > 0 || need.intent || need.crm;
+export const readsFacts = (need: FactsNeed): boolean => need.days > 0 || need.intent || need.crm || need.lookalike === true || (need.engagement ?? 0) > 0;
 
 const segmentNeeds = new WeakMap<readonly Segment[], FactsNeed | null>();
 
@@ -266,8 +306,11 @@ export function needsAccountFacts(segments: readonly Segment[]): FactsNeed | nul
     need.days = Math.max(need.days, n.days);
     need.intent ||= n.intent;
     need.crm ||= n.crm;
+    if (n.lookalike) need.lookalike = true;
+    if (n.engagement) need.engagement = Math.max(need.engagement ?? 0, n.engagement);
+    if (n.topics) need.topics = true;
   }
-  const out = readsFacts(need) ? need : null;
+  const out = readsFacts(need) || need.topics ? need : null;
   if (Object.isFrozen(segments)) segmentNeeds.set(segments, out);
   return out;
 }
@@ -339,6 +382,16 @@ function conditionHolds(c: Condition, company: CompanyRow, lists: ListMembers, f
     case 'crm_owner':
     case 'crm_stage':
       return crmHolds(c, facts?.crm ?? NO_CRM_FACTS);
+    case 'lookalike': {
+      const score = facts?.lookalike?.(c.lookalike);
+      return score !== undefined && reaches(score, c.lookalike.min_score);
+    }
+    case 'topic':
+      return facts?.topics !== undefined && topicHolds(c.topic, facts.topics);
+    case 'engaged':
+      return facts !== undefined && engagedHolds(c.engaged, c.pattern, facts.engagement ?? NO_ENGAGEMENT, facts.today);
+    case 'event':
+      return facts !== undefined && eventHolds(c.event, facts.engagement ?? NO_ENGAGEMENT, facts.today);
     case 'group':
       return levelHolds(c.level, company, lists, facts);
   }
@@ -400,12 +453,28 @@ function conditionWords(c: Condition, match: SegmentMatch | SegmentGroup): strin
       const parts = [...(among ? [`in (${among.join(', ')})`] : []), ...(not_in ? [`not in (${not_in.join(', ')})`] : [])];
       return `crm_stage ${parts.join(' and ')}`;
     }
+    case 'lookalike':
+      return `accounts like ${seedWords(c.lookalike)}, score ≥ ${c.lookalike.min_score}`;
+    case 'topic':
+      return topicWords(c.topic);
+    case 'engaged':
+      return engagedWords(c.engaged);
+    case 'event':
+      return eventWords(c.event);
     case 'group':
       return null;
   }
 }
 
 const dayWords = (days: number) => (days === 1 ? '1 day' : `${days} days`);
+
+/** A lookalike's seed in words: `list X`, `segment 3`, `companies 100001, 100002` (the first five, then how many more). */
+export function seedWords(seed: Pick<LookalikeCondition, 'list' | 'segment' | 'companies'>): string {
+  if (seed.list !== undefined) return `list ${seed.list}`;
+  if (seed.segment !== undefined) return `segment ${seed.segment}`;
+  const ids = seed.companies ?? [];
+  return `${ids.length === 1 ? 'company' : 'companies'} ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''}`;
+}
 
 /** A level's conditions in words, its groups as `any of (…)` / `all of (…)`. */
 function levelWords(match: SegmentMatch | SegmentGroup, level: Level, top: boolean): string[] {

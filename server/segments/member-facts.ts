@@ -12,22 +12,27 @@
  *    the CRM store's account records of both CRMs (a bounded set: the accounts the sync looked up), kept
  *    per customer for a few seconds (a builder's previews come in bursts); `crm_owner` and `crm_stage` are
  *    evaluated on them with `segmentMatches`' own functions, an account without a record having no owner
- *    and no stage.
+ *    and no stage;
+ *  - the members of each `lookalike` condition: the accounts whose score against its seed reaches its
+ *    minimum (./lookalike-seeds.ts, scored over the whole catalog by the lookalike index).
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
 import { CRM_PROVIDERS, type CrmAccountRecord } from '../../core/crm-records.ts';
-import type { SegmentMatch } from '../../core/customer-records.ts';
+import type { LookalikeCondition, SegmentMatch } from '../../core/customer-records.ts';
 import type { GlobMatcher } from '../../core/glob.ts';
 import { BoundedCache, weakMemo } from '../cache/bounded-cache.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { firstPartyWindow } from '../scoring/first-party.ts';
 import { explainFirstParty } from '../scoring/model.ts';
 import type { CrmStore } from '../state/crm/store.ts';
+import type { EngagementStore } from '../state/engagement/store.ts';
 import type { AccountPagePerDay, VisitStore } from '../state/visits/store.ts';
 import { CRM_FACTS_TTL_MS, crmFactsOf, productNamed } from './account-facts.ts';
+import { type EngagementRows, engagementMemberRows } from './engagement-members.ts';
 import { type CrmFacts, type DayPageViews, factsNeed, pageViewsIn, ruleProducts, visitedHolds, windowStart } from './evaluate.ts';
 import { intentTable } from './intent-index.ts';
+import { lookalikeConditions, lookalikeMemberRows, perCondition, type SeedSources, seedSourcesOf } from './lookalike-seeds.ts';
 import type { SegmentIndex } from './membership.ts';
 
 /** Intent scores and behaviour, per row of one index. */
@@ -40,6 +45,10 @@ export interface MemberFacts {
   pageViewRows(min: number, days: number): Uint32Array;
   /** The CRM side of the rows a CRM record matched (the others have none); undefined when no rule reads it. */
   crm?: ReadonlyMap<number, CrmFacts>;
+  /** The rows (ascending) like a `lookalike` condition's seed (./lookalike-seeds.ts); absent when no rule reads it. */
+  lookalikeRows?(c: LookalikeCondition): Uint32Array | undefined;
+  /** The rows `engaged` and `event` conditions hold for (./engagement-members.ts); absent when no rule reads them. */
+  engagement?: EngagementRows;
 }
 
 /** Records read per page of the CRM store. */
@@ -90,7 +99,15 @@ async function readCrmTable(store: Pick<CrmStore, 'listAccounts'>, customerId: s
  * accounts that visited).
  */
 export async function gatherMemberFacts(
-  sources: { catalog: Pick<Catalog, 'intentSignals'>; visits?: Pick<VisitStore, 'accountsPages'>; crm?: Pick<CrmStore, 'listAccounts'> },
+  sources: {
+    catalog: Pick<Catalog, 'intentSignals'>;
+    visits?: Pick<VisitStore, 'accountsPages'>;
+    crm?: Pick<CrmStore, 'listAccounts'>;
+    /** What `lookalike` conditions' seeds are resolved from; absent: from these sources and the customer when whole (`seedSourcesOf`). */
+    seeds?: SeedSources;
+    /** Engaged time and custom events (`engaged`, `event` conditions); absent: they hold for nobody. */
+    engagement?: Pick<EngagementStore, 'accountsEngagement'>;
+  },
   index: SegmentIndex,
   customer: Pick<CustomerRecord, 'id' | 'products'>,
   rules: readonly SegmentMatch[],
@@ -99,15 +116,24 @@ export async function gatherMemberFacts(
   let days = 0;
   let intent = false;
   let crm = false;
+  let lookalike = false;
+  let engagementDays = 0;
   const products = new Set<string>();
   for (const rule of rules) {
     const need = factsNeed(rule);
     days = Math.max(days, need.days);
     intent ||= need.intent;
     crm ||= need.crm;
+    lookalike ||= need.lookalike === true;
+    engagementDays = Math.max(engagementDays, need.engagement ?? 0);
     for (const name of ruleProducts(rule)) products.add(name.toLowerCase());
   }
-  if (days === 0 && !intent && !crm) return undefined;
+  if (days === 0 && !intent && !crm && !lookalike && engagementDays === 0) return undefined;
+
+  // Each lookalike condition's members, scored over the whole catalog (kept per seed by the lookalike index).
+  const likeRows = new Map<LookalikeCondition, Uint32Array>();
+  const seeds = lookalike ? (sources.seeds ?? seedSourcesOf(sources, customer)) : undefined;
+  if (seeds) for (const c of lookalikeConditions(rules)) likeRows.set(c, await lookalikeMemberRows(seeds, c, index, now));
 
   // Per row of the index, as the pages below (an account the catalog does not list is in no segment).
   const crmRows = new Map<number, CrmFacts>();
@@ -120,6 +146,11 @@ export async function gatherMemberFacts(
 
   const window = firstPartyWindow(now);
   const today = window.to;
+  // Every engaged account of the longest window, once (a store that cannot answer fails the request, as the visits').
+  const engaged =
+    engagementDays > 0 && sources.engagement
+      ? await engagementMemberRows(sources.engagement, (id) => index.rowOf(id), customer.id, engagementDays, today)
+      : undefined;
   const from = intent ? (days > 0 ? minDay(windowStart(today, days), window.from) : window.from) : windowStart(today, days);
   const rows: readonly AccountPagePerDay[] = sources.visits && (days > 0 || intent) ? await sources.visits.accountsPages(customer.id, from, today) : [];
   // Per row of the index (an account the catalog does not list is in no segment).
@@ -170,6 +201,8 @@ export async function gatherMemberFacts(
     visitedRows: (pattern, d) => rowsWhere((pages) => visitedHolds(pattern, d, pages, today)),
     pageViewRows: (min, d) => rowsWhere((pages) => pageViewsIn(d, pages, today) >= min),
     ...(crm ? { crm: crmRows } : {}),
+    ...(lookalike ? { lookalikeRows: perCondition(likeRows) } : {}),
+    ...(engaged ? { engagement: engaged } : {}),
   };
 }
 

@@ -48,6 +48,7 @@ import {
   valueMatches,
 } from './evaluate.ts';
 import type { MemberFacts } from './member-facts.ts';
+import { topicWindowStart } from './topic-rule.ts';
 
 /** The columns the index holds: every column a rule field reads, company_id apart. */
 const INDEX_COLUMNS = [...new Set(Object.values(MATCH_FIELDS).flatMap((f) => f.columns))].filter((c) => c !== 'company_id') as (keyof CompanyRow)[];
@@ -188,7 +189,9 @@ export class SegmentIndex {
       }
     }
     const { ids, offsets, columns } = await builder.finish();
-    return new SegmentIndex(ids, offsets, columns, offsets.length - 1);
+    const index = new SegmentIndex(ids, offsets, columns, offsets.length - 1);
+    builtFrom.set(index, catalog);
+    return index;
   }
 
   /** The row of a company id, or -1 when the catalog has no such company. */
@@ -311,6 +314,24 @@ export class SegmentIndex {
         for (const [row, crm] of byRow) if (crmHolds(c, crm)) rows.push(row);
         return ascending(rows);
       }
+      case 'lookalike':
+        return facts?.lookalikeRows?.(c.lookalike) ?? new Uint32Array(0);
+      case 'engaged':
+        return facts?.engagement?.engagedRows(c.engaged, c.pattern) ?? new Uint32Array(0);
+      case 'event':
+        return facts?.engagement?.eventRows(c.event) ?? new Uint32Array(0);
+      case 'topic': {
+        // Catalog data of this index's snapshot: the rule's members are cached with the others (no facts).
+        const topics = builtFrom.get(this)?.topics;
+        const from = topics ? topicWindowStart(c.topic, topics.latestWeek()) : null;
+        if (!topics || from === null) return new Uint32Array(0);
+        const rows: number[] = [];
+        for (const id of topics.companiesScoring(c.topic.name, from, c.topic.min_score)) {
+          const at = this.find(id);
+          if (at >= 0) rows.push(at);
+        }
+        return ascending(rows);
+      }
       case 'group':
         return this.evaluateLevel(c.level, lists, facts);
     }
@@ -402,6 +423,16 @@ function canonicalCondition(c: Condition, lists: ListMembers): string {
       return JSON.stringify(['crm_owner', [...new Set(c.emails)].sort(), c.any, c.none]);
     case 'crm_stage':
       return JSON.stringify(['crm_stage', sortedSet(c.in), sortedSet(c.not_in)]);
+    case 'lookalike': {
+      const { list, segment, companies, min_score } = c.lookalike;
+      return JSON.stringify(['lookalike', list ?? null, segment ?? null, companies ? [...new Set(companies)].sort() : null, min_score]);
+    }
+    case 'topic':
+      return JSON.stringify(['topic', c.topic.name.toLowerCase(), c.topic.min_score, c.topic.weeks]);
+    case 'engaged':
+      return JSON.stringify(['engaged', c.engaged.path.toLowerCase(), c.engaged.min_seconds, c.engaged.days]);
+    case 'event':
+      return JSON.stringify(['event', c.event.name, c.event.min_count, c.event.days]);
     case 'group':
       return canonicalLevel(c.level, lists);
   }
@@ -438,6 +469,11 @@ interface IndexEntry {
 }
 
 const indexes = new WeakMap<Catalog, IndexEntry>();
+/** The catalog each index was built from: which snapshot its rows are of (the lookalike index's rows are the same companies). */
+const builtFrom = new WeakMap<SegmentIndex, Catalog>();
+
+/** The catalog a segment index was built from. */
+export const segmentIndexCatalog = (index: SegmentIndex): Catalog | undefined => builtFrom.get(index);
 
 function startBuild(catalog: Catalog, previous: IndexEntry | null): IndexEntry {
   const entry: IndexEntry = { building: SegmentIndex.build(catalog), ready: null, failed: false, previous };

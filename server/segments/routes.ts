@@ -23,7 +23,9 @@
  * `matchingSegments`, with the account's facts: ./account-facts.ts).
  *
  * A rule is checked against the customer before it is saved or previewed: every list `in_list` names and
- * every product `intent` names must exist (422 otherwise: a typo would silently match nothing).
+ * every product `intent` names must exist (422 otherwise: a typo would silently match nothing), so must a
+ * `lookalike` condition's seed list or segment, and a segment is never seeded by itself (422, ./lookalike-rules.ts);
+ * a segment that seeds another's lookalike condition is not deleted (409).
  */
 
 import type { CustomerRecord } from '../../core/access-records.ts';
@@ -37,13 +39,16 @@ import { parseRecord } from '../http/body.ts';
 import { apiRoute, type RouteContext, type RouteDef } from '../http/route-def.ts';
 import { parseDomain } from '../net/email.ts';
 import type { CrmStore } from '../state/crm/store.ts';
+import type { EngagementStore } from '../state/engagement/store.ts';
 import type { VisitStore } from '../state/visits/store.ts';
 import { gatherAccountFacts, productNamed } from './account-facts.ts';
 import { segmentAccountsDocs, segmentDocs, segmentMembershipDocs, segmentPreviewDocs, segmentsApiDocs, segmentsDocs } from './docs.ts';
 import { type ListMembers, listMembers, matchingSegments, ruleLists, ruleProducts, ruleSummary, segmentsPayload } from './evaluate.ts';
+import { seedCycle, segmentsSeededBy, unknownSeeds } from './lookalike-rules.ts';
 import { gatherMemberFacts } from './member-facts.ts';
 import { SegmentIndex, segmentIndex } from './membership.ts';
 import { MembershipQuery, NewSegment, type SegmentAccount, SegmentAccountsQuery, SegmentPatch, SegmentPreviewBody } from './schema.ts';
+import { checkRuleTopics } from './topic-rule.ts';
 
 const CUSTOMER = { from: 'param', name: 'id' } as const;
 /** Accounts a preview shows. */
@@ -93,10 +98,21 @@ function decodeCursor(cursor: string, segmentId: number): string {
   throw new ApiError('invalid', 'cursor: not a cursor of this segment (pass next_cursor as it was given)');
 }
 
-/** A rule names only lists and products the customer has (422 otherwise: a typo would silently match nothing). */
-function checkRule(customer: CustomerRecord, match: SegmentMatch | undefined): void {
+/**
+ * A rule names only lists, products and seed segments the customer has (422 otherwise: a typo would
+ * silently match nothing), and segment `self` (being changed) is not seeded by itself (422: a cycle).
+ */
+function checkRule(customer: CustomerRecord, match: SegmentMatch | undefined, self: number | null = null): void {
   if (!match) return;
   const lists = listMembers(customer);
+  const seeds = unknownSeeds(match, lists, customer.segments);
+  if (seeds) throw new ApiError('invalid', seeds);
+  const cycle = self === null ? null : seedCycle(customer.segments, self, match);
+  if (cycle)
+    throw new ApiError(
+      'invalid',
+      `match.lookalike.segment: segment ${self} would be seeded by itself (${cycle.join(' → ')}): seed it from another segment, a list or company ids`,
+    );
   const unknown = [...new Set(ruleLists(match))].filter((id) => lists(id) === undefined);
   if (unknown.length > 0)
     throw new ApiError(
@@ -118,6 +134,8 @@ export interface RuleOwner {
   customer: Pick<CustomerRecord, 'id' | 'products'>;
   visits?: Pick<VisitStore, 'accountsPages'>;
   crm?: Pick<CrmStore, 'listAccounts'>;
+  /** Engaged time and custom events (`engaged`, `event` conditions). */
+  engagement?: Pick<EngagementStore, 'accountsEngagement'>;
 }
 
 /** The CRM store of the app, when the CRM sync runs (it may not, in tests that build the app without it). */
@@ -134,7 +152,9 @@ export async function previewSegment(
   owner?: RuleOwner,
 ): Promise<{ size: number; accounts: SegmentAccount[] }> {
   const index = await segmentIndex(catalog);
-  const facts = owner ? await gatherMemberFacts({ catalog, visits: owner.visits, crm: owner.crm }, index, owner.customer, [match], new Date()) : undefined;
+  const facts = owner
+    ? await gatherMemberFacts({ catalog, visits: owner.visits, crm: owner.crm, engagement: owner.engagement }, index, owner.customer, [match], new Date())
+    : undefined;
   const rows = index.membersOf(match, lists, facts);
   return { size: rows.length, accounts: accountsOf(catalog, index, rows, 0, PREVIEW_ACCOUNTS) };
 }
@@ -157,6 +177,7 @@ export const segmentAdminRoutes: RouteDef[] = [
       const customerId = ctx.req.params.id!;
       const input = parseRecord(NewSegment, ctx.body);
       checkRule(await customerOr404(ctx.services.store, customerId), input.match);
+      checkRuleTopics(ctx.services.dataset.current.catalog.topics, input.match, customerId);
       const segment = await changeCustomerRecord(
         ctx,
         'segments',
@@ -182,7 +203,8 @@ export const segmentAdminRoutes: RouteDef[] = [
       const customer = await customerOr404(ctx.services.store, ctx.req.params.id!);
       const { match } = parseRecord(SegmentPreviewBody, ctx.body);
       checkRule(customer, match);
-      const owner = { customer, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services) };
+      checkRuleTopics(ctx.services.dataset.current.catalog.topics, match, customer.id);
+      const owner = { customer, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services), engagement: ctx.services.recorder.engagement };
       return { status: 200, body: await previewSegment(ctx.services.dataset.current.catalog, match, listMembers(customer), owner) };
     },
   }),
@@ -214,7 +236,8 @@ export const segmentAdminRoutes: RouteDef[] = [
           const before = segmentOr404(segments, id, customerId);
           const patch = parseRecord(SegmentPatch, ctx.body);
           if (patch.name !== undefined) checkNameFree(segments, patch.name, id);
-          checkRule(customer, patch.match);
+          checkRule({ ...customer, segments }, patch.match, id);
+          checkRuleTopics(ctx.services.dataset.current.catalog.topics, patch.match, customerId);
           const after: Segment = { ...before, ...patch };
           return { next: { segments: segments.map((s) => (s.id === id ? after : s)), segment_seq }, result: { before, after } };
         },
@@ -237,6 +260,12 @@ export const segmentAdminRoutes: RouteDef[] = [
         customerId,
         ({ segments, segment_seq }) => {
           const before = segmentOr404(segments, id, customerId);
+          const seeded = segmentsSeededBy(segments, id);
+          if (seeded.length > 0)
+            throw new ApiError(
+              'conflict',
+              `the segment seeds the lookalike condition of ${seeded.map((s) => `${JSON.stringify(s.name)} (${s.id})`).join(', ')}: change their rules first`,
+            );
           // The high-water mark stays: this id is never given again.
           return { next: { segments: segments.filter((s) => s.id !== id), segment_seq: Math.max(segment_seq, id) }, result: before };
         },
@@ -262,7 +291,7 @@ export const segmentApiRoutes: RouteDef[] = [
       const lists = listMembers(customer);
       // One read of the visits and the intent scores for every segment.
       const facts = await gatherMemberFacts(
-        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services) },
+        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services), engagement: ctx.services.recorder.engagement },
         index,
         customer,
         customer.segments.map((s) => s.match),
@@ -293,7 +322,13 @@ export const segmentApiRoutes: RouteDef[] = [
       if (!company) throw new ApiError('not_found', `no company known for the domain ${domain}`);
       const { customer } = ctx.caller!;
       const facts = await gatherAccountFacts(
-        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services), onError: ctx.services.recorder.reportError },
+        {
+          catalog,
+          visits: ctx.services.recorder.visits,
+          engagement: ctx.services.recorder.engagement,
+          crm: crmStore(ctx.services),
+          onError: ctx.services.recorder.reportError,
+        },
         customer,
         company.company_id,
         new Date(),
@@ -316,7 +351,7 @@ export const segmentApiRoutes: RouteDef[] = [
       const { catalog } = ctx.services.dataset.current;
       const index = await segmentIndex(catalog);
       const facts = await gatherMemberFacts(
-        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services) },
+        { catalog, visits: ctx.services.recorder.visits, crm: crmStore(ctx.services), engagement: ctx.services.recorder.engagement },
         index,
         customer,
         [segment.match],

@@ -2,7 +2,7 @@
  * The one backend root: picks SQLite (default, the file SVC_STATE) or Redis (SVC_REDIS_URL; a Redis
  * Cluster with SVC_REDIS_CLUSTER=1) from configuration and opens every store of the state on ONE
  * connection — the access records, metering and usage (`state`), the users, the visits, the webhook
- * outbox, the CRM sync's store, the email digests' store and the alerts' state. `serve`, `serve --workers` and the CLI open state only through here.
+ * outbox, the CRM sync's store, the email digests' store, the alerts' state and the engagement store (engaged time, custom events). `serve`, `serve --workers` and the CLI open state only through here.
  *
  * The state store owns the connection (the SQLite file's one connection and lock policy, sqlite/db.ts; a
  * node's Redis command client, redis/lifecycle.ts); the concern stores run on it and leave it open when
@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import type { AlertStateStore } from './alerts/store.ts';
 import type { CrmStore } from './crm/store.ts';
 import type { DigestStore } from './digests/store.ts';
+import type { EngagementStore } from './engagement/store.ts';
 import type { StateLog } from './errors.ts';
 import type { WebhookStore } from './outbox/store.ts';
 import { SqliteStateStore } from './sqlite/store.ts';
@@ -34,6 +35,8 @@ export interface Backend {
   readonly digests: DigestStore;
   /** Alerts' owners lists, territory rules, stage marks and mail marks (server/alerts/; the alerts are outbox endpoints). */
   readonly alerts: AlertStateStore;
+  /** Engaged time and custom events of identified accounts, from the web tag (server/visits/engagement-beacons.ts). */
+  readonly engagement: EngagementStore;
   /** Closes the concern stores, then the state store and with it the connection. */
   close(): Promise<void>;
 }
@@ -55,6 +58,7 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
       { RedisCrmStore },
       { RedisDigestStore },
       { RedisAlertStateStore },
+      { RedisEngagementStore },
     ] = await Promise.all([
       import('./redis/store.ts'),
       import('./users/redis.ts'),
@@ -63,6 +67,7 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
       import('./crm/redis.ts'),
       import('./digests/redis.ts'),
       import('./alerts/redis.ts'),
+      import('./engagement/redis.ts'),
     ]);
     const state = await RedisStateStore.open({
       url: config.SVC_REDIS_URL,
@@ -80,18 +85,27 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
       const timeouts = { commandTimeoutMs: config.SVC_REDIS_TIMEOUT_MS };
       const crm = keep(opened, new RedisCrmStore(state.redis, timeouts));
       const digests = keep(opened, new RedisDigestStore(state.redis, timeouts));
-      return { users: u, visits, outbox, crm, digests, alerts: keep(opened, new RedisAlertStateStore(state.redis, timeouts)) };
+      const engagement = keep(opened, new RedisEngagementStore(state.redis, timeouts));
+      return { users: u, visits, outbox, crm, digests, alerts: keep(opened, new RedisAlertStateStore(state.redis, timeouts)), engagement };
     });
   }
-  const [{ SqliteUserStore }, { SqliteVisitStore }, { SqliteWebhookStore }, { SqliteCrmStore }, { SqliteDigestStore }, { SqliteAlertStateStore }] =
-    await Promise.all([
-      import('./users/sqlite.ts'),
-      import('./visits/sqlite.ts'),
-      import('./outbox/sqlite.ts'),
-      import('./crm/sqlite.ts'),
-      import('./digests/sqlite.ts'),
-      import('./alerts/sqlite.ts'),
-    ]);
+  const [
+    { SqliteUserStore },
+    { SqliteVisitStore },
+    { SqliteWebhookStore },
+    { SqliteCrmStore },
+    { SqliteDigestStore },
+    { SqliteAlertStateStore },
+    { SqliteEngagementStore },
+  ] = await Promise.all([
+    import('./users/sqlite.ts'),
+    import('./visits/sqlite.ts'),
+    import('./outbox/sqlite.ts'),
+    import('./crm/sqlite.ts'),
+    import('./digests/sqlite.ts'),
+    import('./alerts/sqlite.ts'),
+    import('./engagement/sqlite.ts'),
+  ]);
   const state = new SqliteStateStore(config.SVC_STATE, { log });
   return assemble(state, async (opened) => {
     const u = keep(opened, new SqliteUserStore(state.sqlite, users));
@@ -99,7 +113,8 @@ export async function openBackend(config: BackendConfig, log?: StateLog): Promis
     const outbox = keep(opened, new SqliteWebhookStore(state.sqlite));
     const crm = keep(opened, new SqliteCrmStore(state.sqlite));
     const digests = keep(opened, new SqliteDigestStore(state.sqlite));
-    return { users: u, visits, outbox, crm, digests, alerts: keep(opened, new SqliteAlertStateStore(state.sqlite)) };
+    const engagement = keep(opened, new SqliteEngagementStore(state.sqlite));
+    return { users: u, visits, outbox, crm, digests, alerts: keep(opened, new SqliteAlertStateStore(state.sqlite)), engagement };
   });
 }
 
@@ -129,6 +144,7 @@ async function assemble(state: StateStore, open: (opened: { close(): Promise<voi
             stores.crm.close(),
             stores.digests.close(),
             stores.alerts.close(),
+            stores.engagement.close(),
           ]);
         } finally {
           await state.close();

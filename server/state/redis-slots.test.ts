@@ -214,6 +214,8 @@ describe('Redis keys and Redis Cluster slots', () => {
         session_id: 'session-bbbb',
         at: '2026-11-20T10:00:01.000Z',
       });
+      // A late view of the day before: Home's rollup looks up the account's other days (keys named in the script).
+      await visits.recordPageView({ customer_id: c, day: '2026-11-19', company_id: '900001', path: '/', session_id: 's', at: '2026-11-19T23:59:00.000Z' });
       await visits.recordTagSighting(`tag-${c}`, `https://www.${c}.test`, '2026-11-20T10:00:00.000Z');
       await visits.swapAccountSegments(c, '900001', [1], '2026-11-20T10:00:00.000Z');
     }
@@ -222,6 +224,7 @@ describe('Redis keys and Redis Cluster slots', () => {
     await visits.dailyTotals('acme', '2026-11-19', '2026-11-21');
     await visits.accountsPages('acme', '2026-11-19', '2026-11-21');
     await visits.accountSessions('acme', '900001');
+    await visits.periodSummary('acme', '2026-11-19', '2026-11-21', 10);
     // The webhook outbox: endpoints, enqueue, claim, attempt, log.
     const ep = await hooks.createEndpoint({
       customer_id: 'acme',

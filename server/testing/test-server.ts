@@ -129,6 +129,8 @@ export async function startTestServer(
     log?: Logger;
     /** The CRM clients' rates and time budgets, the schedule's tick (server/serve.ts StartOptions). */
     crm?: StartOptions['crm'];
+    /** A folder of source files to build the served dataset from instead of the fixtures' (e.g. `data/sample`). */
+    sources?: string;
   } & ExtraSources = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
@@ -136,7 +138,7 @@ export async function startTestServer(
   const data = join(dir, 'data');
   writeFixtureSources(sources, opts.companies);
   writeExtraSources(sources, opts);
-  await buildDataset({ in: sources, out: data });
+  await buildDataset({ in: opts.sources ?? sources, out: data });
   const config = loadConfig(
     {},
     {

@@ -54,7 +54,7 @@ type Principal = 'operator' | Role;
 const PRINCIPALS: readonly Principal[] = ['operator', ...ROLES];
 
 /** What a path parameter names. */
-type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'list' | 'job' | 'provider' | 'run' | 'alert';
+type Kind = 'customer' | 'token' | 'tag' | 'user' | 'webhook' | 'session' | 'segment' | 'company' | 'person' | 'list' | 'job' | 'provider' | 'run' | 'alert';
 
 /** Parameters the route's `access` does not name, by name; then by route. Add a route's new parameter here. */
 const PARAM_KIND: Readonly<Record<string, Kind>> = {
@@ -69,9 +69,12 @@ const PARAM_KIND: Readonly<Record<string, Kind>> = {
   provider: 'provider',
   runId: 'run',
   alertId: 'alert',
+  personId: 'person',
 };
 /** A company of the catalog: every customer's to look at (the account page), no customer's record. */
 const CATALOG_COMPANY = '900001';
+/** A people id of the catalog (none in this one: a reveal is then 404 whoever asks, as a record beside the customer). */
+const CATALOG_PERSON = 'P1001';
 const ROUTE_PARAM_KIND: Readonly<Record<string, Kind>> = { '/auth/sessions/:id#id': 'session' };
 
 function paramKind(route: ApiRouteDef, name: string): Kind {
@@ -94,7 +97,7 @@ const SCOPE_404 = /^unknown (customer|token|tag|user) /;
 const hasOtherVariant = (route: ApiRouteDef) => route.access?.customer.from !== 'none' || paramsOf(route.path).length > 0;
 /** Own customer in the path, and a record of the customer named beside it (a webhook, a user). */
 const hasMixedVariant = (route: ApiRouteDef) =>
-  route.access?.customer.from === 'param' && paramsOf(route.path).some((p) => !['customer', 'company', 'provider'].includes(paramKind(route, p)));
+  route.access?.customer.from === 'param' && paramsOf(route.path).some((p) => !['customer', 'company', 'person', 'provider'].includes(paramKind(route, p)));
 
 type Variant = 'own' | 'other' | 'mixed';
 /** A row of a listing (a token, a tag or a customer). */
@@ -301,6 +304,8 @@ describe.each(['sqlite', 'redis'] as const)('the role matrix on %s', (backend) =
         return customer;
       case 'company':
         return CATALOG_COMPANY;
+      case 'person':
+        return CATALOG_PERSON;
       case 'provider':
         return 'hubspot';
       case 'run':

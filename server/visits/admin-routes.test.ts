@@ -47,6 +47,12 @@ describe('GET /admin/api/customers/:id/visits', () => {
       totals: { page_views: 6, identified: 4, anonymous: 2, accounts: 2 },
     });
     expect(body.daily).toEqual([{ day: today, identified: 4, anonymous: 2 }]);
+    // Coverage: the ISP's view and the one from no network, each under its reason (the split adds up to `anonymous`).
+    expect(body.coverage).toEqual({
+      match_rate: 0.6667,
+      unidentified: { isp: 1, hosting: 0, bot: 0, vpn: 0, proxy: 0, tor: 0, relay: 0, no_data: 1, other: 0, unclassified: 0 },
+      daily: [{ day: today, match_rate: 0.6667, unidentified: expect.objectContaining({ isp: 1, no_data: 1 }) }],
+    });
     expect(body.accounts).toEqual([
       {
         company_id: '900001',

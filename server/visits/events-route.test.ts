@@ -65,6 +65,7 @@ describe('POST /v1/events (page views from the tag)', () => {
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       day: today(),
       company_id: '900001',
+      unidentified_reason: null,
       path: '/pricing?utm_source=news',
       referrer_host: 'news.example',
       session_id: 'tab-session-1',
@@ -89,6 +90,8 @@ describe('POST /v1/events (page views from the tag)', () => {
     expect((await beacon(pageview('/'), { ua: 'Googlebot/2.1 (+http://www.google.com/bot.html)' })).status).toBe(204);
     const views = await settle(5);
     expect(views.map((v) => v.company_id)).toEqual([null, null, null, null, null]);
+    // Each with why (server/data/network-company.ts networkVisitor): the Visitors report's split.
+    expect(views.map((v) => v.unidentified_reason).sort()).toEqual(['bot', 'bot', 'hosting', 'isp', 'no_data']);
     expect(views.every((v) => !v.first_of_day_for_account && v.segment_ids.length === 0)).toBe(true);
   });
 

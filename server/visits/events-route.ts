@@ -7,17 +7,16 @@
  * A tag whose settings turn page views off (`features.page_views: false`) records nothing.
  */
 import { isbot } from 'isbot';
-import type { CompanyRow } from '../../core/catalog-records.ts';
 import { ApiError } from '../../core/error-codes.ts';
 import { isHostAllowed } from '../auth/allowed-origin.ts';
 import type { Caller, HeaderSource } from '../auth/authenticate.ts';
-import type { Dataset } from '../data/dataset.ts';
-import { networkCompany } from '../data/network-company.ts';
+import { visitorAt } from '../data/network-company.ts';
 import { apiRoute, type RouteDef } from '../http/route-def.ts';
 import { corsPreflight, type PreflightRule, tagVisitorAddress } from '../http/tag-mode.ts';
 import type { Services } from '../services.ts';
 import { BEACON_LIMIT_BYTES, cleanPath, type PageViewBeacon, parseBeacon, referrerHost } from './beacon.ts';
 import { pageViewDocs } from './docs.ts';
+import { recordEngagementAfter } from './engagement-beacons.ts';
 
 const VARY_ORIGIN = { Vary: 'Origin' } as const;
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
@@ -42,7 +41,11 @@ export const pageViewRoutes: RouteDef[] = [
         bot: isbot(ctx.req.get('user-agent') ?? ''),
         origin: pageOrigin(ctx.req),
       };
-      return { status: 204, headers: NO_STORE, after: () => recordView(ctx.services, caller, parsed.beacon, view) };
+      const { beacon } = parsed;
+      // Engaged time and custom events (./engagement-beacons.ts) come the same way, after the same checks.
+      const after =
+        beacon.type === 'pageview' ? () => recordView(ctx.services, caller, beacon, view) : () => recordEngagementAfter(ctx.services, caller, beacon, view);
+      return { status: 204, headers: NO_STORE, after };
     },
   }),
   apiRoute({
@@ -82,7 +85,9 @@ function recordView(services: Services, caller: Caller, beacon: PageViewBeacon, 
       await services.recorder.record({
         customer: caller.customer,
         tag_id: tag.tag_id,
-        company: view.bot ? null : resolveCompany(services.dataset, view.ip),
+        // Match only: a company network's company; a bot user agent, a privacy network, ISP, hosting and bot
+        // networks and no match are anonymous, each with its reason (the Visitors report's coverage).
+        ...visitorAt(services.dataset.current, view.ip, view.bot),
         path: cleanPath(beacon.path, caller.customer.kept_query_params),
         referrer_host: referrerHost(beacon.referrer),
         session_id: beacon.session,
@@ -95,13 +100,6 @@ function recordView(services: Services, caller: Caller, beacon: PageViewBeacon, 
       fail(e);
     }
   });
-}
-
-/** Match only: a company network's company; ISP, hosting, bot networks and no match are anonymous. */
-export function resolveCompany(dataset: Dataset, ip: string | null): CompanyRow | null {
-  if (!ip) return null;
-  const { index, catalog } = dataset.current;
-  return networkCompany(index.lookup(ip), catalog);
 }
 
 /** The page's origin (Origin, else the Referer's), for the "installed on" display. */

@@ -6,16 +6,18 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { pageViewLinesDropped } from '../observability/metrics.ts';
+import type { EngagementStore } from '../state/engagement/store.ts';
 import type { VisitStore } from '../state/visits/store.ts';
 import { createEventLog } from './event-log.ts';
 import { createRecorder, type PageViewRecorder } from './recorder.ts';
 
 type EventLogConfig = Pick<Config, 'SVC_EVENTS_DIR' | 'SVC_EVENTS_RETENTION_DAYS'> & Partial<Pick<Config, 'SVC_EVENTS_MAX_DAY_MB' | 'SVC_EVENTS_MAX_TOTAL_MB'>>;
 
-export function openVisitRecorder(config: EventLogConfig, log: Logger, visits: VisitStore): PageViewRecorder {
+export function openVisitRecorder(config: EventLogConfig, log: Logger, visits: VisitStore, engagement?: EngagementStore): PageViewRecorder {
   const onError = (e: Error) => log.error(`page views: ${e.message}`);
   return createRecorder({
     visits,
+    engagement,
     events: createEventLog({
       dir: config.SVC_EVENTS_DIR,
       retentionDays: config.SVC_EVENTS_RETENTION_DAYS,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerRecord } from '../../core/access-records.ts';
 import { RedisVisitStore } from '../state/visits/redis.ts';
-import type { VisitStore } from '../state/visits/store.ts';
+import type { PageViewCount, VisitStore } from '../state/visits/store.ts';
+import { ACME_SOFTWARE } from '../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { createEventLog, type EventLog } from './event-log.ts';
 import { createRecorder, type PageViewInput, type RecordedPageView, STORE_FAILURE_REPORT_MS } from './recorder.ts';
@@ -167,5 +168,46 @@ describe('record: a visit store that fails', () => {
         await recorder.close();
       }
     });
+  });
+});
+
+describe('record: what the visit store counts and the line keeps', () => {
+  const customer = { id: 'acme', segments: [], hot_accounts: [], excluded_accounts: [], kept_query_params: ['plan'] } as unknown as CustomerRecord;
+  const counted: PageViewCount[] = [];
+  const visits = {
+    recordPageView: async (v: PageViewCount) => {
+      counted.push(v);
+      return { first_of_day_for_account: false };
+    },
+  } as unknown as VisitStore;
+  const recorder = createRecorder({ visits, events: { append: () => {} } as unknown as EventLog });
+  const input = (over: Partial<PageViewInput>): PageViewInput => ({
+    customer,
+    tag_id: 'acme-tag',
+    company: null,
+    path: '/pricing?plan=pro&utm_source=news',
+    referrer_host: null,
+    session_id: 'session-aaaa',
+    origin: null,
+    at: new Date(Date.UTC(2026, 10, 24, 12, 0, 0)),
+    ...over,
+  });
+
+  it('counts an anonymous view under the reason it was given (none given: no_data), a Match under none', async () => {
+    counted.length = 0;
+    expect((await recorder.record(input({ unidentified_reason: 'vpn' }))).unidentified_reason).toBe('vpn');
+    expect((await recorder.record(input({}))).unidentified_reason).toBe('no_data');
+    expect((await recorder.record(input({ company: ACME_SOFTWARE, unidentified_reason: null }))).unidentified_reason).toBeNull();
+    expect(counted.map((c) => c.unidentified_reason)).toEqual(['vpn', 'no_data', undefined]);
+    // The line's reason and the count's agree, and the kept raw view is the line.
+    expect(counted[0]!.raw).toMatchObject({ company_id: null, unidentified_reason: 'vpn' });
+  });
+
+  it('counts the view under its page (parameters the customer does not keep collapsed); the line keeps the path as sent', async () => {
+    counted.length = 0;
+    const view = await recorder.record(input({ company: ACME_SOFTWARE }));
+    expect(counted[0]!.path).toBe('/pricing?plan=pro');
+    expect(view.path).toBe('/pricing?plan=pro&utm_source=news');
+    expect(counted[0]!.raw?.path).toBe('/pricing?plan=pro&utm_source=news');
   });
 });

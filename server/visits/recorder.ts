@@ -16,12 +16,15 @@
 
 import type { CustomerRecord } from '../../core/access-records.ts';
 import type { CompanyRow } from '../../core/catalog-records.ts';
+import type { UnidentifiedReason } from '../../core/vocabulary.ts';
 import type { Catalog } from '../data/catalog.ts';
 import { gatherAccountFacts } from '../segments/account-facts.ts';
 import { type AccountFacts, matchingSegments, needsAccountFacts } from '../segments/evaluate.ts';
 import type { CrmStore } from '../state/crm/store.ts';
+import type { EngagementStore } from '../state/engagement/store.ts';
 import type { VisitStore } from '../state/visits/store.ts';
 import type { EventLog } from './event-log.ts';
+import { collapsePath } from './page-path.ts';
 import { StoreFailures } from './store-failures.ts';
 import { SightingThrottle } from './tag-sightings.ts';
 
@@ -36,6 +39,12 @@ export interface RecordedPageView {
   day: string;
   /** The visiting account on a `Match`; null for anonymous visitors (Non-actionable Match, No Match). */
   company_id: string | null;
+  /**
+   * Why an anonymous visitor matched no company (server/data/network-company.ts), null on a `Match`. Optional only for the
+   * NDJSON lines and kept views written before it existed: the recorder always sets it.
+   */
+  unidentified_reason?: UnidentifiedReason | null;
+  /** As the tag sent it (its `utm_*` kept); the visit store counts the view under its page (./page-path.ts). */
   path: string;
   referrer_host: string | null;
   session_id: string;
@@ -58,6 +67,8 @@ export interface PageViewInput {
   customer: CustomerRecord;
   tag_id: string;
   company: CompanyRow | null;
+  /** Why `company` is null (server/data/network-company.ts networkVisitor); absent for an anonymous view: `no_data`. */
+  unidentified_reason?: UnidentifiedReason | null;
   path: string;
   referrer_host: string | null;
   session_id: string;
@@ -78,6 +89,8 @@ export interface PageViewRecorder {
   /** Notes that a tag was used from `origin` (written at most once a minute per tag, origin and process). */
   tagSeen(tagId: string, origin: string | null, at?: Date): void;
   readonly visits: VisitStore;
+  /** Engaged time and custom events of identified accounts (./engagement-beacons.ts records them); absent: not kept. */
+  readonly engagement: EngagementStore | undefined;
   readonly events: EventLog;
   /** Logs a failure of page-view work that must not fail the request it happened in. */
   reportError(error: unknown): void;
@@ -109,6 +122,7 @@ const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
 
 export interface RecorderDeps {
   visits: VisitStore;
+  engagement?: EngagementStore;
   events: EventLog;
   onError?: (e: Error) => void;
   now?: () => number;
@@ -120,6 +134,7 @@ export function createRecorder(deps: RecorderDeps): PageViewRecorder {
 
 class Recorder implements PageViewRecorder {
   readonly visits: VisitStore;
+  readonly engagement: EngagementStore | undefined;
   readonly events: EventLog;
   private readonly listeners = new Set<PageViewListener>();
   private readonly installListeners = new Set<TagInstalledListener>();
@@ -129,6 +144,7 @@ class Recorder implements PageViewRecorder {
 
   constructor(deps: RecorderDeps) {
     this.visits = deps.visits;
+    this.engagement = deps.engagement;
     this.events = deps.events;
     this.onError = deps.onError ?? (() => {});
     this.failures = new StoreFailures(this.onError, deps.now ?? Date.now);
@@ -145,12 +161,14 @@ class Recorder implements PageViewRecorder {
     const at = input.at.toISOString();
     const day = at.slice(0, 10);
     const company_id = input.company?.company_id ?? null;
+    const unidentified_reason = company_id === null ? (input.unidentified_reason ?? 'no_data') : null;
     const base = {
       customer_id: input.customer.id,
       tag_id: input.tag_id,
       at,
       day,
       company_id,
+      unidentified_reason,
       path: input.path,
       referrer_host: input.referrer_host,
       session_id: input.session_id,
@@ -167,9 +185,11 @@ class Recorder implements PageViewRecorder {
         customer_id: input.customer.id,
         day,
         company_id,
-        path: input.path,
+        // Counted under its page: `/` and `/?utm_source=x` are one row of the reports.
+        path: collapsePath(input.path, input.customer.kept_query_params),
         session_id: input.session_id,
         at,
+        ...(unidentified_reason === null ? {} : { unidentified_reason }),
         raw: known && { ...base, ...known },
       }));
       counted = true;
@@ -180,7 +200,7 @@ class Recorder implements PageViewRecorder {
     const facts =
       need && company_id !== null
         ? await gatherAccountFacts(
-            { catalog: input.catalog ?? NO_SIGNALS, visits: this.visits, crm: input.crm, onError: this.reportError },
+            { catalog: input.catalog ?? NO_SIGNALS, visits: this.visits, engagement: this.engagement, crm: input.crm, onError: this.reportError },
             input.customer,
             company_id,
             input.at,

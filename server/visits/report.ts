@@ -1,14 +1,17 @@
 /**
  * The visitors report (pure): which accounts visited a customer's site in a date range, most page views
  * first, with their firmographic name and domain, segments and flags; daily identified vs anonymous totals;
- * the same rows as CSV.
+ * its coverage — the match rate per day and the anonymous page views split by why they matched no company
+ * (./coverage.ts); the accounts as CSV, or the days with their split (`rows=days`).
  */
 import { z } from 'zod';
 import type { CustomerRecord } from '../../core/access-records.ts';
 import type { CompanyRow } from '../../core/catalog-records.ts';
-import type { DailyTotals } from '../../core/visit-records.ts';
+import type { DailyTotals, DailyUnidentified } from '../../core/visit-records.ts';
 import { csvText } from '../http/csv.ts';
-import { type AccountVisits, daysBetween, ISO_DAY } from '../state/visits/store.ts';
+import { type AccountVisits, daysBetween, ISO_DAY, TOP_PAGES } from '../state/visits/store.ts';
+import { type Coverage, coverageOf, SPLIT_KEYS } from './coverage.ts';
+import { collapsedPages } from './page-path.ts';
 import { accountFacts } from './recorder.ts';
 
 /** Longest range one report covers (a year and a day). */
@@ -27,6 +30,8 @@ export const VisitsQuery = z
       .regex(/^\d{1,9}$/, 'segment must be a segment id (a positive integer)')
       .transform(Number)
       .optional(),
+    /** The CSV's rows: the accounts (the default), or the days with their coverage. */
+    rows: z.enum(['accounts', 'days'], { message: 'rows must be accounts or days' }).optional(),
   })
   .transform((q, ctx) => {
     const to = q.to ?? new Date().toISOString().slice(0, 10);
@@ -34,7 +39,7 @@ export const VisitsQuery = z
     const days = daysBetween(from, to).length;
     if (days === 0) ctx.addIssue({ code: 'custom', path: ['from'], message: 'from must not be after to' });
     if (days > MAX_REPORT_DAYS) ctx.addIssue({ code: 'custom', path: ['to'], message: `a report covers at most ${MAX_REPORT_DAYS} days` });
-    return { from, to, segment: q.segment ?? null };
+    return { from, to, segment: q.segment ?? null, rows: q.rows ?? 'accounts' };
   });
 export type VisitsQuery = z.output<typeof VisitsQuery>;
 
@@ -59,21 +64,28 @@ export interface VisitsReport {
   segment: number | null;
   totals: { page_views: number; identified: number; anonymous: number; accounts: number };
   daily: DailyTotals[];
+  /** How many page views were identified, and why the others were not (./coverage.ts). */
+  coverage: Coverage;
   accounts: VisitingAccount[];
 }
 
 export function buildReport(input: {
   customer: CustomerRecord;
-  query: VisitsQuery;
+  query: Pick<VisitsQuery, 'from' | 'to' | 'segment'>;
   accounts: readonly AccountVisits[];
   daily: readonly DailyTotals[];
+  /** The store's anonymous page views per day by reason, the days of `daily` (absent: none recorded). */
+  unidentified?: readonly DailyUnidentified[];
   company: (id: string) => CompanyRow | null;
 }): VisitsReport {
   const { customer, query } = input;
   const accounts = input.accounts
     .map((a): VisitingAccount => {
       const company = input.company(a.company_id);
-      return { ...a, name: company?.name || null, domain: company?.domain || null, ...accountFacts(customer, company) };
+      // Days stored before views were counted under their page (./page-path.ts) collapse here: the store's
+      // top pages of an account merged by page (a variant outside its five most viewed is not in them).
+      const top_pages = collapsedPages(a.top_pages, customer.kept_query_params ?? [], TOP_PAGES);
+      return { ...a, top_pages, name: company?.name || null, domain: company?.domain || null, ...accountFacts(customer, company) };
     })
     .filter((a) => query.segment === null || a.segment_ids.includes(query.segment));
   const identified = input.daily.reduce((n, d) => n + d.identified, 0);
@@ -85,6 +97,7 @@ export function buildReport(input: {
     segment: query.segment,
     totals: { page_views: identified + anonymous, identified, anonymous, accounts: accounts.length },
     daily: [...input.daily],
+    coverage: coverageOf(input.daily, input.unidentified ?? []),
     accounts,
   };
 }
@@ -105,6 +118,27 @@ export const CSV_COLUMNS = [
 
 /** The service's one escape of formula-like cells (server/http/csv.ts), re-exported for this module's callers. */
 export { spreadsheetSafe } from '../http/csv.ts';
+
+/** The columns of `rows=days`: each day's totals, its match rate (0–1, empty without page views) and its split. */
+export const DAY_CSV_COLUMNS = ['day', 'page_views', 'identified', 'anonymous', 'match_rate', ...SPLIT_KEYS] as const;
+
+/** One row per day of the range: the split of its anonymous page views adds up to `anonymous`. */
+export function reportDaysCsv(report: VisitsReport): string {
+  return csvText(
+    report.daily.map((d, i) => {
+      const c = report.coverage.daily[i]!;
+      return {
+        day: d.day,
+        page_views: d.identified + d.anonymous,
+        identified: d.identified,
+        anonymous: d.anonymous,
+        match_rate: c.match_rate === null ? '' : String(c.match_rate),
+        ...c.unidentified,
+      };
+    }),
+    { header: true, columns: [...DAY_CSV_COLUMNS] },
+  );
+}
 
 /** One row per account; top pages as `path (views)` joined by `; `, segment ids by `;`. */
 export function reportCsv(report: VisitsReport): string {

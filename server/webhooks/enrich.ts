@@ -1,7 +1,7 @@
 /**
  * The facts enriched payloads carry (EnrichedFacts, ./events.ts), gathered for one page view: the company
  * as identification answers it, its segments, its scores per product, the visit's pages and the account's
- * session count. Gathered only for a customer with an endpoint that needs them (./service.ts), after the
+ * session count, and (v3) its engaged time and custom events. Gathered only for a customer with an endpoint that needs them (./service.ts), after the
  * page view was answered: this is the webhook path, not the request path.
  *
  * The visit store may fail (Redis down): the payload then carries the view alone (one page, one session)
@@ -18,8 +18,13 @@ import type { Catalog } from '../data/catalog.ts';
 import { firmographics } from '../identification/identify.ts';
 import { recentPageViews } from '../scoring/first-party.ts';
 import { companyScores } from '../scoring/model.ts';
+import { readEngagementSummary, type SummaryLimits } from '../visits/engagement-summary.ts';
 import type { PageViewRecorder } from '../visits/recorder.ts';
 import type { EnrichedFacts, PageViewForWebhooks } from './events.ts';
+import { ENGAGEMENT_DAYS } from './payloads.ts';
+
+/** What a v3 payload lists of the account's engagement at most (payloads.ts documents the same). */
+const WEBHOOK_LIMITS: SummaryLimits = { pages: 10, events: 10, recent: 5 };
 
 export interface EnrichDeps {
   catalog: () => Catalog;
@@ -33,7 +38,9 @@ export async function enrichedFacts(deps: EnrichDeps, customer: CustomerRecord, 
   const company = catalog.company(view.company_id);
   if (!company) return undefined;
   const now = new Date(view.at);
-  const [pageViews, sessions, before] = await Promise.all([
+  const to = view.day;
+  const from = new Date(Date.parse(`${to}T00:00:00Z`) - (ENGAGEMENT_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+  const [pageViews, sessions, before, engagement] = await Promise.all([
     customer.products.length > 0 ? recentPageViews(deps.recorder, customer.id, company.company_id, now) : Promise.resolve([]),
     deps.recorder.visits.accountSessions(customer.id, company.company_id).catch((e: unknown) => {
       deps.recorder.reportError(e);
@@ -45,6 +52,8 @@ export async function enrichedFacts(deps: EnrichDeps, customer: CustomerRecord, 
       deps.recorder.reportError(e);
       return view.segment_ids;
     }),
+    // v3's engagement (a store that cannot answer: none, reported).
+    readEngagementSummary(deps.recorder.engagement, customer.id, company.company_id, { from, to }, deps.recorder.reportError, WEBHOOK_LIMITS),
   ]);
   const session = sessions.find((s) => s.session_id === view.session_id);
   // The view's segments are the recorder's (evaluated with the account's intent and behaviour facts).
@@ -60,6 +69,7 @@ export async function enrichedFacts(deps: EnrichDeps, customer: CustomerRecord, 
       pages: session ? session.pages.map((p) => ({ path: p.path, at: p.at })) : [{ path: view.path, at: view.at }],
       session_count: Math.max(1, sessions.length),
     },
+    engagement,
   };
 }
 

@@ -41,10 +41,11 @@ describe('webhook payload versions', () => {
     return ajv.compile(await res.json());
   };
 
-  it('a new endpoint gets the newest versions; one naming v1 keeps it', async () => {
+  it('an endpoint naming v2 gets it; one naming v1 keeps it (a new one naming none gets the newest: engagement-webhooks.test.ts)', async () => {
     const created = await admin('/webhooks', 'POST', {
       url: v2.url,
       events: ['account.visited', 'account.hot'],
+      event_versions: { 'account.visited': 2, 'account.hot': 2 },
       hot_paths: ['/pricing*'],
       segment_names: true,
       scores: true,

@@ -14,10 +14,11 @@
  */
 import type { z } from 'zod';
 import type { AlertRoute, AlertTrigger, StoredAlert } from '../../core/alert-records.ts';
+import type { EngagementSummary } from '../../core/engagement-records.ts';
 import { compilePathGlob } from '../../core/glob.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 import type { CompanyScore } from '../identification/schema.ts';
-import type { AccountEventV1, AccountEventV2, EventCompany, SegmentEnteredV1, TagInstalledV1, WebhookEvent } from './payloads.ts';
+import type { AccountEventV1, AccountEventV2, AccountEventV3, EventCompany, SegmentEnteredV1, TagInstalledV1, WebhookEvent } from './payloads.ts';
 import type { EndpointFilters, EventVersions, OutboxFormat, WebhookEventType } from './schema.ts';
 
 /**
@@ -33,6 +34,8 @@ export interface EnrichedFacts {
   /** The segments the account is in with this view and was not in with its previous one (segment.entered). */
   entered_segment_ids: readonly number[];
   visit: { session_id: string | null; pages: { path: string; at: string }[]; session_count: number };
+  /** The account's engaged time and custom events of the last ENGAGEMENT_DAYS days (v3); absent: none known. */
+  engagement?: EngagementSummary;
 }
 
 /** An endpoint as the planner reads it. */
@@ -186,10 +189,20 @@ export function plannedEvents(view: PageViewForWebhooks, endpoint: PlanningEndpo
       page,
     },
   });
+  // v3: v2 and the account's engagement (none known: zeros and empty lists, the shape the receiver parses).
+  const v3 = (type: 'account.visited' | 'account.hot', facts: EnrichedFacts): AccountEventV3 => {
+    const base = v2(type, facts);
+    const engagement = facts.engagement ?? { from: view.day, to: view.day, engaged_seconds: 0, pages: [], events: [], recent_events: [] };
+    return { ...base, version: 3, data: { ...base.data, engagement } };
+  };
   // An enriched version without its facts (gathering them failed) is not sent as another version: the
   // receiver parses the one it chose. It is skipped, and the failure was reported where it happened.
-  const make = (type: 'account.visited' | 'account.hot'): WebhookEvent | null =>
-    versionOf(endpoint, type) >= 2 ? (view.enriched ? v2(type, view.enriched) : null) : v1(type);
+  const make = (type: 'account.visited' | 'account.hot'): WebhookEvent | null => {
+    const version = versionOf(endpoint, type);
+    if (version < 2) return v1(type);
+    if (!view.enriched) return null;
+    return version >= 3 ? v3(type, view.enriched) : v2(type, view.enriched);
+  };
   const push = (p: Omit<PlannedEvent, 'event'> & { event: WebhookEvent | null }) => {
     if (p.event) planned.push(p as PlannedEvent);
   };

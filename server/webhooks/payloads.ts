@@ -9,6 +9,9 @@
  * - v2: enriched, so a receiver needs no second call — the company as identification answers it, the
  *   segments (names when the endpoint may see them), the scores per product (when the endpoint asks for
  *   them and the customer has products), the visit's pages in order and the account's session count.
+ * - v3: v2 and the account's engagement — its engaged seconds, per page and in all, its custom events per
+ *   name and its latest ones — over the last ENGAGEMENT_DAYS UTC days (the web tag's engaged time and
+ *   `svc('track', …)` events).
  * - `segment.entered` v1: an account newly matches one of the customer's segments (seen on its visit).
  * - `tag.installed` v1: a web tag was seen on a site (an origin) for the first time.
  */
@@ -92,6 +95,29 @@ export const AccountEventV2 = z.object({
 });
 export type AccountEventV2 = z.infer<typeof AccountEventV2>;
 
+/** Days of engagement v3 payloads sum (today and the days before it). */
+export const ENGAGEMENT_DAYS = 30;
+
+const Engagement = z
+  .object({
+    from: Day,
+    to: Day,
+    engaged_seconds: z.number().int().min(0).describe('Seconds the account’s visitors had the customer’s pages visible'),
+    pages: z.array(z.object({ path: z.string(), engaged_seconds: z.number().int().min(0) })).describe('Per page, most engaged first (at most 10)'),
+    events: z.array(z.object({ name: z.string(), count: z.number().int().min(1) })).describe('Custom events per name, most counted first (at most 10)'),
+    recent_events: z
+      .array(z.object({ at: Instant, name: z.string(), path: z.string(), properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) }))
+      .describe('The latest custom events, newest first (at most 5), their properties as kept (nothing that looks like an email or a token)'),
+  })
+  .describe(`The account’s engaged time and custom events over the last ${ENGAGEMENT_DAYS} UTC days, from the web tag`);
+
+/** v3 of account.visited and account.hot: v2 and the account's engagement. */
+export const AccountEventV3 = AccountEventV2.extend({
+  data: AccountEventV2.shape.data.extend({ engagement: Engagement }),
+  version: z.literal(3),
+});
+export type AccountEventV3 = z.infer<typeof AccountEventV3>;
+
 export const SegmentEnteredV1 = z.object({
   ...envelope(
     ['segment.entered'],
@@ -121,4 +147,4 @@ export const TagInstalledV1 = z.object({
 export type TagInstalledV1 = z.infer<typeof TagInstalledV1>;
 
 /** Any body the outbox holds. */
-export type WebhookEvent = AccountEventV1 | AccountEventV2 | SegmentEnteredV1 | TagInstalledV1;
+export type WebhookEvent = AccountEventV1 | AccountEventV2 | AccountEventV3 | SegmentEnteredV1 | TagInstalledV1;

@@ -50,6 +50,18 @@ export function sampleEvent(input: SampleInput): WebhookEvent {
       ],
       session_count: 3,
     },
+    // v3: a made-up month of engagement on the sample's pages.
+    engagement: {
+      from: new Date(now.getTime() - 29 * 86_400_000).toISOString().slice(0, 10),
+      to: at.slice(0, 10),
+      engaged_seconds: 312,
+      pages: [
+        { path: '/pricing', engaged_seconds: 254 },
+        { path: '/', engaged_seconds: 58 },
+      ],
+      events: [{ name: 'demo_requested', count: 1 }],
+      recent_events: [{ at, name: 'demo_requested', path: '/pricing', properties: { plan: 'pro' } }],
+    },
   };
   const view: PageViewForWebhooks = {
     customer_id: customer.id,

@@ -66,7 +66,7 @@ describe('Slack endpoints over the admin API', () => {
       format: 'slack',
       filters: { segments: [101] },
       segment_names: true, // a Slack channel shows names by default
-      event_versions: { 'account.visited': 2, 'account.hot': 2 },
+      event_versions: { 'account.visited': 3, 'account.hot': 3 },
     });
 
     // Northwind is acme's hot account, in segment 101: its first view is "visited · is hot", one message.
@@ -99,7 +99,7 @@ describe('Slack endpoints over the admin API', () => {
     const created = await (await admin('/webhooks', 'POST', { url: slack.url, events: ['account.visited'], event_versions: { 'account.visited': 1 } })).json();
     const patched = await admin(`/webhooks/${created.id}`, 'PATCH', { format: 'slack', filters: { hot_only: true, min_page_views: 3 } });
     expect(patched.status).toBe(200);
-    expect(await patched.json()).toMatchObject({ format: 'slack', filters: { hot_only: true, min_page_views: 3 }, event_versions: { 'account.visited': 2 } });
+    expect(await patched.json()).toMatchObject({ format: 'slack', filters: { hot_only: true, min_page_views: 3 }, event_versions: { 'account.visited': 3 } });
     // Its filters would pass over the sample's two-page visit: a test event is still sent.
     expect(await (await admin(`/webhooks/${created.id}/test`, 'POST', {})).json()).toMatchObject({ delivered: true, slack: { blocks: expect.any(Array) } });
     const narrow = await admin(`/webhooks/${created.id}`, 'PATCH', { filters: { segments: [424242] } });

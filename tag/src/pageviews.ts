@@ -21,6 +21,33 @@ export interface PageView {
 }
 
 /**
+ * Engaged time: how long the page view's page was visible since it was last reported, sent when the page
+ * is hidden or left (`visibilitychange`, `pagehide`) or its page view ends (an SPA navigation), to the same
+ * URL as page views: `{"type":"engagement","path":"/pricing","engaged_ms":5234.5,"session":"<id>"}`.
+ */
+export interface EngagementBeacon {
+  type: 'engagement';
+  path: string;
+  /** Milliseconds (a fraction from `performance.now()` as measured; the server rounds). */
+  engaged_ms: number;
+  session: string;
+}
+
+/** A custom event (`svc('track', name, properties)`): `{"type":"event","name":"demo_requested","properties":{"plan":"pro"},"path":"/pricing","session":"<id>"}`. */
+export interface CustomEventBeacon {
+  type: 'event';
+  name: string;
+  properties?: Record<string, string | number | boolean>;
+  path: string;
+  session: string;
+}
+
+/** A beacon before it is sent: tag.ts `send` fills in the session id. */
+type Unsent<B> = Omit<B, 'session'> & { session?: string };
+/** Any beacon of `POST /v1/events`. */
+export type Beacon = Unsent<PageView> | Unsent<EngagementBeacon> | Unsent<CustomEventBeacon>;
+
+/**
  * The pathname plus only the `utm_*` query parameters and those named in `kept` (the customer's
  * `kept_query_params`, inlined into the per-tag bundle: they make a page of its own on the account page),
  * as they were written, in their order. A kept name matches the parameter's name as written (names are

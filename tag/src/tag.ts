@@ -24,7 +24,7 @@ import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
 import { requestIdentification } from './identify.ts';
 import { type AnalyticsTools, tell } from './integrations.ts';
-import { type PageView, pageViewPath } from './pageviews.ts';
+import { type Beacon, pageViewPath } from './pageviews.ts';
 import { PERSONALISED, personaliseElement } from './personalise.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
@@ -47,8 +47,8 @@ interface Config extends SvcInitOptions {
 
 type CommandArguments<C> = C extends [string, ...infer A] ? A : never;
 type AllCommandHandlers = { [C in SvcCommand as C[0]]: (...args: CommandArguments<C>) => void };
-/** `debug` and `integrations` only with their features. */
-type CommandHandlers = Omit<AllCommandHandlers, 'debug' | 'integrations'> & Partial<Pick<AllCommandHandlers, 'debug' | 'integrations'>>;
+/** `debug`, `integrations` and `track` (page views) only with their features. */
+type CommandHandlers = Omit<AllCommandHandlers, 'debug' | 'integrations' | 'track'> & Partial<Pick<AllCommandHandlers, 'debug' | 'integrations' | 'track'>>;
 
 /** `serverSettings`: the tag's inlined settings, or the unreplaced placeholder string (generic bundle). */
 export function startTag(serverSettings: SvcInitOptions | string): void {
@@ -134,28 +134,54 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
           ? (('consent ' + config.consent) as `consent ${typeof config.consent}`) // a template literal: 6 B gzip more
           : null;
 
+  // (The page views' own functions below are undefined without the feature: defined, they would keep the
+  // functions they call from being inlined into their one other caller, 16 B gzip on the core.)
+  /** Whether beacons may go now: a tag, page views not turned off, and the visitor's permission (the lookup's rule). */
+  const counting = SVC_FEATURES.page_views ? (): unknown => config.tag && config.pageViews !== false && !currentRefusal() : undefined;
+  /**
+   * Sends a beacon with this tab's session id: the stored one, or a new one stored for the tab's next
+   * beacons: 12 random bytes (96 bits) in decimal joined by "_", 23–47 characters of [0-9_], within the wire
+   * format's 8–64 of [A-Za-z0-9_-] (the separator keeps every byte sequence its own id; no hex padding: 25 B gzip).
+   */
+  const send = (beacon: Beacon): void => {
+    if (!SVC_FEATURES.page_views) return;
+    beacon.session = sessionStore!('svc:session') || sessionStore!('svc:session', crypto.getRandomValues(new Uint8Array(12)).join('_'));
+    navigator.sendBeacon(url('/v1/events'), JSON.stringify(beacon));
+    if (SVC_FEATURES.debug) debug(beacon); // its `type` says what it is (no label of its own: 6 B gzip)
+  };
+
+  /** When the page last became visible (0: hidden since), and its visible time not reported yet, in ms. */
+  let visibleSince = SVC_FEATURES.page_views && !document.hidden ? performance.now() : 0;
+  let engaged = 0;
+  /**
+   * Engaged time: adds the visible time up to now, then, when the page is being hidden or left (an event
+   * `visibilitychange` to hidden, or `pagehide`) or its page view ends (an SPA navigation: no event), reports
+   * it with the page view's path, once: what was reported is not again (after `pagehide` the page's
+   * `visibilitychange` to hidden adds nothing). Before the first page view is counted (the `load` event,
+   * consent pending) the time is kept for it.
+   */
+  const engage = (event?: Event): void => {
+    if (visibleSince) engaged += performance.now() - visibleSince;
+    visibleSince = document.hidden || event?.type == 'pagehide' ? 0 : performance.now();
+    if ((!visibleSince || !event) && engaged && lastPageView && counting!()) {
+      send({ type: 'engagement', path: lastPageView, engaged_ms: engaged });
+      engaged = 0;
+    }
+  };
+
   /**
    * Reports the current page view once per path, with the same permission as the lookup, and only once
    * the document is complete (the `load` listener below): the beacon never competes with (or delays)
    * the page's own resources.
    */
   const countPageView = (): void => {
-    if (SVC_FEATURES.page_views && document.readyState == 'complete' && config.tag && config.pageViews !== false && !currentRefusal()) {
+    if (SVC_FEATURES.page_views && document.readyState == 'complete' && counting!()) {
       const path = pageViewPath(location, config.keptParams);
       // (not again for a replaceState that kept the path, a hash change)
       if (path != lastPageView) {
-        const pageView: PageView = {
-          type: 'pageview',
-          path,
-          referrer: lastPageView || referrer == location.hostname ? undefined : referrer,
-          // This tab's session id: the stored one, or a new one stored for the tab's next page views: 12 random
-          // bytes (96 bits) in decimal joined by "_", 23–47 characters of [0-9_], within the wire format's 8–64
-          // of [A-Za-z0-9_-] (the separator keeps every byte sequence its own id; no hex padding: 25 B gzip).
-          session: sessionStore!('svc:session') || sessionStore!('svc:session', crypto.getRandomValues(new Uint8Array(12)).join('_')),
-        };
+        engage(); // the previous page view's engaged time, with its path
+        send({ type: 'pageview', path, referrer: lastPageView || referrer == location.hostname ? undefined : referrer });
         lastPageView = path;
-        navigator.sendBeacon(url('/v1/events'), JSON.stringify(pageView));
-        if (SVC_FEATURES.debug) debug(pageView); // its `type` says what it is (no label of its own: 6 B gzip)
       }
     }
   };
@@ -258,6 +284,12 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
       }
     },
   } satisfies Partial<CommandHandlers>;
+  // A custom event, now, on this page, with the page views' permission (dropped without it, never queued). The
+  // server checks its name and properties and keeps none that looks like an email or a token.
+  if (SVC_FEATURES.page_views)
+    commands.track = ((name, properties) => {
+      if (counting!()) send({ type: 'event', name, properties, path: pageViewPath(location, config.keptParams) });
+    }) satisfies CommandHandlers['track'];
   // The commands that set one option: `set<Option>`, or the option's own name. Without the debug feature,
   // `debug` is ignored like an unknown command (nothing is logged either way).
   for (const name of [
@@ -292,7 +324,11 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
   // Anti-flicker: reveal at the timeout, counted from navigation start (the snippet's own timer covers
   // a bundle that never runs).
   setTimeout(reveal, config.timeout - performance.now());
-  if (SVC_FEATURES.page_views) window.addEventListener('load', guarded(countPageView));
+  if (SVC_FEATURES.page_views) {
+    window.addEventListener('load', guarded(countPageView));
+    document.addEventListener('visibilitychange', guarded(engage));
+    window.addEventListener('pagehide', guarded(engage));
+  }
 
   if (SVC_FEATURES.spa) {
     // Elements added or re-rendered later, and history navigations: new views of the same answer.

@@ -136,7 +136,7 @@ export interface SvcInitOptions {
  * is looked for once more 2 s later (a tool loaded by GTM), then left alone.
  */
 export interface SvcIntegrations {
-  /** GA4: `gtag('set', 'user_properties', {svc_company_name: …, …})` (the dataLayer keys of at most 24 characters, text values cut to 36). */
+  /** GA4: `gtag('set', 'user_properties', {svc_company_name: …, …})`: within GA4's limits (25 properties, names ≤ 24, values ≤ 36 cut at a word), every product's stage and intent. */
   ga4?: boolean;
   /** Segment: `analytics.group(companyId, {name, domain, industry, employee_range, …})` (the dataLayer fields without `svc_`). */
   segment?: boolean;
@@ -209,7 +209,15 @@ export type SvcCommand =
   | ['setFields', string[]]
   | ['personalize']
   | ['debug', boolean]
-  | ['integrations', SvcIntegrations];
+  | ['integrations', SvcIntegrations]
+  | ['track', string, SvcEventProperties?];
+
+/**
+ * A custom event's properties (`svc.push(['track', 'demo_requested', { plan: 'pro' }])`): at most 10, flat
+ * (a string of at most 200 characters, a number or a boolean), names of letters, digits and `_`. The server
+ * drops any property that looks like an email address, a token or a phone number, or whose name says it holds one.
+ */
+export type SvcEventProperties = Record<string, string | number | boolean>;
 
 /**
  * `window.svc` before the bundle runs: the snippet's command queue (`push` queues), with its anti-flicker

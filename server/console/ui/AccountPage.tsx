@@ -3,10 +3,11 @@
  * domain or name), and one account as a profile — a header card (logo placeholder, name, domain,
  * firmographics, segments and lists as chips, its owner and stage in the connected CRM as the CRM sync read
  * them back, the hot flag), a score card per product with the factors that made it, then tabs: the journey
- * (page views per day, its sessions with their pages in order, top pages with query parameters collapsed but
- * the customer's kept ones, a CSV download: the only part with a date range), its intent topics, and the
- * webhooks it raised. The account is in the URL fragment (`#customer=acme&page=accounts&account=900001`):
- * the Visitors table links to it.
+ * (page views per day, its sessions with their pages in order, its engaged time and custom events
+ * (AccountEngagement.tsx), top pages with query parameters collapsed but
+ * the customer's kept ones, a CSV download: the only part with a date range), its intent topics, the
+ * webhooks it raised, and its people (the buying committee, AccountPeople.tsx). The account is in the URL
+ * fragment (`#customer=acme&page=accounts&account=900001`): the Visitors table links to it.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CustomerRecord } from '../../../core/access-records.ts';
@@ -26,6 +27,9 @@ import {
 import type { AdminClient } from '../admin-client.ts';
 import { formatCount } from '../format.ts';
 import { defaultRange } from '../visits-view.ts';
+import { AccountEngagement } from './AccountEngagement.tsx';
+import { AccountPeople } from './AccountPeople.tsx';
+import { AccountTopics } from './AccountTopics.tsx';
 import { formatDate, formatDateTime } from './datetime.ts';
 import { Button, Chips, EmptyState, ErrorBox, Table, TextInput } from './kit/index.ts';
 import { ReportFilters } from './ReportFilters.tsx';
@@ -205,6 +209,7 @@ const TABS = [
   ['journey', 'Journey'],
   ['topics', 'Topics'],
   ['deliveries', 'Deliveries'],
+  ['people', 'People'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -256,8 +261,14 @@ function AccountView({ api, customer, companyId }: { api: AdminClient; customer:
         </div>
         <div role="tabpanel" id={`account-panel-${tab}`} aria-labelledby={`account-tab-${tab}`} class="tabpanel">
           {tab === 'journey' && <Journey data={data} range={range} onRange={setRange} download={download} />}
-          {tab === 'topics' && <Topics data={data} />}
+          {tab === 'topics' && (
+            <>
+              <AccountTopics data={data} customerId={customer.id} />
+              <Topics data={data} />
+            </>
+          )}
           {tab === 'deliveries' && <Deliveries data={data} />}
+          {tab === 'people' && <AccountPeople api={api} customer={customer} companyId={companyId} />}
         </div>
       </div>
     </div>
@@ -454,6 +465,8 @@ function Journey({
           ))}
         </ol>
       </section>
+
+      <AccountEngagement engagement={data.engagement} />
 
       <section aria-labelledby="account-pages-title">
         <h3 id="account-pages-title">Top pages</h3>

@@ -28,6 +28,7 @@ import { Button, ErrorBox } from './kit/index.ts';
 import { ListsPage } from './ListsPage.tsx';
 import { NotificationsPage } from './NotificationsPage.tsx';
 import { OnboardingPage } from './OnboardingPage.tsx';
+import { SettingsPage } from './SettingsPage.tsx';
 import { SignIn, signedInViewer } from './SignIn.tsx';
 import { SegmentsPage } from './segments/SegmentsPage.tsx';
 import { SsoPage, UsersPage } from './UsersPage.tsx';
@@ -454,5 +455,7 @@ function PageView({
       return <SsoPage key={customer.id} api={api} customer={customer} />;
     case 'audit':
       return <AuditPage key={customer.id} api={api} customer={customer} />;
+    case 'settings':
+      return <SettingsPage key={customer.id} api={api} customer={customer} canWrite={rights.segmentsWrite} />;
   }
 }

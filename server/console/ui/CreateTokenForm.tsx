@@ -78,7 +78,7 @@ export function CreateTokenForm({ api, customer, onCreated }: { api: AdminClient
             Default 100.
           </p>
         </div>
-        <AnswersFields value={form} onChange={set} />
+        <AnswersFields value={form} onChange={set} onIntentTopics={(on) => set('intent_topics', on)} />
         <CreateFormFooter idPrefix="new-token" invalid={invalid} error={error} errorTestId="create-error" busy={busy} label="Create token" />
       </form>
     </section>

@@ -85,6 +85,12 @@ function TokenRow({
         <span class={t.scores ? '' : 'muted'}>scores {t.scores ? 'on' : 'off'}</span>
         <br />
         <span class={t.segment_names ? '' : 'muted'}>segment names {t.segment_names ? 'on' : 'off'}</span>
+        {t.intent_topics && (
+          <>
+            <br />
+            <span>intent topics on</span>
+          </>
+        )}
       </td>
       <td class="num">{t.rate_limit}/min</td>
       <td>

@@ -2,7 +2,8 @@
  * The file job of bulk enrichment, shared by `svc enrich` (server/cli/enrich-job.ts) and the console upload
  * (./runner.ts): a CSV of emails or domains enriched row by row as `POST /v3/batch/enrichment` answers items
  * (`enrichItems`, charged through the pipeline's own credit step on the state store), written to a new CSV:
- * the input's rows as they were read, then the company columns, the segments and `status` — every cell a
+ * the input's rows as they were read, then the company columns, the segments (evaluated on the account's
+ * facts — page views, intent, the CRM side — as the API's answers are: ../account-sources.ts) and `status` — every cell a
  * spreadsheet would run as a formula prefixed with `'` (server/http/csv.ts: the result is opened in Excel,
  * and its emails and notes came from web forms).
  *
@@ -29,6 +30,7 @@ import { csvText } from '../../http/csv.ts';
 import { createMeteringSteps } from '../../http/metering-steps.ts';
 import type { Metering } from '../../state/metering/service.ts';
 import type { StateStore } from '../../state/store.ts';
+import type { AccountSources } from '../account-sources.ts';
 import { enrichItems } from '../batch.ts';
 import type { BatchResult } from '../batch-schema.ts';
 import type { CompanyLookups } from '../resolve-company.ts';
@@ -153,13 +155,23 @@ export interface ChunkProgress {
   statuses: Readonly<Record<string, number>>;
 }
 
+/** What a job reads of a data snapshot: the lookups of a lead's company, and what its segments read. */
+export type JobCatalog = CompanyLookups & AccountSources['catalog'];
+
 export interface FileJobOptions {
   input: string;
   output: string;
   column?: string;
   customerId: string;
   store: StateStore;
-  catalog: CompanyLookups;
+  /**
+   * The data snapshot (the companies and people, and what the segments' intent, topic and lookalike
+   * conditions read), or a function giving the current one, asked per chunk: a data reload applies from the
+   * next chunk on and never leaves a long job on a closed snapshot.
+   */
+  catalog: JobCatalog | (() => JobCatalog);
+  /** Where the accounts' page views, engagement and CRM sides are read (their stores): as the API reads them. */
+  accounts: Omit<AccountSources, 'catalog'>;
   /** Rows per metering call (default CHUNK_ROWS); the answers and charges do not depend on it. */
   chunkRows?: number;
   /** Called after each chunk is written (and awaited: a caller recording progress may stop the run). */
@@ -291,9 +303,15 @@ export async function runFileJob(o: FileJobOptions): Promise<FileJobSummary> {
       // Read per chunk: credits the operator adds, segments a marketer saves, apply from the next chunk on.
       const customer = await entitledCustomer(o.store, o.customerId);
       const caller: Caller = { customer, token: null, tag: null, settings: { scores: false, segment_names: true }, corsOrigin: null, partner: null };
+      const catalog = typeof o.catalog === 'function' ? o.catalog() : o.catalog;
       const results = await enrichItems(
         rows.map((fields) => ({ [kind]: fields[index] ?? '' })),
-        { catalog: o.catalog, context: { customer, settings: caller.settings, now: now() }, charge: (c) => steps.charge(caller, c, null, null) },
+        {
+          catalog,
+          context: { customer, settings: caller.settings, now: now() },
+          accounts: { ...o.accounts, catalog },
+          charge: (c) => steps.charge(caller, c, null, null),
+        },
       );
       // A row the store could not charge now is not written: the job stops, and a rerun answers it.
       const down = results.findIndex((r) => r.status === 503);

@@ -210,6 +210,7 @@ describe('the retention', () => {
       catalog: () => {
         throw new Error('no job runs here');
       },
+      accounts: {},
       log: { info() {}, error() {} },
       now: () => clock,
       limits,

@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { SourceError } from '../../../data/sources/read.ts';
 import { loadConfig } from '../../config.ts';
 import type { StateStore } from '../../state/store.ts';
-import type { CompanyLookups } from '../resolve-company.ts';
-import { JobRefusedError, progressFileOf, runFileJob } from './file-job.ts';
+import type { AccountSources } from '../account-sources.ts';
+import { type JobCatalog, JobRefusedError, progressFileOf, runFileJob } from './file-job.ts';
 import { type ClaimedJob, type EnrichJob, JobStore, type NewJob } from './job-store.ts';
 import { admit, freeBytesOf, type JobLimits, jobLimits, mb, type Room, realStatfs, reservedBytes, type StatFs } from './limits.ts';
 
@@ -36,8 +36,10 @@ export interface EnrichJobsDeps {
   /** SVC_JOBS_DIR. */
   dir: string;
   store: StateStore;
-  /** The current data snapshot's lookups (read per chunk: a reload applies from the next chunk on). */
-  catalog: () => CompanyLookups;
+  /** The current data snapshot (asked per chunk: a reload applies from the next chunk on). */
+  catalog: () => JobCatalog;
+  /** The visit, engagement and CRM stores the segments' facts are read from, as the API's answers read them. */
+  accounts: Omit<AccountSources, 'catalog'>;
   log: { info(message: string): void; error(message: string): void };
   maxRunning?: number;
   now?: () => number;
@@ -193,7 +195,8 @@ export class EnrichJobs {
           column: job.column ?? undefined,
           customerId: job.customer_id,
           store: this.deps.store,
-          catalog: lookups(this.deps.catalog),
+          catalog: this.deps.catalog,
+          accounts: this.deps.accounts,
           chunkRows: CHUNK_ROWS,
           startCredits: job.credits,
           signal: abort.signal,
@@ -277,13 +280,4 @@ export class EnrichJobs {
     await Promise.all([...this.running.values()].map((r) => r.done));
     this.jobs.close();
   }
-}
-
-/** The current snapshot's lookups, asked per call: a data reload mid-job never leaves the job on a closed catalog. */
-function lookups(catalog: () => CompanyLookups): CompanyLookups {
-  return {
-    personByEmail: (email) => catalog().personByEmail(email),
-    company: (id) => catalog().company(id),
-    companiesByDomain: (domain) => catalog().companiesByDomain(domain),
-  };
 }

@@ -15,6 +15,7 @@ export function toToken(row: Row): TokenRecord {
     allowed_domains: JSON.parse(row.allowed_domains as string),
     scores: row.scores === 1,
     segment_names: row.segment_names === 1,
+    intent_topics: row.intent_topics === 1,
   });
 }
 
@@ -23,6 +24,7 @@ export function customerConfig(
   c: Pick<CustomerRecord, 'products' | 'segments' | 'excluded_accounts' | 'hot_accounts' | 'grants' | 'segment_seq'> & {
     account_lists?: CustomerRecord['account_lists'];
     kept_query_params?: string[];
+    topics?: string[];
   },
 ): string {
   return JSON.stringify({
@@ -34,6 +36,7 @@ export function customerConfig(
     grants: c.grants,
     segment_seq: c.segment_seq,
     kept_query_params: c.kept_query_params ?? [],
+    topics: c.topics ?? [],
   });
 }
 

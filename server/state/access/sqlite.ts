@@ -178,7 +178,7 @@ export class SqliteAccess implements AccessPort {
     await this.change(() =>
       this.sql(
         `INSERT INTO tokens (id, customer_id, api_group, name, prefix, secret_hash, integrations, allowed_domains, scores,
-           segment_names, rate_limit, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
+           segment_names, intent_topics, rate_limit, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
       ).run(
         t.id,
         t.customer_id,
@@ -190,6 +190,7 @@ export class SqliteAccess implements AccessPort {
         JSON.stringify(t.allowed_domains),
         +t.scores,
         +t.segment_names,
+        +t.intent_topics,
         t.rate_limit,
         t.created_at,
       ),
@@ -321,13 +322,13 @@ export class SqliteAccess implements AccessPort {
   importEntry(e: StateEntry): boolean {
     switch (e.type) {
       case 'customer': {
-        const { products, segments, excluded_accounts, hot_accounts, account_lists, grants, segment_seq, kept_query_params, packages, ...c } = e.record;
+        const { products, segments, excluded_accounts, hot_accounts, account_lists, grants, segment_seq, kept_query_params, topics, packages, ...c } = e.record;
         this.sql(
           'INSERT INTO customers VALUES (@id, @name, @packages, @identification_credits, @enrichment_credits, @contract_start, @config, @created_at)',
         ).run({
           ...c,
           packages: JSON.stringify(packages),
-          config: customerConfig({ products, segments, excluded_accounts, hot_accounts, account_lists, grants, segment_seq, kept_query_params }),
+          config: customerConfig({ products, segments, excluded_accounts, hot_accounts, account_lists, grants, segment_seq, kept_query_params, topics }),
         });
         return true;
       }
@@ -335,7 +336,7 @@ export class SqliteAccess implements AccessPort {
         const t = e.record;
         this.sql(
           `INSERT INTO tokens (id, customer_id, api_group, name, prefix, secret_hash, integrations, allowed_domains, scores, segment_names,
-             rate_limit, status, created_at, last_used_at, rotated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             intent_topics, rate_limit, status, created_at, last_used_at, rotated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           t.id,
           t.customer_id,
@@ -347,6 +348,7 @@ export class SqliteAccess implements AccessPort {
           JSON.stringify(t.allowed_domains),
           +t.scores,
           +t.segment_names,
+          +t.intent_topics,
           t.rate_limit,
           t.status,
           t.created_at,

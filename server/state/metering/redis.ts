@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CreditPool, UsageRow } from '../../../core/usage-records.ts';
 import { StoreUnavailableError } from '../errors.ts';
-import type { MeterBatcher, MeterOp } from '../redis/batcher.ts';
-import { scanKeys, shardUnreachable } from '../redis/connection.ts';
+import { type MeterBatcher, type MeterOp, UnconfirmedCharge } from '../redis/batcher.ts';
+import { neverSent, scanKeys, shardUnreachable } from '../redis/connection.ts';
 import { ShardSilent } from '../redis/epoch.ts';
 import type { JournaledCharge } from '../redis/journal.ts';
 import { DEDUPE_TTL_MS, keys } from '../redis/keys.ts';
@@ -63,22 +63,35 @@ export class RedisMetering implements MeteringPort {
   }
 
   /**
-   * `id`: identification charges carry one in their ledger entry, so that a charge whose answer was lost
-   * with the connection can be journaled under it and replayed only if Redis had not counted it.
+   * Every charge sent carries an id, in its ledger entry and in the op: a charge whose answer is lost with
+   * the connection (or the deadline) is journaled under it — to be counted once if its request was
+   * answered as charged, taken back if not — and a charge that runs after its node settled it that way
+   * counts nothing (scripts.ts, `r`).
    */
-  private chargeOp(r: ChargeRequest, replay?: JournaledCharge, id?: string) {
-    const chargeId = replay?.id ?? id;
-    const entry = JSON.stringify(chargeId ? { ...ledgerOf(r), id: chargeId } : ledgerOf(r));
-    const ks: Record<string, string> = { u: keys.used(r.customer_id, r.pool, r.period), l: keys.ledger(r.customer_id), s: keys.usage(r.customer_id) };
-    const op: Record<string, unknown> = { t: 'ch', q: r.quota, e: entry, f: `${r.pool}|${r.api}|${r.month}`, p: r.partner !== null };
-    if (replay) {
-      ks.r = keys.replayed(r.customer_id);
-      op.id = replay.id;
-      if (replay.uncertain) op.x = true;
-    } else if (r.dedupe_key !== null) {
+  private chargeOp(r: ChargeRequest, id: string, journaled?: JournaledCharge) {
+    const ks: Record<string, string> = {
+      u: keys.used(r.customer_id, r.pool, r.period),
+      l: keys.ledger(r.customer_id),
+      s: keys.usage(r.customer_id),
+      r: keys.replayed(r.customer_id),
+    };
+    const op: Record<string, unknown> = {
+      t: 'ch',
+      q: r.quota,
+      e: JSON.stringify({ ...ledgerOf(r), id }),
+      f: `${r.pool}|${r.api}|${r.month}`,
+      p: r.partner !== null,
+      id,
+    };
+    if (r.dedupe_key !== null) {
       ks.d = keys.dedupe(r.customer_id, r.month);
       op.dk = r.dedupe_key;
       op.dttl = DEDUPE_TTL_MS;
+    }
+    if (journaled?.void) op.v = true;
+    else if (journaled) {
+      op.j = true;
+      if (journaled.uncertain) op.x = true;
     }
     return { customer: r.customer_id, keys: ks, op };
   }
@@ -91,30 +104,54 @@ export class RedisMetering implements MeteringPort {
       if (outcome.outcome === 'charged') await outage.synced();
       return outcome;
     }
-    const id = r.pool === 'identification' ? randomUUID() : undefined;
+    const id = randomUUID();
     let reply: [string, number];
     try {
-      reply = (await this.batcher.enqueue(this.chargeOp(r, undefined, id))) as [string, number];
+      reply = (await this.batcher.enqueue(this.chargeOp(r, id))) as [string, number];
     } catch (e) {
-      // The connection dropped (or Redis stalled) with the charge in flight: Redis may or may not count
-      // it. An identification answer goes out on the outage allowance, journaled under the same id, and
-      // the replay (after Redis has answered a PING sent behind the charge) counts it only if its ledger
-      // entry is not there already — so credits equal the answers clients got. Other pools fail closed
-      // (their callers retry).
-      if (id && this.b.epoch.lost === null) {
-        const outcome = outage.charge(r, { id, uncertain: true });
-        if (outcome) {
-          await outage.synced();
-          return outcome;
-        }
+      if (!(e instanceof UnconfirmedCharge)) return this.unanswered(r, id, e);
+      // Made on the primary, which may be failing over before a replica has it: journaled like a charge
+      // whose answer was lost, so the replay counts it only if the new primary lacks it.
+      reply = e.reply as [string, number];
+      if (reply[0] === 'charged') {
+        outage.settleLater(r, id, true);
+        await outage.synced();
       }
-      throw this.b.unavailable(e);
     }
     const [outcome, used] = reply;
     const result: ChargeOutcome =
       outcome === 'exhausted' ? { outcome: 'exhausted', remaining: 0 } : { outcome: outcome as 'charged' | 'free', remaining: Math.max(0, r.quota - used) };
     outage.observe(r, result);
     return result;
+  }
+
+  /**
+   * A charge without an answer. When it may have reached Redis (sent, then the connection dropped or the
+   * deadline passed — a stalled Redis runs it when it resumes, a cluster client may still send it once
+   * the slot's new primary is connected), Redis may count it now, later, or never; nothing here can wait
+   * to find out. An identification request is answered on the outage allowance, journaled under the
+   * charge's id, and the replay counts it only if Redis did not — so credits equal the answers clients
+   * got. Any other answer (503 for a spent allowance and for the other pools, which fail closed; 402) is
+   * given only once the charge's void is journaled under its id: the replay takes it back if Redis
+   * counted it and makes sure it never counts later — no credit is spent on an answer a client did not get.
+   */
+  private async unanswered(r: ChargeRequest, id: string, e: unknown): Promise<ChargeOutcome> {
+    const { outage } = this.b;
+    const sent = !neverSent(e);
+    let outcome: ChargeOutcome | null = null;
+    if (r.pool === 'identification' && this.b.epoch.lost === null) {
+      outcome = outage.charge(r, sent ? { id, uncertain: true } : { id });
+      if (outcome?.outcome === 'charged') {
+        await outage.synced();
+        return outcome;
+      }
+    }
+    if (sent) {
+      outage.settleLater(r, id, false);
+      await outage.synced();
+    }
+    if (outcome) return outcome;
+    throw this.b.unavailable(e);
   }
 
   private offlineCharge(r: ChargeRequest): ChargeOutcome {
@@ -128,8 +165,9 @@ export class RedisMetering implements MeteringPort {
   }
 
   /**
-   * Replays the journal of charges made while Redis was unreachable: each exactly once (the script
-   * skips ids it has seen), then removes the file. Runs when Redis is (back) ready; until it finished,
+   * Replays the journal of charges made while Redis was unreachable (and of charges whose answer was
+   * lost, to count or to take back): each exactly once (the script skips ids it has seen), then removes
+   * the file. Runs when Redis is (back) ready; until it finished,
    * identification charges keep using the allowance, so the replayed charges are counted first.
    */
   drainJournal(): Promise<void> {
@@ -141,6 +179,8 @@ export class RedisMetering implements MeteringPort {
         if (!(await b.epoch.check())) return;
         const journals = b.outage.takeJournal(b.epoch.value);
         let total = 0;
+        let voided = 0;
+        let refunded = 0;
         for (const { file, charges } of journals) {
           for (let i = 0; i < charges.length; i += REPLAY_CHUNK) {
             const chunk = charges.slice(i, i + REPLAY_CHUNK);
@@ -149,7 +189,7 @@ export class RedisMetering implements MeteringPort {
             for (const j of chunk) {
               done.push(
                 new Promise((resolve, reject) => {
-                  const op = { ...this.chargeOp(j.charge, j), resolve, reject };
+                  const op = { ...this.chargeOp(j.charge, j.id, j), resolve, reject };
                   const list = byCustomer.get(j.charge.customer_id);
                   if (list) list.push(op);
                   else byCustomer.set(j.charge.customer_id, [op]);
@@ -157,13 +197,15 @@ export class RedisMetering implements MeteringPort {
               );
             }
             for (const group of byCustomer.values()) void this.batcher.run(group);
-            await Promise.all(done);
+            for (const [outcome] of (await Promise.all(done)) as [string, number][]) if (outcome === 'refunded') refunded++;
           }
           b.outage.drained(file);
+          for (const j of charges) if (j.void) voided++;
           total += charges.length;
         }
         if (!b.outage.hasJournal) b.outage.resetAllowance();
-        if (total > 0) b.log(`journal drained: ${total} charges made while Redis was unreachable replayed`, 'info');
+        if (total > voided) b.log(`journal drained: ${total - voided} charges made while Redis was unreachable replayed`, 'info');
+        if (voided > 0) b.log(`journal drained: ${voided} charges of requests refused while their answer was lost settled, ${refunded} taken back`, 'info');
       } catch (e) {
         // A shard failing over: tried again in a second, once every shard shows its data is there.
         if (e instanceof ShardSilent) return;

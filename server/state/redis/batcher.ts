@@ -20,6 +20,16 @@ export interface MeterOp {
   reject: (e: unknown) => void;
 }
 
+/**
+ * A charge op's answer when its script ran but WAIT failed (replica not confirmed, the primary perhaps
+ * going down): `reply` is the script's outcome, true on the primary, which a failover may still lose.
+ */
+export class UnconfirmedCharge extends Error {
+  constructor(readonly reply: unknown) {
+    super('charge made on the primary, not confirmed on a replica');
+  }
+}
+
 export class MeterBatcher {
   private batch: MeterOp[] = [];
 
@@ -81,8 +91,20 @@ export class MeterBatcher {
           }
         }),
       );
-      if (this.wait.replicas > 0 && group.some((m) => m.op.t === 'ch')) await this.wait.replicated(keyList[0]!);
       const results = JSON.parse(reply) as unknown[];
+      if (this.wait.replicas > 0 && group.some((m) => m.op.t === 'ch')) {
+        try {
+          await this.wait.replicated(keyList[0]!);
+        } catch {
+          // The script ran: its outcomes stand (an error here would answer 503 for charges that were
+          // made), each charge marked so its caller makes it durable some other way (metering/redis.ts).
+          for (let i = 0; i < group.length; i++) {
+            if (group[i].op.t === 'ch') group[i].reject(new UnconfirmedCharge(results[i]));
+            else group[i].resolve(results[i]);
+          }
+          return;
+        }
+      }
       for (let i = 0; i < group.length; i++) group[i].resolve(results[i]);
     } catch (e) {
       for (const op of group) op.reject(e);

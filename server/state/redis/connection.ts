@@ -9,7 +9,17 @@
  * the keys of one slot (one `{cust:<id>}`, `{wh}` or `{users}` hash tag); global keys (tag sightings,
  * token and tag indexes) are read one command each, never together in one step.
  */
-import { createClient, createCluster, ErrorReply, type RedisClientType, type RedisClusterType } from '@redis/client';
+import {
+  AbortError,
+  ClientClosedError,
+  ClientOfflineError,
+  createClient,
+  createCluster,
+  ErrorReply,
+  MaxCommandRedirectionsError,
+  type RedisClientType,
+  type RedisClusterType,
+} from '@redis/client';
 
 /** Default for how long a command may go unanswered before Redis counts as stalled (SVC_REDIS_TIMEOUT_MS). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 1_500;
@@ -247,4 +257,17 @@ export async function retryTryAgain<T>(fn: () => Promise<T>): Promise<T> {
 export function shardUnreachable(e: unknown): boolean {
   if (e instanceof ErrorReply) return /^(CLUSTERDOWN|MASTERDOWN|LOADING)/.test(e.message);
   return e instanceof Error;
+}
+
+/** Error replies Redis gives instead of running a command (routing, a slot moving, no primary, loading). */
+const NOT_RUN = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|LOADING|NOSCRIPT|READONLY)\b/;
+
+/**
+ * Whether a command that failed with `e` is known never to have run: refused before it was written (the
+ * connection offline or closed, aborted), or answered with an error Redis gives instead of running it.
+ * Anything else — the connection lost after the write, no answer by the deadline — leaves it unknown.
+ */
+export function neverSent(e: unknown): boolean {
+  if (e instanceof ClientOfflineError || e instanceof ClientClosedError || e instanceof AbortError || e instanceof MaxCommandRedirectionsError) return true;
+  return e instanceof ErrorReply && NOT_RUN.test(e.message);
 }

@@ -6,7 +6,10 @@
  *   - rate limits count in per-node windows, each node allowing ceil(limit / nodes) of a shared limit,
  *     `nodes` being the live nodes last seen in the shared store;
  *   - the journal is replayed when the store is back, exactly once (every charge carries an id the
- *     store remembers; a replay interrupted half-way is simply run again).
+ *     store remembers; a replay interrupted half-way is simply run again);
+ *   - a charge sent to the store whose answer was lost is journaled too, under the id it was sent with,
+ *     so the replay settles it either way: counted once if its request was answered as charged, taken
+ *     back (and kept from counting later) if it was not.
  * Everything here is local to the process: decisions are synchronous, the journal write is an append.
  */
 
@@ -24,6 +27,11 @@ export interface JournaledCharge {
    * counts it only if its ledger entry (which carries this id) is not in the ledger yet.
    */
   uncertain?: boolean;
+  /**
+   * Sent to Redis, its answer lost, its request answered without it (503, 402): the replay takes it back
+   * if Redis counted it, and makes sure it can no longer count should it still run.
+   */
+  void?: boolean;
   /**
    * The data epoch of the store the charge was made against (redis/epoch.ts): a journal is replayed
    * only into that same data, never into a Redis that came back empty.
@@ -96,6 +104,21 @@ export class OutageMeter {
     this.spent.set(req.customer_id, spent + 1);
     if (known !== undefined) this.remaining.set(`${req.customer_id}|${req.pool}|${req.period}`, known - 1);
     return { outcome: 'charged', remaining: Math.max(0, (known ?? req.quota) - 1) };
+  }
+
+  /**
+   * A charge sent to the store whose fate there is unknown, answered without the allowance: `answered`
+   * (the request answered as charged: the replay counts it once) or not (503, 402: the replay takes it
+   * back). Written like a charge — the caller awaits synced() before answering.
+   */
+  settleLater(req: ChargeRequest, id: string, answered: boolean): void {
+    const entry: JournaledCharge = {
+      id,
+      charge: req,
+      ...(answered ? { uncertain: true } : { void: true }),
+      ...(this.epoch !== null ? { epoch: this.epoch } : {}),
+    };
+    appendFileSync(this.file, JSON.stringify(entry) + '\n');
   }
 
   private syncing: Promise<void> | null = null;

@@ -9,20 +9,28 @@
  *      that would pass a limit (lim[j] for k[j]) increments none of its keys (so a visitor refused by its
  *      own counter never spends the tag-wide one) and gets the counts it would have made (each one more
  *      than now, so the refused key reads as over its limit)
- *   { t: 'ch', u, d?, dk?, dttl?, l, s, f, p, q, e, r?, id? }
+ *   { t: 'ch', u, d?, dk?, dttl?, l, s, f, p, q, e, r, id, j?, x?, v? }
  *      u: used-credits key, d: the month's dedup hash (field dk), l: ledger list, s: usage hash
- *      (fields f|c and f|p), p: partner call, q: quota, e: ledger entry (JSON),
- *      r: replayed-ids set and id: the charge id — a journaled charge replayed after an outage: counted
- *      exactly once by id, whatever the balance (the client already got its answer); x: the charge was
- *      in flight when the connection dropped, so it counts only if its ledger entry (e, which carries
- *      the id) is not among the ledger's last LEDGER_LOOKBACK entries already.
- *   → { outcome, used after } with outcome charged | free | exhausted | duplicate
+ *      (fields f|c and f|p), p: partner call, q: quota, e: ledger entry (JSON, carrying the id),
+ *      r: the settled-ids set and id: the charge id. A charge's id enters r once its node settled it
+ *      out of band (below), so the charge itself, should it still run (sent before an outage, run after
+ *      the node gave up on its answer), then counts nothing: 'duplicate'.
+ *      j: a journaled charge replayed after an outage: counted exactly once by id, whatever the balance
+ *      (the client already got its answer), and not at all when another attempt of the same request was
+ *      charged (its key dk in d: a proxy's retry); x: it was in flight when its answer was lost, so it
+ *      counts only if its ledger entry is not among the ledger's last LEDGER_LOOKBACK entries already.
+ *      v: void — a charge whose answer was lost and whose request was answered without it (503, 402):
+ *      if it ran, it is refunded (ledger entry, balance, usage, dedup key), unless an answer given
+ *      for free since relied on its dedup key (marked 2 in d: should that free answer have been lost
+ *      too, the credit stays, and the record's next export this month is free); either way, it can no
+ *      longer run.
+ *   → { outcome, used after } with outcome charged | free | exhausted | duplicate | void | refunded | kept
  * Returns the JSON array of results.
  */
 /**
- * How far back (ledger entries of the customer) a replayed in-flight charge is looked for: the charges
- * made between the connection loss and the replay, bounded by the outage allowance of every node and
- * the traffic of the first moments after Redis is back.
+ * How far back (ledger entries of the customer) a charge whose answer was lost is looked for when its
+ * journal entry is replayed or voided: the charges made between the loss and the replay, bounded by the
+ * outage allowance of every node and the traffic of the first moments after Redis is back.
  */
 export const LEDGER_LOOKBACK = 10_000;
 
@@ -48,20 +56,43 @@ for i, op in ipairs(ops) do
   else
     local used = tonumber(redis.call('GET', KEYS[op.u]) or '0')
     local outcome
-    if op.r then
+    if op.v then
+      outcome = 'void'
+      if redis.call('SADD', KEYS[op.r], op.id) == 1 and redis.call('LPOS', KEYS[op.l], op.e, 'RANK', -1, 'MAXLEN', ${LEDGER_LOOKBACK}) then
+        if op.d and redis.call('HGET', KEYS[op.d], op.dk) == '2' then
+          outcome = 'kept'
+        else
+          outcome = 'refunded'
+          redis.call('LREM', KEYS[op.l], -1, op.e)
+          if used > 0 then used = redis.call('DECR', KEYS[op.u]) end
+          if redis.call('HINCRBY', KEYS[op.s], op.f .. '|c', -1) <= 0 then redis.call('HDEL', KEYS[op.s], op.f .. '|c') end
+          if op.p and redis.call('HINCRBY', KEYS[op.s], op.f .. '|p', -1) <= 0 then redis.call('HDEL', KEYS[op.s], op.f .. '|p') end
+          if op.d then redis.call('HDEL', KEYS[op.d], op.dk) end
+        end
+      end
+    elseif op.j then
       if redis.call('SADD', KEYS[op.r], op.id) == 0 then
         outcome = 'duplicate'
       elseif op.x and redis.call('LPOS', KEYS[op.l], op.e, 'RANK', -1, 'MAXLEN', ${LEDGER_LOOKBACK}) then
         outcome = 'duplicate'
+      elseif op.d and redis.call('HEXISTS', KEYS[op.d], op.dk) == 1 then
+        outcome = 'duplicate'
+        redis.call('HSET', KEYS[op.d], op.dk, '2')
       else
         outcome = 'charged'
       end
-    elseif op.d and redis.call('HEXISTS', KEYS[op.d], op.dk) == 1 then
-      outcome = 'free'
-    elseif used + 1 > op.q then
-      outcome = 'exhausted'
+    elseif op.r and redis.call('SISMEMBER', KEYS[op.r], op.id) == 1 then
+      outcome = 'duplicate'
     else
-      outcome = 'charged'
+      local seen = op.d and redis.call('HGET', KEYS[op.d], op.dk)
+      if seen then
+        outcome = 'free'
+        if seen ~= '2' then redis.call('HSET', KEYS[op.d], op.dk, '2') end
+      elseif used + 1 > op.q then
+        outcome = 'exhausted'
+      else
+        outcome = 'charged'
+      end
     end
     if outcome == 'charged' then
       used = redis.call('INCR', KEYS[op.u])

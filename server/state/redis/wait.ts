@@ -24,11 +24,21 @@ export class ReplicaWait {
     readonly replicas: number,
   ) {}
 
-  /** After a write to `key`'s shard: waits for the replicas (or, backing off, does not). */
+  /**
+   * After a write to `key`'s shard: waits for the replicas (or, backing off, does not). Throws when WAIT
+   * itself fails (its connection lost, no answer by the deadline: the primary may be going down with
+   * writes no replica has), after backing off as for a WAIT no replica acknowledged.
+   */
   async replicated(key: string): Promise<void> {
     if (Date.now() < this.skipUntil) return;
     const timeout = Math.min(WAIT_TIMEOUT_MS, Math.floor(this.b.commandTimeoutMs / 4));
-    const acked = await this.b.timed(waitForReplicas(this.b.client, key, this.replicas, timeout));
+    let acked = 0;
+    let failed: unknown = null;
+    try {
+      acked = await this.b.timed(waitForReplicas(this.b.client, key, this.replicas, timeout));
+    } catch (e) {
+      failed = e;
+    }
     if (acked < this.replicas) {
       this.skipUntil = Date.now() + WAIT_BACKOFF_MS;
       if (!this.shortLogged) {
@@ -41,5 +51,6 @@ export class ReplicaWait {
       this.shortLogged = false;
       this.b.log(`WAIT ${this.replicas}: replicas acknowledge again`, 'info');
     }
+    if (failed !== null) throw failed;
   }
 }

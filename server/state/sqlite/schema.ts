@@ -9,6 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TAG_CEILING, TAG_PER_VISITOR_LIMIT } from '../../../core/vocabulary.ts';
+import { ROLLUP_SPAN_DAYS } from '../visits/rollup.ts';
 
 /** The first schema (version 1): what files created before versioning hold, less later additions. */
 const V1 = `
@@ -245,6 +246,53 @@ const STATE_STEPS: Migration[] = [
       CREATE TABLE IF NOT EXISTS alert_mail_marks (
         customer_id TEXT NOT NULL, recipient TEXT NOT NULL, company_id TEXT NOT NULL, day TEXT NOT NULL, holder TEXT NOT NULL,
         PRIMARY KEY (customer_id, day, recipient, company_id)) WITHOUT ROWID;`),
+  // 18: engaged time and custom events (engagement/sqlite.ts): per account, UTC day and path the ms a page
+  // was visible, per account, day and name the count of a custom event, and each account's latest events
+  // (properties as JSON) in insertion order.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS engaged_time (
+        customer_id TEXT NOT NULL, company_id TEXT NOT NULL, day TEXT NOT NULL, path TEXT NOT NULL, ms INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, company_id, day, path)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS engaged_time_day ON engaged_time (customer_id, day);
+      CREATE TABLE IF NOT EXISTS engagement_events (
+        customer_id TEXT NOT NULL, company_id TEXT NOT NULL, day TEXT NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, company_id, day, name)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS engagement_events_day ON engagement_events (customer_id, day);
+      CREATE TABLE IF NOT EXISTS engagement_recent (
+        id INTEGER PRIMARY KEY, customer_id TEXT NOT NULL, company_id TEXT NOT NULL, at TEXT NOT NULL,
+        name TEXT NOT NULL, path TEXT NOT NULL, properties TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS engagement_recent_account ON engagement_recent (customer_id, company_id, id);`),
+  // 19: anonymous page views per customer, UTC day and reason they matched no company (visits/sqlite-coverage.ts):
+  // the Visitors report's split of visit_anonymous, counted in the same transaction; days before it are unclassified.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS visit_unidentified (
+        customer_id TEXT NOT NULL, day TEXT NOT NULL, reason TEXT NOT NULL, page_views INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, day, reason)) WITHOUT ROWID;`),
+  // 20: the per-day rollup Home reads (visits/rollup.ts, sqlite-rollup.ts): identified views and accounts
+  // first seen per day, the day's accounts per gap since their previous visiting day, each day's accounts
+  // ranked by views, an account's days in order — filled from the aggregates the file holds, so every day is covered.
+  (db) =>
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS visit_days (
+        customer_id TEXT NOT NULL, day TEXT NOT NULL, page_views INTEGER NOT NULL, new_accounts INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, day)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS visit_day_gaps (
+        customer_id TEXT NOT NULL, day TEXT NOT NULL, gap INTEGER NOT NULL, accounts INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, day, gap)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS visit_accounts_rank ON visit_accounts (customer_id, day, page_views DESC, company_id);
+      CREATE INDEX IF NOT EXISTS visit_accounts_company ON visit_accounts (customer_id, company_id, day);
+      INSERT OR IGNORE INTO visit_days SELECT customer_id, day, sum(page_views), 0 FROM visit_accounts GROUP BY customer_id, day;
+      INSERT INTO visit_days SELECT customer_id, day, 0, count(*) FROM visit_account_first WHERE true GROUP BY customer_id, day
+        ON CONFLICT (customer_id, day) DO UPDATE SET new_accounts = excluded.new_accounts;
+      INSERT OR IGNORE INTO visit_day_gaps SELECT customer_id, day, gap, count(*) FROM (
+        SELECT customer_id, day, CASE WHEN prev IS NULL OR julianday(day) - julianday(prev) >= ${ROLLUP_SPAN_DAYS} THEN 0
+          ELSE CAST(julianday(day) - julianday(prev) AS INTEGER) END AS gap
+        FROM (SELECT customer_id, day, lag(day) OVER (PARTITION BY customer_id, company_id ORDER BY day) AS prev FROM visit_accounts))
+        GROUP BY customer_id, day, gap;`),
+  // 21: a token can carry the account's followed intent topics in its answers (TokenRecord.intent_topics; off before).
+  (db) => addColumn(db, 'tokens', 'intent_topics', 'INTEGER NOT NULL DEFAULT 0'),
 ];
 
 export const STATE_MIGRATIONS: MigrationList = { file: 'the state file', steps: STATE_STEPS };

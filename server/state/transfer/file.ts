@@ -1,13 +1,14 @@
 /**
  * The state export file: JSON lines, one entry per line (transfer.ts), streamed both ways. One file holds
  * the six stores' entries: the state store's first (customers before what belongs to them), then the
- * visit store's, the webhook outbox's, the user store's, the CRM store's, the digest store's and the alerts'. A file written before the
+ * visit store's, the webhook outbox's, the user store's, the CRM store's, the digest store's, the alerts' and the engagement store's. A file written before the
  * visit, outbox, user and CRM entries existed holds only the entries there were, and imports as it did.
  */
 
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { EngagementEntry } from '../engagement/entries.ts';
 import { StateError } from '../errors.ts';
 import {
   type AlertEntry,
@@ -44,6 +45,11 @@ export interface TransferStores {
    * some is refused before anything is written.
    */
   alerts?: EntryTransfer<AlertEntry>;
+  /**
+   * Engaged time and custom event counts per account and day, and each account's latest events. Optional as
+   * `alerts` is: without it an export holds none, and an import of a file that has some is refused.
+   */
+  engagement?: EntryTransfer<EngagementEntry>;
 }
 
 export type TransferStoreName = keyof TransferStores;
@@ -51,7 +57,7 @@ export type TransferStoreName = keyof TransferStores;
 /** Entries per store, and in all. */
 export type TransferCounts = Record<TransferStoreName, number> & { entries: number };
 
-const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks', 'users', 'crm', 'digests', 'alerts'];
+const ORDER: TransferStoreName[] = ['state', 'visits', 'webhooks', 'users', 'crm', 'digests', 'alerts', 'engagement'];
 
 async function* entriesOf(stores: TransferStores, name: TransferStoreName): AsyncIterable<TransferEntry> {
   if (name === 'state') yield* stores.state.exportState();
@@ -60,7 +66,9 @@ async function* entriesOf(stores: TransferStores, name: TransferStoreName): Asyn
   else if (name === 'users') yield* stores.users.exportEntries();
   else if (name === 'crm') yield* stores.crm.exportEntries();
   else if (name === 'digests') yield* stores.digests.exportEntries();
-  else if (stores.alerts) yield* stores.alerts.exportEntries();
+  else if (name === 'alerts') {
+    if (stores.alerts) yield* stores.alerts.exportEntries();
+  } else if (stores.engagement) yield* stores.engagement.exportEntries();
 }
 
 /** Writes every entry of the stores to `file` (which must not exist; created 0600); a failed export leaves no file behind. */
@@ -68,7 +76,7 @@ export async function exportStateFile(stores: TransferStores, file: string): Pro
   // Owner-only: the file holds webhook signing secrets, CRM credentials and token hashes.
   const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
   await once(out, 'open');
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0, digests: 0, alerts: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0, digests: 0, alerts: 0, engagement: 0 };
   try {
     for (const name of ORDER) {
       for await (const entry of entriesOf(stores, name)) {
@@ -118,7 +126,7 @@ async function* only<E extends TransferEntry>(file: string, name: TransferStoreN
  * streamed pass per store: nothing of the file is held in memory but what a store's import keeps).
  */
 export async function importStateFile(stores: TransferStores, file: string): Promise<TransferCounts> {
-  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0, digests: 0, alerts: 0 };
+  const counts: TransferCounts = { entries: 0, state: 0, visits: 0, webhooks: 0, users: 0, crm: 0, digests: 0, alerts: 0, engagement: 0 };
   for await (const entry of readStateFile(file)) {
     counts[storeOf(entry)]++;
     counts.entries++;
@@ -131,9 +139,12 @@ export async function importStateFile(stores: TransferStores, file: string): Pro
     !(await stores.crm.isEmpty()) && 'CRM connections',
     !(await stores.digests.isEmpty()) && 'digest settings',
     stores.alerts && !(await stores.alerts.isEmpty()) && 'alert owners or stage marks',
+    stores.engagement && !(await stores.engagement.isEmpty()) && 'engaged time or custom events',
   ].filter(Boolean);
   if (counts.alerts > 0 && !stores.alerts)
     throw new StateError('the file holds alert owners or stage marks, and this command moves none: nothing was imported');
+  if (counts.engagement > 0 && !stores.engagement)
+    throw new StateError('the file holds engaged time or custom events, and this command moves none: nothing was imported');
   if (held.length > 0) throw new StateError(`the target state already holds ${held.join(', ')}: import into an empty state`, 'conflict');
   await stores.state.importState(only<StateEntry>(file, 'state'));
   await stores.visits.importEntries(only<VisitEntry>(file, 'visits'));
@@ -142,5 +153,6 @@ export async function importStateFile(stores: TransferStores, file: string): Pro
   await stores.crm.importEntries(only<CrmEntry>(file, 'crm'));
   await stores.digests.importEntries(only<DigestEntry>(file, 'digests'));
   if (stores.alerts) await stores.alerts.importEntries(only<AlertEntry>(file, 'alerts'));
+  if (stores.engagement) await stores.engagement.importEntries(only<EngagementEntry>(file, 'engagement'));
   return counts;
 }

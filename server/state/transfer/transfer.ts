@@ -19,8 +19,10 @@ import { CRM_RUN_ERRORS_KEPT, CrmAccountRecord, CrmConnectionRecord, CrmProvider
 import { CustomerId } from '../../../core/customer-records.ts';
 import { DigestSettings } from '../../../core/digest-records.ts';
 import { AuditEvent, Email, SsoProvider, UserId, UserRecord } from '../../../core/user-records.ts';
+import { UNIDENTIFIED_REASONS } from '../../../core/vocabulary.ts';
 import { CHARGEABLE_APIS } from '../../credits/rules.ts';
 import { DELIVERY_STATUSES, EndpointSettings, HotPathPattern, NewWebhook, WebhookEventType } from '../../webhooks/schema.ts';
+import { EngagementEntry } from '../engagement/entries.ts';
 import { ISO_DAY, OTHER_PATHS, PAGES_PER_SESSION, PATHS_PER_ACCOUNT_DAY, RAW_VIEW_ID, RawPageView, SESSIONS_PER_ACCOUNT_DAY } from '../visits/store.ts';
 
 const Pool = z.enum(['identification', 'enrichment']);
@@ -127,6 +129,10 @@ export const VisitEntry = z.discriminatedUnion('type', [
   }),
   /** Page views of one UTC day that matched no account. */
   z.object({ type: z.literal('visit_anonymous'), customer_id: CustomerId, day: ISO_DAY, page_views: Count }),
+  /** Segments entered on one UTC day (visits/store.ts segmentEntries: Home's figure, counted where segment.entered is decided). */
+  z.object({ type: z.literal('visit_segment_entries'), customer_id: CustomerId, day: ISO_DAY, entries: Count }),
+  /** Those of them that matched no account for one reason (visits/coverage.ts): the Visitors report's split. */
+  z.object({ type: z.literal('visit_unidentified'), customer_id: CustomerId, day: ISO_DAY, reason: z.enum(UNIDENTIFIED_REASONS), page_views: Count }),
   /**
    * A raw page view kept for the export, under its id (visits/store.ts nextRawViewId): the same id on the other
    * backend, so an export's cursor resumes there too. A customer's views come in id order.
@@ -310,6 +316,7 @@ export const TransferEntry = z.discriminatedUnion('type', [
   ...CrmEntry.options,
   ...DigestEntry.options,
   ...AlertEntry.options,
+  ...EngagementEntry.options,
 ]);
 export type TransferEntry = z.infer<typeof TransferEntry>;
 
@@ -319,9 +326,11 @@ const USER_TYPES: ReadonlySet<string> = new Set(UserEntry.options.map((o) => o.s
 const CRM_TYPES: ReadonlySet<string> = new Set(CrmEntry.options.map((o) => o.shape.type.value));
 const DIGEST_TYPES: ReadonlySet<string> = new Set(DigestEntry.options.map((o) => o.shape.type.value));
 const ALERT_TYPES: ReadonlySet<string> = new Set(AlertEntry.options.map((o) => o.shape.type.value));
+const ENGAGEMENT_TYPES: ReadonlySet<string> = new Set(EngagementEntry.options.map((o) => o.shape.type.value));
 
 /** Which store writes and reads an entry. */
-export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' | 'users' | 'crm' | 'digests' | 'alerts' {
+export function storeOf(entry: TransferEntry): 'state' | 'visits' | 'webhooks' | 'users' | 'crm' | 'digests' | 'alerts' | 'engagement' {
+  if (ENGAGEMENT_TYPES.has(entry.type)) return 'engagement';
   if (DIGEST_TYPES.has(entry.type)) return 'digests';
   if (ALERT_TYPES.has(entry.type)) return 'alerts';
   if (VISIT_TYPES.has(entry.type)) return 'visits';

@@ -5,6 +5,7 @@
  */
 import type { AccountSession, DailyTotals, TagSighting } from '../../../core/visit-records.ts';
 import type { VisitEntry } from '../transfer/transfer.ts';
+import type { RollupDay } from './rollup.ts';
 import type {
   AccountPagePerDay,
   AccountTotals,
@@ -17,6 +18,7 @@ import type {
   RawViewScan,
   SightingBounds,
 } from './store.ts';
+import type { RankedPage, RankedRead } from './top-accounts.ts';
 
 /** Days each retention keeps, decided once by the service (visitRetention) and given to the backend. */
 export interface VisitRetention {
@@ -45,6 +47,14 @@ export interface VisitPort {
   firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]>;
   segmentEntries(customerId: string, from: string, to: string): Promise<number>;
   dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]>;
+  /** Every day of the range from the per-day rollup (rollup.ts), with whether the rollup covers it. */
+  rollupDays(customerId: string, from: string, to: string): Promise<RollupDay[]>;
+  /** Per read, a page of the day's accounts ranked by views (top-accounts.ts). */
+  rankedAccounts(customerId: string, reads: readonly RankedRead[]): Promise<RankedPage[]>;
+  /** The views of each (account, day), 0 when none. */
+  accountDayViews(customerId: string, pairs: readonly { company_id: string; day: string }[]): Promise<number[]>;
+  /** The accounts' totals over the days (as accountTotals sums them; accounts without a view left out), in any order. */
+  accountsTotals(customerId: string, companyIds: readonly string[], days: readonly string[]): Promise<AccountTotals[]>;
   accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]>;
   accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]>;
   /** The account's latest sessions (SESSIONS_PER_ACCOUNT at most) whose latest view is on `keptFrom` (a day) or later. */

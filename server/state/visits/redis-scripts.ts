@@ -3,6 +3,7 @@
  * tag, one slot) or one tag's sightings, so it runs unchanged on Redis Cluster. They mirror store.ts's
  * rules (the raw-view ids, the sighting rule); the contract test holds both backends to them.
  */
+import { ROLLUP_LUA } from './redis-rollup-scripts.ts';
 import { RAW_VIEW_ID_SLACK_MS } from './store.ts';
 
 /**
@@ -13,6 +14,8 @@ import { RAW_VIEW_ID_SLACK_MS } from './store.ts';
  *   svc:{cust:C}:v:sess:<day>:<company>  set   session ids (expire after two days: they dedupe one day;
  *                                              at most SESSIONS_PER_ACCOUNT_DAY)
  *   svc:{cust:C}:v:anon                  hash  day → anonymous views (days past the retention dropped)
+ *   svc:{cust:C}:v:unid:<day>            hash  reason → that day's anonymous views matching no company for it
+ *                                              (coverage.ts; counted with v:anon, expires with the day's keys)
  *   svc:{cust:C}:v:jrn:<company>         zset  the account's recent sessions → latest view (epoch ms);
  *                                              at most SESSIONS_PER_ACCOUNT, the longest unseen go first
  *   svc:{cust:C}:v:jrnm:<company>        hash  session → `<first seen>|<last seen>|<views>`
@@ -22,6 +25,8 @@ import { RAW_VIEW_ID_SLACK_MS } from './store.ts';
  *   svc:{cust:C}:v:first                 zset  company → the UTC day of its first view (days since the epoch;
  *                                              ZADD LT on its first view of each day: the earliest wins)
  *   svc:{cust:C}:v:segin:<day>           string segments entered that day (swapAccountSegments; SWAP)
+ *   svc:{cust:C}:v:day:<day>             hash  the day's rollup (redis-rollup-scripts.ts)
+ *   svc:{cust:C}:v:rank:<day>            zset  the day's accounts by views (redis-rollup-scripts.ts)
  *   svc:{cust:C}:v:events                stream the raw views kept for the export (store.ts RawPageView), ids
  *                                              `<ms>-<n>` by store.ts nextRawViewId, fields `d` (the view's
  *                                              day) and `v` (its JSON text, rawViewText)
@@ -41,6 +46,9 @@ export const visitKeys = {
   rawViews: (c: string) => `svc:{cust:${c}}:v:events`,
   firstSeen: (c: string) => `svc:{cust:${c}}:v:first`,
   segmentEntries: (c: string, day: string) => `svc:{cust:${c}}:v:segin:${day}`,
+  unidentified: (c: string, day: string) => `svc:{cust:${c}}:v:unid:${day}`,
+  rollup: (c: string, day: string) => `svc:{cust:${c}}:v:day:${day}`,
+  rank: (c: string, day: string) => `svc:{cust:${c}}:v:rank:${day}`,
 };
 
 export const SESSION_TTL_S = 2 * 86_400;
@@ -79,9 +87,11 @@ return 1
 /**
  * One page view counted, and its raw view kept in the same script when given (ARGV[17] not empty):
  * KEYS[8] the customer's stream, ARGV[17..21] head, tail, day, retention (ms), stream TTL. KEYS[9] the
- * accounts' first days, ARGV[22] the view's day as days since the epoch.
+ * accounts' first days, ARGV[22] the view's day as days since the epoch. KEYS[10] the day's reasons of
+ * anonymous views, ARGV[23] this one's (empty: not told). KEYS[11] and KEYS[12] the day's rollup and
+ * ranking (redis-rollup-scripts.ts), ARGV[24..27] the account hashes' and rollups' key prefixes, the span, the last day to look at.
  */
-export const RECORD = `${KEEP_RAW}
+export const RECORD = `${KEEP_RAW}${ROLLUP_LUA}
 local function count()
 local acct, pages, sess, anon = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local company, day, path, session, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -93,16 +103,27 @@ if company == '' then
     end
   end
   redis.call('EXPIRE', anon, day_ttl)
+  if ARGV[23] ~= '' then
+    redis.call('HINCRBY', KEYS[10], ARGV[23], 1)
+    redis.call('EXPIRE', KEYS[10], day_ttl)
+  end
   return 0
 end
 local new_session = 0
 if redis.call('SCARD', sess) < tonumber(ARGV[9]) then new_session = redis.call('SADD', sess, session) end
 redis.call('EXPIRE', sess, tonumber(ARGV[8]))
+local fresh = redis.call('EXISTS', acct) == 0
 local views = redis.call('HINCRBY', acct, company .. ':views', 1)
+local old_first = nil
 if views == 1 then
+  old_first = redis.call('ZSCORE', KEYS[9], company)
+  if old_first then old_first = tonumber(old_first) end
   redis.call('ZADD', KEYS[9], 'LT', ARGV[22], company)
   redis.call('EXPIRE', KEYS[9], day_ttl)
 end
+rollup_view(KEYS[11], KEYS[12], company, 1, views == 1, tonumber(ARGV[22]), old_first, fresh, ARGV[24], ARGV[25], tonumber(ARGV[26]), tonumber(ARGV[27]))
+redis.call('EXPIRE', KEYS[11], day_ttl)
+redis.call('EXPIRE', KEYS[12], day_ttl)
 redis.call('HINCRBY', acct, company .. ':sessions', new_session)
 local first = redis.call('HGET', acct, company .. ':first')
 if (not first) or at < first then redis.call('HSET', acct, company .. ':first', at) end

@@ -8,6 +8,8 @@ import { scanKeys } from '../redis/connection.ts';
 import { VisitEntry } from '../transfer/transfer.ts';
 import type { VisitImportWriter } from './port.ts';
 import type { RedisVisitStorage } from './redis.ts';
+import { rollupArgs } from './redis-rollup.ts';
+import { IMPORT_ACCOUNT_DAY } from './redis-rollup-scripts.ts';
 import { SESSION_TTL_S, visitKeys } from './redis-scripts.ts';
 import { visitImportErrors } from './service.ts';
 import { formatRawViewId, formatSighting, ORIGINS_PER_TAG, parseRawViewId, parseSighting, type RawViewId, rawViewText, SESSIONS_PER_ACCOUNT } from './store.ts';
@@ -22,6 +24,8 @@ const JOURNEY_KEYS = 'svc:{cust:*}:v:jrnm:*';
 const JOURNEY_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:jrnm:(.+)$/;
 const SEGMENT_KEYS = 'svc:{cust:*}:v:seg:*';
 const SEGMENT_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:seg:(.+)$/;
+const SEGMENT_ENTRY_KEYS = 'svc:{cust:*}:v:segin:*';
+const SEGMENT_ENTRY_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:segin:(\d{4}-\d{2}-\d{2})$/;
 const RAW_VIEW_KEYS = 'svc:{cust:*}:v:events';
 const RAW_VIEW_KEY = /^svc:\{cust:([A-Za-z0-9_-]{1,64})\}:v:events$/;
 /** Stream entries one XRANGE of an export reads. */
@@ -125,6 +129,17 @@ export async function* exportVisitKeys(s: RedisVisitStorage): AsyncIterable<Visi
       });
     }
   }
+  for await (const batch of scanKeys(s.client, SEGMENT_ENTRY_KEYS)) {
+    const keys = batch.sort(byText).flatMap((key) => {
+      const match = SEGMENT_ENTRY_KEY.exec(key);
+      return match ? [[key, match[1]!, match[2]!] as const] : [];
+    });
+    // One GET per key (its own slot on a cluster).
+    const counts = await s.timed(Promise.all(keys.map(([key]) => s.client.get(key))));
+    for (const [i, [, customer, day]] of keys.entries()) {
+      if (counts[i] !== null) yield VisitEntry.parse({ type: 'visit_segment_entries', customer_id: customer, day, entries: Number(counts[i]) });
+    }
+  }
   for await (const batch of scanKeys(s.client, SIGHTING_KEYS)) {
     for (const key of batch.sort(byText)) {
       const tag = key.slice(visitKeys.sightings('').length);
@@ -162,6 +177,7 @@ export function visitKeysImporter(s: RedisVisitStorage): VisitImportWriter {
     // One MULTI per hash tag (a customer's keys, or one tag's sightings): in Redis Cluster a
     // transaction's keys share a slot.
     const groups = new Map<string, ImportGroup>();
+    const scripts: Promise<unknown>[] = [];
     const group = (slotKey: string) => {
       const tag = hashTagOf(slotKey);
       let g = groups.get(tag);
@@ -178,22 +194,32 @@ export function visitKeysImporter(s: RedisVisitStorage): VisitImportWriter {
           const acct = visitKeys.account(e.customer_id, e.day);
           const pages = visitKeys.pages(e.customer_id, e.day, e.company_id);
           const sessions = visitKeys.sessions(e.customer_id, e.day, e.company_id);
-          m.hSet(
-            acct,
-            new Map([
-              [`${e.company_id}:views`, String(e.page_views)],
-              [`${e.company_id}:sessions`, String(e.sessions)],
-              [`${e.company_id}:first`, e.first_seen],
-              [`${e.company_id}:last`, e.last_seen],
-            ]),
-          );
           // A day's keys expire when a live write of that day would have let them (RECORD: a day late at most, plus the retention).
           const dayEnd = dayMs(e.day) + (s.retention.days + 2) * 86_400_000;
-          m.pExpireAt(acct, dayEnd);
-          // Not exported on its own: an account's first day is the earliest of its days that moved.
-          m.zAdd(visitKeys.firstSeen(e.customer_id), { score: dayMs(e.day) / 86_400_000, value: e.company_id }, { comparison: 'LT' });
-          m.expire(visitKeys.firstSeen(e.customer_id), (s.retention.days + 1) * 86_400);
-          g.replies += 4;
+          // A script of its own: the counters with what is derived from them, as counting the day's views
+          // live would have left it (not exported: an account's first day, the earliest of its days that
+          // moved; Home's rollup and ranking).
+          const [acctPrefix, dayPrefix, span, upTo] = rollupArgs(e.customer_id, e.day);
+          scripts.push(
+            s.run(
+              IMPORT_ACCOUNT_DAY,
+              [acct, visitKeys.firstSeen(e.customer_id), visitKeys.rollup(e.customer_id, e.day), visitKeys.rank(e.customer_id, e.day)],
+              [
+                e.company_id,
+                String(e.page_views),
+                String(e.sessions),
+                e.first_seen,
+                e.last_seen,
+                String(dayEnd),
+                String(dayMs(e.day) / 86_400_000),
+                acctPrefix!,
+                dayPrefix!,
+                span!,
+                upTo!,
+                String((s.retention.days + 1) * 86_400),
+              ],
+            ),
+          );
           if (e.pages.length > 0) {
             m.hSet(pages, new Map(e.pages.map((p) => [p.path, String(p.page_views)]))).pExpireAt(pages, dayEnd);
             g.replies += 2;
@@ -208,6 +234,15 @@ export function visitKeysImporter(s: RedisVisitStorage): VisitImportWriter {
           m.hSet(visitKeys.anonymous(e.customer_id), e.day, e.page_views).expire(visitKeys.anonymous(e.customer_id), (s.retention.days + 1) * 86_400);
           g.replies += 2;
           break;
+        case 'visit_segment_entries': {
+          // As the day's other keys (a swap of that day would have let it live as long).
+          const end = dayMs(e.day) + (s.retention.days + 2) * 86_400_000;
+          if (end > Date.now()) {
+            m.set(visitKeys.segmentEntries(e.customer_id, e.day), String(e.entries), { expiration: { type: 'PXAT', value: end } });
+            g.replies += 1;
+          }
+          break;
+        }
         case 'visit_session': {
           const zset = visitKeys.journeys(e.customer_id, e.company_id);
           const meta = visitKeys.journeyMeta(e.customer_id, e.company_id);
@@ -259,6 +294,7 @@ export function visitKeysImporter(s: RedisVisitStorage): VisitImportWriter {
       }
     }
     // No deadline for the whole batch: a big import is many commands, each answered in its turn.
+    await Promise.all(scripts);
     for (const { m, lengths, journeyCounts } of groups.values()) {
       const out = (await m.exec()) as unknown as number[];
       for (const [i, tag] of lengths) if (Number(out[i]) > ORIGINS_PER_TAG) throw visitImportErrors.tooManyOrigins(tag, ORIGINS_PER_TAG);

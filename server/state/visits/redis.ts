@@ -13,7 +13,8 @@
  * go, so up to about 100 entries past the bound remain) and sets the key to expire a day after the retention, so a
  * customer's stream holds the views of the retention and an idle one disappears.
  *
- * The scripts and keys are in redis-scripts.ts, export and import in redis-transfer.ts.
+ * The scripts and keys are in redis-scripts.ts (Home's rollup: redis-rollup-scripts.ts), the reads in
+ * redis-reads.ts and redis-rollup.ts, export and import in redis-transfer.ts.
  *
  * Every command has a deadline: a stalled Redis (stopped, partitioned without RST) keeps the connection
  * "ready" and node-redis would wait for ever, holding the page view (and its NDJSON line) with it.
@@ -25,16 +26,31 @@ import { StoreUnavailableError } from '../errors.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS, retryTryAgain } from '../redis/connection.ts';
 import type { VisitEntry } from '../transfer/transfer.ts';
 import type { VisitImportWriter, VisitPort, VisitRetention } from './port.ts';
+import { RedisCoverage } from './redis-coverage.ts';
+import {
+  readAccountDays,
+  readAccountPages,
+  readAccountsPages,
+  readAccountTotals,
+  readAccountVisits,
+  readDailyTotals,
+  readFirstSeenDays,
+  readNewAccounts,
+  readRawViews,
+  readSegmentEntries,
+  readSessions,
+  readSessionsOf,
+  readTagSightings,
+} from './redis-reads.ts';
+import { readAccountDayViews, readAccountsTotals, readRankedAccounts, readRollupDays, rollupArgs } from './redis-rollup.ts';
 import { KEEP, RECORD, SESSION_TTL_S, SIGHT, SWAP, visitKeys } from './redis-scripts.ts';
 import { exportVisitKeys, visitKeysEmpty, visitKeysImporter } from './redis-transfer.ts';
+import { dayNumber, type RollupDay } from './rollup.ts';
 import { VisitService, type VisitStoreOptions, visitRetention } from './service.ts';
 import {
   type AccountPagePerDay,
   type AccountTotals,
   type AccountVisits,
-  daysBetween,
-  formatRawViewId,
-  inViewOrder,
   type KeptRawView,
   ORIGINS_PER_TAG,
   OTHER_PATHS,
@@ -42,7 +58,6 @@ import {
   PATHS_PER_ACCOUNT_DAY,
   type PagePerDay,
   type PageViewCount,
-  parseSighting,
   type RawPageView,
   type RawViewQuery,
   type RawViewScan,
@@ -51,19 +66,12 @@ import {
   SESSIONS_PER_ACCOUNT,
   SESSIONS_PER_ACCOUNT_DAY,
   type SightingBounds,
-  TOP_PAGES,
 } from './store.ts';
+import type { RankedPage, RankedRead } from './top-accounts.ts';
 
 export { visitKeys } from './redis-scripts.ts';
 
-/** Stream entries one XRANGE reads. */
-const RAW_VIEW_PAGE = 1_000;
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const sha = (script: string) => createHash('sha1').update(script).digest('hex');
-/** Most page views first, ties by company id (as SQLite orders them). */
-const byViews = (a: AccountTotals, b: AccountTotals) => b.page_views - a.page_views || byText(a.company_id, b.company_id);
-/** A UTC day as days since the epoch: the first-seen zset's scores. */
-const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
 
 /** Storage only (port.ts): the scripts run with the bounds and cutoffs decided by the service. */
 export class RedisVisitStorage implements VisitPort {
@@ -110,7 +118,8 @@ export class RedisVisitStorage implements VisitPort {
     });
   }
 
-  private run(script: string, keys: string[], args: string[]): Promise<unknown> {
+  /** One script within the command deadline (its source sent once to a Redis that does not know it). */
+  run(script: string, keys: string[], args: string[]): Promise<unknown> {
     return this.timed(
       retryTryAgain(async () => {
         try {
@@ -138,6 +147,9 @@ export class RedisVisitStorage implements VisitPort {
         visitKeys.journeyPages(v.customer_id, company, v.session_id),
         visitKeys.rawViews(v.customer_id),
         visitKeys.firstSeen(v.customer_id),
+        visitKeys.unidentified(v.customer_id, v.day),
+        visitKeys.rollup(v.customer_id, v.day),
+        visitKeys.rank(v.customer_id, v.day),
       ],
       [
         company,
@@ -161,6 +173,8 @@ export class RedisVisitStorage implements VisitPort {
         raw?.tail ?? '',
         ...this.rawBounds(v.day),
         String(dayNumber(v.day)),
+        v.unidentified_reason ?? '',
+        ...rollupArgs(v.customer_id, v.day),
       ],
     );
     return Number(reply) === 1;
@@ -175,183 +189,75 @@ export class RedisVisitStorage implements VisitPort {
     );
   }
 
-  async *rawViews(customerId: string, q: RawViewQuery, scan: RawViewScan): AsyncIterable<KeptRawView> {
-    const key = visitKeys.rawViews(customerId);
-    // Both ends as XRANGE spells them: `(` is exclusive.
-    let start = `${scan.startExclusive ? '(' : ''}${formatRawViewId(scan.start)}`;
-    const end = `(${scan.endMs}-0`;
-    let left = q.limit;
-    for (;;) {
-      const entries = (await this.timed(this.client.xRange(key, start, end, { COUNT: RAW_VIEW_PAGE }))) ?? [];
-      for (const e of entries) {
-        const { d, v } = e.message as Record<string, string>;
-        if (d === undefined || v === undefined || d < q.from || d > q.to) continue;
-        yield { id: e.id, text: v };
-        if (--left === 0) return;
-      }
-      if (entries.length < RAW_VIEW_PAGE) return;
-      start = `(${entries[entries.length - 1]!.id}`;
-    }
+  // Reads: redis-reads.ts and redis-rollup.ts.
+  rawViews(customerId: string, q: RawViewQuery, scan: RawViewScan): AsyncIterable<KeptRawView> {
+    return readRawViews(this, customerId, q, scan);
   }
 
-  /** Each day's account hash: company → its counters. */
-  async accountDays(customerId: string, days: string[]): Promise<Map<string, Map<string, Record<string, string>>>> {
-    const m = this.client.multi();
-    for (const day of days) m.hGetAll(visitKeys.account(customerId, day));
-    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
-    const out = new Map<string, Map<string, Record<string, string>>>();
-    days.forEach((day, i) => {
-      const byCompany = new Map<string, Record<string, string>>();
-      for (const [field, value] of Object.entries(replies[i] ?? {})) {
-        const cut = field.lastIndexOf(':');
-        const company = field.slice(0, cut);
-        const counters = byCompany.get(company) ?? {};
-        counters[field.slice(cut + 1)] = value;
-        byCompany.set(company, counters);
-      }
-      out.set(day, byCompany);
-    });
-    return out;
+  /** Each day's account hash: company → its counters (the export reads them too). */
+  accountDays(customerId: string, days: string[]): Promise<Map<string, Map<string, Record<string, string>>>> {
+    return readAccountDays(this, customerId, days);
   }
 
-  /** The range's account hashes summed per account (unsorted), and each account-day's pages key. */
-  private async sumAccountDays(customerId: string, from: string, to: string): Promise<{ totals: Map<string, AccountTotals>; pageKeys: [string, string][] }> {
-    const byDay = await this.accountDays(customerId, daysBetween(from, to));
-    const totals = new Map<string, AccountTotals>();
-    const pageKeys: [string, string][] = [];
-    for (const [day, companies] of byDay) {
-      for (const [company, c] of companies) {
-        pageKeys.push([company, visitKeys.pages(customerId, day, company)]);
-        const t = totals.get(company);
-        const views = Number(c.views ?? 0);
-        const sessions = Number(c.sessions ?? 0);
-        if (!t) totals.set(company, { company_id: company, page_views: views, sessions, first_seen: c.first ?? '', last_seen: c.last ?? '' });
-        else {
-          t.page_views += views;
-          t.sessions += sessions;
-          if (c.first && c.first < t.first_seen) t.first_seen = c.first;
-          if (c.last && c.last > t.last_seen) t.last_seen = c.last;
-        }
-      }
-    }
-    return { totals, pageKeys };
+  accountTotals(customerId: string, from: string, to: string): Promise<AccountTotals[]> {
+    return readAccountTotals(this, customerId, from, to);
   }
 
-  async accountTotals(customerId: string, from: string, to: string): Promise<AccountTotals[]> {
-    const { totals } = await this.sumAccountDays(customerId, from, to);
-    return [...totals.values()].sort(byViews);
+  newAccounts(customerId: string, from: string, to: string): Promise<number> {
+    return readNewAccounts(this, customerId, from, to);
   }
 
-  async newAccounts(customerId: string, from: string, to: string): Promise<number> {
-    return this.timed(this.client.zCount(visitKeys.firstSeen(customerId), dayNumber(from), dayNumber(to)));
+  firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]> {
+    return readFirstSeenDays(this, customerId, companyIds);
   }
 
-  async firstSeenDays(customerId: string, companyIds: readonly string[]): Promise<(string | null)[]> {
-    const scores = await this.timed(this.client.zmScore(visitKeys.firstSeen(customerId), [...companyIds]));
-    return scores.map((n) => (n === null ? null : new Date(Number(n) * 86_400_000).toISOString().slice(0, 10)));
+  segmentEntries(customerId: string, from: string, to: string): Promise<number> {
+    return readSegmentEntries(this, customerId, from, to);
   }
 
-  async segmentEntries(customerId: string, from: string, to: string): Promise<number> {
-    const days = daysBetween(from, to);
-    if (days.length === 0) return 0;
-    // One slot (the customer's hash tag): one MGET, on a cluster too.
-    const counts = await this.timed(this.client.mGet(days.map((d) => visitKeys.segmentEntries(customerId, d))));
-    return counts.reduce((n, c) => n + Number(c ?? 0), 0);
+  accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
+    return readAccountVisits(this, customerId, from, to);
   }
 
-  async accountVisits(customerId: string, from: string, to: string): Promise<AccountVisits[]> {
-    const { totals, pageKeys } = await this.sumAccountDays(customerId, from, to);
-    const pages = new Map<string, Map<string, number>>();
-    if (pageKeys.length > 0) {
-      const m = this.client.multi();
-      for (const [, key] of pageKeys) m.hGetAll(key);
-      const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
-      pageKeys.forEach(([company], i) => {
-        const counts = pages.get(company) ?? new Map<string, number>();
-        for (const [path, n] of Object.entries(replies[i] ?? {})) counts.set(path, (counts.get(path) ?? 0) + Number(n));
-        pages.set(company, counts);
-      });
-    }
-    return [...totals.values()].sort(byViews).map((a) => ({
-      ...a,
-      top_pages: [...(pages.get(a.company_id) ?? new Map<string, number>())]
-        .sort(([pa, va], [pb, vb]) => vb - va || (pa < pb ? -1 : pa > pb ? 1 : 0))
-        .slice(0, TOP_PAGES)
-        .map(([path, page_views]) => ({ path, page_views })),
-    }));
+  dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {
+    return readDailyTotals(this, customerId, from, to);
   }
 
-  async dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {
-    const days = daysBetween(from, to);
-    const [byDay, anonymous] = await Promise.all([
-      this.accountDays(customerId, days),
-      days.length ? this.timed(this.client.hmGet(visitKeys.anonymous(customerId), days)) : Promise.resolve([] as (string | null)[]),
-    ]);
-    return days.map((day, i) => ({
-      day,
-      identified: [...(byDay.get(day)?.values() ?? [])].reduce((n, c) => n + Number(c.views ?? 0), 0),
-      anonymous: Number(anonymous[i] ?? 0),
-    }));
+  rollupDays(customerId: string, from: string, to: string): Promise<RollupDay[]> {
+    return readRollupDays(this, customerId, from, to);
   }
 
-  async accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]> {
-    const days = daysBetween(from, to);
-    if (days.length === 0) return [];
-    const m = this.client.multi();
-    for (const day of days) m.hGetAll(visitKeys.pages(customerId, day, companyId));
-    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
-    return days.flatMap((day, i) =>
-      Object.entries(replies[i] ?? {})
-        .map(([path, n]) => ({ day, path, page_views: Number(n) }))
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-    );
+  rankedAccounts(customerId: string, reads: readonly RankedRead[]): Promise<RankedPage[]> {
+    return readRankedAccounts(this, customerId, reads);
   }
 
-  async accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]> {
-    const days = daysBetween(from, to);
-    if (days.length === 0) return [];
-    const byDay = await this.accountDays(customerId, days);
-    const keys: [day: string, company: string][] = [];
-    for (const [day, companies] of byDay) for (const company of companies.keys()) keys.push([day, company]);
-    if (keys.length === 0) return [];
-    const m = this.client.multi();
-    for (const [day, company] of keys) m.hGetAll(visitKeys.pages(customerId, day, company));
-    const replies = (await this.timed(m.exec())) as unknown as Record<string, string>[];
-    const rows: AccountPagePerDay[] = [];
-    keys.forEach(([day, company_id], i) => {
-      for (const [path, n] of Object.entries(replies[i] ?? {})) rows.push({ company_id, day, path, page_views: Number(n) });
-    });
-    // As SQLite orders them (binary text order).
-    return rows.sort((a, b) => byText(a.company_id, b.company_id) || byText(a.day, b.day) || byText(a.path, b.path));
+  accountDayViews(customerId: string, pairs: readonly { company_id: string; day: string }[]): Promise<number[]> {
+    return readAccountDayViews(this, customerId, pairs);
   }
 
-  async sessions(customerId: string, companyId: string, keptFrom: string): Promise<AccountSession[]> {
-    const kept = Date.parse(`${keptFrom}T00:00:00Z`);
-    const ids = await this.timed(
-      this.client.zRange(visitKeys.journeys(customerId, companyId), '+inf', kept, {
-        BY: 'SCORE',
-        REV: true,
-        LIMIT: { offset: 0, count: SESSIONS_PER_ACCOUNT },
-      }),
-    );
-    return this.sessionsOf(customerId, companyId, ids);
+  accountsTotals(customerId: string, companyIds: readonly string[], days: readonly string[]): Promise<AccountTotals[]> {
+    return readAccountsTotals(this, customerId, companyIds, days);
   }
 
-  /** The sessions' meta and pages (a session pushed out meanwhile is left out). */
-  async sessionsOf(customerId: string, companyId: string, ids: string[]): Promise<AccountSession[]> {
-    if (ids.length === 0) return [];
-    const m = this.client.multi().hmGet(visitKeys.journeyMeta(customerId, companyId), ids);
-    for (const id of ids) m.lRange(visitKeys.journeyPages(customerId, companyId, id), 0, -1);
-    const [meta, ...pages] = (await this.timed(m.exec())) as unknown as [(string | null)[], ...string[][]];
-    return ids.flatMap((session_id, i) => {
-      const cell = /^(.*?)\|(.*?)\|(\d+)$/.exec(meta[i] ?? '');
-      if (!cell) return [];
-      const list = (pages[i] ?? []).map((entry) => {
-        const tab = entry.indexOf('\t');
-        return { at: entry.slice(0, tab), path: entry.slice(tab + 1) };
-      });
-      return [{ session_id, first_seen: cell[1]!, last_seen: cell[2]!, page_views: Number(cell[3]), pages: inViewOrder(list) }];
-    });
+  accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]> {
+    return readAccountPages(this, customerId, companyId, from, to);
+  }
+
+  accountsPages(customerId: string, from: string, to: string): Promise<AccountPagePerDay[]> {
+    return readAccountsPages(this, customerId, from, to);
+  }
+
+  sessions(customerId: string, companyId: string, keptFrom: string): Promise<AccountSession[]> {
+    return readSessions(this, customerId, companyId, keptFrom);
+  }
+
+  /** The sessions' meta and pages (a session pushed out meanwhile is left out; the export reads them too). */
+  sessionsOf(customerId: string, companyId: string, ids: string[]): Promise<AccountSession[]> {
+    return readSessionsOf(this, customerId, companyId, ids);
+  }
+
+  tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
+    return readTagSightings(this, tagIds);
   }
 
   async sight(tagId: string, origin: string, at: string, { stale, settled }: SightingBounds): Promise<boolean> {
@@ -367,15 +273,6 @@ export class RedisVisitStorage implements VisitPort {
       [JSON.stringify(segmentIds), ttl, ttl],
     );
     return typeof before === 'string' ? (JSON.parse(before) as number[]) : null;
-  }
-
-  async tagSightings(tagIds: readonly string[]): Promise<TagSighting[]> {
-    // Each tag's sightings are a global key of their own (own slot on a cluster): one read each, not one
-    // MULTI (node-redis sends the reads of one turn together, per node).
-    const replies = await this.timed(Promise.all(tagIds.map((t) => this.client.hGetAll(visitKeys.sightings(t)))));
-    return tagIds
-      .flatMap((tag_id, i) => Object.entries(replies[i] ?? {}).map(([origin, value]) => ({ tag_id, origin, last_seen_at: parseSighting(value).last_seen_at })))
-      .sort((a, b) => (a.tag_id < b.tag_id ? -1 : a.tag_id > b.tag_id ? 1 : a.last_seen_at > b.last_seen_at ? -1 : a.last_seen_at < b.last_seen_at ? 1 : 0));
   }
 
   exportEntries(): AsyncIterable<VisitEntry> {
@@ -409,7 +306,8 @@ export class RedisVisitStore extends VisitService {
 
   private constructor(connection: RedisClientType, owned: boolean, options: RedisVisitStoreOptions) {
     const retention = visitRetention(options);
-    super(new RedisVisitStorage(connection, owned, retention, options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS), retention);
+    const storage = new RedisVisitStorage(connection, owned, retention, options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+    super(storage, retention, new RedisCoverage(storage));
     this.connection = connection;
   }
 

@@ -11,11 +11,13 @@
  * down (store.ts's rules), the import's order of steps and its messages. The interface callers see, its
  * records and rules, is store.ts; one contract test for both backends (visits.contract.test.ts).
  */
-import type { AccountSession, DailyTotals, TagSighting } from '../../../core/visit-records.ts';
+import type { AccountSession, DailyTotals, DailyUnidentified, TagSighting } from '../../../core/visit-records.ts';
 import { StateError } from '../errors.ts';
 import { importInPages } from '../transfer/import.ts';
 import { VisitEntry } from '../transfer/transfer.ts';
+import { type CoveragePort, dailyUnidentified, isUnidentifiedEntry } from './coverage.ts';
 import type { VisitPort, VisitRetention } from './port.ts';
+import { type PeriodSummary, periodSummary } from './rollup.ts';
 import {
   type AccountPagePerDay,
   type AccountTotals,
@@ -59,6 +61,8 @@ export class VisitService implements VisitStore {
   constructor(
     protected readonly port: VisitPort,
     protected readonly retention: VisitRetention,
+    /** The coverage counts (coverage.ts): their own storage, counted in `port.count`'s step. */
+    protected readonly coverage: CoveragePort,
   ) {}
 
   async recordPageView(view: PageViewCount): Promise<{ first_of_day_for_account: boolean }> {
@@ -87,6 +91,14 @@ export class VisitService implements VisitStore {
 
   dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]> {
     return this.port.dailyTotals(customerId, from, to);
+  }
+
+  periodSummary(customerId: string, from: string, to: string, top: number): Promise<PeriodSummary> {
+    return periodSummary(this.port, customerId, from, to, top);
+  }
+
+  async unidentifiedPageViews(customerId: string, from: string, to: string): Promise<DailyUnidentified[]> {
+    return dailyUnidentified(await this.coverage.unidentified(customerId, from, to), from, to);
   }
 
   accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]> {
@@ -121,21 +133,29 @@ export class VisitService implements VisitStore {
     return this.port.rawViews(customerId, q, rawViewScan(q));
   }
 
-  exportEntries(): AsyncIterable<VisitEntry> {
-    return this.port.exportEntries();
+  async *exportEntries(): AsyncIterable<VisitEntry> {
+    yield* this.port.exportEntries();
+    yield* this.coverage.exportEntries();
   }
 
-  isEmpty(): Promise<boolean> {
-    return this.port.isEmpty();
+  async isEmpty(): Promise<boolean> {
+    return (await this.port.isEmpty()) && (await this.coverage.isEmpty());
   }
 
   importEntries(entries: AsyncIterable<VisitEntry> | Iterable<VisitEntry>): Promise<number> {
     const writer = this.port.importer();
+    const coverage = this.coverage.importer();
     return importInPages(entries, {
       schema: VisitEntry,
-      isEmpty: () => this.port.isEmpty(),
+      isEmpty: () => this.isEmpty(),
       notEmpty: 'the target already holds page views or tag sightings: import into an empty state',
-      write: (page) => writer.write(page),
+      // Coverage counts to their own storage, in the page's order after the rest.
+      write: async (page) => {
+        const rest = page.filter((e) => !isUnidentifiedEntry(e));
+        const counts = page.filter(isUnidentifiedEntry);
+        if (rest.length > 0) await writer.write(rest);
+        for (let i = 0; i < counts.length; i += coverage.batchSize) await coverage.write(counts.slice(i, i + coverage.batchSize));
+      },
       pageSize: writer.batchSize,
     });
   }

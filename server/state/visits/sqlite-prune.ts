@@ -28,6 +28,9 @@ const DAY_TABLES = [
   ['visit_journeys', 'last_seen', 'aggregates'],
   ['visit_account_segments', 'updated_at', 'aggregates'],
   ['visit_segment_entries', 'day', 'aggregates'],
+  ['visit_days', 'day', 'aggregates'],
+  ['visit_day_gaps', 'day', 'aggregates'],
+  ['visit_unidentified', 'day', 'aggregates'],
   ['visit_events', 'ms', 'raw'],
 ] as const;
 

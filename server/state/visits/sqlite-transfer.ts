@@ -8,6 +8,7 @@ import { TRANSFER_PAGE } from '../transfer/import.ts';
 import { VisitEntry } from '../transfer/transfer.ts';
 import type { VisitImportWriter } from './port.ts';
 import { visitImportErrors } from './service.ts';
+import { rollupCounter } from './sqlite-rollup.ts';
 import { formatRawViewId, formatSighting, ORIGINS_PER_TAG, parseSighting, rawViewText, SESSIONS_PER_ACCOUNT } from './store.ts';
 
 type Row = Record<string, unknown>;
@@ -57,6 +58,13 @@ export async function* exportVisitRows(sqlite: SqliteStateDb): AsyncIterable<Vis
     if (rows.length < TRANSFER_PAGE) break;
     after = [rows[rows.length - 1]!.customer_id, rows[rows.length - 1]!.company_id];
   }
+  const entries = sqlite.sql(`SELECT * FROM visit_segment_entries WHERE (customer_id, day) > (?, ?) ORDER BY customer_id, day LIMIT ${TRANSFER_PAGE}`);
+  for (let after = ['', '']; ; ) {
+    const rows = sqlite.io(() => entries.all(...after)) as Row[];
+    for (const r of rows) yield VisitEntry.parse({ type: 'visit_segment_entries', ...r });
+    if (rows.length < TRANSFER_PAGE) break;
+    after = [rows[rows.length - 1]!.customer_id as string, rows[rows.length - 1]!.day as string];
+  }
   const anonymous = sqlite.sql(`SELECT * FROM visit_anonymous WHERE (customer_id, day) > (?, ?) ORDER BY customer_id, day LIMIT ${TRANSFER_PAGE}`);
   for (let after = ['', '']; ; ) {
     const rows = sqlite.io(() => anonymous.all(...after)) as Row[];
@@ -87,7 +95,7 @@ export function visitRowsEmpty(sqlite: SqliteStateDb): boolean {
   const any = sqlite.io(() =>
     sqlite
       .sql(
-        'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings) OR EXISTS (SELECT 1 FROM visit_journeys) OR EXISTS (SELECT 1 FROM visit_events) OR EXISTS (SELECT 1 FROM visit_account_segments)',
+        'SELECT EXISTS (SELECT 1 FROM visit_accounts) OR EXISTS (SELECT 1 FROM visit_pages) OR EXISTS (SELECT 1 FROM visit_anonymous) OR EXISTS (SELECT 1 FROM tag_sightings) OR EXISTS (SELECT 1 FROM visit_journeys) OR EXISTS (SELECT 1 FROM visit_events) OR EXISTS (SELECT 1 FROM visit_account_segments) OR EXISTS (SELECT 1 FROM visit_segment_entries)',
       )
       .pluck()
       .get(),
@@ -100,8 +108,7 @@ export function visitRowsImporter(sqlite: SqliteStateDb, imported: () => void): 
   // A row given twice is written once (the last wins): a Redis export may list a key twice (SCAN).
   const q = {
     account: sqlite.sql('INSERT OR REPLACE INTO visit_accounts VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    // Not exported on its own: an account's first day is the earliest of its days that moved.
-    first: sqlite.sql('INSERT INTO visit_account_first VALUES (?, ?, ?) ON CONFLICT (customer_id, company_id) DO UPDATE SET day = min(day, excluded.day)'),
+    accountViews: sqlite.sql('SELECT page_views FROM visit_accounts WHERE customer_id = ? AND day = ? AND company_id = ?').pluck(),
     page: sqlite.sql('INSERT OR REPLACE INTO visit_pages VALUES (?, ?, ?, ?, ?)'),
     session: sqlite.sql('INSERT OR IGNORE INTO visit_sessions VALUES (?, ?, ?, ?)'),
     anonymous: sqlite.sql('INSERT OR REPLACE INTO visit_anonymous VALUES (?, ?, ?)'),
@@ -112,18 +119,27 @@ export function visitRowsImporter(sqlite: SqliteStateDb, imported: () => void): 
     bump: sqlite.sql('UPDATE visit_version SET version = version + 1 WHERE id = 1'),
     raw: sqlite.sql('INSERT OR REPLACE INTO visit_events (customer_id, ms, n, day, view) VALUES (?, ?, ?, ?, ?)'),
     segments: sqlite.sql('INSERT OR REPLACE INTO visit_account_segments (customer_id, company_id, segment_ids, updated_at) VALUES (?, ?, ?, ?)'),
+    entries: sqlite.sql('INSERT OR REPLACE INTO visit_segment_entries VALUES (?, ?, ?)'),
   };
+  // Not exported: an account's first day (the earliest of its days that moved) and Home's rollup are
+  // derived from the account-days as counting them live would have left them.
+  const rollup = rollupCounter(sqlite.db);
   const write = sqlite.db.transaction((batch: VisitEntry[]) => {
     for (const e of batch) {
       switch (e.type) {
-        case 'visit_account':
+        case 'visit_account': {
+          const had = q.accountViews.get(e.customer_id, e.day, e.company_id) as number | undefined;
           q.account.run(e.customer_id, e.day, e.company_id, e.page_views, e.sessions, e.first_seen, e.last_seen);
-          q.first.run(e.customer_id, e.company_id, e.day);
+          rollup(e.customer_id, e.day, e.company_id, e.page_views - (had ?? 0), had === undefined);
           for (const p of e.pages) q.page.run(e.customer_id, e.day, e.company_id, p.path, p.page_views);
           for (const id of e.session_ids) q.session.run(e.customer_id, e.day, e.company_id, id);
           break;
+        }
         case 'visit_anonymous':
           q.anonymous.run(e.customer_id, e.day, e.page_views);
+          break;
+        case 'visit_segment_entries':
+          q.entries.run(e.customer_id, e.day, e.entries);
           break;
         case 'visit_session':
           q.journey.run(e.customer_id, e.company_id, e.session_id, e.first_seen, e.last_seen, e.page_views, JSON.stringify(e.pages.map((p) => [p.at, p.path])));

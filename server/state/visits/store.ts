@@ -8,8 +8,10 @@
  * deletes them, Redis lets their keys expire), so a customer's storage does not grow with its age.
  */
 import { z } from 'zod';
-import type { AccountSession, DailyTotals, TagSighting } from '../../../core/visit-records.ts';
+import type { AccountSession, DailyTotals, DailyUnidentified, TagSighting } from '../../../core/visit-records.ts';
+import { UNIDENTIFIED_REASONS, type UnidentifiedReason } from '../../../core/vocabulary.ts';
 import type { EntryTransfer, VisitEntry } from '../transfer/transfer.ts';
+import type { PeriodSummary } from './rollup.ts';
 
 export const ISO_DAY = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD');
 
@@ -23,6 +25,11 @@ export const RawPageView = z.object({
   at: z.string(),
   day: ISO_DAY,
   company_id: z.string().nullable(),
+  unidentified_reason: z
+    .enum(UNIDENTIFIED_REASONS)
+    .nullable()
+    .optional()
+    .describe('Why an anonymous view matched no company (null on a Match; absent on views recorded before svc kept it)'),
   path: z.string(),
   referrer_host: z.string().nullable(),
   session_id: z.string(),
@@ -41,10 +48,13 @@ export interface PageViewCount {
   customer_id: string;
   day: string;
   company_id: string | null;
+  /** The page: the path as counted (server/visits/page-path.ts collapses its query parameters). */
   path: string;
   session_id: string;
   /** ISO date-time of the view. */
   at: string;
+  /** Why an anonymous view matched no company: counted per day beside it, in the same atomic step (absent: not told). */
+  unidentified_reason?: UnidentifiedReason;
   /**
    * The raw view to keep for the export, written in the same atomic step as the count (its
    * `first_of_day_for_account` is what this count answers); absent: the caller keeps it later
@@ -65,6 +75,8 @@ export function rawViewParts(v: UncountedPageView): { head: string; tail: string
     at: v.at,
     day: v.day,
     company_id: v.company_id,
+    // Left out when absent (JSON.stringify drops undefined): a view kept before it reads back as it was kept.
+    unidentified_reason: v.unidentified_reason,
     path: v.path,
     referrer_host: v.referrer_host,
     session_id: v.session_id,
@@ -294,6 +306,20 @@ export interface VisitStore extends EntryTransfer<VisitEntry> {
   segmentEntries(customerId: string, from: string, to: string): Promise<number>;
   /** Identified and anonymous page views per day, one row for every day of the range (zeros included). */
   dailyTotals(customerId: string, from: string, to: string): Promise<DailyTotals[]>;
+  /**
+   * What the console's Home reads of a range: its daily totals, distinct accounts, accounts first seen,
+   * segments entered and `top` most active accounts — the same figures as dailyTotals, accountTotals,
+   * newAccounts and segmentEntries, read from the per-day rollup (rollup.ts) and each day's accounts ranked
+   * by views (top-accounts.ts) instead of every account of the range. A range longer than ROLLUP_SPAN_DAYS,
+   * or with a day the rollup does not cover, is read from the aggregates as those methods read it.
+   */
+  periodSummary(customerId: string, from: string, to: string, top: number): Promise<PeriodSummary>;
+  /**
+   * Anonymous page views per day by why they matched no company (PageViewCount.unidentified_reason), one
+   * row for every day of the range, every reason present (zeros included). Views counted without a reason
+   * are in dailyTotals' `anonymous` only (the report calls them unclassified).
+   */
+  unidentifiedPageViews(customerId: string, from: string, to: string): Promise<DailyUnidentified[]>;
   /** One account's page views per (day, path): the first-party intent input of the scoring model. */
   accountPages(customerId: string, companyId: string, from: string, to: string): Promise<PagePerDay[]>;
   /**

@@ -540,6 +540,8 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     const read = async (s: VisitStore) => ({
       accounts: await s.accountVisits('acme', yesterday, today),
       daily: [await s.dailyTotals('acme', yesterday, today), await s.dailyTotals('other', yesterday, today)],
+      // Segments entered per day moved too (Home's figure).
+      entries: [await s.segmentEntries('acme', yesterday, today), await s.segmentEntries('other', yesterday, today)],
       pages: await s.accountPages('acme', '900001', yesterday, today),
       sightings: await s.tagSightings(['t1', 't2']),
       sessions: await s.accountSessions('acme', '900001'),
@@ -550,7 +552,7 @@ describe.each(BACKENDS)('visit store contract: $name', (backend) => {
     const exported: VisitEntry[] = [];
     for await (const e of store.exportEntries()) exported.push(e);
     expect(new Set(exported.map((e) => e.type))).toEqual(
-      new Set(['visit_account', 'visit_session', 'visit_account_segments', 'visit_anonymous', 'tag_sighting', 'visit_event']),
+      new Set(['visit_account', 'visit_session', 'visit_account_segments', 'visit_segment_entries', 'visit_anonymous', 'tag_sighting', 'visit_event']),
     );
     const segments = exported.flatMap((e) => (e.type === 'visit_account_segments' ? [e] : []));
     expect(segments.map(({ customer_id, company_id, segment_ids }) => ({ customer_id, company_id, segment_ids }))).toEqual(

@@ -20,6 +20,7 @@ import {
 } from '../../segment-rule-view.ts';
 import { Button, Radio, TextInput } from '../kit/index.ts';
 import { LevelEditor, problemInput } from './conditions.tsx';
+import type { LookalikeScopeValue } from './LookalikeCondition.tsx';
 import { PreviewPanel, usePreview } from './Preview.tsx';
 
 export type Draft = { id: number | null; name: string; match: SegmentMatch };
@@ -52,6 +53,7 @@ export function Builder({
   const problems = rule.ok ? [] : rule.problems;
   const editing = initial.id;
   const others = segments.filter((s) => s.id !== editing).map((s) => s.match);
+  const scope: LookalikeScopeValue = { api, customerId, segments, editing };
 
   const change = (next: RuleDraft) => {
     setDraft(next);
@@ -118,6 +120,7 @@ export function Builder({
           products={products}
           others={others}
           problems={problems.filter((p) => p.level === 'top')}
+          scope={scope}
           addLabel="Add a condition on"
           empty={draft.groups.length === 0 ? 'No conditions yet: add one below.' : null}
           onChange={changeLevel('top')}
@@ -144,6 +147,7 @@ export function Builder({
               products={products}
               others={others}
               problems={problems.filter((p) => p.level === g.key)}
+              scope={scope}
               addLabel={`Add a condition to group ${i + 1} on`}
               empty="No conditions in this group yet: an empty group is left out of the rule."
               onChange={changeLevel(g.key)}

@@ -1,10 +1,14 @@
-/** The customer's segments as a table: name, the rule in words, its size (through the preview route) and, with `segments:write`, edit and delete. */
+/**
+ * The customer's segments as a table: name, the rule in words, its size (through the preview route), its
+ * paid-media audience (./AudienceActions.tsx) and, with `segments:write`, edit and delete.
+ */
 import { useState } from 'preact/hooks';
 import type { Segment } from '../../../../core/customer-records.ts';
 import type { AdminClient } from '../../admin-client.ts';
 import { type ProductChoice, ruleInWords, ruleKey } from '../../segment-rule-view.ts';
 import { Button, Table } from '../kit/index.ts';
 import { useLoad } from '../use-load.ts';
+import { AudienceActions } from './AudienceActions.tsx';
 
 export function SegmentList({
   api,
@@ -24,7 +28,12 @@ export function SegmentList({
   onDeleted(s: Segment): void;
 }) {
   return (
-    <Table label="Segments" extraClass="segments" testId="segments-table" columns={['Name', 'Rule', { title: 'Accounts', num: true }, canWrite && 'Actions']}>
+    <Table
+      label="Segments"
+      extraClass="segments"
+      testId="segments-table"
+      columns={['Name', 'Rule', { title: 'Accounts', num: true }, 'Paid media', canWrite && 'Actions']}
+    >
       {segments.map((s) => (
         <SegmentRow
           key={s.id}
@@ -83,6 +92,9 @@ function SegmentRow({
       <td data-testid="segment-rule">{ruleInWords(segment.match, products)}</td>
       <td class="num" data-testid="segment-size">
         {size.data != null ? size.data.toLocaleString('en-US') : size.error ? '?' : canWrite ? '…' : '—'}
+      </td>
+      <td>
+        <AudienceActions api={api} customerId={customerId} segment={segment} canWrite={canWrite} />
       </td>
       {canWrite && (
         <td class="actions">

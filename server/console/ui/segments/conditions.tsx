@@ -23,8 +23,11 @@ import {
 } from '../../segment-rule-view.ts';
 import { Button, Checkbox, Select, TextInput } from '../kit/index.ts';
 import { CrmOwnerCondition, CrmStageCondition, crmFirstInput } from './CrmCondition.tsx';
+import { EngagementCondition, engagementFirstInput } from './EngagementCondition.tsx';
 import { FieldCondition } from './FieldCondition.tsx';
 import { DaysInput, RemoveCondition } from './inputs.tsx';
+import { LookalikeConditionEditor, type LookalikeScopeValue } from './LookalikeCondition.tsx';
+import { TopicConditionEditor } from './TopicCondition.tsx';
 
 /** The id prefix of a level's inputs: unique on the page, so labels and problems point at the right input. */
 export const idPrefix = (where: LevelRef) => (where === 'top' ? 'segment' : `segment-g${where}`);
@@ -40,6 +43,7 @@ export function LevelEditor({
   problems,
   addLabel,
   empty,
+  scope,
   onChange,
 }: {
   level: LevelDraft;
@@ -49,6 +53,8 @@ export function LevelEditor({
   problems: readonly RuleProblem[];
   addLabel: string;
   empty: string | null;
+  /** What the lookalike condition's editor reads (the API, the customer's segments); absent: it offers no sample. */
+  scope?: LookalikeScopeValue;
   onChange(level: LevelDraft): void;
 }) {
   const [adding, setAdding] = useState<NewKind | ''>('');
@@ -62,9 +68,15 @@ export function LevelEditor({
         ? `${idp}-visited-path`
         : kind === 'page_views'
           ? `${idp}-page_views-min`
-          : kind === 'crm_owner' || kind === 'crm_stage'
-            ? crmFirstInput(idp, kind)
-            : `${idp}-value-${kind}`;
+          : kind === 'engaged' || kind === 'event'
+            ? engagementFirstInput(idp, kind)
+            : kind === 'crm_owner' || kind === 'crm_stage'
+              ? crmFirstInput(idp, kind)
+              : kind === 'lookalike'
+                ? `${idp}-lookalike-seed`
+                : kind === 'topic'
+                  ? `${idp}-topic-name`
+                  : `${idp}-value-${kind}`;
   return (
     <>
       {used.length === 0 && empty && <p class="muted">{empty}</p>}
@@ -79,6 +91,7 @@ export function LevelEditor({
               products={products}
               others={others}
               problem={problems.find((p) => p.kind === kind) ?? null}
+              scope={scope}
               onChange={onChange}
             />
           ))}
@@ -123,6 +136,7 @@ function ConditionItem({
   products,
   others,
   problem,
+  scope,
   onChange,
 }: {
   kind: ConditionKind;
@@ -131,6 +145,7 @@ function ConditionItem({
   products: readonly ProductChoice[];
   others: readonly SegmentMatch[];
   problem: RuleProblem | null;
+  scope: LookalikeScopeValue | undefined;
   onChange(level: LevelDraft): void;
 }) {
   let title: string;
@@ -243,10 +258,16 @@ function ConditionItem({
         {values.length > 5 ? `One of ${values.length.toLocaleString('en-US')} values` : values.join(', ')} (set through the API; kept as it is)
       </p>
     );
+  } else if (kind === 'engaged' || kind === 'event') {
+    return <EngagementCondition kind={kind} level={level} idp={idp} problem={problem} onChange={onChange} />;
   } else if (kind === 'crm_owner') {
     return <CrmOwnerCondition level={level} idp={idp} onChange={onChange} />;
   } else if (kind === 'crm_stage') {
     return <CrmStageCondition level={level} idp={idp} suggest={stageSuggestions(others)} onChange={onChange} />;
+  } else if (kind === 'lookalike') {
+    return <LookalikeConditionEditor level={level} idp={idp} problem={problem} scope={scope} onChange={onChange} />;
+  } else if (kind === 'topic') {
+    return <TopicConditionEditor level={level} idp={idp} problem={problem} scope={scope} onChange={onChange} />;
   } else {
     return <FieldCondition field={kind as BuilderField} level={level} idp={idp} suggest={suggestions(others, kind as BuilderField)} onChange={onChange} />;
   }

@@ -1,0 +1,149 @@
+/**
+ * A range's most active accounts without summing every account of the range: Fagin's threshold algorithm
+ * over each day's accounts ranked by page views (an index on SQLite, a sorted set per day on Redis). The
+ * days' ranked lists are read a page deeper each round; an account not yet met on any day has at most the
+ * sum of the last views read per day (the threshold), so once the n-th best account met is above it, no
+ * other account can enter the top n. Exact, ties included (by company id, as accountTotals ranks them):
+ * a tie with the threshold reads deeper. What it reads grows with how flat the ranking is — a site where a
+ * few accounts take most views stops after a page or two; a range where every account has the same views
+ * reads every day to its end, as the sum it replaces did.
+ */
+import type { AccountTotals } from './store.ts';
+
+/** One day's ranked accounts to read: `limit` of them after the first `offset`. */
+export interface RankedRead {
+  day: string;
+  offset: number;
+  limit: number;
+}
+
+/** A page of a day's ranking: the accounts, most views first (ties in any order), and their views. */
+export interface RankedPage {
+  companies: string[];
+  views: number[];
+}
+
+/** What the algorithm reads of a store, for one customer. */
+export interface TopAccountReads {
+  /** Per read, that page of the day's ranking. */
+  ranked(reads: RankedRead[]): Promise<RankedPage[]>;
+  /** The page views of each (account, day) asked, 0 when none. */
+  dayViews(pairs: { company_id: string; day: string }[]): Promise<number[]>;
+  /** The accounts' totals over the range (those without a view in it left out). */
+  totals(companyIds: string[]): Promise<AccountTotals[]>;
+}
+
+/** Ranked accounts read per day in the first round; each further round reads twice as many. */
+export const FIRST_RANKED_PAGE = 256;
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Most page views first, ties by company id: accountTotals' order. */
+export const byActivity = (a: { company_id: string; page_views: number }, b: { company_id: string; page_views: number }) =>
+  b.page_views - a.page_views || byText(a.company_id, b.company_id);
+
+/**
+ * The accounts met in the rankings, by slot: each one's views summed over the days it was read on, and
+ * those days as bits. Flat arrays, not an object per account: a range reads thousands of them per call.
+ */
+class Met {
+  readonly slots = new Map<string, number>();
+  readonly companies: string[] = [];
+  readonly low: number[] = [];
+  private bits: Uint32Array;
+  private readonly words: number;
+
+  constructor(days: number) {
+    this.words = Math.ceil(days / 32);
+    this.bits = new Uint32Array(1024 * this.words);
+  }
+
+  add(company: string, day: number, views: number): void {
+    let slot = this.slots.get(company);
+    if (slot === undefined) {
+      slot = this.companies.length;
+      this.slots.set(company, slot);
+      this.companies.push(company);
+      this.low.push(0);
+      if ((slot + 1) * this.words > this.bits.length) {
+        const grown = new Uint32Array(this.bits.length * 2);
+        grown.set(this.bits);
+        this.bits = grown;
+      }
+    }
+    this.low[slot]! += views;
+    this.bits[slot * this.words + (day >>> 5)]! |= 1 << (day & 31);
+  }
+
+  seen(slot: number, day: number): boolean {
+    return (this.bits[slot * this.words + (day >>> 5)]! & (1 << (day & 31))) !== 0;
+  }
+
+  /** What the days the account was not read on may still hold for it: each such day's floor. */
+  slack(slot: number, floor: readonly number[]): number {
+    let slack = 0;
+    for (let i = 0; i < floor.length; i++) if (!this.seen(slot, i)) slack += floor[i]!;
+    return slack;
+  }
+
+  /** The n-th largest views met (0 when fewer met). */
+  nth(n: number): number {
+    if (this.low.length < n) return 0;
+    const lows = Float64Array.from(this.low).sort();
+    return lows[lows.length - n]!;
+  }
+
+  /** The (slot, day index) pairs to read exactly: of each account that may still reach `nth`, its unread days that may hold views. */
+  unsure(floor: readonly number[], nth: number): [number, number][] {
+    const pairs: [number, number][] = [];
+    for (let slot = 0; slot < this.low.length; slot++) {
+      if (this.low[slot]! + this.slack(slot, floor) < nth) continue;
+      for (let i = 0; i < floor.length; i++) if (floor[i]! > 0 && !this.seen(slot, i)) pairs.push([slot, i]);
+    }
+    return pairs;
+  }
+}
+
+/** The `n` accounts with the most page views over `days` (a range's every day), ranked as accountTotals ranks them. */
+export async function topAccounts(days: readonly string[], n: number, reads: TopAccountReads, firstPage = FIRST_RANKED_PAGE): Promise<AccountTotals[]> {
+  if (n <= 0 || days.length === 0) return [];
+  const met = new Met(days.length);
+  const depth = days.map(() => 0);
+  /** The last views read per day: no account not read on that day has more there; 0 once the day is read to its end. */
+  const floor = days.map(() => Number.POSITIVE_INFINITY);
+  let page = Math.max(firstPage, n);
+  let nth = 0;
+  let unsure: [number, number][] = [];
+  for (;;) {
+    const open = days.flatMap((_, i) => (floor[i]! > 0 ? [i] : []));
+    const pages = await reads.ranked(open.map((i) => ({ day: days[i]!, offset: depth[i]!, limit: page })));
+    open.forEach((i, k) => {
+      const { companies, views } = pages[k] ?? { companies: [], views: [] };
+      for (let r = 0; r < companies.length; r++) met.add(companies[r]!, i, views[r]!);
+      depth[i]! += companies.length;
+      floor[i] = companies.length < page ? 0 : views[views.length - 1]!;
+    });
+    const threshold = floor.reduce((a, b) => a + b, 0);
+    nth = met.nth(n);
+    page *= 2;
+    // Every account read (threshold 0), or none unread can reach the n-th met: strictly, as a tie may win on its id.
+    if (threshold === 0 || (met.low.length >= n && threshold < nth)) {
+      // Then the accounts met that could still reach it are read on their unread days — unless reading the
+      // rankings a page deeper costs less than that: it lowers what those days may hold, and so the doubt.
+      unsure = met.unsure(floor, nth);
+      if (threshold === 0 || unsure.length <= open.length * page) break;
+    }
+  }
+  const sums = new Map<number, number>();
+  for (let slot = 0; slot < met.low.length; slot++) if (met.low[slot]! + met.slack(slot, floor) >= nth) sums.set(slot, met.low[slot]!);
+  if (unsure.length > 0) {
+    const views = await reads.dayViews(unsure.map(([slot, i]) => ({ company_id: met.companies[slot]!, day: days[i]! })));
+    unsure.forEach(([slot], k) => {
+      sums.set(slot, sums.get(slot)! + (views[k] ?? 0));
+    });
+  }
+  const best = [...sums]
+    .map(([slot, page_views]) => ({ company_id: met.companies[slot]!, page_views }))
+    .sort(byActivity)
+    .slice(0, n);
+  return (await reads.totals(best.map((a) => a.company_id))).sort(byActivity);
+}
