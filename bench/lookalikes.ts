@@ -57,23 +57,16 @@ const load = () =>
     .join(' ');
 
 /**
- * Wall ms of `go`, its CPU ms, the event loop's longest delay meanwhile (ms, 1 ms resolution: on a shared
- * machine the OS scheduler's pauses count too), and the longest CPU time between two turns of the loop (a
- * 1 ms timer's ticks: the process's own longest stretch, whatever the scheduler did meanwhile).
+ * Wall ms of `go`, its CPU ms (every thread of the process: the compiler's and the collector's too), and the
+ * event loop's longest delay meanwhile (ms, 1 ms resolution; on a shared machine the OS scheduler's pauses
+ * count too: read it with the load average).
  */
-async function timed<T>(go: () => Promise<T>): Promise<{ ms: number; cpuMs: number; blockMs: number; stretchMs: number; result: T }> {
+async function timed<T>(go: () => Promise<T>): Promise<{ ms: number; cpuMs: number; blockMs: number; result: T }> {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   // The sampling timer's first expiry only starts its clock (so does reset()): let it run a few times, so a
   // block at the very start counts too.
   await new Promise((r) => setTimeout(r, 3));
-  let lastCpu = process.cpuUsage();
-  let stretch = 0;
-  const ticks = setInterval(() => {
-    const now = process.cpuUsage();
-    stretch = Math.max(stretch, (now.user - lastCpu.user + now.system - lastCpu.system) / 1000);
-    lastCpu = now;
-  }, 1);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const result = await go();
@@ -82,8 +75,7 @@ async function timed<T>(go: () => Promise<T>): Promise<{ ms: number; cpuMs: numb
   // A turn more, so the sampling timer a long block delayed has fired and been counted.
   await new Promise((r) => setTimeout(r, 5));
   loop.disable();
-  clearInterval(ticks);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, blockMs: loop.max / 1e6, stretchMs: stretch, result };
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, blockMs: loop.max / 1e6, result };
 }
 
 export async function benchLookalikes(args: string[]): Promise<void> {
@@ -127,13 +119,11 @@ export async function benchLookalikes(args: string[]): Promise<void> {
   const others: number[] = [];
   const othersCpu: number[] = [];
   let othersBlock = 0;
-  let othersStretch = 0;
   for (let k = 1; k <= SEEDS_ASKED; k++) {
     const r = await timed(() => ask(k));
     others.push(r.ms);
     othersCpu.push(r.cpuMs);
     othersBlock = Math.max(othersBlock, r.blockMs);
-    othersStretch = Math.max(othersStretch, r.stretchMs);
   }
   const repeats: number[] = [];
   for (let k = 0; k < REPEATS; k++) repeats.push((await timed(() => ask(0))).ms);
@@ -172,8 +162,8 @@ export async function benchLookalikes(args: string[]): Promise<void> {
   record({
     benchmark: `lookalikes (preview, ${n(index.size)} companies, ${n(first.result.seed.accounts)}-account seed)`,
     figures:
-      `index build ${(build.ms / 1000).toFixed(2)} s (CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s) once per snapshot, event loop max block ${build.blockMs.toFixed(0)} ms (longest CPU stretch ${build.stretchMs.toFixed(0)} ms), +${heapMb.toFixed(0)} MB kept; ` +
-      `preview after warm: first ${first.ms.toFixed(0)} ms (CPU ${first.cpuMs.toFixed(0)} ms, max block ${first.blockMs.toFixed(0)} ms, longest CPU stretch ${first.stretchMs.toFixed(0)} ms), ${SEEDS_ASKED} other seeds each asked once median ${medianOthers.toFixed(0)} ms (CPU ${median(othersCpu).toFixed(0)} ms, max block ${othersBlock.toFixed(0)} ms, longest CPU stretch ${othersStretch.toFixed(0)} ms), ` +
+      `index build ${(build.ms / 1000).toFixed(2)} s (CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s) once per snapshot, event loop max block ${build.blockMs.toFixed(0)} ms, +${heapMb.toFixed(0)} MB kept; ` +
+      `preview after warm: first ${first.ms.toFixed(0)} ms (CPU ${first.cpuMs.toFixed(0)} ms, max block ${first.blockMs.toFixed(0)} ms), ${SEEDS_ASKED} other seeds each asked once median ${medianOthers.toFixed(0)} ms (CPU ${median(othersCpu).toFixed(0)} ms, max block ${othersBlock.toFixed(0)} ms), ` +
       `repeat median ${median(repeats).toFixed(1)} ms (goal ≤ 300 ms: ${Math.max(first.ms, medianOthers) <= 300 ? 'met' : 'missed'}); ` +
       `top score ${first.result.accounts[0]?.score ?? '—'}, reasons “${first.result.accounts[0]?.reasons.join('; ') ?? ''}”; ` +
       `segment rule (min_score 0.7): size ${n(segment.result.size)} in ${segment.ms.toFixed(0)} ms; load average ${loadBefore} before, ${loadAfter} after (2 cores)`,

@@ -31,6 +31,14 @@ async function countsSegmentEntries(ctx: RouteContext, customerId: string): Prom
   return (await outbox.listEndpoints(customerId)).some(needsEnrichment);
 }
 
+/** Accounts scored between two turns of the event loop. */
+const SCORED_PER_TURN = 50;
+/**
+ * The next turn of the event loop. A SQLite store answers in the same turn, so without it one call would
+ * hold the loop for all of its reads and scoring; with it, requests and I/O run between its steps.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function readPeriod(ctx: RouteContext, customer: CustomerRecord, period: Period, segmentsCounted: boolean, now: Date): Promise<PeriodReads> {
   const { visits } = ctx.services.recorder;
   const { catalog } = ctx.services.dataset.current;
@@ -38,15 +46,19 @@ async function readPeriod(ctx: RouteContext, customer: CustomerRecord, period: P
   const accounts = summary.top;
   const window = scoringWindow(period);
   const stages = new Map<string, StageMove | null>();
-  await Promise.all(
-    scoredAccounts(accounts).map(async (a) => {
-      const company = catalog.company(a.company_id);
-      // A company the catalog no longer holds has no stage; it still counts as a visiting account.
-      if (!company) return;
-      const views = customer.products.length > 0 ? await visits.accountPages(customer.id, a.company_id, window.from, window.to) : [];
-      stages.set(a.company_id, stageMove({ customer, company, signals: catalog.intent(a.company_id), views, period, now }));
-    }),
-  );
+  const scored = scoredAccounts(accounts);
+  for (let i = 0; i < scored.length; i += SCORED_PER_TURN) {
+    await nextTurn();
+    await Promise.all(
+      scored.slice(i, i + SCORED_PER_TURN).map(async (a) => {
+        const company = catalog.company(a.company_id);
+        // A company the catalog no longer holds has no stage; it still counts as a visiting account.
+        if (!company) return;
+        const views = customer.products.length > 0 ? await visits.accountPages(customer.id, a.company_id, window.from, window.to) : [];
+        stages.set(a.company_id, stageMove({ customer, company, signals: catalog.intent(a.company_id), views, period, now }));
+      }),
+    );
+  }
   return {
     period,
     identifiedAccounts: summary.accounts,

@@ -20,7 +20,7 @@ function memoryReads(byDay: Map<string, Map<string, number>>, seed: number) {
       return rs.map((r) => {
         const rows = (ranked.get(r.day) ?? []).slice(r.offset, r.offset + r.limit);
         stats.rankedRows += rows.length;
-        return rows;
+        return { companies: rows.map((a) => a.company_id), views: rows.map((a) => a.page_views) };
       });
     },
     async dayViews(pairs) {

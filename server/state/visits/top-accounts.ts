@@ -36,6 +36,12 @@ export interface TopAccountReads {
 /** Ranked accounts read per day in the first round; each further round reads twice as many. */
 export const FIRST_RANKED_PAGE = 256;
 
+/**
+ * The next turn of the event loop, between two reads: a SQLite store answers within the turn, so a range
+ * read in several rounds would otherwise hold the loop for all of them.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Most page views first, ties by company id: accountTotals' order. */
 export const byActivity = (a: { company_id: string; page_views: number }, b: { company_id: string; page_views: number }) =>
@@ -113,14 +119,19 @@ export async function topAccounts(days: readonly string[], n: number, reads: Top
   let page = Math.max(firstPage, n);
   let nth = 0;
   let unsure: [number, number][] = [];
-  for (;;) {
+  for (let round = 0; ; round++) {
+    if (round > 0) await nextTurn();
     const open = days.flatMap((_, i) => (floor[i]! > 0 ? [i] : []));
     const pages = await reads.ranked(open.map((i) => ({ day: days[i]!, offset: depth[i]!, limit: page })));
     open.forEach((i, k) => {
       const { companies, views } = pages[k] ?? { companies: [], views: [] };
-      for (let r = 0; r < companies.length; r++) met.add(companies[r]!, i, views[r]!);
+      let least = Number.POSITIVE_INFINITY;
+      for (let r = 0; r < companies.length; r++) {
+        met.add(companies[r]!, i, views[r]!);
+        if (views[r]! < least) least = views[r]!;
+      }
       depth[i]! += companies.length;
-      floor[i] = companies.length < page ? 0 : views[views.length - 1]!;
+      floor[i] = companies.length < page ? 0 : least;
     });
     const threshold = floor.reduce((a, b) => a + b, 0);
     nth = met.nth(n);
@@ -136,6 +147,7 @@ export async function topAccounts(days: readonly string[], n: number, reads: Top
   const sums = new Map<number, number>();
   for (let slot = 0; slot < met.low.length; slot++) if (met.low[slot]! + met.slack(slot, floor) >= nth) sums.set(slot, met.low[slot]!);
   if (unsure.length > 0) {
+    await nextTurn();
     const views = await reads.dayViews(unsure.map(([slot, i]) => ({ company_id: met.companies[slot]!, day: days[i]! })));
     unsure.forEach(([slot], k) => {
       sums.set(slot, sums.get(slot)! + (views[k] ?? 0));
