@@ -1,7 +1,8 @@
-import { ErrorReply } from '@redis/client';
+import { ClientOfflineError, createClient, ErrorReply, SocketClosedUnexpectedlyError } from '@redis/client';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.ts';
-import { isCluster, openRedis, retryTryAgain, seedUrls, shardUnreachable } from './connection.ts';
+import { StoreUnavailableError } from '../errors.ts';
+import { isCluster, neverSent, openRedis, retryTryAgain, seedUrls, shardUnreachable } from './connection.ts';
 
 describe('Redis connection settings', () => {
   it('reads the seed nodes of a cluster URL, credentials and options on each', () => {
@@ -55,5 +56,22 @@ describe('Redis Cluster errors', () => {
     expect(shardUnreachable(new Error('Socket closed unexpectedly'))).toBe(true);
     expect(shardUnreachable(new ErrorReply('CLUSTERDOWN The cluster is down'))).toBe(true);
     expect(shardUnreachable(new ErrorReply('ERR wrong number of arguments'))).toBe(false);
+  });
+
+  it('tells a command that never ran from one whose fate is unknown (a charge counted for a 503 otherwise)', async () => {
+    const closed = await createClient({ url: 'redis://127.0.0.1:1', disableOfflineQueue: true })
+      .get('k')
+      .catch((e: unknown) => e);
+    for (const e of [closed, new ClientOfflineError(), new ErrorReply('MOVED 3999 127.0.0.1:7002'), new ErrorReply('CLUSTERDOWN Hash slot not served')]) {
+      expect(neverSent(e)).toBe(true);
+    }
+    // Written, then the connection lost or the deadline passed: it may run (or have run).
+    for (const e of [
+      new SocketClosedUnexpectedlyError(),
+      new StoreUnavailableError('Redis did not answer within 600 ms'),
+      new ErrorReply('ERR user_script:1: …'),
+    ]) {
+      expect(neverSent(e)).toBe(false);
+    }
   });
 });
