@@ -14,7 +14,7 @@
  * days over the same store, the console's existing page over the same views.
  */
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -37,6 +37,11 @@ const DAY_MS = 86_400_000;
 const PAGES = ['/', '/pricing', '/product', '/docs/getting-started', '/customers', '/blog/intent', '/demo', '/pricing/enterprise'];
 
 const n = (x: number) => x.toLocaleString('en-US');
+/** The machine's load average (1, 5, 15 minutes): it is shared, so a row says how busy it was. */
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
 function option(args: string[], name: string): number | undefined {
   const i = args.indexOf(name);
@@ -175,7 +180,9 @@ export async function benchHome(args: string[]): Promise<void> {
       );
       return r;
     };
+    const loadBefore = load();
     const h = await measure('home (this 7 days vs the 7 before)', () => call<HomeSummary>(home, {}));
+    const loadAfter = load();
     const v = await measure(`visitors report (${from}..${to})`, () => call<VisitsReport>(visits, { from, to }));
     const hb = h.first.result;
     const vb = v.first.result;
@@ -191,7 +198,8 @@ export async function benchHome(args: string[]): Promise<void> {
       benchmark: `console Home (GET /admin/api/customers/:id/home, route handler in process, default period: 7 days vs the 7 before) on ${DAYS} days of page views (${n(viewsPerDay)} identified over ${n(accountsPerDay)} accounts + ${n(anonymousPerDay)} anonymous a day), ${n(companies)}-company catalog, SQLite state; through tsx`,
       figures:
         `home first ${fmt.ms(h.first.ms)}, median of ${REPEATS} ${fmt.ms(h.median)}, longest event-loop block ${fmt.ms(h.block)}; ` +
-        `visitors report (same 7 days) first ${fmt.ms(v.first.ms)}, median ${fmt.ms(v.median)}, longest block ${fmt.ms(v.block)}; ${shape}; seeding ${fmt.s(seedMs)}`,
+        `visitors report (same 7 days) first ${fmt.ms(v.first.ms)}, median ${fmt.ms(v.median)}, longest block ${fmt.ms(v.block)}; ${shape}; seeding ${fmt.s(seedMs)}; ` +
+        `load average ${loadBefore} before home, ${loadAfter} after (2 cores)`,
       ratio: `home/visitors: first ${fmt.x(h.first.ms / v.first.ms)}, median ${fmt.x(h.median / v.median)}, longest block ${fmt.x(h.block / v.block)}`,
     });
   } finally {

@@ -48,13 +48,16 @@ export const byActivity = (a: { company_id: string; page_views: number }, b: { c
   b.page_views - a.page_views || byText(a.company_id, b.company_id);
 
 /**
- * The accounts met in the rankings, by slot: each one's views summed over the days it was read on, and
- * those days as bits. Flat arrays, not an object per account: a range reads thousands of them per call.
+ * The accounts met in the rankings, by slot: each one's views summed over the days it was read on (or over
+ * every day once read exactly), and those days as bits. Flat arrays, not an object per account: a range
+ * reads thousands of them per call.
  */
 class Met {
   readonly slots = new Map<string, number>();
   readonly companies: string[] = [];
   readonly low: number[] = [];
+  /** 1: the account's views over every day are known (`low` is its total). */
+  readonly exact: number[] = [];
   private bits: Uint32Array;
   private readonly words: number;
 
@@ -70,12 +73,13 @@ class Met {
       this.slots.set(company, slot);
       this.companies.push(company);
       this.low.push(0);
+      this.exact.push(0);
       if ((slot + 1) * this.words > this.bits.length) {
         const grown = new Uint32Array(this.bits.length * 2);
         grown.set(this.bits);
         this.bits = grown;
       }
-    }
+    } else if (this.exact[slot] === 1) return;
     this.low[slot]! += views;
     this.bits[slot * this.words + (day >>> 5)]! |= 1 << (day & 31);
   }
@@ -84,28 +88,44 @@ class Met {
     return (this.bits[slot * this.words + (day >>> 5)]! & (1 << (day & 31))) !== 0;
   }
 
-  /** What the days the account was not read on may still hold for it: each such day's floor. */
+  /** What the account's unread days may still hold: each such day's floor (0 once exact). */
   slack(slot: number, floor: readonly number[]): number {
+    if (this.exact[slot] === 1) return 0;
     let slack = 0;
     for (let i = 0; i < floor.length; i++) if (!this.seen(slot, i)) slack += floor[i]!;
     return slack;
   }
 
-  /** The n-th largest views met (0 when fewer met). */
+  /** The n-th largest views met (0 when fewer met): what the n-th account has at least. */
   nth(n: number): number {
     if (this.low.length < n) return 0;
     const lows = Float64Array.from(this.low).sort();
     return lows[lows.length - n]!;
   }
 
-  /** The (slot, day index) pairs to read exactly: of each account that may still reach `nth`, its unread days that may hold views. */
-  unsure(floor: readonly number[], nth: number): [number, number][] {
+  /** The (slot, day index) pairs to read for the slots to be exact: their unread days that may hold views. */
+  unread(slots: readonly number[], floor: readonly number[]): [number, number][] {
     const pairs: [number, number][] = [];
-    for (let slot = 0; slot < this.low.length; slot++) {
-      if (this.low[slot]! + this.slack(slot, floor) < nth) continue;
+    for (const slot of slots) {
+      if (this.exact[slot] === 1) continue;
       for (let i = 0; i < floor.length; i++) if (floor[i]! > 0 && !this.seen(slot, i)) pairs.push([slot, i]);
     }
     return pairs;
+  }
+
+  /** Adds what the pairs read and marks their slots (and `slots`) exact. */
+  resolve(slots: readonly number[], pairs: readonly [number, number][], views: readonly number[]): void {
+    pairs.forEach(([slot], k) => {
+      this.low[slot]! += views[k] ?? 0;
+    });
+    for (const slot of slots) this.exact[slot] = 1;
+  }
+
+  /** The accounts that may still reach `nth`: what they have, plus what their unread days may hold, is not below it. */
+  candidates(floor: readonly number[], nth: number): number[] {
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.low.length; slot++) if (this.low[slot]! + this.slack(slot, floor) >= nth) slots.push(slot);
+    return slots;
   }
 }
 
@@ -116,9 +136,13 @@ export async function topAccounts(days: readonly string[], n: number, reads: Top
   const depth = days.map(() => 0);
   /** The last views read per day: no account not read on that day has more there; 0 once the day is read to its end. */
   const floor = days.map(() => Number.POSITIVE_INFINITY);
+  const exactly = async (slots: number[]) => {
+    const pairs = met.unread(slots, floor);
+    const views = pairs.length === 0 ? [] : await reads.dayViews(pairs.map(([slot, i]) => ({ company_id: met.companies[slot]!, day: days[i]! })));
+    met.resolve(slots, pairs, views);
+  };
   let page = Math.max(firstPage, n);
-  let nth = 0;
-  let unsure: [number, number][] = [];
+  let candidates: number[] = [];
   for (let round = 0; ; round++) {
     if (round > 0) await nextTurn();
     const open = days.flatMap((_, i) => (floor[i]! > 0 ? [i] : []));
@@ -134,27 +158,31 @@ export async function topAccounts(days: readonly string[], n: number, reads: Top
       floor[i] = companies.length < page ? 0 : least;
     });
     const threshold = floor.reduce((a, b) => a + b, 0);
-    nth = met.nth(n);
+    // The leading accounts read exactly: their totals (over what was read of them) raise the n-th, which
+    // the accounts not read yet must reach — so the rankings are read less deep.
+    if (threshold > 0 && met.low.length >= n) {
+      const lead = met.nth(n);
+      await exactly(
+        met.candidates(
+          floor.map(() => 0),
+          lead,
+        ),
+      );
+    }
+    const nth = met.nth(n);
     page *= 2;
     // Every account read (threshold 0), or none unread can reach the n-th met: strictly, as a tie may win on its id.
     if (threshold === 0 || (met.low.length >= n && threshold < nth)) {
       // Then the accounts met that could still reach it are read on their unread days — unless reading the
       // rankings a page deeper costs less than that: it lowers what those days may hold, and so the doubt.
-      unsure = met.unsure(floor, nth);
-      if (threshold === 0 || unsure.length <= open.length * page) break;
+      candidates = met.candidates(floor, nth);
+      if (threshold === 0 || met.unread(candidates, floor).length <= open.length * page) break;
     }
   }
-  const sums = new Map<number, number>();
-  for (let slot = 0; slot < met.low.length; slot++) if (met.low[slot]! + met.slack(slot, floor) >= nth) sums.set(slot, met.low[slot]!);
-  if (unsure.length > 0) {
-    await nextTurn();
-    const views = await reads.dayViews(unsure.map(([slot, i]) => ({ company_id: met.companies[slot]!, day: days[i]! })));
-    unsure.forEach(([slot], k) => {
-      sums.set(slot, sums.get(slot)! + (views[k] ?? 0));
-    });
-  }
-  const best = [...sums]
-    .map(([slot, page_views]) => ({ company_id: met.companies[slot]!, page_views }))
+  await nextTurn();
+  await exactly(candidates);
+  const best = candidates
+    .map((slot) => ({ company_id: met.companies[slot]!, page_views: met.low[slot]! }))
     .sort(byActivity)
     .slice(0, n);
   return (await reads.totals(best.map((a) => a.company_id))).sort(byActivity);
