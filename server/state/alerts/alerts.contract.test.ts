@@ -1,71 +1,15 @@
-/**
- * The alerts' state, one contract for SQLite, Redis and Redis Cluster, with two nodes on one state: the
- * owners list replaced whole, a stage mark set once however many nodes race, a day's mail mark held by one
- * delivery (its retry keeps it), and export → import moving owners, rules and stage marks across backends.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createClient } from '@redis/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OwnerRow, TerritoryRule } from '../../../core/alert-records.ts';
-import { type RedisCluster, startRedisCluster } from '../../testing/redis-cluster.ts';
-import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
-import { RedisStateStore } from '../redis/store.ts';
+import { concernNodes } from '../../testing/concern-nodes.ts';
 import { SqliteStateStore } from '../sqlite/store.ts';
-import type { StateStore } from '../store.ts';
 import type { AlertEntry } from '../transfer/transfer.ts';
 import { RedisAlertStateStore } from './redis.ts';
 import { SqliteAlertStateStore } from './sqlite.ts';
 import type { AlertStateStore } from './store.ts';
 
-type Name = 'sqlite' | 'redis' | 'redis-cluster';
-
-let redis: RedisServer;
-let cluster: RedisCluster;
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-alerts-'));
-  dirs.push(dir);
-  return dir;
-};
-beforeAll(async () => {
-  [redis, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
-}, 30_000);
-afterAll(async () => {
-  await Promise.all([redis?.close(), cluster?.close()]);
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function nodes(name: Name, count: number) {
-  const file = join(tempDir(), 'svc.db');
-  if (name === 'redis') {
-    const admin = createClient({ url: redis.url });
-    await admin.connect();
-    await admin.flushAll();
-    await admin.close();
-  } else if (name === 'redis-cluster') await cluster.flush();
-  const open: { state: StateStore; alerts: AlertStateStore }[] = [];
-  for (let i = 0; i < count; i++) {
-    if (name === 'sqlite') {
-      const s = new SqliteStateStore(file, { log: () => {} });
-      open.push({ state: s, alerts: new SqliteAlertStateStore(s.sqlite) });
-    } else {
-      const url = name === 'redis' ? redis.url : cluster.url;
-      const s = await RedisStateStore.open({ url, cluster: name === 'redis-cluster', journalDir: tempDir(), outageAllowance: 10, log: () => {} });
-      open.push({ state: s, alerts: new RedisAlertStateStore(s.redis) });
-    }
-  }
-  return {
-    stores: open.map((o) => o.alerts),
-    async close() {
-      for (const o of open) {
-        await o.alerts.close();
-        await o.state.close();
-      }
-    },
-  };
-}
+const { nodes } = concernNodes<AlertStateStore>('alerts', (s) =>
+  s instanceof SqliteStateStore ? new SqliteAlertStateStore(s.sqlite) : new RedisAlertStateStore(s.redis),
+);
 
 const row = (key: string, email: string): OwnerRow => ({ key, owner_email: email, slack_member_id: null, teams_mention: null });
 const rule: TerritoryRule = { country: ['Germany'], owner_email: 'dach@acme.test', slack_member_id: 'U0DACH', teams_mention: null };

@@ -1,90 +1,32 @@
-/**
- * One contract, three backends: the CRM store on a real SQLite state file, a real redis-server and a real
- * Redis Cluster, each on the state store's connection as backend.ts opens it. `a` and `b` are two nodes
- * (two processes on the file, two Redis connections) sharing the store; `restart` closes every node and
- * opens one again (on Redis after restarting the server itself from its AOF).
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createClient } from '@redis/client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CRM_RUN_ERRORS_KEPT, CRM_RUNS_KEPT, type CrmConnectionRecord } from '../../../core/crm-records.ts';
+import { type BackendName, concernNodes } from '../../testing/concern-nodes.ts';
 import { CRM_AT as AT, crmAccount as account, crmConnection as connection, crmMinute as minute, crmRun as run } from '../../testing/crm-records.ts';
-import { type RedisCluster, startRedisCluster } from '../../testing/redis-cluster.ts';
-import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
-import { RedisStateStore } from '../redis/store.ts';
 import { SqliteStateStore } from '../sqlite/store.ts';
-import type { StateStore } from '../store.ts';
 import type { CrmEntry } from '../transfer/transfer.ts';
 import { RedisCrmStore } from './redis.ts';
 import { SqliteCrmStore } from './sqlite.ts';
 import type { CrmStore } from './store.ts';
 
-type Name = 'sqlite' | 'redis' | 'redis-cluster';
+type Name = BackendName;
+const harness = concernNodes<CrmStore>('crm', (s) => (s instanceof SqliteStateStore ? new SqliteCrmStore(s.sqlite) : new RedisCrmStore(s.redis)));
 
-let redis: RedisServer;
-let cluster: RedisCluster;
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-crm-'));
-  dirs.push(dir);
-  return dir;
-};
-beforeAll(async () => {
-  [redis, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
-}, 30_000);
-afterAll(async () => {
-  await Promise.all([redis?.close(), cluster?.close()]);
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** Nodes of one backend on one fresh state: `node()` opens another (state store + CRM store on its connection). */
+/** Nodes of one backend on one fresh state: `node()` opens another (state store + crm store on its connection). */
 function backend(name: Name) {
-  const open: { state: StateStore; crm: CrmStore }[] = [];
-  let file = '';
-  const closeAll = async () => {
-    for (const n of open.splice(0)) {
-      await n.crm.close();
-      await n.state.close();
-    }
-  };
-  const fx = {
-    async fresh() {
-      file = join(tempDir(), 'svc.db');
-      if (name === 'redis') {
-        const admin = createClient({ url: redis.url });
-        await admin.connect();
-        await admin.flushAll();
-        await admin.close();
-      } else if (name === 'redis-cluster') await cluster.flush();
-    },
-    async node(): Promise<CrmStore> {
-      let state: StateStore;
-      let crm: CrmStore;
-      if (name === 'sqlite') {
-        const s = new SqliteStateStore(file, { log: () => {} });
-        [state, crm] = [s, new SqliteCrmStore(s.sqlite)];
-      } else {
-        const url = name === 'redis' ? redis.url : cluster.url;
-        const s = await RedisStateStore.open({ url, cluster: name === 'redis-cluster', journalDir: tempDir(), outageAllowance: 10, log: () => {} });
-        [state, crm] = [s, new RedisCrmStore(s.redis)];
-      }
-      open.push({ state, crm });
-      return crm;
-    },
-    closeAll,
+  return {
+    fresh: () => harness.fresh(name),
+    node: () => harness.node(name),
+    closeAll: () => harness.closeAll(),
     /** Every node closed (the Redis server itself restarted from its AOF), then a node opened again. */
     async restart(): Promise<CrmStore> {
-      await closeAll();
+      await harness.closeAll();
       if (name === 'redis') {
-        await redis.stop('SIGTERM');
-        await redis.start();
+        await harness.redis().stop('SIGTERM');
+        await harness.redis().start();
       }
-      return fx.node();
+      return harness.node(name);
     },
   };
-  return fx;
 }
 
 const collect = async (store: CrmStore) => {

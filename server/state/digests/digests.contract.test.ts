@@ -1,75 +1,21 @@
-/**
- * One contract, three backends: the digest store on a real SQLite state file, a real redis-server and a
- * real Redis Cluster, on the state store's connection as backend.ts opens it. `a` and `b` are two nodes
- * (two processes on the file, two Redis connections) sharing the store.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createClient } from '@redis/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { DigestSettings } from '../../../core/digest-records.ts';
-import { type RedisCluster, startRedisCluster } from '../../testing/redis-cluster.ts';
-import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
-import { RedisStateStore } from '../redis/store.ts';
+import { type BackendName, concernNodes } from '../../testing/concern-nodes.ts';
 import { SqliteStateStore } from '../sqlite/store.ts';
-import type { StateStore } from '../store.ts';
 import type { DigestEntry } from '../transfer/transfer.ts';
 import { RedisDigestStore } from './redis.ts';
 import { SqliteDigestStore } from './sqlite.ts';
 import type { ClaimRequest, DigestStore } from './store.ts';
 
-type Name = 'sqlite' | 'redis' | 'redis-cluster';
+type Name = BackendName;
+const harness = concernNodes<DigestStore>('digests', (s) => (s instanceof SqliteStateStore ? new SqliteDigestStore(s.sqlite) : new RedisDigestStore(s.redis)));
 
-let redis: RedisServer;
-let cluster: RedisCluster;
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-digests-'));
-  dirs.push(dir);
-  return dir;
-};
-beforeAll(async () => {
-  [redis, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
-}, 30_000);
-afterAll(async () => {
-  await Promise.all([redis?.close(), cluster?.close()]);
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
+/** Nodes of one backend on one fresh state: `node()` opens another (state store + digests store on its connection). */
 function backend(name: Name) {
-  const open: { state: StateStore; digests: DigestStore }[] = [];
-  let file = '';
   return {
-    async fresh() {
-      file = join(tempDir(), 'svc.db');
-      if (name === 'redis') {
-        const admin = createClient({ url: redis.url });
-        await admin.connect();
-        await admin.flushAll();
-        await admin.close();
-      } else if (name === 'redis-cluster') await cluster.flush();
-    },
-    async node(): Promise<DigestStore> {
-      let state: StateStore;
-      let digests: DigestStore;
-      if (name === 'sqlite') {
-        const s = new SqliteStateStore(file, { log: () => {} });
-        [state, digests] = [s, new SqliteDigestStore(s.sqlite)];
-      } else {
-        const url = name === 'redis' ? redis.url : cluster.url;
-        const s = await RedisStateStore.open({ url, cluster: name === 'redis-cluster', journalDir: tempDir(), outageAllowance: 10, log: () => {} });
-        [state, digests] = [s, new RedisDigestStore(s.redis)];
-      }
-      open.push({ state, digests });
-      return digests;
-    },
-    async closeAll() {
-      for (const n of open.splice(0)) {
-        await n.digests.close();
-        await n.state.close();
-      }
-    },
+    fresh: () => harness.fresh(name),
+    node: () => harness.node(name),
+    closeAll: () => harness.closeAll(),
   };
 }
 

@@ -1,20 +1,7 @@
-/**
- * The engagement store, one contract for SQLite, Redis and Redis Cluster, with two nodes on one state:
- * engaged time summed per account, day and path; custom events counted per name and kept newest first with
- * their properties; the per-day bounds held when nodes race past them; a burst of beacons summed exactly;
- * the export's order and its pages; and export → import moving everything across backends.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createClient } from '@redis/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisCluster, startRedisCluster } from '../../testing/redis-cluster.ts';
-import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { describe, expect, it } from 'vitest';
+import { BACKEND_NAMES, concernNodes } from '../../testing/concern-nodes.ts';
 import { StateError } from '../errors.ts';
-import { RedisStateStore } from '../redis/store.ts';
 import { SqliteStateStore } from '../sqlite/store.ts';
-import type { StateStore } from '../store.ts';
 import type { EngagementEntry } from './entries.ts';
 import { RedisEngagementStore } from './redis.ts';
 import { SqliteEngagementStore } from './sqlite.ts';
@@ -29,55 +16,10 @@ import {
   RECENT_EVENTS_PER_ACCOUNT,
 } from './store.ts';
 
-type Name = 'sqlite' | 'redis' | 'redis-cluster';
-const NAMES: Name[] = ['sqlite', 'redis', 'redis-cluster'];
-
-let redis: RedisServer;
-let cluster: RedisCluster;
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-engagement-'));
-  dirs.push(dir);
-  return dir;
-};
-beforeAll(async () => {
-  [redis, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
-}, 30_000);
-afterAll(async () => {
-  await Promise.all([redis?.close(), cluster?.close()]);
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** `count` nodes on one fresh state of the backend. */
-async function nodes(name: Name, count: number) {
-  const file = join(tempDir(), 'svc.db');
-  if (name === 'redis') {
-    const admin = createClient({ url: redis.url });
-    await admin.connect();
-    await admin.flushAll();
-    await admin.close();
-  } else if (name === 'redis-cluster') await cluster.flush();
-  const open: { state: StateStore; engagement: EngagementStore }[] = [];
-  for (let i = 0; i < count; i++) {
-    if (name === 'sqlite') {
-      const s = new SqliteStateStore(file, { log: () => {} });
-      open.push({ state: s, engagement: new SqliteEngagementStore(s.sqlite) });
-    } else {
-      const url = name === 'redis' ? redis.url : cluster.url;
-      const s = await RedisStateStore.open({ url, cluster: name === 'redis-cluster', journalDir: tempDir(), outageAllowance: 10, log: () => {} });
-      open.push({ state: s, engagement: new RedisEngagementStore(s.redis) });
-    }
-  }
-  return {
-    stores: open.map((o) => o.engagement),
-    async close() {
-      for (const o of open) {
-        await o.engagement.close();
-        await o.state.close();
-      }
-    },
-  };
-}
+const NAMES = BACKEND_NAMES;
+const { nodes } = concernNodes<EngagementStore>('engagement', (s) =>
+  s instanceof SqliteStateStore ? new SqliteEngagementStore(s.sqlite) : new RedisEngagementStore(s.redis),
+);
 
 const dayOffset = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 const TODAY = dayOffset(0);
