@@ -138,6 +138,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     dataset,
     visits: backend.visits,
     crm: backend.crm,
+    engagement: backend.engagement,
     owners: backend.alerts,
     mailer: createDigestMailer(config),
     baseUrl: serverBaseUrl(config),

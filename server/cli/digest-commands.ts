@@ -50,6 +50,7 @@ export const DIGEST_COMMANDS: Record<string, Command> = {
             dataset: { current: { catalog } },
             visits: backend.visits,
             crm: backend.crm,
+            engagement: backend.engagement,
             owners: backend.alerts,
             mailer: createDigestMailer(config),
             baseUrl: serverBaseUrl(config),

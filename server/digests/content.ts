@@ -10,36 +10,34 @@
  *   - the most active accounts and the top pages of the visits.
  * One read per period and customer of the page views (a digest of several users of a customer reuses it:
  * `PeriodReads`), the catalog's rows of the visiting accounts, and for "my accounts" the owners in one read
- * per CRM, one of the owners list and one of the territory rules.
+ * per CRM, one of the owners list and one of the territory rules; for segments, the accounts' facts as
+ * every other surface gathers them (./segment-scope.ts).
  *
  * The visit store counts per UTC day: page views and top pages are those of the UTC days the local period
  * touches (a day's edge can count a few views of the day before or after); which accounts visited and
  * which are new is read from the accounts' first and last view times, to the minute.
  */
 import type { CustomerRecord } from '../../core/access-records.ts';
-import { CRM_PROVIDERS, type CrmAccountRecord } from '../../core/crm-records.ts';
+import type { CrmAccountRecord } from '../../core/crm-records.ts';
 import type { DigestScope } from '../../core/digest-records.ts';
 import { BUYING_STAGES, type BuyingStage } from '../../core/vocabulary.ts';
 import { territoryOf } from '../alerts/owners.ts';
-import type { Catalog } from '../data/catalog.ts';
 import { buyingStage, FIRST_PARTY_WINDOW_DAYS, intentScore } from '../scoring/model.ts';
-import { accountFactsOf, crmFactsOf } from '../segments/account-facts.ts';
-import { type CrmFacts, listMembers, needsAccountFacts, segmentMatches } from '../segments/evaluate.ts';
+import { crmFactsOf, factsPagesFrom } from '../segments/account-facts.ts';
+import { listMembers, needsAccountFacts } from '../segments/evaluate.ts';
 import { type AlertStateStore, ownerKey } from '../state/alerts/store.ts';
-import type { CrmStore } from '../state/crm/store.ts';
 import type { AccountPagePerDay, AccountVisits, VisitStore } from '../state/visits/store.ts';
 import { addDays, type DigestPeriod } from './period.ts';
+import { crmRecordsByAccount, type ScopeSources, segmentScopeMembers } from './segment-scope.ts';
 
 /** Accounts listed per section at most (the rest is counted). */
 export const LISTED_PER_SECTION = 15;
 /** Pages listed in "Top pages". */
 export const TOP_PAGES_LISTED = 10;
 
-export interface DigestSources {
-  visits: Pick<VisitStore, 'accountVisits' | 'accountsPages'>;
-  catalog: Pick<Catalog, 'company' | 'intent'>;
-  /** The CRM sync's read-back (each account's owner); absent: no CRM owners. */
-  crm?: Pick<CrmStore, 'getAccounts'>;
+/** `engagement`, `crm` and the catalog's topics: what segments of a scope read beyond pages and intent (./segment-scope.ts). */
+export interface DigestSources extends ScopeSources {
+  visits: ScopeSources['visits'] & Pick<VisitStore, 'accountVisits'>;
   /** The customer's owners list and territory rules (server/alerts/); absent: none. */
   owners?: Pick<AlertStateStore, 'ownerRows' | 'territories'>;
 }
@@ -93,17 +91,17 @@ export interface PeriodReads {
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** Reads the period's visits of a customer: two aggregate reads, and the per-day pages when `withPages`. */
-export async function readPeriod(sources: DigestSources, customerId: string, period: DigestPeriod, withPages: boolean): Promise<PeriodReads> {
+/** Reads the period's visits of a customer: two aggregate reads, and the per-day pages from `pagesFrom` unless null. */
+export async function readPeriod(sources: DigestSources, customerId: string, period: DigestPeriod, pagesFrom: string | null): Promise<PeriodReads> {
   const from = utcDay(period.startMs);
   const to = utcDay(period.endMs - 1);
-  const lookback = addDays(from, -FIRST_PARTY_WINDOW_DAYS);
+  const lookback = periodLookback(period);
   const start = new Date(period.startMs).toISOString();
   const end = new Date(period.endMs).toISOString();
   const [days, before, rows] = await Promise.all([
     sources.visits.accountVisits(customerId, from, to),
     sources.visits.accountVisits(customerId, lookback, addDays(from, -1)),
-    withPages ? sources.visits.accountsPages(customerId, lookback, to) : Promise.resolve(null),
+    pagesFrom !== null ? sources.visits.accountsPages(customerId, pagesFrom, to) : Promise.resolve(null),
   ]);
   const visited = days.filter((a) => a.last_seen >= start && a.first_seen < end);
   let pages: Map<string, AccountPagePerDay[]> | null = null;
@@ -120,20 +118,24 @@ export async function readPeriod(sources: DigestSources, customerId: string, per
   return { visited, seenBefore: new Set(before.map((a) => a.company_id)), pages };
 }
 
-/** Whether a digest of this customer and scope needs the per-day pages (stage moves, or segment rules on behaviour or intent). */
-export function needsPages(customer: CustomerRecord, scope: DigestScope): boolean {
-  if (customer.products.length > 0) return true;
-  if (scope.type !== 'segments') return false;
-  const need = needsAccountFacts(customer.segments.filter((s) => scope.segments.includes(s.id)));
-  return need !== null && (need.days > 0 || need.intent);
-}
+/** The first day of the first-party window before the period: what "new" and the stage at its start read. */
+const periodLookback = (period: DigestPeriod) => addDays(utcDay(period.startMs), -FIRST_PARTY_WINDOW_DAYS);
 
-/** What the CRMs say of these accounts (owners lower-cased, stages): one read per CRM. */
-async function crmFactsByAccount(crm: Pick<CrmStore, 'getAccounts'>, customerId: string, ids: string[]): Promise<Map<string, CrmFacts>> {
-  const records = (await Promise.all(CRM_PROVIDERS.map((p) => crm.getAccounts(customerId, p, ids)))).flat();
-  const byAccount = new Map<string, CrmAccountRecord[]>();
-  for (const r of records) byAccount.set(r.company_id, [...(byAccount.get(r.company_id) ?? []), r]);
-  return new Map([...byAccount].map(([id, rs]) => [id, crmFactsOf(rs)]));
+/** The segments of a scope, of the customer's. */
+const scopeSegments = (customer: CustomerRecord, scope: DigestScope) =>
+  scope.type === 'segments' ? customer.segments.filter((s) => scope.segments.includes(s.id)) : [];
+
+/**
+ * The first UTC day of page views a digest of this customer and scope reads, or null for none: the window
+ * before the period for stage moves, and as far back as the scope's segment rules look (the facts are
+ * evaluated at the period's end, ./segment-scope.ts).
+ */
+export function pagesFrom(customer: CustomerRecord, scope: DigestScope, period: DigestPeriod): string | null {
+  const lookback = periodLookback(period);
+  const need = needsAccountFacts(scopeSegments(customer, scope));
+  const rulesFrom = need !== null && (need.days > 0 || need.intent) ? factsPagesFrom(need, new Date(period.endMs)) : null;
+  if (rulesFrom !== null && rulesFrom < lookback) return rulesFrom;
+  return rulesFrom !== null || customer.products.length > 0 ? lookback : null;
 }
 
 async function inScope(
@@ -154,27 +156,15 @@ async function inScope(
   }
   const lists = listMembers(customer);
   const inList = (id: string) => scope.lists.some((l) => lists(l)?.has(id));
-  const segments = customer.segments.filter((s) => scope.segments.includes(s.id));
-  const need = needsAccountFacts(segments);
-  const crm = need?.crm && sources.crm ? await crmFactsByAccount(sources.crm, customer.id, ids) : null;
-  const now = new Date(period.endMs);
-  return visited.filter((a) => {
-    if (inList(a.company_id)) return true;
-    if (segments.length === 0) return false;
-    const company = sources.catalog.company(a.company_id);
-    if (!company) return false;
-    const facts =
-      need === null
-        ? undefined
-        : accountFactsOf({
-            now,
-            pages: reads.pages?.get(a.company_id) ?? [],
-            signals: need.intent ? sources.catalog.intent(a.company_id) : [],
-            products: customer.products,
-            crm: crm?.get(a.company_id) ?? crmFactsOf([]),
-          });
-    return segments.some((s) => segmentMatches(s.match, company, lists, facts));
+  const members = await segmentScopeMembers(sources, {
+    customer,
+    segments: scopeSegments(customer, scope),
+    lists,
+    ids: ids.filter((id) => !inList(id)),
+    pages: reads.pages,
+    now: new Date(period.endMs),
   });
+  return visited.filter((a) => inList(a.company_id) || members.has(a.company_id));
 }
 
 /**
@@ -189,7 +179,7 @@ async function accountOwners(sources: DigestSources, customerId: string, ids: st
     return [ownerKey.company(id), ...(domain ? [ownerKey.domain(domain)] : [])];
   });
   const [crm, rows, rules] = await Promise.all([
-    sources.crm ? crmFactsByAccount(sources.crm, customerId, ids) : new Map<string, CrmFacts>(),
+    sources.crm ? crmRecordsByAccount(sources.crm, customerId, ids) : new Map<string, CrmAccountRecord[]>(),
     sources.owners ? sources.owners.ownerRows(customerId, keys) : [],
     sources.owners ? sources.owners.territories(customerId) : [],
   ]);
@@ -198,7 +188,7 @@ async function accountOwners(sources: DigestSources, customerId: string, ids: st
   for (const id of ids) {
     const company = companies.get(id);
     const owner =
-      crm.get(id)?.owners[0] ??
+      crmFactsOf(crm.get(id) ?? []).owners[0] ??
       byKey.get(ownerKey.company(id)) ??
       (company?.domain ? byKey.get(ownerKey.domain(company.domain)) : undefined) ??
       (company ? territoryOf(rules, company)?.owner_email.toLowerCase() : undefined);

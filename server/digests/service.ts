@@ -13,14 +13,11 @@ import type { CustomerRecord } from '../../core/access-records.ts';
 import { hashForAccount } from '../../core/console-links.ts';
 import { DEFAULT_DIGEST_SETTINGS, type DigestSettings } from '../../core/digest-records.ts';
 import type { UserRecord } from '../../core/user-records.ts';
-import type { Catalog } from '../data/catalog.ts';
 import type { AccessRecords } from '../state/access/service.ts';
 import type { AlertStateStore } from '../state/alerts/store.ts';
-import type { CrmStore } from '../state/crm/store.ts';
 import type { DigestStore } from '../state/digests/store.ts';
 import type { UserStore } from '../state/users/store.ts';
-import type { VisitStore } from '../state/visits/store.ts';
-import { type DigestContent, type DigestSources, gatherDigest, needsPages, nothingToSay, type PeriodReads, readPeriod } from './content.ts';
+import { type DigestContent, type DigestSources, gatherDigest, nothingToSay, type PeriodReads, pagesFrom, readPeriod } from './content.ts';
 import type { DigestMailer } from './mail.ts';
 import { type DigestPeriod, duePeriod, lastPeriod, periodHolding } from './period.ts';
 import { type RenderedDigest, renderDigest } from './render.ts';
@@ -41,9 +38,12 @@ export interface DigestDeps {
   store: DigestStore;
   users: Pick<UserStore, 'getUser' | 'listUsers'>;
   customers: Pick<AccessRecords, 'getCustomer' | 'getSetting' | 'setSettingIfAbsent'>;
-  dataset: { readonly current: { readonly catalog: Pick<Catalog, 'company' | 'intent'> } };
-  visits: Pick<VisitStore, 'accountVisits' | 'accountsPages'>;
-  crm?: Pick<CrmStore, 'getAccounts'>;
+  /** The served data snapshot: companies, intent signals, topics, and what lookalike seeds are scored over. */
+  dataset: { readonly current: { readonly catalog: DigestSources['catalog'] } };
+  visits: DigestSources['visits'];
+  crm?: DigestSources['crm'];
+  /** Engaged time and custom events, for segments with `engaged` or `event` conditions. */
+  engagement?: DigestSources['engagement'];
   /** The owners list and territory rules (server/alerts/), for "my accounts". */
   owners?: Pick<AlertStateStore, 'ownerRows' | 'territories'>;
   /** Null without SVC_SMTP_URL: nothing is sent (previews still work). */
@@ -125,7 +125,8 @@ export class Digests {
   }
 
   private sources(): DigestSources {
-    return { visits: this.deps.visits, catalog: this.deps.dataset.current.catalog, crm: this.deps.crm, owners: this.deps.owners };
+    const { visits, crm, engagement, owners } = this.deps;
+    return { visits, catalog: this.deps.dataset.current.catalog, crm, engagement, owners };
   }
 
   /** The digest a user gets for a period (its content and the mail), built now. */
@@ -137,11 +138,11 @@ export class Digests {
     cache?: ReadCache,
   ): Promise<{ content: DigestContent; mail: RenderedDigest }> {
     const sources = this.sources();
-    const withPages = needsPages(customer, settings.scope);
-    const readKey = `${customer.id}|${period.key}|${period.startMs}|${withPages}`;
+    const from = pagesFrom(customer, settings.scope, period);
+    const readKey = `${customer.id}|${period.key}|${period.startMs}|${from}`;
     let reads = cache?.get(readKey);
     if (!reads) {
-      reads = readPeriod(sources, customer.id, period, withPages);
+      reads = readPeriod(sources, customer.id, period, from);
       cache?.set(readKey, reads);
     }
     const content = await gatherDigest(sources, {

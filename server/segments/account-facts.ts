@@ -128,12 +128,17 @@ export async function cachedCrmFacts(store: Pick<CrmStore, 'getAccounts'>, custo
 export interface FactsSources {
   /** `topics`: the third-party topics `topic` conditions read; absent: they hold for nobody. */
   catalog: Pick<Catalog, 'intent'> & Partial<Pick<Catalog, 'topics'>>;
-  /** The visit store; absent: the account has no page views known. */
+  /** The visit store; absent (and no `pages`): the account has no page views known. */
   visits?: Pick<VisitStore, 'accountPages'>;
   /** The CRM store (what the CRM sync read back); absent: the account has no CRM owner or stage. */
   crm?: Pick<CrmStore, 'getAccounts'>;
   /** The account's CRM records when the caller read them already (the account page shows them): not read again. */
   crmRecords?: readonly CrmAccountRecord[];
+  /**
+   * The account's pages when the caller read them already, from at least the first day the rules and the
+   * scoring window read (a digest reads every visiting account's at once): used instead of `visits`.
+   */
+  pages?: readonly PagePerDay[];
   /**
    * What the seeds of `lookalike` conditions are resolved from (./lookalike-seeds.ts); absent: from the
    * catalog and stores above with the customer, when they are whole (`seedSourcesOf`), else they hold for nobody.
@@ -141,11 +146,19 @@ export interface FactsSources {
   seeds?: SeedSources;
   /** The engagement store (engaged time, custom events); absent: the account has none known. */
   engagement?: Pick<EngagementStore, 'accountEngagement'>;
+  /** The account's engagement when the caller read it already (covering at least the rules' longest window): used instead of `engagement`. */
+  accountEngagement?: EngagementFacts;
   /**
    * A store that cannot answer (Redis down): reported here, the facts then hold no page views (as the
    * scores do) and no CRM side.
    */
   onError?: (e: unknown) => void;
+}
+
+/** The first UTC day of the pages the facts read at `now`: the earlier of the rules' longest look-back and the scoring window's first day. */
+export function factsPagesFrom(need: Pick<FactsNeed, 'days'>, now: Date): string {
+  const window = firstPartyWindow(now);
+  return need.days > 0 ? minDay(windowStart(window.to, need.days), window.from) : window.from;
 }
 
 /**
@@ -162,10 +175,12 @@ export async function gatherAccountFacts(
 ): Promise<GatheredFacts | undefined> {
   if (need === null) return undefined;
   const window = firstPartyWindow(now);
-  const readPages = sources.visits !== undefined && (need.days > 0 || (need.intent && customer.products.length > 0));
+  const readPages = (sources.pages !== undefined || sources.visits !== undefined) && (need.days > 0 || (need.intent && customer.products.length > 0));
   const readPagesNow = async (): Promise<readonly PagePerDay[]> => {
     if (!readPages) return [];
-    const from = need.days > 0 ? minDay(windowStart(window.to, need.days), window.from) : window.from;
+    const from = factsPagesFrom(need, now);
+    // Cut to what a read would answer, so preloaded pages give the very facts a read gives.
+    if (sources.pages) return sources.pages.filter((p) => p.day >= from && p.day <= window.to);
     try {
       return await sources.visits!.accountPages(customer.id, companyId, from, window.to);
     } catch (e) {
@@ -175,7 +190,9 @@ export async function gatherAccountFacts(
   };
   const seeds = need.lookalike ? (sources.seeds ?? seedSourcesOf(sources, customer)) : undefined;
   const readEngagement = async (): Promise<EngagementFacts | undefined> => {
-    if (!need.engagement || !sources.engagement) return undefined;
+    if (!need.engagement) return undefined;
+    if (sources.accountEngagement) return sources.accountEngagement;
+    if (!sources.engagement) return undefined;
     try {
       return await sources.engagement.accountEngagement(customer.id, companyId, windowStart(window.to, need.engagement), window.to);
     } catch (e) {
