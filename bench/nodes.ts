@@ -5,17 +5,25 @@
  *
  * 1. One `svc serve` node on SQLite against one on Redis (redis-server with deploy/redis.conf: AOF,
  *    appendfsync always), loaded interleaved in the same run: the node's CPU time per response (from
- *    /proc) in Redis mode over SQLite mode — the goal is ≤ 1.3× — plus redis-server's own CPU per response.
+ *    /proc) in Redis mode over SQLite mode — the goal is ≤ 1.2× (issue 38) — plus redis-server's own CPU per response.
  * 2. A local cluster (deploy/local-cluster.ts, Redis state) of 1 node against one of 2 nodes, both behind
  *    nginx: req/s and the nodes' summed CPU per response. On a 2-core machine the load generator takes one
  *    core, so the second node mostly shows what it costs rather than what it adds.
  *
  * State is seeded through the admin API (the same calls on either backend): the generated demo customer
  * rich in credits, its 200 tags, an identification token with the highest rate limit.
+ *
+ * `--against <main.js>`: an A/B of part 1 instead — the SQLite node, a Redis node running that production
+ * bundle (e.g. built from a `git worktree` of the commit before a change) and a Redis node running this
+ * tree's (or `--bundle`'s), loaded interleaved, each Redis node on its own redis-server: node CPU, the
+ * redis-server's CPU and its commands (INFO commandstats: script calls, and every command a script ran) per
+ * response.
  */
 import { mkdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createClient } from '@redis/client';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { type LocalCluster, REDIS_CONF, startLocalCluster } from '../deploy/local-cluster.ts';
 import { freePort, ManagedProcess, redisPing } from '../deploy/processes.ts';
@@ -71,13 +79,44 @@ function nodeEnv(data: BenchData, extra: Record<string, string>): Record<string,
   return { SVC_DATA: data.data, SVC_LOG: 'info', SVC_TRUST_PROXY: 'loopback', SVC_ADMIN_TOKEN: ADMIN_TOKEN, ...extra };
 }
 
+/** Commands redis-server ran so far: script calls (EVAL/EVALSHA) and all of them (those a script ran included). */
+async function redisCommands(url: string): Promise<{ scripts: number; all: number }> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    let scripts = 0;
+    let all = 0;
+    for (const m of (await client.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      all += Number(m[2]);
+      if (m[1] === 'evalsha' || m[1] === 'eval') scripts += Number(m[2]);
+    }
+    return { scripts, all };
+  } finally {
+    await client.close();
+  }
+}
+
 export async function benchNodes(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { companies: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      companies: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      against: { type: 'string' },
+      bundle: { type: 'string' },
+      rounds: { type: 'string' },
+    },
+  });
   const companies = Number(values.companies ?? 20_000);
   const duration = Number(values.duration ?? 6);
   const connections = Number(values.connections ?? 50);
   const data = await ensureBenchData(companies);
-  await buildServer();
+  if (values.bundle === undefined) await buildServer();
+  if (values.against !== undefined) {
+    await abRedis(data, values.against, values.bundle ?? CLI, { duration, connections, companies, rounds: Number(values.rounds ?? 3) });
+    return;
+  }
   const work = runFolder('nodes');
   const ips = ipMix(data);
   const size = `${connections} connections, ${duration} s, ${companies.toLocaleString('en-US')} companies`;
@@ -104,6 +143,7 @@ export async function benchNodes(args: string[]): Promise<void> {
       await new Promise((r) => setTimeout(r, idleS * 1000));
       const idleRate = [(cpuSeconds(sqliteNode.pid) - idle0[0]) / idleS, (cpuSeconds(redisNode.pid) - idle0[1]) / idleS];
       const redisCpu0 = cpuSeconds(redis.process.pid!);
+      const load0 = loadavg()[0];
       const results = await loadInterleaved(
         [
           { name: 'sqlite', url: sqliteNode.url, requests: identificationRequests(sqliteState, ips, 'token'), pid: sqliteNode.pid },
@@ -111,6 +151,7 @@ export async function benchNodes(args: string[]): Promise<void> {
         ],
         { duration, connections },
       );
+      const load1 = loadavg()[0];
       const sqlite = results.get('sqlite')!;
       const onRedis = results.get('redis')!;
       // Warm-up responses are not counted in `total`, so this slightly overstates redis-server's share.
@@ -125,8 +166,8 @@ export async function benchNodes(args: string[]): Promise<void> {
       );
       record({
         benchmark: `nodes: identification token mode, one node on Redis vs one on SQLite (${size})`,
-        figures: `SQLite ${describeLoad(sqlite)}; Redis ${describeLoad(onRedis)}; redis-server itself ≤ ${redisServerUs.toFixed(0)} µs/response; ${idleText}; net of it ${netSqlite.toFixed(0)} vs ${netRedis.toFixed(0)} µs/response`,
-        ratio: `node CPU per response Redis/SQLite ${fmt.x(onRedis.cpuUsPerResponse / sqlite.cpuUsPerResponse)}, net of idle background ${fmt.x(netRedis / netSqlite)} (goal ≤ 1.30×); req/s Redis/SQLite ${fmt.x(onRedis.rps / sqlite.rps)}`,
+        figures: `SQLite ${describeLoad(sqlite)}; Redis ${describeLoad(onRedis)}; redis-server itself ≤ ${redisServerUs.toFixed(0)} µs/response; ${idleText}; net of it ${netSqlite.toFixed(0)} vs ${netRedis.toFixed(0)} µs/response; load average ${load0.toFixed(1)} → ${load1.toFixed(1)} on ${cpus().length} cores`,
+        ratio: `node CPU per response Redis/SQLite ${fmt.x(onRedis.cpuUsPerResponse / sqlite.cpuUsPerResponse)}, net of idle background ${fmt.x(netRedis / netSqlite)} (goal ≤ 1.20×, issue 38); req/s Redis/SQLite ${fmt.x(onRedis.rps / sqlite.rps)}`,
       });
     } finally {
       await sqliteNode.stop();
@@ -180,5 +221,74 @@ export async function benchNodes(args: string[]): Promise<void> {
       for (const c of clusters) await c.stop();
       rmSync(work, { recursive: true, force: true });
     }
+  }
+}
+
+/** `--against`: part 1 as an A/B of two production bundles on Redis, the SQLite node as the common baseline. */
+async function abRedis(
+  data: BenchData,
+  against: string,
+  bundle: string,
+  o: { duration: number; connections: number; companies: number; rounds: number },
+): Promise<void> {
+  const work = runFolder('nodes-ab');
+  const ips = ipMix(data);
+  const redisA = await startRedis(join(work, 'redis-a'));
+  const redisB = await startRedis(join(work, 'redis-b'));
+  const sqliteNode = await startProcess(bundle, ['serve'], nodeEnv(data, { SVC_STATE: join(work, 'state.db') }), '/readyz', [], join(work, 'sqlite-node.log'));
+  const redisNode = (cli: string, url: string, name: string) =>
+    startProcess(
+      cli,
+      ['serve'],
+      nodeEnv(data, { SVC_STATE: join(work, `${name}-unused.db`), SVC_REDIS_URL: url, SVC_JOURNAL_DIR: join(work, `${name}-journal`) }),
+      '/readyz',
+      [],
+      join(work, `${name}-node.log`),
+    );
+  const nodeA = await redisNode(against, redisA.url, 'a');
+  const nodeB = await redisNode(bundle, redisB.url, 'b');
+  try {
+    const states = await Promise.all([sqliteNode, nodeA, nodeB].map((n) => seedViaAdmin(n.url, data)));
+    const redisPids = [redisA.process.pid!, redisB.process.pid!];
+    const redisUrls = [redisA.url, redisB.url];
+    const cpu0 = redisPids.map(cpuSeconds);
+    const cmd0 = await Promise.all(redisUrls.map(redisCommands));
+    const load0 = loadavg()[0];
+    const results = await loadInterleaved(
+      [
+        { name: 'sqlite', url: sqliteNode.url, requests: identificationRequests(states[0], ips, 'token'), pid: sqliteNode.pid },
+        { name: 'a', url: nodeA.url, requests: identificationRequests(states[1], ips, 'token'), pid: nodeA.pid },
+        { name: 'b', url: nodeB.url, requests: identificationRequests(states[2], ips, 'token'), pid: nodeB.pid },
+      ],
+      { duration: o.duration, connections: o.connections, rounds: o.rounds },
+    );
+    const load1 = loadavg()[0];
+    const cmd1 = await Promise.all(redisUrls.map(redisCommands));
+    const sqlite = results.get('sqlite')!;
+    const side = (name: 'a' | 'b', i: number) => {
+      const r = results.get(name)!;
+      // Warm-up responses are not counted in `total`, so these slightly overstate redis-server's share.
+      const serverUs = ((cpuSeconds(redisPids[i]) - cpu0[i]) * 1e6) / r.total;
+      const scripts = (cmd1[i].scripts - cmd0[i].scripts) / r.total;
+      const all = (cmd1[i].all - cmd0[i].all) / r.total;
+      return {
+        r,
+        text: `${describeLoad(r)} (${fmt.x(r.cpuUsPerResponse / sqlite.cpuUsPerResponse)} SQLite's), redis-server ${serverUs.toFixed(1)} µs/response, ${scripts.toFixed(3)} script calls and ${all.toFixed(2)} commands/response`,
+      };
+    };
+    const a = side('a', 0);
+    const b = side('b', 1);
+    record({
+      benchmark: `nodes A/B: identification token mode, a Redis node on ${bundle} (B) vs on ${against} (A), SQLite node as the baseline (${o.connections} connections, ${o.duration} s in ${o.rounds} interleaved slices, ${o.companies.toLocaleString('en-US')} companies)`,
+      figures: `SQLite ${describeLoad(sqlite)}; A ${a.text}; B ${b.text}; load average ${load0.toFixed(1)} → ${load1.toFixed(1)} on ${cpus().length} cores`,
+      ratio: `node CPU per response B/A ${fmt.x(b.r.cpuUsPerResponse / a.r.cpuUsPerResponse)}; Redis/SQLite A ${fmt.x(a.r.cpuUsPerResponse / sqlite.cpuUsPerResponse)}, B ${fmt.x(b.r.cpuUsPerResponse / sqlite.cpuUsPerResponse)} (goal ≤ 1.20×)`,
+    });
+  } finally {
+    for (const n of [sqliteNode, nodeA, nodeB]) await n.stop();
+    for (const r of [redisA, redisB]) {
+      await r.process.stop();
+      await r.process.closeLog();
+    }
+    rmSync(work, { recursive: true, force: true });
   }
 }

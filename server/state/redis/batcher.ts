@@ -1,24 +1,18 @@
 /**
  * The metering turn batcher on Redis: operations reaching the store in one event-loop turn form one
- * batch; per customer, the batch is ONE call of the METER Lua script (scripts.ts), and all calls of a batch
+ * batch; per customer, the batch is ONE call of the METER Lua script (meter-script.ts), and all calls of a batch
  * are written together (node-redis pipelines commands issued in the same turn): one round trip per batch.
  */
 import { createHash } from 'node:crypto';
 import { retryTryAgain } from './connection.ts';
 import type { RedisBackend } from './lifecycle.ts';
-import { METER_SCRIPT } from './scripts.ts';
+import type { MeterOp } from './meter-ops.ts';
+import { METER_SCRIPT } from './meter-script.ts';
 import type { ReplicaWait } from './wait.ts';
 
 const METER_SHA = createHash('sha1').update(METER_SCRIPT).digest('hex');
 
-export interface MeterOp {
-  customer: string;
-  /** The op as the script reads it, with key names in place of indexes (indexed per call). */
-  keys: Record<string, string | string[]>;
-  op: Record<string, unknown>;
-  resolve: (reply: unknown) => void;
-  reject: (e: unknown) => void;
-}
+export type { MeterOp } from './meter-ops.ts';
 
 /**
  * A charge op's answer when its script ran but WAIT failed (replica not confirmed, the primary perhaps
@@ -38,12 +32,16 @@ export class MeterBatcher {
     private readonly wait: ReplicaWait,
   ) {}
 
-  enqueue(m: Omit<MeterOp, 'resolve' | 'reject'>): Promise<unknown> {
+  enqueue(op: MeterOp): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.batch.push({ ...m, resolve, reject });
-      if (this.batch.length === 1) setImmediate(() => this.flush());
+      op.resolve = resolve;
+      op.reject = reject;
+      this.batch.push(op);
+      if (this.batch.length === 1) setImmediate(this.flushNow);
     });
   }
+
+  private readonly flushNow = () => this.flush();
 
   /** One METER call per customer in the batch, all sent in the same turn (one round trip). */
   flush(): void {
@@ -62,23 +60,19 @@ export class MeterBatcher {
   /** One METER call for one customer's ops; each op's promise settles with its reply. */
   async run(group: MeterOp[]): Promise<void> {
     const keyList: string[] = [];
-    const index = new Map<string, number>();
-    const idx = (k: string) => {
+    const index = new Map<string, string>();
+    const key = (k: string) => {
       let i = index.get(k);
       if (i === undefined) {
         keyList.push(k);
-        i = keyList.length;
+        i = String(keyList.length);
         index.set(k, i);
       }
       return i;
     };
-    const ops = group.map(({ keys: ks, op }) => {
-      const out: Record<string, unknown> = { ...op };
-      for (const [name, k] of Object.entries(ks)) out[name] = Array.isArray(k) ? k.map(idx) : idx(k);
-      return out;
-    });
-    const args = [JSON.stringify(ops)];
-    const client = this.b.client;
+    const args: string[] = [];
+    for (const op of group) op.encode(args, key);
+    const client = this.b.untimed;
     try {
       const reply = await this.b.timed(
         retryTryAgain(async () => {
@@ -92,14 +86,14 @@ export class MeterBatcher {
         }),
       );
       const results = JSON.parse(reply) as unknown[];
-      if (this.wait.replicas > 0 && group.some((m) => m.op.t === 'ch')) {
+      if (this.wait.replicas > 0 && group.some((m) => m.charges)) {
         try {
           await this.wait.replicated(keyList[0]!);
         } catch {
           // The script ran: its outcomes stand (an error here would answer 503 for charges that were
           // made), each charge marked so its caller makes it durable some other way (metering/redis.ts).
           for (let i = 0; i < group.length; i++) {
-            if (group[i].op.t === 'ch') group[i].reject(new UnconfirmedCharge(results[i]));
+            if (group[i].charges) group[i].reject(new UnconfirmedCharge(results[i]));
             else group[i].resolve(results[i]);
           }
           return;

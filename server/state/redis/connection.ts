@@ -44,6 +44,23 @@ export function isCluster(client: RedisClientType): boolean {
   return clusters.has(client);
 }
 
+/**
+ * The same connection(s) without node-redis's own per-command timeout (`timeout: 0`), for callers that keep
+ * their own deadline; still a cluster client for `isCluster` when `client` is one. What
+ * `withCommandOptions` does, except that on one Redis the proxy derives from `client` itself (node-redis
+ * derives it from the object behind it), so what is set on `client` — tests wrap its methods — holds for
+ * the proxy too.
+ */
+export function withoutCommandTimeout(client: RedisClientType): RedisClientType {
+  if (isCluster(client)) {
+    const proxy = client.withCommandOptions({ timeout: 0 }) as unknown as RedisClientType;
+    clusters.add(proxy);
+    return proxy;
+  }
+  const options = (client as unknown as { _commandOptions?: object })._commandOptions;
+  return Object.assign(Object.create(client), { _commandOptions: { ...options, timeout: 0 } }) as RedisClientType;
+}
+
 /** The seed node URLs of `redis://[auth@]h1:p1,h2:p2/…`: each as its own URL, the credentials and path on every one. */
 export function seedUrls(url: string): string[] {
   const m = /^(rediss?:\/\/)(?:([^@/]*)@)?([^/?#]+)(.*)$/.exec(url);

@@ -15,7 +15,7 @@ import type { RedisClientType } from '@redis/client';
 import { AuthCache } from '../access/auth-cache.ts';
 import { StateError, type StateLog, StoreUnavailableError } from '../errors.ts';
 import { AuthVersion } from './auth-poll.ts';
-import { DEFAULT_COMMAND_TIMEOUT_MS, onConnection, openRedis } from './connection.ts';
+import { DEFAULT_COMMAND_TIMEOUT_MS, onConnection, openRedis, withoutCommandTimeout } from './connection.ts';
 import { DataEpoch } from './epoch.ts';
 import { OutageMeter } from './journal.ts';
 import { keys } from './keys.ts';
@@ -68,11 +68,20 @@ export class RedisBackend {
   /** Replays the outage journal (metering/redis.ts), given at open. */
   drainJournal: () => Promise<void> = () => Promise.resolve();
 
+  /**
+   * The same connection without node-redis's own command timeout, for calls under `timed` only (the
+   * metering batcher's scripts, WAIT): by default node-redis arms an AbortSignal.timeout (5 s) per command,
+   * a timer that outlives the answer and, when it fires, builds a DOMException — a few µs per command on
+   * the hot path for a deadline `timed` already keeps.
+   */
+  readonly untimed: RedisClientType;
+
   private constructor(
     readonly client: RedisClientType,
     readonly sub: RedisClientType,
     opts: RedisStoreOptions,
   ) {
+    this.untimed = withoutCommandTimeout(client);
     this.log = opts.log ?? ((m) => process.stderr.write(`svc state: ${m}\n`));
     this.outage = new OutageMeter({ journalDir: opts.journalDir, allowance: opts.outageAllowance });
     this.commandTimeoutMs = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;

@@ -35,7 +35,7 @@ export class ReplicaWait {
     let acked = 0;
     let failed: unknown = null;
     try {
-      acked = await this.b.timed(waitForReplicas(this.b.client, key, this.replicas, timeout));
+      acked = await this.b.timed(waitForReplicas(this.b.untimed, key, this.replicas, timeout));
     } catch (e) {
       failed = e;
     }

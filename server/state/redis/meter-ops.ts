@@ -1,0 +1,95 @@
+/**
+ * The metering operations the batcher sends to the METER script (meter-script.ts), each writing its own
+ * flat arguments. Fixed-shape objects with the arguments as ready strings: the
+ * hot path builds no intermediate records (spreading and re-keying per-op records, then JSON for the
+ * script to decode, cost more than the rest of a Redis request's metering).
+ */
+
+/** What the batcher needs of an op. */
+export abstract class MeterOp {
+  resolve: (reply: unknown) => void = noop;
+  reject: (e: unknown) => void = noop;
+
+  constructor(readonly customer: string) {}
+
+  /** Whether the op charges (WAIT applies to batches with a charge). */
+  abstract readonly charges: boolean;
+  /** Appends the op's arguments; `key` gives a key's argument (its index in KEYS, as a string). */
+  abstract encode(args: string[], key: (name: string) => string): void;
+}
+
+const noop = () => {};
+
+/** One request's rate-limit counters → the counts after the hit (`number[]`). */
+export class RateLimitOp extends MeterOp {
+  readonly charges = false;
+
+  constructor(
+    customer: string,
+    private readonly keys: string[],
+    private readonly limits: number[],
+    private readonly ttlMs: number,
+  ) {
+    super(customer);
+  }
+
+  encode(args: string[], key: (name: string) => string): void {
+    args.push('r', String(this.ttlMs), String(this.keys.length));
+    for (let i = 0; i < this.keys.length; i++) args.push(key(this.keys[i]!), String(this.limits[i]));
+  }
+}
+
+/** How a charge runs: '' ordinary; after an outage 'j' journaled, 'x' journaled while in flight, 'v' void. */
+export type ChargeMode = '' | 'j' | 'x' | 'v';
+
+/** The keys of a charge (one customer's). */
+export interface ChargeKeys {
+  used: string;
+  ledger: string;
+  usage: string;
+  settled: string;
+  /** The month's dedup hash, when the charge has a dedup key. */
+  dedupe: string | null;
+}
+
+/** One charge → `[outcome, used after]`. */
+export class ChargeOp extends MeterOp {
+  readonly charges = true;
+
+  constructor(
+    customer: string,
+    private readonly k: ChargeKeys,
+    private readonly dedupeKey: string | null,
+    private readonly dedupeTtlMs: number,
+    private readonly quota: number,
+    /** The ledger entry (JSON, carrying the id). */
+    private readonly entry: string,
+    /** `pool|api|month`: the usage hash's field prefix. */
+    private readonly usageField: string,
+    private readonly partner: boolean,
+    private readonly id: string,
+    private readonly mode: ChargeMode,
+  ) {
+    super(customer);
+  }
+
+  encode(args: string[], key: (name: string) => string): void {
+    const { k } = this;
+    args.push(
+      'c',
+      key(k.used),
+      key(k.ledger),
+      key(k.usage),
+      key(k.settled),
+      k.dedupe === null ? '0' : key(k.dedupe),
+      this.dedupeKey ?? '',
+      String(this.dedupeTtlMs),
+      String(this.quota),
+      this.entry,
+      this.usageField,
+      this.partner ? '1' : '0',
+      this.id,
+      this.mode,
+    );
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * METER gathers a batch's writes (meter-script.ts): one call of many requests costs Redis a handful of
+ * commands, not a few per request — and answers and stores exactly what the ops one by one would have.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { identificationCharge, TEST_CUSTOMER } from '../../testing/fixtures.ts';
+import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { keys } from './keys.ts';
+import { RedisStateStore } from './store.ts';
+
+let redis: RedisServer;
+const dir = mkdtempSync(join(tmpdir(), 'svc-meter-script-'));
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Calls per command since the last CONFIG RESETSTAT. */
+async function commandCalls(admin: { info(section: string): Promise<string> }): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const m of (await admin.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  return calls;
+}
+
+it('writes a batch of 40 charges, 40 rate-limit hits and retried charges with one command per key, with the outcomes of one by one', async () => {
+  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'a'), outageAllowance: 10 });
+  const admin = createClient({ url: redis.url });
+  await admin.connect();
+  try {
+    await s.createCustomer({ ...TEST_CUSTOMER, tags: [] });
+    const now = Date.now();
+    const hit = () =>
+      s.hitRateLimits({ customer_id: TEST_CUSTOMER.id, counters: [{ key: 'token:t', limit: 30 }], windowMs: 60_000, nowMs: now, degradable: true });
+    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    // One turn: 40 hits (the last 10 over the limit of 30), 40 charges and two attempts of one proxied
+    // request (the second free), against a quota of 45.
+    const charge = (i: number) => ({ ...identificationCharge(i), quota: 45 });
+    const hits = Array.from({ length: 40 }, hit);
+    const charges = Array.from({ length: 40 }, (_, i) => s.charge(charge(i)));
+    const retried = { ...charge(99), dedupe_key: 'acme|request|r1' };
+    const retries = [s.charge(retried), s.charge(retried)];
+    const counts = (await Promise.all(hits)).map((h) => h[0]!.remaining);
+    const outcomes = (await Promise.all([...charges, ...retries])).map((o) => o.outcome);
+    const calls = await commandCalls(admin);
+
+    expect(counts).toEqual([...Array.from({ length: 30 }, (_, i) => 29 - i), ...Array(10).fill(0)]);
+    expect(outcomes).toEqual([...Array(40).fill('charged'), 'charged', 'free']);
+    expect(calls.get('evalsha')).toBe(1);
+    expect(calls.get('rpush')).toBe(1);
+    expect(calls.get('incrby')).toBe(2);
+    expect(calls.get('hset')).toBe(1);
+    expect(calls.get('hincrby')).toBe(1);
+
+    expect(Number(await admin.get(keys.used(TEST_CUSTOMER.id, 'identification', 'year-0')))).toBe(41);
+    expect(await admin.lLen(keys.ledger(TEST_CUSTOMER.id))).toBe(41);
+    expect(await admin.hGet(keys.dedupe(TEST_CUSTOMER.id, '2026-11'), 'acme|request|r1')).toBe('2');
+    expect(await admin.pTTL(keys.dedupe(TEST_CUSTOMER.id, '2026-11'))).toBeGreaterThan(0);
+    expect(await admin.pTTL(keys.rate(TEST_CUSTOMER.id, now - (now % 60_000), 'token:t'))).toBeGreaterThan(0);
+    expect((await s.usage(TEST_CUSTOMER.id))[0]).toMatchObject({ charges: 41 });
+    // The next call reads what the first wrote: past the quota now.
+    const more = await Promise.all(Array.from({ length: 5 }, (_, i) => s.charge(charge(100 + i))));
+    expect(more.map((o) => o.outcome)).toEqual(['charged', 'charged', 'charged', 'charged', 'exhausted']);
+  } finally {
+    await admin.close();
+    await s.close();
+  }
+});
