@@ -1,5 +1,5 @@
 /** The tag bundle over HTTP: /tag/v1/svc.js and /tag/v1/<tagId>.js with the tag's settings inlined. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +127,47 @@ describe('the tag over the wire', () => {
   });
 });
 
+describe('GET /tag/v1/integrations.<hash>.js', () => {
+  it('serves the chunk the build wrote as JavaScript, kept for a year (its name is its content), Brotli or gzip, with 304 on revalidation', async () => {
+    const plain = readFileSync(join(dist, 'tag/chunks', sizes.integrations.file));
+    const path = `/tag/v1/${sizes.integrations.file}`;
+    const brotli = await raw(path, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    expect(brotli.status).toBe(200);
+    expect(brotli.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(brotli.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    // An ES module: a page imports it from the service's origin with CORS.
+    expect(brotli.headers['access-control-allow-origin']).toBe('*');
+    expect(brotli.headers['x-content-type-options']).toBe('nosniff');
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.body.length).toBe(sizes.integrations.br);
+    expect(brotliDecompressSync(brotli.body).equals(plain)).toBe(true);
+    const zipped = await raw(path, { 'accept-encoding': 'gzip' });
+    expect(zipped.body.length).toBe(sizes.integrations.gzip);
+    expect(gunzipSync(zipped.body).equals(plain)).toBe(true);
+    expect((await raw(path, { 'accept-encoding': 'gzip', 'if-none-match': String(zipped.headers.etag) })).status).toBe(304);
+  });
+
+  it("serves an earlier build's chunk while it is in dist (a bundle cached before a rebuild), and 404 with a harmless comment, never cached, for any other", async () => {
+    const earlier = 'integrations.Earl1-.js';
+    writeFileSync(join(dist, 'tag/chunks', earlier), 'export const t = () => {};\n');
+    const old = await get(`/tag/v1/${earlier}`);
+    expect(old.status).toBe(200);
+    expect(await old.text()).toBe('export const t = () => {};\n');
+    rmSync(join(dist, 'tag/chunks', earlier));
+    for (const file of ['integrations.zzzzzz.js', earlier]) {
+      const res = await get(`/tag/v1/${file}`);
+      expect(res.status, file).toBe(404);
+      expect(res.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.text()).toBe(`/* svc: no chunk ${file} in this build */\n`);
+    }
+    // Not a chunk's name (a tag id has no dot; nothing outside dist/tag/chunks is reachable): the tag route's answers.
+    expect((await get('/tag/v1/integrations.js')).status).toBe(404); // no tag "integrations"
+    expect((await get('/tag/v1/integrations.toolong1.js')).status).toBe(404);
+    expect((await get('/tag/v1/integrations.%2E%2E%2Fsvc.js')).status).toBe(404);
+  });
+});
+
 describe('GET /tag/v1/<tagId>.js', () => {
   it("inlines the tag's id and settings; a change on the server changes the bytes and the ETag", async () => {
     await srv.store.updateTagSettings('acme-tag', {});
@@ -193,14 +234,15 @@ describe('GET /tag/v1/<tagId>.js', () => {
 
   it('serves the integrations variant only to a tag that asks for it, with the tools it names inlined', async () => {
     const plain = await (await get('/tag/v1/acme-tag.js')).text();
-    expect(plain).not.toContain('user_properties'); // absent: off, no bytes for it
+    const importsChunk = `/tag/v1/${sizes.integrations.file}`; // the integrations' code is their chunk
+    expect(plain).not.toContain(importsChunk); // absent: off, no bytes for it
     await srv.store.updateTagSettings('acme-tag', { features: { integrations: { ga4: true, segment: true } } });
     const withTools = await (await get('/tag/v1/acme-tag.js')).text();
-    expect(withTools).toContain('user_properties');
+    expect(withTools).toContain(importsChunk);
     expect(inlined(withTools)).toEqual({ tag: 'acme-tag', integrations: { ga4: true, segment: true } });
     await srv.store.updateTagSettings('acme-tag', { features: { integrations: true } });
     const codeOnly = await (await get('/tag/v1/acme-tag.js')).text();
-    expect(codeOnly).toContain('user_properties');
+    expect(codeOnly).toContain(importsChunk);
     expect(inlined(codeOnly)).toEqual({ tag: 'acme-tag' });
     expect(() => TagSettings.parse({ features: { integrations: { ga4: true, mixpanel: true } } })).toThrow();
     expect(() => TagSettings.parse({ features: { integrations: 'yes' } })).toThrow();

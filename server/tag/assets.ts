@@ -13,7 +13,13 @@
  *   JavaScript comment and `no-store` (a <script> that loads it does nothing, the snippet's fail-safe
  *   reveals the page, and enabling the tag again takes effect on the next page load).
  *
- * Both: `Cache-Control: public, max-age=300` plus an ETag of the bytes (`If-None-Match` → 304), so pages
+ * - `GET /tag/v1/integrations.<hash>.js`: the integrations chunk (GA4 and Segment), an ES module the
+ *   bundle imports the first time a tool is asked for (tag/src/tag.ts); built into dist/tag/chunks/, named
+ *   by its content, so it is `Cache-Control: public, max-age=31536000, immutable` (a new build is a new URL).
+ *   Earlier builds' chunks stay servable while they are in dist/tag/chunks (a bundle cached before a
+ *   rebuild asks for its own); any other name: 404 with a JavaScript comment and `no-store`.
+ *
+ * The bundles: `Cache-Control: public, max-age=300` plus an ETag of the bytes (`If-None-Match` → 304), so pages
  * pick up fixes and settings within minutes and revalidate cheaply: the per-tag body is made from the
  * tag and customer records on every request (both cached per process behind their version), so a changed
  * setting or kept parameter is a new body and a new ETag at once, and in browsers within the 5 minutes.
@@ -39,6 +45,12 @@ import { sendError } from '../http/errors.ts';
 import type { AccessRecords } from '../state/access/service.ts';
 
 const TAG_FILE = /^([A-Za-z0-9_-]{1,64})\.js$/;
+/** A chunk's file name (tag/build.ts integrationsChunk: its content hash, base64url); never a tag id, which has no dot. */
+const CHUNK_FILE = /^integrations\.[A-Za-z0-9_-]{6}\.js$/;
+/** Content-addressed: the same URL is always the same bytes. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** What a page gets for a script that is not there: a comment, which runs nothing, never cached. */
+const MISSING_SCRIPT = { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
 
 /**
  * A tag's server settings, and its customer's kept query parameters, as the bundle's `init` options
@@ -128,14 +140,15 @@ export function ifNoneMatchHolds(header: string | undefined, etag: string): bool
   return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
 }
 
-function sendScript(req: Request, res: Response, plain: Representation): void {
+function sendScript(req: Request, res: Response, plain: Representation, cacheControl = 'public, max-age=300'): void {
   // Each encoding is its own representation with its own strong ETag (RFC 9110 8.8.3).
   const coding = codingFor(req);
   const { body, etag } = coding ? compressedOf(plain, coding) : plain;
   res.set({
     'Content-Type': 'application/javascript; charset=utf-8',
-    'Cache-Control': 'public, max-age=300',
+    'Cache-Control': cacheControl,
     ETag: etag,
+    // (also what lets a page import the chunk, an ES module, from the service's origin: modules are fetched with CORS)
     'Access-Control-Allow-Origin': '*',
     'Cross-Origin-Resource-Policy': 'cross-origin',
     'X-Content-Type-Options': 'nosniff',
@@ -192,11 +205,16 @@ export function mountTagAssets(app: Express, deps: { config: Config; store: Acce
   }
 
   app.get('/tag/v1/:file', async (req, res, next) => {
+    if (CHUNK_FILE.test(req.params.file)) {
+      const chunk = load(join('chunks', req.params.file));
+      if (!chunk) return void res.status(404).set(MISSING_SCRIPT).send(`/* svc: no chunk ${req.params.file} in this build */\n`);
+      return sendScript(req, res, chunk, IMMUTABLE);
+    }
     const m = TAG_FILE.exec(req.params.file);
     if (!m) return next();
     const tag = await deps.store.getTag(m[1]);
     if (!tag || tag.disabled) {
-      res.status(404).set({ 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+      res.status(404).set(MISSING_SCRIPT);
       const what = tag ? 'disabled tag' : 'unknown tag';
       return void res.send(`/* svc: ${what} ${JSON.stringify(m[1]).replace(/\*\//g, '*\\/')} */\n`);
     }

@@ -8,4 +8,6 @@ import type { FeatureSet } from '../../core/tag-features.ts';
 
 declare global {
   const SVC_FEATURES: Readonly<FeatureSet>;
+  /** The integrations chunk's file name under `/tag/v1/` (`integrations.<content hash>.js`), also defined by the build. */
+  const SVC_INTEGRATIONS_CHUNK: string;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { matched } from '../test/fixtures.ts';
 import { flatten } from './datalayer.ts';
-import { GA4_NAME_MAX, GA4_PROPERTIES_MAX, GA4_VALUE_MAX, ga4Value, type Properties, tell } from './integrations.ts';
+import { GA4_NAME_MAX, GA4_PROPERTIES_MAX, GA4_VALUE_MAX, ga4Value, type Properties, tell, tellAnswer } from './integrations.ts';
+import { t as chunkTellAnswer } from './integrations-chunk.ts';
 import type { SvcData, SvcScore } from './types.ts';
 
 /**
@@ -265,5 +266,72 @@ describe('tell', () => {
     // An element with id="analytics" is window.analytics: no group() to call, reported, not thrown.
     expect(() => tell({ analytics: {} as never }, { segment: true }, {}, 'c-1', flatten(matched()))).not.toThrow();
     error.mockRestore();
+  });
+});
+
+describe('tellAnswer (what the tag calls on each try, through the chunk)', () => {
+  /** A page with both tools recording their calls, and `data` as its answer. */
+  const pageWith = (data: SvcData | null) => ({ gtag: vi.fn(), analytics: { group: vi.fn() }, svc: { data } as never });
+
+  it('tells the tools asked for what tell gives them for the answer, with the fields the config has now', () => {
+    const data = matched();
+    const page = pageWith(data);
+    tellAnswer(page, { integrations: { ga4: true, segment: true } }, data);
+    expect(page.gtag.mock.calls).toEqual([['set', 'user_properties', accountProperties(data).ga4]]);
+    expect(page.analytics.group.mock.calls).toEqual([['c-000042', accountProperties(data).segment]]);
+    const narrow = matched();
+    const other = pageWith(narrow);
+    tellAnswer(other, { integrations: { ga4: true }, fields: ['name'] }, narrow);
+    expect(other.gtag.mock.calls).toEqual([['set', 'user_properties', { svc_company_name: 'Globex Corporation' }]]);
+    expect(other.analytics.group).not.toHaveBeenCalled();
+  });
+
+  it('tells each tool once per answer: the retry tells only a tool asked for or arrived since, a new answer tells again', () => {
+    const data = matched();
+    const page: Omit<ReturnType<typeof pageWith>, 'analytics'> & { analytics?: { group: () => void } } = { ...pageWith(data), analytics: undefined };
+    const config = { integrations: { ga4: true } as { ga4?: boolean; segment?: boolean } };
+    tellAnswer(page, config, data);
+    config.integrations.segment = true; // an `integrations` command after the answer
+    const group = vi.fn();
+    page.analytics = { group }; // a tool that came late
+    tellAnswer(page, config, data); // the retry
+    tellAnswer(page, config, data);
+    expect(page.gtag).toHaveBeenCalledTimes(1);
+    expect(group).toHaveBeenCalledTimes(1);
+    const next = matched();
+    page.svc = { data: next } as never;
+    tellAnswer(page, config, next);
+    expect(page.gtag).toHaveBeenCalledTimes(2);
+    expect(group).toHaveBeenCalledTimes(2);
+  });
+
+  it("tells nothing once the answer is no longer the page's (opt-out, another answer) or without a tool asked for", () => {
+    const data = matched();
+    for (const page of [pageWith(null), pageWith(matched()), { gtag: vi.fn(), analytics: { group: vi.fn() } }]) {
+      tellAnswer(page, { integrations: { ga4: true, segment: true } }, data);
+      expect(page.gtag).not.toHaveBeenCalled();
+      expect(page.analytics.group).not.toHaveBeenCalled();
+    }
+    const page = pageWith(data);
+    tellAnswer(page, {}, data);
+    tellAnswer(page, { integrations: { ga4: false, segment: false } }, data);
+    expect(page.gtag).not.toHaveBeenCalled();
+    expect(page.analytics.group).not.toHaveBeenCalled();
+  });
+
+  it("is the chunk's export `t`, on the page's window, and never throws (a bad fields setting is reported on the console)", () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const data = matched();
+    const page = pageWith(data);
+    vi.stubGlobal('window', page);
+    try {
+      chunkTellAnswer({ integrations: { segment: true } }, data);
+      expect(page.analytics.group).toHaveBeenCalledWith('c-000042', accountProperties(data).segment);
+      expect(() => chunkTellAnswer({ integrations: { ga4: true }, fields: 5 as never }, data)).not.toThrow();
+      expect(error).toHaveBeenCalledWith('[svc]', expect.any(TypeError));
+    } finally {
+      vi.unstubAllGlobals();
+      error.mockRestore();
+    }
   });
 });

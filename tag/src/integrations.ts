@@ -26,10 +26,15 @@
  * Neither gets the dataLayer's `event` nor `svc_company_match` (always `Match` here). Nothing but those
  * two calls: the tag never loads a tool, and a tool that throws is reported to the console (`guarded`),
  * never into the host page or the tag. `tell` builds what each tool gets and calls the tools.
+ *
+ * Not in the tag's bundle: this module is the integrations chunk (integrations-chunk.ts, built by
+ * tag/build.ts as `/tag/v1/integrations.<hash>.js`, 895 B gzip with its copy of datalayer.ts), which the
+ * tag imports the first time a tool is asked for on a `Match` (tag.ts); the bundle holds only that loader
+ * (+71 B gzip, where this code cost every bundle with the feature +362 B: tag/size-history.md).
  */
-import type { DataLayerEntry, DataLayerValue } from './datalayer.ts';
+import { type DataLayerEntry, type DataLayerValue, flatten } from './datalayer.ts';
 import { guarded } from './events.ts';
-import type { SvcDataLayerEvent, SvcIntegrations } from './types.ts';
+import type { Svc, SvcData, SvcDataLayerEvent, SvcGlobal, SvcInitOptions, SvcIntegrations } from './types.ts';
 
 /** GA4's collection limits (see above): user properties per property, characters of a name, of a value. */
 export const GA4_PROPERTIES_MAX = 25;
@@ -96,4 +101,31 @@ export function tell(
   // rather than an `if` that tests `told` and then sets it: 12 B gzip less on the full bundle.)
   told.ga4 ||= tools.ga4 && page.gtag && !guarded(page.gtag)('set', 'user_properties', ga4);
   told.segment ||= tools.segment && page.analytics && !guarded(() => page.analytics!.group(companyId, segment))();
+}
+
+/** What the tag passes for each try: its live config (the tools asked for and `fields`, as they are now). */
+export type IntegrationsConfig = Pick<SvcInitOptions, 'integrations' | 'fields'>;
+
+/** Which tools each answer the tag delivered has told (tag.ts tries twice per answer): by the answer object, which each delivery makes anew. */
+const toldOf = new WeakMap<SvcData, SvcIntegrations>();
+
+/**
+ * One try of the tag's (tag.ts: when the answer arrives, and once more INTEGRATIONS_RETRY_MS later): while
+ * `data` is still the page's answer (`page.svc.data`), tells the tools asked for now what `fields` lets into
+ * the dataLayer entry (`tell`), each tool once per answer. In the chunk rather than the tag, where the
+ * per-answer record alone cost the bundle 8 B gzip (tag/size-history.md).
+ */
+export function tellAnswer(page: AnalyticsTools & { svc?: SvcGlobal }, config: IntegrationsConfig, data: SvcData): void {
+  if ((page.svc as Svc | undefined)?.data != data) return;
+  const told = toldOf.get(data) ?? {};
+  toldOf.set(data, told);
+  tell(page, config.integrations, told, data.company.companyId!, flatten(data, config.fields));
+}
+
+/**
+ * What the chunk (integrations-chunk.ts, an ES module the tag loads with `import()`) exports: `t`, this page's
+ * `tellAnswer`. One letter: the tag's bundle spells the name.
+ */
+export interface IntegrationsChunk {
+  t(config: IntegrationsConfig, data: SvcData): void;
 }

@@ -23,12 +23,12 @@ import { type EventName, guarded, listen } from './events.ts';
 import { FILLED } from './form-fill.ts';
 import { onNavigation } from './history.ts';
 import { requestIdentification } from './identify.ts';
-import { type AnalyticsTools, tell } from './integrations.ts';
+import type { IntegrationsChunk } from './integrations.ts';
 import { type Beacon, pageViewPath } from './pageviews.ts';
 import { PERSONALISED, personaliseElement } from './personalise.ts';
 import { rank } from './rules.ts';
 import { safeStorage } from './storage.ts';
-import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcIntegrations, SvcQueue, SvcReadyDetail, SvcRefusal } from './types.ts';
+import type { Svc, SvcCommand, SvcData, SvcEventMap, SvcInitOptions, SvcQueue, SvcReadyDetail, SvcRefusal } from './types.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -202,13 +202,21 @@ export function startTag(serverSettings: SvcInitOptions | string): void {
     (window.dataLayer ||= []).push(flatten(data, config.fields));
     if (SVC_FEATURES.integrations && data.company.company_match == 'Match') {
       // The tools asked for, now and once more later (a tool or an `integrations` command that came late),
-      // while this answer is the page's.
-      const told: SvcIntegrations = {};
+      // while this answer is the page's: told by the integrations chunk, an ES module from the tag's own
+      // endpoint loaded the first time a tool is asked for. `import()` rather than a script element (about
+      // 45 B gzip less): it never blocks the page, the browser gives it the bundle's CSP nonce (a dynamic
+      // import takes its script's fetch options), and it fetches and runs the module once per document (the
+      // retry gets the same one). Not loaded (blocked, offline, 404): nothing is told, the rejection is
+      // handled, nothing thrown.
       const integrate = (): void => {
-        if (svc.data == data) tell(window as AnalyticsTools, config.integrations, told, data.company.companyId!, flatten(data, config.fields));
+        if (config.integrations?.segment || config.integrations?.ga4)
+          import(config.endpoint + '/tag/v1/' + SVC_INTEGRATIONS_CHUNK).then(
+            (chunk: IntegrationsChunk) => chunk.t(config, data),
+            () => {},
+          );
       };
       integrate();
-      setTimeout(guarded(integrate), INTEGRATIONS_RETRY_MS);
+      setTimeout(integrate, INTEGRATIONS_RETRY_MS);
     }
     emit('ready', ready);
   };
