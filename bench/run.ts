@@ -21,6 +21,7 @@ import { benchRouting } from './routing.ts';
 import { benchSegments } from './segments.ts';
 import { benchStart } from './start.ts';
 import { benchTag } from './tag.ts';
+import { benchWebhooks } from './webhooks.ts';
 
 const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   lookup: benchLookup,
@@ -42,6 +43,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   crm: benchCrm,
   home: benchHome,
   lookalikes: benchLookalikes,
+  webhooks: benchWebhooks,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -19,6 +19,12 @@ export interface AlertBody {
   route: AlertRoute | null;
 }
 
+/**
+ * False when the body cannot be an alert's (no `"alert"` anywhere in it, so no such key): a JSON delivery is
+ * then sent without parsing its body, twice, to look for a route.
+ */
+export const mayBeAlert = (body: string): boolean => body.includes('"alert"');
+
 export function readBody(body: string): AlertBody | null {
   try {
     const parsed = JSON.parse(body) as WebhookEvent & { alert?: unknown };

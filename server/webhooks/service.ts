@@ -37,7 +37,8 @@ import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.ts';
 import { alertOverflow, alertOwnerFallbacks, webhookDeliveriesDropped, webhookOldestDue } from '../observability/metrics.ts';
 import type { ClaimedDelivery, EnqueueResult, WebhookStore } from '../state/outbox/store.ts';
-import { type AlertBody, alertMail, alertSlackMessage, alertTeamsMessage, readBody } from './alert-messages.ts';
+import { type AlertBody, alertMail, alertSlackMessage, alertTeamsMessage, mayBeAlert, readBody } from './alert-messages.ts';
+import { AttemptRecorder } from './attempt-recorder.ts';
 import { deliveryErrorText, postDelivery } from './destination.ts';
 import {
   type AlertFacts,
@@ -200,6 +201,10 @@ export class WebhookService {
   private readonly restingUntil = new Map<string, number>();
   /** Claims again when the first resting endpoint may send (a poll would too, later). */
   private restTimer: { timer: NodeJS.Timeout; at: number } | null = null;
+  /** The claim asked for by attempts that ended in this event-loop turn (claimSoon). */
+  private claimTimer: NodeJS.Immediate | null = null;
+  /** Records attempt results, those of one event-loop turn in one outbox step. */
+  private readonly recorder: AttemptRecorder;
 
   constructor(opts: WebhookServiceOptions) {
     this.store = opts.store;
@@ -215,6 +220,7 @@ export class WebhookService {
     this.enrich = opts.enrich;
     this.publicBaseUrl = opts.publicBaseUrl ?? 'http://localhost:8080';
     this.alerts = opts.alerts ?? null;
+    this.recorder = new AttemptRecorder(this.store, this.owner);
   }
 
   /** Forgets cached endpoint lists (after a registration change on this node). */
@@ -245,6 +251,7 @@ export class WebhookService {
     );
     const result = await this.store.enqueue(items, this.now());
     if (result.dropped > 0) this.noteDropped(result);
+    this.deliverSoon(result.added);
     return result.added;
   }
 
@@ -261,7 +268,16 @@ export class WebhookService {
     }));
     const result = await this.store.enqueue(items, this.now());
     if (result.dropped > 0) this.noteDropped(result);
+    this.deliverSoon(result.added);
     return result.added;
+  }
+
+  /**
+   * New deliveries go out in the next event-loop turn, not at the next poll (up to SVC_WEBHOOK_POLL_MS
+   * later), when this node delivers at all (started) and has a free slot; other nodes' polls see them too.
+   */
+  private deliverSoon(added: number): void {
+    if (added > 0 && this.timer !== null && this.inFlight < this.maxInFlight) this.claimSoon();
   }
 
   private noteDropped(result: EnqueueResult): void {
@@ -361,7 +377,7 @@ export class WebhookService {
       if (left > 0) this.byEndpoint.set(webhookId, left);
       else this.byEndpoint.delete(webhookId);
       if (this.claiming) this.endedDuringClaim.add(webhookId);
-      if (!this.stopped && this.mayHaveLeftBehind(webhookId)) this.claimLogged();
+      if (!this.stopped && this.mayHaveLeftBehind(webhookId)) this.claimSoon();
     });
     this.attempts.add(attempt);
   }
@@ -369,9 +385,10 @@ export class WebhookService {
   /** How an attempt goes out: by its endpoint's format, a mail when its route says so. */
   private attemptOf(deliveries: Attempt): Promise<void> {
     const first = deliveries[0];
-    if (first.format === 'teams' || (first.format === 'slack' && deliveries.some((d) => readBody(d.body)?.route))) return this.attemptAlertChannel(deliveries);
+    if (first.format === 'teams' || (first.format === 'slack' && deliveries.some((d) => mayBeAlert(d.body) && readBody(d.body)?.route)))
+      return this.attemptAlertChannel(deliveries);
     if (first.format === 'slack') return this.attemptSlack(deliveries);
-    if (first.format === 'email' || readBody(first.body)?.route?.via === 'mail') return this.attemptMail(first);
+    if (first.format === 'email' || (mayBeAlert(first.body) && readBody(first.body)?.route?.via === 'mail')) return this.attemptMail(first);
     return this.attempt(first);
   }
 
@@ -400,6 +417,17 @@ export class WebhookService {
 
   private mayHaveLeftBehind(webhookId: string): boolean {
     return this.leftBehind.all || this.leftBehind.endpoints.has(webhookId);
+  }
+
+  /**
+   * A claim in the next event-loop turn, for every attempt that ends in this one: with a fast receiver a
+   * claim per ended attempt (one slot each) was a backend step per delivery.
+   */
+  private claimSoon(): void {
+    this.claimTimer ??= setImmediate(() => {
+      this.claimTimer = null;
+      if (!this.stopped) this.claimLogged();
+    });
   }
 
   /** A claim nobody awaits: its failure is logged (once a minute), and the next poll tries again. */
@@ -439,7 +467,7 @@ export class WebhookService {
         [EVENT_ID_HEADER]: delivery.event_id,
         'Svc-Delivery-Attempt': String(delivery.attempts + 1),
         // An alert's "send test" says so, as the test events of the webhook API do.
-        ...(readBody(delivery.body)?.route?.test ? { 'Svc-Test-Event': 'true' } : {}),
+        ...(mayBeAlert(delivery.body) && readBody(delivery.body)?.route?.test ? { 'Svc-Test-Event': 'true' } : {}),
       });
       status = answer.status;
       if (!isDelivered(status)) error = `HTTP ${status}`;
@@ -450,12 +478,8 @@ export class WebhookService {
     const delivered = isDelivered(status);
     const attempts = delivery.attempts + 1;
     const next = delivered ? null : nextAttemptAt(attempts, this.now());
-    try {
-      await this.store.recordAttempt(delivery, this.owner, { atMs: this.now(), status, error: error?.slice(0, 500) ?? null, delivered, nextAttemptMs: next });
-    } catch (e) {
-      // The lease expires and the delivery is attempted again: at-least-once, receivers dedupe on the event id.
-      this.log.error(`webhooks: could not record attempt of ${delivery.id}: ${(e as Error).message}`);
-    }
+    // Not recorded: the lease expires and the delivery is attempted again (at-least-once, receivers dedupe on the event id).
+    await this.record(delivery, { atMs: this.now(), status, error, delivered, next });
     if (!delivered && next === null)
       this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${delivery.webhook_id} after ${attempts} attempts (${error})`);
   }
@@ -499,28 +523,30 @@ export class WebhookService {
     const atMs = this.now();
     if (retryAfter !== null) this.restingUntil.set(webhookId, Math.max(sentAt + SLACK_MIN_INTERVAL_MS, atMs + retryAfter));
     const delivered = isDelivered(status);
-    for (const delivery of deliveries) {
-      const attempts = delivery.attempts + 1;
-      const policy = delivered || message === null ? null : nextAttemptAt(attempts, atMs);
-      const next = policy !== null && retryAfter !== null ? atMs + retryAfter : policy;
-      try {
-        await this.store.recordAttempt(delivery, this.owner, { atMs, status, error: error?.slice(0, 500) ?? null, delivered, nextAttemptMs: next });
-      } catch (e) {
-        this.log.error(`webhooks: could not record attempt of ${delivery.id}: ${(e as Error).message}`);
-      }
-      if (!delivered && next === null)
-        this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${webhookId} after ${attempts} attempts (${error})`);
-    }
+    // Together: one step of the outbox for the message's deliveries.
+    await Promise.all(
+      deliveries.map(async (delivery) => {
+        const attempts = delivery.attempts + 1;
+        const policy = delivered || message === null ? null : nextAttemptAt(attempts, atMs);
+        const next = policy !== null && retryAfter !== null ? atMs + retryAfter : policy;
+        await this.record(delivery, { atMs, status, error, delivered, next });
+        if (!delivered && next === null)
+          this.log.error(`webhooks: gave up delivering event ${delivery.event_id} to ${webhookId} after ${attempts} attempts (${error})`);
+      }),
+    );
     this.wakeAfterRest();
   }
 
-  /** Records one attempt's result on a delivery (a failure to record is logged: the lease runs out and it is tried again). */
+  /**
+   * Records one attempt's result on a delivery (a failure to record is logged: the lease runs out and it is
+   * tried again), with the other results of this event-loop turn: one outbox step for them all.
+   */
   private async record(
     delivery: ClaimedDelivery,
     result: { atMs: number; status: number | null; error: string | null; delivered: boolean; next: number | null },
   ) {
     try {
-      await this.store.recordAttempt(delivery, this.owner, {
+      await this.recorder.record(delivery, {
         atMs: result.atMs,
         status: result.status,
         error: result.error?.slice(0, 500) ?? null,
@@ -739,6 +765,8 @@ export class WebhookService {
     this.timer = null;
     if (this.restTimer) clearTimeout(this.restTimer.timer);
     this.restTimer = null;
+    if (this.claimTimer) clearImmediate(this.claimTimer);
+    this.claimTimer = null;
     await this.claiming?.catch(() => {});
     await this.backlogCheck;
     await Promise.all(this.attempts);

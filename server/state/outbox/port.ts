@@ -5,7 +5,7 @@
  */
 import type { DeliveryRecord, OutboxEndpoint } from '../../webhooks/schema.ts';
 import type { WebhookEntry } from '../transfer/transfer.ts';
-import type { AttemptResult, ClaimedDelivery, ClaimLimits, EndpointChange, EnqueueResult, NewEndpoint, OutboxItem } from './store.ts';
+import type { AttemptRecord, ClaimedDelivery, ClaimLimits, EndpointChange, EnqueueResult, NewEndpoint, OutboxItem } from './store.ts';
 
 /** An endpoint as the service hands it to storage: its id and creation time decided. */
 export interface EndpointToStore extends NewEndpoint {
@@ -35,7 +35,8 @@ export interface OutboxPort {
   /** Stores what is new, under its cap and under `maxPending` per endpoint (WebhookStore.enqueue), in one step. */
   enqueue(items: DeliveryToStore[], nowMs: number, maxPending: number): Promise<EnqueueResult>;
   claimDue(nowMs: number, limit: number, owner: string, leaseMs: number, limits?: ClaimLimits): Promise<ClaimedDelivery[]>;
-  recordAttempt(delivery: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void>;
+  /** Records the attempts in one step (WebhookStore.recordAttempts; recordAttempt is a list of one). */
+  recordAttempts(attempts: readonly AttemptRecord[], owner: string): Promise<void>;
   oldestDueAt(nowMs: number): Promise<number | null>;
   listDeliveries(customerId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]>;
   exportEntries(): AsyncIterable<WebhookEntry>;

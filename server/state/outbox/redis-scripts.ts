@@ -162,49 +162,57 @@ return 1
 // A finished delivery moves from pending: to log:, and the log's oldest entries past LOG_KEEP go. An entry
 // found pending there was logged before pending deliveries had a zset of their own: it moves over instead
 // of being dropped, so the trim also migrates such a log, LOG_TRIM entries per finished delivery.
-// KEYS: deliveries, due:, pending:, log:, ready.
+// Several attempts in one call (those a dispatcher saw end in one event-loop turn), each on its own.
+// KEYS: deliveries, ready, then per attempt its endpoint's due:, pending: and log:. ARGV: the owner, then
+// per attempt: delivery id, at, status ('' none), error ('' none), delivered ('1'/'0'), next ('' none), webhook id.
 export const RECORD = `${SET_READY}
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 0 end
-local d = cjson.decode(raw)
-if d.status ~= 'pending' or d.lease_owner ~= ARGV[2] or d.webhook_id ~= ARGV[8] then return 0 end
-d.attempts = d.attempts + 1
-d.last_attempt_at = tonumber(ARGV[3])
-if ARGV[4] == '' then d.last_status = cjson.null else d.last_status = tonumber(ARGV[4]) end
-if ARGV[5] == '' then d.last_error = cjson.null else d.last_error = ARGV[5] end
-d.lease_owner = cjson.null
-d.lease_until = 0
-if ARGV[6] == '1' then
-  d.status = 'delivered'
-  d.delivered_at = d.last_attempt_at
-  d.next_attempt_at = cjson.null
-elseif ARGV[7] == '' then
-  d.status = 'failed'
-  d.next_attempt_at = cjson.null
-else
-  d.next_attempt_at = tonumber(ARGV[7])
-  redis.call('ZADD', KEYS[2], d.next_attempt_at, ARGV[1])
-  set_ready(KEYS[5], KEYS[2], ARGV[8])
-  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
-  return 1
-end
-redis.call('ZREM', KEYS[2], ARGV[1])
-set_ready(KEYS[5], KEYS[2], ARGV[8])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('ZADD', KEYS[4], d.created_at, ARGV[1])
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
-local over = redis.call('ZCARD', KEYS[4]) - ${LOG_KEEP}
-if over > 0 then
-  for _, old in ipairs(redis.call('ZRANGE', KEYS[4], 0, math.min(over, ${LOG_TRIM}) - 1)) do
-    local rec = redis.call('HGET', KEYS[1], old)
-    local o = rec and cjson.decode(rec)
-    if o and o.status == 'pending' then
-      redis.call('ZADD', KEYS[3], o.created_at, old)
-    else
-      redis.call('HDEL', KEYS[1], old)
-    end
-    redis.call('ZREM', KEYS[4], old)
+local function record(id, owner, at, status, err, delivered, next_at, webhook_id, due, pending, log)
+  local raw = redis.call('HGET', KEYS[1], id)
+  if not raw then return end
+  local d = cjson.decode(raw)
+  if d.status ~= 'pending' or d.lease_owner ~= owner or d.webhook_id ~= webhook_id then return end
+  d.attempts = d.attempts + 1
+  d.last_attempt_at = tonumber(at)
+  if status == '' then d.last_status = cjson.null else d.last_status = tonumber(status) end
+  if err == '' then d.last_error = cjson.null else d.last_error = err end
+  d.lease_owner = cjson.null
+  d.lease_until = 0
+  if delivered == '1' then
+    d.status = 'delivered'
+    d.delivered_at = d.last_attempt_at
+    d.next_attempt_at = cjson.null
+  elseif next_at == '' then
+    d.status = 'failed'
+    d.next_attempt_at = cjson.null
+  else
+    d.next_attempt_at = tonumber(next_at)
+    redis.call('ZADD', due, d.next_attempt_at, id)
+    set_ready(KEYS[2], due, webhook_id)
+    redis.call('HSET', KEYS[1], id, cjson.encode(d))
+    return
   end
+  redis.call('ZREM', due, id)
+  set_ready(KEYS[2], due, webhook_id)
+  redis.call('ZREM', pending, id)
+  redis.call('ZADD', log, d.created_at, id)
+  redis.call('HSET', KEYS[1], id, cjson.encode(d))
+  local over = redis.call('ZCARD', log) - ${LOG_KEEP}
+  if over > 0 then
+    for _, old in ipairs(redis.call('ZRANGE', log, 0, math.min(over, ${LOG_TRIM}) - 1)) do
+      local rec = redis.call('HGET', KEYS[1], old)
+      local o = rec and cjson.decode(rec)
+      if o and o.status == 'pending' then
+        redis.call('ZADD', pending, o.created_at, old)
+      else
+        redis.call('HDEL', KEYS[1], old)
+      end
+      redis.call('ZREM', log, old)
+    end
+  end
+end
+for i = 1, (#ARGV - 1) / 7 do
+  local a = 1 + (i - 1) * 7
+  record(ARGV[a + 1], ARGV[1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2])
 end
 return 1
 `;

@@ -23,6 +23,7 @@
  * and import in redis-transfer.ts.
  */
 
+import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import { type DeliveryRecord, OutboxEndpoint } from '../../webhooks/schema.ts';
 import { StoreUnavailableError } from '../errors.ts';
@@ -43,7 +44,7 @@ import {
 import { exportOutboxKeys, outboxKeysEmpty, outboxKeysImporter } from './redis-transfer.ts';
 import { WebhookService } from './service.ts';
 import {
-  type AttemptResult,
+  type AttemptRecord,
   type ClaimedDelivery,
   type ClaimLimits,
   deliveryRecord,
@@ -54,6 +55,13 @@ import {
 } from './store.ts';
 
 export { webhookKeys } from './redis-scripts.ts';
+
+const shas = new Map<string, string>();
+const shaOf = (script: string): string => {
+  let sha = shas.get(script);
+  if (sha === undefined) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
+  return sha;
+};
 
 /** Storage only (port.ts). */
 export class RedisOutboxStorage implements OutboxPort {
@@ -146,7 +154,7 @@ export class RedisOutboxStorage implements OutboxPort {
       };
       return { id: record.id, webhook_id: item.webhook_id, dedupe_key: item.dedupe_key, cap_max: item.cap?.max ?? 0, record: JSON.stringify(record) };
     });
-    const reply = await this.client.eval(ENQUEUE, {
+    const reply = await this.script(ENQUEUE, {
       keys: [
         webhookKeys.deliveries,
         webhookKeys.dedupe,
@@ -182,7 +190,7 @@ export class RedisOutboxStorage implements OutboxPort {
     if (webhooks.length === 0) return [];
     const rooms = webhooks.map((webhookId) => (limits ? limits.perEndpoint - (limits.inFlight.get(webhookId) ?? 0) : limit));
     const busy = webhooks.map((webhookId) => limits?.inFlight.get(webhookId) ?? 0);
-    const rows = (await this.client.eval(CLAIM, {
+    const rows = (await this.script(CLAIM, {
       keys: [webhookKeys.deliveries, webhookKeys.ready, webhookKeys.endpoints, ...webhooks.map((webhookId) => webhookKeys.due(webhookId))],
       arguments: [
         String(nowMs),
@@ -214,20 +222,39 @@ export class RedisOutboxStorage implements OutboxPort {
     });
   }
 
-  async recordAttempt({ id, webhook_id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
-    await this.client.eval(RECORD, {
-      keys: [webhookKeys.deliveries, webhookKeys.due(webhook_id), webhookKeys.pending(webhook_id), webhookKeys.log(webhook_id), webhookKeys.ready],
+  async recordAttempts(attempts: readonly AttemptRecord[], owner: string): Promise<void> {
+    await this.script(RECORD, {
+      keys: [
+        webhookKeys.deliveries,
+        webhookKeys.ready,
+        ...attempts.flatMap(({ delivery: { webhook_id } }) => [webhookKeys.due(webhook_id), webhookKeys.pending(webhook_id), webhookKeys.log(webhook_id)]),
+      ],
       arguments: [
-        id,
         owner,
-        String(result.atMs),
-        result.status === null ? '' : String(result.status),
-        result.error ?? '',
-        result.delivered ? '1' : '0',
-        result.nextAttemptMs === null ? '' : String(result.nextAttemptMs),
-        webhook_id,
+        ...attempts.flatMap(({ delivery, result }) => [
+          delivery.id,
+          String(result.atMs),
+          result.status === null ? '' : String(result.status),
+          result.error ?? '',
+          result.delivered ? '1' : '0',
+          result.nextAttemptMs === null ? '' : String(result.nextAttemptMs),
+          delivery.webhook_id,
+        ]),
       ],
     });
+  }
+
+  /**
+   * A script by its SHA (EVALSHA), its source sent only to a Redis that does not know it yet: EVAL sent the
+   * whole source (1–3 KB) with every claim and record, and Redis hashed it each time.
+   */
+  private async script(source: string, call: { keys: string[]; arguments: string[] }): Promise<unknown> {
+    try {
+      return await this.client.evalSha(shaOf(source), call);
+    } catch (e) {
+      if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e;
+      return this.client.eval(source, call);
+    }
   }
 
   async oldestDueAt(nowMs: number): Promise<number | null> {

@@ -10,6 +10,7 @@ import { importInPages } from '../transfer/import.ts';
 import { WebhookEntry } from '../transfer/transfer.ts';
 import type { OutboxPort } from './port.ts';
 import {
+  type AttemptRecord,
   type AttemptResult,
   type ClaimedDelivery,
   type ClaimLimits,
@@ -75,7 +76,12 @@ export class WebhookService implements WebhookStore {
   }
 
   recordAttempt(delivery: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
-    return this.port.recordAttempt(delivery, owner, result);
+    return this.port.recordAttempts([{ delivery, result }], owner);
+  }
+
+  async recordAttempts(attempts: readonly AttemptRecord[], owner: string): Promise<void> {
+    if (attempts.length === 0) return;
+    return this.port.recordAttempts(attempts, owner);
   }
 
   oldestDueAt(nowMs: number): Promise<number | null> {

@@ -17,7 +17,7 @@ import type { DeliveryToStore, EndpointToStore, OutboxImportWriter, OutboxPort }
 import { WebhookService } from './service.ts';
 import { exportOutboxRows, outboxRowsEmpty, outboxRowsImporter } from './sqlite-transfer.ts';
 import {
-  type AttemptResult,
+  type AttemptRecord,
   type ClaimedDelivery,
   type ClaimLimits,
   claimFormat,
@@ -217,9 +217,14 @@ export class SqliteOutboxStorage implements OutboxPort {
     const batches = new Map<string, number>();
     let slots = 0;
     const claimed: ClaimedDelivery[] = [];
+    /** Whether a batched endpoint's row came up: only then may a round's rows take fewer slots than rows. */
+    let batching = false;
     for (let round = 0; round < CLAIM_ROUNDS && slots < limit; round++) {
-      // A batch's rows take no slot past its first: a round asks for enough rows to fill one too.
-      const want = limit - slots + slackBatch;
+      // As many rows as free slots (each row is read with its body): a round that meets a batch asks for enough
+      // rows to fill one too in the next, since a batch's rows take no slot past its first. Asking for a
+      // batch's worth always cost ~50 rows read per claim of one slot, most of a delivery's claim.
+      const batchingBefore = batching;
+      const want = limit - slots + (batching ? slackBatch : 0);
       const rows = due.all(nowMs, nowMs, JSON.stringify([...full]), want) as Row[];
       for (const row of rows) {
         const webhookId = row.webhook_id as string;
@@ -231,6 +236,7 @@ export class SqliteOutboxStorage implements OutboxPort {
         if (full.has(webhookId)) continue;
         const format = claimFormat(row.format);
         if (BATCHED_FORMATS.includes(format) && slackBatch > 0) {
+          batching = true;
           if ((limits?.inFlight.get(webhookId) ?? 0) > 0) {
             full.add(webhookId);
             continue;
@@ -263,41 +269,54 @@ export class SqliteOutboxStorage implements OutboxPort {
           format,
         });
       }
-      if (rows.length < want) break; // nothing more is due
+      // Nothing more is due; a round that met a batch for the first time looks again with room for it.
+      if (rows.length < want && (batchingBefore || !batching)) break;
     }
     return claimed;
   }
 
-  async recordAttempt({ id, webhook_id }: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void> {
-    const status = result.delivered ? 'delivered' : result.nextAttemptMs === null ? 'failed' : 'pending';
+  async recordAttempts(attempts: readonly AttemptRecord[], owner: string): Promise<void> {
+    const update = this.sql(
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
+         next_attempt_at = ?, delivered_at = ?, lease_owner = NULL, lease_until = 0
+       WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
+    );
     // Background: a result that waits out a lock is still recorded (else the lease expires and the event goes out twice).
-    const changes = await this.sqlite.write(
+    // One transaction for them all: a commit per delivery was most of a fast receiver's cost.
+    const finished = await this.sqlite.write(
       () =>
-        this.sql(
-          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
-             next_attempt_at = ?, delivered_at = ?, lease_owner = NULL, lease_until = 0
-           WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
-        ).run(
-          status,
-          result.atMs,
-          result.status,
-          result.error,
-          result.delivered ? null : result.nextAttemptMs,
-          result.delivered ? result.atMs : null,
-          id,
-          owner,
-        ).changes,
+        this.sqlite.db
+          .transaction(() => {
+            const done: Array<{ webhookId: string; atMs: number }> = [];
+            for (const { delivery, result } of attempts) {
+              const status = result.delivered ? 'delivered' : result.nextAttemptMs === null ? 'failed' : 'pending';
+              const changes = update.run(
+                status,
+                result.atMs,
+                result.status,
+                result.error,
+                result.delivered ? null : result.nextAttemptMs,
+                result.delivered ? result.atMs : null,
+                delivery.id,
+                owner,
+              ).changes;
+              if (status !== 'pending' && changes > 0) done.push({ webhookId: delivery.webhook_id, atMs: result.atMs });
+            }
+            return done;
+          })
+          .immediate(),
       'background',
     );
-    if (status === 'pending' || changes === 0) return;
-    const finished = (this.finishedSincePrune.get(webhook_id) ?? 0) + 1;
-    if (finished < PRUNE_EVERY) {
-      this.finishedSincePrune.set(webhook_id, finished);
-      return;
+    for (const { webhookId, atMs } of finished) {
+      const count = (this.finishedSincePrune.get(webhookId) ?? 0) + 1;
+      if (count < PRUNE_EVERY) {
+        this.finishedSincePrune.set(webhookId, count);
+        continue;
+      }
+      this.finishedSincePrune.delete(webhookId);
+      // The attempt is recorded either way; a prune that meets a lock for long is the next one's work.
+      await this.pruneEndpoint(webhookId, atMs).catch(() => 0);
     }
-    this.finishedSincePrune.delete(webhook_id);
-    // The attempt is recorded either way; a prune that meets a lock for long is the next one's work.
-    await this.pruneEndpoint(webhook_id, result.atMs).catch(() => 0);
   }
 
   /**

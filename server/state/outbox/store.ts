@@ -70,6 +70,12 @@ export interface ClaimedDelivery {
   format: OutboxFormat;
 }
 
+/** One attempt's result with the delivery it was of (WebhookStore.recordAttempts). */
+export interface AttemptRecord {
+  delivery: Pick<ClaimedDelivery, 'id' | 'webhook_id'>;
+  result: AttemptResult;
+}
+
 export interface AttemptResult {
   atMs: number;
   status: number | null;
@@ -137,6 +143,12 @@ export interface WebhookStore extends EntryTransfer<WebhookEntry> {
    * endpoint too: a Redis script must be given every key it touches, and the endpoint names two of them.
    */
   recordAttempt(delivery: Pick<ClaimedDelivery, 'id' | 'webhook_id'>, owner: string, result: AttemptResult): Promise<void>;
+  /**
+   * Records several attempts, each as recordAttempt does, in one step of the backend (one transaction, one
+   * script): a dispatcher records the attempts that end in the same event-loop turn together, so a fast
+   * receiver costs one write per turn rather than one per delivery.
+   */
+  recordAttempts(attempts: readonly AttemptRecord[], owner: string): Promise<void>;
   /**
    * When the longest-waiting delivery that is due now and not leased became due (epoch ms), or null when
    * none waits: the dispatcher's health (svc_webhook_oldest_due_seconds), nonzero for long only if it stalls.
