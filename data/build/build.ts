@@ -193,10 +193,13 @@ async function loadCompanies(db: Database.Database, dir: string, ids: Set<string
   // Positional parameters: binding by name costs a property lookup per column and row (≈ 40% more).
   const insert = db.prepare(`INSERT INTO companies (${COMPANY_COLUMNS.join(', ')}) VALUES (${COMPANY_COLUMNS.map(() => '?').join(', ')})`);
   const primary = db.prepare('INSERT OR IGNORE INTO domains VALUES (?, ?, 1)');
+  // One parameter array for every row: a fresh one per row was garbage the main thread collected a million times.
+  const params: string[] = new Array(COMPANY_COLUMNS.length);
   return inBatches(db, readCsvBatches(sourcePath(dir, 'companies'), CompanyRow), tick, (row) => {
     if (ids.has(row.company_id)) throw new SourceError(`${sourcePath(dir, 'companies')}: duplicate company_id ${row.company_id}`);
     ids.add(row.company_id);
-    insert.run(COMPANY_COLUMNS.map((c) => row[c]));
+    for (let c = 0; c < COMPANY_COLUMNS.length; c++) params[c] = row[COMPANY_COLUMNS[c]];
+    insert.run(params);
     primary.run(normaliseDomain(row.domain), row.company_id);
   });
 }

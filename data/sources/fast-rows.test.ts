@@ -14,6 +14,8 @@ import {
   NETWORK_COLUMNS,
   NetworkRow,
   PERSON_COLUMNS,
+  TOPIC_COLUMNS,
+  TopicRow,
 } from './schema.ts';
 
 /** Values near every rule's edge: blanks, spaces, case, numbers zod coerces, dates, kinds. */
@@ -60,6 +62,23 @@ const TRICKY = [
   'P000001',
   '100001',
   '192.0.2.0/24',
+  'devops',
+  ' devops',
+  'devops ',
+  'cloud  security',
+  'cloud security',
+  'cloud\tsecurity',
+  'cloud\u00a0security',
+  'x'.repeat(200),
+  'x'.repeat(201),
+  '2026-10-26',
+  '2026-10-28',
+  '2026-02-30',
+  '2026-10-28 09:00',
+  '60',
+  '060',
+  '1000',
+  '99.5',
 ];
 
 const SCHEMAS: [string, z.ZodType, readonly string[], Record<string, string>][] = [
@@ -74,6 +93,7 @@ const SCHEMAS: [string, z.ZodType, readonly string[], Record<string, string>][] 
   ['domains', DomainRow, DOMAIN_COLUMNS, { domain: 'acme.example', company_id: '100001' }],
   ['intent', IntentRow, INTENT_COLUMNS, { company_id: '100001', topic: 'devops', strength: '38', observed_at: '2026-10-27' }],
   ['engagement', EngagementRow, ENGAGEMENT_COLUMNS, { people_id: 'P000003', activity: 'email_open', count: '3', observed_at: '2026-10-17' }],
+  ['topics', TopicRow, TOPIC_COLUMNS, { company_id: '100005', topic: 'cloud security', score: '37', week: '2026-09-14' }],
 ];
 
 /** What readCsvBatches hands zod: one property per header column, the last of repeated names winning. */
