@@ -15,6 +15,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmS
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildServer } from '../server/build.ts';
 import { type BenchData, ensureBenchData, seedBenchState } from './bench-data.ts';
 import { startApp } from './endpoints.ts';
 import { ROOT } from './http-load.ts';
@@ -91,10 +92,17 @@ export async function benchBuild(args: string[]): Promise<void> {
   });
 }
 
-/** Runs the CLI under /usr/bin/time -v (when present): wall time and peak RSS of the whole process. */
+let bundle: Promise<unknown> | undefined;
+
+/**
+ * Runs the CLI as production does — the bundle, `node dist/server/main.js` (built from the working tree once
+ * per run; `data build`'s worker threads are bundled beside it) — under /usr/bin/time -v (when present):
+ * wall time and peak RSS of the whole process. Rows before 2026-12-07T10:05Z ran the sources through tsx.
+ */
 export async function measured(cliArgs: string[]): Promise<Measured> {
+  await (bundle ??= buildServer());
   const useTime = existsSync(TIME);
-  const cmd = [process.execPath, '--import', 'tsx', 'server/cli/main.ts', ...cliArgs];
+  const cmd = [process.execPath, 'dist/server/main.js', ...cliArgs];
   const started = performance.now();
   const child = spawn(useTime ? TIME : cmd[0], useTime ? ['-v', ...cmd] : cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -1,13 +1,17 @@
 /**
  * The production bundle (server/build.ts) runs with plain node: built into a scratch folder inside the
  * repository (so the external better-sqlite3 resolves from node_modules), started on a free port on a
- * real data build, it answers readiness, an identification and the docs.
+ * real data build, it answers readiness, an identification and the docs; and `data build`'s worker threads
+ * run from the bundle (big sources build in them).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildDataset } from '../data/build/build.ts';
+import { startBuildWorker } from '../data/build/bulk.ts';
 import { buildServer } from './build.ts';
 import { IPS, writeFixtureSources } from './testing/test-server.ts';
 
@@ -57,4 +61,16 @@ it('serves from dist/server/main.js with plain node', async () => {
   expect(bare.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
   expect((await fetch(`${url}/docs/scalar.js`)).status).toBe(200);
+});
+
+it("runs data build's worker threads from the bundle: the entry named as in the sources resolves to the .js beside main.js", async () => {
+  // What data/build/people.ts asks for when it runs inside dist/server/main.js: ./people-worker.ts there.
+  const entry = new URL('people-worker.ts', pathToFileURL(join(dir, 'server', 'main.js')));
+  const file = join(dir, 'people-from-bundle.db');
+  const { result } = startBuildWorker<{ count: number }>(entry, { dir: join(process.cwd(), 'data', 'sample'), file });
+  const { count } = await result;
+  expect(count).toBeGreaterThan(0);
+  const db = new Database(file, { readonly: true });
+  expect((db.prepare('SELECT COUNT(*) AS n FROM people').get() as { n: number }).n).toBe(count);
+  db.close();
 });

@@ -12,7 +12,9 @@ const OUT = 'dist/server';
 export async function buildServer(outdir = OUT): Promise<{ bytes: number }> {
   mkdirSync(outdir, { recursive: true });
   const result = await build({
-    entryPoints: { main: 'server/cli/main.ts' },
+    // `data build`'s worker threads (data/build/bulk.ts startBuildWorker) load their entry as a file of its
+    // own: bundled beside main.js, so the production bundle builds large sources too, without tsx.
+    entryPoints: { main: 'server/cli/main.ts', 'network-worker': 'data/build/network-worker.ts', 'people-worker': 'data/build/people-worker.ts' },
     outdir,
     bundle: true,
     platform: 'node',
@@ -34,5 +36,5 @@ export async function buildServer(outdir = OUT): Promise<{ bytes: number }> {
 
 if (process.argv[1]?.endsWith('server/build.ts')) {
   const { bytes } = await buildServer();
-  process.stdout.write(`wrote ${OUT}/main.js (${(bytes / 1024).toFixed(0)} kB)\n`);
+  process.stdout.write(`wrote ${OUT}/main.js and the data build's workers (${(bytes / 1024).toFixed(0)} kB)\n`);
 }

@@ -2,6 +2,7 @@
  * What every bulk load of `data build` shares: how a throwaway SQLite build file is opened, how rows go
  * in (batched transactions), and how a build worker thread is started.
  */
+import { existsSync } from 'node:fs';
 import { parentPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { SourceError } from '../sources/read.ts';
@@ -69,6 +70,9 @@ export function startBuildWorker<R>(
   opts: { onMessage?: (m: unknown) => void } = {},
 ): { worker: Worker; result: Promise<R>; stop(): Promise<void> } {
   const options = { workerData, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } };
+  // In the production bundle (server/build.ts) `new URL('./x.ts', import.meta.url)` names dist/server/x.ts,
+  // which is not there: esbuild wrote the worker as x.js beside main.js.
+  if (entry.href.endsWith('.ts') && !existsSync(entry)) entry = new URL(entry.href.replace(/\.ts$/, '.js'));
   const worker = entry.href.endsWith('.ts')
     ? new Worker(
         `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
