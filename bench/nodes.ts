@@ -19,17 +19,17 @@
  * redis-server's CPU and its commands (INFO commandstats: script calls, and every command a script ran) per
  * response.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@redis/client';
 import { readCustomersFile } from '../data/sources/read.ts';
-import { type LocalCluster, REDIS_CONF, startLocalCluster } from '../deploy/local-cluster.ts';
-import { freePort, ManagedProcess, redisPing } from '../deploy/processes.ts';
+import { type LocalCluster, startLocalCluster } from '../deploy/local-cluster.ts';
 import { buildServer } from '../server/build.ts';
 import { type BenchData, type BenchState, ensureBenchData, identificationRequests, ipMix, runFolder, TAG_COUNT } from './bench-data.ts';
 import { cpuSeconds, describeLoad, type LoadResult, loadInterleaved, startProcess } from './http-load.ts';
+import { startRedis } from './redis-server.ts';
 import { fmt, record } from './results.ts';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -58,20 +58,6 @@ async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
   });
   const { token } = await admin('/tokens', { customer_id: seed.id, api_group: 'identification', name: 'bench identification', rate_limit: 1_000_000 });
   return { file: '', customer: seed.id, tokens: { identification: token!, firmographics: '', combined: '' }, tags };
-}
-
-async function startRedis(dir: string): Promise<{ url: string; process: ManagedProcess }> {
-  mkdirSync(dir, { recursive: true });
-  const port = await freePort();
-  const p = new ManagedProcess({
-    name: 'redis',
-    command: 'redis-server',
-    args: [REDIS_CONF, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
-    logFile: join(dir, 'redis.log'),
-  });
-  p.start();
-  await p.waitUntil('PONG', () => redisPing(port));
-  return { url: `redis://127.0.0.1:${port}`, process: p };
 }
 
 /** The default configuration: SVC_LOG=info, a JSON line per request on stdout (redirected to a file by startProcess). */

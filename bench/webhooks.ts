@@ -28,8 +28,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readCustomersFile } from '../data/sources/read.ts';
-import { REDIS_CONF } from '../deploy/local-cluster.ts';
-import { freePort, ManagedProcess, redisPing } from '../deploy/processes.ts';
 import { buildServer } from '../server/build.ts';
 import { RedisWebhookStore } from '../server/state/outbox/redis.ts';
 import { SqliteWebhookStore } from '../server/state/outbox/sqlite.ts';
@@ -37,6 +35,7 @@ import { USER_AGENT } from '../server/webhooks/service.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../server/webhooks/signature.ts';
 import { BENCH_ORIGIN, type BenchData, BROWSER_UA, ensureBenchData, runFolder, TAG_COUNT } from './bench-data.ts';
 import { cpuSeconds, ROOT, type RunningProcess, startProcess } from './http-load.ts';
+import { startRedis } from './redis-server.ts';
 import { fmt, record } from './results.ts';
 import { backlog, companyIps, ENDPOINTS, fillOutbox, PATHS } from './webhook-backlog.ts';
 
@@ -152,20 +151,6 @@ function receiverOf(p: RunningProcess): Receiver {
       await fetch(`${p.url}/reset`, { method: 'POST' });
     },
   };
-}
-
-async function startRedis(dir: string): Promise<{ url: string; process: ManagedProcess }> {
-  mkdirSync(dir, { recursive: true });
-  const port = await freePort();
-  const p = new ManagedProcess({
-    name: 'redis',
-    command: 'redis-server',
-    args: [REDIS_CONF, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
-    logFile: join(dir, 'redis.log'),
-  });
-  p.start();
-  await p.waitUntil('PONG', () => redisPing(port));
-  return { url: `redis://127.0.0.1:${port}`, process: p };
 }
 
 async function measureFloor(p: RunningProcess, work: string, deliveries: number): Promise<Floor> {
