@@ -16,7 +16,7 @@
  *    through `POST /v1/events?tag=…`, visitors from company networks): the time from the first page view
  *    sent to the 4,560th delivery received (the node's poll interval, 1 s by default, included).
  *
- * Baseline in the same run: the floor, a bare loop in this process (32 at once, MAX_IN_FLIGHT) of
+ * Baseline in the same run: the floor, a bare loop in this process (MAX_IN_FLIGHT at once) of
  * `fetch` POSTs of the same bodies with the same headers (signature computed per POST) to the same
  * receiver; its rate and this process's CPU per POST. `--against DIR[,DIR…]`: also runs each DIR's
  * dist/server/main.js (a built checkout, e.g. a git worktree of HEAD) the same way, interleaved with this
@@ -31,7 +31,7 @@ import { readCustomersFile } from '../data/sources/read.ts';
 import { buildServer } from '../server/build.ts';
 import { RedisWebhookStore } from '../server/state/outbox/redis.ts';
 import { SqliteWebhookStore } from '../server/state/outbox/sqlite.ts';
-import { USER_AGENT } from '../server/webhooks/service.ts';
+import { MAX_IN_FLIGHT, USER_AGENT } from '../server/webhooks/service.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../server/webhooks/signature.ts';
 import { BENCH_ORIGIN, type BenchData, BROWSER_UA, ensureBenchData, runFolder, TAG_COUNT } from './bench-data.ts';
 import { cpuSeconds, ROOT, type RunningProcess, startProcess } from './http-load.ts';
@@ -48,7 +48,7 @@ const OWN_BUNDLE = join('var', `bench-webhooks-${process.pid}`);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const BURST_COMPANIES = 80;
 /** The floor's concurrency: what one node has in flight at most (server/webhooks/service.ts MAX_IN_FLIGHT). */
-const FLOOR_CONCURRENCY = 32;
+const FLOOR_CONCURRENCY = MAX_IN_FLIGHT;
 /** A drain or burst that receives nothing for this long has stalled: reported, not waited on forever. */
 const STALL_MS = 30_000;
 
