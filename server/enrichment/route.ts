@@ -53,6 +53,8 @@ function leadRoute(o: {
     headers: o.headers,
     body: { types: 'fields', limit: LEAD_BODY_LIMIT, schema: o.body.schema, fast: o.body.fast, validation: 'fields' },
     charges: o.charges,
+    // A lookup: its rate-limit hit and charge go to the store as one operation (one Redis round trip).
+    meterAfterHandler: true,
     doc: o.doc,
     async handler(ctx) {
       const caller = ctx.caller!;

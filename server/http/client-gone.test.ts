@@ -28,7 +28,11 @@ it('does not charge a lookup whose client disconnected while it was being answer
     recorder: srv.recorder,
     users: srv.users,
   });
-  services.pipeline = { rateLimit: async () => undefined, charge: async (_caller, ch) => void charged.push(ch.record) };
+  services.pipeline = {
+    rateLimit: async () => undefined,
+    charge: async (_caller, ch) => void charged.push(ch.record),
+    rateLimitAndCharge: async (_caller, _ip, _report, ch) => void (ch && charged.push(ch.record)),
+  };
   // The handler takes a while, as a lookup does behind a store that has stopped answering.
   const slow = apiRoute({
     method: 'GET',

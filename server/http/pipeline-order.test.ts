@@ -100,6 +100,31 @@ describe.each(['sqlite', 'redis'] as const)('on %s', (backend) => {
       expect(after - before).toBe(3);
     });
 
+    it('charges exactly the admitted answers of a concurrent burst past the limit (hit and charge are one metering op)', async () => {
+      const secret = await tokenFor('acme', { rate_limit: 5 });
+      await awayFromWindowEdge();
+      const before = (await srv.store.usage('acme')).reduce((n, u) => n + u.charges, 0);
+      const statuses = (await Promise.all(Array.from({ length: 20 }, () => call(secret, `?ip=${IPS.northwind}`)))).map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+      const after = (await srv.store.usage('acme')).reduce((n, u) => n + u.charges, 0);
+      expect(after - before).toBe(5);
+    });
+
+    it('answers 429, not the input error, for a refused request with a bad query, and HEAD counts too', async () => {
+      const secret = await tokenFor('acme', { rate_limit: 2 });
+      await awayFromWindowEdge();
+      const head = await fetch(`${srv.url}/v3/company/details?ip=${IPS.northwind}`, { method: 'HEAD', headers: { authorization: `Token ${secret}` } });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('ratelimit-remaining')).toBe('1');
+      const bad = await call(secret, '?ip=a&ip=b');
+      expect(bad.status).toBe(400);
+      expect(bad.headers.get('ratelimit-remaining')).toBe('0');
+      const refused = await call(secret, '?ip=a&ip=b');
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).code).toBe('rate_limited');
+    });
+
     it('limits web-tag traffic per (tag, visitor IP)', async () => {
       const res = await fetch(`${srv.url}/v3/company/details?tag=acme-tag`, { headers: { origin: 'http://localhost', 'user-agent': UA } });
       expect(res.status).toBe(200);

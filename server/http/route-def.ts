@@ -202,6 +202,12 @@ export interface ApiRouteDef<B = unknown, Q = unknown> extends RouteBase {
   access?: RouteAccess;
   /** The API whose credits it can charge (documentation: the handler names the record per answer). */
   charges?: ChargeableApi;
+  /**
+   * The handler only reads (a lookup: no write, no call out, never reads `rateLimit`), so the rate limit
+   * may be checked after it, together with the charge, as one metering operation (run-route.ts): one round
+   * trip to a shared store instead of two. Every answer is as if the limit had been checked first.
+   */
+  meterAfterHandler?: true;
   handler(ctx: RouteContext<B, Q>): Promise<RouteResult> | RouteResult;
 }
 

@@ -2,6 +2,9 @@
  * The one pipeline, run for every API route of the table, in the documented order of checks:
  *   authenticate (401; group / package / domain 403) → CORS origin → rate limit (429) → input (415/413/400/422)
  *   → handler (lookup; 404) → charge (402, never for HEAD) → send.
+ * A route whose handler only reads (`meterAfterHandler`: identification) runs the rate limit after the
+ * handler, with the charge, as one metering operation; its answers are those of the documented order (a
+ * refused request gets 429 whatever its input or lookup, and nothing is charged for it).
  * One error path (errors.ts `errorAnswer`: a thrown domain error becomes the spec's body through one status
  * table), one response writer (`send`: one `writeHead` of a header array and one `end`; a streamed body:
  * `sendStream`), one observer call per response (log line + metrics). Headers set before an error (Vary,
@@ -138,15 +141,41 @@ async function readBody(spec: BodySpec<unknown>, call: Call): Promise<void> {
 async function answer(def: ApiRouteDef, call: Call, res: ServerResponse): Promise<RouteResult> {
   const caller = await authenticate(def.auth, call, def.body);
   const { services, req } = call;
+  const report = (hit: RateLimitHit) => {
+    call.rateLimit = hit;
+    setRateLimitHeaders(hit, (name, value) => call.header(name, value));
+  };
   if (caller !== null) {
     call.caller = caller;
     noteCustomer(res, caller.customer.id); // for the request's log line
     if (caller.corsOrigin) call.header('Access-Control-Allow-Origin', caller.corsOrigin);
-    await services.pipeline.rateLimit(caller, req.ip ?? '', (hit) => {
-      call.rateLimit = hit;
-      setRateLimitHeaders(hit, (name, value) => call.header(name, value));
-    });
+    if (!def.meterAfterHandler) await services.pipeline.rateLimit(caller, req.ip ?? '', report);
   }
+  let result: RouteResult;
+  if (caller === null || !def.meterAfterHandler) result = await handle(def, call);
+  else {
+    try {
+      result = await handle(def, call);
+    } catch (e) {
+      // The documented order: a refused request is answered 429 whatever else is wrong with it.
+      await services.pipeline.rateLimit(caller, req.ip ?? '', report);
+      throw e;
+    }
+  }
+  // An answer whose client is gone (it gave up, e.g. while a stalled store was timing out) is never
+  // received, so it exports nothing: not charged. HEAD carries no answer, so it exports no record either.
+  const charge = result.charge && caller !== null && result.status === 200 && !call.head && !clientGone(res) ? result.charge : null;
+  const requestId = charge ? trustedRequestIdOf(req.raw, services.trustProxy) : null;
+  if (caller !== null && def.meterAfterHandler) await services.pipeline.rateLimitAndCharge(caller, req.ip ?? '', report, charge, requestId, res);
+  else if (charge !== null) await services.pipeline.charge(caller!, charge, requestId, res);
+  // A customer's answer is theirs alone: no shared cache keeps it.
+  if (caller !== null && !result.headers?.['Cache-Control']) call.header('Cache-Control', 'private, no-store');
+  if (result.stream) return { ...result, stream: await primed(result.stream) };
+  return result;
+}
+
+/** Authorization, the input and the handler. */
+async function handle(def: ApiRouteDef, call: Call): Promise<RouteResult> {
   // Only a workspace principal has anything to authorize, only a body to wait for: the API routes' hot
   // path takes no extra turn of the microtask queue for steps that do nothing.
   const scopeInBody = def.access?.customer.from === 'body';
@@ -154,16 +183,7 @@ async function answer(def: ApiRouteDef, call: Call, res: ServerResponse): Promis
   const reading = readInput(def, call);
   if (reading !== undefined) await reading;
   if (call.principal !== null && scopeInBody) await authorize(def, call);
-  const result = await def.handler(call);
-  // An answer whose client is gone (it gave up, e.g. while a stalled store was timing out) is never
-  // received, so it exports nothing: not charged. HEAD carries no answer, so it exports no record either.
-  if (result.charge && caller !== null && result.status === 200 && !call.head && !clientGone(res)) {
-    await services.pipeline.charge(caller, result.charge, trustedRequestIdOf(req.raw, services.trustProxy), res);
-  }
-  // A customer's answer is theirs alone: no shared cache keeps it.
-  if (caller !== null && !result.headers?.['Cache-Control']) call.header('Cache-Control', 'private, no-store');
-  if (result.stream) return { ...result, stream: await primed(result.stream) };
-  return result;
+  return def.handler(call);
 }
 
 /**

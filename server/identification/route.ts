@@ -55,6 +55,8 @@ export const identificationRoutes: RouteDef[] = [
     auth: { kind: 'tag-or-token' },
     headers: VARY_ORIGIN,
     charges: 'identification',
+    // A lookup: its rate-limit hit and charge go to the store as one operation (one Redis round trip).
+    meterAfterHandler: true,
     doc: identificationDocs.get,
     headDoc: identificationDocs.head,
     handler: (ctx) => identificationAnswer(ctx.services, ctx.req, ctx.req.query, ctx.caller!),

@@ -8,7 +8,7 @@ import type { CustomerRecord, NewTag, NewToken, TagPatch, TagRecord, TagSettings
 import type { CustomerPatch, CustomerSeed, Segment } from '../../core/customer-records.ts';
 import type { CreditPool, UsageRow } from '../../core/usage-records.ts';
 import type { AccessService, ListState, SegmentState } from './access/service.ts';
-import type { ChargeOutcome, ChargeRequest, CreditBalance, MeteringService, RateLimitHit, RateLimitRequest } from './metering/service.ts';
+import type { ChargeOutcome, ChargeRequest, CreditBalance, MeteringService, MeterResult, RateLimitHit, RateLimitRequest } from './metering/service.ts';
 import type { StateStore } from './store.ts';
 import type { StateEntry, StateTransfer } from './transfer/transfer.ts';
 
@@ -26,6 +26,9 @@ export abstract class ComposedStateStore implements StateStore {
   }
   charge(req: ChargeRequest): Promise<ChargeOutcome> {
     return this.metering.charge(req);
+  }
+  hitAndCharge(rate: RateLimitRequest, charge: ChargeRequest): Promise<MeterResult> {
+    return this.metering.hitAndCharge(rate, charge);
   }
   usage(customerId: string): Promise<UsageRow[]> {
     return this.metering.usage(customerId);

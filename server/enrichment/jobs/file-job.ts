@@ -28,6 +28,7 @@ import { SourceError } from '../../../data/sources/read.ts';
 import type { Caller } from '../../auth/authenticate.ts';
 import { csvText } from '../../http/csv.ts';
 import { createMeteringSteps } from '../../http/metering-steps.ts';
+import { sequentially } from '../../state/metering/port.ts';
 import type { Metering } from '../../state/metering/service.ts';
 import type { StateStore } from '../../state/store.ts';
 import type { AccountSources } from '../account-sources.ts';
@@ -292,6 +293,9 @@ export async function runFileJob(o: FileJobOptions): Promise<FileJobSummary> {
         const outcome = await o.store.charge(req);
         if (outcome.outcome === 'charged') credits++;
         return outcome;
+      },
+      hitAndCharge(rate, charge) {
+        return sequentially(counted, rate, charge);
       },
     };
     const steps = createMeteringSteps(counted, now);

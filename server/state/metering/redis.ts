@@ -13,10 +13,10 @@ import { ShardSilent } from '../redis/epoch.ts';
 import type { JournaledCharge } from '../redis/journal.ts';
 import { DEDUPE_TTL_MS, keys } from '../redis/keys.ts';
 import type { RedisBackend } from '../redis/lifecycle.ts';
-import { ChargeOp, type MeterOp, RateLimitOp } from '../redis/meter-ops.ts';
+import { ChargeOp, type MeterOp, RateChargeOp, RateLimitOp } from '../redis/meter-ops.ts';
 import { LedgerEntry, StateEntry } from '../transfer/transfer.ts';
-import type { MeteringPort } from './port.ts';
-import type { ChargeOutcome, ChargeRequest, RateLimitHit, RateLimitRequest } from './service.ts';
+import { type MeteringPort, sequentially } from './port.ts';
+import type { ChargeOutcome, ChargeRequest, MeterResult, RateLimitHit, RateLimitRequest } from './service.ts';
 
 /** Journal entries replayed per script call. */
 const REPLAY_CHUNK = 500;
@@ -34,30 +34,88 @@ export class RedisMetering implements MeteringPort {
 
   async hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]> {
     if (!this.b.connected) return this.offlineRate(req);
-    const windowStart = req.nowMs - (req.nowMs % req.windowMs);
     let counts: number[];
     try {
-      counts = (await this.batcher.enqueue(
-        new RateLimitOp(
-          req.customer_id,
-          req.counters.map((c) => keys.rate(req.customer_id, windowStart, c.key)),
-          req.counters.map((c) => c.limit),
-          2 * req.windowMs,
-        ),
-      )) as number[];
+      counts = (await this.batcher.enqueue(this.rateOp(req))) as number[];
     } catch (e) {
-      // Sent and lost (connection dropped mid-flight, or no answer in time): whether it counted is
-      // unknown; count locally. On a cluster, also when only this customer's shard is out of reach (a
-      // primary failing over): the other shards keep the node "connected".
-      if (!this.b.connected || (this.b.cluster && shardUnreachable(e))) return this.offlineRate(req);
-      throw this.b.unavailable(e);
+      return this.lostRate(req, e);
     }
-    return req.counters.map(({ limit }, i) => ({
-      allowed: counts[i] <= limit,
-      limit,
-      remaining: Math.max(0, limit - counts[i]),
-      resetMs: windowStart + req.windowMs - req.nowMs,
-    }));
+    return hitsOf(req, counts);
+  }
+
+  private rateOp(req: RateLimitRequest): RateLimitOp {
+    const windowStart = req.nowMs - (req.nowMs % req.windowMs);
+    return new RateLimitOp(
+      req.customer_id,
+      req.counters.map((c) => keys.rate(req.customer_id, windowStart, c.key)),
+      req.counters.map((c) => c.limit),
+      2 * req.windowMs,
+    );
+  }
+
+  /**
+   * A hit sent and lost (connection dropped mid-flight, or no answer in time): whether it counted is
+   * unknown; count locally. On a cluster, also when only this customer's shard is out of reach (a primary
+   * failing over): the other shards keep the node "connected".
+   */
+  private lostRate(req: RateLimitRequest, e: unknown): RateLimitHit[] {
+    if (!this.b.connected || (this.b.cluster && shardUnreachable(e))) return this.offlineRate(req);
+    throw this.b.unavailable(e);
+  }
+
+  /**
+   * The hit and the charge in one op (one script op pair, one round trip): the charge only if every
+   * counter admits the request. What either part does when the answer is lost is what its own method
+   * does, and a charge that may have run for a request answered 429 or 503 is voided as `unanswered` voids.
+   */
+  async hitAndCharge(rate: RateLimitRequest, charge: ChargeRequest): Promise<MeterResult> {
+    if (!this.b.connected) return sequentially(this, rate, charge);
+    const id = randomUUID();
+    let reply: [number[], [string, number] | 'limited'];
+    try {
+      reply = (await this.batcher.enqueue(new RateChargeOp(this.rateOp(rate), this.chargeOp(charge, id)))) as typeof reply;
+    } catch (e) {
+      if (!(e instanceof UnconfirmedCharge)) return this.lostHitAndCharge(rate, charge, id, e);
+      reply = e.reply as typeof reply;
+      if (reply[1] !== 'limited' && reply[1][0] === 'charged') await this.unconfirmed(charge, id);
+    }
+    const hits = hitsOf(rate, reply[0]);
+    return { hits, outcome: reply[1] === 'limited' ? null : this.outcomeOf(charge, reply[1]) };
+  }
+
+  private async lostHitAndCharge(rate: RateLimitRequest, charge: ChargeRequest, id: string, e: unknown): Promise<MeterResult> {
+    let hits: RateLimitHit[];
+    try {
+      hits = this.lostRate(rate, e);
+    } catch (refused) {
+      await this.voidLost(charge, id, e);
+      throw refused;
+    }
+    if (!hits.every((h) => h.allowed)) {
+      await this.voidLost(charge, id, e);
+      return { hits, outcome: null };
+    }
+    return { hits, outcome: await this.unanswered(charge, id, e) };
+  }
+
+  /** A charge that may have reached Redis, for a request answered without it: taken back if it ran, never to run. */
+  private async voidLost(r: ChargeRequest, id: string, e: unknown): Promise<void> {
+    if (neverSent(e)) return;
+    this.b.outage.settleLater(r, id, false);
+    await this.b.outage.synced();
+  }
+
+  /** Made on the primary, not confirmed on a replica: journaled so the replay counts it only if the new primary lacks it. */
+  private async unconfirmed(r: ChargeRequest, id: string): Promise<void> {
+    this.b.outage.settleLater(r, id, true);
+    await this.b.outage.synced();
+  }
+
+  private outcomeOf(r: ChargeRequest, [outcome, used]: [string, number]): ChargeOutcome {
+    const result: ChargeOutcome =
+      outcome === 'exhausted' ? { outcome: 'exhausted', remaining: 0 } : { outcome: outcome as 'charged' | 'free', remaining: Math.max(0, r.quota - used) };
+    this.b.outage.observe(r, result);
+    return result;
   }
 
   private offlineRate(req: RateLimitRequest): RateLimitHit[] {
@@ -111,16 +169,9 @@ export class RedisMetering implements MeteringPort {
       // Made on the primary, which may be failing over before a replica has it: journaled like a charge
       // whose answer was lost, so the replay counts it only if the new primary lacks it.
       reply = e.reply as [string, number];
-      if (reply[0] === 'charged') {
-        outage.settleLater(r, id, true);
-        await outage.synced();
-      }
+      if (reply[0] === 'charged') await this.unconfirmed(r, id);
     }
-    const [outcome, used] = reply;
-    const result: ChargeOutcome =
-      outcome === 'exhausted' ? { outcome: 'exhausted', remaining: 0 } : { outcome: outcome as 'charged' | 'free', remaining: Math.max(0, r.quota - used) };
-    outage.observe(r, result);
-    return result;
+    return this.outcomeOf(r, reply);
   }
 
   /**
@@ -311,4 +362,15 @@ function ledgerOf(r: LedgerEntry): LedgerEntry {
     partner: r.partner,
     at: r.at,
   };
+}
+
+/** The hits of a request's counters from their counts after the hit. */
+function hitsOf(req: RateLimitRequest, counts: number[]): RateLimitHit[] {
+  const windowStart = req.nowMs - (req.nowMs % req.windowMs);
+  return req.counters.map(({ limit }, i) => ({
+    allowed: counts[i] <= limit,
+    limit,
+    remaining: Math.max(0, limit - counts[i]),
+    resetMs: windowStart + req.windowMs - req.nowMs,
+  }));
 }

@@ -6,7 +6,7 @@
  */
 import type { CreditPool, UsageRow } from '../../../core/usage-records.ts';
 import type { ChargeableApi } from '../../credits/rules.ts';
-import type { MeteringPort } from './port.ts';
+import { type MeteringPort, sequentially } from './port.ts';
 
 export interface ChargeRequest {
   customer_id: string;
@@ -53,11 +53,19 @@ export interface RateLimitHit {
   resetMs: number;
 }
 
+/** A request's hits, and its charge's outcome: null when a counter refused it (nothing charged). */
+export interface MeterResult {
+  hits: RateLimitHit[];
+  outcome: ChargeOutcome | null;
+}
+
 export interface Metering {
   /** Counts one request against each counter in a fixed window; atomic across processes and nodes. */
   hitRateLimits(req: RateLimitRequest): Promise<RateLimitHit[]>;
   /** Atomically: skip if already charged under the dedupe key, refuse if the quota is spent, else record. */
   charge(req: ChargeRequest): Promise<ChargeOutcome>;
+  /** `hitRateLimits`, then `charge` only if every counter admitted the request: one round trip where the backend can. */
+  hitAndCharge(rate: RateLimitRequest, charge: ChargeRequest): Promise<MeterResult>;
 }
 
 export interface CreditBalance {
@@ -84,6 +92,10 @@ export class MeteringService implements Metering, UsageReports {
 
   charge(req: ChargeRequest): Promise<ChargeOutcome> {
     return this.port.charge(req);
+  }
+
+  hitAndCharge(rate: RateLimitRequest, charge: ChargeRequest): Promise<MeterResult> {
+    return this.port.hitAndCharge ? this.port.hitAndCharge(rate, charge) : sequentially(this.port, rate, charge);
   }
 
   usage(customerId: string): Promise<UsageRow[]> {

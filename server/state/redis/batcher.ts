@@ -2,12 +2,18 @@
  * The metering turn batcher on Redis: operations reaching the store in one event-loop turn form one
  * batch; per customer, the batch is ONE call of the METER Lua script (meter-script.ts), and all calls of a batch
  * are written together (node-redis pipelines commands issued in the same turn): one round trip per batch.
+ *
+ * Group commit: while a customer's call is in flight, that customer's next ops wait for its answer and
+ * then go as one call. Each call costs Redis a fixed price (the script's start, and with
+ * `appendfsync always` an AOF write and fsync) that dwarfs its ops, so under load the calls grow with the
+ * round trip instead of multiplying; an idle node's op still goes at once. A call that has not answered
+ * within HOLD_MAX_MS (a stalled shard) holds nothing back any longer: the ops behind it go on their own.
  */
 import { createHash } from 'node:crypto';
 import { retryTryAgain } from './connection.ts';
 import type { RedisBackend } from './lifecycle.ts';
 import type { MeterOp } from './meter-ops.ts';
-import { METER_SCRIPT } from './meter-script.ts';
+import { ARGS_SEPARATOR, METER_SCRIPT } from './meter-script.ts';
 import type { ReplicaWait } from './wait.ts';
 
 const METER_SHA = createHash('sha1').update(METER_SCRIPT).digest('hex');
@@ -24,8 +30,13 @@ export class UnconfirmedCharge extends Error {
   }
 }
 
+/** How long a customer's ops wait for its call in flight at most (its answer takes well under 1 ms when Redis is well). */
+export const HOLD_MAX_MS = 20;
+
 export class MeterBatcher {
   private batch: MeterOp[] = [];
+  /** Customers with a call in flight → their ops waiting for its answer (null: none yet). */
+  private readonly held = new Map<string, MeterOp[] | null>();
 
   constructor(
     private readonly b: RedisBackend,
@@ -43,22 +54,56 @@ export class MeterBatcher {
 
   private readonly flushNow = () => this.flush();
 
-  /** One METER call per customer in the batch, all sent in the same turn (one round trip). */
-  flush(): void {
+  /**
+   * One METER call per customer in the batch, all sent in the same turn (one round trip); a customer's ops
+   * wait while its previous call is in flight. `all` (closing): every op waiting goes now.
+   */
+  flush(all = false): void {
     const ops = this.batch;
     this.batch = [];
-    if (ops.length === 0) return;
     const byCustomer = new Map<string, MeterOp[]>();
     for (const op of ops) {
       const list = byCustomer.get(op.customer);
       if (list) list.push(op);
       else byCustomer.set(op.customer, [op]);
     }
-    for (const group of byCustomer.values()) void this.run(group);
+    for (const [customer, group] of byCustomer) {
+      if (!this.held.has(customer)) this.send(customer, group);
+      else {
+        const waiting = this.held.get(customer);
+        if (waiting) for (const op of group) waiting.push(op);
+        else this.held.set(customer, group);
+      }
+    }
+    if (!all) return;
+    for (const [customer, waiting] of this.held) {
+      if (waiting === null) continue;
+      this.held.set(customer, null);
+      void this.run(waiting);
+    }
   }
 
-  /** One METER call for one customer's ops; each op's promise settles with its reply. */
-  async run(group: MeterOp[]): Promise<void> {
+  /** Runs a customer's call; what waited for it goes once it answers (or HOLD_MAX_MS passed). */
+  private send(customer: string, group: MeterOp[]): void {
+    this.held.set(customer, null);
+    let done = false;
+    const release = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      const waiting = this.held.get(customer);
+      this.held.delete(customer);
+      if (waiting) this.send(customer, waiting);
+    };
+    const timer = setTimeout(release, HOLD_MAX_MS);
+    void this.run(group, release);
+  }
+
+  /**
+   * One METER call for one customer's ops; each op's promise settles with its reply. `answered` runs when
+   * the script's answer (or failure) is in, before the replica WAIT.
+   */
+  async run(group: MeterOp[], answered?: () => void): Promise<void> {
     const keyList: string[] = [];
     const index = new Map<string, string>();
     const key = (k: string) => {
@@ -70,8 +115,13 @@ export class MeterBatcher {
       }
       return i;
     };
-    const args: string[] = [];
-    for (const op of group) op.encode(args, key);
+    const list: string[] = [];
+    let packable = true;
+    for (const op of group) {
+      op.encode(list, key);
+      if (!op.packable) packable = false;
+    }
+    const args = packable ? [list.join(ARGS_SEPARATOR)] : list;
     const client = this.b.untimed;
     try {
       const reply = await this.b.timed(
@@ -85,6 +135,7 @@ export class MeterBatcher {
           }
         }),
       );
+      answered?.();
       const results = JSON.parse(reply) as unknown[];
       if (this.wait.replicas > 0 && group.some((m) => m.charges)) {
         try {
@@ -101,6 +152,7 @@ export class MeterBatcher {
       }
       for (let i = 0; i < group.length; i++) group[i].resolve(results[i]);
     } catch (e) {
+      answered?.();
       for (const op of group) op.reject(e);
     }
   }

@@ -4,6 +4,7 @@
  * hot path builds no intermediate records (spreading and re-keying per-op records, then JSON for the
  * script to decode, cost more than the rest of a Redis request's metering).
  */
+import { ARGS_SEPARATOR } from './meter-script.ts';
 
 /** What the batcher needs of an op. */
 export abstract class MeterOp {
@@ -14,6 +15,10 @@ export abstract class MeterOp {
 
   /** Whether the op charges (WAIT applies to batches with a charge). */
   abstract readonly charges: boolean;
+  /** Whether none of its arguments holds ARGS_SEPARATOR, so the batcher may pack them into one. */
+  get packable(): boolean {
+    return true;
+  }
   /** Appends the op's arguments; `key` gives a key's argument (its index in KEYS, as a string). */
   abstract encode(args: string[], key: (name: string) => string): void;
 }
@@ -73,10 +78,15 @@ export class ChargeOp extends MeterOp {
     super(customer);
   }
 
-  encode(args: string[], key: (name: string) => string): void {
+  /** The dedup key holds a client's record; every other argument is ours (meter-script.ts ARGS_SEPARATOR). */
+  override get packable(): boolean {
+    return this.dedupeKey === null || !this.dedupeKey.includes(ARGS_SEPARATOR);
+  }
+
+  encode(args: string[], key: (name: string) => string, code: 'c' | 'q' = 'c'): void {
     const { k } = this;
     args.push(
-      'c',
+      code,
       key(k.used),
       key(k.ledger),
       key(k.usage),
@@ -91,5 +101,30 @@ export class ChargeOp extends MeterOp {
       this.id,
       this.mode,
     );
+  }
+}
+
+/**
+ * One request's rate-limit hit and its charge as ONE op (one script op pair, one promise, one round trip
+ * for the request's metering): the charge is made only if the hit is admitted → `[counts, [outcome, used
+ * after]]` or `[counts, 'limited']`.
+ */
+export class RateChargeOp extends MeterOp {
+  readonly charges = true;
+
+  constructor(
+    private readonly hit: RateLimitOp,
+    private readonly charge: ChargeOp,
+  ) {
+    super(hit.customer);
+  }
+
+  override get packable(): boolean {
+    return this.charge.packable;
+  }
+
+  encode(args: string[], key: (name: string) => string): void {
+    this.hit.encode(args, key);
+    this.charge.encode(args, key, 'q');
   }
 }

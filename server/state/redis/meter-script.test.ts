@@ -72,3 +72,71 @@ it('writes a batch of 40 charges, 40 rate-limit hits and retried charges with on
     await s.close();
   }
 });
+
+it("makes a request's hit and charge one op: charged only when admitted, one script call for the turn", async () => {
+  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'b'), outageAllowance: 10 });
+  const admin = createClient({ url: redis.url });
+  await admin.connect();
+  try {
+    await s.createCustomer({ ...TEST_CUSTOMER, id: 'pair', tags: [] });
+    const now = Date.now();
+    const rate = { customer_id: 'pair', counters: [{ key: 'token:p', limit: 6 }], windowMs: 60_000, nowMs: now, degradable: true };
+    const charge = (i: number) => ({ ...identificationCharge(i), customer_id: 'pair', quota: 4 });
+    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => s.hitAndCharge(rate, charge(i))));
+    const calls = await commandCalls(admin);
+
+    expect(results.map((r) => r.hits[0]!.remaining)).toEqual([5, 4, 3, 2, 1, 0, 0, 0, 0, 0]);
+    expect(results.map((r) => r.hits[0]!.allowed)).toEqual([...Array(6).fill(true), ...Array(4).fill(false)]);
+    // The refused requests charge nothing (null); the admitted ones run into the quota of 4.
+    expect(results.map((r) => r.outcome?.outcome ?? null)).toEqual([...Array(4).fill('charged'), 'exhausted', 'exhausted', ...Array(4).fill(null)]);
+    expect(calls.get('evalsha')).toBe(1);
+    expect(await admin.lLen(keys.ledger('pair'))).toBe(4);
+    expect(Number(await admin.get(keys.used('pair', 'identification', 'year-0')))).toBe(4);
+  } finally {
+    await admin.close();
+    await s.close();
+  }
+});
+
+it('dedups a charge whose key holds the packing separator (its call is sent unpacked)', async () => {
+  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'c'), outageAllowance: 10 });
+  try {
+    await s.createCustomer({ ...TEST_CUSTOMER, id: 'sep', tags: [] });
+    const odd = { ...identificationCharge(1), customer_id: 'sep', dedupe_key: 'sep|v3|a\x1fb|2026-11' };
+    const plain = { ...identificationCharge(2), customer_id: 'sep' };
+    const first = await Promise.all([s.charge(odd), s.charge(plain)]);
+    const again = await s.charge(odd);
+    expect(first.map((o) => o.outcome)).toEqual(['charged', 'charged']);
+    expect(again.outcome).toBe('free');
+    expect((await s.balance('sep', 'identification', 'year-0', 1000)).used).toBe(2);
+  } finally {
+    await s.close();
+  }
+});
+
+it("holds a customer's ops while its call is in flight and sends them as one call when it answers", async () => {
+  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'd'), outageAllowance: 10 });
+  const admin = createClient({ url: redis.url });
+  await admin.connect();
+  try {
+    await s.createCustomer({ ...TEST_CUSTOMER, id: 'held', tags: [] });
+    const hit = () =>
+      s.hitRateLimits({ customer_id: 'held', counters: [{ key: 'token:h', limit: 100 }], windowMs: 60_000, nowMs: Date.now(), degradable: true });
+    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    // Redis holds every client's commands for 10 ms (well under HOLD_MAX_MS): the first call stays in
+    // flight while three more turns each add an op.
+    await admin.sendCommand(['CLIENT', 'PAUSE', '10', 'ALL']);
+    const pending = [hit()];
+    for (let turn = 0; turn < 3; turn++) {
+      await new Promise((r) => setImmediate(r));
+      pending.push(hit());
+    }
+    const counts = (await Promise.all(pending)).map((h) => h[0]!.remaining);
+    expect(counts).toEqual([99, 98, 97, 96]);
+    expect((await commandCalls(admin)).get('evalsha')).toBe(2);
+  } finally {
+    await admin.close();
+    await s.close();
+  }
+});

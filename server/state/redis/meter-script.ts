@@ -32,6 +32,9 @@
  *      answer have been lost too, the credit stays, and the record's next export this month is free);
  *      either way, it can no longer run. '': an ordinary charge.
  *      → [outcome, used after]; outcome charged | free | exhausted | duplicate | void | refunded | kept
+ *   'q', then the arguments of 'c': the charge of the request whose rate-limit hit ('r') is the op just
+ *      before it, made only if that hit was admitted (one op per request: meter-ops.ts RateChargeOp)
+ *      → replaces the 'r' op's result with [counts, [outcome, used after]], or [counts, 'limited'].
  * Returns the JSON array of the ops' results.
  */
 
@@ -42,10 +45,32 @@
  */
 export const LEDGER_LOOKBACK = 10_000;
 
+/**
+ * Between the ops' arguments when the batcher packs them into ONE script argument (batcher.ts): a call's
+ * hundreds of small arguments cost the node more to encode and write (one RESP bulk string each, ~18 µs a
+ * response in a profile) than one string, which the script splits. No argument contains it: numbers, op
+ * codes, ids, `pool|api|month`, JSON (control characters are escaped in JSON) — a dedup key, which holds a
+ * client's record, is checked (meter-ops.ts `packable`).
+ */
+export const ARGS_SEPARATOR = '\x1f';
+
 /** Ledger entries (and dedup fields) per RPUSH (HSET): under Lua's limit on unpacked values. */
 const WRITE_CHUNK = 1000;
 
 export const METER_SCRIPT = `
+-- The ops' arguments, packed into one (ARGS_SEPARATOR between them) or one ARGV each.
+local A = ARGV
+if #ARGV == 1 then
+  A = {}
+  local s, p, n = ARGV[1], 1, 0
+  while true do
+    local q = string.find(s, '\\31', p, true)
+    n = n + 1
+    if not q then A[n] = string.sub(s, p); break end
+    A[n] = string.sub(s, p, q - 1)
+    p = q + 1
+  end
+end
 local out = {}
 -- Read once per call, then kept current here: rate counts, credits used, whether a settled-ids set exists.
 local count, used, settled = {}, {}, {}
@@ -140,23 +165,25 @@ local function settle(mode, ui, li, si, ri, di, dk, dttl, q, e, f, p, id)
 end
 
 local i = 1
-while i <= #ARGV do
-  if ARGV[i] == 'r' then
-    local ttl, m = ARGV[i + 1], tonumber(ARGV[i + 2])
+-- Whether the last rate-limit hit was admitted (a 'q' charge runs only then).
+local lastAdmitted = false
+while i <= #A do
+  if A[i] == 'r' then
+    local ttl, m = A[i + 1], tonumber(A[i + 2])
     local first = i + 3
     local admitted = true
     for j = first, first + 2 * m - 1, 2 do
-      local ki = tonumber(ARGV[j])
+      local ki = tonumber(A[j])
       local c = count[ki]
       if c == nil then
         c = tonumber(redis.call('GET', KEYS[ki]) or '0')
         count[ki] = c
       end
-      if c + 1 > tonumber(ARGV[j + 1]) then admitted = false end
+      if c + 1 > tonumber(A[j + 1]) then admitted = false end
     end
     local counts = {}
     for j = first, first + 2 * m - 1, 2 do
-      local ki = tonumber(ARGV[j])
+      local ki = tonumber(A[j])
       if admitted then
         count[ki] = count[ki] + 1
         rlAdd[ki] = (rlAdd[ki] or 0) + 1
@@ -167,13 +194,18 @@ while i <= #ARGV do
       end
     end
     out[#out + 1] = counts
+    lastAdmitted = admitted
     i = first + 2 * m
+  elseif A[i] == 'q' and not lastAdmitted then
+    out[#out] = { out[#out], 'limited' }
+    i = i + 14
   else
-    local ui, li, si, ri = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
-    local di = tonumber(ARGV[i + 5])
+    local paired = A[i] == 'q'
+    local ui, li, si, ri = tonumber(A[i + 1]), tonumber(A[i + 2]), tonumber(A[i + 3]), tonumber(A[i + 4])
+    local di = tonumber(A[i + 5])
     if di == 0 then di = nil end
-    local dk, dttl, q, e, f = ARGV[i + 6], ARGV[i + 7], tonumber(ARGV[i + 8]), ARGV[i + 9], ARGV[i + 10]
-    local p, id, mode = ARGV[i + 11] == '1', ARGV[i + 12], ARGV[i + 13]
+    local dk, dttl, q, e, f = A[i + 6], A[i + 7], tonumber(A[i + 8]), A[i + 9], A[i + 10]
+    local p, id, mode = A[i + 11] == '1', A[i + 12], A[i + 13]
     i = i + 14
     local outcome, u
     if mode ~= '' then
@@ -214,7 +246,7 @@ while i <= #ARGV do
         if p then addUsage(si, f .. '|p') end
       end
     end
-    out[#out + 1] = { outcome, u }
+    if paired then out[#out] = { out[#out], { outcome, u } } else out[#out + 1] = { outcome, u } end
   end
 end
 write()

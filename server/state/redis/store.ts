@@ -90,7 +90,7 @@ export class RedisStateStore extends ComposedStateStore {
 
   async close(): Promise<void> {
     if (this.backend.closed) return;
-    this.batcher.flush();
+    this.batcher.flush(true);
     await this.backend.close(() => this.meter.draining);
   }
 }
