@@ -5,8 +5,10 @@
  *
  * 1. Two Redis Clusters, each primary with one replica and AOF (`appendfsync everysec`, as under
  *    `npm run cluster -- --redis-cluster N`): 1 primary (a real cluster: the same cluster client and code
- *    path as with 3) and 3 primaries. One `svc serve` node on each (default configuration: SVC_LOG=info,
- *    stdout to a file; SVC_REDIS_WAIT=0).
+ *    path as with 3) and 3 primaries; and the baselines of issue 38: one redis-server as deploy/redis.conf
+ *    configures it (AOF, `appendfsync always`; bench/redis-server.ts, as `nodes` and `webhooks` run it) and
+ *    a SQLite state file. One `svc serve` node on each: the production bundle, built by the run into a
+ *    folder of its own, in the default configuration (SVC_LOG=info, stdout to a file; SVC_REDIS_WAIT=0).
  * 2. N customers (default 1,000) through each node's admin API, each with an identification and a
  *    company-firmographics token. The load walks over every customer in turn (one counter shared by the
  *    connections): 4 in 5 requests `GET /v3/company/details?ip=` in token mode (the address mix of
@@ -14,218 +16,57 @@
  * 3. The 1-node/1-shard saturation point (unpaced, `--saturate` s): req/s, p99, the cores the node and
  *    the primary used. It checks the model, and sets the paced rate: 70% of it (`--rate` overrides).
  * 4. Paced load (autocannon `overallRate`) in interleaved slices (`--duration` s per run in all): 1 shard
- *    and 3 shards at that rate, 1 shard at a third of it (each of the 3 primaries' own share). Per
- *    response: the node's CPU (/proc) and the primaries' CPU (`INFO cpu` used_cpu_user + used_cpu_sys,
- *    summed), both also net of their idle background; the replicas' beside it (not in the model). Per
- *    shard of the 3: keys (DBSIZE) and commands (INFO stats total_commands_processed), max/mean.
+ *    and 3 shards at that rate, 1 shard at a third of it (each of the 3 primaries' own share), the single
+ *    Redis and SQLite at that rate. Per response: the node's CPU (/proc) and the primaries' CPU (`INFO cpu`
+ *    used_cpu_user + used_cpu_sys, summed), both also net of their idle background; the replicas' beside
+ *    it (not in the model). Per shard of the 3: keys (DBSIZE) and commands (INFO stats
+ *    total_commands_processed), max/mean. The node on the cluster against the single Redis (goal ≤ 1.1×)
+ *    and against SQLite (goal ≤ 2×).
  * 5. The scale model recomputed from this run's figures, and its prediction for step 3.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient, type RedisClientType } from '@redis/client';
-import autocannon from 'autocannon';
-import { readCustomersFile } from '../data/sources/read.ts';
+import { buildServer } from '../server/build.ts';
 import { type RedisCluster, startRedisCluster } from '../server/testing/redis-cluster.ts';
-import { type BenchData, BROWSER_UA, emailMix, ensureBenchData, ipMix, runFolder } from './bench-data.ts';
-import { cpuSeconds, type RunningProcess, startProcess } from './http-load.ts';
-import { fmt, median, record } from './results.ts';
+import { emailMix, ensureBenchData, ipMix, runFolder } from './bench-data.ts';
+import {
+  ADMIN_TOKEN,
+  cannon,
+  closeRedisSet,
+  combine,
+  customerRequests,
+  idleRates,
+  type Measured,
+  measure,
+  NO_REDIS,
+  openShards,
+  openSingle,
+  type RedisSet,
+  seedCustomers,
+  sum,
+  type Target,
+} from './cluster-targets.ts';
+import { ROOT, type RunningProcess, startProcess } from './http-load.ts';
+import { startRedis } from './redis-server.ts';
+import { fmt, record } from './results.ts';
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const CLI = 'server/cli/main.ts';
+/**
+ * This tree's production bundle, built by the run into a folder of its own (removed at exit): dist/server
+ * is rebuilt by whoever runs `npm run build` meanwhile. Rows before 2026-12-07T11:45Z ran tsx.
+ */
+const OWN_BUNDLE = join('var', `bench-cluster-${process.pid}`);
+const CLI = join(OWN_BUNDLE, 'main.js');
 
 /** The model's assumptions (bench/README.md "Scale model"). */
 export const MODEL = { coresPerNode: 2, utilisation: 0.7, rates: [10_000, 100_000, 1_000_000] };
 
-interface Customer {
-  id: string;
-  identification: string;
-  firmographics: string;
-}
-
-/** One Redis Cluster with clients to each of its nodes (for INFO and DBSIZE), the primaries apart. */
-interface Shards {
-  cluster: RedisCluster;
-  primaries: { port: number; client: RedisClientType }[];
-  replicas: { port: number; client: RedisClientType }[];
-}
-
-async function openShards(cluster: RedisCluster): Promise<Shards> {
-  const nodes = await cluster.nodes();
-  const connect = async (port: number) => {
-    const client = createClient({ socket: { host: '127.0.0.1', port } }) as RedisClientType;
-    client.on('error', () => {});
-    await client.connect();
-    return { port, client };
-  };
-  return {
-    cluster,
-    primaries: await Promise.all(nodes.filter((n) => n.role === 'master' && n.slots.length > 0).map((n) => connect(n.port))),
-    replicas: await Promise.all(nodes.filter((n) => n.role === 'slave').map((n) => connect(n.port))),
-  };
-}
-
-function infoField(text: string, field: string): number {
-  return Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text)?.[1] ?? NaN);
-}
-
-/** CPU seconds (user + system, all threads) each Redis process has used so far. */
-async function redisCpu(nodes: { client: RedisClientType }[]): Promise<number[]> {
-  return Promise.all(
-    nodes.map(async ({ client }) => {
-      const info = await client.info('cpu');
-      return infoField(info, 'used_cpu_user') + infoField(info, 'used_cpu_sys');
-    }),
-  );
-}
-
-async function commandsProcessed(nodes: { client: RedisClientType }[]): Promise<number[]> {
-  return Promise.all(nodes.map(async ({ client }) => infoField(await client.info('stats'), 'total_commands_processed')));
-}
-
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const maxOverMean = (xs: number[]) => Math.max(...xs) / (sum(xs) / xs.length);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The customers and their tokens, created through the node's admin API (a few calls at a time). */
-async function seedCustomers(url: string, data: BenchData, count: number): Promise<Customer[]> {
-  const seed = readCustomersFile(join(data.sources, 'customers.json')).customers[0];
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(url + '/admin/api' + path, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`seeding ${url}${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { token: string };
-  };
-  const token = async (customer_id: string, api_group: string) =>
-    (await admin('/tokens', { customer_id, api_group, name: `bench ${api_group}`, rate_limit: 1_000_000 })).token;
-  const out: Customer[] = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let i = next++; i < count; i = next++) {
-        const id = `bench-cust-${i}`;
-        await admin('/customers', { ...seed, id, name: `Bench customer ${i}`, identification_credits: 1e12, enrichment_credits: 1e12, tags: [] });
-        out[i] = { id, identification: await token(id, 'identification'), firmographics: await token(id, 'company-firmographics') };
-      }
-    }),
-  );
-  return out;
-}
-
-/**
- * One autocannon request whose setupRequest picks the next request from a counter shared by every
- * connection: each customer gets its turn whatever the connection count and duration (a fixed list is
- * walked from its start by each connection, which at a low rate would reach only the first customers).
- * Customer i % N; round ⌊i / N⌋ % 5 = 4 is enrichment, so each customer sees both kinds alike.
- */
-function customerRequests(customers: Customer[], ips: string[], emails: string[]): autocannon.Request[] {
-  let i = 0;
-  return [
-    {
-      setupRequest: (req) => {
-        const n = i++;
-        const c = customers[n % customers.length]!;
-        const round = Math.floor(n / customers.length);
-        if (round % 5 === 4) {
-          return {
-            ...req,
-            method: 'POST',
-            path: '/v1/enrichment/company',
-            headers: { authorization: `Token ${c.firmographics}`, 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ email: emails[n % emails.length]!, country: 'United States' }).toString(),
-          };
-        }
-        return {
-          ...req,
-          method: 'GET',
-          path: `/v3/company/details?ip=${ips[n % ips.length]}`,
-          headers: { authorization: `Token ${c.identification}`, 'user-agent': BROWSER_UA },
-          body: undefined,
-        };
-      },
-    },
-  ];
-}
-
-function cannon(url: string, requests: autocannon.Request[], connections: number, duration: number, overallRate?: number): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration, requests, pipelining: 1, ...(overallRate ? { overallRate } : {}) }, (err, result) =>
-      err ? reject(err) : resolve(result),
-    );
-  });
-}
-
-interface Target {
-  name: string;
-  node: RunningProcess;
-  shards: Shards;
-  requests: autocannon.Request[];
-}
-
-interface Measured {
-  responses: number;
-  seconds: number;
-  rps: number;
-  p99: number;
-  /** Non-2xx answers: enrichment's 404 (no company for the email) is the spec's answer, not a failure. */
-  non2xx: number;
-  errors: number;
-  /** CPU seconds over the measured slices. */
-  nodeCpu: number;
-  primaryCpu: number[];
-  replicaCpu: number;
-  commands: number[];
-}
-
-/** Loads the target for `seconds` and what its node and Redis processes did meanwhile. */
-async function measure(t: Target, seconds: number, connections: number, rate?: number): Promise<Measured> {
-  const node0 = cpuSeconds(t.node.pid);
-  const [p0, r0, c0] = await Promise.all([redisCpu(t.shards.primaries), redisCpu(t.shards.replicas), commandsProcessed(t.shards.primaries)]);
-  const r = await cannon(t.node.url, t.requests, connections, seconds, rate);
-  const node1 = cpuSeconds(t.node.pid);
-  const [p1, r1, c1] = await Promise.all([redisCpu(t.shards.primaries), redisCpu(t.shards.replicas), commandsProcessed(t.shards.primaries)]);
-  return {
-    responses: r.requests.total,
-    seconds: r.duration,
-    rps: r.requests.total / r.duration,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
-    nodeCpu: node1 - node0,
-    primaryCpu: p1.map((x, i) => x - p0[i]!),
-    replicaCpu: sum(r1) - sum(r0),
-    commands: c1.map((x, i) => x - c0[i]!),
-  };
-}
-
-function combine(slices: Measured[]): Measured {
-  const responses = sum(slices.map((s) => s.responses));
-  const seconds = sum(slices.map((s) => s.seconds));
-  return {
-    responses,
-    seconds,
-    rps: responses / seconds,
-    p99: median(slices.map((s) => s.p99)),
-    non2xx: sum(slices.map((s) => s.non2xx)),
-    errors: sum(slices.map((s) => s.errors)),
-    nodeCpu: sum(slices.map((s) => s.nodeCpu)),
-    primaryCpu: slices[0]!.primaryCpu.map((_, i) => sum(slices.map((s) => s.primaryCpu[i]!))),
-    replicaCpu: sum(slices.map((s) => s.replicaCpu)),
-    commands: slices[0]!.commands.map((_, i) => sum(slices.map((s) => s.commands[i]!))),
-  };
-}
-
-/** Idle background per second of the node and of the primaries (heartbeat, auth version poll, cluster bus, serverCron). */
-async function idleRates(t: Target, seconds: number): Promise<{ node: number; primaries: number }> {
-  const n0 = cpuSeconds(t.node.pid);
-  const p0 = sum(await redisCpu(t.shards.primaries));
-  await sleep(seconds * 1000);
-  return { node: (cpuSeconds(t.node.pid) - n0) / seconds, primaries: (sum(await redisCpu(t.shards.primaries)) - p0) / seconds };
-}
+/** What the single redis-server and the clusters' primaries write to disk: it weighs on Redis's CPU, not the node's. */
+const FSYNC_NOTE =
+  "single Redis: deploy/redis.conf, AOF appendfsync always; the clusters' primaries: AOF appendfsync everysec (it changes redis-server's cost per response, not the node's)";
 
 export interface ScaleRow {
   rate: number;
@@ -282,45 +123,51 @@ export async function benchCluster(args: string[]): Promise<void> {
   const emails = emailMix(data);
   const load0 = loadavg()[0]!;
 
+  await buildServer(join(ROOT, OWN_BUNDLE));
+  process.once('exit', () => rmSync(join(ROOT, OWN_BUNDLE), { recursive: true, force: true }));
+
   const clusters: RedisCluster[] = [];
+  const singles: Awaited<ReturnType<typeof startRedis>>[] = [];
   const nodes: RunningProcess[] = [];
-  const shardSets: Shards[] = [];
+  const redisSets: RedisSet[] = [];
   try {
     const t0 = performance.now();
     const targets: Target[] = [];
-    for (const primaries of [1, 3]) {
-      const cluster = await startRedisCluster({
-        primaries,
-        dir: join(work, `redis-${primaries}`),
-        extraArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'],
-      });
-      clusters.push(cluster);
-      const shards = await openShards(cluster);
-      shardSets.push(shards);
-      const node = await startProcess(
-        CLI,
-        ['serve'],
-        {
-          SVC_DATA: data.data,
-          SVC_LOG: 'info',
-          SVC_TRUST_PROXY: 'loopback',
-          SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-          SVC_STATE: join(work, `unused-${primaries}.db`),
+    // The same node on each state: a 1- and a 3-primary Redis Cluster, one redis-server, a SQLite file.
+    for (const name of ['1', '3', 'single', 'sqlite'] as const) {
+      let state: Record<string, string>;
+      let redis = NO_REDIS;
+      if (name === 'sqlite') state = { SVC_STATE: join(work, 'state.db') };
+      else if (name === 'single') {
+        const single = await startRedis(join(work, 'redis-single'));
+        singles.push(single);
+        redis = await openSingle(single.url);
+        state = { SVC_STATE: join(work, 'unused-single.db'), SVC_REDIS_URL: single.url, SVC_JOURNAL_DIR: join(work, 'journal-single') };
+      } else {
+        const cluster = await startRedisCluster({
+          primaries: Number(name),
+          dir: join(work, `redis-${name}`),
+          extraArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'],
+        });
+        clusters.push(cluster);
+        redis = await openShards(cluster);
+        state = {
+          SVC_STATE: join(work, `unused-${name}.db`),
           SVC_REDIS_URL: cluster.url,
           SVC_REDIS_CLUSTER: '1',
-          SVC_JOURNAL_DIR: join(work, `journal-${primaries}`),
-        },
-        '/readyz',
-        [],
-        join(work, `node-${primaries}.log`),
-      );
+          SVC_JOURNAL_DIR: join(work, `journal-${name}`),
+        };
+      }
+      redisSets.push(redis);
+      const env = { SVC_DATA: data.data, SVC_LOG: 'info', SVC_TRUST_PROXY: 'loopback', SVC_ADMIN_TOKEN: ADMIN_TOKEN, ...state };
+      const node = await startProcess(CLI, ['serve'], env, '/readyz', [], join(work, `node-${name}.log`));
       nodes.push(node);
       const customers = await seedCustomers(node.url, data, customerCount);
-      targets.push({ name: `${primaries}`, node, shards, requests: customerRequests(customers, ips, emails) });
+      targets.push({ name, node, redis, requests: customerRequests(customers, ips, emails) });
     }
-    const [one, three] = targets as [Target, Target];
+    const [one, three, single, sqlite] = targets as [Target, Target, Target, Target];
     console.log(
-      `cluster bench: 1- and 3-primary clusters, ${customerCount.toLocaleString('en-US')} customers each, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      `cluster bench: 1- and 3-primary clusters, a single Redis, SQLite, ${customerCount.toLocaleString('en-US')} customers each, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     const idle = new Map<Target, { node: number; primaries: number }>();
     for (const t of targets) idle.set(t, await idleRates(t, 3));
@@ -332,11 +179,14 @@ export async function benchCluster(args: string[]): Promise<void> {
 
     // 2. Paced, interleaved: 1 and 3 shards at the same offered load (the model's target utilisation of
     //    the node), and 1 shard at a third of it — each of the 3 primaries' own load — so what sharding
-    //    costs shows apart from what a less busy Redis costs per command (fewer commands per event loop turn).
+    //    costs shows apart from what a less busy Redis costs per command (fewer commands per event loop
+    //    turn); the single Redis and SQLite at the same load, the baselines of issue 38's goal 2.
     const runs = [
       { label: '1 shard', t: one, rate },
       { label: '3 shards', t: three, rate },
       { label: '1 shard at a third', t: one, rate: Math.max(1, Math.round(rate / 3)) },
+      { label: 'single Redis', t: single, rate },
+      { label: 'SQLite', t: sqlite, rate },
     ];
     const slices = runs.map(() => [] as Measured[]);
     const rounds = 3;
@@ -344,7 +194,7 @@ export async function benchCluster(args: string[]): Promise<void> {
       for (const [i, r] of runs.entries()) slices[i]!.push(await measure(r.t, duration / rounds, connections, r.rate));
     }
     const paced = slices.map(combine);
-    const keys = await Promise.all(shardSets.map((s) => Promise.all(s.primaries.map(({ client }) => client.dbSize()))));
+    const keys = await Promise.all(redisSets.slice(0, 2).map((s) => Promise.all(s.primaries.map(({ client }) => client.dbSize()))));
 
     const perResponse = (m: Measured, t: Target) => {
       const node = (m.nodeCpu * 1e6) / m.responses;
@@ -366,26 +216,43 @@ export async function benchCluster(args: string[]): Promise<void> {
     const opsSpread = maxOverMean(paced[1]!.commands);
     const cpuSpread = maxOverMean(paced[1]!.primaryCpu);
 
+    // Each slice's gross node CPU per response: on a shared machine their spread shows how far to trust a ratio.
+    const sliceText = (i: number) => slices[i]!.map((m) => ((m.nodeCpu * 1e6) / m.responses).toFixed(0)).join('/');
     const describe = (i: number) => {
       const m = paced[i]!;
       const x = w[i]!;
+      const { primaries, replicas } = runs[i]!.t.redis;
+      const redisText =
+        primaries.length === 0
+          ? ''
+          : `${primaries.length > 1 || replicas.length > 0 ? 'Redis primaries' : 'redis-server'} ${x.redis.toFixed(1)} µs/response (net ${x.redisNet.toFixed(1)}; ${x.perCommand.toFixed(0)} ns/command), ` +
+            `${replicas.length > 0 ? `replicas ${x.replicas.toFixed(1)} µs/response, ` : ''}${x.commandsPerResponse.toFixed(2)} commands/response, `;
       return (
-        `${fmt.rate(m.rps)} req/s (paced at ${fmt.rate(runs[i]!.rate)}), p99 ${m.p99} ms, node CPU ${x.node.toFixed(0)} µs/response (net of idle ${x.nodeNet.toFixed(0)}), ` +
-        `Redis primaries ${x.redis.toFixed(1)} µs/response (net ${x.redisNet.toFixed(1)}; ${x.perCommand.toFixed(0)} ns/command), replicas ${x.replicas.toFixed(1)} µs/response, ` +
-        `${x.commandsPerResponse.toFixed(2)} commands/response, ${m.non2xx} non-2xx, ${m.errors} errors`
+        `${fmt.rate(m.rps)} req/s (paced at ${fmt.rate(runs[i]!.rate)}), p99 ${m.p99} ms, node CPU ${x.node.toFixed(0)} µs/response (net of idle ${x.nodeNet.toFixed(0)}; slices ${sliceText(i)}), ` +
+        `${redisText}${m.non2xx} non-2xx, ${m.errors} errors`
       );
     };
     const shardText =
       `3 shards, ${customerCount.toLocaleString('en-US')} customers: keys ${keys[1]!.map((k) => k.toLocaleString('en-US')).join(' / ')} (max/mean ${fmt.x(keySpread)}; 1 shard ${keys[0]![0]!.toLocaleString('en-US')} = ${(keys[0]![0]! / customerCount).toFixed(1)} per customer), ` +
       `commands ${paced[1]!.commands.map((c) => c.toLocaleString('en-US')).join(' / ')} (max/mean ${fmt.x(opsSpread)}), CPU max/mean ${fmt.x(cpuSpread)}`;
+    // Issue 38, goal 2: the node on the cluster against the same node on one Redis and on SQLite, net of idle.
+    const vs = (base: number) => `1 shard ${fmt.x(w[0]!.nodeNet / w[base]!.nodeNet)}, 3 shards ${fmt.x(w[1]!.nodeNet / w[base]!.nodeNet)}`;
+    const goalText =
+      `node CPU per response on the cluster / single Redis: ${vs(3)} (goal ≤ 1.10×, issue 38); cluster / SQLite: ${vs(4)} (goal ≤ 2.00×, issue 38); ` +
+      `single Redis / SQLite ${fmt.x(w[3]!.nodeNet / w[4]!.nodeNet)}`;
     const size = `${customerCount.toLocaleString('en-US')} customers, ${connections} connections, ${duration} s each in ${rounds} interleaved slices, ${companies.toLocaleString('en-US')} companies`;
     console.log(runs.map((r, i) => `   ${r.label.padEnd(19)} ${describe(i)}`).join('\n'));
-    console.log(`   ${shardText}\n   answers (1-shard node): ${statuses(join(work, 'node-1.log'))}`);
+    console.log(`   ${FSYNC_NOTE}\n   ${goalText}\n   ${shardText}`);
+    for (const t of targets)
+      console.log(
+        `   answers (${t.name === 'sqlite' || t.name === 'single' ? t.name : `${t.name}-shard`} node): ${statuses(join(work, `node-${t.name}.log`))}`,
+      );
     record({
-      benchmark: `cluster: identification token mode (4/5) + enrichment (1/5) over ${size}; one node on a 1-primary vs a 3-primary Redis Cluster (1 replica each, AOF everysec), paced at ${MODEL.utilisation * 100}% of the 1-shard saturation`,
-      figures: `${runs.map((r, i) => `${r.label} ${describe(i)}`).join('; ')}; busiest of 3 primaries ${(w[1]!.busiestShare * 100).toFixed(0)}% of their CPU; ${shardText}`,
+      benchmark: `cluster: identification token mode (4/5) + enrichment (1/5) over ${size}; one node (production bundle) on a 1-primary vs a 3-primary Redis Cluster (1 replica each, AOF everysec), paced at ${MODEL.utilisation * 100}% of the 1-shard saturation; the same node on a single Redis (deploy/redis.conf, AOF always) and on SQLite at that rate`,
+      figures: `${runs.map((r, i) => `${r.label} ${describe(i)}`).join('; ')}; ${FSYNC_NOTE}; busiest of 3 primaries ${(w[1]!.busiestShare * 100).toFixed(0)}% of their CPU; ${shardText}; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
       ratio:
-        `Redis CPU per response 3 shards/1 shard ${fmt.x(w[1]!.redisNet / w[0]!.redisNet)}, busiest shard/1 shard ${fmt.x((w[1]!.redisNet * w[1]!.busiestShare) / w[0]!.redisNet)}; ` +
+        `${goalText}; ` +
+        `Redis CPU per response 3 shards/1 shard ${fmt.x(w[1]!.redisNet / w[0]!.redisNet)}, busiest shard/1 shard ${fmt.x((w[1]!.redisNet * w[1]!.busiestShare) / w[0]!.redisNet)}, 1 shard/single Redis ${fmt.x(w[0]!.redisNet / w[3]!.redisNet)}; ` +
         `per command 3 shards/1 shard at a third of the load ${fmt.x(w[1]!.perCommand / w[2]!.perCommand)}; node CPU per response 3/1 ${fmt.x(w[1]!.nodeNet / w[0]!.nodeNet)}; ` +
         `keys max/mean ${fmt.x(keySpread)}, commands max/mean ${fmt.x(opsSpread)} (goal ≤ 1.20×)`,
     });
@@ -429,9 +296,13 @@ export async function benchCluster(args: string[]): Promise<void> {
       ratio: `req/s measured/predicted ${fmt.x(sat.rps / predictedRps)}; primary's CPU measured/predicted ${fmt.x(redisCores / predictedRedis)}`,
     });
   } finally {
-    for (const s of shardSets) for (const { client } of [...s.primaries, ...s.replicas]) client.destroy();
+    for (const s of redisSets) closeRedisSet(s);
     for (const n of nodes) await n.stop();
     for (const c of clusters) await c.close();
+    for (const r of singles) {
+      await r.process.stop();
+      await r.process.closeLog();
+    }
     rmSync(work, { recursive: true, force: true });
   }
 }

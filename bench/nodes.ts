@@ -38,7 +38,7 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CLI = 'dist/server/main.js';
 
 /** The bench customer, its tags and an identification token, created through a node's admin API. */
-async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
+export async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
   const seed = readCustomersFile(join(data.sources, 'customers.json')).customers[0];
   const tags = Array.from({ length: TAG_COUNT }, (_, i) => `bench-tag-${i}`);
   const admin = async (path: string, body: unknown) => {
@@ -61,7 +61,7 @@ async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
 }
 
 /** The default configuration: SVC_LOG=info, a JSON line per request on stdout (redirected to a file by startProcess). */
-function nodeEnv(data: BenchData, extra: Record<string, string>): Record<string, string> {
+export function nodeEnv(data: BenchData, extra: Record<string, string>): Record<string, string> {
   return { SVC_DATA: data.data, SVC_LOG: 'info', SVC_TRUST_PROXY: 'loopback', SVC_ADMIN_TOKEN: ADMIN_TOKEN, ...extra };
 }
 
