@@ -7,11 +7,11 @@
  * before): at 5 million networks the Map held 3.4 million record keys plus up to 8 million sub-value
  * keys, each a heap string made by Buffer#toString for every lookup — ≈ 45% of the networks.mmdb build
  * went to those strings and to the garbage collection they caused (profile of `data build`, 1M
- * companies). Here an entry is four numbers in typed arrays and a lookup allocates nothing.
+ * companies). Here an entry is a few numbers in typed arrays and a lookup allocates nothing.
  *
  * Open addressing, linear probing, power-of-two capacity kept at most half full. Entries are never
- * removed. Each entry stores where its bytes are (offset and length in the arena), their hash and one
- * number of payload (a value id, a data-section offset).
+ * removed. Each entry stores where its bytes are (offset and length in the arena), their hash (in its
+ * slot) and one number of payload (a value id, a data-section offset).
  */
 
 /** FNV-1a over bytes [start, end) of `b`. */
@@ -27,26 +27,26 @@ function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number,
 }
 
 export class ByteTable {
-  /** Entry index + 1 per slot, 0 = free. */
+  /**
+   * Two numbers per slot: entry index + 1 (0 = free) and the entry's hash. The hash beside the index lets
+   * a probe skip a different key without reading the entry (at millions of entries, every read of a
+   * table elsewhere in memory is a cache miss).
+   */
   private slots: Int32Array;
   private mask: number;
-  /** Per entry: offset of its bytes in the arena (a double: arenas may pass 4 GiB). */
-  private offsets: Float64Array;
-  private lengths: Uint32Array;
-  private hashes: Uint32Array;
-  private payloads: Float64Array;
+  /**
+   * Three numbers per entry: offset of its bytes in the arena (a double: arenas may pass 4 GiB), their
+   * length, and the payload. Side by side, so a hit reads one place.
+   */
+  private entries: Float64Array;
   size = 0;
 
   constructor(initialCapacity = 1024) {
     let cap = 16;
     while (cap < initialCapacity * 2) cap *= 2;
-    this.slots = new Int32Array(cap);
+    this.slots = new Int32Array(2 * cap);
     this.mask = cap - 1;
-    const entries = cap >>> 1;
-    this.offsets = new Float64Array(entries);
-    this.lengths = new Uint32Array(entries);
-    this.hashes = new Uint32Array(entries);
-    this.payloads = new Float64Array(entries);
+    this.entries = new Float64Array(3 * (cap >>> 1));
   }
 
   /**
@@ -56,60 +56,57 @@ export class ByteTable {
   find(arena: Uint8Array, key: Uint8Array, start: number, end: number, hash: number): number {
     const len = end - start;
     const slots = this.slots;
+    const entries = this.entries;
     const mask = this.mask;
+    const h = hash | 0;
     for (let s = hash & mask; ; s = (s + 1) & mask) {
-      const e = slots[s] - 1;
+      const e = slots[2 * s] - 1;
       if (e < 0) return -1;
-      if (this.hashes[e] === hash && this.lengths[e] === len && sameBytes(arena, this.offsets[e], key, start, len)) return e;
+      if (slots[2 * s + 1] === h && entries[3 * e + 1] === len && sameBytes(arena, entries[3 * e], key, start, len)) return e;
     }
   }
 
   /** Adds an entry (the caller checked it is absent) for the `len` bytes at `offset` in the arena. */
   add(offset: number, len: number, hash: number, payload: number): number {
-    if (this.size + 1 > this.slots.length >>> 1) this.grow();
+    if (this.size + 1 > (this.mask + 1) >>> 1) this.grow();
     const e = this.size++;
-    this.offsets[e] = offset;
-    this.lengths[e] = len;
-    this.hashes[e] = hash;
-    this.payloads[e] = payload;
-    this.place(e, hash);
+    this.entries[3 * e] = offset;
+    this.entries[3 * e + 1] = len;
+    this.entries[3 * e + 2] = payload;
+    this.place(this.slots, this.mask, e, hash | 0);
     return e;
   }
 
   payload(e: number): number {
-    return this.payloads[e];
+    return this.entries[3 * e + 2];
   }
 
   offset(e: number): number {
-    return this.offsets[e];
+    return this.entries[3 * e];
   }
 
   length(e: number): number {
-    return this.lengths[e];
+    return this.entries[3 * e + 1];
   }
 
-  private place(e: number, hash: number): void {
-    const slots = this.slots;
-    const mask = this.mask;
+  private place(slots: Int32Array, mask: number, e: number, hash: number): void {
     let s = hash & mask;
-    while (slots[s] !== 0) s = (s + 1) & mask;
-    slots[s] = e + 1;
+    while (slots[2 * s] !== 0) s = (s + 1) & mask;
+    slots[2 * s] = e + 1;
+    slots[2 * s + 1] = hash;
   }
 
   private grow(): void {
-    const cap = this.slots.length * 2;
-    this.slots = new Int32Array(cap);
-    this.mask = cap - 1;
-    const entries = cap >>> 1;
-    const grown = <A extends Float64Array | Uint32Array>(a: A, make: (n: number) => A): A => {
-      const b = make(entries);
-      b.set(a);
-      return b;
-    };
-    this.offsets = grown(this.offsets, (n) => new Float64Array(n));
-    this.lengths = grown(this.lengths, (n) => new Uint32Array(n));
-    this.hashes = grown(this.hashes, (n) => new Uint32Array(n));
-    this.payloads = grown(this.payloads, (n) => new Float64Array(n));
-    for (let e = 0; e < this.size; e++) this.place(e, this.hashes[e]);
+    const old = this.slots;
+    const cap = 2 * (this.mask + 1);
+    const slots = new Int32Array(2 * cap);
+    const mask = cap - 1;
+    // Entries are unique, so the order they are placed in does not change what find() returns.
+    for (let s = 0; s < old.length; s += 2) if (old[s] !== 0) this.place(slots, mask, old[s] - 1, old[s + 1]);
+    this.slots = slots;
+    this.mask = mask;
+    const entries = new Float64Array(3 * (cap >>> 1));
+    entries.set(this.entries);
+    this.entries = entries;
   }
 }

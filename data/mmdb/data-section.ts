@@ -18,26 +18,40 @@ export class ValueStore {
    * One entry per value, added in id order: entry index = value id (also stored as its payload), and the
    * entry's offset and length locate the value's encoding in the arena.
    */
-  private readonly table = new ByteTable(1024);
+  private readonly table: ByteTable;
   /** Canonical encodings of all values, back to back. */
-  readonly arena = new ByteSink(1 << 16);
+  readonly arena: ByteSink;
   private readonly scratch = new ByteSink(1024);
+
+  /** `expected`: about how many values will be interned (a hint, see MmdbWriterOptions.expectedNetworks). */
+  constructor(expected = 0) {
+    this.table = new ByteTable(Math.max(1024, expected >>> 1));
+    this.arena = new ByteSink(Math.max(1 << 16, expected * ARENA_BYTES_PER_VALUE));
+  }
 
   /** Id of `value`, adding it if new. Throws MmdbValueError for values that cannot be stored. */
   intern(value: unknown): number {
     const sink = this.scratch;
     sink.len = 0;
     encodeValue(sink, value);
-    const len = sink.len;
-    const hash = hashBytes(sink.buf, 0, len);
-    const found = this.table.find(this.arena.buf, sink.buf, 0, len, hash);
+    return this.internEncoded(sink.buf, sink.len);
+  }
+
+  /**
+   * Id of the value whose canonical encoding (what encodeValue writes) is `bytes[0, len)`, adding it if
+   * new. For callers that encode their records themselves; a non-canonical encoding would still be
+   * stored correctly, only not deduplicated against the canonical one.
+   */
+  internEncoded(bytes: Buffer, len: number): number {
+    const hash = hashBytes(bytes, 0, len);
+    const found = this.table.find(this.arena.buf, bytes, 0, len, hash);
     if (found >= 0) return this.table.payload(found);
     const id = this.table.size;
     if (id >= MAX_DISTINCT_VALUES) {
       throw new Error(`too many distinct data records (limit ${MAX_DISTINCT_VALUES})`);
     }
     const at = this.arena.len;
-    this.arena.bytes(sink.buf, 0, len);
+    this.arena.bytes(bytes, 0, len);
     this.table.add(at, len, hash, id);
     return id;
   }
@@ -55,6 +69,13 @@ export class ValueStore {
     return this.table.size;
   }
 }
+
+/**
+ * Arena room reserved per expected value: generous (an IP-network record of six short members takes
+ * ≈ 100 bytes) because reserved bytes that are never written cost nothing, while growing copies the
+ * whole arena into fresh memory.
+ */
+const ARENA_BYTES_PER_VALUE = 128;
 
 /**
  * The limit of the Map-based store this one replaced (V8 Maps hold at most 2^24 entries), kept so the
@@ -169,35 +190,54 @@ export function assembleDataSection(
   /** Tests only: a small limit exercises what happens past it. */
   dictionaryLimit = POINTER_DICTIONARY_LIMIT,
 ): DataSection {
-  const out = new ByteSink(1 << 16);
+  // Pointers only ever shorten a value: the canonical encodings' total is the most it can take.
+  let most = 0;
+  for (let i = 0; i < count; i++) most += store.lengthOf(order[i]);
+  const out = new ByteSink(Math.max(1 << 16, most + 16)); // + room for reserve(5) at the end
   const dict = new ByteTable(1 << 16);
   const offsets = new Uint32Array(store.size);
   const src = store.arena.buf;
 
-  const emit = (p: number, end: number, topLevel: boolean): void => {
+  /**
+   * If the field [p, end) was written before and a pointer to it is shorter, writes the pointer (true);
+   * else remembers that it is about to be written here (false).
+   */
+  const pointed = (p: number, end: number): boolean => {
     const len = end - p;
-    if (!topLevel && len > 2) {
-      const hash = hashBytes(src, p, end);
-      const e = dict.find(src, src, p, end, hash);
-      if (e >= 0) {
-        const at = dict.payload(e);
-        if (pointerSize(at) < len) {
-          writePointer(out, at);
-          return;
-        }
-      } else if (dict.size < dictionaryLimit) {
-        dict.add(p, len, hash, out.len);
+    const hash = hashBytes(src, p, end);
+    const e = dict.find(src, src, p, end, hash);
+    if (e >= 0) {
+      const at = dict.payload(e);
+      if (pointerSize(at) < len) {
+        writePointer(out, at);
+        return true;
       }
+    } else if (dict.size < dictionaryLimit) {
+      dict.add(p, len, hash, out.len);
     }
+    return false;
+  };
+
+  const emit = (p: number, end: number, topLevel: boolean): void => {
+    if (!topLevel && end - p > 2 && pointed(p, end)) return;
     const { type, size, payload } = readHeader(src, p);
     if (type === FIELD_TYPE.map || type === FIELD_TYPE.array) {
       out.bytes(src, p, payload);
       const n = type === FIELD_TYPE.map ? size * 2 : size;
       let q = payload;
       for (let i = 0; i < n; i++) {
-        const qEnd = skipField(src, q);
-        emit(q, qEnd, false);
-        q = qEnd;
+        // A scalar member (most are: keys, strings) ends where its header says: one header read for it.
+        const h = readHeader(src, q);
+        const t = h.type;
+        if (t === FIELD_TYPE.map || t === FIELD_TYPE.array) {
+          const qEnd = skipField(src, q);
+          emit(q, qEnd, false);
+          q = qEnd;
+        } else {
+          const qEnd = t === FIELD_TYPE.boolean ? h.payload : h.payload + h.size;
+          if (qEnd - q <= 2 || !pointed(q, qEnd)) out.bytes(src, q, qEnd);
+          q = qEnd;
+        }
       }
       return;
     }

@@ -126,7 +126,8 @@ function sortKeys(keys: string[]): void {
 
 const HAS_SURROGATE = /[\ud800-\udfff]/;
 
-function writeString(sink: ByteSink, s: string): void {
+/** Appends `s` as a utf8_string field (its canonical encoding). */
+export function writeString(sink: ByteSink, s: string): void {
   const n = s.length;
   // Short ASCII strings (nearly all keys and values) are copied by hand: cheaper than Buffer#write.
   if (n < SIZE_BASE_1) {

@@ -47,7 +47,7 @@ import { writeFileAtomic } from './atomic-file.ts';
 import { assembleDataSection, ValueStore } from './data-section.ts';
 import { MmdbValueError } from './encoder.ts';
 import { encodeMetadata } from './metadata.ts';
-import { networkError, parseNetwork } from './network.ts';
+import { networkError, type ParsedNetwork, parseNetwork } from './network.ts';
 import { NetworkTable, resolveOverlaps } from './overlap.ts';
 import { BuildTree, chooseRecordSize, layoutTree, recordSizeFits, writeTree } from './search-tree.ts';
 import { type MmdbStorable, UINT64_MAX } from './value.ts';
@@ -69,6 +69,12 @@ export const MmdbWriterOptions = z
     recordSize: z.union([z.literal(24), z.literal(28), z.literal(32)]).optional(),
     /** IPv6 trees only: alias ::ffff:0:0/96 and 2002::/16 to the IPv4 subtree. Default true (also for 'auto'). */
     ipv4Aliases: z.boolean().optional(),
+    /**
+     * About how many networks will be inserted: the tables are sized for them at once. Only a hint (they
+     * still grow), but worth giving for millions: growing copies each table into fresh memory, and
+     * touching fresh memory is what a large build spends much of its time on (page faults).
+     */
+    expectedNetworks: z.number().int().nonnegative().optional(),
     /** Build time in Unix seconds (uint64); default: now. */
     buildEpoch: z.union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.bigint().nonnegative().max(UINT64_MAX)]).optional(),
   })
@@ -85,18 +91,39 @@ const V4_END = 0xffff_ffffn; // ::255.255.255.255, the end of ::/96
 const SIX_TO_FOUR_START = 0x2002n << 112n; // 2002::
 const SIX_TO_FOUR_END = SIX_TO_FOUR_START + (1n << 112n) - 1n;
 
+/** Where one network goes: its ::/96 (or IPv4) part [v4Start, v4End] (v4Start -1: none), and whether it goes to the IPv6 table. */
+interface Placement {
+  net: ParsedNetwork | null;
+  v4Start: number;
+  v4End: number;
+  /** Size the overlap rule counts for the IPv4 part when it is part of a wider IPv6 network, else 0. */
+  v4Size: number;
+  v6: boolean;
+}
+
+/** The most networks expectedNetworks sizes the tables for (≈ 4 GB of tables and arena reserved). */
+const MAX_EXPECTED_NETWORKS = 2 ** 25;
+
 export class MmdbWriter {
   private readonly options: z.output<typeof MmdbWriterOptions>;
   /** IPv4 networks, and the ::/96 part of IPv6 ones (placed in ::/96 of an IPv6 tree). */
-  private readonly v4 = new NetworkTable(1);
+  private readonly v4: NetworkTable;
   /** IPv6 networks outside ::/96 (whole, also when a range starts inside it). */
-  private readonly v6 = new NetworkTable(5);
-  private readonly values = new ValueStore();
+  private readonly v6: NetworkTable;
+  private readonly values: ValueStore;
+  /** Reused by every insert: where the network goes (no object per insert). */
+  private readonly placement: Placement = { net: null, v4Start: -1, v4End: -1, v4Size: 0, v6: false };
 
   constructor(options: MmdbWriterOptions) {
     const parsed = MmdbWriterOptions.safeParse(options);
     if (!parsed.success) throw new Error(`Invalid MmdbWriter options: ${z.prettifyError(parsed.error)}`);
     this.options = parsed.data;
+    // Capped: a wild hint must not reserve more than a real build could use.
+    const expected = Math.min(this.options.expectedNetworks ?? 0, MAX_EXPECTED_NETWORKS);
+    // Capacity that is never written costs no memory (untouched pages), so the hint may be generous.
+    this.v4 = new NetworkTable(1, Math.max(1024, expected));
+    this.v6 = new NetworkTable(5, Math.max(1024, Math.ceil(expected / 8)));
+    this.values = new ValueStore(expected);
   }
 
   /** The tree written: the option, or for 'auto' 6 once an IPv6 network outside ::/96 was inserted. */
@@ -127,20 +154,45 @@ export class MmdbWriter {
    * the network for bad input; nothing is added then.
    */
   insert<T>(network: string, value: T & MmdbStorable<T>): void {
+    const net = this.place(network);
+    let id: number;
+    try {
+      id = this.values.intern(value);
+    } catch (e) {
+      if (e instanceof MmdbValueError) throw new Error(`Invalid value for network ${JSON.stringify(network)}: ${e.message}`);
+      throw e;
+    }
+    this.add(net, id);
+  }
+
+  /**
+   * insert() for a value given as its canonical encoding, `encoding[0, length)` (what encodeValue
+   * writes, ./encoder.ts): for callers with millions of records of one shape, which encode them
+   * directly instead of building an object per record for encodeValue to walk.
+   */
+  insertEncoded(network: string, encoding: Buffer, length: number): void {
+    const net = this.place(network);
+    this.add(net, this.values.internEncoded(encoding, length));
+  }
+
+  /** Parses `network` and decides where it goes (the tables add() fills); throws for bad input. */
+  private place(network: string): Placement {
     const net = parseNetwork(network);
     const fixed = this.options.ipVersion;
     // The aliases decide before the tree's version is known ('auto'): they are on unless switched off.
     const aliases = fixed !== 4 && this.options.ipv4Aliases !== false;
-    let v4Start = -1;
-    let v4End = -1;
-    let v4Size = 0;
-    let v6 = false;
+    const p = this.placement;
+    p.v4Start = -1;
+    p.v4End = -1;
+    p.v4Size = 0;
+    p.v6 = false;
+    p.net = net;
     if (net.family === 4) {
-      v4Start = net.start;
-      v4End = net.end;
+      p.v4Start = net.start;
+      p.v4End = net.end;
     } else if (net.start >= MAPPED_START && net.end <= MAPPED_END && (fixed === 4 || aliases)) {
-      v4Start = Number(net.start - MAPPED_START);
-      v4End = Number(net.end - MAPPED_START);
+      p.v4Start = Number(net.start - MAPPED_START);
+      p.v4End = Number(net.end - MAPPED_START);
     } else if (fixed === 4) {
       throw networkError(network, 'an IPv6 network cannot be stored in an IPv4 database (ipVersion 4)');
     } else if (aliases && net.start >= SIX_TO_FOUR_START && net.end <= SIX_TO_FOUR_END) {
@@ -151,29 +203,25 @@ export class MmdbWriter {
     } else {
       // Its part inside ::/96 competes with the IPv4 networks, with the size of the whole network.
       if (net.start <= V4_END) {
-        v4Start = Number(net.start);
-        v4End = Number(net.end < V4_END ? net.end : V4_END);
-        v4Size = Number(net.end - net.start + 1n);
+        p.v4Start = Number(net.start);
+        p.v4End = Number(net.end < V4_END ? net.end : V4_END);
+        p.v4Size = Number(net.end - net.start + 1n);
       }
-      v6 = net.end > V4_END;
+      p.v6 = net.end > V4_END;
     }
+    return p;
+  }
 
-    let id: number;
-    try {
-      id = this.values.intern(value);
-    } catch (e) {
-      if (e instanceof MmdbValueError) throw new Error(`Invalid value for network ${JSON.stringify(network)}: ${e.message}`);
-      throw e;
-    }
-
-    if (v4Start >= 0) this.v4.addV4(v4Start, v4End, id, v4Size || v4End + 1 - v4Start);
-    if (v6) this.v6.addV6((net as { start: bigint }).start, (net as { end: bigint }).end, id);
+  private add(p: Placement, id: number): void {
+    if (p.v4Start >= 0) this.v4.addV4(p.v4Start, p.v4End, id, p.v4Size || p.v4End + 1 - p.v4Start);
+    if (p.v6) this.v6.addV6((p.net as { start: bigint }).start, (p.net as { end: bigint }).end, id);
   }
 
   /** Builds the database file in memory. The writer stays usable (more inserts, another build). */
   toBuffer(): Buffer {
     const v6 = this.ipVersion === 6;
-    const tree = new BuildTree(v6 ? 128 : 32, Math.max(64, this.networkCount * 2));
+    // ≈ 6 nodes a network at millions of networks: room for 8 from the start spares the copies of growing.
+    const tree = new BuildTree(v6 ? 128 : 32, Math.max(64, this.networkCount * 8));
     if (v6) {
       // IPv6 first: a wide IPv6 network that covers ::/96 is pushed down below the IPv4 root, where
       // the IPv4 runs (which hold its ::/96 part with its own size) overwrite it.
