@@ -88,7 +88,7 @@ export async function benchBuild(args: string[]): Promise<void> {
       `networks.mmdb alone ${fmt.s(alone.ms)} (CPU ${fmt.s(alone.cpuMs)}); sources ${fmt.mib(sourceBytes)}, networks.mmdb ${fmt.mib(summary.bytes.networks)}, catalog.db ${fmt.mib(summary.bytes.catalog)}; ` +
       `cold start ${fmt.ms(bigStart.ms)}, RSS ${fmt.mib(bigStart.rss)} (20,000 companies: ${fmt.ms(smallStart.ms)}, ${fmt.mib(smallStart.rss)}); raw read of the sources ${fmt.s(floorMs)}; ` +
       `load average ${load0.toFixed(1)} → ${load1.toFixed(1)} (2 cores, shared)`,
-    ratio: `build/raw read ${fmt.x(build.ms / floorMs)}; cold start big/small ${fmt.x(bigStart.ms / smallStart.ms)}; goals: build ${fmt.x(build.ms / 60_000)} of 60 s, ${fmt.x(build.peakRss / 2 ** 32)} of 4 GiB, networks.mmdb alone ${fmt.x(alone.ms / 15_000)} of 15 s, cold start ${fmt.x(bigStart.ms / 2000)} of 2 s`,
+    ratio: `build/raw read ${fmt.x(build.ms / floorMs)}; cold start big/small ${fmt.x(bigStart.ms / smallStart.ms)}; goals (issue 38): build ${fmt.x(build.ms / 60_000)} of 60 s, peak RSS ${fmt.x(build.peakRss / (3 * 2 ** 30))} of 3 GiB, networks.mmdb alone ${fmt.x(alone.ms / 15_000)} of 15 s; cold start ${fmt.x(bigStart.ms / 2000)} of 2 s`,
   });
 }
 
