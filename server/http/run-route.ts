@@ -2,9 +2,9 @@
  * The one pipeline, run for every API route of the table, in the documented order of checks:
  *   authenticate (401; group / package / domain 403) → CORS origin → rate limit (429) → input (415/413/400/422)
  *   → handler (lookup; 404) → charge (402, never for HEAD) → send.
- * A route whose handler only reads (`meterAfterHandler`: identification) runs the rate limit after the
- * handler, with the charge, as one metering operation; its answers are those of the documented order (a
- * refused request gets 429 whatever its input or lookup, and nothing is charged for it).
+ * A route whose handler only reads (`meterAfterHandler`: identification, the enrichment lookups) runs the
+ * rate limit after the handler, with the charge, as one metering operation; its answers are those of the
+ * documented order (a refused request gets 429 whatever its input or lookup, and nothing is charged for it).
  * One error path (errors.ts `errorAnswer`: a thrown domain error becomes the spec's body through one status
  * table), one response writer (`send`: one `writeHead` of a header array and one `end`; a streamed body:
  * `sendStream`), one observer call per response (log line + metrics). Headers set before an error (Vary,
