@@ -94,6 +94,45 @@ it('a stalled Redis (SIGSTOP) bills none of the 503s given while it stood still:
   }
 });
 
+it("a request's hit and charge as one op, stalled (SIGSTOP): only the answers given as charged are billed — none for a 503, none for a request the local limit refused", async () => {
+  const s = await storeFor('paired', 2);
+  const rate = (key: string, limit: number, degradable = true) => ({
+    customer_id: 'paired',
+    counters: [{ key, limit }],
+    windowMs: 60_000,
+    nowMs: Date.now(),
+    degradable,
+  });
+  const answer = (p: Promise<{ outcome: { outcome: string } | null }>) =>
+    p.then(
+      (r) => r.outcome?.outcome ?? 429,
+      (e: unknown) => (e instanceof StoreUnavailableError ? 503 : e),
+    );
+  try {
+    redis.pause();
+    // One batch in flight when Redis stops. Lookups: two fit the allowance of 2, one is refused by the local
+    // share of its counter's limit of 1 (429), one finds the allowance spent (503); an export fails closed (503).
+    const answers = await Promise.all([
+      answer(s.hitAndCharge(rate('token:a', 1000), identification('paired', 1))),
+      answer(s.hitAndCharge(rate('token:one', 1), identification('paired', 2))),
+      answer(s.hitAndCharge(rate('token:one', 1), identification('paired', 3))),
+      answer(s.hitAndCharge(rate('token:a', 1000), identification('paired', 4))),
+      answer(s.hitAndCharge(rate('token:e', 1000, false), enrichment('paired', '900003'))),
+    ]);
+    expect(answers).toEqual(['charged', 'charged', 429, 503, 503]);
+    await new Promise((r) => setTimeout(r, 500));
+    redis.resume();
+    await expect.poll(() => s.connected, { timeout: 10_000, interval: 50 }).toBe(true);
+    await expect.poll(() => readdirSync(join(dir, 'paired')).length, { timeout: 10_000, interval: 50 }).toBe(0);
+    expect(await used(s, 'paired')).toBe(1 + 2);
+    expect(await used(s, 'paired', 'enrichment')).toBe(0);
+    expect((await s.usage('paired')).map((r) => [r.pool, r.charges])).toEqual([['identification', 3]]);
+  } finally {
+    redis.resume();
+    await s.close();
+  }
+});
+
 it('a charge sent after its node gave up on it (held before the socket, as a cluster client holds it for a new primary) counts nothing once its journal entry was settled', async () => {
   const s = await storeFor('late', 1);
   const client = clientOf(s);
