@@ -9,11 +9,12 @@ import { createClient, type RedisClientType } from '@redis/client';
 import autocannon from 'autocannon';
 import { readCustomersFile } from '../data/sources/read.ts';
 import type { RedisCluster } from '../server/testing/redis-cluster.ts';
+import { adminPost } from './admin-api.ts';
 import { type BenchData, BROWSER_UA } from './bench-data.ts';
 import { cpuSeconds, type RunningProcess } from './http-load.ts';
 import { median } from './results.ts';
 
-export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+export { ADMIN_TOKEN } from './admin-api.ts';
 
 interface Customer {
   id: string;
@@ -80,15 +81,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The customers and their tokens, created through the node's admin API (a few calls at a time). */
 export async function seedCustomers(url: string, data: BenchData, count: number): Promise<Customer[]> {
   const seed = readCustomersFile(join(data.sources, 'customers.json')).customers[0];
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(url + '/admin/api' + path, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`seeding ${url}${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { token: string };
-  };
+  const admin = (path: string, body: unknown) => adminPost<{ token: string }>(url, path, body);
   const token = async (customer_id: string, api_group: string) =>
     (await admin('/tokens', { customer_id, api_group, name: `bench ${api_group}`, rate_limit: 1_000_000 })).token;
   const out: Customer[] = new Array(count);

@@ -19,6 +19,7 @@ import { copyFileSync, existsSync, rmSync, statSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildServer } from '../server/build.ts';
+import { ADMIN_TOKEN } from './admin-api.ts';
 import {
   type BenchData,
   type BenchState,
@@ -40,7 +41,6 @@ import { fmt, record } from './results.ts';
  */
 const CLI = 'dist/server/main.js';
 let built: Promise<unknown> | undefined;
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 function options(args: string[]) {
   const { values } = parseArgs({

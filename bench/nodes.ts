@@ -27,12 +27,12 @@ import { createClient } from '@redis/client';
 import { readCustomersFile } from '../data/sources/read.ts';
 import { type LocalCluster, startLocalCluster } from '../deploy/local-cluster.ts';
 import { buildServer } from '../server/build.ts';
+import { ADMIN_TOKEN, adminPost } from './admin-api.ts';
 import { type BenchData, type BenchState, ensureBenchData, identificationRequests, ipMix, runFolder, TAG_COUNT } from './bench-data.ts';
 import { cpuSeconds, describeLoad, type LoadResult, loadInterleaved, startProcess } from './http-load.ts';
 import { startRedis } from './redis-server.ts';
 import { fmt, record } from './results.ts';
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 /** What `npm start` runs: the production bundle, built from the working tree at the start of the run (rows
  * before 2026-12-07T06:00Z ran the sources through tsx). The local cluster of part 2 still runs tsx. */
 const CLI = 'dist/server/main.js';
@@ -41,15 +41,7 @@ const CLI = 'dist/server/main.js';
 export async function seedViaAdmin(url: string, data: BenchData): Promise<BenchState> {
   const seed = readCustomersFile(join(data.sources, 'customers.json')).customers[0];
   const tags = Array.from({ length: TAG_COUNT }, (_, i) => `bench-tag-${i}`);
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(url + '/admin/api' + path, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`seeding ${url}${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<{ token?: string }>;
-  };
+  const admin = (path: string, body: unknown) => adminPost<{ token?: string }>(url, path, body);
   await admin('/customers', {
     ...seed,
     identification_credits: 1e12,

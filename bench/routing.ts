@@ -27,6 +27,7 @@ import { execFileSync, execSync } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ADMIN_TOKEN } from './admin-api.ts';
 import {
   type BenchData,
   type BenchState,
@@ -44,7 +45,6 @@ import { fmt, record, revision } from './results.ts';
 /** The commit before the route table (5653d3f): Express router and the fast lane. */
 export const DEFAULT_REF = 'daf43d7';
 const CLI = 'server/cli/main.ts';
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 /** As bench/events.ts: the pages of the beacons. */
 const PATHS = ['/', '/pricing', '/product', '/blog/first-party-data?utm_source=news', '/contact'];
 
