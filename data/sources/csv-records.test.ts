@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CsvSyntaxError, csvRecords, MAX_FIELD_LENGTH, MAX_RECORD_LENGTH } from './csv-records.ts';
+import { CHUNK_BYTES, CsvSyntaxError, csvRecords, MAX_FIELD_LENGTH, MAX_RECORD_LENGTH } from './csv-records.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-csv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,6 +47,22 @@ describe('csvRecords', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('reads a file of many default-size chunks whose lines mix ASCII and other characters (decoded line by line) like csv-parse', async () => {
+    // Over CHUNK_BYTES several times: ASCII runs, lines with wide characters, and quoted fields whose line
+    // breaks put a wide character and ASCII lines into one record.
+    const rows: string[][] = [];
+    for (let i = 0; i < 6000; i++) {
+      const wide = i % 7 === 0 ? '東京 😀' : i % 11 === 0 ? 'Zürich' : 'Berlin';
+      const note = i % 13 === 0 ? `first line\nsecond, with "quotes"\n${wide}` : `note ${i}`;
+      rows.push([`P${i}`, wide, note, i % 17 === 0 ? '' : 'x'.repeat(i % 40)]);
+    }
+    const text = stringify(rows);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(4 * CHUNK_BYTES);
+    const file = write(text);
+    expect(await ours(file)).toEqual(oracle(text));
+    expect(await ours(file, 1000)).toEqual(oracle(text));
   });
 
   it('strips a BOM, skips empty lines, keeps empty fields', async () => {
