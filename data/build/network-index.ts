@@ -59,6 +59,9 @@ export async function writeNetworkIndex(
   const encoded = new ByteSink(256);
   let count = 0;
   let known = companyIds instanceof Promise ? null : companyIds;
+  // A company's networks come in runs (≈ 5 rows each in generated sources): a row naming the company the
+  // row before it named was checked already, without hashing its fresh id string into the set again.
+  let lastKnown = '';
   // Rows are checked directly from the moment the ids arrive (between two batches). A rejection is
   // left to firstUnknown's await, which reports it.
   if (companyIds instanceof Promise)
@@ -89,8 +92,9 @@ export async function writeNetworkIndex(
         if (row.kind === 'company') {
           if (known === null) {
             if (!pending.has(row.company_id)) pending.set(row.company_id, count + 1);
-          } else if (!known.has(row.company_id)) {
-            throw (await firstUnknown()) ?? unknownCompany(row.company_id, count + 1);
+          } else if (row.company_id !== lastKnown) {
+            if (!known.has(row.company_id)) throw (await firstUnknown()) ?? unknownCompany(row.company_id, count + 1);
+            lastKnown = row.company_id;
           }
         }
         // The record (./network-record.ts: blank members left out), encoded without building it.

@@ -10,6 +10,9 @@
  * Runs are disjoint, so inserting one CIDR never meets data on its way down; only the fixed ::/96 node
  * and the alias records can land in a place already covered by data, which is then pushed down.
  */
+
+/** 2^k for k = 0..32: `2 ** k` with a variable k is a call to V8's pow (≈ 3 % of building networks.mmdb, in a profile). */
+const POW2 = Float64Array.from({ length: 33 }, (_, k) => 2 ** k);
 import { DATA_SECTION_SEPARATOR_SIZE, RECORD_SIZES, type RecordSize } from '../../core/mmdb-format.ts';
 
 const EMPTY = 0;
@@ -132,7 +135,7 @@ export class BuildTree {
         this.recs[2 * root] = rec;
         this.recs[2 * root + 1] = rec;
       }
-      a += 2 ** k;
+      a += POW2[k];
     }
   }
 
@@ -211,7 +214,7 @@ export class BuildTree {
       this.setRecord(w, 128 - bits, rec);
       // a += 2^bits
       let k = 4 - (bits >>> 5);
-      let carry = 2 ** (bits & 31);
+      let carry = POW2[bits & 31];
       while (carry && k >= 0) {
         const v = a[k] + carry;
         a[k] = v % 0x1_0000_0000;
@@ -231,7 +234,7 @@ export class BuildTree {
       const k = Math.min(align, fit);
       w[3] = a;
       this.setRecord(w, 128 - k, rec);
-      a += 2 ** k;
+      a += POW2[k];
     }
   }
 
