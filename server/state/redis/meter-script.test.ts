@@ -9,6 +9,7 @@ import { createClient } from '@redis/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { identificationCharge, TEST_CUSTOMER } from '../../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { HOLD_MAX_MS } from './batcher.ts';
 import { keys } from './keys.ts';
 import { RedisStateStore } from './store.ts';
 
@@ -135,6 +136,34 @@ it("holds a customer's ops while its call is in flight and sends them as one cal
     const counts = (await Promise.all(pending)).map((h) => h[0]!.remaining);
     expect(counts).toEqual([99, 98, 97, 96]);
     expect((await commandCalls(admin)).get('evalsha')).toBe(2);
+  } finally {
+    await admin.close();
+    await s.close();
+  }
+});
+
+it(`holds nothing back behind a call unanswered for ${HOLD_MAX_MS} ms (a stalled shard): later ops go on their own`, async () => {
+  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'e'), outageAllowance: 10 });
+  const admin = createClient({ url: redis.url });
+  await admin.connect();
+  try {
+    await s.createCustomer({ ...TEST_CUSTOMER, id: 'stalled', tags: [] });
+    const hit = () =>
+      s.hitRateLimits({ customer_id: 'stalled', counters: [{ key: 'token:s', limit: 100 }], windowMs: 60_000, nowMs: Date.now(), degradable: true });
+    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    // Redis answers nothing for 400 ms. The first call is in flight; the op of the next turn waits behind it
+    // only HOLD_MAX_MS, then goes; one more op 100 ms later finds that call past the limit too and goes
+    // alone: three calls. Held until the first answer instead, the last two would have gone as one.
+    await admin.sendCommand(['CLIENT', 'PAUSE', '400', 'ALL']);
+    const pending = [hit()];
+    await new Promise((r) => setImmediate(r));
+    pending.push(hit());
+    expect(HOLD_MAX_MS).toBeLessThan(100);
+    await new Promise((r) => setTimeout(r, 100));
+    pending.push(hit());
+    const counts = (await Promise.all(pending)).map((h) => h[0]!.remaining);
+    expect(counts).toEqual([99, 98, 97]);
+    expect((await commandCalls(admin)).get('evalsha')).toBe(3);
   } finally {
     await admin.close();
     await s.close();
