@@ -132,9 +132,9 @@ class FileText {
   /**
    * Valid UTF-8 → text, in parts: runs of ASCII lines as Latin-1 (a copy, one byte a character) and each
    * line holding other characters decoded on its own. One character beyond Latin-1 makes a whole decoded
-   * string two bytes a character, and with it every field split from it: people.csv, whose names have
-   * such characters every few hundred rows, then cost 22 % more to load (the fields' UTF-8 conversion
-   * into SQLite, the splits, the copies); decoded line by line only those lines are.
+   * string two bytes a character, and with it every field split from it: people.csv, where one row in 64
+   * has such a character (so nearly every chunk), then cost 22 % more to load (the fields' UTF-8
+   * conversion into SQLite, the splits, the copies); decoded line by line only those lines are.
    */
   private decode8(bytes: Buffer): string[] {
     if (bytes.indexOf(0) >= 0 || !isUtf8(bytes)) this.fail();
