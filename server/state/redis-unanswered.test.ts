@@ -64,6 +64,14 @@ const outcomeOf = (p: Promise<{ outcome: string }>) =>
     (o) => o.outcome,
     (e: unknown) => (e instanceof StoreUnavailableError ? 503 : e),
   );
+/** Redis resumes after half a second stopped; waits until the store is back and `id`'s journal is drained. */
+async function resumeAndDrain(s: RedisStateStore, id: string): Promise<void> {
+  await new Promise((r) => setTimeout(r, 500));
+  redis.resume();
+  await expect.poll(() => s.connected, { timeout: 10_000, interval: 50 }).toBe(true);
+  await expect.poll(() => readdirSync(join(dir, id)).length, { timeout: 10_000, interval: 50 }).toBe(0);
+}
+
 const used = async (s: RedisStateStore, id: string, pool: 'identification' | 'enrichment' = 'identification') =>
   (await s.balance(id, pool, 'year-0', 1000)).used;
 
@@ -78,10 +86,7 @@ it('a stalled Redis (SIGSTOP) bills none of the 503s given while it stood still:
       outcomeOf(s.charge(enrichment('stalled', '900001'))),
     ]);
     expect(answers).toEqual(['charged', 'charged', 503, 503, 503, 503]);
-    await new Promise((r) => setTimeout(r, 500));
-    redis.resume();
-    await expect.poll(() => s.connected, { timeout: 10_000, interval: 50 }).toBe(true);
-    await expect.poll(() => readdirSync(join(dir, 'stalled')).length, { timeout: 10_000, interval: 50 }).toBe(0);
+    await resumeAndDrain(s, 'stalled');
     expect(await used(s, 'stalled')).toBe(1 + 2);
     expect(await used(s, 'stalled', 'enrichment')).toBe(0);
     expect((await s.usage('stalled')).map((r) => [r.pool, r.charges])).toEqual([['identification', 3]]);
@@ -120,10 +125,7 @@ it("a request's hit and charge as one op, stalled (SIGSTOP): only the answers gi
       answer(s.hitAndCharge(rate('token:e', 1000, false), enrichment('paired', '900003'))),
     ]);
     expect(answers).toEqual(['charged', 'charged', 429, 503, 503]);
-    await new Promise((r) => setTimeout(r, 500));
-    redis.resume();
-    await expect.poll(() => s.connected, { timeout: 10_000, interval: 50 }).toBe(true);
-    await expect.poll(() => readdirSync(join(dir, 'paired')).length, { timeout: 10_000, interval: 50 }).toBe(0);
+    await resumeAndDrain(s, 'paired');
     expect(await used(s, 'paired')).toBe(1 + 2);
     expect(await used(s, 'paired', 'enrichment')).toBe(0);
     expect((await s.usage('paired')).map((r) => [r.pool, r.charges])).toEqual([['identification', 3]]);

@@ -116,15 +116,35 @@ it('dedups a charge whose key holds the packing separator (its call is sent unpa
   }
 });
 
-it("holds a customer's ops while its call is in flight and sends them as one call when it answers", async () => {
-  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'd'), outageAllowance: 10 });
+/**
+ * The batcher's hold tests: a store with customer `id`, an admin client whose command stats were just
+ * reset, and `hit()`, one rate-limit op of that customer.
+ */
+async function withHoldFixture(
+  journal: string,
+  id: string,
+  test: (f: {
+    admin: { sendCommand(args: string[]): Promise<unknown>; info(section: string): Promise<string> };
+    hit: () => ReturnType<RedisStateStore['hitRateLimits']>;
+  }) => Promise<void>,
+): Promise<void> {
+  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, journal), outageAllowance: 10 });
   const admin = createClient({ url: redis.url });
   await admin.connect();
   try {
-    await s.createCustomer({ ...TEST_CUSTOMER, id: 'held', tags: [] });
+    await s.createCustomer({ ...TEST_CUSTOMER, id, tags: [] });
     const hit = () =>
-      s.hitRateLimits({ customer_id: 'held', counters: [{ key: 'token:h', limit: 100 }], windowMs: 60_000, nowMs: Date.now(), degradable: true });
+      s.hitRateLimits({ customer_id: id, counters: [{ key: `token:${id}`, limit: 100 }], windowMs: 60_000, nowMs: Date.now(), degradable: true });
     await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    await test({ admin, hit });
+  } finally {
+    await admin.close();
+    await s.close();
+  }
+}
+
+it("holds a customer's ops while its call is in flight and sends them as one call when it answers", async () => {
+  await withHoldFixture('d', 'held', async ({ admin, hit }) => {
     // Redis holds every client's commands for 10 ms (well under HOLD_MAX_MS): the first call stays in
     // flight while three more turns each add an op.
     await admin.sendCommand(['CLIENT', 'PAUSE', '10', 'ALL']);
@@ -136,21 +156,11 @@ it("holds a customer's ops while its call is in flight and sends them as one cal
     const counts = (await Promise.all(pending)).map((h) => h[0]!.remaining);
     expect(counts).toEqual([99, 98, 97, 96]);
     expect((await commandCalls(admin)).get('evalsha')).toBe(2);
-  } finally {
-    await admin.close();
-    await s.close();
-  }
+  });
 });
 
 it(`holds nothing back behind a call unanswered for ${HOLD_MAX_MS} ms (a stalled shard): later ops go on their own`, async () => {
-  const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'e'), outageAllowance: 10 });
-  const admin = createClient({ url: redis.url });
-  await admin.connect();
-  try {
-    await s.createCustomer({ ...TEST_CUSTOMER, id: 'stalled', tags: [] });
-    const hit = () =>
-      s.hitRateLimits({ customer_id: 'stalled', counters: [{ key: 'token:s', limit: 100 }], windowMs: 60_000, nowMs: Date.now(), degradable: true });
-    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+  await withHoldFixture('e', 'stalled', async ({ admin, hit }) => {
     // Redis answers nothing for 400 ms. The first call is in flight; the op of the next turn waits behind it
     // only HOLD_MAX_MS, then goes; one more op 100 ms later finds that call past the limit too and goes
     // alone: three calls. Held until the first answer instead, the last two would have gone as one.
@@ -164,8 +174,5 @@ it(`holds nothing back behind a call unanswered for ${HOLD_MAX_MS} ms (a stalled
     const counts = (await Promise.all(pending)).map((h) => h[0]!.remaining);
     expect(counts).toEqual([99, 98, 97]);
     expect((await commandCalls(admin)).get('evalsha')).toBe(3);
-  } finally {
-    await admin.close();
-    await s.close();
-  }
+  });
 });
