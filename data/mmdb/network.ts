@@ -7,6 +7,9 @@
  */
 import { Address4, Address6 } from 'ip-address';
 
+/** 2^k for k = 0..32: `2 ** k` with a variable k is a call to V8's pow (≈ 3 % of building networks.mmdb, in a profile). */
+export const POW2 = Float64Array.from({ length: 33 }, (_, k) => 2 ** k);
+
 export interface ParsedV4 {
   family: 4;
   /** First address, as an unsigned 32-bit number. */
@@ -165,7 +168,7 @@ function parseSingle(text: string, whole: string): ParsedNetwork {
     return { family: 6, start: value, end: value | hostMask };
   }
   const { value, prefix } = parseV4(text, whole);
-  const size = 2 ** (32 - prefix);
+  const size = POW2[32 - prefix];
   const hostBits = value % size;
   if (hostBits !== 0) {
     throw networkError(whole, `host bits are set (the network address is ${v4String(value - hostBits)}/${prefix})`);
