@@ -39,6 +39,11 @@ export interface RedisStoreOptions {
    * charge a client saw is on n replicas and survives a failover. 0 (default): asynchronous replication.
    */
   waitReplicas?: number;
+  /**
+   * Whether alike requests of a batch reach the METER script as one run (meter-ops.ts ChargeRun; the
+   * default) or op by op (false: what the runs are tested against).
+   */
+  meterRuns?: boolean;
   /** Local journal folder for charges made while Redis is unreachable. */
   journalDir: string;
   /** Credits per customer and node while Redis is unreachable. */

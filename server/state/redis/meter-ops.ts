@@ -31,9 +31,9 @@ export class RateLimitOp extends MeterOp {
 
   constructor(
     customer: string,
-    private readonly keys: string[],
-    private readonly limits: number[],
-    private readonly ttlMs: number,
+    readonly keys: string[],
+    readonly limits: number[],
+    readonly ttlMs: number,
   ) {
     super(customer);
   }
@@ -63,17 +63,17 @@ export class ChargeOp extends MeterOp {
 
   constructor(
     customer: string,
-    private readonly k: ChargeKeys,
-    private readonly dedupeKey: string | null,
+    readonly k: ChargeKeys,
+    readonly dedupeKey: string | null,
     private readonly dedupeTtlMs: number,
-    private readonly quota: number,
+    readonly quota: number,
     /** The ledger entry (JSON, carrying the id). */
-    private readonly entry: string,
+    readonly entry: string,
     /** `pool|api|month`: the usage hash's field prefix. */
-    private readonly usageField: string,
-    private readonly partner: boolean,
-    private readonly id: string,
-    private readonly mode: ChargeMode,
+    readonly usageField: string,
+    readonly partner: boolean,
+    readonly id: string,
+    readonly mode: ChargeMode,
   ) {
     super(customer);
   }
@@ -113,8 +113,8 @@ export class RateChargeOp extends MeterOp {
   readonly charges = true;
 
   constructor(
-    private readonly hit: RateLimitOp,
-    private readonly charge: ChargeOp,
+    readonly hit: RateLimitOp,
+    readonly charge: ChargeOp,
   ) {
     super(hit.customer);
   }
@@ -127,4 +127,84 @@ export class RateChargeOp extends MeterOp {
     this.hit.encode(args, key);
     this.charge.encode(args, key, 'q');
   }
+}
+
+/** A script op's reply: [counts after the hit, [outcome, used after] or 'limited']. */
+export type RateChargeReply = [number[], [string, number] | 'limited'];
+
+/**
+ * Consecutive RateChargeOps alike in all but their ledger entry and id — the same counters and limits,
+ * the same charge keys, quota, usage field and partner flag, an ordinary charge without a dedup key:
+ * one token's steady traffic — sent as ONE script op ('R', meter-script.ts), which answers for the run
+ * as a whole; `replies` derives each request's reply from it, the reply the ops one by one would have got.
+ */
+export class ChargeRun {
+  readonly ops: RateChargeOp[];
+
+  constructor(first: RateChargeOp) {
+    this.ops = [first];
+  }
+
+  /** Whether `op` can be in a run at all. */
+  static fits(op: MeterOp): op is RateChargeOp {
+    return op instanceof RateChargeOp && op.charge.mode === '' && op.charge.dedupeKey === null && op.hit.keys.length > 0;
+  }
+
+  /** Adds `op` when it is alike the run's first op; false otherwise. */
+  add(op: RateChargeOp): boolean {
+    const a = this.ops[0]!;
+    if (!alike(a, op)) return false;
+    this.ops.push(op);
+    return true;
+  }
+
+  encode(args: string[], key: (name: string) => string): void {
+    const { hit, charge } = this.ops[0]!;
+    const k = charge.k;
+    args.push('R', String(hit.ttlMs), String(hit.keys.length));
+    for (let i = 0; i < hit.keys.length; i++) args.push(key(hit.keys[i]!), String(hit.limits[i]));
+    args.push(
+      key(k.used),
+      key(k.ledger),
+      key(k.usage),
+      key(k.settled),
+      String(charge.quota),
+      charge.usageField,
+      charge.partner ? '1' : '0',
+      String(this.ops.length),
+    );
+    for (const op of this.ops) args.push(op.charge.entry, op.charge.id);
+  }
+
+  /** Each op's reply from the run's `[counts before, admitted, used before, settled places]`. */
+  replies(reply: unknown): RateChargeReply[] {
+    const [before, admitted, usedBefore, settledAt] = reply as [number[], number, number, number[] | Record<string, never>];
+    // cjson writes an empty Lua table as an object.
+    const settled = Array.isArray(settledAt) && settledAt.length > 0 ? new Set(settledAt) : null;
+    const quota = this.ops[0]!.charge.quota;
+    let used = usedBefore;
+    return this.ops.map((_, i): RateChargeReply => {
+      if (i >= admitted) return [before.map((c) => c + admitted + 1), 'limited'];
+      const counts = before.map((c) => c + i + 1);
+      if (settled?.has(i + 1)) return [counts, ['duplicate', used]];
+      if (used + 1 > quota) return [counts, ['exhausted', used]];
+      used++;
+      return [counts, ['charged', used]];
+    });
+  }
+}
+
+function alike(a: RateChargeOp, b: RateChargeOp): boolean {
+  const [h, g, c, d] = [a.hit, b.hit, a.charge, b.charge];
+  if (h.ttlMs !== g.ttlMs || h.keys.length !== g.keys.length) return false;
+  for (let i = 0; i < h.keys.length; i++) if (h.keys[i] !== g.keys[i] || h.limits[i] !== g.limits[i]) return false;
+  return (
+    c.k.used === d.k.used &&
+    c.k.ledger === d.k.ledger &&
+    c.k.usage === d.k.usage &&
+    c.k.settled === d.k.settled &&
+    c.quota === d.quota &&
+    c.usageField === d.usageField &&
+    c.partner === d.partner
+  );
 }

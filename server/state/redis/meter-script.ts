@@ -35,6 +35,12 @@
  *   'q', then the arguments of 'c': the charge of the request whose rate-limit hit ('r') is the op just
  *      before it, made only if that hit was admitted (one op per request: meter-ops.ts RateChargeOp)
  *      → replaces the 'r' op's result with [counts, [outcome, used after]], or [counts, 'limited'].
+ *   'R', ttl, m, (key, limit) × m, u, l, s, r, q, f, p, n, (e, id) × n
+ *      n requests' hits and ordinary charges without a dedup key, alike in all but e and id (a run:
+ *      meter-ops.ts ChargeRun) — the steady traffic of a token, sent as one op so the script neither
+ *      splits nor decides ~20 arguments a request (they were most of its cost)
+ *      → [counts before the run, a (how many were admitted), used before the run, the 1-based places
+ *      of the admitted ones settled out of band]: ChargeRun derives each request's reply from it.
  * Returns the JSON array of the ops' results.
  */
 
@@ -115,10 +121,10 @@ local function dedupSet(di, field, v)
   fields[field] = v
 end
 
-local function addUsage(si, field)
+local function addUsage(si, field, k)
   local fields = usage[si]
   if not fields then fields = {}; usage[si] = fields end
-  fields[field] = (fields[field] or 0) + 1
+  fields[field] = (fields[field] or 0) + (k or 1)
 end
 
 -- A journaled or void charge, op by op against Redis as it is (everything gathered written first).
@@ -196,6 +202,63 @@ while i <= #A do
     out[#out + 1] = counts
     lastAdmitted = admitted
     i = first + 2 * m
+  elseif A[i] == 'R' then
+    -- A run of n requests alike but for their ledger entries and ids (meter-ops.ts ChargeRun): they hit
+    -- the same counters, so the first a of them are admitted and the rest refused; the admitted ones are
+    -- charged in order until the quota, save those settled out of band ('duplicate').
+    local ttl, m = A[i + 1], tonumber(A[i + 2])
+    local first = i + 3
+    local after = first + 2 * m
+    local ui, li, si, ri = tonumber(A[after]), tonumber(A[after + 1]), tonumber(A[after + 2]), tonumber(A[after + 3])
+    local q, f, p, n = tonumber(A[after + 4]), A[after + 5], A[after + 6] == '1', tonumber(A[after + 7])
+    local e0 = after + 8
+    local before, a = {}, n
+    for j = first, after - 1, 2 do
+      local ki = tonumber(A[j])
+      local c = count[ki]
+      if c == nil then
+        c = tonumber(redis.call('GET', KEYS[ki]) or '0')
+        count[ki] = c
+      end
+      before[#before + 1] = c
+      local room = tonumber(A[j + 1]) - c
+      if room < a then a = room end
+    end
+    if a < 0 then a = 0 end
+    if a > 0 then
+      for j = first, after - 1, 2 do
+        local ki = tonumber(A[j])
+        count[ki] = count[ki] + a
+        rlAdd[ki] = (rlAdd[ki] or 0) + a
+        rlTtl[ki] = ttl
+      end
+    end
+    local u = used[ui]
+    if u == nil then
+      u = tonumber(redis.call('GET', KEYS[ui]) or '0')
+      used[ui] = u
+    end
+    if settled[ri] == nil then settled[ri] = redis.call('EXISTS', KEYS[ri]) == 1 end
+    local u0, charged, dups = u, 0, {}
+    local entries = ledger[li]
+    if not entries then entries = {}; ledger[li] = entries end
+    for k = 0, a - 1 do
+      if settled[ri] and redis.call('SISMEMBER', KEYS[ri], A[e0 + 2 * k + 1]) == 1 then
+        dups[#dups + 1] = k + 1
+      elseif u + 1 <= q then
+        u = u + 1
+        charged = charged + 1
+        entries[#entries + 1] = A[e0 + 2 * k]
+      end
+    end
+    if charged > 0 then
+      used[ui] = u
+      usedAdd[ui] = (usedAdd[ui] or 0) + charged
+      addUsage(si, f .. '|c', charged)
+      if p then addUsage(si, f .. '|p', charged) end
+    end
+    out[#out + 1] = { before, a, u0, dups }
+    i = e0 + 2 * n
   elseif A[i] == 'q' and not lastAdmitted then
     out[#out] = { out[#out], 'limited' }
     i = i + 14

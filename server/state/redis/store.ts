@@ -41,7 +41,7 @@ export class RedisStateStore extends ComposedStateStore {
     let meter!: RedisMetering;
     let access!: RedisAccess;
     const backend = await RedisBackend.open(opts, (b) => {
-      batcher = new MeterBatcher(b, new ReplicaWait(b, opts.waitReplicas ?? 0));
+      batcher = new MeterBatcher(b, new ReplicaWait(b, opts.waitReplicas ?? 0), opts.meterRuns ?? true);
       access = new RedisAccess(b);
       meter = new RedisMetering(b, batcher, () => access.customerIds());
       return () => meter.drainJournal();
