@@ -129,51 +129,61 @@ export class RateChargeOp extends MeterOp {
   }
 }
 
-/** A script op's reply: [counts after the hit, [outcome, used after] or 'limited']. */
-export type RateChargeReply = [number[], [string, number] | 'limited'];
+/** A script op's reply: [counts after the hit, [outcome, used after] or 'limited'] (a hit alone: the counts). */
+export type RateChargeReply = [number[], [string, number] | 'limited'] | number[];
 
 /**
- * Consecutive RateChargeOps alike in all but their ledger entry and id — the same counters and limits,
- * the same charge keys, quota, usage field and partner flag, an ordinary charge without a dedup key:
- * one token's steady traffic — sent as ONE script op ('R', meter-script.ts), which answers for the run
- * as a whole; `replies` derives each request's reply from it, the reply the ops one by one would have got.
+ * Consecutive requests hitting the same counters (same keys, limits and window), each with an ordinary
+ * charge without a dedup key or with none (a hit whose request exported nothing: an address not
+ * identified), the charges alike in all but their ledger entry and id (same keys, quota, usage field,
+ * partner flag) — one token's steady traffic — sent as ONE script op ('R', meter-script.ts), which
+ * answers for the run as a whole; `replies` derives each request's reply from it, the reply the ops one
+ * by one would have got.
  */
 export class ChargeRun {
-  readonly ops: RateChargeOp[];
+  readonly ops: (RateChargeOp | RateLimitOp)[];
+  private readonly hit: RateLimitOp;
+  /** The first charge of the run (the others are alike); null while none. */
+  private charge: ChargeOp | null;
 
-  constructor(first: RateChargeOp) {
+  constructor(first: RateChargeOp | RateLimitOp) {
     this.ops = [first];
+    this.hit = first instanceof RateChargeOp ? first.hit : first;
+    this.charge = first instanceof RateChargeOp ? first.charge : null;
   }
 
   /** Whether `op` can be in a run at all. */
-  static fits(op: MeterOp): op is RateChargeOp {
+  static fits(op: MeterOp): op is RateChargeOp | RateLimitOp {
+    if (op instanceof RateLimitOp) return op.keys.length > 0;
     return op instanceof RateChargeOp && op.charge.mode === '' && op.charge.dedupeKey === null && op.hit.keys.length > 0;
   }
 
-  /** Adds `op` when it is alike the run's first op; false otherwise. */
-  add(op: RateChargeOp): boolean {
-    const a = this.ops[0]!;
-    if (!alike(a, op)) return false;
+  /** Adds `op` when it is alike the run's requests; false otherwise. */
+  add(op: RateChargeOp | RateLimitOp): boolean {
+    const hit = op instanceof RateChargeOp ? op.hit : op;
+    if (!sameCounters(this.hit, hit)) return false;
+    if (op instanceof RateChargeOp) {
+      if (this.charge === null) this.charge = op.charge;
+      else if (!sameCharge(this.charge, op.charge)) return false;
+    }
     this.ops.push(op);
     return true;
   }
 
   encode(args: string[], key: (name: string) => string): void {
-    const { hit, charge } = this.ops[0]!;
-    const k = charge.k;
+    const { hit, charge } = this;
     args.push('R', String(hit.ttlMs), String(hit.keys.length));
     for (let i = 0; i < hit.keys.length; i++) args.push(key(hit.keys[i]!), String(hit.limits[i]));
-    args.push(
-      key(k.used),
-      key(k.ledger),
-      key(k.usage),
-      key(k.settled),
-      String(charge.quota),
-      charge.usageField,
-      charge.partner ? '1' : '0',
-      String(this.ops.length),
-    );
-    for (const op of this.ops) args.push(op.charge.entry, op.charge.id);
+    if (charge === null) args.push('0', '0', '0', '0', '0', '', '0');
+    else {
+      const k = charge.k;
+      args.push(key(k.used), key(k.ledger), key(k.usage), key(k.settled), String(charge.quota), charge.usageField, charge.partner ? '1' : '0');
+    }
+    args.push(String(this.ops.length));
+    for (const op of this.ops) {
+      if (op instanceof RateChargeOp) args.push(op.charge.entry, op.charge.id);
+      else args.push('', '');
+    }
   }
 
   /** Each op's reply from the run's `[counts before, admitted, used before, settled places]`. */
@@ -181,11 +191,16 @@ export class ChargeRun {
     const [before, admitted, usedBefore, settledAt] = reply as [number[], number, number, number[] | Record<string, never>];
     // cjson writes an empty Lua table as an object.
     const settled = Array.isArray(settledAt) && settledAt.length > 0 ? new Set(settledAt) : null;
-    const quota = this.ops[0]!.charge.quota;
+    const quota = this.charge?.quota ?? 0;
     let used = usedBefore;
-    return this.ops.map((_, i): RateChargeReply => {
-      if (i >= admitted) return [before.map((c) => c + admitted + 1), 'limited'];
+    return this.ops.map((op, i): RateChargeReply => {
+      const charges = op instanceof RateChargeOp;
+      if (i >= admitted) {
+        const counts = before.map((c) => c + admitted + 1);
+        return charges ? [counts, 'limited'] : counts;
+      }
       const counts = before.map((c) => c + i + 1);
+      if (!charges) return counts;
       if (settled?.has(i + 1)) return [counts, ['duplicate', used]];
       if (used + 1 > quota) return [counts, ['exhausted', used]];
       used++;
@@ -194,10 +209,13 @@ export class ChargeRun {
   }
 }
 
-function alike(a: RateChargeOp, b: RateChargeOp): boolean {
-  const [h, g, c, d] = [a.hit, b.hit, a.charge, b.charge];
+function sameCounters(h: RateLimitOp, g: RateLimitOp): boolean {
   if (h.ttlMs !== g.ttlMs || h.keys.length !== g.keys.length) return false;
   for (let i = 0; i < h.keys.length; i++) if (h.keys[i] !== g.keys[i] || h.limits[i] !== g.limits[i]) return false;
+  return true;
+}
+
+function sameCharge(c: ChargeOp, d: ChargeOp): boolean {
   return (
     c.k.used === d.k.used &&
     c.k.ledger === d.k.ledger &&

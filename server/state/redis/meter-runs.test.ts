@@ -47,6 +47,8 @@ type Request =
 /** One turn of `n` requests: mostly alike (one token), with the variations that must break a run. */
 function turn(next: () => number, customer: string, n: number, nowMs: number, i0: number): Request[] {
   const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)]!;
+  // Hits alone (requests that exported nothing): a few, half, or all of the turn.
+  const hits = pick([0.04, 0.04, 0.5, 1]);
   const out: Request[] = [];
   for (let i = 0; i < n; i++) {
     const counters = pick([
@@ -70,9 +72,9 @@ function turn(next: () => number, customer: string, n: number, nowMs: number, i0
       token_id: 'tok',
     };
     const r = next();
-    if (r < 0.08) out.push({ kind: 'pair', rate, charge: { ...charge, dedupe_key: `${customer}|request|${Math.floor(next() * 4)}` } });
+    if (next() < hits) out.push({ kind: 'hit', rate });
+    else if (r < 0.08) out.push({ kind: 'pair', rate, charge: { ...charge, dedupe_key: `${customer}|request|${Math.floor(next() * 4)}` } });
     else if (r < 0.13) out.push({ kind: 'charge', charge });
-    else if (r < 0.17) out.push({ kind: 'hit', rate });
     else out.push({ kind: 'pair', rate, charge });
   }
   return out;
@@ -128,7 +130,7 @@ it('answers every request of random turns and leaves Redis as the same turns sen
     const nowMs = Date.UTC(2026, 11, 7, 12, 0, 0);
     let i0 = 0;
     // Turns of 1–48 requests; counters and quotas run out along the way (limits 9–40 a minute, quota 55–70).
-    for (let t = 0; t < 14; t++) {
+    for (let t = 0; t < 20; t++) {
       const n = 1 + Math.floor(next() * 48);
       const requests = turn(next, customer, n, nowMs + t * 7_000, i0);
       i0 += n;
@@ -191,7 +193,7 @@ it("answers 'duplicate' for a run's request settled out of band, and counts the 
   }
 });
 
-it('breaks a run where a request differs: another counter, limit, quota, usage field, partner, dedup key or mode', () => {
+it('breaks a run where a request differs: another counter, limit, window, quota, usage field, partner, dedup key or mode', () => {
   const customer = 'breaks';
   const k = { used: 'u', ledger: 'l', usage: 's', settled: 'r', dedupe: null };
   const op = (o: { key?: string; limit?: number; quota?: number; field?: string; partner?: boolean; dedupe?: string; mode?: '' | 'j' } = {}) =>
@@ -212,6 +214,9 @@ it('breaks a run where a request differs: another counter, limit, quota, usage f
     );
   const run = new ChargeRun(op());
   expect(run.add(op())).toBe(true);
+  // A hit alone (its request exported nothing) of the same counters is part of the run.
+  expect(run.add(new RateLimitOp(customer, ['rl:a'], [10], 120_000))).toBe(true);
+  expect(run.add(new RateLimitOp(customer, ['rl:a'], [10], 60_000))).toBe(false);
   for (const other of [op({ key: 'rl:b' }), op({ limit: 11 }), op({ quota: 6 }), op({ field: 'identification|x|2026-12' }), op({ partner: true })])
     expect(run.add(other)).toBe(false);
   expect(ChargeRun.fits(op({ dedupe: 'retry' }))).toBe(false);

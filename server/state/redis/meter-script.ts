@@ -36,9 +36,10 @@
  *      before it, made only if that hit was admitted (one op per request: meter-ops.ts RateChargeOp)
  *      → replaces the 'r' op's result with [counts, [outcome, used after]], or [counts, 'limited'].
  *   'R', ttl, m, (key, limit) × m, u, l, s, r, q, f, p, n, (e, id) × n
- *      n requests' hits and ordinary charges without a dedup key, alike in all but e and id (a run:
- *      meter-ops.ts ChargeRun) — the steady traffic of a token, sent as one op so the script neither
- *      splits nor decides ~20 arguments a request (they were most of its cost)
+ *      n requests' hits of the same counters, each with an ordinary charge without a dedup key, alike in
+ *      all but e and id, or with none (e and id ''; u, l, s, r 0 when no request of the run charges): a
+ *      run (meter-ops.ts ChargeRun) — the steady traffic of a token, sent as one op so the script
+ *      neither splits nor decides ~20 arguments a request (they were most of its cost)
  *      → [counts before the run, a (how many were admitted), used before the run, the 1-based places
  *      of the admitted ones settled out of band]: ChargeRun derives each request's reply from it.
  * Returns the JSON array of the ops' results.
@@ -203,9 +204,9 @@ while i <= #A do
     lastAdmitted = admitted
     i = first + 2 * m
   elseif A[i] == 'R' then
-    -- A run of n requests alike but for their ledger entries and ids (meter-ops.ts ChargeRun): they hit
-    -- the same counters, so the first a of them are admitted and the rest refused; the admitted ones are
-    -- charged in order until the quota, save those settled out of band ('duplicate').
+    -- A run of n requests (meter-ops.ts ChargeRun): they hit the same counters, so the first a of them
+    -- are admitted and the rest refused; the admitted ones that charge are charged in order until the
+    -- quota, save those settled out of band ('duplicate').
     local ttl, m = A[i + 1], tonumber(A[i + 2])
     local first = i + 3
     local after = first + 2 * m
@@ -233,22 +234,29 @@ while i <= #A do
         rlTtl[ki] = ttl
       end
     end
-    local u = used[ui]
-    if u == nil then
-      u = tonumber(redis.call('GET', KEYS[ui]) or '0')
-      used[ui] = u
-    end
-    if settled[ri] == nil then settled[ri] = redis.call('EXISTS', KEYS[ri]) == 1 end
-    local u0, charged, dups = u, 0, {}
-    local entries = ledger[li]
-    if not entries then entries = {}; ledger[li] = entries end
-    for k = 0, a - 1 do
-      if settled[ri] and redis.call('SISMEMBER', KEYS[ri], A[e0 + 2 * k + 1]) == 1 then
-        dups[#dups + 1] = k + 1
-      elseif u + 1 <= q then
-        u = u + 1
-        charged = charged + 1
-        entries[#entries + 1] = A[e0 + 2 * k]
+    -- ui 0: no request of the run charges (each one's e is '').
+    local u, u0, charged, dups = 0, 0, 0, {}
+    if ui > 0 then
+      u = used[ui]
+      if u == nil then
+        u = tonumber(redis.call('GET', KEYS[ui]) or '0')
+        used[ui] = u
+      end
+      u0 = u
+      if settled[ri] == nil then settled[ri] = redis.call('EXISTS', KEYS[ri]) == 1 end
+      local entries = ledger[li]
+      if not entries then entries = {}; ledger[li] = entries end
+      for k = 0, a - 1 do
+        local e = A[e0 + 2 * k]
+        if e == '' then
+          -- a hit alone
+        elseif settled[ri] and redis.call('SISMEMBER', KEYS[ri], A[e0 + 2 * k + 1]) == 1 then
+          dups[#dups + 1] = k + 1
+        elseif u + 1 <= q then
+          u = u + 1
+          charged = charged + 1
+          entries[#entries + 1] = e
+        end
       end
     end
     if charged > 0 then
