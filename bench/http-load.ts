@@ -33,6 +33,8 @@ export interface LoadResult {
    * Unlike req/s it does not depend on whether the load generator kept the server busy.
    */
   cpuUsPerResponse: number;
+  /** What LoadTarget `counters` grew by over the measured slices (loadInterleaved). */
+  counted?: Record<string, number>;
 }
 
 export interface RunningProcess {
@@ -128,6 +130,12 @@ export interface LoadTarget {
   pid?: number;
   /** Several server processes (nodes of a cluster): their CPU time is summed. */
   pids?: number[];
+  /**
+   * Running totals read before and after each of this target's measured slices (not its warm-up, not
+   * the other targets' slices), e.g. the CPU seconds of the redis-server serving it alone: the result's
+   * `counted` holds what each grew by over the slices.
+   */
+  counters?: Record<string, () => number | Promise<number>>;
 }
 
 /** CPU seconds (user + system) a process has used so far, or NaN (no /proc). */
@@ -152,21 +160,28 @@ export async function loadInterleaved(targets: LoadTarget[], opts: LoadOptions &
   const rounds = opts.rounds ?? 3;
   const slices = new Map<string, autocannon.Result[]>(targets.map((t) => [t.name, []]));
   const cpu = new Map<string, number>(targets.map((t) => [t.name, 0]));
+  const counted = new Map<string, Record<string, number>>(targets.map((t) => [t.name, Object.fromEntries(Object.keys(t.counters ?? {}).map((k) => [k, 0]))]));
+  const readCounters = async (t: LoadTarget) =>
+    Object.fromEntries(await Promise.all(Object.entries(t.counters ?? {}).map(async ([k, read]) => [k, await read()] as const)));
   const reqs = new Map(targets.map((t) => [t.name, toAutocannon(t.requests)]));
   if (warmup > 0) for (const t of targets) await run(t.url, reqs.get(t.name)!, connections, warmup);
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
       const pids = t.pids ?? (t.pid ? [t.pid] : []);
       const used = () => (pids.length > 0 ? pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) : NaN);
+      const countersBefore = await readCounters(t);
       const before = used();
       slices.get(t.name)!.push(await run(t.url, reqs.get(t.name)!, connections, duration / rounds));
       cpu.set(t.name, cpu.get(t.name)! + used() - before);
+      const countersAfter = await readCounters(t);
+      const sums = counted.get(t.name)!;
+      for (const k of Object.keys(sums)) sums[k]! += countersAfter[k]! - countersBefore[k]!;
     }
   }
   return new Map(
     [...slices].map(([name, results]) => {
       const r = summarise(results);
-      return [name, { ...r, cpuUsPerResponse: (cpu.get(name)! * 1e6) / r.total }];
+      return [name, { ...r, cpuUsPerResponse: (cpu.get(name)! * 1e6) / r.total, counted: counted.get(name)! }];
     }),
   );
 }
