@@ -109,6 +109,16 @@ local function write()
   used, settled = {}, {}
 end
 
+-- A counter's value (a rate count: cache count; credits used: cache used), read from Redis once.
+local function current(cache, ki)
+  local v = cache[ki]
+  if v == nil then
+    v = tonumber(redis.call('GET', KEYS[ki]) or '0')
+    cache[ki] = v
+  end
+  return v
+end
+
 local function dedupGet(di, field)
   local fields = dedup[di]
   local v = fields and fields[field]
@@ -180,13 +190,7 @@ while i <= #A do
     local first = i + 3
     local admitted = true
     for j = first, first + 2 * m - 1, 2 do
-      local ki = tonumber(A[j])
-      local c = count[ki]
-      if c == nil then
-        c = tonumber(redis.call('GET', KEYS[ki]) or '0')
-        count[ki] = c
-      end
-      if c + 1 > tonumber(A[j + 1]) then admitted = false end
+      if current(count, tonumber(A[j])) + 1 > tonumber(A[j + 1]) then admitted = false end
     end
     local counts = {}
     for j = first, first + 2 * m - 1, 2 do
@@ -215,12 +219,7 @@ while i <= #A do
     local e0 = after + 8
     local before, a = {}, n
     for j = first, after - 1, 2 do
-      local ki = tonumber(A[j])
-      local c = count[ki]
-      if c == nil then
-        c = tonumber(redis.call('GET', KEYS[ki]) or '0')
-        count[ki] = c
-      end
+      local c = current(count, tonumber(A[j]))
       before[#before + 1] = c
       local room = tonumber(A[j + 1]) - c
       if room < a then a = room end
@@ -237,11 +236,7 @@ while i <= #A do
     -- ui 0: no request of the run charges (each one's e is '').
     local u, u0, charged, dups = 0, 0, 0, {}
     if ui > 0 then
-      u = used[ui]
-      if u == nil then
-        u = tonumber(redis.call('GET', KEYS[ui]) or '0')
-        used[ui] = u
-      end
+      u = current(used, ui)
       u0 = u
       if settled[ri] == nil then settled[ri] = redis.call('EXISTS', KEYS[ri]) == 1 end
       local entries = ledger[li]
@@ -282,11 +277,7 @@ while i <= #A do
     if mode ~= '' then
       outcome, u = settle(mode, ui, li, si, ri, di, dk, dttl, q, e, f, p, id)
     else
-      u = used[ui]
-      if u == nil then
-        u = tonumber(redis.call('GET', KEYS[ui]) or '0')
-        used[ui] = u
-      end
+      u = current(used, ui)
       if settled[ri] == nil then settled[ri] = redis.call('EXISTS', KEYS[ri]) == 1 end
       local seen = false
       if settled[ri] and redis.call('SISMEMBER', KEYS[ri], id) == 1 then
