@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TOPIC_SURGE_SCORE } from '../../core/topic-records.ts';
-import { TOPICS_LATEST_WEEK } from '../catalog/schema.ts';
+import { TOPICS_INDEX, TOPICS_LATEST_WEEK } from '../catalog/schema.ts';
 import { readOptionalCsvBatches, SourceError } from '../sources/read.ts';
 import { SOURCE_FILES, TopicRow } from '../sources/schema.ts';
 import { inBatches } from './bulk.ts';
@@ -22,11 +22,12 @@ export async function loadTopics(db: Database.Database, dir: string, ids: Readon
       throw new SourceError(`${SOURCE_FILES.topics}: row ${row}: unknown company_id ${r.company_id} (not in ${SOURCE_FILES.companies})`);
     insert.run(r.company_id, r.topic, r.week, r.score);
   });
+  db.exec(TOPICS_INDEX);
   summariseTopics(db);
   return rows;
 }
 
-/** `topic_names` and the latest week, from the loaded scores. */
+/** `topic_names` and the latest week, from the loaded scores (through TOPICS_INDEX, which covers the GROUP BY). */
 function summariseTopics(db: Database.Database): void {
   const latest = db.prepare('SELECT max(week) FROM topics').pluck().get() as string | null;
   if (latest === null) return;

@@ -27,6 +27,14 @@ CREATE TABLE topics (company_id TEXT NOT NULL, topic TEXT NOT NULL COLLATE NOCAS
   PRIMARY KEY (company_id, topic, week)) WITHOUT ROWID;
 CREATE TABLE topic_names (topic TEXT PRIMARY KEY COLLATE NOCASE, accounts INTEGER NOT NULL, surging INTEGER NOT NULL) WITHOUT ROWID;`;
 
+/**
+ * The topics by name (the topic picker's accounts for a topic). Built right after the load, before the
+ * per-topic summary: it covers that GROUP BY (a WITHOUT ROWID table's index holds the primary key too),
+ * which then scans it in topic order instead of sorting 7 million rows (1M-company sources: 3 s of CPU
+ * instead of 11).
+ */
+export const TOPICS_INDEX = 'CREATE INDEX topics_by_topic ON topics (topic, week, score);';
+
 /** The `meta` key of the latest week the topics hold (absent: no topics). */
 export const TOPICS_LATEST_WEEK = 'topics_latest_week';
 
@@ -45,7 +53,8 @@ CREATE TABLE network_samples (ip TEXT PRIMARY KEY, kind TEXT NOT NULL, company_i
 
 /**
  * Indexes are created after the bulk load: building them once is much faster than maintaining them per row.
- * Those of the people table (built apart by big builds) and those of the main thread's tables.
+ * Those of the people table (built apart by big builds) and those of the main thread's tables (the topics'
+ * own: TOPICS_INDEX).
  */
 export const PEOPLE_INDEXES = `
 CREATE INDEX people_email ON people (email_lc);
@@ -57,5 +66,4 @@ export const OTHER_INDEXES = `
 CREATE INDEX intent_company ON intent (company_id);
 CREATE INDEX companies_name ON companies (name COLLATE NOCASE);
 CREATE INDEX engagement_people ON engagement (people_id);
-CREATE INDEX topics_by_topic ON topics (topic, week, score);
 `;
