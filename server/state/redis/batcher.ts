@@ -119,19 +119,18 @@ export class MeterBatcher {
     };
     // Alike requests in a row go as one run (meter-ops.ts ChargeRun); the rest op by op.
     const units: (MeterOp | ChargeRun)[] = [];
-    let packable = true;
     for (const op of group) {
       if (this.runs && ChargeRun.fits(op)) {
         const last = units[units.length - 1];
         if (!(last instanceof ChargeRun && last.add(op))) units.push(new ChargeRun(op));
-      } else {
-        units.push(op);
-        if (!op.packable) packable = false;
-      }
+      } else units.push(op);
     }
-    const list: string[] = [];
-    for (const unit of units) unit.encode(list, key);
-    const args = packable ? [list.join(ARGS_SEPARATOR)] : list;
+    // ARGV[1]: the op stream, packed; then the loose arguments (ledger entries, dedup keys), by index.
+    const args = [''];
+    const stream: string[] = [];
+    const loose = (value: string) => String(args.push(value));
+    for (const unit of units) unit.encode({ args: stream, key, loose });
+    args[0] = stream.join(ARGS_SEPARATOR);
     const client = this.b.untimed;
     try {
       const reply = await this.b.timed(

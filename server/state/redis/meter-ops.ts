@@ -4,7 +4,18 @@
  * hot path builds no intermediate records (spreading and re-keying per-op records, then JSON for the
  * script to decode, cost more than the rest of a Redis request's metering).
  */
-import { ARGS_SEPARATOR } from './meter-script.ts';
+
+/**
+ * Where an op writes its arguments: `args` the op stream (packed into one script argument, so only our
+ * own short values: numbers, op codes, ids); `key(name)` a key's argument (its index in KEYS) and
+ * `loose(value)` a ledger entry's or dedup key's (an ARGV element of its own: its index in ARGV), both as
+ * strings.
+ */
+export interface ArgsWriter {
+  args: string[];
+  key(name: string): string;
+  loose(value: string): string;
+}
 
 /** What the batcher needs of an op. */
 export abstract class MeterOp {
@@ -15,12 +26,8 @@ export abstract class MeterOp {
 
   /** Whether the op charges (WAIT applies to batches with a charge). */
   abstract readonly charges: boolean;
-  /** Whether none of its arguments holds ARGS_SEPARATOR, so the batcher may pack them into one. */
-  get packable(): boolean {
-    return true;
-  }
-  /** Appends the op's arguments; `key` gives a key's argument (its index in KEYS, as a string). */
-  abstract encode(args: string[], key: (name: string) => string): void;
+  /** Writes the op's arguments. */
+  abstract encode(w: ArgsWriter): void;
 }
 
 const noop = () => {};
@@ -38,7 +45,7 @@ export class RateLimitOp extends MeterOp {
     super(customer);
   }
 
-  encode(args: string[], key: (name: string) => string): void {
+  encode({ args, key }: ArgsWriter): void {
     args.push('r', String(this.ttlMs), String(this.keys.length));
     for (let i = 0; i < this.keys.length; i++) args.push(key(this.keys[i]!), String(this.limits[i]));
   }
@@ -78,12 +85,7 @@ export class ChargeOp extends MeterOp {
     super(customer);
   }
 
-  /** The dedup key holds a client's record; every other argument is ours (meter-script.ts ARGS_SEPARATOR). */
-  override get packable(): boolean {
-    return this.dedupeKey === null || !this.dedupeKey.includes(ARGS_SEPARATOR);
-  }
-
-  encode(args: string[], key: (name: string) => string, code: 'c' | 'q' = 'c'): void {
+  encode({ args, key, loose }: ArgsWriter, code: 'c' | 'q' = 'c'): void {
     const { k } = this;
     args.push(
       code,
@@ -92,10 +94,11 @@ export class ChargeOp extends MeterOp {
       key(k.usage),
       key(k.settled),
       k.dedupe === null ? '0' : key(k.dedupe),
-      this.dedupeKey ?? '',
+      // The dedup key holds a client's record: never in the stream.
+      this.dedupeKey === null ? '0' : loose(this.dedupeKey),
       String(this.dedupeTtlMs),
       String(this.quota),
-      this.entry,
+      loose(this.entry),
       this.usageField,
       this.partner ? '1' : '0',
       this.id,
@@ -119,13 +122,9 @@ export class RateChargeOp extends MeterOp {
     super(hit.customer);
   }
 
-  override get packable(): boolean {
-    return this.charge.packable;
-  }
-
-  encode(args: string[], key: (name: string) => string): void {
-    this.hit.encode(args, key);
-    this.charge.encode(args, key, 'q');
+  encode(w: ArgsWriter): void {
+    this.hit.encode(w);
+    this.charge.encode(w, 'q');
   }
 }
 
@@ -170,7 +169,7 @@ export class ChargeRun {
     return true;
   }
 
-  encode(args: string[], key: (name: string) => string): void {
+  encode({ args, key, loose }: ArgsWriter): void {
     const { hit, charge } = this;
     args.push('R', String(hit.ttlMs), String(hit.keys.length));
     for (let i = 0; i < hit.keys.length; i++) args.push(key(hit.keys[i]!), String(hit.limits[i]));
@@ -179,11 +178,16 @@ export class ChargeRun {
       const k = charge.k;
       args.push(key(k.used), key(k.ledger), key(k.usage), key(k.settled), String(charge.quota), charge.usageField, charge.partner ? '1' : '0');
     }
-    args.push(String(this.ops.length));
-    for (const op of this.ops) {
-      if (op instanceof RateChargeOp) args.push(op.charge.entry, op.charge.id);
-      else args.push('', '');
+    // The entries, then the ids, each an ARGV element of its own, consecutive ('' for a hit alone).
+    const { ops } = this;
+    let first = '';
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      const at = loose(op instanceof RateChargeOp ? op.charge.entry : '');
+      if (i === 0) first = at;
     }
+    for (const op of ops) loose(op instanceof RateChargeOp ? op.charge.id : '');
+    args.push(String(ops.length), first);
   }
 
   /** Each op's reply from the run's `[counts before, admitted, used before, settled places]`. */

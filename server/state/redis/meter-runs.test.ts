@@ -14,7 +14,7 @@ import { type RedisServer, startRedisServer } from '../../testing/redis-server.t
 import type { ChargeRequest, RateLimitRequest } from '../metering/service.ts';
 import { keys } from './keys.ts';
 import { ChargeOp, ChargeRun, RateChargeOp, RateLimitOp } from './meter-ops.ts';
-import { METER_SCRIPT } from './meter-script.ts';
+import { ARGS_SEPARATOR, METER_SCRIPT } from './meter-script.ts';
 import { RedisStateStore } from './store.ts';
 
 let runs: RedisServer;
@@ -170,8 +170,14 @@ it("answers 'duplicate' for a run's request settled out of band, and counts the 
     // The second request was settled by its node while its answer was lost: it counts nothing.
     await c.sAdd(k.settled, 'id-1');
     const keyList: string[] = [];
-    const args: string[] = [];
-    run.encode(args, (name) => String(keyList.includes(name) ? keyList.indexOf(name) + 1 : keyList.push(name)));
+    const stream: string[] = [];
+    const args = [''];
+    run.encode({
+      args: stream,
+      key: (name) => String(keyList.includes(name) ? keyList.indexOf(name) + 1 : keyList.push(name)),
+      loose: (value) => String(args.push(value)),
+    });
+    args[0] = stream.join(ARGS_SEPARATOR);
     const sha = createHash('sha1').update(METER_SCRIPT).digest('hex');
     await c.scriptLoad(METER_SCRIPT);
     const [reply] = JSON.parse((await c.evalSha(sha, { keys: keyList, arguments: args })) as string) as unknown[];

@@ -10,15 +10,19 @@
  * instead of ~5 per request. The state after the call is the same as op by op. Journaled and void charges
  * (after an outage: rare) first write what is gathered, then run op by op against Redis as it is.
  *
- * ARGV is flat, op after op (key arguments are 1-based indexes into KEYS; meter-ops.ts writes them):
+ * ARGV[1] is the op stream, op after op, its arguments packed into one string (ARGS_SEPARATOR between
+ * them); key arguments are 1-based indexes into KEYS. Ledger entries, charge ids of runs and dedup keys —
+ * long, or a client's text — are ARGV elements of their own after it, which the stream names by their
+ * index in ARGV (meter-ops.ts writes both):
  *   'r', ttl, n, (key, limit) × n
  *      → n counts after the increment. A request that would pass a limit increments none of its keys (so
  *      a visitor refused by its own counter never spends the tag-wide one) and gets the counts it would
  *      have made (each one more than now, so the refused key reads as over its limit).
  *   'c', u, l, s, r, d, dk, dttl, q, e, f, p, id, mode
- *      u: used-credits key, d: the month's dedup hash (0: none) with field dk, expiring dttl ms after the
- *      last charge; l: ledger list, s: usage hash (fields f|c, and f|p when p is '1', a partner call),
- *      q: quota, e: ledger entry (JSON, carrying the id), r: the settled-ids set, id: the charge id. A
+ *      u: used-credits key, d: the month's dedup hash (0: none) with field ARGV[dk] (dk 0: none), expiring
+ *      dttl ms after the last charge; l: ledger list, s: usage hash (fields f|c, and f|p when p is '1', a
+ *      partner call), q: quota, ARGV[e]: the ledger entry (JSON, carrying the id), r: the settled-ids set,
+ *      id: the charge id. A
  *      charge's id enters r once its node settled it out of band (below), so the charge itself, should it
  *      still run (sent before an outage, run after the node gave up on its answer), then counts nothing:
  *      'duplicate'.
@@ -35,11 +39,13 @@
  *   'q', then the arguments of 'c': the charge of the request whose rate-limit hit ('r') is the op just
  *      before it, made only if that hit was admitted (one op per request: meter-ops.ts RateChargeOp)
  *      → replaces the 'r' op's result with [counts, [outcome, used after]], or [counts, 'limited'].
- *   'R', ttl, m, (key, limit) × m, u, l, s, r, q, f, p, n, (e, id) × n
+ *   'R', ttl, m, (key, limit) × m, u, l, s, r, q, f, p, n, at
  *      n requests' hits of the same counters, each with an ordinary charge without a dedup key, alike in
- *      all but e and id, or with none (e and id ''; u, l, s, r 0 when no request of the run charges): a
- *      run (meter-ops.ts ChargeRun) — the steady traffic of a token, sent as one op so the script
- *      neither splits nor decides ~20 arguments a request (they were most of its cost)
+ *      all but their ledger entry and id, or with none (u, l, s, r 0 when no request of the run charges):
+ *      a run (meter-ops.ts ChargeRun) — the steady traffic of a token, sent as one op so the script
+ *      neither splits nor decides ~20 arguments a request (they were most of its cost). The requests'
+ *      ledger entries are ARGV[at … at+n-1] and their ids the n elements after them ('' both for a
+ *      request that charges nothing): the script copies no long string out of the stream
  *      → [counts before the run, a (how many were admitted), used before the run, the 1-based places
  *      of the admitted ones settled out of band]: ChargeRun derives each request's reply from it.
  * Returns the JSON array of the ops' results.
@@ -53,11 +59,12 @@
 export const LEDGER_LOOKBACK = 10_000;
 
 /**
- * Between the ops' arguments when the batcher packs them into ONE script argument (batcher.ts): a call's
- * hundreds of small arguments cost the node more to encode and write (one RESP bulk string each, ~18 µs a
- * response in a profile) than one string, which the script splits. No argument contains it: numbers, op
- * codes, ids, `pool|api|month`, JSON (control characters are escaped in JSON) — a dedup key, which holds a
- * client's record, is checked (meter-ops.ts `packable`).
+ * Between the op stream's arguments, packed into ONE script argument (batcher.ts): a call's hundreds of
+ * small arguments cost the node more to encode and write (one RESP bulk string each, ~18 µs a response in
+ * a profile) than one string, which the script splits. No stream argument contains it: numbers, op codes,
+ * ids, `pool|api|month`, ARGV indexes. What could (a dedup key holds a client's record) or is long (ledger
+ * entries: splitting them out of the stream was most of a run's script time) goes in ARGV elements of
+ * its own.
  */
 export const ARGS_SEPARATOR = '\x1f';
 
@@ -65,10 +72,9 @@ export const ARGS_SEPARATOR = '\x1f';
 const WRITE_CHUNK = 1000;
 
 export const METER_SCRIPT = `
--- The ops' arguments, packed into one (ARGS_SEPARATOR between them) or one ARGV each.
-local A = ARGV
-if #ARGV == 1 then
-  A = {}
+-- The op stream, ARGV[1] split at ARGS_SEPARATOR.
+local A = {}
+do
   local s, p, n = ARGV[1], 1, 0
   while true do
     local q = string.find(s, '\\31', p, true)
@@ -216,7 +222,8 @@ while i <= #A do
     local after = first + 2 * m
     local ui, li, si, ri = tonumber(A[after]), tonumber(A[after + 1]), tonumber(A[after + 2]), tonumber(A[after + 3])
     local q, f, p, n = tonumber(A[after + 4]), A[after + 5], A[after + 6] == '1', tonumber(A[after + 7])
-    local e0 = after + 8
+    -- The run's ledger entries are ARGV[e0 …], their ids the n after them.
+    local e0 = tonumber(A[after + 8])
     local before, a = {}, n
     for j = first, after - 1, 2 do
       local c = current(count, tonumber(A[j]))
@@ -242,10 +249,10 @@ while i <= #A do
       local entries = ledger[li]
       if not entries then entries = {}; ledger[li] = entries end
       for k = 0, a - 1 do
-        local e = A[e0 + 2 * k]
+        local e = ARGV[e0 + k]
         if e == '' then
           -- a hit alone
-        elseif settled[ri] and redis.call('SISMEMBER', KEYS[ri], A[e0 + 2 * k + 1]) == 1 then
+        elseif settled[ri] and redis.call('SISMEMBER', KEYS[ri], ARGV[e0 + n + k]) == 1 then
           dups[#dups + 1] = k + 1
         elseif u + 1 <= q then
           u = u + 1
@@ -261,7 +268,7 @@ while i <= #A do
       if p then addUsage(si, f .. '|p', charged) end
     end
     out[#out + 1] = { before, a, u0, dups }
-    i = e0 + 2 * n
+    i = after + 9
   elseif A[i] == 'q' and not lastAdmitted then
     out[#out] = { out[#out], 'limited' }
     i = i + 14
@@ -270,7 +277,7 @@ while i <= #A do
     local ui, li, si, ri = tonumber(A[i + 1]), tonumber(A[i + 2]), tonumber(A[i + 3]), tonumber(A[i + 4])
     local di = tonumber(A[i + 5])
     if di == 0 then di = nil end
-    local dk, dttl, q, e, f = A[i + 6], A[i + 7], tonumber(A[i + 8]), A[i + 9], A[i + 10]
+    local dk, dttl, q, e, f = ARGV[tonumber(A[i + 6])] or '', A[i + 7], tonumber(A[i + 8]), ARGV[tonumber(A[i + 9])], A[i + 10]
     local p, id, mode = A[i + 11] == '1', A[i + 12], A[i + 13]
     i = i + 14
     local outcome, u
