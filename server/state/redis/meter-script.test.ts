@@ -100,7 +100,7 @@ it("makes a request's hit and charge one op: charged only when admitted, one scr
   }
 });
 
-it('dedups a charge whose key holds the packing separator (its call is sent unpacked)', async () => {
+it('dedups a charge whose key holds the packing separator (the key goes as a script argument of its own)', async () => {
   const s = await RedisStateStore.open({ url: redis.url, journalDir: join(dir, 'c'), outageAllowance: 10 });
   try {
     await s.createCustomer({ ...TEST_CUSTOMER, id: 'sep', tags: [] });
