@@ -12,8 +12,8 @@
 import { createHash } from 'node:crypto';
 import { retryTryAgain } from './connection.ts';
 import type { RedisBackend } from './lifecycle.ts';
-import { ChargeRun, type MeterOp } from './meter-ops.ts';
-import { ARGS_SEPARATOR, METER_SCRIPT } from './meter-script.ts';
+import { ChargeRun, type MeterOp, packCall } from './meter-ops.ts';
+import { METER_SCRIPT } from './meter-script.ts';
 import type { ReplicaWait } from './wait.ts';
 
 const METER_SHA = createHash('sha1').update(METER_SCRIPT).digest('hex');
@@ -125,12 +125,7 @@ export class MeterBatcher {
         if (!(last instanceof ChargeRun && last.add(op))) units.push(new ChargeRun(op));
       } else units.push(op);
     }
-    // ARGV[1]: the op stream, packed; then the loose arguments (ledger entries, dedup keys), by index.
-    const args = [''];
-    const stream: string[] = [];
-    const loose = (value: string) => String(args.push(value));
-    for (const unit of units) unit.encode({ args: stream, key, loose });
-    args[0] = stream.join(ARGS_SEPARATOR);
+    const args = packCall(units, key);
     const client = this.b.untimed;
     try {
       const reply = await this.b.timed(

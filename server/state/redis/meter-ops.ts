@@ -4,6 +4,7 @@
  * hot path builds no intermediate records (spreading and re-keying per-op records, then JSON for the
  * script to decode, cost more than the rest of a Redis request's metering).
  */
+import { ARGS_SEPARATOR } from './meter-script.ts';
 
 /**
  * Where an op writes its arguments: `args` the op stream (packed into one script argument, so only our
@@ -31,6 +32,19 @@ export abstract class MeterOp {
 }
 
 const noop = () => {};
+
+/**
+ * A METER call's ARGV: ARGV[1] the units' op stream, packed; then the loose arguments (ledger entries,
+ * dedup keys), which the stream names by index.
+ */
+export function packCall(units: readonly { encode(w: ArgsWriter): void }[], key: (name: string) => string): string[] {
+  const args = [''];
+  const stream: string[] = [];
+  const loose = (value: string) => String(args.push(value));
+  for (const unit of units) unit.encode({ args: stream, key, loose });
+  args[0] = stream.join(ARGS_SEPARATOR);
+  return args;
+}
 
 /** One request's rate-limit counters → the counts after the hit (`number[]`). */
 export class RateLimitOp extends MeterOp {
@@ -181,10 +195,9 @@ export class ChargeRun {
     // The entries, then the ids, each an ARGV element of its own, consecutive ('' for a hit alone).
     const { ops } = this;
     let first = '';
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i]!;
+    for (const op of ops) {
       const at = loose(op instanceof RateChargeOp ? op.charge.entry : '');
-      if (i === 0) first = at;
+      first ||= at;
     }
     for (const op of ops) loose(op instanceof RateChargeOp ? op.charge.id : '');
     args.push(String(ops.length), first);

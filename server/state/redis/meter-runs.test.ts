@@ -13,8 +13,8 @@ import { identificationCharge, TEST_CUSTOMER } from '../../testing/fixtures.ts';
 import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
 import type { ChargeRequest, RateLimitRequest } from '../metering/service.ts';
 import { keys } from './keys.ts';
-import { ChargeOp, ChargeRun, RateChargeOp, RateLimitOp } from './meter-ops.ts';
-import { ARGS_SEPARATOR, METER_SCRIPT } from './meter-script.ts';
+import { ChargeOp, ChargeRun, packCall, RateChargeOp, RateLimitOp } from './meter-ops.ts';
+import { METER_SCRIPT } from './meter-script.ts';
 import { RedisStateStore } from './store.ts';
 
 let runs: RedisServer;
@@ -148,6 +148,39 @@ it('answers every request of random turns and leaves Redis as the same turns sen
   }
 });
 
+it('writes a run of more charges than one RPUSH takes (2,500 in one turn) as the same requests op by op do', async () => {
+  const customer = 'burst';
+  const [a, b] = await Promise.all([
+    RedisStateStore.open({ url: runs.url, journalDir: join(dir, 'burst-runs'), outageAllowance: 10 }),
+    RedisStateStore.open({ url: oneByOne.url, journalDir: join(dir, 'burst-one'), outageAllowance: 10, meterRuns: false }),
+  ]);
+  try {
+    await Promise.all([a, b].map((s) => s.createCustomer({ ...TEST_CUSTOMER, id: customer, tags: [] })));
+    const nowMs = Date.UTC(2026, 11, 7, 12, 0, 0);
+    // One turn of alike requests, under the limit and the quota: one run, every request charged.
+    const requests: Request[] = Array.from({ length: 2_500 }, (_, i) => ({
+      kind: 'pair',
+      rate: { customer_id: customer, counters: [{ key: 'token:a', limit: 10_000 }], windowMs: 60_000, nowMs, degradable: true },
+      charge: { ...identificationCharge(i), customer_id: customer, quota: 100_000, token_id: 'tok' },
+    }));
+    const [ra, rb] = await Promise.all([send(a, requests), send(b, requests)]);
+    expect(ra).toEqual(rb);
+    expect(await dump(runs.url, customer)).toEqual(await dump(oneByOne.url, customer));
+    const c = createClient({ url: runs.url });
+    await c.connect();
+    try {
+      const ledger = await c.lRange(keys.ledger(customer), 0, -1);
+      expect(ledger).toHaveLength(2_500);
+      // In the order sent, across the script's chunks of 1,000.
+      expect(ledger.map((e) => (JSON.parse(e) as { record: string }).record)).toEqual(requests.map((r) => (r.kind === 'pair' ? r.charge.record : '')));
+    } finally {
+      await c.close();
+    }
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
 it("answers 'duplicate' for a run's request settled out of band, and counts the rest of the run", async () => {
   const c = createClient({ url: runs.url });
   await c.connect();
@@ -170,14 +203,7 @@ it("answers 'duplicate' for a run's request settled out of band, and counts the 
     // The second request was settled by its node while its answer was lost: it counts nothing.
     await c.sAdd(k.settled, 'id-1');
     const keyList: string[] = [];
-    const stream: string[] = [];
-    const args = [''];
-    run.encode({
-      args: stream,
-      key: (name) => String(keyList.includes(name) ? keyList.indexOf(name) + 1 : keyList.push(name)),
-      loose: (value) => String(args.push(value)),
-    });
-    args[0] = stream.join(ARGS_SEPARATOR);
+    const args = packCall([run], (name) => String(keyList.includes(name) ? keyList.indexOf(name) + 1 : keyList.push(name)));
     const sha = createHash('sha1').update(METER_SCRIPT).digest('hex');
     await c.scriptLoad(METER_SCRIPT);
     const [reply] = JSON.parse((await c.evalSha(sha, { keys: keyList, arguments: args })) as string) as unknown[];
