@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { Address4, Address6 } from 'ip-address';
 import { Reader } from 'maxmind';
 import { CompanyRow } from '../../core/catalog-records.ts';
@@ -181,12 +181,27 @@ export async function buildDataset(opts: {
   }
 }
 
-/** True when the built output is missing or older than any source file (for `npm start`). */
+/** True when the built output is missing, of another catalog version, or older than any source file (for `npm start`). */
 export function isStale(inDir: string, outDir: string): boolean {
   const outs = [join(outDir, NETWORKS_FILE), join(outDir, CATALOG_FILE)];
   if (!outs.every(existsSync)) return true;
+  if (catalogVersion(join(outDir, CATALOG_FILE)) !== String(CATALOG_VERSION)) return true;
   const built = Math.min(...outs.map((f) => statSync(f).mtimeMs));
   return Object.values(SOURCE_FILES).some((f) => existsSync(join(inDir, f)) && statSync(join(inDir, f)).mtimeMs > built);
+}
+
+/** The `version` a catalog file was built with (null: unreadable, or none recorded). */
+function catalogVersion(file: string): string | null {
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck().get() as string | undefined) ?? null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
 }
 
 async function loadCompanies(db: Database.Database, dir: string, ids: Set<string>, tick?: (n: number) => void): Promise<number> {

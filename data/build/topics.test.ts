@@ -14,7 +14,7 @@ import { followedTopics } from '../../server/data/catalog-topics.ts';
 import { writeFixtureSources } from '../../server/testing/test-server.ts';
 import { CATALOG_FILE } from '../catalog/schema.ts';
 import { SourceError } from '../sources/read.ts';
-import { buildDataset } from './build.ts';
+import { buildDataset, isStale } from './build.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-topics-build-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -117,11 +117,85 @@ describe('data build: topics.csv rows it refuses, and datasets without topics', 
     catalog.close();
   });
 
+  it('builds the same topics whatever the order of the rows (a company’s rows apart, weeks backwards)', async () => {
+    const [header, ...rows] = TOPICS.split('\n');
+    const shuffled = [rows[7], rows[4], rows[0], rows[6], rows[3], rows[1], rows[5], rows[2]];
+    const a = await built('ordered', TOPICS);
+    const b = await built('shuffled', [header, ...shuffled].join('\n'));
+    const [ca, cb] = [a, b].map((x) => openCatalog(join(x.out, CATALOG_FILE)));
+    try {
+      for (const id of ['900001', '900002']) expect(cb.topics.ofCompany(id)).toEqual(ca.topics.ofCompany(id));
+      expect(cb.topics.names()).toEqual(ca.topics.names());
+      expect(cb.topics.companiesScoring('customer data platform', '2026-10-05', 59).sort()).toEqual(['900001', '900002']);
+      expect(cb.topics.ofCompany('900001')[0]!.weeks).toEqual([
+        { week: '2026-10-05', score: 45 },
+        { week: '2026-10-12', score: 58 },
+        { week: '2026-10-19', score: 66 },
+        { week: '2026-10-26', score: 81 },
+      ]);
+    } finally {
+      ca.close();
+      cb.close();
+    }
+  });
+
+  it('rounds a decimal score and compares topic names as SQLite’s NOCASE does (ASCII letters only)', async () => {
+    const b = await built(
+      'fold',
+      [
+        'company_id,topic,score,week',
+        '900001,ERP,61.5,2026-10-26',
+        '900001,erp,12.25,2026-10-19',
+        '900001,Énergie,70,2026-10-26',
+        '900001,énergie,40,2026-10-26',
+      ].join('\n'),
+    );
+    const catalog = openCatalog(join(b.out, CATALOG_FILE));
+    try {
+      expect(catalog.topics.ofCompany('900001')).toEqual([
+        {
+          topic: 'ERP',
+          weeks: [
+            { week: '2026-10-19', score: 12 },
+            { week: '2026-10-26', score: 62 },
+          ],
+        },
+        { topic: 'Énergie', weeks: [{ week: '2026-10-26', score: 70 }] },
+        { topic: 'énergie', weeks: [{ week: '2026-10-26', score: 40 }] },
+      ]);
+      expect(catalog.topics.companiesScoring('erp', '2026-10-26', 62)).toEqual(['900001']);
+      expect(catalog.topics.companiesScoring('erp', '2026-10-26', 63)).toEqual([]);
+      // 12 was reached, but not since a week after it.
+      expect(catalog.topics.companiesScoring('erp', '2026-11-02', 12)).toEqual([]);
+    } finally {
+      catalog.close();
+    }
+  });
+
+  it('a catalog of the first layout (a row per week, version 1) reads as one without topics, and --if-stale rebuilds it', async () => {
+    const b = await built('v1', TOPICS);
+    const file = join(b.out, CATALOG_FILE);
+    const db = new Database(file);
+    db.exec(`DROP TABLE topic_weeks;
+      CREATE TABLE topics (company_id TEXT NOT NULL, topic TEXT NOT NULL COLLATE NOCASE, week TEXT NOT NULL, score INTEGER NOT NULL,
+        PRIMARY KEY (company_id, topic, week)) WITHOUT ROWID;
+      INSERT INTO topics VALUES ('900001', 'erp', '2026-10-26', 30);
+      UPDATE meta SET value = '1' WHERE key = 'version';`);
+    db.close();
+    const catalog = openCatalog(file);
+    expect(catalog.topics.ofCompany('900001')).toEqual([]);
+    catalog.close();
+    const sources = join(root, 'v1-sources');
+    expect(isStale(sources, b.out)).toBe(true);
+    await buildDataset({ in: sources, out: b.out });
+    expect(isStale(sources, b.out)).toBe(false);
+  });
+
   it('a catalog built before topics existed reads as one without them', async () => {
     const b = await built('old', TOPICS);
     const file = join(b.out, CATALOG_FILE);
     const db = new Database(file);
-    db.exec('DROP TABLE topics; DROP TABLE topic_names;');
+    db.exec('DROP TABLE topic_weeks; DROP TABLE topic_names;');
     db.close();
     const catalog = openCatalog(file);
     expect(catalog.topics.latestWeek()).toBeNull();

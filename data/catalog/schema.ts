@@ -9,7 +9,8 @@ export const CATALOG_FILE = 'catalog.db';
 export const NETWORKS_FILE = 'networks.mmdb';
 /** Written last by `data build`: servers reload when it changes, so they never pair an old index with a new catalog. */
 export const BUILD_MANIFEST = 'build.json';
-export const CATALOG_VERSION = 1;
+/** 2: topics one row per company and topic (`topic_weeks`). `data build --if-stale` rebuilds an older catalog. */
+export const CATALOG_VERSION = 2;
 
 const cols = (names: readonly string[], pk: string) => names.map((c) => (c === pk ? `${c} TEXT PRIMARY KEY` : `${c} TEXT NOT NULL DEFAULT ''`)).join(', ');
 
@@ -17,23 +18,37 @@ const cols = (names: readonly string[], pk: string) => names.map((c) => (c === p
 export const PEOPLE_DDL = `CREATE TABLE people (${cols(PERSON_COLUMNS, 'people_id')}, email_lc TEXT NOT NULL DEFAULT '', linkedin_key TEXT NOT NULL DEFAULT '');`;
 
 /**
- * Third-party topic surge (topics.csv): a score per (company, topic, week), topic names compared ignoring
- * case (a repeat keeps the higher score); and per topic, written once after the load (../build/topics.ts),
- * its accounts and those surging in the latest week — the topic picker's list without a scan of the scores.
- * A catalog built before these tables has no topics (server/data/catalog-topics.ts).
+ * Third-party topic surge (topics.csv): per company and topic (names compared ignoring case, spelled as first
+ * seen) its weekly scores, one row, `weeks` holding them as `TOPIC_WEEKS` encodes them (a repeat of a week
+ * keeps the higher score) and `max_score` the highest; and per topic, written once after the load
+ * (../build/topics.ts), its accounts and those surging in the latest week — the topic picker's list without
+ * a scan. One row per company and topic, not per week: a million companies' topics are 0.9 M rows instead of
+ * 7.2 M, which the build loads and indexes in a third of the CPU. A catalog without these tables (built
+ * before topics, or before version 2's layout) has no topics (server/data/catalog-topics.ts).
  */
 export const TOPICS_DDL = `
-CREATE TABLE topics (company_id TEXT NOT NULL, topic TEXT NOT NULL COLLATE NOCASE, week TEXT NOT NULL, score INTEGER NOT NULL,
-  PRIMARY KEY (company_id, topic, week)) WITHOUT ROWID;
+CREATE TABLE topic_weeks (company_id TEXT NOT NULL, topic TEXT NOT NULL COLLATE NOCASE, weeks TEXT NOT NULL, max_score INTEGER NOT NULL,
+  PRIMARY KEY (company_id, topic)) WITHOUT ROWID;
 CREATE TABLE topic_names (topic TEXT PRIMARY KEY COLLATE NOCASE, accounts INTEGER NOT NULL, surging INTEGER NOT NULL) WITHOUT ROWID;`;
 
+/** A topic's accounts by their highest score: the accounts that reached a score on it (a segment's topic rule). */
+export const TOPICS_INDEX = 'CREATE INDEX topic_weeks_by_topic ON topic_weeks (topic, max_score);';
+
 /**
- * The topics by name (the topic picker's accounts for a topic). Built right after the load, before the
- * per-topic summary: it covers that GROUP BY (a WITHOUT ROWID table's index holds the primary key too),
- * which then scans it in topic order instead of sorting 7 million rows (1M-company sources: 3 s of CPU
- * instead of 11).
+ * `topic_weeks.weeks`: the weeks ascending, each its Monday (YYYY-MM-DD, 10 characters) followed by its score,
+ * joined by commas — `2026-10-19`66`,`2026-10-26`81` is "2026-10-1966,2026-10-2681".
  */
-export const TOPICS_INDEX = 'CREATE INDEX topics_by_topic ON topics (topic, week, score);';
+export const TOPIC_WEEKS = {
+  encode(weeks: ReadonlyMap<string, number>): string {
+    return [...weeks.keys()]
+      .sort()
+      .map((w) => w + String(weeks.get(w)))
+      .join(',');
+  },
+  decode(text: string): { week: string; score: number }[] {
+    return text.split(',').map((e) => ({ week: e.slice(0, 10), score: Number(e.slice(10)) }));
+  },
+};
 
 /** The `meta` key of the latest week the topics hold (absent: no topics). */
 export const TOPICS_LATEST_WEEK = 'topics_latest_week';

@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { type IntentTopicAnswer, TOPIC_SURGE_SCORE } from '../../core/topic-records.ts';
-import { TOPICS_LATEST_WEEK } from '../../data/catalog/schema.ts';
+import { TOPIC_WEEKS, TOPICS_LATEST_WEEK } from '../../data/catalog/schema.ts';
 import { boundedMemo } from '../cache/bounded-cache.ts';
 
 /** One account's scores on one topic, weeks ascending. */
@@ -51,26 +51,27 @@ export const NO_TOPICS: CatalogTopics = {
 const CACHE_LIMIT = 20_000;
 
 export function openCatalogTopics(db: Database.Database): CatalogTopics {
-  const has = db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('topics', 'topic_names')").pluck().get() as number;
+  const has = db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('topic_weeks', 'topic_names')").pluck().get() as number;
   if (has < 2) return NO_TOPICS;
   const q = {
     latest: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
-    ofCompany: db.prepare('SELECT topic, week, score FROM topics WHERE company_id = ? ORDER BY topic, week'),
+    ofCompany: db.prepare('SELECT topic, weeks FROM topic_weeks WHERE company_id = ? ORDER BY topic'),
     names: db.prepare('SELECT topic AS name, accounts, surging FROM topic_names ORDER BY topic'),
     named: db.prepare('SELECT topic FROM topic_names WHERE topic = ?').pluck(),
-    scoring: db.prepare('SELECT DISTINCT company_id FROM topics WHERE topic = ? AND week >= ? AND score >= ?').pluck(),
+    // The index narrows to the accounts whose best week reached the score; their weeks say whether it was recent enough.
+    reaching: db.prepare('SELECT company_id, weeks FROM topic_weeks WHERE topic = ? AND max_score >= ?').raw(),
   };
   const latest = (q.latest.get(TOPICS_LATEST_WEEK) as string | undefined) ?? null;
   let names: readonly TopicSummary[] | null = null;
-  const ofCompany = boundedMemo((id: string): readonly AccountTopic[] => {
-    const out: AccountTopic[] = [];
-    for (const r of q.ofCompany.all(id) as { topic: string; week: string; score: number }[]) {
-      const last = out[out.length - 1];
-      if (last && last.topic.toLowerCase() === r.topic.toLowerCase()) (last.weeks as { week: string; score: number }[]).push({ week: r.week, score: r.score });
-      else out.push({ topic: r.topic, weeks: [{ week: r.week, score: r.score }] });
-    }
-    return Object.freeze(out.map((t) => Object.freeze({ topic: t.topic, weeks: Object.freeze(t.weeks.map((w) => Object.freeze(w))) })));
-  }, CACHE_LIMIT);
+  const ofCompany = boundedMemo(
+    (id: string): readonly AccountTopic[] =>
+      Object.freeze(
+        (q.ofCompany.all(id) as { topic: string; weeks: string }[]).map((r) =>
+          Object.freeze({ topic: r.topic, weeks: Object.freeze(TOPIC_WEEKS.decode(r.weeks).map((w) => Object.freeze(w))) }),
+        ),
+      ),
+    CACHE_LIMIT,
+  );
   return {
     latestWeek: () => latest,
     ofCompany,
@@ -79,7 +80,12 @@ export function openCatalogTopics(db: Database.Database): CatalogTopics {
       return names;
     },
     named: (name) => (q.named.get(name.trim()) as string | undefined) ?? null,
-    companiesScoring: (topic, fromWeek, minScore) => q.scoring.all(topic.trim(), fromWeek, minScore) as string[],
+    companiesScoring: (topic, fromWeek, minScore) => {
+      const out: string[] = [];
+      for (const [id, weeks] of q.reaching.all(topic.trim(), minScore) as [string, string][])
+        if (TOPIC_WEEKS.decode(weeks).some((w) => w.week >= fromWeek && w.score >= minScore)) out.push(id);
+      return out;
+    },
   };
 }
 
