@@ -20,7 +20,7 @@ import { COMPANY_COLUMNS, DomainRow, EngagementRow, IntentRow, SOURCE_FILES } fr
 import { inBatches, openBuildDatabase } from './bulk.ts';
 import { type Candidate, writeNetworkIndex, writeNetworkIndexInWorker } from './network-index.ts';
 import type { NetworkRecord } from './network-record.ts';
-import { buildPeopleFileInWorker, copyPeopleFrom, loadPeople } from './people.ts';
+import { buildPeopleFileInWorker, copyOtherTables, loadPeople } from './people.ts';
 import { loadTopics } from './topics.ts';
 
 export interface BuildSummary {
@@ -64,10 +64,11 @@ export async function buildDataset(opts: {
   }
   mkdirSync(opts.out, { recursive: true });
   const tmpCatalog = join(opts.out, `${CATALOG_FILE}.tmp-${process.pid}`);
-  const tmpPeople = join(opts.out, `people.db.tmp-${process.pid}`);
+  // With the people worker, the main thread's tables go to a file of their own, copied at the end into the
+  // worker's file, which becomes the catalog (people.ts).
+  const tmpMain = join(opts.out, `${CATALOG_FILE}.main-tmp-${process.pid}`);
   rmSync(tmpCatalog, { force: true });
-  const db = openBuildDatabase(tmpCatalog);
-  db.exec(CATALOG_DDL);
+  rmSync(tmpMain, { force: true });
 
   // Big sources: networks.mmdb and the people table are built in worker threads meanwhile
   // (network-index.ts, people.ts): the machine has more than one core.
@@ -77,11 +78,13 @@ export async function buildDataset(opts: {
   let peopleTick: ((n: number) => void) | undefined;
   const peopleWorker =
     (opts.peopleInWorker ?? sizeOf('people') >= WORKER_MIN_BYTES)
-      ? buildPeopleFileInWorker(opts.in, tmpPeople, (n) => {
+      ? buildPeopleFileInWorker(opts.in, tmpCatalog, (n) => {
           peopleDone = n;
           peopleTick?.(n);
         })
       : null;
+  let db = openBuildDatabase(peopleWorker ? tmpMain : tmpCatalog);
+  db.exec(CATALOG_DDL);
   try {
     const companyIds = new Set<string>();
     const phase = <T>(name: string, work: (tick: (n: number) => void) => Promise<T>, file?: keyof typeof SOURCE_FILES): Promise<T> => {
@@ -140,9 +143,12 @@ export async function buildDataset(opts: {
         },
         'people',
       ));
-    await phase(peopleWorker ? 'people copy' : 'people index', async () => {
-      db.exec(PEOPLE_INDEXES); // on an empty table when the worker loaded it: the copy brings the entries
-      if (peopleWorker) copyPeopleFrom(db, tmpPeople);
+    await phase(peopleWorker ? 'catalog copy' : 'people index', async () => {
+      if (!peopleWorker) return void db.exec(PEOPLE_INDEXES);
+      db.close();
+      db = openBuildDatabase(tmpCatalog);
+      copyOtherTables(db, tmpMain);
+      rmSync(tmpMain, { force: true });
     });
     const catalogMs = Date.now() - started - (inline?.ms ?? 0); // the main thread's share
     const { count: networks, candidates, ms: networksMs } = inline ?? (await phase('networks', () => networksWorker!.result));
@@ -152,7 +158,6 @@ export async function buildDataset(opts: {
     meta.run('built_at', new Date().toISOString());
     meta.run('source', opts.in);
     db.close();
-    rmSync(tmpPeople, { force: true });
     fsyncFile(tmpCatalog);
     renameSync(tmpCatalog, join(opts.out, CATALOG_FILE));
     const summary: BuildSummary = {
@@ -176,7 +181,7 @@ export async function buildDataset(opts: {
     await peopleWorker?.stop();
     if (db.open) db.close();
     rmSync(tmpCatalog, { force: true });
-    rmSync(tmpPeople, { force: true });
+    rmSync(tmpMain, { force: true });
     throw e;
   }
 }

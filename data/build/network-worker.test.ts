@@ -13,7 +13,7 @@ import { writeNetworkIndex } from './network-index.ts';
 const dir = mkdtempSync(join(tmpdir(), 'svc-build-worker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The fixture sources plus people, domains and engagement (the fixture has none). */
+/** The fixture sources plus people, domains, engagement and topics (the fixture has none). */
 const writeSources = (src: string) => {
   writeFixtureSources(src);
   writeFileSync(
@@ -24,13 +24,17 @@ const writeSources = (src: string) => {
       'P000003,cy@bluepeak.example,Cy,Ng,,900002,,,,,,http://linkedin.com/in/cy?x=1\n',
   );
   writeFileSync(join(src, 'engagement.csv'), 'people_id,activity,count,observed_at\nP000001,email_open,3,2026-10-17\nP000002,meeting,1,2026-10-18\n');
+  writeFileSync(join(src, 'topics.csv'), 'company_id,topic,score,week\n900001,erp,61,2026-10-19\n900001,erp,70,2026-10-26\n900002,crm,40,2026-10-26\n');
 };
 
 const tables = (file: string) => {
   const db = new Database(file, { readonly: true });
   try {
     return Object.fromEntries(
-      ['companies', 'domains', 'people', 'intent', 'engagement', 'network_samples'].map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]),
+      ['companies', 'domains', 'people', 'intent', 'engagement', 'topic_weeks', 'topic_names', 'network_samples'].map((t) => [
+        t,
+        db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all(),
+      ]),
     );
   } finally {
     db.close();
@@ -64,6 +68,16 @@ it('builds the same files with and without the workers', async () => {
   expect(worker.people).toBe(3);
   expect(tables(join(dir, 'worker', 'catalog.db'))).toEqual(tables(join(dir, 'inline', 'catalog.db')));
   expect(indexes(join(dir, 'worker', 'catalog.db'))).toEqual(indexes(join(dir, 'inline', 'catalog.db')));
+  // The worker's file became the catalog with the main thread's tables copied in: every index agrees with its table.
+  const db = new Database(join(dir, 'worker', 'catalog.db'), { readonly: true });
+  try {
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db.prepare("SELECT key FROM meta WHERE key <> 'built_at' ORDER BY key").pluck().all()).toEqual(['source', 'topics_latest_week', 'version']);
+    expect(db.prepare('SELECT topic FROM topic_weeks INDEXED BY topic_weeks_by_topic WHERE topic = ? AND max_score >= 60').pluck().all('ERP')).toEqual(['erp']);
+  } finally {
+    db.close();
+  }
+  expect(readdirSync(join(dir, 'worker')).sort()).toEqual(['build.json', 'catalog.db', 'networks.mmdb']);
 });
 
 it('reports a bad network row from the worker as a source error and leaves no catalog behind', async () => {
