@@ -73,18 +73,18 @@ export async function buildDataset(opts: {
   // Big sources: networks.mmdb and the people table are built in worker threads meanwhile
   // (network-index.ts, people.ts): the machine has more than one core.
   const sizeOf = (key: keyof typeof SOURCE_FILES) => (existsSync(sourcePath(opts.in, key)) ? statSync(sourcePath(opts.in, key)).size : 0);
+  const peopleInWorker = opts.peopleInWorker ?? sizeOf('people') >= WORKER_MIN_BYTES;
+  let db = openBuildDatabase(peopleInWorker ? tmpMain : tmpCatalog);
+  db.exec(CATALOG_DDL);
   const networksWorker = (opts.networksInWorker ?? sizeOf('networks') >= WORKER_MIN_BYTES) ? writeNetworkIndexInWorker(opts.in, opts.out) : null;
   let peopleDone = 0;
   let peopleTick: ((n: number) => void) | undefined;
-  const peopleWorker =
-    (opts.peopleInWorker ?? sizeOf('people') >= WORKER_MIN_BYTES)
-      ? buildPeopleFileInWorker(opts.in, tmpCatalog, (n) => {
-          peopleDone = n;
-          peopleTick?.(n);
-        })
-      : null;
-  let db = openBuildDatabase(peopleWorker ? tmpMain : tmpCatalog);
-  db.exec(CATALOG_DDL);
+  const peopleWorker = peopleInWorker
+    ? buildPeopleFileInWorker(opts.in, tmpCatalog, (n) => {
+        peopleDone = n;
+        peopleTick?.(n);
+      })
+    : null;
   try {
     const companyIds = new Set<string>();
     const phase = <T>(name: string, work: (tick: (n: number) => void) => Promise<T>, file?: keyof typeof SOURCE_FILES): Promise<T> => {
