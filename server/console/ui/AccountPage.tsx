@@ -37,17 +37,13 @@ import { StatList } from './StatList.tsx';
 import { saveTextFile } from './save-file.ts';
 import { TopPages } from './TopPages.tsx';
 import { useLoad } from './use-load.ts';
+import { useLocationHash } from './use-location-hash.ts';
 
 /** Suggestions are asked this long after the last keystroke (ms): one request per pause, not per key. */
 const SUGGEST_DELAY_MS = 180;
 
 export function AccountPage({ api, customer }: { api: AdminClient; customer: CustomerRecord }) {
-  const [account, setAccount] = useState(() => accountFromHash(location.hash));
-  useEffect(() => {
-    const onHash = () => setAccount(accountFromHash(location.hash));
-    addEventListener('hashchange', onHash);
-    return () => removeEventListener('hashchange', onHash);
-  }, []);
+  const account = accountFromHash(useLocationHash()[0]);
   return (
     <div class="customer" data-testid="accounts-page">
       <AccountSearch api={api} customer={customer} />

@@ -33,6 +33,7 @@ import { SignIn, signedInViewer } from './SignIn.tsx';
 import { SegmentsPage } from './segments/SegmentsPage.tsx';
 import { SsoPage, UsersPage } from './UsersPage.tsx';
 import { useLoad } from './use-load.ts';
+import { useLocationHash } from './use-location-hash.ts';
 import { VisitorsPage } from './VisitorsPage.tsx';
 import { WebhooksPage } from './Webhooks.tsx';
 import { WebTagsPage } from './WebTagsPage.tsx';
@@ -162,12 +163,7 @@ export function App() {
 
 function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer; onSignOut(): void }) {
   const customers = useLoad(() => api.customers(), [api]);
-  const [hash, setHash] = useState(() => location.hash);
-  useEffect(() => {
-    const onHash = () => setHash(location.hash);
-    addEventListener('hashchange', onHash);
-    return () => removeEventListener('hashchange', onHash);
-  }, []);
+  const [hash, rereadHash] = useLocationHash();
   const selected = customerFor(viewer, customerFromHash(hash));
   const named = namedPageFromHash(hash);
   const guide = guideFromHash(hash);
@@ -185,7 +181,7 @@ function Console({ api, viewer, onSignOut }: { api: AdminClient; viewer: Viewer;
   const page = view.kind === 'page' ? view.page : pageFor(viewer, named);
   const choose = (id: string | null) => {
     history.replaceState(null, '', (id && guide ? hashForPage(id, guide) : hashForCustomer(id, page)) || location.pathname);
-    setHash(location.hash);
+    rereadHash();
   };
   const onChecklist = view.kind === 'guide' && view.page === 'start';
   // The checklist ticks itself: while it is open and not complete, it is asked again now and then.
